@@ -1,0 +1,1 @@
+//! Configuration: defaults, the config file, command-line overrides.

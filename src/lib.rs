@@ -1,0 +1,12 @@
+//! lineage: what in a folder of documents is copied from where.
+//!
+//! Layers only look down: `text` → `fingerprint` → `origin` → `source` → `cli`.
+//! The algorithms follow the seed papers; `../shared/ALGORITHMS.md` restates them
+//! and `../shared/spec/CONTRACT.md` fixes the definitions and the JSON interface.
+
+pub mod cli;
+pub mod config;
+pub mod fingerprint;
+pub mod origin;
+pub mod source;
+pub mod text;

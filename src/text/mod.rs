@@ -1,0 +1,40 @@
+//! Decoding, HTML stripping and tokenizing (CONTRACT §1). No dependency on the rest.
+//!
+//! A document's *prepared text* is its bytes decoded as UTF-8 (invalid sequences
+//! become U+FFFD) and, for HTML, with markup replaced by spaces and entities
+//! decoded. Token spans are byte ranges into the prepared text.
+
+pub mod decode;
+pub mod html;
+pub mod token;
+
+pub use decode::{decode, looks_binary};
+pub use token::{Token, for_each_token, tokens};
+
+/// How a file's bytes become prepared text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Plain,
+    Html,
+}
+
+impl Format {
+    /// `.html` and `.htm` (any case) are HTML; everything else is plain.
+    pub fn from_path(path: &str) -> Format {
+        let lower = path.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        if path.contains('.') && (lower == "html" || lower == "htm") {
+            Format::Html
+        } else {
+            Format::Plain
+        }
+    }
+}
+
+/// The prepared text of a document.
+pub fn prepare(bytes: &[u8], format: Format) -> String {
+    let text = decode(bytes);
+    match format {
+        Format::Plain => text.into_owned(),
+        Format::Html => html::strip(&text),
+    }
+}
