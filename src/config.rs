@@ -1,1 +1,301 @@
-//! Configuration: defaults, the config file, command-line overrides.
+//! Configuration: built-in defaults, then the config file, then command-line
+//! flags. The file is `config.toml` in the platform config directory
+//! (`directories`), or the one `--config FILE` names. Every key is optional;
+//! `config.example.toml` documents them all.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer};
+
+use crate::origin::table::parse_bytes;
+use crate::origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
+use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE};
+
+/// The order documents are processed in (CONTRACT §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Order {
+    /// Modification time ascending, ties by path bytewise.
+    #[default]
+    Mtime,
+    /// Path bytewise.
+    Path,
+}
+
+impl FromStr for Order {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Order, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "mtime" => Ok(Order::Mtime),
+            "path" => Ok(Order::Path),
+            _ => Err(format!("unknown order '{s}' (expected mtime or path)")),
+        }
+    }
+}
+
+impl fmt::Display for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Order::Mtime => "mtime",
+            Order::Path => "path",
+        })
+    }
+}
+
+/// A byte count written with a unit (`32MiB`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bytes(pub u64);
+
+impl FromStr for Bytes {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Bytes, String> {
+        parse_bytes(s).map(Bytes)
+    }
+}
+
+/// Everything configurable, with its default.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub k: usize,
+    #[serde(deserialize_with = "parsed")]
+    pub selector: Selector,
+    #[serde(deserialize_with = "parsed")]
+    pub table_size: TableSize,
+    pub bucket_entries: u16,
+    #[serde(deserialize_with = "parsed")]
+    pub eviction: Eviction,
+    #[serde(deserialize_with = "parsed")]
+    pub eviction_ties: Ties,
+    #[serde(deserialize_with = "parsed")]
+    pub estimation: Estimation,
+    pub bridge_limit: u32,
+    pub seed: u64,
+    #[serde(deserialize_with = "parsed")]
+    pub order: Order,
+    #[serde(deserialize_with = "parsed")]
+    pub max_file_size: Bytes,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub sweep: SweepConfig,
+}
+
+/// The grid `lineage sweep` runs when no flags name one.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SweepConfig {
+    /// Table sizes; empty: eight sizes at the paper's table fractions.
+    #[serde(deserialize_with = "parsed_list")]
+    pub sizes: Vec<TableSize>,
+    #[serde(deserialize_with = "parsed_list")]
+    pub selectors: Vec<Selector>,
+    #[serde(deserialize_with = "parsed_list")]
+    pub evictions: Vec<Eviction>,
+    #[serde(deserialize_with = "parsed_list")]
+    pub estimations: Vec<Estimation>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        let p = Params::default();
+        Config {
+            k: p.k,
+            selector: p.selector,
+            table_size: p.table_size,
+            bucket_entries: p.bucket_entries,
+            eviction: p.eviction,
+            eviction_ties: p.ties,
+            estimation: p.estimation,
+            bridge_limit: p.bridge_limit,
+            seed: p.seed,
+            order: Order::Mtime,
+            max_file_size: Bytes(32 << 20),
+            include: DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect(),
+            exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
+            sweep: SweepConfig::default(),
+        }
+    }
+}
+
+impl Default for SweepConfig {
+    fn default() -> SweepConfig {
+        SweepConfig {
+            sizes: Vec::new(),
+            selectors: vec![Selector::NHs, Selector::NWin(8), Selector::Every(4)],
+            evictions: vec![Eviction::Lucky, Eviction::Cc],
+            estimations: vec![Estimation::Be],
+        }
+    }
+}
+
+impl Config {
+    /// The engine settings this configuration names.
+    pub fn params(&self) -> Params {
+        Params {
+            k: self.k,
+            selector: self.selector,
+            table_size: self.table_size,
+            bucket_entries: self.bucket_entries,
+            eviction: self.eviction,
+            ties: self.eviction_ties,
+            estimation: self.estimation,
+            bridge_limit: self.bridge_limit,
+            seed: self.seed,
+        }
+    }
+
+    /// Check values that parse but make no sense.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.k == 0 || self.k > 64 {
+            return Err(format!("k must be between 1 and 64, not {}", self.k));
+        }
+        if self.bucket_entries == 0 || self.bucket_entries > 1024 {
+            return Err(format!(
+                "bucket_entries must be between 1 and 1024, not {}",
+                self.bucket_entries
+            ));
+        }
+        if self.bridge_limit == 0 {
+            return Err("bridge_limit must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Parse a config file's text.
+    pub fn from_toml(text: &str) -> Result<Config, String> {
+        let c: Config = toml::from_str(text).map_err(|e| {
+            e.to_string()
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Load `explicit` (which must exist), or else the platform config file if
+    /// there is one, or else the defaults.
+    pub fn load(explicit: Option<&Path>) -> Result<Config, String> {
+        let path = match explicit {
+            Some(p) => p.to_path_buf(),
+            None => match default_path() {
+                Some(p) if p.is_file() => p,
+                _ => return Ok(Config::default()),
+            },
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        Config::from_toml(&text).map_err(|e| format!("config {}: {e}", path.display()))
+    }
+}
+
+/// `config.toml` in the platform config directory (e.g. `~/.config/lineage/`).
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "lineage").map(|d| d.config_dir().join("config.toml"))
+}
+
+fn parsed<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: FromStr<Err = String>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum StrOrInt {
+        S(String),
+        I(u64),
+    }
+    let s = match StrOrInt::deserialize(d)? {
+        StrOrInt::S(s) => s,
+        StrOrInt::I(i) => i.to_string(),
+    };
+    s.parse().map_err(serde::de::Error::custom)
+}
+
+fn parsed_list<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: FromStr<Err = String>,
+{
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|s| s.parse().map_err(serde::de::Error::custom))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_is_the_defaults() {
+        assert_eq!(Config::from_toml("").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn the_example_file_documents_the_defaults() {
+        let example = include_str!("../config.example.toml");
+        assert_eq!(Config::from_toml(example).unwrap(), Config::default());
+        // Every key of the config appears in the example.
+        for key in [
+            "k",
+            "selector",
+            "table_size",
+            "bucket_entries",
+            "eviction",
+            "eviction_ties",
+            "estimation",
+            "bridge_limit",
+            "seed",
+            "order",
+            "max_file_size",
+            "include",
+            "exclude",
+            "sizes",
+            "selectors",
+            "evictions",
+            "estimations",
+        ] {
+            assert!(
+                example.lines().any(|l| l.starts_with(&format!("{key} ="))),
+                "{key} missing from config.example.toml"
+            );
+        }
+    }
+
+    #[test]
+    fn keys_parse_with_the_cli_spellings() {
+        let c = Config::from_toml(
+            "k = 6\ntable_size = \"20MB\"\neviction = \"cc\"\nestimation = \"B\"\n\
+             order = \"path\"\nmax_file_size = \"1MiB\"\n[sweep]\nsizes = [\"1MB\", \"unbounded\"]\n",
+        )
+        .unwrap();
+        assert_eq!(c.k, 6);
+        assert_eq!(c.table_size, TableSize::Bytes(20_000_000));
+        assert_eq!(c.eviction, Eviction::Cc);
+        assert_eq!(c.estimation, Estimation::B);
+        assert_eq!(c.order, Order::Path);
+        assert_eq!(c.max_file_size, Bytes(1 << 20));
+        assert_eq!(
+            c.sweep.sizes,
+            vec![TableSize::Bytes(1_000_000), TableSize::Unbounded]
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors() {
+        assert!(
+            Config::from_toml("colour = 1")
+                .unwrap_err()
+                .contains("colour")
+        );
+        assert!(
+            Config::from_toml("eviction = \"fifo\"")
+                .unwrap_err()
+                .contains("fifo")
+        );
+        assert!(Config::from_toml("k = 0").is_err());
+    }
+}

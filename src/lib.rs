@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod corpus;
 pub mod fingerprint;
 pub mod origin;
 pub mod source;

@@ -1,7 +1,182 @@
-//! The command line: thin wrappers that print JSON or a readable summary.
+//! The command line: thin wrappers over the engine that print JSON
+//! (`--json`) or a readable summary. Bad arguments or an unreadable root: one
+//! line on stderr and exit status 2.
 
+mod scan;
+mod sweep;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{Bytes, Config, Order};
+use crate::corpus::{self, Corpus};
+use crate::origin::Ties;
+use crate::source::Filter;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lineage",
+    version,
+    about = "What in a folder of documents is copied from where",
+    long_about = "lineage finds, for every document of a folder, which earlier document each \
+passage came from and what is new, with the origin-detection algorithms of Abdel-Hamid, \
+Behzadi, Christoph and Henzinger (WWW 2009): shingle selection (Hailstorm, winnowing, ...), \
+a fixed-size table with eviction (Lucky, Copy-Count, ...) and estimation (bridging, expansion).\n\n\
+Settings come from the built-in defaults, then the config file (config.toml in the platform \
+config directory, or --config FILE), then these flags."
+)]
+struct Cli {
+    /// Read settings from this TOML file instead of the platform config file.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Detect the origin of every document's passages, in processing order.
+    Scan(scan::ScanArgs),
+    /// Score many settings against the exact result, replaying cached keys.
+    Sweep(sweep::SweepArgs),
+}
+
+/// Where documents come from and in which order they are processed.
+#[derive(Args, Debug, Clone)]
+struct SourceArgs {
+    /// The folder to read (it is only ever read).
+    root: PathBuf,
+    /// Processing order: mtime (modification time, ties by path) or path.
+    #[arg(long, value_name = "ORDER")]
+    order: Option<Order>,
+    /// Files larger than this are skipped unread [default: 32MiB].
+    #[arg(long, value_name = "SIZE")]
+    max_file_size: Option<Bytes>,
+    /// Glob of files to read (repeatable; replaces the default text-file list).
+    #[arg(long, value_name = "GLOB")]
+    include: Vec<String>,
+    /// Glob of files or folders to leave out (repeatable; replaces the default,
+    /// which leaves out hidden files and folders).
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+}
+
+/// Settings shared by every run of the engine.
+#[derive(Args, Debug, Clone)]
+struct CommonEngineArgs {
+    /// Shingle length in tokens [default: 8].
+    #[arg(short = 'k', value_name = "K")]
+    k: Option<usize>,
+    /// Which of the entries tied for eviction goes: oldest or newest [default: oldest].
+    #[arg(long, value_name = "RULE")]
+    eviction_ties: Option<Ties>,
+    /// Longest bridge, in selected units (T) [default: 30].
+    #[arg(long, value_name = "T")]
+    bridge_limit: Option<u32>,
+    /// Entries per table bucket [default: 64].
+    #[arg(long, value_name = "N")]
+    bucket_entries: Option<u16>,
+    /// Seed of random eviction [default: 0].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+}
+
+impl SourceArgs {
+    fn apply(&self, c: &mut Config) {
+        set(&mut c.order, self.order);
+        set(&mut c.max_file_size, self.max_file_size);
+        if !self.include.is_empty() {
+            c.include = self.include.clone();
+        }
+        if !self.exclude.is_empty() {
+            c.exclude = self.exclude.clone();
+        }
+    }
+}
+
+impl CommonEngineArgs {
+    fn apply(&self, c: &mut Config) {
+        set(&mut c.k, self.k);
+        set(&mut c.eviction_ties, self.eviction_ties);
+        set(&mut c.bridge_limit, self.bridge_limit);
+        set(&mut c.bucket_entries, self.bucket_entries);
+        set(&mut c.seed, self.seed);
+    }
+}
+
+fn set<T>(slot: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *slot = v;
+    }
+}
+
+/// A failure that ends the command: one line on stderr, exit status 2.
+struct Fatal(String);
+
+impl<E: std::fmt::Display> From<E> for Fatal {
+    fn from(e: E) -> Fatal {
+        Fatal(e.to_string())
+    }
+}
+
 pub fn run() -> ExitCode {
-    ExitCode::SUCCESS
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            let rendered = e.render().to_string();
+            let line = rendered.lines().next().unwrap_or("error: bad arguments");
+            eprintln!("lineage: {}", line.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
+    let result = Config::load(cli.config.as_deref())
+        .map_err(Fatal)
+        .and_then(|config| match cli.command {
+            Command::Scan(args) => scan::run(args, config),
+            Command::Sweep(args) => sweep::run(args, config),
+        });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fatal(msg)) => {
+            eprintln!("lineage: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Read the root's documents as the configuration says.
+fn load(root: &std::path::Path, c: &Config) -> Result<Corpus, Fatal> {
+    let filter = Filter::new(&c.include, &c.exclude)?;
+    Ok(corpus::load(root, &filter, c.max_file_size.0, c.order)?)
+}
+
+/// JSON of a skipped file.
+#[derive(serde::Serialize)]
+struct SkippedJson<'a> {
+    path: &'a str,
+    reason: String,
+}
+
+fn skipped_json(c: &Corpus) -> Vec<SkippedJson<'_>> {
+    c.skipped
+        .iter()
+        .map(|s| SkippedJson {
+            path: &s.path,
+            reason: s.reason.to_string(),
+        })
+        .collect()
+}
+
+/// Print a readable line per skipped file on stderr.
+fn report_skipped(c: &Corpus) {
+    for s in &c.skipped {
+        eprintln!("skipped {}: {}", s.path, s.reason);
+    }
 }

@@ -1,4 +1,17 @@
 //! Origin detection (seed 003): select → table → estimate, and the exact ground
 //! truth and metrics it is measured against.
 
+pub mod estimate;
+pub mod exact;
+pub mod history;
+pub mod metrics;
+pub mod outcome;
+pub mod pass;
 pub mod select;
+pub mod table;
+
+pub use estimate::Estimation;
+pub use outcome::{Outcome, Run};
+pub use pass::{OriginPass, Params};
+pub use select::{Selector, Unit};
+pub use table::{Eviction, TableSize, Ties};

@@ -1,0 +1,247 @@
+//! `lineage sweep ROOT`: the exact result once, then every combination of
+//! settings scored against it (DO, TF, ssr), replaying cached keys.
+
+use std::io::Write;
+use std::time::Instant;
+
+use clap::Args;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::scan::pct;
+use super::{CommonEngineArgs, Fatal, SourceArgs, load, report_skipped, skipped_json};
+use crate::config::Config;
+use crate::origin::history::Keyed;
+use crate::origin::metrics::Score;
+use crate::origin::{Estimation, Eviction, Params, Selector, TableSize};
+
+/// The paper's table fractions (seed 003 Table 2, blogs: 20 MB … 5 GB), in
+/// percent of all shingles: the default sizes of a sweep.
+pub const PAPER_FRACTIONS: [f64; 8] = [0.1, 0.3, 0.7, 1.4, 3.3, 6.8, 13.7, 34.2];
+
+/// Entry width the default sizes are computed for (the widest entry).
+const SIZING_ENTRY_BYTES: f64 = 14.0;
+
+#[derive(Args, Debug)]
+pub(super) struct SweepArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Print the CONTRACT's JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Comma-separated table sizes (e.g. 16KiB,1MB,unbounded) [default: eight
+    /// sizes at the paper's table fractions 0.1% … 34.2% of all shingles].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    sizes: Vec<TableSize>,
+    /// Comma-separated selectors [default: nhs,nwin-8,every-4].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    selectors: Vec<Selector>,
+    /// Comma-separated evictions [default: lucky,cc].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    evictions: Vec<Eviction>,
+    /// Comma-separated estimations [default: be].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    estimations: Vec<Estimation>,
+    #[command(flatten)]
+    common: CommonEngineArgs,
+}
+
+#[derive(Serialize)]
+struct SweepJson<'a> {
+    format: &'static str,
+    exact: ExactJson,
+    runs: Vec<RunJson>,
+    skipped: Vec<super::SkippedJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ExactJson {
+    documents: u64,
+    with_dominant_origin: u64,
+    fresh_token_percent: f64,
+    shingles: u64,
+}
+
+#[derive(Serialize, Clone)]
+struct RunJson {
+    selector: String,
+    table_size: String,
+    eviction: String,
+    estimation: String,
+    ssr: f64,
+    #[serde(rename = "do")]
+    dominant_origin: f64,
+    tf: f64,
+    overall: f64,
+    table_fraction: Option<f64>,
+    selected_fraction: Option<f64>,
+    capacity_entries: Option<u64>,
+    entry_bytes: u64,
+    lookups: u64,
+    hits: u64,
+    evictions: u64,
+    seconds: f64,
+}
+
+pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
+    args.source.apply(&mut config);
+    args.common.apply(&mut config);
+    config.validate()?;
+    let selectors: Vec<Selector> = pick(&args.selectors, &config.sweep.selectors);
+    let evictions: Vec<Eviction> = pick(&args.evictions, &config.sweep.evictions);
+    let estimations: Vec<Estimation> = pick(&args.estimations, &config.sweep.estimations);
+    let sizes: Vec<TableSize> = pick(&args.sizes, &config.sweep.sizes);
+    let base = config.params();
+
+    let corpus = load(&args.source.root, &config)?;
+    let keyed = Keyed::new(corpus.docs.iter().map(|d| d.fps.clone()).collect(), base.k);
+    let exact = keyed.exact();
+    let shingles = keyed.total_shingles();
+    let sizes = if sizes.is_empty() {
+        paper_sizes(shingles)
+    } else {
+        sizes
+    };
+
+    // Selection depends only on the selector: once each.
+    let selections: Vec<(Selector, Vec<Vec<_>>, u64)> = selectors
+        .iter()
+        .map(|&s| {
+            let units = keyed.select(s);
+            let mut keys: Vec<u64> = units.iter().flatten().map(|u| u.key).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            (s, units, keys.len() as u64)
+        })
+        .collect();
+    let mut combos = Vec::new();
+    for (si, (selector, _, _)) in selections.iter().enumerate() {
+        for &eviction in &evictions {
+            for &estimation in &estimations {
+                for &table_size in &sizes {
+                    let p = Params {
+                        selector: *selector,
+                        eviction,
+                        estimation,
+                        table_size,
+                        ..base
+                    };
+                    p.table_params().validate()?;
+                    combos.push((si, p));
+                }
+            }
+        }
+    }
+    let runs: Vec<RunJson> = combos
+        .par_iter()
+        .map(|&(si, p)| {
+            let (_, units, distinct) = &selections[si];
+            let start = Instant::now();
+            let mut score = Score::default();
+            let stats = keyed
+                .replay(units, p, |o| score.add(&exact[o.id as usize], &o))
+                .expect("validated table");
+            let seconds = start.elapsed().as_secs_f64();
+            let c = stats.counters;
+            RunJson {
+                selector: p.selector.to_string(),
+                table_size: p.table_size.to_string(),
+                eviction: p.eviction.to_string(),
+                estimation: p.estimation.to_string(),
+                ssr: score.ssr(),
+                dominant_origin: score.dominant_origin(),
+                tf: score.token_freshness(),
+                overall: score.overall(),
+                table_fraction: stats.capacity.map(|cap| pct(cap, shingles)),
+                selected_fraction: stats.capacity.map(|cap| pct(cap, *distinct)),
+                capacity_entries: stats.capacity,
+                entry_bytes: stats.entry_bytes,
+                lookups: c.lookups,
+                hits: c.hits,
+                evictions: c.evictions,
+                seconds,
+            }
+        })
+        .collect();
+
+    let exact_json = ExactJson {
+        documents: exact.len() as u64,
+        with_dominant_origin: exact.iter().filter(|o| o.dominant_origin.is_some()).count() as u64,
+        fresh_token_percent: pct(
+            exact.iter().map(|o| u64::from(o.fresh_tokens())).sum(),
+            exact.iter().map(|o| u64::from(o.tokens)).sum(),
+        ),
+        shingles,
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let report = SweepJson {
+            format: "lineage-sweep/1",
+            exact: exact_json,
+            runs,
+            skipped: skipped_json(&corpus),
+        };
+        serde_json::to_writer(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        report_skipped(&corpus);
+        let self_dominant = exact
+            .iter()
+            .filter(|o| o.dominant_origin == Some(o.id))
+            .count();
+        writeln!(
+            out,
+            "exact: {} documents, {} shingles; {} with a dominant origin ({} themselves: DO baseline {:.1}%); {:.1}% of tokens fresh (TF baseline)",
+            exact_json.documents,
+            shingles,
+            exact_json.with_dominant_origin,
+            self_dominant,
+            pct(self_dominant as u64, exact_json.with_dominant_origin),
+            exact_json.fresh_token_percent
+        )?;
+        writeln!(
+            out,
+            "{:<9} {:<7} {:<4} {:>10} {:>8} {:>6} {:>6} {:>6} {:>8} {:>8}",
+            "selector", "evict", "est", "size", "fraction", "ssr", "DO", "TF", "overall", "seconds"
+        )?;
+        for r in &runs {
+            writeln!(
+                out,
+                "{:<9} {:<7} {:<4} {:>10} {:>7}% {:>6.1} {:>6.1} {:>6.1} {:>8.1} {:>8.3}",
+                r.selector,
+                r.eviction,
+                r.estimation,
+                r.table_size,
+                r.table_fraction
+                    .map_or_else(|| "-".to_string(), |f| format!("{f:.2}")),
+                r.ssr,
+                r.dominant_origin,
+                r.tf,
+                r.overall,
+                r.seconds
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Eight table sizes holding the paper's fractions of all shingles in entries
+/// of the widest kind, rounded up to whole KiB.
+pub fn paper_sizes(shingles: u64) -> Vec<TableSize> {
+    PAPER_FRACTIONS
+        .iter()
+        .map(|f| {
+            let bytes = (shingles as f64 * f / 100.0 * SIZING_ENTRY_BYTES).max(1024.0);
+            TableSize::Bytes(bytes.div_euclid(1024.0) as u64 * 1024 + 1024)
+        })
+        .collect()
+}
+
+/// The flag's list if one was given, else the config's.
+fn pick<T: Clone>(flag: &[T], conf: &[T]) -> Vec<T> {
+    if flag.is_empty() {
+        conf.to_vec()
+    } else {
+        flag.to_vec()
+    }
+}

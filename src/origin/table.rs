@@ -1,0 +1,972 @@
+//! The fixed-size bucketed hash table of seed 003 §2.2 (ALGORITHMS §3), and the
+//! unbounded exact mode.
+//!
+//! The table owns exactly the memory `--table-size` names: buckets of
+//! `bucket_entries` (64) entries, each entry `entry_bytes` wide, plus a 2-byte fill
+//! count per bucket, all allocated once. Entries are stored field by field
+//! (struct of arrays) so a lookup scans the 4-byte low fingerprints of one bucket.
+//!
+//! Within a bucket, entries stay in insertion order (oldest first) — LRU in
+//! recency order instead — so the eviction tie rule needs no extra byte:
+//! "oldest" is the first tied entry, "newest" the last.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::str::FromStr;
+
+/// Which entry leaves a full bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Eviction {
+    /// A uniformly random entry (seeded, reproducible).
+    Random,
+    /// The least recently inserted or found entry.
+    Lru,
+    /// Copy-Count: the entry found least often.
+    Cc,
+    /// Lucky: the entry with the lowest lucky score (seed 003 §2.2, ALGORITHMS §4.3).
+    Lucky,
+}
+
+/// Which of the entries tied for eviction goes (CC and Lucky).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Ties {
+    #[default]
+    Oldest,
+    Newest,
+}
+
+/// The table's memory: a byte budget or no limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TableSize {
+    Bytes(u64),
+    Unbounded,
+}
+
+/// Which optional fields an entry carries; the estimation and eviction
+/// algorithms decide (seed 003: "between 14 and 18 bytes"; ours use a 4-byte
+/// document id, so 10 to 14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Layout {
+    /// The unit's offset in its origin, mod 256 (bridging).
+    pub offset: bool,
+    /// The top bytes of the neighbouring units' keys in the origin (expansion).
+    pub neighbours: bool,
+    /// The copy count or lucky score (CC, Lucky).
+    pub score: bool,
+}
+
+impl Layout {
+    /// Bytes per entry: 6 (fingerprint) + 4 (origin) + the optional fields.
+    pub fn entry_bytes(self) -> u64 {
+        10 + u64::from(self.offset) + 2 * u64::from(self.neighbours) + u64::from(self.score)
+    }
+}
+
+/// Everything that shapes a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TableParams {
+    pub size: TableSize,
+    pub bucket_entries: u16,
+    pub eviction: Eviction,
+    pub ties: Ties,
+    pub layout: Layout,
+    /// Seed of Random eviction.
+    pub seed: u64,
+}
+
+/// What a found entry tells about its origin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    pub origin: u32,
+    pub offset: u8,
+    pub prev: u8,
+    pub next: u8,
+}
+
+/// What a unit leaves in the table when it is not found: itself, as seen in
+/// the document being processed.
+pub type Insert = Hit;
+
+/// Totals over the table's life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counters {
+    pub lookups: u64,
+    pub hits: u64,
+    pub inserts: u64,
+    pub evictions: u64,
+    pub occupied: u64,
+}
+
+/// Where a lookup left its entry: a hint for the lucky update after the document
+/// (entries may shift when a later unit evicts, so the hint is checked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot(u32);
+
+/// A table that cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableError {
+    TooSmall { size: u64, bucket_bytes: u64 },
+    BadBucket(u16),
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableError::TooSmall { size, bucket_bytes } => write!(
+                f,
+                "table size {} is smaller than one bucket ({bucket_bytes} bytes)",
+                format_bytes(*size)
+            ),
+            TableError::BadBucket(n) => {
+                write!(f, "bucket entries must be between 1 and 1024, not {n}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// The table: bucketed with eviction, or an unbounded map.
+pub struct Table {
+    store: Store,
+    counters: Counters,
+}
+
+enum Store {
+    Bucketed(Buckets),
+    Unbounded(KeyMap<Hit>),
+}
+
+const FP48: u64 = (1 << 48) - 1;
+/// CC halves a bucket's counts when this many reach 255 (seed 003).
+const CC_SATURATED: usize = 10;
+/// Lucky halves a bucket's scores when their mean reaches this (seed 003 (e)).
+const LUCKY_LIMIT: u32 = 11;
+
+impl TableParams {
+    /// Buckets and entries per bucket of a bounded table of `size` bytes.
+    fn geometry(&self, size: u64) -> Result<(usize, usize), TableError> {
+        if self.bucket_entries == 0 || self.bucket_entries > 1024 {
+            return Err(TableError::BadBucket(self.bucket_entries));
+        }
+        let per = usize::from(self.bucket_entries);
+        let bucket_bytes = per as u64 * self.layout.entry_bytes() + 2;
+        let n_buckets = size / bucket_bytes;
+        if n_buckets == 0 {
+            return Err(TableError::TooSmall { size, bucket_bytes });
+        }
+        Ok((
+            usize::try_from(n_buckets).expect("table size fits in memory"),
+            per,
+        ))
+    }
+
+    /// Whether a table can be built with these parameters, without building it.
+    pub fn validate(&self) -> Result<(), TableError> {
+        match self.size {
+            TableSize::Unbounded => Ok(()),
+            TableSize::Bytes(size) => self.geometry(size).map(|_| ()),
+        }
+    }
+
+    /// Entries a bounded table holds.
+    pub fn capacity(&self) -> Option<u64> {
+        match self.size {
+            TableSize::Unbounded => None,
+            TableSize::Bytes(size) => self.geometry(size).ok().map(|(b, per)| (b * per) as u64),
+        }
+    }
+}
+
+impl Table {
+    pub fn new(params: TableParams) -> Result<Table, TableError> {
+        let store = match params.size {
+            TableSize::Unbounded => Store::Unbounded(HashMap::default()),
+            TableSize::Bytes(size) => Store::Bucketed(Buckets::new(params, size)?),
+        };
+        Ok(Table {
+            store,
+            counters: Counters::default(),
+        })
+    }
+
+    /// Entries the table can hold; `None` when unbounded.
+    pub fn capacity(&self) -> Option<u64> {
+        match &self.store {
+            Store::Bucketed(b) => Some(b.capacity() as u64),
+            Store::Unbounded(_) => None,
+        }
+    }
+
+    /// Number of buckets; `None` when unbounded.
+    pub fn buckets(&self) -> Option<u64> {
+        match &self.store {
+            Store::Bucketed(b) => Some(b.n_buckets as u64),
+            Store::Unbounded(_) => None,
+        }
+    }
+
+    /// Bytes the table's storage occupies (bounded tables: at most the size asked for).
+    pub fn memory_bytes(&self) -> Option<u64> {
+        match &self.store {
+            Store::Bucketed(b) => Some(b.memory_bytes()),
+            Store::Unbounded(_) => None,
+        }
+    }
+
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    /// Fill of every bucket, in bucket order (empty when unbounded).
+    pub fn bucket_fill(&self) -> &[u16] {
+        match &self.store {
+            Store::Bucketed(b) => &b.len,
+            Store::Unbounded(_) => &[],
+        }
+    }
+
+    /// Hint the CPU to fetch `key`'s bucket: lookups are sequential, but the
+    /// keys of a document are known in advance.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        if let Store::Bucketed(b) = &self.store {
+            b.prefetch(key);
+        }
+    }
+
+    /// Look `key` up; if it is absent, insert `ins` (evicting when the bucket is
+    /// full). Returns what was found and where the entry now is.
+    #[inline]
+    pub fn lookup(&mut self, key: u64, ins: Insert) -> (Option<Hit>, Slot) {
+        self.counters.lookups += 1;
+        let (hit, slot) = match &mut self.store {
+            Store::Bucketed(b) => b.lookup(key, ins, &mut self.counters),
+            Store::Unbounded(map) => match map.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => (Some(*e.get()), Slot(0)),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(ins);
+                    self.counters.inserts += 1;
+                    self.counters.occupied += 1;
+                    (None, Slot(0))
+                }
+            },
+        };
+        if hit.is_some() {
+            self.counters.hits += 1;
+        }
+        (hit, slot)
+    }
+
+    /// Lucky rules (a)–(d) for one unit after its document: if `key`'s entry is
+    /// still in the table, set its score to 1 when the unit inserted it, then
+    /// add `inc` (saturating at 255). No-op for tables without scores.
+    pub fn lucky_add(&mut self, key: u64, slot: Slot, inserted: bool, inc: u32) {
+        if let Store::Bucketed(b) = &mut self.store {
+            b.lucky_add(key, slot, inserted, inc);
+        }
+    }
+
+    /// Lucky rule (e) for every bucket touched since the last call: halve all
+    /// scores of a bucket whose mean score reached the limit.
+    pub fn lucky_end_document(&mut self) {
+        if let Store::Bucketed(b) = &mut self.store {
+            b.lucky_end_document();
+        }
+    }
+}
+
+/// The bucketed store: fields of entry `b * per + i` live at that index.
+struct Buckets {
+    n_buckets: usize,
+    per: usize,
+    len: Vec<u16>,
+    lo: Vec<u32>,
+    hi: Vec<u16>,
+    origin: Vec<u32>,
+    offset: Vec<u8>,
+    prev: Vec<u8>,
+    next: Vec<u8>,
+    score: Vec<u8>,
+    layout: Layout,
+    eviction: Eviction,
+    ties: Ties,
+    rng: u64,
+    touched: Vec<u32>,
+}
+
+impl Buckets {
+    fn new(p: TableParams, size: u64) -> Result<Buckets, TableError> {
+        let (n_buckets, per) = p.geometry(size)?;
+        let cap = n_buckets * per;
+        let opt = |on: bool| if on { vec![0u8; cap] } else { Vec::new() };
+        Ok(Buckets {
+            n_buckets,
+            per,
+            len: vec![0; n_buckets],
+            lo: vec![0; cap],
+            hi: vec![0; cap],
+            origin: vec![0; cap],
+            offset: opt(p.layout.offset),
+            prev: opt(p.layout.neighbours),
+            next: opt(p.layout.neighbours),
+            score: opt(p.layout.score),
+            layout: p.layout,
+            eviction: p.eviction,
+            ties: p.ties,
+            rng: p.seed ^ 0x9e37_79b9_7f4a_7c15,
+            touched: Vec::new(),
+        })
+    }
+
+    fn capacity(&self) -> usize {
+        self.n_buckets * self.per
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        let vecs = [
+            self.lo.len() * 4,
+            self.hi.len() * 2,
+            self.origin.len() * 4,
+            self.offset.len(),
+            self.prev.len(),
+            self.next.len(),
+            self.score.len(),
+            self.len.len() * 2,
+        ];
+        vecs.iter().sum::<usize>() as u64
+    }
+
+    /// The bucket of a 62-bit key: its top bits, scaled to the bucket count
+    /// (multiply-shift, so any count works, not only powers of two).
+    #[inline]
+    fn bucket(&self, key: u64) -> usize {
+        ((u128::from(key & ((1 << 62) - 1)) * self.n_buckets as u128) >> 62) as usize
+    }
+
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let base = self.bucket(key) * self.per;
+            let p = self.lo[base..].as_ptr().cast::<i8>();
+            // SAFETY: a prefetch is only a hint; it never faults or changes memory,
+            // and SSE is part of the x86_64 baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Position of `key` in bucket `b`, if present.
+    #[inline]
+    fn find(&self, b: usize, key: u64) -> Option<usize> {
+        let base = b * self.per;
+        let n = usize::from(self.len[b]);
+        let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
+        let los = &self.lo[base..base + n];
+        let his = &self.hi[base..base + n];
+        los.iter().zip(his).position(|(&l, &h)| l == lo && h == hi)
+    }
+
+    fn lookup(&mut self, key: u64, ins: Insert, c: &mut Counters) -> (Option<Hit>, Slot) {
+        let b = self.bucket(key);
+        let base = b * self.per;
+        if let Some(i) = self.find(b, key) {
+            let at = base + i;
+            let hit = self.hit_at(at);
+            let at = self.on_hit(b, i);
+            return (Some(hit), Slot(at as u32));
+        }
+        if usize::from(self.len[b]) == self.per {
+            let victim = self.victim(b);
+            self.remove(b, victim);
+            c.evictions += 1;
+            c.occupied -= 1;
+        }
+        let at = base + usize::from(self.len[b]);
+        self.len[b] += 1;
+        self.write(at, key, ins);
+        c.inserts += 1;
+        c.occupied += 1;
+        (None, Slot(at as u32))
+    }
+
+    fn hit_at(&self, at: usize) -> Hit {
+        Hit {
+            origin: self.origin[at],
+            offset: self.offset.get(at).copied().unwrap_or(0),
+            prev: self.prev.get(at).copied().unwrap_or(0),
+            next: self.next.get(at).copied().unwrap_or(0),
+        }
+    }
+
+    fn write(&mut self, at: usize, key: u64, e: Insert) {
+        self.lo[at] = key as u32;
+        self.hi[at] = ((key & FP48) >> 32) as u16;
+        self.origin[at] = e.origin;
+        if self.layout.offset {
+            self.offset[at] = e.offset;
+        }
+        if self.layout.neighbours {
+            self.prev[at] = e.prev;
+            self.next[at] = e.next;
+        }
+        if self.layout.score {
+            self.score[at] = 1;
+        }
+    }
+
+    /// Policy bookkeeping for a found entry; returns where it is afterwards.
+    fn on_hit(&mut self, b: usize, i: usize) -> usize {
+        let base = b * self.per;
+        match self.eviction {
+            Eviction::Random | Eviction::Lucky => base + i,
+            Eviction::Lru => {
+                let n = usize::from(self.len[b]);
+                self.rotate_to_back(base + i, base + n);
+                base + n - 1
+            }
+            Eviction::Cc => {
+                let at = base + i;
+                let s = &mut self.score[at];
+                if *s < 255 {
+                    *s += 1;
+                    if *s == 255 {
+                        let n = usize::from(self.len[b]);
+                        let bucket = &mut self.score[base..base + n];
+                        if bucket.iter().filter(|&&s| s == 255).count() >= CC_SATURATED {
+                            bucket.iter_mut().for_each(|s| *s >>= 1);
+                        }
+                    }
+                }
+                at
+            }
+        }
+    }
+
+    /// Index within bucket `b` of the entry to evict.
+    fn victim(&mut self, b: usize) -> usize {
+        let base = b * self.per;
+        let n = usize::from(self.len[b]);
+        match self.eviction {
+            Eviction::Lru => 0,
+            Eviction::Random => {
+                self.rng = splitmix64(self.rng);
+                ((u128::from(self.rng) * n as u128) >> 64) as usize
+            }
+            Eviction::Cc | Eviction::Lucky => {
+                let scores = &self.score[base..base + n];
+                let min = *scores.iter().min().expect("a full bucket");
+                match self.ties {
+                    Ties::Oldest => scores.iter().position(|&s| s == min),
+                    Ties::Newest => scores.iter().rposition(|&s| s == min),
+                }
+                .expect("the minimum is present")
+            }
+        }
+    }
+
+    /// Remove entry `i` of bucket `b`, keeping the others in order.
+    fn remove(&mut self, b: usize, i: usize) {
+        let base = b * self.per;
+        let end = base + usize::from(self.len[b]);
+        let from = base + i + 1..end;
+        let to = base + i;
+        self.lo.copy_within(from.clone(), to);
+        self.hi.copy_within(from.clone(), to);
+        self.origin.copy_within(from.clone(), to);
+        for v in [
+            &mut self.offset,
+            &mut self.prev,
+            &mut self.next,
+            &mut self.score,
+        ] {
+            if !v.is_empty() {
+                v.copy_within(from.clone(), to);
+            }
+        }
+        self.len[b] -= 1;
+    }
+
+    /// Move the entry at `at` to `end - 1`, shifting the ones after it forward.
+    fn rotate_to_back(&mut self, at: usize, end: usize) {
+        self.lo[at..end].rotate_left(1);
+        self.hi[at..end].rotate_left(1);
+        self.origin[at..end].rotate_left(1);
+        for v in [
+            &mut self.offset,
+            &mut self.prev,
+            &mut self.next,
+            &mut self.score,
+        ] {
+            if !v.is_empty() {
+                v[at..end].rotate_left(1);
+            }
+        }
+    }
+
+    fn lucky_add(&mut self, key: u64, slot: Slot, inserted: bool, inc: u32) {
+        if self.score.is_empty() {
+            return;
+        }
+        let b = self.bucket(key);
+        let base = b * self.per;
+        let hinted = slot.0 as usize;
+        let at = if hinted >= base
+            && hinted < base + usize::from(self.len[b])
+            && self.lo[hinted] == key as u32
+            && self.hi[hinted] == ((key & FP48) >> 32) as u16
+        {
+            hinted
+        } else {
+            match self.find(b, key) {
+                Some(i) => base + i,
+                None => return,
+            }
+        };
+        let s = &mut self.score[at];
+        let start = if inserted { 1 } else { u32::from(*s) };
+        *s = (start + inc).min(255) as u8;
+        self.touched.push(b as u32);
+    }
+
+    fn lucky_end_document(&mut self) {
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.sort_unstable();
+        touched.dedup();
+        for &b in &touched {
+            let base = b as usize * self.per;
+            let n = usize::from(self.len[b as usize]);
+            let scores = &mut self.score[base..base + n];
+            let sum: u32 = scores.iter().map(|&s| u32::from(s)).sum();
+            if sum >= LUCKY_LIMIT * n as u32 {
+                scores.iter_mut().for_each(|s| *s >>= 1);
+            }
+        }
+        touched.clear();
+        self.touched = touched;
+    }
+}
+
+/// SplitMix64: a small, well-mixed PRNG step for Random eviction.
+fn splitmix64(state: u64) -> u64 {
+    let mut z = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Keys are already uniformly mixed 62-bit values: hashing them again is waste.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        // Spread the top bits down: hashbrown takes its group tag from the top 7
+        // bits and its index from the low ones.
+        self.0 = n ^ (n >> 31);
+    }
+}
+
+/// A map keyed by 62-bit keys, without rehashing them.
+pub type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+
+impl FromStr for Eviction {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Eviction, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "random" | "r" => Ok(Eviction::Random),
+            "lru" => Ok(Eviction::Lru),
+            "cc" | "copy-count" | "copycount" => Ok(Eviction::Cc),
+            "lucky" | "ls" => Ok(Eviction::Lucky),
+            _ => Err(format!(
+                "unknown eviction '{s}' (expected random, lru, cc or lucky)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Eviction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Eviction::Random => "random",
+            Eviction::Lru => "lru",
+            Eviction::Cc => "cc",
+            Eviction::Lucky => "lucky",
+        })
+    }
+}
+
+impl FromStr for Ties {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Ties, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "oldest" => Ok(Ties::Oldest),
+            "newest" => Ok(Ties::Newest),
+            _ => Err(format!(
+                "unknown eviction tie rule '{s}' (expected oldest or newest)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Ties {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Ties::Oldest => "oldest",
+            Ties::Newest => "newest",
+        })
+    }
+}
+
+impl FromStr for TableSize {
+    type Err = String;
+    /// `unbounded`, or a byte count with a unit: `20MB`, `64MiB`, `512KiB`, `900B`
+    /// (KB/MB/GB are powers of 10, KiB/MiB/GiB of 2); a bare number is bytes.
+    fn from_str(s: &str) -> Result<TableSize, String> {
+        if s.eq_ignore_ascii_case("unbounded") {
+            return Ok(TableSize::Unbounded);
+        }
+        parse_bytes(s).map(TableSize::Bytes)
+    }
+}
+
+impl fmt::Display for TableSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableSize::Unbounded => f.write_str("unbounded"),
+            TableSize::Bytes(n) => f.write_str(&format_bytes(*n)),
+        }
+    }
+}
+
+/// Parse a byte count with an optional unit (case-insensitive, fractions allowed:
+/// `1.5MiB`).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid size '{s}' (expected e.g. 64MiB, 20MB or unbounded)"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" | "k" => 1_000,
+        "mb" | "m" => 1_000_000,
+        "gb" | "g" => 1_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "invalid size unit in '{s}' (B, KB, MB, GB, KiB, MiB, GiB)"
+            ));
+        }
+    };
+    let bytes = value * mult as f64;
+    if !bytes.is_finite() || bytes < 1.0 || bytes > 1e15 {
+        return Err(format!("size '{s}' out of range"));
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// The shortest exact spelling of a byte count: `64MiB`, `20MB`, `1234B`.
+pub fn format_bytes(n: u64) -> String {
+    const UNITS: [(u64, &str); 6] = [
+        (1 << 30, "GiB"),
+        (1_000_000_000, "GB"),
+        (1 << 20, "MiB"),
+        (1_000_000, "MB"),
+        (1 << 10, "KiB"),
+        (1_000, "KB"),
+    ];
+    for (m, u) in UNITS {
+        if n >= m && n % m == 0 {
+            return format!("{}{u}", n / m);
+        }
+    }
+    format!("{n}B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(size: TableSize, eviction: Eviction, per: u16) -> TableParams {
+        TableParams {
+            size,
+            bucket_entries: per,
+            eviction,
+            ties: Ties::Oldest,
+            layout: Layout {
+                offset: true,
+                neighbours: true,
+                score: matches!(eviction, Eviction::Cc | Eviction::Lucky),
+            },
+            seed: 7,
+        }
+    }
+
+    fn ins(origin: u32) -> Insert {
+        Hit {
+            origin,
+            offset: 3,
+            prev: 4,
+            next: 5,
+        }
+    }
+
+    /// Keys that all fall into bucket 0 of a table with few buckets.
+    fn key_in_bucket0(i: u64) -> u64 {
+        i + 1
+    }
+
+    #[test]
+    fn memory_is_what_the_size_says() {
+        for size in [900u64, 4096, 14 * 64 + 2, 1 << 20, 20_000_000, 64 << 20] {
+            for ev in [
+                Eviction::Random,
+                Eviction::Lru,
+                Eviction::Cc,
+                Eviction::Lucky,
+            ] {
+                let p = params(TableSize::Bytes(size), ev, 64);
+                let Ok(t) = Table::new(p) else {
+                    assert!(size < 64 * p.layout.entry_bytes() + 2);
+                    continue;
+                };
+                let cap = t.capacity().unwrap();
+                assert!(cap * p.layout.entry_bytes() <= size);
+                assert!(t.memory_bytes().unwrap() <= size, "{size} {ev}");
+                assert_eq!(
+                    t.memory_bytes().unwrap(),
+                    cap * p.layout.entry_bytes() + 2 * t.buckets().unwrap()
+                );
+                // No room left for another bucket.
+                assert!(size - t.memory_bytes().unwrap() < 64 * p.layout.entry_bytes() + 2);
+            }
+        }
+    }
+
+    #[test]
+    fn entry_bytes_follow_the_algorithms() {
+        let l = |offset, neighbours, score| Layout {
+            offset,
+            neighbours,
+            score,
+        };
+        assert_eq!(l(false, false, false).entry_bytes(), 10);
+        assert_eq!(l(true, true, true).entry_bytes(), 14);
+        assert_eq!(l(true, false, true).entry_bytes(), 12);
+    }
+
+    #[test]
+    fn too_small_is_an_error() {
+        let err = Table::new(params(TableSize::Bytes(100), Eviction::Lucky, 64))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("smaller than one bucket"));
+    }
+
+    #[test]
+    fn first_origin_stays() {
+        let mut t = Table::new(params(TableSize::Bytes(1 << 16), Eviction::Lucky, 64)).unwrap();
+        assert_eq!(t.lookup(42, ins(0)).0, None);
+        assert_eq!(t.lookup(42, ins(5)).0, Some(ins(0)));
+        assert_eq!(t.lookup(42, ins(9)).0.unwrap().origin, 0);
+        let c = t.counters();
+        assert_eq!((c.lookups, c.hits, c.inserts, c.occupied), (3, 2, 1, 1));
+    }
+
+    fn one_bucket(ev: Eviction, ties: Ties, per: u16) -> Table {
+        let mut p = params(TableSize::Bytes(0), ev, per);
+        p.ties = ties;
+        p.size = TableSize::Bytes(u64::from(per) * p.layout.entry_bytes() + 2);
+        let t = Table::new(p).unwrap();
+        assert_eq!(t.buckets(), Some(1));
+        t
+    }
+
+    #[test]
+    fn lru_evicts_least_recently_used() {
+        let mut t = one_bucket(Eviction::Lru, Ties::Oldest, 4);
+        for i in 0..4 {
+            t.lookup(key_in_bucket0(i), ins(i as u32));
+        }
+        // Touch the oldest: now key 1 is least recent.
+        assert!(t.lookup(key_in_bucket0(0), ins(9)).0.is_some());
+        t.lookup(key_in_bucket0(10), ins(10));
+        assert_eq!(t.counters().evictions, 1);
+        assert!(t.lookup(key_in_bucket0(0), ins(9)).0.is_some());
+        assert!(
+            t.lookup(key_in_bucket0(1), ins(9)).0.is_none(),
+            "key 1 was evicted"
+        );
+    }
+
+    #[test]
+    fn cc_evicts_least_copied_and_ties_by_age() {
+        for (ties, gone) in [(Ties::Oldest, 1u64), (Ties::Newest, 3)] {
+            let mut t = one_bucket(Eviction::Cc, ties, 4);
+            for i in 0..4 {
+                t.lookup(key_in_bucket0(i), ins(i as u32));
+            }
+            t.lookup(key_in_bucket0(0), ins(9)); // count 2; 1, 2, 3 tie at 1
+            t.lookup(key_in_bucket0(10), ins(10));
+            let mut present: Vec<u64> = (0..4)
+                .filter(|&i| {
+                    let b = match &t.store {
+                        Store::Bucketed(b) => b,
+                        _ => unreachable!(),
+                    };
+                    b.find(0, key_in_bucket0(i)).is_some()
+                })
+                .collect();
+            present.sort();
+            let expect: Vec<u64> = (0..4).filter(|&i| i != gone).collect();
+            assert_eq!(present, expect, "{ties}");
+        }
+    }
+
+    #[test]
+    fn cc_halves_when_ten_saturate() {
+        let mut t = one_bucket(Eviction::Cc, Ties::Oldest, 16);
+        for i in 0..10 {
+            t.lookup(key_in_bucket0(i), ins(0));
+        }
+        for _ in 0..254 {
+            for i in 0..9 {
+                t.lookup(key_in_bucket0(i), ins(0));
+            }
+        }
+        let b = match &t.store {
+            Store::Bucketed(b) => b,
+            _ => unreachable!(),
+        };
+        assert!(b.score[..9].iter().all(|&s| s == 255));
+        for _ in 0..254 {
+            t.lookup(key_in_bucket0(9), ins(0));
+        }
+        let b = match &t.store {
+            Store::Bucketed(b) => b,
+            _ => unreachable!(),
+        };
+        assert_eq!(&b.score[..10], &[127; 10]);
+    }
+
+    #[test]
+    fn random_eviction_is_seeded() {
+        let run = |seed| {
+            let mut p = params(TableSize::Bytes(0), Eviction::Random, 8);
+            p.size = TableSize::Bytes(8 * p.layout.entry_bytes() + 2);
+            p.seed = seed;
+            let mut t = Table::new(p).unwrap();
+            for i in 0..100 {
+                t.lookup(key_in_bucket0(i), ins(i as u32));
+            }
+            let Store::Bucketed(b) = &t.store else {
+                unreachable!()
+            };
+            (0..100)
+                .filter(|&i| b.find(0, key_in_bucket0(i)).is_some())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(1), run(1));
+        assert_ne!(run(1), run(2));
+    }
+
+    #[test]
+    fn lucky_scores_protect_and_halve() {
+        let mut t = one_bucket(Eviction::Lucky, Ties::Oldest, 4);
+        let mut slots = vec![];
+        for i in 0..4 {
+            slots.push(t.lookup(key_in_bucket0(i), ins(0)).1);
+        }
+        // Key 0 gets a big score; the rest keep 1.
+        t.lucky_add(key_in_bucket0(0), slots[0], true, 5);
+        t.lucky_end_document();
+        t.lookup(key_in_bucket0(10), ins(1));
+        let present = |t: &Table, i| match &t.store {
+            Store::Bucketed(b) => b.find(0, key_in_bucket0(i)).is_some(),
+            _ => unreachable!(),
+        };
+        assert!(present(&t, 0));
+        assert!(!present(&t, 1), "oldest of the score-1 entries goes");
+        // A stale slot hint still finds the key after the shift.
+        t.lucky_add(key_in_bucket0(0), slots[0], false, 250);
+        let score0 = |t: &Table| match &t.store {
+            Store::Bucketed(b) => b.score[b.find(0, key_in_bucket0(0)).unwrap()],
+            _ => unreachable!(),
+        };
+        assert_eq!(score0(&t), 255);
+        // Mean 1+255+1+1 / 4 >= 11: halving.
+        t.lucky_end_document();
+        assert_eq!(score0(&t), 127);
+    }
+
+    #[test]
+    fn unbounded_never_evicts() {
+        let mut t = Table::new(params(TableSize::Unbounded, Eviction::Lucky, 64)).unwrap();
+        for i in 0..10_000u64 {
+            t.lookup(i * 0x9e37_79b9, ins(i as u32));
+        }
+        for i in 0..10_000u64 {
+            assert_eq!(
+                t.lookup(i * 0x9e37_79b9, ins(0)).0.unwrap().origin,
+                i as u32
+            );
+        }
+        assert_eq!(t.counters().evictions, 0);
+        assert_eq!(t.capacity(), None);
+    }
+
+    #[test]
+    fn sizes_parse_and_print() {
+        let b = |s: &str| s.parse::<TableSize>().unwrap();
+        assert_eq!(b("64MiB"), TableSize::Bytes(64 << 20));
+        assert_eq!(b("20MB"), TableSize::Bytes(20_000_000));
+        assert_eq!(b("512kib"), TableSize::Bytes(512 << 10));
+        assert_eq!(b("1.5KiB"), TableSize::Bytes(1536));
+        assert_eq!(b("900"), TableSize::Bytes(900));
+        assert_eq!(b("Unbounded"), TableSize::Unbounded);
+        assert!("12 parsecs".parse::<TableSize>().is_err());
+        assert!("".parse::<TableSize>().is_err());
+        for n in [64u64 << 20, 20_000_000, 1536, 900, 3 << 30] {
+            assert_eq!(b(&format_bytes(n)), TableSize::Bytes(n));
+        }
+        assert_eq!(format_bytes(64 << 20), "64MiB");
+        assert_eq!(format_bytes(20_000_000), "20MB");
+    }
+
+    #[test]
+    fn every_bucket_is_reachable() {
+        let p = params(TableSize::Bytes(1000 * (64 * 14 + 2)), Eviction::Lucky, 64);
+        let t = Table::new(p).unwrap();
+        let Store::Bucketed(b) = &t.store else {
+            unreachable!()
+        };
+        assert_eq!(b.n_buckets, 1000);
+        let mut seen = vec![false; 1000];
+        let mut x = 1u64;
+        for _ in 0..100_000 {
+            x = splitmix64(x);
+            seen[b.bucket(x >> 2)] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
+        assert_eq!(b.bucket((1 << 62) - 1), 999);
+        assert_eq!(b.bucket(0), 0);
+    }
+}

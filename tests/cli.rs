@@ -1,0 +1,442 @@
+//! End-to-end tests of `lineage scan` and `lineage sweep` against CONTRACT §2–6,
+//! driving the real binary.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{TempDir, corpus, lineage, lineage_json};
+use serde_json::Value;
+
+/// The exact result of CONTRACT §2 computed the slow, obvious way: shingles as
+/// token strings, origins by search over earlier documents.
+struct Reference {
+    docs: Vec<RefDoc>,
+}
+
+#[derive(Debug)]
+struct RefDoc {
+    path: String,
+    tokens: usize,
+    shingles: usize,
+    origins: Vec<(u64, u64)>,
+    dominant: Option<u64>,
+    top: u64,
+    fresh: Vec<[u64; 2]>,
+    copied: Vec<(u64, u64, u64)>,
+}
+
+fn reference(root: &std::path::Path, paths: &[String], k: usize) -> Reference {
+    let mut first: HashMap<Vec<String>, u64> = HashMap::new();
+    let mut docs = vec![];
+    for (id, path) in paths.iter().enumerate() {
+        let id = id as u64;
+        let bytes = std::fs::read(root.join(path)).unwrap();
+        let text = lineage::text::prepare(&bytes, lineage::text::Format::from_path(path));
+        let toks: Vec<String> = lineage::text::tokens(&text)
+            .into_iter()
+            .map(|t| t.key)
+            .collect();
+        let n = toks.len();
+        let shingles: Vec<Vec<String>> = if n >= k {
+            (0..=n - k).map(|i| toks[i..i + k].to_vec()).collect()
+        } else {
+            vec![]
+        };
+        let origin: Vec<u64> = shingles
+            .iter()
+            .map(|s| *first.entry(s.clone()).or_insert(id))
+            .collect();
+        let mut counts: HashMap<u64, u64> = HashMap::new();
+        for &o in &origin {
+            *counts.entry(o).or_default() += 1;
+        }
+        let mut origins: Vec<(u64, u64)> = counts.into_iter().collect();
+        origins.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let (c1, c2) = (
+            origins.first().map_or(0, |o| o.1),
+            origins.get(1).map_or(0, |o| o.1),
+        );
+        let dominant = (c1 > 0 && 10 * c1 >= 11 * c2).then(|| origins[0].0);
+        let top = if origins.iter().any(|&(o, c)| o == id && c == c1) || origins.is_empty() {
+            id
+        } else {
+            origins[0].0
+        };
+        // Token label: the origin of the earliest copied shingle covering it.
+        let mut label: Vec<Option<u64>> = vec![None; n];
+        for (i, &o) in origin.iter().enumerate() {
+            if o != id {
+                for l in label.iter_mut().skip(i).take(k) {
+                    if l.is_none() {
+                        *l = Some(o);
+                    }
+                }
+            }
+        }
+        let (mut fresh, mut copied) = (vec![], vec![]);
+        let mut s = 0;
+        while s < n {
+            let mut e = s + 1;
+            while e < n && label[e] == label[s] {
+                e += 1;
+            }
+            match label[s] {
+                None => fresh.push([s as u64, e as u64]),
+                Some(o) => copied.push((s as u64, e as u64, o)),
+            }
+            s = e;
+        }
+        docs.push(RefDoc {
+            path: path.clone(),
+            tokens: n,
+            shingles: shingles.len(),
+            origins,
+            dominant,
+            top,
+            fresh,
+            copied,
+        });
+    }
+    Reference { docs }
+}
+
+fn scan_exact(root: &std::path::Path) -> Value {
+    lineage_json(&[
+        "scan",
+        root.to_str().unwrap(),
+        "--json",
+        "--order",
+        "path",
+        "--selector",
+        "all",
+        "--table-size",
+        "unbounded",
+        "--estimation",
+        "nb",
+    ])
+}
+
+fn assert_matches_reference(report: &Value, root: &std::path::Path) {
+    let docs = report["documents"].as_array().unwrap();
+    let paths: Vec<String> = docs
+        .iter()
+        .map(|d| d["path"].as_str().unwrap().to_string())
+        .collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted, "--order path processes paths bytewise");
+    let r = reference(root, &paths, 8);
+    for (d, e) in docs.iter().zip(&r.docs) {
+        let ctx = &e.path;
+        assert_eq!(d["tokens"], e.tokens, "{ctx}");
+        assert_eq!(d["shingles"], e.shingles, "{ctx}");
+        assert_eq!(d["selected"], e.shingles, "{ctx}");
+        let origins: Vec<(u64, u64)> = d["origins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| (o["id"].as_u64().unwrap(), o["shingles"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(origins, e.origins, "{ctx}");
+        assert_eq!(d["dominant_origin"].as_u64(), e.dominant, "{ctx}");
+        assert_eq!(d["top_origin"].as_u64().unwrap(), e.top, "{ctx}");
+        let fresh: Vec<[u64; 2]> = serde_json::from_value(d["fresh"].clone()).unwrap();
+        assert_eq!(fresh, e.fresh, "{ctx}");
+        let copied: Vec<(u64, u64, u64)> = d["copied"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["tokens"][0].as_u64().unwrap(),
+                    c["tokens"][1].as_u64().unwrap(),
+                    c["origin"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(copied, e.copied, "{ctx}");
+        let fresh_tokens: u64 = e.fresh.iter().map(|r| r[1] - r[0]).sum();
+        assert_eq!(d["fresh_tokens"], fresh_tokens, "{ctx}");
+    }
+}
+
+const BASE: &str = "The quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat \
+and nobody in the house notices anything at all until the evening comes";
+
+#[test]
+fn exact_scan_equals_the_reference_on_a_crafted_folder() {
+    let dir = TempDir::new("exact");
+    dir.write("a.md", BASE);
+    // b copies the middle of a, adds fresh text, and repeats a phrase of its own.
+    dir.write(
+        "b.md",
+        "Completely new words open this note. fox jumps over the lazy dog while the cat sleeps on \
+         the warm mat and then something else happens here again and again and again and again",
+    );
+    // c mixes a and b, with different case, accents in NFD and NFC, and HTML.
+    dir.write(
+        "c.html",
+        "<p>THE QUICK BROWN FOX <b>jumps</b> over the lazy dog</p><script>var x = 1;</script> \
+         something else happens here again and again and again caf\u{e9} cafe\u{301} &amp; more",
+    );
+    dir.write("d.txt", "short");
+    dir.write("sub/e.md", BASE);
+    let report = scan_exact(dir.path());
+    assert_eq!(report["documents"].as_array().unwrap().len(), 5);
+    assert_matches_reference(&report, dir.path());
+    // e is a verbatim copy of a: dominant origin a (id 0), no fresh token.
+    let e = &report["documents"][4];
+    assert_eq!(e["path"], "sub/e.md");
+    assert_eq!(e["dominant_origin"], 0);
+    assert_eq!(e["fresh_tokens"], 0);
+}
+
+#[test]
+fn exact_scan_equals_the_reference_on_short_answers() {
+    let root = corpus("short-answers");
+    assert_matches_reference(&scan_exact(&root), &root);
+}
+
+#[test]
+fn rust_book_exact_baselines_match_the_corpus_notes() {
+    // ../shared/corpora/README.md: 375 of 395 documents have a dominant origin,
+    // 198 of them themselves; 40.4 % of tokens are fresh.
+    let report = scan_exact(&corpus("rust-book-editions"));
+    let docs = report["documents"].as_array().unwrap();
+    assert_eq!(docs.len(), 395);
+    let with_dom = docs
+        .iter()
+        .filter(|d| !d["dominant_origin"].is_null())
+        .count();
+    let self_dom = docs
+        .iter()
+        .filter(|d| d["dominant_origin"] == d["id"])
+        .count();
+    assert_eq!((with_dom, self_dom), (375, 198));
+    let tokens: u64 = docs.iter().map(|d| d["tokens"].as_u64().unwrap()).sum();
+    let fresh: u64 = docs
+        .iter()
+        .map(|d| d["fresh_tokens"].as_u64().unwrap())
+        .sum();
+    let pct = 100.0 * fresh as f64 / tokens as f64;
+    assert!((pct - 40.4).abs() < 0.05, "fresh {pct}");
+}
+
+/// DO and TF of a scan report against an exact report, per CONTRACT §4.
+fn score(est: &Value, exact: &Value) -> (f64, f64, f64) {
+    let (mut with_dom, mut found, mut tokens, mut agree, mut sh, mut sel) = (0, 0, 0, 0, 0, 0);
+    let fresh_set = |d: &Value| {
+        let mut v = vec![false; d["tokens"].as_u64().unwrap() as usize];
+        for r in d["fresh"].as_array().unwrap() {
+            for t in r[0].as_u64().unwrap()..r[1].as_u64().unwrap() {
+                v[t as usize] = true;
+            }
+        }
+        v
+    };
+    for (e, x) in est["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(exact["documents"].as_array().unwrap())
+    {
+        assert_eq!(e["path"], x["path"]);
+        if !x["dominant_origin"].is_null() {
+            with_dom += 1;
+            found += u64::from(e["top_origin"] == x["dominant_origin"]);
+        }
+        let (fe, fx) = (fresh_set(e), fresh_set(x));
+        tokens += fe.len() as u64;
+        agree += fe.iter().zip(&fx).filter(|(a, b)| a == b).count() as u64;
+        sh += e["shingles"].as_u64().unwrap();
+        sel += e["selected"].as_u64().unwrap();
+    }
+    let p = |a: u64, b: u64| 100.0 * a as f64 / b as f64;
+    (p(sel, sh), p(found, with_dom), p(agree, tokens))
+}
+
+#[test]
+fn sweep_figures_equal_scored_scans() {
+    let root = corpus("short-answers");
+    let root = root.to_str().unwrap();
+    let sweep = lineage_json(&[
+        "sweep",
+        root,
+        "--json",
+        "--order",
+        "path",
+        "--sizes",
+        "8KiB,40KiB",
+        "--selectors",
+        "nhs,4th",
+        "--evictions",
+        "lucky,lru",
+        "--estimations",
+        "be,nb",
+    ]);
+    let runs = sweep["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 16);
+    let exact = scan_exact(std::path::Path::new(root));
+    for r in runs.iter().step_by(3) {
+        let scan = lineage_json(&[
+            "scan",
+            root,
+            "--json",
+            "--order",
+            "path",
+            "--selector",
+            r["selector"].as_str().unwrap(),
+            "--table-size",
+            r["table_size"].as_str().unwrap(),
+            "--eviction",
+            r["eviction"].as_str().unwrap(),
+            "--estimation",
+            r["estimation"].as_str().unwrap(),
+        ]);
+        let (ssr, dom, tf) = score(&scan, &exact);
+        let ctx = r.to_string();
+        assert!((r["ssr"].as_f64().unwrap() - ssr).abs() < 1e-9, "{ctx}");
+        assert!((r["do"].as_f64().unwrap() - dom).abs() < 1e-9, "{ctx}");
+        assert!((r["tf"].as_f64().unwrap() - tf).abs() < 1e-9, "{ctx}");
+        assert_eq!(r["lookups"], scan["table"]["lookups"], "{ctx}");
+        assert_eq!(r["hits"], scan["table"]["hits"], "{ctx}");
+        assert_eq!(r["evictions"], scan["table"]["evictions"], "{ctx}");
+    }
+}
+
+#[test]
+fn nhs_lucky_be_degrades_smoothly_and_beats_the_baselines() {
+    let root = corpus("rust-book-editions");
+    let sweep = lineage_json(&[
+        "sweep",
+        root.to_str().unwrap(),
+        "--json",
+        "--order",
+        "path",
+        "--selectors",
+        "nhs",
+        "--evictions",
+        "lucky",
+        "--estimations",
+        "be",
+    ]);
+    let runs = sweep["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 8, "eight default sizes");
+    // Baselines from the exact result: every document its own origin; every token fresh.
+    let exact = &sweep["exact"];
+    assert_eq!(exact["documents"], 395);
+    let self_do = 100.0 * 198.0 / 375.0;
+    let all_fresh = exact["fresh_token_percent"].as_f64().unwrap();
+    let mut prev: Option<(f64, f64)> = None;
+    for r in runs {
+        let (dom, tf) = (r["do"].as_f64().unwrap(), r["tf"].as_f64().unwrap());
+        assert!(dom > self_do && tf > all_fresh, "{r}");
+        if let Some((pd, pt)) = prev {
+            // Sizes grow: accuracy may only rise, up to noise of 1.5 points.
+            assert!(dom >= pd - 1.5 && tf >= pt - 1.5, "not smooth at {r}");
+        }
+        prev = Some((dom, tf));
+    }
+    let first = runs.first().unwrap()["table_fraction"].as_f64().unwrap();
+    let last = runs.last().unwrap()["table_fraction"].as_f64().unwrap();
+    assert!(
+        first < 0.2 && last > 30.0,
+        "fractions span the paper's range: {first} {last}"
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2_with_one_line() {
+    let dir = TempDir::new("badargs");
+    let root = dir.path().to_str().unwrap();
+    for args in [
+        vec!["scan", root, "--selector", "bogus"],
+        vec!["scan", root, "--table-size", "12 parsecs"],
+        vec!["scan", root, "--table-size", "100B"],
+        vec!["scan", root, "--eviction", "fifo"],
+        vec!["scan", root, "-k", "0"],
+        vec!["scan", "/nonexistent/lineage/root"],
+        vec!["sweep", root, "--sizes", "1KiB,x"],
+        vec!["frobnicate"],
+        vec!["scan", root, "--config", "/nonexistent/config.toml"],
+    ] {
+        let out = lineage(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("lineage: "), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn bad_files_are_skipped_with_a_reason_and_the_run_goes_on() {
+    let dir = TempDir::new("skip");
+    dir.write("good.md", BASE);
+    dir.write("bin.txt", b"abc\0def".as_slice());
+    dir.write("big.md", "word ".repeat(400));
+    // Invalid UTF-8 is decoded, not skipped: \xff becomes U+FFFD and splits words.
+    dir.write(
+        "latin1.txt",
+        b"caf\xe9 society and more words here".as_slice(),
+    );
+    dir.write("image.png", b"\x89PNG\r\n\x1a\n\0\0".as_slice());
+    std::os::unix::fs::symlink(dir.path(), dir.path().join("loop.md")).unwrap();
+    std::os::unix::fs::symlink(dir.path(), dir.path().join("loopdir")).unwrap();
+    dir.write(".git/HEAD.txt", "hidden");
+    let report = lineage_json(&[
+        "scan",
+        dir.path().to_str().unwrap(),
+        "--json",
+        "--max-file-size",
+        "1KiB",
+    ]);
+    let paths: Vec<&str> = report["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(sorted, vec!["good.md", "latin1.txt"]);
+    let latin = report["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["path"] == "latin1.txt")
+        .unwrap();
+    assert_eq!(latin["tokens"], 6, "caf, society, and, more, words, here");
+    let skipped: HashMap<String, String> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().into(),
+                s["reason"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(skipped["bin.txt"], "binary");
+    assert!(skipped["big.md"].starts_with("too large"), "{skipped:?}");
+    assert!(skipped["loop.md"].starts_with("symlink"), "{skipped:?}");
+    assert_eq!(skipped.len(), 3, "{skipped:?}");
+}
+
+#[test]
+fn readable_summary_names_the_copier_and_its_source() {
+    let dir = TempDir::new("summary");
+    dir.write("a.md", BASE);
+    dir.write("b.md", format!("{BASE} plus a short new ending"));
+    let out = lineage(&["scan", dir.path().to_str().unwrap(), "--order", "path"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("2 documents"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.contains("b.md"))
+        .expect("b.md listed");
+    assert!(line.trim_end().ends_with("a.md"), "{line}");
+}

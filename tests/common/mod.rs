@@ -1,0 +1,73 @@
+//! Helpers shared by the end-to-end tests: temp folders and the binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A temp folder removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "lineage-test-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.0.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Run the binary with an empty config home, so a developer's own config
+/// file cannot change results.
+pub fn lineage(args: &[&str]) -> Output {
+    let home = std::env::temp_dir().join("lineage-test-empty-config");
+    std::fs::create_dir_all(&home).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", &home)
+        .env("HOME", &home)
+        .output()
+        .expect("run lineage")
+}
+
+/// Run and parse stdout as JSON, asserting success.
+pub fn lineage_json(args: &[&str]) -> serde_json::Value {
+    let out = lineage(args);
+    assert!(
+        out.status.success(),
+        "lineage {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+/// The shared test corpora (beside the repository, as in CI).
+pub fn corpus(name: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpora")
+        .join(name);
+    assert!(p.is_dir(), "test corpus {} is missing", p.display());
+    p
+}
