@@ -1,1 +1,278 @@
-fn main() {}
+//! `cargo bench`: the engine's speed targets, each beside a baseline measured in
+//! the same run. Medians over repeated runs; prints Markdown for BENCHMARKS.md.
+//!
+//! `cargo bench -- NAME` runs only the benchmarks whose name contains NAME.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use lineage::config::Order;
+use lineage::corpus;
+use lineage::fingerprint::{shingle_keys, token_fps};
+use lineage::origin::history::Keyed;
+use lineage::origin::table::paper_sizes;
+use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
+use lineage::source::Filter;
+
+fn corpus_dir() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/rust-book-editions");
+    assert!(p.is_dir(), "benchmarks need {}", p.display());
+    p
+}
+
+/// Median wall time of `reps` runs of `f` (after one warm-up run).
+fn median(reps: usize, mut f: impl FnMut()) -> Duration {
+    f();
+    let mut t: Vec<Duration> = (0..reps)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed()
+        })
+        .collect();
+    t.sort();
+    t[reps / 2]
+}
+
+fn main() {
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    println!(
+        "machine: {} cores; corpus: rust-book-editions\n",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    if wanted("tokenize") {
+        tokenize();
+    }
+    if wanted("origin") {
+        origin_pass();
+    }
+    if wanted("scan") {
+        scan_vs_wc();
+    }
+    if wanted("sweep") {
+        sweep_vs_scans();
+    }
+}
+
+/// Tokenize + fingerprint (token fps and k = 8 shingle keys) on one core.
+fn tokenize() {
+    let mut text = String::new();
+    for e in std::fs::read_dir(corpus_dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            text.push_str(&std::fs::read_to_string(p).unwrap());
+            text.push('\n');
+        }
+    }
+    let mb = text.len() as f64 / 1e6;
+    let mut keys = Vec::new();
+    let ours = median(15, || {
+        let t = token_fps(&text);
+        shingle_keys(&t.fps, 8, &mut keys);
+        std::hint::black_box(&keys);
+    });
+    let words = median(15, || {
+        std::hint::black_box(text.split_whitespace().count());
+    });
+    println!("## tokenize + fingerprint (one core, {mb:.1} MB of English Markdown)\n");
+    println!("| what | median | MB/s |\n| --- | --- | --- |");
+    println!(
+        "| tokens + Rabin token fps + k=8 shingle keys | {:.2} ms | {:.0} |",
+        ours.as_secs_f64() * 1e3,
+        mb / ours.as_secs_f64()
+    );
+    println!(
+        "| baseline: `split_whitespace().count()` | {:.2} ms | {:.0} |\n",
+        words.as_secs_f64() * 1e3,
+        mb / words.as_secs_f64()
+    );
+}
+
+fn keyed() -> Keyed {
+    let c = corpus::load(
+        &corpus_dir(),
+        &Filter::default_patterns(),
+        32 << 20,
+        Order::Path,
+    )
+    .unwrap();
+    Keyed::new(c.docs.into_iter().map(|d| d.fps).collect(), 8)
+}
+
+/// The origin pass over pre-selected units: table + estimation + lucky scores.
+fn origin_pass() {
+    let keyed = keyed();
+    let shingles = keyed.total_shingles();
+    println!("## origin pass (one core; {shingles} shingles)\n");
+    println!(
+        "| selector | eviction | estimation | table | fraction | median | selected shingles/s |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for (selector, eviction, estimation) in [
+        (Selector::NHs, Eviction::Lucky, Estimation::Be),
+        (Selector::NHs, Eviction::Cc, Estimation::Nb),
+        (Selector::All, Eviction::Lucky, Estimation::Be),
+    ] {
+        let units = keyed.select(selector);
+        let selected: usize = units.iter().map(Vec::len).sum();
+        for size in [
+            TableSize::Bytes(shingles * 14 / 1000),
+            TableSize::Bytes(shingles * 14 * 7 / 1000),
+            TableSize::Bytes(64 << 20),
+        ] {
+            let params = Params {
+                selector,
+                eviction,
+                estimation,
+                table_size: size,
+                ..Params::default()
+            };
+            let t = median(9, || {
+                let mut pass = OriginPass::new(params).unwrap();
+                for (d, u) in units.iter().enumerate() {
+                    std::hint::black_box(pass.process(d as u32, u));
+                }
+            });
+            let cap = params.table_params().capacity().unwrap();
+            println!(
+                "| {selector} | {eviction} | {estimation} | {size} | {:.1}% | {:.2} ms | {:.1} M |",
+                100.0 * cap as f64 / shingles as f64,
+                t.as_secs_f64() * 1e3,
+                selected as f64 / t.as_secs_f64() / 1e6
+            );
+        }
+    }
+    let sel = median(9, || {
+        std::hint::black_box(keyed.select(Selector::NHs));
+    });
+    println!(
+        "\nNHs selection alone (2 threads): {:.2} ms, {:.0} M shingles/s\n",
+        sel.as_secs_f64() * 1e3,
+        shingles as f64 / sel.as_secs_f64() / 1e6
+    );
+}
+
+fn md_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn run_quiet(cmd: &mut Command) {
+    let st = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "{cmd:?}");
+}
+
+fn lineage() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lineage"));
+    c.env("XDG_CONFIG_HOME", "/nonexistent");
+    c
+}
+
+/// The whole `lineage scan` (process start to JSON written) against `wc -w`
+/// over the same files.
+fn scan_vs_wc() {
+    let root = corpus_dir();
+    let files = md_files();
+    let scan = median(11, || {
+        run_quiet(lineage().args(["scan", root.to_str().unwrap(), "--json", "--order", "path"]))
+    });
+    let wc = median(11, || run_quiet(Command::new("wc").arg("-w").args(&files)));
+    println!(
+        "## `lineage scan` against `wc -w` (whole process, {} files)\n",
+        files.len()
+    );
+    println!("| command | median |\n| --- | --- |");
+    println!(
+        "| `lineage scan rust-book-editions --json --order path` (NHs, 64MiB, Lucky, BE) | {:.1} ms |",
+        scan.as_secs_f64() * 1e3
+    );
+    println!(
+        "| `wc -w` over the same files | {:.1} ms |",
+        wc.as_secs_f64() * 1e3
+    );
+    println!(
+        "\nratio scan / wc -w: {:.2} (target ≤ 2)\n",
+        scan.as_secs_f64() / wc.as_secs_f64()
+    );
+}
+
+/// One sweep of 8 sizes × 3 selectors × 2 evictions against the same 48 scans.
+fn sweep_vs_scans() {
+    let root = corpus_dir();
+    let root = root.to_str().unwrap();
+    let keyed = keyed();
+    let sizes: Vec<String> = paper_sizes(keyed.total_shingles())
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let selectors = ["nhs", "nwin-8", "every-4"];
+    let evictions = ["lucky", "cc"];
+    let sweep = median(3, || {
+        run_quiet(lineage().args([
+            "sweep",
+            root,
+            "--json",
+            "--order",
+            "path",
+            "--sizes",
+            &sizes.join(","),
+            "--selectors",
+            &selectors.join(","),
+            "--evictions",
+            &evictions.join(","),
+            "--estimations",
+            "be",
+        ]))
+    });
+    let scans = median(3, || {
+        for s in &selectors {
+            for e in &evictions {
+                for size in &sizes {
+                    run_quiet(lineage().args([
+                        "scan",
+                        root,
+                        "--json",
+                        "--order",
+                        "path",
+                        "--selector",
+                        s,
+                        "--eviction",
+                        e,
+                        "--table-size",
+                        size,
+                        "--estimation",
+                        "be",
+                    ]));
+                }
+            }
+        }
+    });
+    println!("## sweep against the same 48 scans\n");
+    println!("| command | median |\n| --- | --- |");
+    println!(
+        "| `lineage sweep` 8 sizes × 3 selectors × 2 evictions | {:.2} s |",
+        sweep.as_secs_f64()
+    );
+    println!(
+        "| 48 × `lineage scan`, same settings | {:.2} s |",
+        scans.as_secs_f64()
+    );
+    println!(
+        "\nratio: the sweep is {:.1}× faster (target ≥ 10×)\n",
+        scans.as_secs_f64() / sweep.as_secs_f64()
+    );
+}

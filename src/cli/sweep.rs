@@ -13,14 +13,8 @@ use super::{CommonEngineArgs, Fatal, SourceArgs, load, report_skipped, skipped_j
 use crate::config::Config;
 use crate::origin::history::Keyed;
 use crate::origin::metrics::Score;
+use crate::origin::table::paper_sizes;
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize};
-
-/// The paper's table fractions (seed 003 Table 2, blogs: 20 MB … 5 GB), in
-/// percent of all shingles: the default sizes of a sweep.
-pub const PAPER_FRACTIONS: [f64; 8] = [0.1, 0.3, 0.7, 1.4, 3.3, 6.8, 13.7, 34.2];
-
-/// Entry width the default sizes are computed for (the widest entry).
-const SIZING_ENTRY_BYTES: f64 = 14.0;
 
 #[derive(Args, Debug)]
 pub(super) struct SweepArgs {
@@ -223,18 +217,6 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
         }
     }
     Ok(())
-}
-
-/// Eight table sizes holding the paper's fractions of all shingles in entries
-/// of the widest kind, rounded up to whole KiB.
-pub fn paper_sizes(shingles: u64) -> Vec<TableSize> {
-    PAPER_FRACTIONS
-        .iter()
-        .map(|f| {
-            let bytes = (shingles as f64 * f / 100.0 * SIZING_ENTRY_BYTES).max(1024.0);
-            TableSize::Bytes(bytes.div_euclid(1024.0) as u64 * 1024 + 1024)
-        })
-        .collect()
 }
 
 /// The flag's list if one was given, else the config's.

@@ -651,6 +651,22 @@ impl fmt::Display for TableSize {
     }
 }
 
+/// The paper's table fractions (seed 003 Table 2, blogs: 20 MB … 5 GB), in
+/// percent of all shingles.
+pub const PAPER_FRACTIONS: [f64; 8] = [0.1, 0.3, 0.7, 1.4, 3.3, 6.8, 13.7, 34.2];
+
+/// Eight table sizes that hold the paper's fractions of `shingles` in entries of
+/// the widest kind (14 bytes), rounded up to whole KiB: the default sweep.
+pub fn paper_sizes(shingles: u64) -> Vec<TableSize> {
+    PAPER_FRACTIONS
+        .iter()
+        .map(|f| {
+            let bytes = shingles as f64 * f / 100.0 * 14.0;
+            TableSize::Bytes((bytes as u64 / 1024 + 1) * 1024)
+        })
+        .collect()
+}
+
 /// Parse a byte count with an optional unit (case-insensitive, fractions allowed:
 /// `1.5MiB`).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
