@@ -40,9 +40,9 @@ pub fn top_byte(key: u64) -> u8 {
 }
 
 /// Rabin-64 fingerprint, initial state 1, of a token's key text.
+#[inline]
 pub fn token_fp(key_text: &[u8]) -> u64 {
-    let _ = key_text;
-    todo!("fingerprint::token_fp")
+    rabin::fingerprint(key_text, 1)
 }
 
 /// Tokens of one prepared text: spans and fingerprints, computed in one pass.
@@ -55,9 +55,30 @@ pub struct TokenFps {
 }
 
 /// Tokenize `text` and fingerprint every token.
+///
+/// Panics if `text` is longer than `u32::MAX` bytes (spans are `u32`).
 pub fn token_fps(text: &str) -> TokenFps {
-    let _ = text;
-    todo!("fingerprint::token_fps")
+    let mut out = TokenFps::default();
+    token_fps_into(text, &mut out);
+    out
+}
+
+/// [`token_fps`] into reused buffers (cleared first), to spare the allocation
+/// and page faults of fresh vectors for every document.
+pub fn token_fps_into(text: &str, out: &mut TokenFps) {
+    assert!(
+        u32::try_from(text.len()).is_ok(),
+        "prepared text longer than 4 GiB"
+    );
+    out.spans.clear();
+    out.fps.clear();
+    // English averages about six bytes per token and separator.
+    out.spans.reserve(text.len() / 6);
+    out.fps.reserve(text.len() / 6);
+    crate::text::for_each_token(text, |span, key_text| {
+        out.spans.push(span.start as u32..span.end as u32);
+        out.fps.push(token_fp(key_text.as_bytes()));
+    });
 }
 
 /// The finalised token hashes `fmix64(fp)`, used for ordering (Hailstorm) and
@@ -76,6 +97,94 @@ pub fn shingle_keys(fps: &[u64], k: usize, out: &mut Vec<u64>) {
 /// The 62-bit key of a segment (hash-breaking): Rabin-64, initial state 1, over
 /// the segment's token fingerprints, big-endian, then finalised.
 pub fn segment_key(fps: &[u64]) -> u64 {
-    let _ = fps;
-    todo!("fingerprint::segment_key")
+    key(fps.iter().fold(1, |f, &fp| rabin::append64(f, fp)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn be_bytes(fps: &[u64]) -> Vec<u8> {
+        fps.iter().flat_map(|f| f.to_be_bytes()).collect()
+    }
+
+    #[test]
+    fn token_fp_is_rabin_with_leading_one() {
+        assert_eq!(token_fp(b"the"), 0x1746865);
+        assert_eq!(token_fp(b"abc"), 0x1616263);
+        assert_eq!(token_fp(b"hello world"), 0x6c6f2077710fbe70);
+        // The leading 1 separates strings that differ by leading zero bytes.
+        assert_ne!(token_fp(b"\0a"), token_fp(b"a"));
+    }
+
+    #[test]
+    fn token_fps_spans_and_fps() {
+        let text = "The Quick, brown\u{2014}Fox! caf\u{e9} cafe\u{301}";
+        let t = token_fps(text);
+        let words: Vec<&str> = t
+            .spans
+            .iter()
+            .map(|s| &text[s.start as usize..s.end as usize])
+            .collect();
+        assert_eq!(
+            words,
+            ["The", "Quick", "brown", "Fox", "caf\u{e9}", "cafe\u{301}"]
+        );
+        let expected: Vec<u64> = ["the", "quick", "brown", "fox", "caf\u{e9}", "caf\u{e9}"]
+            .iter()
+            .map(|k| token_fp(k.as_bytes()))
+            .collect();
+        assert_eq!(t.fps, expected);
+        assert_eq!(
+            t.fps[4], t.fps[5],
+            "NFC and NFD spellings share a fingerprint"
+        );
+        assert_eq!(token_fps(""), TokenFps::default());
+        let mut reused = token_fps("stale words here and more");
+        token_fps_into(text, &mut reused);
+        assert_eq!(reused, t);
+    }
+
+    #[test]
+    fn token_fps_agrees_with_tokens() {
+        let text =
+            "\u{c9}COLE d'\u{e9}t\u{e9}: snake_case 42 \u{4e2d}\u{6587} \u{3a3}\u{39f}\u{3a3}";
+        let t = token_fps(text);
+        let toks = crate::text::tokens(text);
+        assert_eq!(t.spans.len(), toks.len());
+        for (i, tok) in toks.iter().enumerate() {
+            assert_eq!(t.spans[i], tok.span.start as u32..tok.span.end as u32);
+            assert_eq!(t.fps[i], token_fp(tok.key.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn segment_key_is_finalised_rabin_with_leading_one() {
+        let fps = [token_fp(b"the"), token_fp(b"quick"), 0xffff_0000_ffff_0000];
+        let raw = rabin::fingerprint(&be_bytes(&fps), 1);
+        assert_eq!(segment_key(&fps), key(raw));
+        assert_eq!(segment_key(&fps), fmix64(raw) >> 2);
+        assert_ne!(segment_key(&fps), raw >> 2);
+        assert!(segment_key(&fps) < 1 << 62);
+        // Initial state 1: a leading zero fingerprint still counts.
+        assert_ne!(segment_key(&[0, 5]), segment_key(&[5]));
+        assert_eq!(segment_key(&[]), key(1));
+    }
+
+    #[test]
+    fn shingle_keys_are_direct_keys() {
+        let fps: Vec<u64> = (1..=10u64).map(|i| token_fp(&i.to_be_bytes())).collect();
+        let mut out = Vec::new();
+        shingle_keys(&fps, 8, &mut out);
+        assert_eq!(out.len(), 3);
+        for (i, &k) in out.iter().enumerate() {
+            assert_eq!(k, key(rabin::fingerprint(&be_bytes(&fps[i..i + 8]), 0)));
+        }
+    }
+
+    #[test]
+    fn top_byte_is_bits_54_to_61() {
+        assert_eq!(top_byte(0xab << 54), 0xab);
+        assert_eq!(top_byte((1 << 54) - 1), 0);
+    }
 }

@@ -1,24 +1,162 @@
 //! Rolling shingle fingerprints, one token (8 bytes) at a time.
+//!
+//! The fingerprint of a k-shingle is Rabin-64, initial state 0, over the 8k
+//! bytes of its token fingerprints, big-endian (ALGORITHMS §1.6). Rolling: append
+//! the incoming token's 8 bytes, then remove the outgoing token's contribution
+//! `fp_out·x^(64k) mod P` (append first, remove after, as §1.3).
+
+use super::key;
+use super::rabin::{append64, mulmod, x_pow};
 
 /// Rolls k-shingle fingerprints over token fingerprints.
 #[derive(Clone)]
 pub struct ShingleRoller {
     k: usize,
+    /// `out[j][b] = (b·x^(8j))·x^(64k) mod P`: the outgoing token's contribution,
+    /// one table per byte, as `append64` does for x^64.
+    out: Box<[[u64; 256]; 8]>,
 }
 
 impl ShingleRoller {
     pub fn new(k: usize) -> ShingleRoller {
         assert!(k >= 1, "k must be at least 1");
-        ShingleRoller { k }
+        let shift = x_pow(64 * k as u64);
+        // out is linear in b: build every entry from the 64 basis values
+        // x^m·x^(64k), m = 0..64, each one `times x` from the previous.
+        let mut basis = [0u64; 64];
+        basis[0] = shift;
+        for m in 1..64 {
+            basis[m] = mulmod(basis[m - 1], 2);
+        }
+        let mut out = Box::new([[0u64; 256]; 8]);
+        for (j, table) in out.iter_mut().enumerate() {
+            for b in 1..256usize {
+                table[b] = table[b & (b - 1)] ^ basis[8 * j + b.trailing_zeros() as usize];
+            }
+        }
+        ShingleRoller { k, out }
     }
 
     pub fn k(&self) -> usize {
         self.k
     }
 
+    /// `fp·x^(64k) mod P`: what token `fp` contributes when it has k tokens after it.
+    #[inline]
+    fn outgoing(&self, fp: u64) -> u64 {
+        let b = fp.to_le_bytes();
+        let t = &*self.out;
+        t[0][b[0] as usize]
+            ^ t[1][b[1] as usize]
+            ^ t[2][b[2] as usize]
+            ^ t[3][b[3] as usize]
+            ^ t[4][b[4] as usize]
+            ^ t[5][b[5] as usize]
+            ^ t[6][b[6] as usize]
+            ^ t[7][b[7] as usize]
+    }
+
+    /// The raw Rabin fingerprints (not finalised) of all k-shingles of `fps` into
+    /// `out` (cleared first); none when there are fewer than k tokens.
+    pub fn fingerprints(&self, fps: &[u64], out: &mut Vec<u64>) {
+        self.roll(fps, out, |f| f);
+    }
+
     /// The 62-bit keys of all k-shingles of `fps` into `out` (cleared first).
     pub fn keys(&self, fps: &[u64], out: &mut Vec<u64>) {
-        let _ = (fps, out);
-        todo!("ShingleRoller::keys")
+        self.roll(fps, out, key);
+    }
+
+    #[inline]
+    fn roll(&self, fps: &[u64], out: &mut Vec<u64>, finish: impl Fn(u64) -> u64) {
+        out.clear();
+        if fps.len() < self.k {
+            return;
+        }
+        out.reserve(fps.len() - self.k + 1);
+        let (first, rest) = fps.split_at(self.k);
+        let mut f = first.iter().fold(0, |f, &fp| append64(f, fp));
+        out.push(finish(f));
+        for (&fp_in, &fp_out) in rest.iter().zip(fps) {
+            f = append64(f, fp_in) ^ self.outgoing(fp_out);
+            out.push(finish(f));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::rabin::fingerprint;
+    use super::super::{fmix64, key};
+    use super::*;
+    use proptest::prelude::*;
+
+    fn direct(window: &[u64]) -> u64 {
+        let bytes: Vec<u8> = window.iter().flat_map(|f| f.to_be_bytes()).collect();
+        fingerprint(&bytes, 0)
+    }
+
+    #[test]
+    fn outgoing_is_mulmod_by_x_64k() {
+        for k in [1, 2, 3, 8, 13] {
+            let r = ShingleRoller::new(k);
+            let c = x_pow(64 * k as u64);
+            for fp in [1u64, 0x80, 1 << 63, u64::MAX, 0x0123_4567_89ab_cdef] {
+                assert_eq!(r.outgoing(fp), mulmod(fp, c), "k {k} fp {fp:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn fewer_than_k_tokens_give_no_shingles() {
+        let r = ShingleRoller::new(3);
+        let mut out = vec![42];
+        r.keys(&[1, 2], &mut out);
+        assert!(out.is_empty());
+        r.keys(&[1, 2, 3], &mut out);
+        assert_eq!(out.len(), 1);
+        r.keys(&[], &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn k3_vectors_and_finaliser() {
+        let fps: Vec<u64> = "the quick brown fox jumps over the lazy dog"
+            .split(' ')
+            .map(|t| fingerprint(t.as_bytes(), 1))
+            .collect();
+        let r = ShingleRoller::new(3);
+        let mut raw = Vec::new();
+        r.fingerprints(&fps, &mut raw);
+        assert_eq!(raw.len(), 7);
+        assert_eq!(
+            &raw[..3],
+            &[0x1e6c3dde4a8a, 0x1370eb1ac645d, 0x13f6f24ea52ed]
+        );
+        let mut keys = Vec::new();
+        r.keys(&fps, &mut keys);
+        assert_eq!(keys.len(), raw.len());
+        for (&k, &f) in keys.iter().zip(&raw) {
+            assert_eq!(k, fmix64(f) >> 2);
+            assert!(k < 1 << 62);
+            assert_ne!(k, f >> 2, "finaliser applied");
+        }
+        // The raw values all sit below 2^50; the keys use the top bits.
+        assert!(raw.iter().all(|&f| f < 1 << 50));
+        assert!(keys.iter().any(|&k| k >> 54 != 0));
+    }
+
+    proptest! {
+        #[test]
+        fn rolling_equals_direct(
+            fps in proptest::collection::vec(any::<u64>(), 0..40),
+            k in 1usize..=12,
+        ) {
+            let r = ShingleRoller::new(k);
+            let mut keys = Vec::new();
+            r.keys(&fps, &mut keys);
+            let expected: Vec<u64> = fps.windows(k).map(|w| key(direct(w))).collect();
+            prop_assert_eq!(keys, expected);
+        }
     }
 }
