@@ -127,10 +127,10 @@ impl OriginPass {
         );
         if p.eviction == Eviction::Lucky && p.table_size != TableSize::Unbounded {
             lucky_increments(doc, &self.hits, &self.labels, &mut self.incs);
-            for i in 0..n {
-                let inserted = self.hits[i].is_none();
-                self.table
-                    .lucky_add(keys[i], self.slots[i], inserted, self.incs[i]);
+            for (((&key, &slot), hit), &inc) in
+                keys.iter().zip(&self.slots).zip(&self.hits).zip(&self.incs)
+            {
+                self.table.lucky_add(key, slot, hit.is_none(), inc);
             }
             self.table.lucky_end_document();
         }

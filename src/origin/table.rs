@@ -134,7 +134,7 @@ pub struct Table {
 }
 
 enum Store {
-    Bucketed(Buckets),
+    Bucketed(Box<Buckets>),
     Unbounded(KeyMap<Hit>),
 }
 
@@ -183,7 +183,7 @@ impl Table {
     pub fn new(params: TableParams) -> Result<Table, TableError> {
         let store = match params.size {
             TableSize::Unbounded => Store::Unbounded(HashMap::default()),
-            TableSize::Bytes(size) => Store::Bucketed(Buckets::new(params, size)?),
+            TableSize::Bytes(size) => Store::Bucketed(Box::new(Buckets::new(params, size)?)),
         };
         Ok(Table {
             store,
@@ -693,7 +693,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         }
     };
     let bytes = value * mult as f64;
-    if !bytes.is_finite() || bytes < 1.0 || bytes > 1e15 {
+    if !(1.0..=1e15).contains(&bytes) {
         return Err(format!("size '{s}' out of range"));
     }
     Ok(bytes.round() as u64)
@@ -710,7 +710,7 @@ pub fn format_bytes(n: u64) -> String {
         (1_000, "KB"),
     ];
     for (m, u) in UNITS {
-        if n >= m && n % m == 0 {
+        if n >= m && n.is_multiple_of(m) {
             return format!("{}{u}", n / m);
         }
     }

@@ -183,9 +183,7 @@ fn dct_units_are_the_hash_breaking_segments() {
     assert_eq!(units, want);
 }
 
-/// segment_key is `todo!()` until the fingerprint work is merged.
 #[test]
-#[ignore = "needs fingerprint::segment_key, todo!() on this branch: enable after merge"]
 fn hb_units_are_the_segments_with_their_keys() {
     let doc = Doc::new(400, 8);
     let mut segs = vec![];
