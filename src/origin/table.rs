@@ -368,7 +368,24 @@ impl Buckets {
         let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
         let los = &self.lo[base..base + n];
         let his = &self.hi[base..base + n];
-        los.iter().zip(his).position(|(&l, &h)| l == lo && h == hi)
+        // Compare 16 low words at a time into a bit mask (vector compares);
+        // check the high bits only on a match.
+        let mut at = 0;
+        for chunk in los.chunks(16) {
+            let mut mask = 0u32;
+            for (j, &l) in chunk.iter().enumerate() {
+                mask |= u32::from(l == lo) << j;
+            }
+            while mask != 0 {
+                let j = at + mask.trailing_zeros() as usize;
+                if his[j] == hi {
+                    return Some(j);
+                }
+                mask &= mask - 1;
+            }
+            at += chunk.len();
+        }
+        None
     }
 
     fn lookup(&mut self, key: u64, ins: Insert, c: &mut Counters) -> (Option<Hit>, Slot) {
