@@ -9,5 +9,6 @@ pub mod config;
 pub mod corpus;
 pub mod fingerprint;
 pub mod origin;
+pub mod similar;
 pub mod source;
 pub mod text;

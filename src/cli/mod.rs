@@ -2,6 +2,8 @@
 //! (`--json`) or a readable summary. Bad arguments or an unreadable root: one
 //! line on stderr and exit status 2.
 
+mod pairs;
+mod pocket;
 mod scan;
 mod sweep;
 

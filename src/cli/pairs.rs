@@ -1,0 +1,1 @@
+//! `lineage pairs ROOT`: near-duplicate pairs and clusters (CONTRACT §6).

@@ -1,0 +1,1 @@
+//! `lineage pocket build|query`: Potthast's pocket index on disk.

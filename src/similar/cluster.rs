@@ -1,0 +1,1 @@
+//! Clusters: connected components of the pairs graph.

@@ -1,0 +1,1 @@
+//! See similar/mod.rs.
