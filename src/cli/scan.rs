@@ -54,7 +54,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let units = keyed.select(params.selector);
     let mut outcomes = Vec::with_capacity(keyed.len());
     let stats = keyed.replay(&units, params, |o| outcomes.push(o))?;
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if args.json {
         let report = Report {
             format: "lineage-report/1",
@@ -69,6 +69,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
         report_skipped(&corpus);
         summary(&mut out, &corpus, &outcomes, &params, &stats)?;
     }
+    out.flush()?;
     Ok(())
 }
 

@@ -167,7 +167,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
         ),
         shingles,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if args.json {
         let report = SweepJson {
             format: "lineage-sweep/1",
@@ -216,6 +216,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
             )?;
         }
     }
+    out.flush()?;
     Ok(())
 }
 

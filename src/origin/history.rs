@@ -12,7 +12,7 @@ use super::outcome::Outcome;
 use super::pass::{OriginPass, Params};
 use super::select::{DocKeys, Selector, Unit};
 use super::table::{Counters, TableError};
-use crate::fingerprint::{shingle_keys, token_hashes};
+use crate::fingerprint::{ShingleRoller, token_hashes};
 
 /// Every document's keys for one shingle length k, in processing order.
 pub struct Keyed {
@@ -34,12 +34,13 @@ pub struct ReplayStats {
 impl Keyed {
     /// Compute hashes and shingle keys of every document (in parallel).
     pub fn new(token_fps: Vec<Vec<u64>>, k: usize) -> Keyed {
+        let roller = ShingleRoller::new(k);
         let (token_hashes_v, shingle_keys_v) = token_fps
             .par_iter()
             .map(|fps| {
                 let (mut h, mut s) = (Vec::new(), Vec::new());
                 token_hashes(fps, &mut h);
-                shingle_keys(fps, k, &mut s);
+                roller.keys(fps, &mut s);
                 (h, s)
             })
             .unzip();
