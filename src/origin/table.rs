@@ -535,18 +535,17 @@ impl Buckets {
         }
         let b = self.bucket(key);
         let base = b * self.per;
-        let hinted = slot.0 as usize;
-        let at = if hinted >= base
-            && hinted < base + usize::from(self.len[b])
-            && self.lo[hinted] == key as u32
-            && self.hi[hinted] == ((key & FP48) >> 32) as u16
-        {
-            hinted
-        } else {
-            match self.find(b, key) {
-                Some(i) => base + i,
-                None => return,
-            }
+        let end = base + usize::from(self.len[b]);
+        let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
+        // Since its lookup the entry can only have moved towards the front of
+        // its bucket (removals shift later entries down): search back from
+        // where it was.
+        let from = (slot.0 as usize).clamp(base, end);
+        let Some(at) = (base..end.min(from + 1))
+            .rev()
+            .find(|&at| self.lo[at] == lo && self.hi[at] == hi)
+        else {
+            return;
         };
         let s = &mut self.score[at];
         let start = if inserted { 1 } else { u32::from(*s) };
