@@ -76,18 +76,29 @@ impl Outcome {
     }
 }
 
-/// Count units per origin; most first, ties by id.
+/// Count units per origin; most first, ties by id. A document has few
+/// distinct origins, so a linear tally beats sorting its labels.
 fn origin_counts(labels: &[u32]) -> Vec<(u32, u32)> {
-    let mut sorted = labels.to_vec();
-    sorted.sort_unstable();
     let mut counts: Vec<(u32, u32)> = Vec::new();
-    for l in sorted {
-        match counts.last_mut() {
-            Some((o, c)) if *o == l => *c += 1,
-            _ => counts.push((l, 1)),
+    let mut last = 0;
+    for &l in labels {
+        // Runs of equal labels are common: check the last origin first.
+        if counts.get(last).is_some_and(|c| c.0 == l) {
+            counts[last].1 += 1;
+            continue;
+        }
+        match counts.iter().position(|c| c.0 == l) {
+            Some(i) => {
+                counts[i].1 += 1;
+                last = i;
+            }
+            None => {
+                last = counts.len();
+                counts.push((l, 1));
+            }
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     counts
 }
 

@@ -278,16 +278,17 @@ impl Table {
 }
 
 /// The bucketed store: fields of entry `b * per + i` live at that index.
+/// The fingerprint halves and the scores, which are scanned, have arrays of
+/// their own; what a hit returns (origin, offset, neighbour bytes) is one
+/// record of `rec_width` bytes, so moving an entry moves few arrays.
 struct Buckets {
     n_buckets: usize,
     per: usize,
     len: Vec<u16>,
     lo: Vec<u32>,
     hi: Vec<u16>,
-    origin: Vec<u32>,
-    offset: Vec<u8>,
-    prev: Vec<u8>,
-    next: Vec<u8>,
+    rec: Vec<u8>,
+    rec_width: usize,
     score: Vec<u8>,
     layout: Layout,
     eviction: Eviction,
@@ -301,16 +302,15 @@ impl Buckets {
         let (n_buckets, per) = p.geometry(size)?;
         let cap = n_buckets * per;
         let opt = |on: bool| if on { zeroed::<u8>(cap) } else { Vec::new() };
+        let rec_width = 4 + usize::from(p.layout.offset) + 2 * usize::from(p.layout.neighbours);
         Ok(Buckets {
             n_buckets,
             per,
             len: zeroed(n_buckets),
             lo: zeroed(cap),
             hi: zeroed(cap),
-            origin: zeroed(cap),
-            offset: opt(p.layout.offset),
-            prev: opt(p.layout.neighbours),
-            next: opt(p.layout.neighbours),
+            rec: zeroed(cap * rec_width),
+            rec_width,
             score: opt(p.layout.score),
             layout: p.layout,
             eviction: p.eviction,
@@ -328,10 +328,7 @@ impl Buckets {
         let vecs = [
             self.lo.len() * 4,
             self.hi.len() * 2,
-            self.origin.len() * 4,
-            self.offset.len(),
-            self.prev.len(),
-            self.next.len(),
+            self.rec.len(),
             self.score.len(),
             self.len.len() * 2,
         ];
@@ -414,25 +411,44 @@ impl Buckets {
         (None, Slot(at as u32))
     }
 
+    /// Record layout: origin (4 bytes, little-endian), then the offset if the
+    /// layout has one, then the previous and next unit's top bytes.
     fn hit_at(&self, at: usize) -> Hit {
+        let r = &self.rec[at * self.rec_width..(at + 1) * self.rec_width];
+        let origin = u32::from_le_bytes(r[..4].try_into().expect("4 bytes"));
+        let mut rest = r[4..].iter().copied();
+        let offset = if self.layout.offset {
+            rest.next().unwrap_or(0)
+        } else {
+            0
+        };
+        let (prev, next) = if self.layout.neighbours {
+            (rest.next().unwrap_or(0), rest.next().unwrap_or(0))
+        } else {
+            (0, 0)
+        };
         Hit {
-            origin: self.origin[at],
-            offset: self.offset.get(at).copied().unwrap_or(0),
-            prev: self.prev.get(at).copied().unwrap_or(0),
-            next: self.next.get(at).copied().unwrap_or(0),
+            origin,
+            offset,
+            prev,
+            next,
         }
     }
 
     fn write(&mut self, at: usize, key: u64, e: Insert) {
         self.lo[at] = key as u32;
         self.hi[at] = ((key & FP48) >> 32) as u16;
-        self.origin[at] = e.origin;
+        let w = self.rec_width;
+        let r = &mut self.rec[at * w..(at + 1) * w];
+        r[..4].copy_from_slice(&e.origin.to_le_bytes());
+        let mut i = 4;
         if self.layout.offset {
-            self.offset[at] = e.offset;
+            r[i] = e.offset;
+            i += 1;
         }
         if self.layout.neighbours {
-            self.prev[at] = e.prev;
-            self.next[at] = e.next;
+            r[i] = e.prev;
+            r[i + 1] = e.next;
         }
         if self.layout.score {
             self.score[at] = 1;
@@ -496,36 +512,24 @@ impl Buckets {
         let end = base + usize::from(self.len[b]);
         let from = base + i + 1..end;
         let to = base + i;
+        let w = self.rec_width;
         self.lo.copy_within(from.clone(), to);
         self.hi.copy_within(from.clone(), to);
-        self.origin.copy_within(from.clone(), to);
-        for v in [
-            &mut self.offset,
-            &mut self.prev,
-            &mut self.next,
-            &mut self.score,
-        ] {
-            if !v.is_empty() {
-                v.copy_within(from.clone(), to);
-            }
+        self.rec.copy_within(from.start * w..from.end * w, to * w);
+        if !self.score.is_empty() {
+            self.score.copy_within(from, to);
         }
         self.len[b] -= 1;
     }
 
     /// Move the entry at `at` to `end - 1`, shifting the ones after it forward.
     fn rotate_to_back(&mut self, at: usize, end: usize) {
+        let w = self.rec_width;
         self.lo[at..end].rotate_left(1);
         self.hi[at..end].rotate_left(1);
-        self.origin[at..end].rotate_left(1);
-        for v in [
-            &mut self.offset,
-            &mut self.prev,
-            &mut self.next,
-            &mut self.score,
-        ] {
-            if !v.is_empty() {
-                v[at..end].rotate_left(1);
-            }
+        self.rec[at * w..end * w].rotate_left(w);
+        if !self.score.is_empty() {
+            self.score[at..end].rotate_left(1);
         }
     }
 
