@@ -73,8 +73,17 @@ pub struct OriginPass {
 
 impl OriginPass {
     pub fn new(params: Params) -> Result<OriginPass, TableError> {
-        Ok(OriginPass {
-            table: Table::new(params.table_params())?,
+        Ok(OriginPass::resume(
+            params,
+            Table::new(params.table_params())?,
+        ))
+    }
+
+    /// Continue a run from a table restored with [`Table::read_state`] (built
+    /// with `params.table_params()`).
+    pub fn resume(params: Params, table: Table) -> OriginPass {
+        OriginPass {
+            table,
             params,
             estimator: Estimator::default(),
             keys: Vec::new(),
@@ -82,7 +91,7 @@ impl OriginPass {
             slots: Vec::new(),
             labels: Vec::new(),
             incs: Vec::new(),
-        })
+        }
     }
 
     pub fn params(&self) -> &Params {

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::io::{self, Read, Write};
 use std::str::FromStr;
 
 /// Which entry leaves a full bucket.
@@ -275,6 +276,135 @@ impl Table {
             b.lucky_end_document();
         }
     }
+}
+
+/// The table's state as bytes, for the index's snapshot file (which adds its
+/// own header and checksum). Little-endian; arrays as they are in memory.
+impl Table {
+    /// Write the whole state: counters, then the bucket arrays (or the map).
+    pub fn write_state(&self, w: &mut impl Write) -> io::Result<()> {
+        let c = self.counters;
+        for v in [c.lookups, c.hits, c.inserts, c.evictions, c.occupied] {
+            w.write_all(&v.to_le_bytes())?;
+        }
+        match &self.store {
+            Store::Bucketed(b) => {
+                w.write_all(&b.rng.to_le_bytes())?;
+                w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
+                write_le(w, &b.len, |x| x.to_le_bytes())?;
+                write_le(w, &b.lo, |x| x.to_le_bytes())?;
+                write_le(w, &b.hi, |x| x.to_le_bytes())?;
+                w.write_all(&b.rec)?;
+                w.write_all(&b.score)
+            }
+            Store::Unbounded(map) => {
+                w.write_all(&(map.len() as u64).to_le_bytes())?;
+                let mut entries: Vec<(&u64, &Hit)> = map.iter().collect();
+                entries.sort_unstable_by_key(|e| *e.0);
+                for (k, h) in entries {
+                    w.write_all(&k.to_le_bytes())?;
+                    w.write_all(&h.origin.to_le_bytes())?;
+                    w.write_all(&[h.offset, h.prev, h.next])?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Rebuild a table of `params` from [`Table::write_state`]'s bytes. Fails
+    /// (`InvalidData`) when the bytes do not fit these parameters.
+    pub fn read_state(params: TableParams, r: &mut impl Read) -> io::Result<Table> {
+        let mut t =
+            Table::new(params).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        let mut c = [0u64; 5];
+        for v in &mut c {
+            *v = read_u64(r)?;
+        }
+        t.counters = Counters {
+            lookups: c[0],
+            hits: c[1],
+            inserts: c[2],
+            evictions: c[3],
+            occupied: c[4],
+        };
+        let bad =
+            |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("table state: {what}"));
+        match &mut t.store {
+            Store::Bucketed(b) => {
+                b.rng = read_u64(r)?;
+                if read_u64(r)? != b.n_buckets as u64 {
+                    return Err(bad("bucket count differs"));
+                }
+                read_le(r, &mut b.len, u16::from_le_bytes)?;
+                read_le(r, &mut b.lo, u32::from_le_bytes)?;
+                read_le(r, &mut b.hi, u16::from_le_bytes)?;
+                r.read_exact(&mut b.rec)?;
+                r.read_exact(&mut b.score)?;
+                if b.len.iter().any(|&l| usize::from(l) > b.per) {
+                    return Err(bad("bucket overfull"));
+                }
+                let occupied: u64 = b.len.iter().map(|&l| u64::from(l)).sum();
+                if occupied != t.counters.occupied {
+                    return Err(bad("occupancy differs from the counters"));
+                }
+            }
+            Store::Unbounded(map) => {
+                let n = read_u64(r)?;
+                if n != t.counters.occupied {
+                    return Err(bad("occupancy differs from the counters"));
+                }
+                map.reserve(n as usize);
+                for _ in 0..n {
+                    let k = read_u64(r)?;
+                    let mut o = [0u8; 4];
+                    r.read_exact(&mut o)?;
+                    let mut rest = [0u8; 3];
+                    r.read_exact(&mut rest)?;
+                    map.insert(
+                        k,
+                        Hit {
+                            origin: u32::from_le_bytes(o),
+                            offset: rest[0],
+                            prev: rest[1],
+                            next: rest[2],
+                        },
+                    );
+                }
+            }
+        }
+        Ok(t)
+    }
+}
+
+fn write_le<T: Copy, const N: usize>(
+    w: &mut impl Write,
+    v: &[T],
+    f: impl Fn(T) -> [u8; N],
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(v.len() * N);
+    for &x in v {
+        buf.extend_from_slice(&f(x));
+    }
+    w.write_all(&buf)
+}
+
+fn read_le<T, const N: usize>(
+    r: &mut impl Read,
+    v: &mut [T],
+    f: impl Fn([u8; N]) -> T,
+) -> io::Result<()> {
+    let mut buf = vec![0u8; v.len() * N];
+    r.read_exact(&mut buf)?;
+    for (x, b) in v.iter_mut().zip(buf.chunks_exact(N)) {
+        *x = f(b.try_into().expect("N bytes"));
+    }
+    Ok(())
+}
+
+fn read_u64(r: &mut impl Read) -> io::Result<u64> {
+    let mut b = [0u8; 8];
+    r.read_exact(&mut b)?;
+    Ok(u64::from_le_bytes(b))
 }
 
 /// The bucketed store: fields of entry `b * per + i` live at that index.
@@ -1013,6 +1143,39 @@ mod tests {
         }
         assert_eq!(t.counters().evictions, 0);
         assert_eq!(t.capacity(), None);
+    }
+
+    #[test]
+    fn state_round_trips_and_continues_identically() {
+        for size in [TableSize::Bytes(3 * (64 * 14 + 2)), TableSize::Unbounded] {
+            for ev in [Eviction::Random, Eviction::Lucky] {
+                let p = params(size, ev, 64);
+                let mut a = Table::new(p).unwrap();
+                let mut x = 5u64;
+                let mut next_key = || {
+                    x = splitmix64(x);
+                    (x >> 2) % 5000
+                };
+                for i in 0..2000 {
+                    a.lookup(next_key(), ins(i));
+                }
+                let mut bytes = vec![];
+                a.write_state(&mut bytes).unwrap();
+                let mut b = Table::read_state(p, &mut bytes.as_slice()).unwrap();
+                assert_eq!(a.counters(), b.counters());
+                for i in 0..2000 {
+                    let k = next_key();
+                    assert_eq!(a.lookup(k, ins(i)).0, b.lookup(k, ins(i)).0);
+                }
+                assert_eq!(a.counters(), b.counters());
+                // Truncated or mismatched state is refused.
+                assert!(Table::read_state(p, &mut &bytes[..bytes.len() - 1]).is_err());
+                if let TableSize::Bytes(_) = size {
+                    let other = params(TableSize::Bytes(2 * (64 * 14 + 2)), ev, 64);
+                    assert!(Table::read_state(other, &mut bytes.as_slice()).is_err());
+                }
+            }
+        }
     }
 
     #[test]
