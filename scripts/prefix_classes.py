@@ -97,7 +97,7 @@ def prefix_classes(terms, classes):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "assets"))
-    ap.add_argument("--classes", type=int, default=50)
+    ap.add_argument("--classes", type=int, default=26)
     ap.add_argument("--stop", type=int, default=100)
     args = ap.parse_args()
     version = getattr(wordfreq, "__version__", None)

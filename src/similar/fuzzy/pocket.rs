@@ -115,7 +115,11 @@ impl Pocket {
                 postings: Vec::new(),
             };
         }
-        let conf = GOConf::hash_bps_bpg(CodeHash, TwoToPowerBitsStatic::<2>, TwoToPowerBitsStatic::<4>);
+        let conf = GOConf::hash_bps_bpg(
+            CodeHash,
+            TwoToPowerBitsStatic::<2>,
+            TwoToPowerBitsStatic::<4>,
+        );
         let mphf = Mphf::from_slice_with_conf(&keys, GOBuildConf::new(conf));
         // Slot sizes, then offsets, then fill: a counting sort by slot.
         let n = keys.len();
@@ -174,6 +178,12 @@ impl Pocket {
     /// Number of (code, document) postings.
     pub fn postings(&self) -> usize {
         self.postings.len()
+    }
+
+    /// Serialized size of the index proper (slots, postings, MPHF), without the
+    /// document log.
+    pub fn bytes(&self) -> usize {
+        4 + 2 * self.slots() + 4 * (self.slots() + 1) + 4 * self.postings() + 4 + self.mphf_bytes()
     }
 
     /// Serialized size of the MPHF in bytes.
@@ -294,10 +304,12 @@ impl fmt::Display for PocketError {
                 f,
                 "pocket index is truncated or padded: {found} content bytes, header says {expected}"
             ),
-            PocketError::Checksum => f.write_str("pocket index is corrupt (content checksum mismatch)"),
-            PocketError::Tables => f.write_str(
-                "pocket index was built with other prefix-class tables; rebuild it",
-            ),
+            PocketError::Checksum => {
+                f.write_str("pocket index is corrupt (content checksum mismatch)")
+            }
+            PocketError::Tables => {
+                f.write_str("pocket index was built with other prefix-class tables; rebuild it")
+            }
             PocketError::Corrupt(m) => write!(f, "pocket index is corrupt: {m}"),
         }
     }
@@ -576,6 +588,9 @@ mod tests {
             assert_eq!(g.pocket.lookup(c), f.pocket.lookup(c), "code {c}");
         }
         assert_eq!(g.to_bytes().unwrap(), bytes, "stable encoding");
+        let mut slots = Vec::new();
+        f.pocket.write(&mut slots).unwrap();
+        assert_eq!(f.pocket.bytes(), slots.len());
     }
 
     #[test]
@@ -584,14 +599,23 @@ mod tests {
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x20;
-            assert!(PocketFile::from_bytes(&b).is_err(), "flipped byte {i} went unnoticed");
+            assert!(
+                PocketFile::from_bytes(&b).is_err(),
+                "flipped byte {i} went unnoticed"
+            );
         }
         for n in [0, 7, 8, 31, 32, bytes.len() - 1] {
-            assert!(PocketFile::from_bytes(&bytes[..n]).is_err(), "truncated to {n}");
+            assert!(
+                PocketFile::from_bytes(&bytes[..n]).is_err(),
+                "truncated to {n}"
+            );
         }
         let mut v = bytes.clone();
         v[8] = 9;
-        assert!(matches!(PocketFile::from_bytes(&v), Err(PocketError::Version(9))));
+        assert!(matches!(
+            PocketFile::from_bytes(&v),
+            Err(PocketError::Version(9))
+        ));
         assert!(matches!(
             PocketFile::from_bytes(b"PK\x03\x04 a zip file, not ours......"),
             Err(PocketError::NotPocket)
@@ -604,7 +628,10 @@ mod tests {
         assert_eq!(checksum(0), (fmix64(0xb7e1_5162_8aed_2a6a) >> 48) as u16);
         let mut h = CodeHash.build_hasher(1);
         h.write_u64(42);
-        assert_eq!(h.finish(), fmix64(fmix64(fmix64(1 ^ 0x243f_6a88_85a3_08d3) ^ 42)));
+        assert_eq!(
+            h.finish(),
+            fmix64(fmix64(fmix64(1 ^ 0x243f_6a88_85a3_08d3) ^ 42))
+        );
         assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
     }
 }
