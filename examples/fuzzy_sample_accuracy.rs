@@ -7,7 +7,8 @@
 //! Options (key=value after the root): `eps=0.25,0.5` (fuzzification schemes),
 //! `classes=DIR` (read `DIR/prefix-classes-en.tsv` and `DIR/stopwords-en.txt`
 //! instead of the shipped English tables), `slack=0.1`, `prefix=0.002` (Koala's
-//! common-prefix share, 0 = off), `k=8`.
+//! common-prefix share, 0 = off), `k=8`. `synthetic=N` instead of ROOT checks
+//! Heintze's scale claim on N documents of random substrings.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -25,8 +26,16 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let root = args
         .next()
-        .expect("usage: fuzzy_sample_accuracy ROOT [key=value...]");
-    let mut eps = vec![0.25, 0.5];
+        .expect("usage: fuzzy_sample_accuracy ROOT|synthetic=N [key=value...]");
+    if let Some(n) = root.strip_prefix("synthetic=") {
+        synthetic(n.parse().expect("a document count"));
+        return;
+    }
+    let mut eps: Vec<f64> = fuzzy::FuzzyParams::default()
+        .schemes
+        .iter()
+        .map(|s| s.epsilon)
+        .collect();
     let mut classes: Option<String> = None;
     let mut sp = SampleParams::default();
     let mut k = 8;
@@ -137,6 +146,48 @@ fn main() {
     );
 }
 
+/// Heintze's scale claim: N documents of 100 uniformly hashed substrings, then
+/// 1000 searches of 1000 substrings; blocks, chains and probes.
+fn synthetic(n: u32) {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        x = lineage::fingerprint::fmix64(x.wrapping_add(0x9e37_79b9_7f4a_7c15));
+        x
+    };
+    let t0 = Instant::now();
+    let mut store = sample::SampleStore::default();
+    for _ in 0..n {
+        let hashes: Vec<u32> = (0..sample::STORED)
+            .map(|_| sample::substring_hash(next()))
+            .collect();
+        store.add("", &hashes).unwrap();
+    }
+    let built = t0.elapsed();
+    let p = SampleParams::default();
+    let t0 = Instant::now();
+    let mut probes = 0;
+    for _ in 0..1000 {
+        let q: Vec<u32> = (0..sample::SEARCHED)
+            .map(|_| sample::substring_hash(next()))
+            .collect();
+        probes += store.search(&q, None, &p).probes;
+    }
+    let st = store.stats();
+    println!(
+        "synthetic: {n} documents, {} entries, {} blocks ({:.0} B/doc block file), {} slots used, \
+         avg chain {:.2}, max chain {}, {:.0} probes/search; build {:.1} s, {:.2} ms/search",
+        st.entries,
+        st.blocks,
+        st.block_file_bytes as f64 / f64::from(n),
+        st.used_slots,
+        st.avg_chain,
+        st.max_chain,
+        probes as f64 / 1000.0,
+        built.as_secs_f64(),
+        t0.elapsed().as_secs_f64()
+    );
+}
+
 fn row(name: &str, t: f64, cand: &[(u32, u32)], truth: &[(u32, u32, f64)], docs: &[SimDoc]) {
     let want: HashSet<(u32, u32)> = truth
         .iter()
@@ -206,6 +257,6 @@ fn exact_pairs(docs: &[SimDoc]) -> Vec<(u32, u32, f64)> {
         })
         .filter(|p| p.2 >= 0.5)
         .collect();
-    out.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    out.sort_by_key(|x| (x.0, x.1));
     out
 }

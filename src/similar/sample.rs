@@ -190,7 +190,7 @@ impl BlockFile {
     /// at most 254, chains that only point back (so they end).
     pub fn from_words(words: Vec<u32>) -> Result<BlockFile, SampleError> {
         let bad = |m: String| Err(SampleError::Corrupt(m));
-        if words.len() < DIRECTORY_SLOTS || words.len() % BLOCK_WORDS != 0 {
+        if words.len() < DIRECTORY_SLOTS || !words.len().is_multiple_of(BLOCK_WORDS) {
             return bad(format!(
                 "{} words is not a directory plus whole blocks",
                 words.len()
@@ -225,7 +225,7 @@ impl BlockFile {
     pub fn read(r: &mut impl Read) -> Result<BlockFile, SampleError> {
         let mut buf = Vec::new();
         r.read_to_end(&mut buf)?;
-        if buf.len() % 4 != 0 {
+        if !buf.len().is_multiple_of(4) {
             return Err(SampleError::Corrupt("length is not whole words".into()));
         }
         let words = buf
@@ -494,13 +494,16 @@ fn shingles_in_order(d: &SimDoc, k: usize) -> Option<Vec<u64>> {
 
 /// A document's substrings in rank order, the first `n`.
 pub fn ranked(d: &SimDoc, table: Option<&PrefixTable>, p: &SampleParams, n: usize) -> Vec<u64> {
-    let common: HashMap<u64, bool> = match (table, shingles_in_order(d, p.k)) {
-        (Some(t), Some(keys)) if p.common_prefix_share > 0.0 => keys
+    let refined = table
+        .filter(|_| p.common_prefix_share > 0.0)
+        .and_then(|t| Some((t, shingles_in_order(d, p.k)?)));
+    let common: HashMap<u64, bool> = match refined {
+        Some((t, keys)) => keys
             .iter()
             .enumerate()
             .map(|(i, &key)| (key, t.share(&prefix5(&d.terms, i)) > p.common_prefix_share))
             .collect(),
-        _ => HashMap::new(),
+        None => HashMap::new(),
     };
     select(&d.shingles, |k| common.get(&k).copied().unwrap_or(false), n)
 }
@@ -742,14 +745,16 @@ mod tests {
 
     #[test]
     fn the_store_refuses_the_document_past_2_pow_20() {
-        let mut s = SampleStore::default();
-        s.log = vec![
-            LogEntry {
-                path: String::new(),
-                stored: 0
-            };
-            MAX_DOCS as usize
-        ];
+        let mut s = SampleStore {
+            log: vec![
+                LogEntry {
+                    path: String::new(),
+                    stored: 0
+                };
+                MAX_DOCS as usize
+            ],
+            ..SampleStore::default()
+        };
         assert!(matches!(
             s.add("one too many", &[1]),
             Err(SampleError::TooManyDocuments { id }) if id == MAX_DOCS

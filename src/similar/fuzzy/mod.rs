@@ -507,7 +507,8 @@ mod tests {
         let s = Scheme { epsilon: 0.25 };
         // δ: −0.5 → 0, 0 → 1, +0.5 → 2, −0.25 → 1 (border inside), 0.26 → 2.
         let d = [-0.5, 0.0, 0.5, -0.25, 0.26];
-        assert_eq!(s.raw_code(&d), 1 * 3 + 2 * 9 + 1 * 27 + 2 * 81);
+        // Σ ρ(δ_i)·3^i = 0·1 + 1·3 + 2·9 + 1·27 + 2·81.
+        assert_eq!(s.raw_code(&d), 3 + 18 + 27 + 162);
         assert_eq!(s.raw_code(&[]), 0);
         // 80 classes all "above" still fit: 3^80 − 1.
         let all_above = [1.0; 80];
