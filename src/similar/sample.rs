@@ -186,6 +186,17 @@ impl BlockFile {
             .sum()
     }
 
+    /// The document id of every entry.
+    pub fn docs(&self) -> impl Iterator<Item = u32> + '_ {
+        (DIRECTORY_BLOCKS..self.words.len() / BLOCK_WORDS).flat_map(move |b| {
+            let base = b * BLOCK_WORDS;
+            let n = self.words[base + 1] as usize;
+            self.words[base + 2..base + 2 + n]
+                .iter()
+                .map(|e| e & (MAX_DOCS - 1))
+        })
+    }
+
     /// Check a file's words: whole blocks, pointers to data blocks, counts of
     /// at most 254, chains that only point back (so they end).
     pub fn from_words(words: Vec<u32>) -> Result<BlockFile, SampleError> {
@@ -257,7 +268,7 @@ pub struct SampleParams {
     pub max_ignored: usize,
     /// Five-letter prefixes above this share of all shingles are common; 0 or
     /// less turns the refinement off, the default: on our corpora it changed
-    /// nothing measurable and doubled the time (docs/fuzzy-and-sample.md).
+    /// nothing measurable and made runs slower (docs/fuzzy-and-sample.md).
     pub common_prefix_share: f64,
     /// A pair is a candidate iff its Jaccard estimate (`Matched`) is at least
     /// `min_similarity − slack`.
@@ -302,6 +313,10 @@ impl SampleStore {
         let id = u32::try_from(self.log.len()).unwrap_or(u32::MAX);
         if id >= MAX_DOCS {
             return Err(SampleError::TooManyDocuments { id });
+        }
+        // Check first, so a refused document leaves nothing behind.
+        if let Some(&h) = hashes.iter().find(|&&h| h >> HASH_BITS != 0) {
+            return Err(SampleError::HashTooWide(h));
         }
         for &h in hashes {
             self.blocks.insert(h, id)?;
@@ -393,6 +408,9 @@ impl SampleStore {
             return Err(corrupt("document log checksum mismatch"));
         }
         let blocks = BlockFile::read(&mut &bf[..])?;
+        if content.len() < 4 {
+            return Err(corrupt("log ends early"));
+        }
         let n = word(content, 0) as usize;
         let mut at = 4;
         let mut log = Vec::with_capacity(n.min(MAX_DOCS as usize));
@@ -408,6 +426,9 @@ impl SampleStore {
             let path = String::from_utf8(path.to_vec()).map_err(|_| corrupt("path not UTF-8"))?;
             log.push(LogEntry { path, stored });
             at += 6 + len;
+        }
+        if blocks.docs().any(|d| d as usize >= log.len()) {
+            return Err(corrupt("an entry names a document the log lacks"));
         }
         Ok(SampleStore { blocks, log })
     }

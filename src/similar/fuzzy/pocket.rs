@@ -635,3 +635,28 @@ mod tests {
         assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
     }
 }
+#[cfg(test)]
+mod golden {
+    use super::*;
+
+    /// A file written by format version 1 (codes {1,2}, {2,3}, {}, {3,1}).
+    /// If this stops reading, files on users' disks stop reading too: a new
+    /// `ph` serialization or new reference tables need a new VERSION (or a
+    /// rebuild message), not just new bytes here.
+    const V1: &str = "4c494e504f434b5401000000000000009200000000000000ddffedbd1de78a62080000000002666666666666d63f666666666666e63facb76fd3b53128c5020000002f7204000000010202000000643001020200000064310100020000006432010202000000643303000000ab6e295005c700000000020000000400000006000000000000000100000000000000030000000100000003000000140000001001040008010000000002040000000000000000";
+
+    #[test]
+    fn version_1_files_stay_readable() {
+        let bytes: Vec<u8> = (0..V1.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&V1[i..i + 2], 16).unwrap())
+            .collect();
+        let f = PocketFile::from_bytes(&bytes).unwrap();
+        assert_eq!(f.root, "/r");
+        assert_eq!(f.docs.len(), 4);
+        assert_eq!(f.pocket.lookup(1), &[0, 3]);
+        assert_eq!(f.pocket.lookup(2), &[0, 1]);
+        assert_eq!(f.pocket.lookup(3), &[1, 3]);
+        assert!(f.pocket.lookup(4).is_empty());
+    }
+}
