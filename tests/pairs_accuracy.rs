@@ -211,3 +211,44 @@ fn accuracy_table() {
         });
     }
 }
+
+/// Bytes per document of the two Hamming indices as they grow (the "bounded
+/// memory" table of docs/near-duplicates.md), with uniform random sketches.
+#[test]
+#[ignore = "prints the index sizes; run in release with --nocapture"]
+fn index_bytes_per_document() {
+    use lineage::similar::simhash::multi::choose_slices;
+    use lineage::similar::simhash::{MultiIndex, SqlIndex};
+    println!("| documents | h | memory: slices | memory B/doc | SQLite: slices | SQLite B/doc |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for n in [1_000u32, 10_000, 100_000] {
+        for h in [3, 9, 16] {
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            let sketches: Vec<u64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x
+                })
+                .collect();
+            let mut mem = MultiIndex::<u64>::new(choose_slices(64, h, n as usize), h);
+            let sql = SqlIndex::<u64>::open_in_memory(h).unwrap();
+            sql.in_transaction(|sql| {
+                for (d, &s) in sketches.iter().enumerate() {
+                    mem.insert(d as u32, s);
+                    sql.insert(d as u32, s)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+            println!(
+                "| {n} | {h} | {} | {:.0} | {} | {:.0} |",
+                mem.slices().len(),
+                mem.heap_bytes() as f64 / f64::from(n),
+                sql.slices().len(),
+                sql.file_bytes().unwrap() as f64 / f64::from(n),
+            );
+        }
+    }
+}
