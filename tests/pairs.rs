@@ -186,7 +186,7 @@ fn readable_summary() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.starts_with("5 documents, 3 pairs with Jaccard ≥ 0.8 by exact, in 1 clusters"),
+        text.starts_with("5 documents, 3 pairs with Jaccard ≥ 0.8 by exact, in 1 cluster\n"),
         "{text}"
     );
     assert!(text.contains("1.000  a.md  sub/c.md"), "{text}");

@@ -237,6 +237,15 @@ struct PairJson<'a> {
     similarity: f64,
 }
 
+/// "1 pair", "2 pairs".
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// The readable report: totals, what the method did, the largest clusters and
 /// the most similar pairs.
 fn summary(
@@ -251,10 +260,10 @@ fn summary(
     let num = |k: &str| stats.get(k).and_then(Value::as_f64).unwrap_or(0.0);
     writeln!(
         out,
-        "{} documents, {} pairs with Jaccard ≥ {min} by {method}, in {} clusters",
+        "{} documents, {} with Jaccard ≥ {min} by {method}, in {}",
         l.docs.len(),
-        pairs.len(),
-        clusters.len()
+        count(pairs.len(), "pair"),
+        count(clusters.len(), "cluster")
     )?;
     match method {
         Method::Simhash => {
