@@ -10,15 +10,15 @@
 //! common-prefix share, 0 = off), `k=8`. `synthetic=N` instead of ROOT checks
 //! Heintze's scale claim on N documents of random substrings.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
 
-use lineage::similar::SimDoc;
-use lineage::similar::fuzzy::{self, Lang, Model, Scheme, sim_doc};
+use lineage::config::Order;
+use lineage::similar::fuzzy::{self, Lang, Model, Scheme};
 use lineage::similar::sample::{self, SampleParams};
-use lineage::source::{self, Filter};
-use lineage::text::{Format, prepare};
+use lineage::similar::{SimDoc, docs, exact};
+use lineage::source::Filter;
 
 const THRESHOLDS: [f64; 4] = [0.5, 0.7, 0.8, 0.9];
 
@@ -219,44 +219,22 @@ fn row(name: &str, t: f64, cand: &[(u32, u32)], truth: &[(u32, u32, f64)], docs:
 }
 
 fn load(root: &Path, k: usize) -> Vec<SimDoc> {
-    let walk = source::walk(root, &Filter::default_patterns()).unwrap();
-    let mut files = walk.files;
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    files
-        .iter()
-        .map(|f| {
-            let bytes = source::read(f, 1 << 40).unwrap();
-            sim_doc(&prepare(&bytes, Format::from_path(&f.path)), k)
-        })
-        .collect()
+    docs::load(
+        root,
+        &Filter::default_patterns(),
+        1 << 40,
+        Order::Path,
+        k,
+        true,
+    )
+    .unwrap()
+    .docs
 }
 
-/// Every pair with Jaccard ≥ 0.5 by an inverted index: shingle → documents,
-/// intersections counted per pair.
+/// Every pair with Jaccard ≥ 0.5: the ground truth.
 fn exact_pairs(docs: &[SimDoc]) -> Vec<(u32, u32, f64)> {
-    let mut index: HashMap<u64, Vec<u32>> = HashMap::new();
-    for (i, d) in docs.iter().enumerate() {
-        for &s in &d.shingles {
-            index.entry(s).or_default().push(i as u32);
-        }
-    }
-    let mut both: HashMap<(u32, u32), u32> = HashMap::new();
-    for ids in index.values() {
-        for (i, &a) in ids.iter().enumerate() {
-            for &b in &ids[i + 1..] {
-                *both.entry((a, b)).or_default() += 1;
-            }
-        }
-    }
-    let mut out: Vec<(u32, u32, f64)> = both
+    exact::pairs(docs, 0.5)
         .into_iter()
-        .map(|((a, b), n)| {
-            let union =
-                docs[a as usize].shingles.len() + docs[b as usize].shingles.len() - n as usize;
-            (a, b, f64::from(n) / union as f64)
-        })
-        .filter(|p| p.2 >= 0.5)
-        .collect();
-    out.sort_by_key(|x| (x.0, x.1));
-    out
+        .map(|p| (p.a, p.b, p.similarity))
+        .collect()
 }

@@ -1,5 +1,5 @@
-//! A root's documents, read, tokenized and fingerprinted, in processing order:
-//! the input of `scan` and `sweep`.
+//! A root's documents, read and prepared in parallel, in processing order:
+//! the input of `scan`, `sweep`, `pairs` and `pocket`.
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::config::Order;
 use crate::fingerprint::token_fps;
-use crate::source::{self, Filter, RootError, Skipped};
+use crate::source::{self, FileEntry, Filter, RootError, Skipped};
 use crate::text::{Format, prepare};
 
 /// One document of a run.
@@ -23,35 +23,33 @@ pub struct Document {
 
 /// Documents in processing order (a document's id is its index) and the files
 /// left out.
-#[derive(Debug, Default)]
-pub struct Corpus {
-    pub docs: Vec<Document>,
+#[derive(Debug)]
+pub struct Corpus<T = Document> {
+    pub docs: Vec<T>,
     pub skipped: Vec<Skipped>,
 }
 
-/// Walk `root`, read every document (in parallel) and order them.
-pub fn load(
+/// Walk `root`, read every document (in parallel), and turn each file's
+/// prepared text into a `T` with `f`; documents come in processing order
+/// (CONTRACT §2), files left out sorted by path.
+pub fn load_with<T: Send>(
     root: &Path,
     filter: &Filter,
     max_file_size: u64,
     order: Order,
-) -> Result<Corpus, RootError> {
-    let walk = source::walk(root, filter)?;
-    let results: Vec<Result<Document, Skipped>> = walk
+    f: impl Fn(&FileEntry, &str) -> T + Sync,
+) -> Result<Corpus<T>, RootError> {
+    let mut walk = source::walk(root, filter)?;
+    sort(&mut walk.files, order);
+    let results: Vec<Result<T, Skipped>> = walk
         .files
         .par_iter()
-        .map(|f| {
-            let bytes = source::read(f, max_file_size).map_err(|reason| Skipped {
-                path: f.path.clone(),
+        .map(|file| {
+            let bytes = source::read(file, max_file_size).map_err(|reason| Skipped {
+                path: file.path.clone(),
                 reason,
             })?;
-            let text = prepare(&bytes, Format::from_path(&f.path));
-            Ok(Document {
-                path: f.path.clone(),
-                mtime: f.mtime,
-                size: f.size,
-                fps: token_fps(&text).fps,
-            })
+            Ok(f(file, &prepare(&bytes, Format::from_path(&file.path))))
         })
         .collect();
     let mut corpus = Corpus {
@@ -64,16 +62,31 @@ pub fn load(
             Err(s) => corpus.skipped.push(s),
         }
     }
-    sort(&mut corpus.docs, order);
     corpus.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(corpus)
 }
 
-/// Sort documents into processing order (CONTRACT §2).
-pub fn sort(docs: &mut [Document], order: Order) {
+/// Walk `root` and fingerprint every document's tokens.
+pub fn load(
+    root: &Path,
+    filter: &Filter,
+    max_file_size: u64,
+    order: Order,
+) -> Result<Corpus, RootError> {
+    load_with(root, filter, max_file_size, order, |f, text| Document {
+        path: f.path.clone(),
+        mtime: f.mtime,
+        size: f.size,
+        fps: token_fps(text).fps,
+    })
+}
+
+/// Sort files into processing order (CONTRACT §2): modification time, ties
+/// by path bytewise; or path bytewise.
+pub fn sort(files: &mut [FileEntry], order: Order) {
     match order {
-        Order::Path => docs.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes())),
-        Order::Mtime => docs.sort_by(|a, b| {
+        Order::Path => files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes())),
+        Order::Mtime => files.sort_by(|a, b| {
             a.mtime
                 .cmp(&b.mtime)
                 .then_with(|| a.path.as_bytes().cmp(b.path.as_bytes()))

@@ -43,6 +43,8 @@ enum Command {
     Scan(scan::ScanArgs),
     /// Score many settings against the exact result, replaying cached keys.
     Sweep(sweep::SweepArgs),
+    /// Near-duplicate pairs and their clusters (Jaccard resemblance of shingle sets).
+    Pairs(pairs::PairsArgs),
     /// Potthast's pocket index of fuzzy fingerprints: build one, query it.
     Pocket(pocket::PocketArgs),
 }
@@ -145,6 +147,7 @@ pub fn run() -> ExitCode {
         .and_then(|config| match cli.command {
             Command::Scan(args) => scan::run(args, config),
             Command::Sweep(args) => sweep::run(args, config),
+            Command::Pairs(args) => pairs::run(args, config),
             Command::Pocket(args) => pocket::run(args, config),
         });
     match result {

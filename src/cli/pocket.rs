@@ -11,18 +11,18 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use clap::{Args, Subcommand};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Fatal, SkippedJson, SourceArgs};
-use crate::config::{Config, Order};
+use crate::config::Config;
+use crate::corpus;
 use crate::similar::SimDoc;
 use crate::similar::fuzzy::pocket::{IndexedDoc, Pocket, PocketFile};
 use crate::similar::fuzzy::{FuzzyParams, LangChoice, fingerprint, jaccard, sim_doc};
-use crate::source::{self, FileEntry, Filter, Skipped};
+use crate::source::{Filter, Skipped};
 use crate::text::{Format, prepare};
 
 #[derive(Args, Debug)]
@@ -79,51 +79,21 @@ pub(super) fn run(args: PocketArgs, config: Config) -> Result<(), Fatal> {
 /// A document read for the index: its path, order keys and token key texts.
 struct Read {
     path: String,
-    mtime: SystemTime,
     terms: Vec<String>,
 }
 
 /// Read the root's documents in processing order, with the files left out.
 fn read_root(root: &Path, c: &Config) -> Result<(Vec<Read>, Vec<Skipped>), Fatal> {
     let filter = Filter::new(&c.include, &c.exclude)?;
-    let walk = source::walk(root, &filter)?;
-    let results: Vec<Result<Read, Skipped>> = walk
-        .files
-        .par_iter()
-        .map(|f: &FileEntry| {
-            let bytes = source::read(f, c.max_file_size.0).map_err(|reason| Skipped {
-                path: f.path.clone(),
-                reason,
-            })?;
-            let text = prepare(&bytes, Format::from_path(&f.path));
-            let mut terms = Vec::new();
-            crate::text::for_each_token(&text, |_, key| terms.push(key.to_owned()));
-            Ok(Read {
-                path: f.path.clone(),
-                mtime: f.mtime,
-                terms,
-            })
-        })
-        .collect();
-    let mut docs = Vec::new();
-    let mut skipped = walk.skipped;
-    for r in results {
-        match r {
-            Ok(d) => docs.push(d),
-            Err(s) => skipped.push(s),
+    let corpus = corpus::load_with(root, &filter, c.max_file_size.0, c.order, |f, text| {
+        let mut terms = Vec::new();
+        crate::text::for_each_token(text, |_, key| terms.push(key.to_owned()));
+        Read {
+            path: f.path.clone(),
+            terms,
         }
-    }
-    // CONTRACT §2: the ids are positions in the processing order.
-    match c.order {
-        Order::Path => docs.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes())),
-        Order::Mtime => docs.sort_by(|a, b| {
-            a.mtime
-                .cmp(&b.mtime)
-                .then_with(|| a.path.as_bytes().cmp(b.path.as_bytes()))
-        }),
-    }
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((docs, skipped))
+    })?;
+    Ok((corpus.docs, corpus.skipped))
 }
 
 #[derive(Serialize)]

@@ -10,6 +10,7 @@
 //! - `sample`: Heintze's fixed-size sample store (Koala).
 
 pub mod cluster;
+pub mod docs;
 pub mod exact;
 pub mod fuzzy;
 pub mod sample;

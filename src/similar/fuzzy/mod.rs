@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 
 use super::{Pair, SimDoc};
-use crate::fingerprint::{fmix64, shingle_keys, token_fp};
+use crate::fingerprint::fmix64;
 
 /// A language with shipped reference tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -405,44 +405,11 @@ pub fn verify(docs: &[SimDoc], candidates: &[(u32, u32)], min_similarity: f64) -
         .collect()
 }
 
-/// The Jaccard resemblance |A∩B|/|A∪B| of two sorted, deduplicated sets; 0
-/// when both are empty (documents with no shingles resemble nothing).
-pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let (mut i, mut j, mut both) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                both += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let union = a.len() + b.len() - both;
-    if union == 0 {
-        0.0
-    } else {
-        both as f64 / union as f64
-    }
-}
+pub use super::exact::jaccard;
 
-/// The [`SimDoc`] of a prepared text: its k-shingle keys (sorted, deduplicated)
-/// and its token key texts. (A helper for the CLI and the measurements; it
-/// belongs beside `SimDoc` once the near-duplicate modules are merged.)
+/// The [`SimDoc`] of a prepared text, with its token texts.
 pub fn sim_doc(text: &str, k: usize) -> SimDoc {
-    let mut terms = Vec::new();
-    let mut fps = Vec::new();
-    crate::text::for_each_token(text, |_, key| {
-        fps.push(token_fp(key.as_bytes()));
-        terms.push(key.to_owned());
-    });
-    let mut shingles = Vec::new();
-    shingle_keys(&fps, k, &mut shingles);
-    shingles.sort_unstable();
-    shingles.dedup();
-    SimDoc { shingles, terms }
+    super::docs::sim_doc(text, &crate::fingerprint::ShingleRoller::new(k), true)
 }
 
 #[cfg(test)]

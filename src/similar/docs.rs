@@ -1,0 +1,91 @@
+//! A root's documents as the near-duplicate methods see them: path, sorted
+//! k-shingle keys and, when a method needs them, the tokens' key texts.
+//!
+//! `corpus::load` keeps only token fingerprints; this reads the same files the
+//! same way (walk, read, prepare, tokenize) and keeps what `SimDoc` holds.
+
+use std::path::Path;
+
+use super::SimDoc;
+use crate::config::Order;
+use crate::corpus;
+use crate::fingerprint::{ShingleRoller, token_fp};
+use crate::source::{Filter, RootError, Skipped};
+use crate::text::for_each_token;
+
+/// Documents in processing order (index = document id) with their paths, and
+/// the files left out.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub paths: Vec<String>,
+    pub docs: Vec<SimDoc>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Walk `root`, read every document (in parallel), order them (CONTRACT §2)
+/// and compute their k-shingle sets; keep token texts only if `terms`.
+pub fn load(
+    root: &Path,
+    filter: &Filter,
+    max_file_size: u64,
+    order: Order,
+    k: usize,
+    terms: bool,
+) -> Result<Loaded, RootError> {
+    let roller = ShingleRoller::new(k);
+    let c = corpus::load_with(root, filter, max_file_size, order, |f, text| {
+        (f.path.clone(), sim_doc(text, &roller, terms))
+    })?;
+    let (paths, docs) = c.docs.into_iter().unzip();
+    Ok(Loaded {
+        paths,
+        docs,
+        skipped: c.skipped,
+    })
+}
+
+/// One prepared text as a `SimDoc`.
+pub fn sim_doc(text: &str, roller: &ShingleRoller, terms: bool) -> SimDoc {
+    let mut fps = Vec::with_capacity(text.len() / 6);
+    let mut words = Vec::new();
+    for_each_token(text, |_, key_text| {
+        fps.push(token_fp(key_text.as_bytes()));
+        if terms {
+            words.push(key_text.to_string());
+        }
+    });
+    let mut shingles = Vec::new();
+    roller.keys(&fps, &mut shingles);
+    shingles.sort_unstable();
+    shingles.dedup();
+    shingles.shrink_to_fit();
+    SimDoc {
+        shingles,
+        terms: words,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fingerprint::{shingle_keys, token_fps};
+
+    #[test]
+    fn sim_doc_is_the_sorted_set_of_shingle_keys() {
+        let text = "a b c d a b c d a b c d e";
+        let roller = ShingleRoller::new(3);
+        let d = sim_doc(text, &roller, true);
+        let mut expected = Vec::new();
+        shingle_keys(&token_fps(text).fps, 3, &mut expected);
+        assert_eq!(expected.len(), 11);
+        expected.sort_unstable();
+        expected.dedup();
+        // abc bcd cda dab and cde.
+        assert_eq!(expected.len(), 5);
+        assert_eq!(d.shingles, expected);
+        assert_eq!(d.terms.len(), 13);
+        assert_eq!(d.terms[12], "e");
+        assert!(sim_doc(text, &roller, false).terms.is_empty());
+        assert!(sim_doc("a b", &roller, false).shingles.is_empty());
+    }
+}

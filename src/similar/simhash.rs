@@ -1,1 +1,0 @@
-//! See similar/mod.rs.
