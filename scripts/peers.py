@@ -96,7 +96,7 @@ def main():
     for label, extra in [
         ("lineage simhash, verified", []),
         ("lineage simhash, unverified", ["--no-verify"]),
-        ("lineage simhash, verified, SQLite", ["--index", "sqlite"]),
+        ("lineage simhash, verified, SQLite", ["--simhash-index", "sqlite"]),
     ]:
         found, secs, stats = lineage(a.lineage, a.root, ["--method", "simhash", *common, *extra])
         note = f"h {stats.get('hamming_distance')}, engine {stats.get('seconds', 0):.3f} s"

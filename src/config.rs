@@ -11,6 +11,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::origin::table::parse_bytes;
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
+use crate::similar::fuzzy::LangChoice;
 use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE};
 
 /// The order documents are processed in (CONTRACT §2).
@@ -78,6 +79,9 @@ pub struct Config {
     pub max_file_size: Bytes,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
+    /// Language of fuzzy fingerprints' prefix classes: auto, en or de.
+    #[serde(deserialize_with = "parsed")]
+    pub lang: LangChoice,
     pub sweep: SweepConfig,
 }
 
@@ -113,6 +117,7 @@ impl Default for Config {
             max_file_size: Bytes(32 << 20),
             include: DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect(),
             exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
+            lang: LangChoice::Auto,
             sweep: SweepConfig::default(),
         }
     }

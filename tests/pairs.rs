@@ -155,7 +155,7 @@ fn simhash_finds_them_too() {
     let p = planted();
     let exact = lineage_json(&["pairs", root(&p), "--json", "--method", "exact"]);
     // simhash is the default method.
-    for extra in [&[][..], &["--index", "sqlite"], &["--bits", "128"]] {
+    for extra in [&[][..], &["--simhash-index", "sqlite"], &["--bits", "128"]] {
         let mut args = vec!["pairs", root(&p), "--json"];
         args.extend_from_slice(extra);
         let v = lineage_json(&args);
@@ -210,7 +210,7 @@ fn bad_arguments_exit_2_with_one_line() {
         &["pairs", r, "--json", "--min-similarity", "NaN"],
         &["pairs", r, "--json", "--bits", "96"],
         &["pairs", r, "--json", "--hamming-distance", "33"],
-        &["pairs", r, "--json", "--index", "btree"],
+        &["pairs", r, "--json", "--simhash-index", "btree"],
         &["pairs", r, "--json", "--method", "exact", "--no-verify"],
         &["pairs", r, "--json", "-k", "0"],
         &["pairs", "/nonexistent/lineage-root", "--json"],

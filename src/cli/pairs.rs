@@ -50,7 +50,7 @@ pub(super) struct PairsArgs {
     /// Simhash: index memory (multi-index hashing) or sqlite (seed 004's
     /// sliced table) [default: memory].
     #[arg(long, value_name = "INDEX")]
-    index: Option<Backend>,
+    simhash_index: Option<Backend>,
 }
 
 pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
@@ -85,7 +85,16 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
             let (p, s) = simhash::pairs(&loaded.docs, min, &o)?;
             (p, serde_json::to_value(s)?)
         }
-        Method::Fuzzy => (fuzzy::pairs(&loaded.docs, min), json!({})),
+        Method::Fuzzy => {
+            let p = fuzzy::FuzzyParams {
+                lang: config.lang,
+                ..fuzzy::FuzzyParams::default()
+            };
+            (
+                fuzzy::pairs_with(&loaded.docs, min, &p),
+                json!({"lang": config.lang.to_string()}),
+            )
+        }
         Method::Sample => sample_pairs(&loaded.docs, min)?,
     };
     let paths = &loaded.paths;
@@ -165,10 +174,10 @@ fn simhash_options(
         if args.bits.is_some()
             || args.hamming_distance.is_some()
             || args.no_verify
-            || args.index.is_some()
+            || args.simhash_index.is_some()
         {
             return Err(Fatal(format!(
-                "--bits, --hamming-distance, --no-verify and --index apply to --method simhash, not {method}"
+                "--bits, --hamming-distance, --no-verify and --simhash-index apply to --method simhash, not {method}"
             )));
         }
         return Ok(None);
@@ -187,7 +196,7 @@ fn simhash_options(
         }
         o.distance = h;
     }
-    o.backend = args.index.unwrap_or_default();
+    o.backend = args.simhash_index.unwrap_or_default();
     Ok(Some(o))
 }
 

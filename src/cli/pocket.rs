@@ -46,7 +46,7 @@ struct BuildArgs {
     /// Write the index to this file.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: PathBuf,
-    /// Language of the prefix classes: auto (detected per document), en or de [default: auto].
+    /// Language of the prefix classes: auto (detected per document), en or de [default: the config's lang, auto].
     #[arg(long, value_name = "LANG")]
     lang: Option<LangChoice>,
     /// Shingle length in tokens, for the Jaccard of query answers [default: 8].
@@ -123,7 +123,7 @@ fn build(args: BuildArgs, mut config: Config) -> Result<(), Fatal> {
     super::set(&mut config.k, args.k);
     config.validate()?;
     let params = FuzzyParams {
-        lang: args.lang.unwrap_or_default(),
+        lang: args.lang.unwrap_or(config.lang),
         ..FuzzyParams::default()
     };
     let root = &args.source.root;
