@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::origin::table::parse_bytes;
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
-use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE};
+use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, WalkOptions};
 
 /// The order documents are processed in (CONTRACT §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -78,6 +78,13 @@ pub struct Config {
     pub max_file_size: Bytes,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
+    /// Leave out what `.gitignore` files name.
+    pub gitignore: bool,
+    /// Follow symbolic links that stay inside the root.
+    pub follow_symlinks: bool,
+    /// Folder holding the indexes (one subfolder per root); empty: the
+    /// platform data directory's `indexes/`.
+    pub index_dir: String,
     pub sweep: SweepConfig,
 }
 
@@ -113,6 +120,9 @@ impl Default for Config {
             max_file_size: Bytes(32 << 20),
             include: DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect(),
             exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
+            gitignore: true,
+            follow_symlinks: false,
+            index_dir: String::new(),
             sweep: SweepConfig::default(),
         }
     }
@@ -142,6 +152,14 @@ impl Config {
             estimation: self.estimation,
             bridge_limit: self.bridge_limit,
             seed: self.seed,
+        }
+    }
+
+    /// How walks treat `.gitignore` files and symbolic links.
+    pub fn walk_options(&self) -> WalkOptions {
+        WalkOptions {
+            gitignore: self.gitignore,
+            follow_symlinks: self.follow_symlinks,
         }
     }
 
@@ -253,6 +271,9 @@ mod tests {
             "max_file_size",
             "include",
             "exclude",
+            "gitignore",
+            "follow_symlinks",
+            "index_dir",
             "sizes",
             "selectors",
             "evictions",

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::config::Order;
 use crate::fingerprint::token_fps;
-use crate::source::{self, Filter, RootError, Skipped};
+use crate::source::{self, Filter, RootError, Skipped, WalkOptions};
 use crate::text::{Format, prepare};
 
 /// One document of a run.
@@ -29,14 +29,26 @@ pub struct Corpus {
     pub skipped: Vec<Skipped>,
 }
 
-/// Walk `root`, read every document (in parallel) and order them.
+/// Walk `root` with the default walk options, read every document (in
+/// parallel) and order them.
 pub fn load(
     root: &Path,
     filter: &Filter,
     max_file_size: u64,
     order: Order,
 ) -> Result<Corpus, RootError> {
-    let walk = source::walk(root, filter)?;
+    load_with(root, filter, WalkOptions::default(), max_file_size, order)
+}
+
+/// [`load`] with explicit walk options.
+pub fn load_with(
+    root: &Path,
+    filter: &Filter,
+    opts: WalkOptions,
+    max_file_size: u64,
+    order: Order,
+) -> Result<Corpus, RootError> {
+    let walk = source::walk_with(root, filter, opts)?;
     let results: Vec<Result<Document, Skipped>> = walk
         .files
         .par_iter()

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod corpus;
 pub mod fingerprint;
+pub mod index;
 pub mod origin;
 pub mod similar;
 pub mod source;

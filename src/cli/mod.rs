@@ -2,6 +2,7 @@
 //! (`--json`) or a readable summary. Bad arguments or an unreadable root: one
 //! line on stderr and exit status 2.
 
+mod index;
 mod pairs;
 mod pocket;
 mod scan;
@@ -43,6 +44,8 @@ enum Command {
     Scan(scan::ScanArgs),
     /// Score many settings against the exact result, replaying cached keys.
     Sweep(sweep::SweepArgs),
+    /// Bring the persistent index of a folder up to date, then exit.
+    Index(index::IndexArgs),
 }
 
 /// Where documents come from and in which order they are processed.
@@ -63,6 +66,12 @@ struct SourceArgs {
     /// which leaves out hidden files and folders).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
+    /// Read files that .gitignore files leave out.
+    #[arg(long)]
+    no_gitignore: bool,
+    /// Follow symbolic links that stay inside the root (loops are detected).
+    #[arg(long)]
+    follow_symlinks: bool,
 }
 
 /// Settings shared by every run of the engine.
@@ -95,6 +104,8 @@ impl SourceArgs {
         if !self.exclude.is_empty() {
             c.exclude = self.exclude.clone();
         }
+        c.gitignore &= !self.no_gitignore;
+        c.follow_symlinks |= self.follow_symlinks;
     }
 }
 
@@ -143,6 +154,7 @@ pub fn run() -> ExitCode {
         .and_then(|config| match cli.command {
             Command::Scan(args) => scan::run(args, config),
             Command::Sweep(args) => sweep::run(args, config),
+            Command::Index(args) => index::run(args, config),
         });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -156,7 +168,13 @@ pub fn run() -> ExitCode {
 /// Read the root's documents as the configuration says.
 fn load(root: &std::path::Path, c: &Config) -> Result<Corpus, Fatal> {
     let filter = Filter::new(&c.include, &c.exclude)?;
-    Ok(corpus::load(root, &filter, c.max_file_size.0, c.order)?)
+    Ok(corpus::load_with(
+        root,
+        &filter,
+        c.walk_options(),
+        c.max_file_size.0,
+        c.order,
+    )?)
 }
 
 /// JSON of a skipped file.
