@@ -515,7 +515,7 @@ fn load(
     };
     let tp = params.table_params();
     let fresh_table = || Table::new(tp).map_err(|e| Load::Fatal(IndexError::Table(e)));
-    let (start, table, why) = match snapshot::read(dir, tp) {
+    let (start, table, why) = match snapshot::read(dir, key, tp) {
         Ok((h, table)) => {
             let n = h.versions;
             let matches_log = n <= u64::from(versions)
@@ -523,10 +523,12 @@ fn load(
                     Some(i) => db.content_hash(i as u32)? == Some(h.last_hash),
                     None => true,
                 };
-            if h.params != key {
-                (0, fresh_table()?, "is of other parameters".to_string())
-            } else if !matches_log {
-                (0, fresh_table()?, "does not match the document log".into())
+            if !matches_log {
+                (
+                    0,
+                    fresh_table()?,
+                    "does not match the document log".to_string(),
+                )
             } else if n > u64::from(through) {
                 // Outcomes after `through` need the table as it was then.
                 (0, fresh_table()?, String::new())
@@ -536,6 +538,9 @@ fn load(
             }
         }
         Err(snapshot::Unusable::Missing) => (0, fresh_table()?, "is missing".into()),
+        Err(snapshot::Unusable::OtherParams(p)) => {
+            (0, fresh_table()?, format!("is of other parameters ({p})"))
+        }
         Err(snapshot::Unusable::Corrupt(r)) => (0, fresh_table()?, format!("is damaged ({r})")),
     };
     let mut pass = OriginPass::resume(params, table);

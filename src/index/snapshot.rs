@@ -40,6 +40,8 @@ pub struct Header {
 #[derive(Debug)]
 pub enum Unusable {
     Missing,
+    /// Written with other engine parameters (the header's).
+    OtherParams(String),
     /// Unreadable, truncated, bad checksum, other format: a one-line reason.
     Corrupt(String),
 }
@@ -77,9 +79,10 @@ pub fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()> {
     sync_dir(dir)
 }
 
-/// Read and verify `dir/table.snapshot` and rebuild its table with `params`.
-/// The checksum is verified before a byte of the payload is parsed.
-pub fn read(dir: &Path, params: TableParams) -> Result<(Header, Table), Unusable> {
+/// Read and verify `dir/table.snapshot`, written with the parameters whose
+/// key is `key`, and rebuild its table with `params`. The checksum is
+/// verified before a byte of the payload is parsed.
+pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table), Unusable> {
     let mut bytes = Vec::new();
     open(dir)?.read_to_end(&mut bytes).map_err(corrupt)?;
     let short = || Unusable::Corrupt("truncated".into());
@@ -100,6 +103,9 @@ pub fn read(dir: &Path, params: TableParams) -> Result<(Header, Table), Unusable
     h.update(&payload_len.to_le_bytes());
     if h.finish() != checksum {
         return Err(Unusable::Corrupt("checksum mismatch".into()));
+    }
+    if header.params != key {
+        return Err(Unusable::OtherParams(header.params));
     }
     let mut r = payload;
     let table = Table::read_state(params, &mut r).map_err(corrupt)?;
@@ -237,7 +243,11 @@ mod tests {
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
         assert!(!d.join(TEMP).exists());
-        let (h2, t2) = read(&d, tp).unwrap();
+        let (h2, t2) = read(&d, "k=8 test", tp).unwrap();
+        assert!(matches!(
+            read(&d, "k=9 test", tp),
+            Err(Unusable::OtherParams(p)) if p == "k=8 test"
+        ));
         assert_eq!(h2, h);
         assert_eq!(state(&t2), state(&t));
         fs::remove_dir_all(&d).unwrap();
@@ -256,16 +266,19 @@ mod tests {
             bad[i] ^= 0x20;
             fs::write(d.join(FILE), &bad).unwrap();
             assert!(
-                matches!(read(&d, tp), Err(Unusable::Corrupt(_))),
+                matches!(read(&d, "k=8 test", tp), Err(Unusable::Corrupt(_))),
                 "flip at {i} not caught"
             );
         }
         for cut in [0, 5, 19, 40, good.len() / 2, good.len() - 1] {
             fs::write(d.join(FILE), &good[..cut]).unwrap();
-            assert!(matches!(read(&d, tp), Err(Unusable::Corrupt(_))));
+            assert!(matches!(
+                read(&d, "k=8 test", tp),
+                Err(Unusable::Corrupt(_))
+            ));
         }
         fs::remove_file(d.join(FILE)).unwrap();
-        assert!(matches!(read(&d, tp), Err(Unusable::Missing)));
+        assert!(matches!(read(&d, "k=8 test", tp), Err(Unusable::Missing)));
         fs::remove_dir_all(&d).unwrap();
     }
 }
