@@ -482,3 +482,53 @@ fn the_index_lives_in_the_data_directory_or_the_configured_one() {
             .is_file()
     );
 }
+
+/// A file the process may not read is skipped with the OS's reason. Tests
+/// run as root, whom `chmod 000` does not stop, so as root the binary runs
+/// as `nobody` through `setpriv`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_without_read_permission_is_skipped_with_the_reason() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mut s = Setup::new("ix-perm", 3);
+    let secret = s.root().join("secret.md");
+    fs::write(&secret, "words that nobody may read").unwrap();
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).unwrap();
+    let ix = s.index("ix");
+    fs::create_dir(&ix).unwrap();
+    fs::set_permissions(&ix, fs::Permissions::from_mode(0o777)).unwrap();
+    s.settle();
+    let as_root = fs::metadata("/proc/self").unwrap().uid() == 0;
+    let run_as_user = |args: &[&str]| {
+        let bin = env!("CARGO_BIN_EXE_lineage");
+        let mut c = if as_root {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
+            c
+        } else {
+            std::process::Command::new(bin)
+        };
+        c.args(args)
+            .env("HOME", s.home())
+            .env("XDG_CONFIG_HOME", s.home().join("config"))
+            .output()
+            .expect("run lineage")
+    };
+    let root = s.root();
+    let args = [
+        "index",
+        root.to_str().unwrap(),
+        "--index",
+        ix.to_str().unwrap(),
+    ];
+    let out = run_as_user(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("skipped secret.md: unreadable: Permission denied"),
+        "{stderr}"
+    );
+    let out = run_as_user(&[&args[..], &["--json"]].concat());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((n(&v, "documents"), n(&v, "skipped")), (3, 1));
+}

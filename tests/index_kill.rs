@@ -8,13 +8,27 @@ mod index_common;
 
 use std::collections::HashSet;
 use std::process::Stdio;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use common::TempDir;
 use index_common::{Rng, command, generate, run_json, tree_state};
 
 const DOCS: usize = 3000;
-const KILLS: usize = 6;
+const KILLS: usize = 8;
+
+/// Versions committed to the index at `dir` (0 if there is none yet), read
+/// while no lineage runs.
+fn committed(dir: &std::path::Path) -> u64 {
+    let db = dir.join("index.db");
+    if !db.exists() {
+        return 0;
+    }
+    let c = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .unwrap();
+    c.query_row("SELECT count(*) FROM versions", [], |r| r.get::<_, i64>(0))
+        .map(|n| n as u64)
+        .unwrap_or(0)
+}
 
 fn as_str(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
@@ -68,9 +82,13 @@ fn killed_runs_resume_to_the_clean_result() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        // A random point of what a whole run takes (a resumed run has less
-        // left to do, so later kills also land in replays and snapshots).
-        let at = clean_time.mul_f64(rng.below(1000) as f64 / 1000.0);
+        // A random point of what is left to do: the share of documents not
+        // yet committed of a clean run's time, plus the open (which replays
+        // cached fingerprints after a kill), so most kills land mid-indexing
+        // and some in replays and snapshot writes.
+        let left = 1.0 - committed(&ix) as f64 / DOCS as f64;
+        let span = clean_time.mul_f64(left) + Duration::from_millis(60);
+        let at = span.mul_f64(rng.below(1000) as f64 / 1000.0);
         std::thread::sleep(at);
         let finished = child.try_wait().unwrap().is_some();
         if !finished {
@@ -81,14 +99,15 @@ fn killed_runs_resume_to_the_clean_result() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panicked"), "{stderr}");
         log.push(format!(
-            "{at:?}: {}",
-            if finished { "finished" } else { "killed" }
+            "{at:?}: {} ({} committed)",
+            if finished { "finished" } else { "killed" },
+            committed(&ix)
         ));
     }
     let (after, stderr) = run_json(&home, &as_str(&args(&ix)));
     let context = format!("seed {seed}, runs {log:?}, last stderr: {stderr}");
     eprintln!("clean run {clean_time:?}; {context}");
-    assert!(killed > 0, "no run was killed: {context}");
+    assert!(killed >= KILLS / 2, "too few runs were killed: {context}");
 
     let history = after["history"].as_array().unwrap();
     let paths: Vec<&str> = history

@@ -108,6 +108,8 @@ pub struct Index {
     versions: u32,
     /// Content hash of the last version (the snapshot header's `last_hash`).
     last_hash: u64,
+    /// `meta.instance`, the snapshot header's `instance`.
+    instance: u64,
     current: HashMap<String, Current>,
     skipped: HashMap<String, SkipRow>,
     /// The table has processed versions the snapshot file does not cover.
@@ -200,6 +202,7 @@ struct Loaded {
     pass: OriginPass,
     versions: u32,
     last_hash: u64,
+    instance: u64,
     current: HashMap<String, Current>,
     skipped: HashMap<String, SkipRow>,
 }
@@ -265,6 +268,7 @@ impl Index {
             preparer,
             versions: loaded.versions,
             last_hash: loaded.last_hash,
+            instance: loaded.instance,
             current: loaded.current,
             skipped: loaded.skipped,
             snapshot_stale: false,
@@ -321,6 +325,11 @@ impl Index {
         Ok(self.db.history()?)
     }
 
+    /// Path and version number of version `id` (to name an origin).
+    pub fn version_of(&self, id: u32) -> Result<Option<(String, u32)>, IndexError> {
+        Ok(self.db.version_of(id)?)
+    }
+
     /// The full outcome of version `id`, token runs included.
     pub fn outcome(&self, id: u32) -> Result<Option<Outcome>, IndexError> {
         Ok(self.db.outcome(id)?)
@@ -334,13 +343,13 @@ impl Index {
         if !self.snapshot_stale {
             return Ok(());
         }
-        write_snapshot(
-            &self.dir,
-            &self.params_key,
-            self.versions,
-            self.last_hash,
-            self.pass.table(),
-        )?;
+        let header = snapshot::Header {
+            params: self.params_key.clone(),
+            instance: self.instance,
+            versions: u64::from(self.versions),
+            last_hash: self.last_hash,
+        };
+        write_snapshot(&self.dir, &header, self.pass.table())?;
         self.snapshot_stale = false;
         Ok(())
     }
@@ -354,19 +363,8 @@ impl Index {
     }
 }
 
-fn write_snapshot(
-    dir: &Path,
-    key: &str,
-    versions: u32,
-    last_hash: u64,
-    table: &Table,
-) -> Result<(), IndexError> {
-    let header = snapshot::Header {
-        params: key.to_string(),
-        versions: u64::from(versions),
-        last_hash,
-    };
-    snapshot::write(dir, &header, table).map_err(|e| {
+fn write_snapshot(dir: &Path, header: &snapshot::Header, table: &Table) -> Result<(), IndexError> {
+    snapshot::write(dir, header, table).map_err(|e| {
         IndexError::Io(format!(
             "cannot write the table snapshot in {}: {e}",
             dir.display()
@@ -429,10 +427,25 @@ fn resolve(p: &Path) -> io::Result<PathBuf> {
     Ok(out)
 }
 
-/// Remove the database and snapshot files (not the lock, which we hold).
+/// Remove the snapshot and database files (not the lock, which we hold);
+/// the snapshot first, so no crash leaves it beside a new database.
 fn wipe(dir: &Path) -> Result<(), IndexError> {
-    let names = [schema::FILE, snapshot::FILE, snapshot::TEMP];
-    for name in names.iter().chain(schema::COMPANIONS) {
+    wipe_snapshot(dir)?;
+    remove_all(
+        dir,
+        std::iter::once(&schema::FILE).chain(schema::COMPANIONS),
+    )
+}
+
+fn wipe_snapshot(dir: &Path) -> Result<(), IndexError> {
+    remove_all(dir, &[snapshot::FILE, snapshot::TEMP])
+}
+
+fn remove_all<'a>(
+    dir: &Path,
+    names: impl IntoIterator<Item = &'a &'a str>,
+) -> Result<(), IndexError> {
+    for name in names {
         match fs::remove_file(dir.join(name)) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => {
                 return Err(IndexError::Io(format!(
@@ -455,6 +468,10 @@ fn load(
     preparer: &Preparer,
     obs: &mut dyn Observer,
 ) -> Result<Loaded, Load> {
+    // A journal without its database must not be replayed into a new one.
+    if !dir.join(schema::FILE).exists() {
+        remove_all(dir, schema::COMPANIONS).map_err(Load::Fatal)?;
+    }
     let (mut db, fresh) = match Db::open(&dir.join(schema::FILE)) {
         Ok(x) => x,
         Err(OpenError::Corrupt(r)) => return Err(Load::Rebuild(format!("database damaged ({r})"))),
@@ -468,7 +485,11 @@ fn load(
     };
     let root_s = root.to_string_lossy();
     if fresh {
+        // Any snapshot here belongs to a database that is gone.
+        wipe_snapshot(dir).map_err(Load::Fatal)?;
         let tx = db.transaction()?;
+        let instance = std::hash::BuildHasher::hash_one(&std::hash::RandomState::new(), root);
+        schema::set_meta(&tx, "instance", &instance.to_string())?;
         schema::set_meta(&tx, "root", &root_s)?;
         schema::set_meta(&tx, "params", key)?;
         schema::set_meta(&tx, "outcomes_through", "0")?;
@@ -484,6 +505,10 @@ fn load(
         }
         None => return Err(Load::Rebuild("no root recorded".into())),
     }
+    let instance: u64 = db
+        .meta("instance")?
+        .and_then(|i| i.parse().ok())
+        .ok_or_else(|| Load::Rebuild("no instance id recorded".into()))?;
     let (versions, contiguous) = db.version_count()?;
     if !contiguous {
         return Err(Load::Rebuild("document log has gaps".into()));
@@ -518,7 +543,8 @@ fn load(
     let (start, table, why) = match snapshot::read(dir, key, tp) {
         Ok((h, table)) => {
             let n = h.versions;
-            let matches_log = n <= u64::from(versions)
+            let matches_log = h.instance == instance
+                && n <= u64::from(versions)
                 && match n.checked_sub(1) {
                     Some(i) => db.content_hash(i as u32)? == Some(h.last_hash),
                     None => true,
@@ -554,7 +580,13 @@ fn load(
             ));
         }
         replay::run(&mut db, &mut pass, preparer, start..versions, through, obs)?;
-        write_snapshot(dir, key, versions, last_hash, pass.table()).map_err(Load::Fatal)?;
+        let header = snapshot::Header {
+            params: key.to_string(),
+            instance,
+            versions: u64::from(versions),
+            last_hash,
+        };
+        write_snapshot(dir, &header, pass.table()).map_err(Load::Fatal)?;
     }
     Ok(Loaded {
         current: db.current()?,
@@ -563,6 +595,7 @@ fn load(
         pass,
         versions,
         last_hash,
+        instance,
     })
 }
 

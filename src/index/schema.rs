@@ -281,6 +281,17 @@ impl Db {
         rows.collect()
     }
 
+    /// Path and version number of version `id`.
+    pub fn version_of(&self, id: u32) -> rusqlite::Result<Option<(String, u32)>> {
+        self.conn
+            .query_row(
+                "SELECT path, version FROM versions WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+    }
+
     /// Content hash of version `id`.
     pub fn content_hash(&self, id: u32) -> rusqlite::Result<Option<u64>> {
         self.conn
@@ -552,6 +563,8 @@ mod tests {
         assert_eq!(db.fingerprints(0, 1).unwrap(), vec![fps.to_vec()]);
         assert!(db.fingerprints(0, 2).is_err(), "a missing row is an error");
         assert_eq!(db.outcome(0).unwrap().unwrap(), o);
+        assert_eq!(db.version_of(0).unwrap(), Some(("a.md".into(), 1)));
+        assert_eq!(db.version_of(1).unwrap(), None);
         assert_eq!(db.history().unwrap()[0].fresh_tokens, 12);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -2,8 +2,9 @@
 //! continues the origin pass without replaying the history.
 //!
 //! Layout (little-endian): magic `LINEAGETABLE` (12 bytes), format
-//! version u32, parameters (u32 length + UTF-8), document versions covered
-//! u64, content hash of the last covered version u64, payload length u64,
+//! version u32, parameters (u32 length + UTF-8), the database's instance id
+//! u64, document versions covered u64, content hash of the last covered
+//! version u64, payload length u64,
 //! checksum u64 (XXH64 of the fields before the length, the payload, then the
 //! length), then the payload of [`Table::write_state`]. Written to a temp file, fsynced,
 //! renamed over the old one, and the folder fsynced: a crash leaves the old
@@ -29,6 +30,9 @@ const MAX_PARAMS: usize = 4096;
 pub struct Header {
     /// The engine parameters' canonical string (`index::params_key`).
     pub params: String,
+    /// The random id of the database the snapshot goes with (`meta.instance`):
+    /// a snapshot left beside a rebuilt database never matches it.
+    pub instance: u64,
     /// Document versions 0..versions the table has processed.
     pub versions: u64,
     /// Content hash of version `versions - 1` (0 if none): ties the snapshot
@@ -54,6 +58,7 @@ pub fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()> {
     head.extend_from_slice(&FORMAT.to_le_bytes());
     head.extend_from_slice(&(header.params.len() as u32).to_le_bytes());
     head.extend_from_slice(header.params.as_bytes());
+    head.extend_from_slice(&header.instance.to_le_bytes());
     head.extend_from_slice(&header.versions.to_le_bytes());
     head.extend_from_slice(&header.last_hash.to_le_bytes());
     let len_at = head.len() as u64;
@@ -87,7 +92,7 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
     open(dir)?.read_to_end(&mut bytes).map_err(corrupt)?;
     let short = || Unusable::Corrupt("truncated".into());
     let params_len = check_prefix(bytes.get(..20).ok_or_else(short)?)?;
-    let head_len = 20 + params_len + 32;
+    let head_len = 20 + params_len + 40;
     let head = bytes.get(..head_len).ok_or_else(short)?;
     let (header, payload_len, checksum) = parse_rest(head, params_len)?;
     let payload = &bytes[head_len..];
@@ -159,11 +164,12 @@ fn parse_rest(head: &[u8], params_len: usize) -> Result<(Header, u64, u64), Unus
     Ok((
         Header {
             params,
-            versions: u(0),
-            last_hash: u(1),
+            instance: u(0),
+            versions: u(1),
+            last_hash: u(2),
         },
-        u(2),
         u(3),
+        u(4),
     ))
 }
 
@@ -225,6 +231,7 @@ mod tests {
         }
         let h = Header {
             params: "k=8 test".into(),
+            instance: 0x1234_5678,
             versions: 7,
             last_hash: 42,
         };
@@ -260,7 +267,7 @@ mod tests {
         write(&d, &h, &t).unwrap();
         let good = fs::read(d.join(FILE)).unwrap();
         // Every byte of the header and a spread of payload bytes.
-        let positions = (0..80).chain((80..good.len()).step_by(97));
+        let positions = (0..90).chain((80..good.len()).step_by(97));
         for i in positions {
             let mut bad = good.clone();
             bad[i] ^= 0x20;

@@ -520,3 +520,60 @@ fn plan_reads_only_what_changed() {
     );
     assert_eq!(p.unchanged, 2);
 }
+
+#[test]
+fn a_file_gone_before_its_read_is_deleted_not_an_error() {
+    let f = Fixture::new("vanish");
+    f.write("a.md", &text(1, 40), 10);
+    f.write("b.md", &text(2, 40), 20);
+    let (mut ix, _, _) = f.run(params());
+    // What a watcher does when an event's file is gone by the time it reads.
+    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let mut a = walk.files.into_iter().find(|e| e.path == "a.md").unwrap();
+    fs::remove_file(f.root.join("a.md")).unwrap();
+    a.mtime += Duration::from_secs(1);
+    let (changes, report) = ix.apply(&[a], MAX).unwrap();
+    assert_eq!(
+        changes,
+        [Change::Deleted {
+            path: "a.md".into()
+        }]
+    );
+    assert_eq!((report.files_read, report.deleted), (0, 1));
+    assert_eq!(
+        ix.counts(),
+        Counts {
+            documents: 1,
+            versions: 2,
+            skipped: 0
+        }
+    );
+    assert_eq!(ix.version_of(0).unwrap(), Some(("a.md".into(), 1)));
+    assert!(!ix.remove("a.md").unwrap(), "already deleted");
+    assert!(ix.remove("b.md").unwrap());
+    assert_eq!(ix.counts().documents, 0);
+}
+
+#[test]
+fn a_snapshot_of_another_database_is_never_trusted() {
+    let f = Fixture::new("instance");
+    corpus(&f, 10);
+    let (ix, _, _) = f.run(params());
+    let want = outcomes(&ix);
+    drop(ix);
+    let old = fs::read(f.dir.join(snapshot::FILE)).unwrap();
+    // The database is lost; the rebuilt one has the same versions, hashes
+    // and parameters as the old snapshot says — but another instance id.
+    fs::remove_file(f.dir.join(schema::FILE)).unwrap();
+    let (ix, report, notes) = f.run(params());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!((report.files_read, outcomes(&ix)), (10, want.clone()));
+    drop(ix);
+    fs::write(f.dir.join(snapshot::FILE), &old).unwrap();
+    let (ix, report, notes) = f.run(params());
+    assert!(
+        notes.len() == 1 && notes[0].contains("does not match the document log"),
+        "{notes:?}"
+    );
+    assert_eq!((report.files_read, outcomes(&ix)), (0, want));
+}
