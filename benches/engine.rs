@@ -13,7 +13,7 @@ use lineage::fingerprint::{shingle_keys, token_fps};
 use lineage::origin::history::Keyed;
 use lineage::origin::table::paper_sizes;
 use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
-use lineage::source::Filter;
+use lineage::source::{Filter, WalkOptions};
 
 fn corpus_dir() -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/rust-book-editions");
@@ -97,6 +97,7 @@ fn keyed() -> Keyed {
     let c = corpus::load(
         &corpus_dir(),
         &Filter::default_patterns(),
+        WalkOptions::default(),
         32 << 20,
         Order::Path,
     )

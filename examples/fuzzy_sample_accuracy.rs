@@ -18,7 +18,7 @@ use lineage::config::Order;
 use lineage::similar::fuzzy::{self, Lang, Model, Scheme};
 use lineage::similar::sample::{self, SampleParams};
 use lineage::similar::{SimDoc, docs, exact};
-use lineage::source::Filter;
+use lineage::source::{Filter, WalkOptions};
 
 const THRESHOLDS: [f64; 4] = [0.5, 0.7, 0.8, 0.9];
 
@@ -222,6 +222,7 @@ fn load(root: &Path, k: usize) -> Vec<SimDoc> {
     docs::load(
         root,
         &Filter::default_patterns(),
+        WalkOptions::default(),
         1 << 40,
         Order::Path,
         k,

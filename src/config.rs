@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer};
 use crate::origin::table::parse_bytes;
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use crate::similar::fuzzy::LangChoice;
-use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE};
+use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, WalkOptions};
 
 /// The order documents are processed in (CONTRACT §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -82,6 +82,13 @@ pub struct Config {
     /// Language of fuzzy fingerprints' prefix classes: auto, en or de.
     #[serde(deserialize_with = "parsed")]
     pub lang: LangChoice,
+    /// Leave out what `.gitignore` files name.
+    pub gitignore: bool,
+    /// Follow symbolic links that stay inside the root.
+    pub follow_symlinks: bool,
+    /// Folder holding the indexes (one subfolder per root); empty: the
+    /// platform data directory's `indexes/`.
+    pub index_dir: String,
     pub sweep: SweepConfig,
 }
 
@@ -118,6 +125,9 @@ impl Default for Config {
             include: DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect(),
             exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
             lang: LangChoice::Auto,
+            gitignore: true,
+            follow_symlinks: false,
+            index_dir: String::new(),
             sweep: SweepConfig::default(),
         }
     }
@@ -147,6 +157,14 @@ impl Config {
             estimation: self.estimation,
             bridge_limit: self.bridge_limit,
             seed: self.seed,
+        }
+    }
+
+    /// How walks treat `.gitignore` files and symbolic links.
+    pub fn walk_options(&self) -> WalkOptions {
+        WalkOptions {
+            gitignore: self.gitignore,
+            follow_symlinks: self.follow_symlinks,
         }
     }
 
@@ -258,6 +276,9 @@ mod tests {
             "max_file_size",
             "include",
             "exclude",
+            "gitignore",
+            "follow_symlinks",
+            "index_dir",
             "sizes",
             "selectors",
             "evictions",

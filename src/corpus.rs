@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::config::Order;
 use crate::fingerprint::token_fps;
-use crate::source::{self, FileEntry, Filter, RootError, Skipped};
+use crate::source::{self, FileEntry, Filter, RootError, Skipped, WalkOptions};
 use crate::text::{Format, prepare};
 
 /// One document of a run.
@@ -35,11 +35,12 @@ pub struct Corpus<T = Document> {
 pub fn load_with<T: Send>(
     root: &Path,
     filter: &Filter,
+    opts: WalkOptions,
     max_file_size: u64,
     order: Order,
     f: impl Fn(&FileEntry, &str) -> T + Sync,
 ) -> Result<Corpus<T>, RootError> {
-    let mut walk = source::walk(root, filter)?;
+    let mut walk = source::walk_with(root, filter, opts)?;
     sort(&mut walk.files, order);
     let results: Vec<Result<T, Skipped>> = walk
         .files
@@ -70,14 +71,17 @@ pub fn load_with<T: Send>(
 pub fn load(
     root: &Path,
     filter: &Filter,
+    opts: WalkOptions,
     max_file_size: u64,
     order: Order,
 ) -> Result<Corpus, RootError> {
-    load_with(root, filter, max_file_size, order, |f, text| Document {
-        path: f.path.clone(),
-        mtime: f.mtime,
-        size: f.size,
-        fps: token_fps(text).fps,
+    load_with(root, filter, opts, max_file_size, order, |f, text| {
+        Document {
+            path: f.path.clone(),
+            mtime: f.mtime,
+            size: f.size,
+            fps: token_fps(text).fps,
+        }
     })
 }
 

@@ -1,6 +1,7 @@
 //! lineage: what in a folder of documents is copied from where.
 //!
-//! Layers only look down: `text` → `fingerprint` → `origin` → `source` → `cli`.
+//! Layers only look down: `text` → `fingerprint` → `origin` → `source` → `index`
+//! → `cli`.
 //! The algorithms follow the seed papers; `../shared/ALGORITHMS.md` restates them
 //! and `../shared/spec/CONTRACT.md` fixes the definitions and the JSON interface.
 
@@ -8,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod corpus;
 pub mod fingerprint;
+pub mod index;
 pub mod origin;
 pub mod similar;
 pub mod source;

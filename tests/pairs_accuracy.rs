@@ -16,7 +16,7 @@ use lineage::fingerprint::ShingleRoller;
 use lineage::similar::docs::{self, Loaded};
 use lineage::similar::simhash::{self, Backend, Options};
 use lineage::similar::{Pair, exact};
-use lineage::source::Filter;
+use lineage::source::{Filter, WalkOptions};
 use lineage::text::{Format, prepare, tokens};
 
 const CORPORA: [&str; 3] = ["rust-book-editions", "short-answers", EDITED];
@@ -31,6 +31,7 @@ fn load(name: &str) -> Loaded {
     docs::load(
         &corpus(name),
         &Filter::default_patterns(),
+        WalkOptions::default(),
         32 << 20,
         Order::Path,
         8,

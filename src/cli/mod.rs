@@ -2,6 +2,7 @@
 //! (`--json`) or a readable summary. Bad arguments or an unreadable root: one
 //! line on stderr and exit status 2.
 
+mod index;
 mod pairs;
 mod pocket;
 mod scan;
@@ -47,6 +48,8 @@ enum Command {
     Pairs(pairs::PairsArgs),
     /// Potthast's pocket index of fuzzy fingerprints: build one, query it.
     Pocket(pocket::PocketArgs),
+    /// Bring the persistent index of a folder up to date, then exit.
+    Index(index::IndexArgs),
 }
 
 /// Where documents come from and in which order they are processed.
@@ -67,6 +70,12 @@ struct SourceArgs {
     /// which leaves out hidden files and folders).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
+    /// Read files that .gitignore files leave out.
+    #[arg(long)]
+    no_gitignore: bool,
+    /// Follow symbolic links that stay inside the root (loops are detected).
+    #[arg(long)]
+    follow_symlinks: bool,
 }
 
 /// Settings shared by every run of the engine.
@@ -99,6 +108,8 @@ impl SourceArgs {
         if !self.exclude.is_empty() {
             c.exclude = self.exclude.clone();
         }
+        c.gitignore &= !self.no_gitignore;
+        c.follow_symlinks |= self.follow_symlinks;
     }
 }
 
@@ -149,6 +160,7 @@ pub fn run() -> ExitCode {
             Command::Sweep(args) => sweep::run(args, config),
             Command::Pairs(args) => pairs::run(args, config),
             Command::Pocket(args) => pocket::run(args, config),
+            Command::Index(args) => index::run(args, config),
         });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -162,7 +174,13 @@ pub fn run() -> ExitCode {
 /// Read the root's documents as the configuration says.
 fn load(root: &std::path::Path, c: &Config) -> Result<Corpus, Fatal> {
     let filter = Filter::new(&c.include, &c.exclude)?;
-    Ok(corpus::load(root, &filter, c.max_file_size.0, c.order)?)
+    Ok(corpus::load(
+        root,
+        &filter,
+        c.walk_options(),
+        c.max_file_size.0,
+        c.order,
+    )?)
 }
 
 /// JSON of a skipped file.

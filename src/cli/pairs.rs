@@ -70,6 +70,7 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
     let loaded = docs::load(
         &args.source.root,
         &filter,
+        config.walk_options(),
         config.max_file_size.0,
         config.order,
         config.k,

@@ -85,14 +85,21 @@ struct Read {
 /// Read the root's documents in processing order, with the files left out.
 fn read_root(root: &Path, c: &Config) -> Result<(Vec<Read>, Vec<Skipped>), Fatal> {
     let filter = Filter::new(&c.include, &c.exclude)?;
-    let corpus = corpus::load_with(root, &filter, c.max_file_size.0, c.order, |f, text| {
-        let mut terms = Vec::new();
-        crate::text::for_each_token(text, |_, key| terms.push(key.to_owned()));
-        Read {
-            path: f.path.clone(),
-            terms,
-        }
-    })?;
+    let corpus = corpus::load_with(
+        root,
+        &filter,
+        c.walk_options(),
+        c.max_file_size.0,
+        c.order,
+        |f, text| {
+            let mut terms = Vec::new();
+            crate::text::for_each_token(text, |_, key| terms.push(key.to_owned()));
+            Read {
+                path: f.path.clone(),
+                terms,
+            }
+        },
+    )?;
     Ok((corpus.docs, corpus.skipped))
 }
 

@@ -18,6 +18,15 @@ pub(super) struct ScanArgs {
     /// Print the CONTRACT's JSON report instead of a summary.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    estimated: EstimatedArgs,
+    #[command(flatten)]
+    common: CommonEngineArgs,
+}
+
+/// The settings of an estimated run beyond [`CommonEngineArgs`].
+#[derive(Args, Debug)]
+pub(super) struct EstimatedArgs {
     /// Shingle selection: all, every-L, mod-L, win-W, hb-P, dct-P, hs, nmod-L,
     /// nwin-W, nhs (or the paper's 4th, M3, W8, Hb3, Dct8, NM3, NW8, NHs) [default: nhs].
     #[arg(long, value_name = "SELECTOR")]
@@ -31,17 +40,21 @@ pub(super) struct ScanArgs {
     /// Estimation: nb, e (expansion), b (bridging) or be [default: be].
     #[arg(long, value_name = "ALGORITHM")]
     estimation: Option<Estimation>,
-    #[command(flatten)]
-    common: CommonEngineArgs,
+}
+
+impl EstimatedArgs {
+    pub(super) fn apply(&self, c: &mut Config) {
+        super::set(&mut c.selector, self.selector);
+        super::set(&mut c.table_size, self.table_size);
+        super::set(&mut c.eviction, self.eviction);
+        super::set(&mut c.estimation, self.estimation);
+    }
 }
 
 pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     args.source.apply(&mut config);
     args.common.apply(&mut config);
-    super::set(&mut config.selector, args.selector);
-    super::set(&mut config.table_size, args.table_size);
-    super::set(&mut config.eviction, args.eviction);
-    super::set(&mut config.estimation, args.estimation);
+    args.estimated.apply(&mut config);
     config.validate()?;
     let params = config.params();
     // Fail on an impossible table before reading anything.

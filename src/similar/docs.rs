@@ -10,7 +10,7 @@ use super::SimDoc;
 use crate::config::Order;
 use crate::corpus;
 use crate::fingerprint::{ShingleRoller, token_fp};
-use crate::source::{Filter, RootError, Skipped};
+use crate::source::{Filter, RootError, Skipped, WalkOptions};
 use crate::text::for_each_token;
 
 /// Documents in processing order (index = document id) with their paths, and
@@ -27,13 +27,14 @@ pub struct Loaded {
 pub fn load(
     root: &Path,
     filter: &Filter,
+    opts: WalkOptions,
     max_file_size: u64,
     order: Order,
     k: usize,
     terms: bool,
 ) -> Result<Loaded, RootError> {
     let roller = ShingleRoller::new(k);
-    let c = corpus::load_with(root, filter, max_file_size, order, |f, text| {
+    let c = corpus::load_with(root, filter, opts, max_file_size, order, |f, text| {
         (f.path.clone(), sim_doc(text, &roller, terms))
     })?;
     let (paths, docs) = c.docs.into_iter().unzip();

@@ -1,7 +1,10 @@
 //! Where documents come from: walking a root, choosing files by include and
-//! exclude patterns, and reading them with a reason for every file left out.
-//! The root is only ever read.
+//! exclude patterns and `.gitignore` files, and reading them with a reason for
+//! every file left out. The root is only ever read.
 
+mod gitignore;
+
+use std::cell::RefCell;
 use std::fmt;
 use std::fs;
 use std::io::{self, Read};
@@ -95,6 +98,10 @@ pub enum SkipReason {
     Vanished,
     /// A symbolic link; links are not followed.
     Symlink,
+    /// A symbolic link that leads back into itself (followed links only).
+    SymlinkLoop,
+    /// A symbolic link to somewhere outside the root (followed links only).
+    OutsideRoot,
 }
 
 impl fmt::Display for SkipReason {
@@ -109,6 +116,8 @@ impl fmt::Display for SkipReason {
             SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
             SkipReason::Vanished => f.write_str("vanished while being read"),
             SkipReason::Symlink => f.write_str("symlink (not followed)"),
+            SkipReason::SymlinkLoop => f.write_str("symlink loop"),
+            SkipReason::OutsideRoot => f.write_str("symlink to outside the root"),
         }
     }
 }
@@ -137,37 +146,107 @@ impl fmt::Display for RootError {
     }
 }
 
+/// How a walk treats `.gitignore` files and symbolic links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// Leave out what the `.gitignore` files of the root and its folders name.
+    pub gitignore: bool,
+    /// Follow symbolic links that stay inside the root; loops are detected.
+    pub follow_symlinks: bool,
+}
+
+impl Default for WalkOptions {
+    fn default() -> WalkOptions {
+        WalkOptions {
+            gitignore: true,
+            follow_symlinks: false,
+        }
+    }
+}
+
+/// Walk `root` with the default [`WalkOptions`].
+pub fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
+    walk_with(root, filter, WalkOptions::default())
+}
+
 /// Walk `root` and list its document files. Unreadable folders and files
 /// inside are reported under `skipped`; an unreadable root is an error.
-pub fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
-    let meta = fs::metadata(root)
-        .map_err(|e| RootError(format!("cannot read root {}: {}", root.display(), e)))?;
+pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk, RootError> {
+    let cannot = |e: io::Error| RootError(format!("cannot read root {}: {}", root.display(), e));
+    let meta = fs::metadata(root).map_err(cannot)?;
     if !meta.is_dir() {
         return Err(RootError(format!(
             "root {} is not a directory",
             root.display()
         )));
     }
-    fs::read_dir(root)
-        .map_err(|e| RootError(format!("cannot read root {}: {}", root.display(), e)))?;
+    fs::read_dir(root).map_err(cannot)?;
+    let canonical_root = fs::canonicalize(root).map_err(cannot)?;
     let mut out = Walk::default();
+    let ignores = RefCell::new(gitignore::IgnoreStack::default());
+    if opts.gitignore {
+        ignores.borrow_mut().enter(root, 0);
+    }
+    // Links pruned inside `filter_entry`, which cannot push to `out` itself.
+    let pruned = RefCell::new(Vec::new());
+    let left_out = |path: &Path, depth: usize, is_dir: bool| {
+        if filter.is_excluded(&rel_path(root, path)) {
+            return true;
+        }
+        if opts.gitignore {
+            let mut ig = ignores.borrow_mut();
+            ig.leave_to(depth);
+            if ig.is_ignored(path, is_dir) {
+                return true;
+            }
+        }
+        false
+    };
     let walker = WalkDir::new(root)
-        .follow_links(false)
+        .follow_links(opts.follow_symlinks)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !filter.is_excluded(&rel_path(root, e.path())));
+        .filter_entry(|e| {
+            if e.depth() == 0 {
+                return true;
+            }
+            let is_dir = e.file_type().is_dir();
+            if left_out(e.path(), e.depth(), is_dir) {
+                return false;
+            }
+            // A followed link must lead to somewhere inside the root.
+            if opts.follow_symlinks
+                && e.path_is_symlink()
+                && fs::canonicalize(e.path()).is_ok_and(|c| !c.starts_with(&canonical_root))
+            {
+                pruned.borrow_mut().push(Skipped {
+                    path: rel_path(root, e.path()),
+                    reason: SkipReason::OutsideRoot,
+                });
+                return false;
+            }
+            if is_dir && opts.gitignore {
+                ignores.borrow_mut().enter(e.path(), e.depth());
+            }
+            true
+        });
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
+                if e.path().is_some_and(|p| left_out(p, e.depth(), false)) {
+                    continue;
+                }
                 let path = e.path().map(|p| rel_path(root, p)).unwrap_or_default();
-                let msg = e
-                    .io_error()
-                    .map_or_else(|| e.to_string(), |io| io.to_string());
-                out.skipped.push(Skipped {
-                    path,
-                    reason: SkipReason::Unreadable(msg),
-                });
+                let reason = if e.loop_ancestor().is_some() || e.io_error().is_some_and(is_loop) {
+                    SkipReason::SymlinkLoop
+                } else {
+                    SkipReason::Unreadable(
+                        e.io_error()
+                            .map_or_else(|| e.to_string(), |io| io.to_string()),
+                    )
+                };
+                out.skipped.push(Skipped { path, reason });
                 continue;
             }
         };
@@ -186,10 +265,17 @@ pub fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
         if !ft.is_file() {
             continue;
         }
+        // Read a followed link's target by its own path, checked above to be
+        // inside the root.
+        let abs = if entry.path_is_symlink() {
+            fs::canonicalize(entry.path()).unwrap_or_else(|_| entry.path().to_path_buf())
+        } else {
+            entry.path().to_path_buf()
+        };
         match entry.metadata() {
             Ok(m) => out.files.push(FileEntry {
                 path: rel,
-                abs: entry.path().to_path_buf(),
+                abs,
                 size: m.len(),
                 mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
             }),
@@ -199,7 +285,21 @@ pub fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
             }),
         }
     }
+    out.skipped.extend(pruned.into_inner());
     Ok(out)
+}
+
+/// Whether an I/O error says "too many levels of symbolic links".
+fn is_loop(e: &io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        e.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = e;
+        false
+    }
 }
 
 /// Read a document's bytes, or say why it is left out. A file over `max` bytes
@@ -229,9 +329,11 @@ pub fn read(file: &FileEntry, max: u64) -> Result<Vec<u8>, SkipReason> {
     Ok(bytes)
 }
 
-fn classify_io(e: io::Error) -> SkipReason {
+/// Why an I/O error on a file leaves it out.
+pub fn classify_io(e: io::Error) -> SkipReason {
     match e.kind() {
         io::ErrorKind::NotFound => SkipReason::Vanished,
+        _ if is_loop(&e) => SkipReason::SymlinkLoop,
         _ => SkipReason::Unreadable(e.to_string()),
     }
 }
@@ -268,5 +370,185 @@ mod tests {
     #[test]
     fn bad_pattern_is_an_error() {
         assert!(Filter::new(&["a[".into()], &[]).is_err());
+    }
+
+    /// A temp folder removed on drop.
+    struct Tmp(PathBuf);
+
+    impl Tmp {
+        fn new(tag: &str) -> Tmp {
+            let p = std::env::temp_dir().join(format!("lineage-src-{tag}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&p);
+            fs::create_dir_all(&p).unwrap();
+            Tmp(p)
+        }
+
+        fn write(&self, rel: &str, text: &str) {
+            let p = self.0.join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+    }
+
+    impl Drop for Tmp {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn paths(w: &Walk) -> Vec<&str> {
+        let mut v: Vec<&str> = w.files.iter().map(|f| f.path.as_str()).collect();
+        v.sort();
+        v
+    }
+
+    fn skips(w: &Walk) -> Vec<(String, SkipReason)> {
+        let mut v: Vec<_> = w
+            .skipped
+            .iter()
+            .map(|s| (s.path.clone(), s.reason.clone()))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    fn entry(root: &Path, rel: &str) -> FileEntry {
+        FileEntry {
+            path: rel.into(),
+            abs: root.join(rel),
+            size: fs::metadata(root.join(rel)).map_or(0, |m| m.len()),
+            mtime: SystemTime::UNIX_EPOCH,
+        }
+    }
+
+    #[test]
+    fn gitignore_files_apply_below_their_folder_deepest_first() {
+        let t = Tmp::new("gi");
+        t.write(
+            ".gitignore",
+            "build/\n*.log.md\ndrafts/*.md\n!drafts/keep.md\n",
+        );
+        t.write("a.md", "a");
+        t.write("x.log.md", "x");
+        t.write("build/b.md", "b");
+        t.write("drafts/d.md", "d");
+        t.write("drafts/keep.md", "k");
+        t.write("sub/.gitignore", "local.md\n!x.log.md\n");
+        t.write("sub/local.md", "l");
+        t.write("sub/x.log.md", "re-included by the deeper file");
+        t.write("sub/c.md", "c");
+        t.write("other/local.md", "not ignored here");
+        let f = Filter::default_patterns();
+        let w = walk(&t.0, &f).unwrap();
+        assert_eq!(
+            paths(&w),
+            [
+                "a.md",
+                "drafts/keep.md",
+                "other/local.md",
+                "sub/c.md",
+                "sub/x.log.md"
+            ]
+        );
+        let off = WalkOptions {
+            gitignore: false,
+            ..WalkOptions::default()
+        };
+        assert_eq!(walk_with(&t.0, &f, off).unwrap().files.len(), 9);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_skipped_or_followed_inside_the_root_only() {
+        use std::os::unix::fs::symlink;
+        let t = Tmp::new("links");
+        let outside = Tmp::new("links-outside");
+        outside.write("secret.md", "outside the root");
+        t.write("docs/a.md", "a");
+        symlink(t.0.join("docs"), t.0.join("alias")).unwrap(); // a folder inside
+        symlink(&t.0, t.0.join("docs/up")).unwrap(); // a loop
+        symlink(t.0.join("docs/a.md"), t.0.join("b.md")).unwrap(); // a file inside
+        symlink(t.0.join("loop2.md"), t.0.join("loop1.md")).unwrap();
+        symlink(t.0.join("loop1.md"), t.0.join("loop2.md")).unwrap();
+        symlink(&outside.0, t.0.join("out")).unwrap();
+        symlink(outside.0.join("secret.md"), t.0.join("s.md")).unwrap();
+        let f = Filter::default_patterns();
+
+        let w = walk(&t.0, &f).unwrap();
+        assert_eq!(paths(&w), ["docs/a.md"]);
+        let links: Vec<_> = skips(&w);
+        assert_eq!(
+            links,
+            [
+                ("b.md".into(), SkipReason::Symlink),
+                ("loop1.md".into(), SkipReason::Symlink),
+                ("loop2.md".into(), SkipReason::Symlink),
+                ("s.md".into(), SkipReason::Symlink),
+            ]
+        );
+
+        let follow = WalkOptions {
+            follow_symlinks: true,
+            ..WalkOptions::default()
+        };
+        let w = walk_with(&t.0, &f, follow).unwrap();
+        assert_eq!(paths(&w), ["alias/a.md", "b.md", "docs/a.md"]);
+        // Followed links are read by their target's path, inside the root.
+        let canonical = fs::canonicalize(&t.0).unwrap();
+        assert!(w.files.iter().all(|f| f.abs.starts_with(&canonical)));
+        let reasons = skips(&w);
+        assert_eq!(
+            reasons,
+            [
+                ("alias/up".into(), SkipReason::SymlinkLoop),
+                ("docs/up".into(), SkipReason::SymlinkLoop),
+                ("loop1.md".into(), SkipReason::SymlinkLoop),
+                ("loop2.md".into(), SkipReason::SymlinkLoop),
+                ("out".into(), SkipReason::OutsideRoot),
+                ("s.md".into(), SkipReason::OutsideRoot),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_removed_before_its_read_is_vanished() {
+        let t = Tmp::new("vanish");
+        t.write("a.md", "text");
+        let e = entry(&t.0, "a.md");
+        assert_eq!(read(&e, 1 << 20).unwrap(), b"text");
+        fs::remove_file(t.0.join("a.md")).unwrap();
+        assert_eq!(read(&e, 1 << 20), Err(SkipReason::Vanished));
+    }
+
+    #[test]
+    fn permission_denied_is_unreadable_with_the_reason() {
+        // Tests run as root, for whom chmod 000 does not block reads, so the
+        // classification of the OS error is tested on its own.
+        let e = io::Error::from(io::ErrorKind::PermissionDenied);
+        match classify_io(e) {
+            SkipReason::Unreadable(msg) => assert!(msg.contains("permission denied"), "{msg}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            classify_io(io::Error::from(io::ErrorKind::NotFound)),
+            SkipReason::Vanished
+        );
+    }
+
+    #[test]
+    fn a_sparse_gigabyte_is_too_large_without_being_read() {
+        let t = Tmp::new("sparse");
+        let f = fs::File::create(t.0.join("big.txt")).unwrap();
+        f.set_len(1 << 30).unwrap();
+        let e = entry(&t.0, "big.txt");
+        // The reported size is the stat's, not a count of bytes read (a read
+        // would stop at max + 1).
+        assert_eq!(
+            read(&e, 32 << 20),
+            Err(SkipReason::TooLarge {
+                size: 1 << 30,
+                max: 32 << 20
+            })
+        );
     }
 }

@@ -1,0 +1,163 @@
+//! `cargo bench --bench index`: re-opening an unchanged index of 10,000
+//! generated documents (~10 KB each) — the time from starting `lineage index`
+//! to its exit, with no file content read (files_read == 0 is asserted) —
+//! median over runs; then the same steps in-process, split into open, walk
+//! and reconcile. Prints Markdown for docs/index-benchmarks.md.
+//!
+//! `LINEAGE_BENCH_DOCS=N` changes the number of documents.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime};
+
+use lineage::config::Config;
+use lineage::index::{Index, Quiet};
+use lineage::source::{self, Filter};
+
+const RUNS: usize = 11;
+
+fn main() {
+    let docs: usize = std::env::var("LINEAGE_BENCH_DOCS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let base = std::env::temp_dir().join(format!("lineage-bench-index-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&base);
+    let root = base.join("root");
+    let dir = base.join("index");
+    let bytes = generate(&root, docs);
+    println!(
+        "machine: {} cores; {docs} documents, {:.1} MB of text\n",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        bytes as f64 / 1e6
+    );
+
+    let started = Instant::now();
+    let first = index(&root, &dir);
+    let first_time = started.elapsed();
+    assert_eq!(first["files_read"], docs as u64);
+    let size = |name: &str| fs::metadata(dir.join(name)).map_or(0, |m| m.len());
+    println!(
+        "first indexing: {:.2} s; index.db {:.1} MB, table.snapshot {:.1} MB\n",
+        first_time.as_secs_f64(),
+        size("index.db") as f64 / 1e6,
+        size("table.snapshot") as f64 / 1e6
+    );
+
+    let mut times: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let t = Instant::now();
+            let v = index(&root, &dir);
+            let took = t.elapsed();
+            assert_eq!(v["files_read"], 0, "an unchanged folder must not be read");
+            assert_eq!(v["documents"], docs as u64);
+            took
+        })
+        .collect();
+    times.sort();
+    println!(
+        "| re-open of an unchanged index (`lineage index ROOT --json`) | median | min | max |"
+    );
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| {docs} documents, {RUNS} runs | {} | {} | {} |\n",
+        ms(times[RUNS / 2]),
+        ms(times[0]),
+        ms(times[RUNS - 1])
+    );
+
+    // The same in-process, step by step.
+    let config = Config::default();
+    let filter = Filter::new(&config.include, &config.exclude).unwrap();
+    let mut steps = [Vec::new(), Vec::new(), Vec::new()];
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let mut ix = Index::open(&root, &dir, config.params(), &mut Quiet).unwrap();
+        steps[0].push(t.elapsed());
+        let t = Instant::now();
+        let walk = source::walk_with(&root, &filter, config.walk_options()).unwrap();
+        steps[1].push(t.elapsed());
+        let t = Instant::now();
+        let r = ix
+            .reconcile(walk, config.max_file_size.0, config.order, &mut Quiet)
+            .unwrap();
+        steps[2].push(t.elapsed());
+        assert_eq!(r.files_read, 0);
+    }
+    println!("| step (in-process) | median |");
+    println!("| --- | --- |");
+    for (name, t) in [
+        "open: lock, SQLite open + quick_check, load state, read + verify + restore the 64 MiB table snapshot",
+        "walk: stat every file",
+        "reconcile: compare with the log (nothing to read)",
+    ]
+    .iter()
+    .zip(&mut steps)
+    {
+        t.sort();
+        println!("| {name} | {} |", ms(t[RUNS / 2]));
+    }
+    let _ = fs::remove_dir_all(&base);
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.0} ms", d.as_secs_f64() * 1e3)
+}
+
+fn index(root: &Path, dir: &Path) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(["index", root.to_str().unwrap(), "--json", "--index"])
+        .arg(dir)
+        .arg("--config")
+        .arg(empty_config())
+        .output()
+        .expect("run lineage");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// An empty config file, so a developer's own settings do not count.
+fn empty_config() -> PathBuf {
+    let p = std::env::temp_dir().join("lineage-bench-empty-config.toml");
+    fs::write(&p, "").unwrap();
+    p
+}
+
+/// `n` documents of ~10 KB in 100 folders, every fifth one half copied from
+/// an earlier one. Returns the bytes written.
+fn generate(root: &Path, n: usize) -> u64 {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut total = 0;
+    let mut texts: Vec<String> = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut t = String::with_capacity(10_500);
+        if i % 5 == 4 {
+            let src = &texts[(next() % i as u64) as usize];
+            let cut = src[..src.len() / 2].rfind(' ').unwrap_or(0);
+            t.push_str(&src[..cut]);
+        }
+        while t.len() < 10_000 {
+            t.push_str(&format!("w{} ", next() % 30_000));
+        }
+        let p = root.join(format!("d{:02}/doc{i:05}.md", i % 100));
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, &t).unwrap();
+        let f = fs::File::options().write(true).open(&p).unwrap();
+        f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000 + i as u64))
+            .unwrap();
+        total += t.len() as u64;
+        texts.push(t);
+    }
+    total
+}

@@ -1,0 +1,255 @@
+//! `lineage index ROOT`: bring the persistent index of a folder up to date
+//! and exit.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde::Serialize;
+
+use super::scan::EstimatedArgs;
+use super::{CommonEngineArgs, Fatal, SourceArgs};
+use crate::config::Config;
+use crate::index::{self, HistoryRow, Index, Observer, Report};
+use crate::source::{self, Filter};
+
+#[derive(Args, Debug)]
+pub(super) struct IndexArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Print `lineage-index/1` JSON instead of a summary.
+    #[arg(long)]
+    json: bool,
+    /// Also list every version in the history with its stored outcome summary
+    /// (id, path, version, status, tokens, fresh tokens, top and dominant
+    /// origin, origin counts); with --json under "history".
+    #[arg(long)]
+    documents: bool,
+    /// This root's index folder [default: indexes/<hash of the root> in the
+    /// platform data directory, or in the configured index_dir].
+    #[arg(long, value_name = "DIR")]
+    index: Option<PathBuf>,
+    #[command(flatten)]
+    estimated: EstimatedArgs,
+    #[command(flatten)]
+    common: CommonEngineArgs,
+}
+
+pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
+    args.source.apply(&mut config);
+    args.common.apply(&mut config);
+    args.estimated.apply(&mut config);
+    config.validate()?;
+    let params = config.params();
+    let filter = Filter::new(&config.include, &config.exclude)?;
+    let root = &args.source.root;
+    let base = (!config.index_dir.is_empty()).then(|| PathBuf::from(&config.index_dir));
+    let dir = index::location(root, args.index.as_deref(), base.as_deref())?;
+    let started = Instant::now();
+    let mut obs = Stderr::new();
+    let mut ix = Index::open(root, &dir, params, &mut obs)?;
+    let walk = source::walk_with(root, &filter, config.walk_options())?;
+    let report = ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
+    obs.clear();
+    let history = if args.documents {
+        Some(ix.history()?)
+    } else {
+        None
+    };
+    let counts = ix.counts();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if args.json {
+        let json = IndexJson {
+            format: "lineage-index/1",
+            documents: counts.documents,
+            versions: counts.versions,
+            skipped: counts.skipped,
+            files_read: report.files_read,
+            history: history
+                .as_deref()
+                .map(|h| h.iter().map(VersionJson::new).collect()),
+        };
+        serde_json::to_writer(&mut out, &json)?;
+        writeln!(out)?;
+    } else {
+        for (path, s) in ix.skipped() {
+            eprintln!("skipped {path}: {}", s.reason);
+        }
+        writeln!(
+            out,
+            "{}: {} documents, {} versions in the history, {} skipped",
+            ix.root().display(),
+            counts.documents,
+            counts.versions,
+            counts.skipped
+        )?;
+        summary(&mut out, &report, started.elapsed())?;
+        writeln!(out, "index: {}", ix.dir().display())?;
+        if let Some(h) = &history {
+            listing(&mut out, h)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn summary(out: &mut impl Write, r: &Report, took: Duration) -> std::io::Result<()> {
+    let mut parts = vec![format!("{} new versions", r.new_versions)];
+    if r.touched > 0 {
+        parts.push(format!("{} with unchanged content", r.touched));
+    }
+    if r.revived > 0 {
+        parts.push(format!("{} back with their last content", r.revived));
+    }
+    if r.deleted > 0 {
+        parts.push(format!("{} deleted", r.deleted));
+    }
+    writeln!(
+        out,
+        "this run: {} files read, {} unchanged; {} ({:.2} s)",
+        r.files_read,
+        r.unchanged,
+        parts.join(", "),
+        took.as_secs_f64()
+    )
+}
+
+/// One line per version: id, version, status, % fresh, dominant origin.
+fn listing(out: &mut impl Write, h: &[HistoryRow]) -> std::io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:>6}  {:<40} {:>4}  {:<8} {:>6}  dominant origin",
+        "id", "path", "ver", "status", "fresh"
+    )?;
+    for v in h {
+        let fresh = super::scan::pct(u64::from(v.fresh_tokens), u64::from(v.tokens));
+        let dominant = match v.dominant_origin {
+            None => "-".to_string(),
+            Some(o) if o == v.id => "itself".to_string(),
+            Some(o) => h
+                .get(o as usize)
+                .map_or_else(|| format!("#{o}"), |d| format!("#{o} {}", d.path)),
+        };
+        writeln!(
+            out,
+            "{:>6}  {:<40} {:>4}  {:<8} {:>5.1}%  {dominant}",
+            v.id,
+            v.path,
+            v.version,
+            v.status.name(),
+            fresh
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct IndexJson<'a> {
+    format: &'static str,
+    documents: u64,
+    versions: u64,
+    skipped: u64,
+    files_read: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<Vec<VersionJson<'a>>>,
+}
+
+#[derive(Serialize)]
+struct OriginJson {
+    id: u32,
+    shingles: u32,
+}
+
+#[derive(Serialize)]
+struct VersionJson<'a> {
+    id: u32,
+    path: &'a str,
+    version: u32,
+    status: &'static str,
+    tokens: u32,
+    shingles: u32,
+    selected: u32,
+    fresh_tokens: u32,
+    top_origin: u32,
+    dominant_origin: Option<u32>,
+    origins: Vec<OriginJson>,
+}
+
+impl<'a> VersionJson<'a> {
+    fn new(v: &'a HistoryRow) -> VersionJson<'a> {
+        VersionJson {
+            id: v.id,
+            path: &v.path,
+            version: v.version,
+            status: v.status.name(),
+            tokens: v.tokens,
+            shingles: v.shingles,
+            selected: v.selected,
+            fresh_tokens: v.fresh_tokens,
+            top_origin: v.top_origin,
+            dominant_origin: v.dominant_origin,
+            origins: v
+                .origins
+                .iter()
+                .map(|&(id, shingles)| OriginJson { id, shingles })
+                .collect(),
+        }
+    }
+}
+
+/// Notices as `lineage: …` lines; progress as one `\r` line, only on a terminal.
+struct Stderr {
+    tty: bool,
+    shown: bool,
+    last: Option<Instant>,
+}
+
+impl Stderr {
+    fn new() -> Stderr {
+        Stderr {
+            tty: std::io::stderr().is_terminal(),
+            shown: false,
+            last: None,
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            eprint!("\r\x1b[K");
+            self.shown = false;
+        }
+    }
+}
+
+impl Observer for Stderr {
+    fn notice(&mut self, message: &str) {
+        self.clear();
+        eprintln!("lineage: {message}");
+    }
+
+    fn progress(&mut self, what: &str, done: u64, total: u64) {
+        const WIDTH: u64 = 30;
+        if !self.tty || total == 0 {
+            return;
+        }
+        // At most 20 redraws a second.
+        let now = Instant::now();
+        if done < total
+            && self
+                .last
+                .is_some_and(|t| now - t < Duration::from_millis(50))
+        {
+            return;
+        }
+        self.last = Some(now);
+        let filled = (WIDTH * done / total) as usize;
+        eprint!(
+            "\r{what} [{}{}] {done}/{total}",
+            "#".repeat(filled),
+            ".".repeat(WIDTH as usize - filled)
+        );
+        self.shown = true;
+    }
+}

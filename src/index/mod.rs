@@ -1,0 +1,603 @@
+//! The persistent index of one root (DESIGN "The index"): the document log
+//! with every version's cached token fingerprints and outcome summary in an
+//! embedded SQLite database, and the fixed-size table's state in a snapshot
+//! file beside it, so that a re-open continues where the last run stopped.
+//!
+//! Opening checks everything and repairs what it can: a damaged or foreign
+//! database is rebuilt from the files; a missing, damaged or behind snapshot,
+//! or other engine parameters, are repaired by replaying the cached
+//! fingerprints (no file is re-read). Each repair says so once through
+//! [`Observer::notice`]. The root is only ever read.
+
+mod checksum;
+mod lock;
+mod process;
+mod reconcile;
+mod replay;
+pub mod schema;
+mod snapshot;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+pub use reconcile::{Change, Report, plan};
+pub use schema::{Current, HistoryRow, SkipRow, Status};
+
+use crate::origin::table::{Table, TableError};
+use crate::origin::{OriginPass, Outcome, Params};
+use process::Preparer;
+use schema::{Db, OpenError};
+
+/// Where an index reports what it repairs and how far a long step is.
+pub trait Observer {
+    /// A one-line message for a person (a repair, a rebuild).
+    fn notice(&mut self, message: &str);
+    /// `done` of `total` items of a long step (`what`: "indexing", "replaying").
+    fn progress(&mut self, _what: &str, _done: u64, _total: u64) {}
+}
+
+/// An observer that drops everything.
+pub struct Quiet;
+
+impl Observer for Quiet {
+    fn notice(&mut self, _: &str) {}
+}
+
+/// Why an index cannot be used; one line each.
+#[derive(Debug)]
+pub enum IndexError {
+    /// Another process holds the index.
+    Locked(PathBuf),
+    /// The index folder or the root is not usable as asked.
+    Location(String),
+    Db(rusqlite::Error),
+    Io(String),
+    Table(TableError),
+    /// An earlier write failed half-way: reopen the index.
+    Poisoned,
+}
+
+impl fmt::Display for IndexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IndexError::Locked(d) => write!(
+                f,
+                "index {} is in use by another lineage process",
+                d.display()
+            ),
+            IndexError::Location(m) | IndexError::Io(m) => f.write_str(m),
+            IndexError::Db(e) => write!(f, "index database: {e}"),
+            IndexError::Table(e) => e.fmt(f),
+            IndexError::Poisoned => {
+                f.write_str("index left unusable by an earlier error; reopen it")
+            }
+        }
+    }
+}
+
+impl std::error::Error for IndexError {}
+
+impl From<rusqlite::Error> for IndexError {
+    fn from(e: rusqlite::Error) -> IndexError {
+        IndexError::Db(e)
+    }
+}
+
+/// Live documents, versions in the history, skipped files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counts {
+    pub documents: u64,
+    pub versions: u64,
+    pub skipped: u64,
+}
+
+/// An open index; holds the index's lock until dropped.
+pub struct Index {
+    dir: PathBuf,
+    root: PathBuf,
+    params: Params,
+    params_key: String,
+    db: Db,
+    pass: OriginPass,
+    preparer: Preparer,
+    /// Versions in the log; the next version's id.
+    versions: u32,
+    /// Content hash of the last version (the snapshot header's `last_hash`).
+    last_hash: u64,
+    /// `meta.instance`, the snapshot header's `instance`.
+    instance: u64,
+    current: HashMap<String, Current>,
+    skipped: HashMap<String, SkipRow>,
+    /// The table has processed versions the snapshot file does not cover.
+    snapshot_stale: bool,
+    /// Set while a batch is being written: in-memory state may be ahead of
+    /// the database if it fails.
+    poisoned: bool,
+    _lock: lock::Lock,
+}
+
+/// The canonical string of the engine parameters: stored in the database and
+/// the snapshot header; an index built with another is re-processed.
+pub fn params_key(p: &Params) -> String {
+    format!(
+        "k={} selector={} table_size={} bucket_entries={} eviction={} eviction_ties={} \
+         estimation={} bridge_limit={} seed={}",
+        p.k,
+        p.selector,
+        p.table_size,
+        p.bucket_entries,
+        p.eviction,
+        p.ties,
+        p.estimation,
+        p.bridge_limit,
+        p.seed
+    )
+}
+
+/// The index folder of `root`: `explicit` (`--index DIR`) when given, else
+/// `<base>/<hash of the canonical root>/`, where `base` is the configured
+/// `index_dir` or the platform data directory's `indexes/`.
+pub fn location(
+    root: &Path,
+    explicit: Option<&Path>,
+    base: Option<&Path>,
+) -> Result<PathBuf, IndexError> {
+    if let Some(dir) = explicit {
+        return Ok(dir.to_path_buf());
+    }
+    let canonical = fs::canonicalize(root)
+        .map_err(|e| IndexError::Location(format!("cannot read root {}: {e}", root.display())))?;
+    let base = match base {
+        Some(b) => b.to_path_buf(),
+        None => directories::ProjectDirs::from("", "", "lineage")
+            .ok_or_else(|| {
+                IndexError::Location(
+                    "no platform data directory (set HOME, or pass --index DIR)".into(),
+                )
+            })?
+            .data_dir()
+            .join("indexes"),
+    };
+    Ok(base.join(root_key(&canonical)))
+}
+
+/// A stable name for a canonical root path: its Rabin-64 fingerprint in hex.
+pub fn root_key(canonical_root: &Path) -> String {
+    let bytes = canonical_root.as_os_str().as_encoded_bytes();
+    format!("{:016x}", crate::fingerprint::rabin::fingerprint(bytes, 1))
+}
+
+/// Nanoseconds since the Unix epoch (negative before it), as stored.
+pub fn mtime_ns(t: SystemTime) -> i64 {
+    let ns = |d: std::time::Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
+    match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => ns(d),
+        Err(e) => -ns(e.duration()),
+    }
+}
+
+/// Why loading failed: repairable by a rebuild, or not.
+enum Load {
+    Rebuild(String),
+    Fatal(IndexError),
+}
+
+impl From<rusqlite::Error> for Load {
+    fn from(e: rusqlite::Error) -> Load {
+        if schema::is_corruption(&e) {
+            Load::Rebuild(format!("database damaged ({e})"))
+        } else {
+            Load::Fatal(IndexError::Db(e))
+        }
+    }
+}
+
+/// Everything of an [`Index`] but its lock.
+struct Loaded {
+    db: Db,
+    pass: OriginPass,
+    versions: u32,
+    last_hash: u64,
+    instance: u64,
+    current: HashMap<String, Current>,
+    skipped: HashMap<String, SkipRow>,
+}
+
+impl Index {
+    /// Open (creating if needed) the index of `root` in `dir` for `params`,
+    /// taking its lock and repairing it if needed (see the module docs).
+    /// `dir` must not be inside the root, and an existing non-empty `dir`
+    /// must be an index.
+    pub fn open(
+        root: &Path,
+        dir: &Path,
+        params: Params,
+        obs: &mut dyn Observer,
+    ) -> Result<Index, IndexError> {
+        params
+            .table_params()
+            .validate()
+            .map_err(IndexError::Table)?;
+        let root = fs::canonicalize(root).map_err(|e| {
+            IndexError::Location(format!("cannot read root {}: {e}", root.display()))
+        })?;
+        if !root.is_dir() {
+            return Err(IndexError::Location(format!(
+                "root {} is not a directory",
+                root.display()
+            )));
+        }
+        prepare_dir(&root, dir)?;
+        let lock = lock::acquire(dir)?;
+        // A temp file is only left by a run killed while writing a snapshot.
+        let _ = fs::remove_file(dir.join(snapshot::TEMP));
+        let key = params_key(&params);
+        let preparer = Preparer::new(params);
+        let mut rebuilt = false;
+        let loaded = loop {
+            match load(&root, dir, params, &key, &preparer, obs) {
+                Ok(l) => break l,
+                Err(Load::Rebuild(reason)) if !rebuilt => {
+                    obs.notice(&format!(
+                        "index {}: {reason}; rebuilding it from the files",
+                        dir.display()
+                    ));
+                    wipe(dir)?;
+                    rebuilt = true;
+                }
+                Err(Load::Rebuild(reason)) => {
+                    return Err(IndexError::Io(format!(
+                        "index {}: {reason} (even after a rebuild)",
+                        dir.display()
+                    )));
+                }
+                Err(Load::Fatal(e)) => return Err(e),
+            }
+        };
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            root,
+            params,
+            params_key: key,
+            db: loaded.db,
+            pass: loaded.pass,
+            preparer,
+            versions: loaded.versions,
+            last_hash: loaded.last_hash,
+            instance: loaded.instance,
+            current: loaded.current,
+            skipped: loaded.skipped,
+            snapshot_stale: false,
+            poisoned: false,
+            _lock: lock,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The live origin pass (its table's counters, for display).
+    pub fn pass(&self) -> &OriginPass {
+        &self.pass
+    }
+
+    pub fn counts(&self) -> Counts {
+        Counts {
+            documents: self
+                .current
+                .values()
+                .filter(|c| c.status == Status::Live)
+                .count() as u64,
+            versions: u64::from(self.versions),
+            skipped: self.skipped.len() as u64,
+        }
+    }
+
+    /// The latest version of `path`, if it has one.
+    pub fn current(&self, path: &str) -> Option<&Current> {
+        self.current.get(path)
+    }
+
+    /// Files left out, with the reason, sorted by path.
+    pub fn skipped(&self) -> Vec<(&str, &SkipRow)> {
+        let mut v: Vec<_> = self.skipped.iter().map(|(p, s)| (p.as_str(), s)).collect();
+        v.sort_by(|a, b| a.0.cmp(b.0));
+        v
+    }
+
+    /// Every version with its outcome summary, in processing order; read
+    /// from the database, not replayed.
+    pub fn history(&self) -> Result<Vec<HistoryRow>, IndexError> {
+        Ok(self.db.history()?)
+    }
+
+    /// Path and version number of version `id` (to name an origin).
+    pub fn version_of(&self, id: u32) -> Result<Option<(String, u32)>, IndexError> {
+        Ok(self.db.version_of(id)?)
+    }
+
+    /// The full outcome of version `id`, token runs included.
+    pub fn outcome(&self, id: u32) -> Result<Option<Outcome>, IndexError> {
+        Ok(self.db.outcome(id)?)
+    }
+
+    /// Write the table snapshot if the table has processed versions it does
+    /// not cover. [`Index::reconcile`] does this at its end; a long-lived
+    /// owner (the watcher) calls it when it sees fit.
+    pub fn checkpoint(&mut self) -> Result<(), IndexError> {
+        self.check_usable()?;
+        if !self.snapshot_stale {
+            return Ok(());
+        }
+        let header = snapshot::Header {
+            params: self.params_key.clone(),
+            instance: self.instance,
+            versions: u64::from(self.versions),
+            last_hash: self.last_hash,
+        };
+        write_snapshot(&self.dir, &header, self.pass.table())?;
+        self.snapshot_stale = false;
+        Ok(())
+    }
+
+    fn check_usable(&self) -> Result<(), IndexError> {
+        if self.poisoned {
+            Err(IndexError::Poisoned)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+fn write_snapshot(dir: &Path, header: &snapshot::Header, table: &Table) -> Result<(), IndexError> {
+    snapshot::write(dir, header, table).map_err(|e| {
+        IndexError::Io(format!(
+            "cannot write the table snapshot in {}: {e}",
+            dir.display()
+        ))
+    })
+}
+
+/// Check where the index goes and create the folder: never inside the root
+/// (the root is only read), never over a folder that is not an index.
+fn prepare_dir(root: &Path, dir: &Path) -> Result<(), IndexError> {
+    let abs = resolve(dir)
+        .map_err(|e| IndexError::Location(format!("index folder {}: {e}", dir.display())))?;
+    if abs.starts_with(root) {
+        return Err(IndexError::Location(format!(
+            "index folder {} is inside the root {}, which lineage only reads",
+            dir.display(),
+            root.display()
+        )));
+    }
+    match fs::read_dir(dir) {
+        Ok(entries) => {
+            let names: Vec<_> = entries
+                .filter_map(|e| e.ok().map(|e| e.file_name()))
+                .collect();
+            let ours = names
+                .iter()
+                .any(|n| n == schema::FILE || n == lock::FILE || n == snapshot::FILE);
+            if !names.is_empty() && !ours {
+                return Err(IndexError::Location(format!(
+                    "{} is not a lineage index (a folder with other files)",
+                    dir.display()
+                )));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir_all(dir).map_err(|e| {
+            IndexError::Io(format!("cannot create index folder {}: {e}", dir.display()))
+        }),
+        Err(e) => Err(IndexError::Location(format!(
+            "index folder {}: {e}",
+            dir.display()
+        ))),
+    }
+}
+
+/// `p` made absolute with symlinks resolved as far as it exists.
+fn resolve(p: &Path) -> io::Result<PathBuf> {
+    let abs = std::path::absolute(p)?;
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name().unwrap_or_default().to_os_string());
+        existing = match existing.parent() {
+            Some(parent) => parent,
+            None => break,
+        };
+    }
+    let mut out = fs::canonicalize(existing)?;
+    out.extend(rest.iter().rev());
+    Ok(out)
+}
+
+/// Remove the snapshot and database files (not the lock, which we hold);
+/// the snapshot first, so no crash leaves it beside a new database.
+fn wipe(dir: &Path) -> Result<(), IndexError> {
+    wipe_snapshot(dir)?;
+    remove_all(
+        dir,
+        std::iter::once(&schema::FILE).chain(schema::COMPANIONS),
+    )
+}
+
+fn wipe_snapshot(dir: &Path) -> Result<(), IndexError> {
+    remove_all(dir, &[snapshot::FILE, snapshot::TEMP])
+}
+
+fn remove_all<'a>(
+    dir: &Path,
+    names: impl IntoIterator<Item = &'a &'a str>,
+) -> Result<(), IndexError> {
+    for name in names {
+        match fs::remove_file(dir.join(name)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                return Err(IndexError::Io(format!(
+                    "cannot remove {}: {e}",
+                    dir.join(name).display()
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Open the database and bring the table up to its last version.
+fn load(
+    root: &Path,
+    dir: &Path,
+    params: Params,
+    key: &str,
+    preparer: &Preparer,
+    obs: &mut dyn Observer,
+) -> Result<Loaded, Load> {
+    // A journal without its database must not be replayed into a new one.
+    if !dir.join(schema::FILE).exists() {
+        remove_all(dir, schema::COMPANIONS).map_err(Load::Fatal)?;
+    }
+    let (mut db, fresh) = match Db::open(&dir.join(schema::FILE)) {
+        Ok(x) => x,
+        Err(OpenError::Corrupt(r)) => return Err(Load::Rebuild(format!("database damaged ({r})"))),
+        Err(OpenError::OtherFormat(v)) => {
+            return Err(Load::Rebuild(format!(
+                "schema version {v}, this lineage uses {}",
+                schema::SCHEMA_VERSION
+            )));
+        }
+        Err(OpenError::Fatal(e)) => return Err(Load::Fatal(IndexError::Db(e))),
+    };
+    let root_s = root.to_string_lossy();
+    if fresh {
+        // Any snapshot here belongs to a database that is gone.
+        wipe_snapshot(dir).map_err(Load::Fatal)?;
+        let tx = db.transaction()?;
+        let instance = std::hash::BuildHasher::hash_one(&std::hash::RandomState::new(), root);
+        schema::set_meta(&tx, "instance", &instance.to_string())?;
+        schema::set_meta(&tx, "root", &root_s)?;
+        schema::set_meta(&tx, "params", key)?;
+        schema::set_meta(&tx, "outcomes_through", "0")?;
+        tx.commit()?;
+    }
+    match db.meta("root")? {
+        Some(r) if r == root_s => {}
+        Some(r) => {
+            return Err(Load::Fatal(IndexError::Location(format!(
+                "index {} belongs to the root {r}, not {root_s}",
+                dir.display()
+            ))));
+        }
+        None => return Err(Load::Rebuild("no root recorded".into())),
+    }
+    let instance: u64 = db
+        .meta("instance")?
+        .and_then(|i| i.parse().ok())
+        .ok_or_else(|| Load::Rebuild("no instance id recorded".into()))?;
+    let (versions, contiguous) = db.version_count()?;
+    if !contiguous {
+        return Err(Load::Rebuild("document log has gaps".into()));
+    }
+    let stored = db.meta("params")?;
+    let mut through: u32 = db
+        .meta("outcomes_through")?
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(|| Load::Rebuild("no outcomes_through recorded".into()))?;
+    let params_changed = stored.as_deref() != Some(key);
+    if params_changed {
+        obs.notice(&format!(
+            "index {} was built with other parameters ({}); re-processing {versions} \
+             versions from cached fingerprints",
+            dir.display(),
+            stored.as_deref().unwrap_or("none recorded")
+        ));
+        // Outcomes are invalid from here until the replay rewrites them.
+        let tx = db.transaction()?;
+        schema::set_meta(&tx, "params", key)?;
+        schema::set_meta(&tx, "outcomes_through", "0")?;
+        tx.commit()?;
+        through = 0;
+    }
+    through = through.min(versions);
+    let last_hash = match versions.checked_sub(1) {
+        Some(last) => db.content_hash(last)?.unwrap_or(0),
+        None => 0,
+    };
+    let tp = params.table_params();
+    let fresh_table = || Table::new(tp).map_err(|e| Load::Fatal(IndexError::Table(e)));
+    let (start, table, why) = match snapshot::read(dir, key, tp) {
+        Ok((h, table)) => {
+            let n = h.versions;
+            let matches_log = h.instance == instance
+                && n <= u64::from(versions)
+                && match n.checked_sub(1) {
+                    Some(i) => db.content_hash(i as u32)? == Some(h.last_hash),
+                    None => true,
+                };
+            if !matches_log {
+                (
+                    0,
+                    fresh_table()?,
+                    "does not match the document log".to_string(),
+                )
+            } else if n > u64::from(through) {
+                // Outcomes after `through` need the table as it was then.
+                (0, fresh_table()?, String::new())
+            } else {
+                let why = format!("covers {n} of {versions} versions (an interrupted run)");
+                (n as u32, table, why)
+            }
+        }
+        Err(snapshot::Unusable::Missing) => (0, fresh_table()?, "is missing".into()),
+        Err(snapshot::Unusable::OtherParams(p)) => {
+            (0, fresh_table()?, format!("is of other parameters ({p})"))
+        }
+        Err(snapshot::Unusable::Corrupt(r)) => (0, fresh_table()?, format!("is damaged ({r})")),
+    };
+    let mut pass = OriginPass::resume(params, table);
+    if start < versions {
+        if !params_changed {
+            obs.notice(&format!(
+                "index {}: the table snapshot {why}; replaying {} of {versions} versions \
+                 from cached fingerprints",
+                dir.display(),
+                versions - start
+            ));
+        }
+        replay::run(&mut db, &mut pass, preparer, start..versions, through, obs)?;
+        let header = snapshot::Header {
+            params: key.to_string(),
+            instance,
+            versions: u64::from(versions),
+            last_hash,
+        };
+        write_snapshot(dir, &header, pass.table()).map_err(Load::Fatal)?;
+    }
+    Ok(Loaded {
+        current: db.current()?,
+        skipped: db.skipped()?,
+        db,
+        pass,
+        versions,
+        last_hash,
+        instance,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,93 @@
+//! One document version through the origin pass: keys and selection, which
+//! depend on the document alone and run in parallel, then the sequential pass.
+
+use crate::fingerprint::{ShingleRoller, token_hashes};
+use crate::origin::outcome::Outcome;
+use crate::origin::select::{DocKeys, Unit};
+use crate::origin::{OriginPass, Params};
+
+/// Computes a version's selected units under fixed parameters.
+pub struct Preparer {
+    params: Params,
+    roller: ShingleRoller,
+}
+
+/// A version ready for the pass.
+pub struct Prepared {
+    pub tokens: u32,
+    pub shingles: u32,
+    pub units: Vec<Unit>,
+}
+
+impl Preparer {
+    pub fn new(params: Params) -> Preparer {
+        Preparer {
+            params,
+            roller: ShingleRoller::new(params.k),
+        }
+    }
+
+    /// Shingle keys and selected units of a version's token fingerprints.
+    pub fn prepare(&self, fps: &[u64]) -> Prepared {
+        let (mut hashes, mut keys, mut units) = (Vec::new(), Vec::new(), Vec::new());
+        token_hashes(fps, &mut hashes);
+        self.roller.keys(fps, &mut keys);
+        let doc = DocKeys {
+            token_fps: fps,
+            token_hashes: &hashes,
+            shingle_keys: &keys,
+            k: self.params.k,
+        };
+        self.params.selector.select(&doc, &mut units);
+        Prepared {
+            tokens: fps.len() as u32,
+            shingles: keys.len() as u32,
+            units,
+        }
+    }
+}
+
+/// Process version `id` (later than every version before it).
+pub fn run(pass: &mut OriginPass, id: u32, p: &Prepared) -> Outcome {
+    let labels = pass.process(id, &p.units);
+    Outcome::new(
+        id,
+        p.tokens,
+        p.shingles,
+        p.units.iter().map(|u| (u.start, u.end)),
+        labels,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::origin::history::Keyed;
+
+    #[test]
+    fn equals_a_replay_over_the_same_documents() {
+        let params = Params {
+            table_size: crate::origin::TableSize::Bytes(1 << 16),
+            ..Params::default()
+        };
+        let docs: Vec<Vec<u64>> = (0..20u64)
+            .map(|d| {
+                (0..200u64)
+                    .map(|t| (t * 7 + d / 3) % 97 + (d % 4) * 1000)
+                    .collect()
+            })
+            .collect();
+        let keyed = Keyed::new(docs.clone(), params.k);
+        let units = keyed.select(params.selector);
+        let mut want = Vec::new();
+        keyed.replay(&units, params, |o| want.push(o)).unwrap();
+        let prep = Preparer::new(params);
+        let mut pass = OriginPass::new(params).unwrap();
+        let got: Vec<Outcome> = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| run(&mut pass, i as u32, &prep.prepare(d)))
+            .collect();
+        assert_eq!(got, want);
+    }
+}

@@ -1,0 +1,391 @@
+//! Bringing the index up to the folder (CONTRACT §2): files whose size and
+//! mtime are unchanged are not read; changed ones are read and hashed; the
+//! same content only updates the stat, other content is a new version, later
+//! than everything, processed through the live origin pass; a file that is
+//! gone (or no longer a document) has its last version marked deleted and
+//! kept as an origin.
+
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
+
+use super::process::{self, Prepared, Preparer};
+use super::schema::{self, Current, NewVersion, SkipRow, Status};
+use super::{Index, IndexError, Observer, mtime_ns};
+use crate::config::Order;
+use crate::fingerprint::{rabin, token_fps};
+use crate::origin::Outcome;
+use crate::source::{self, FileEntry, SkipReason, Walk};
+use crate::text::{Format, prepare};
+
+/// Files read and processed per transaction: a crash loses at most one batch.
+const BATCH_FILES: usize = 128;
+const BATCH_BYTES: u64 = 32 << 20;
+
+/// What a reconcile (or [`Index::apply`]) did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Files whose content was read (binary ones included).
+    pub files_read: u64,
+    pub new_versions: u64,
+    /// Read, same content: only size and mtime updated.
+    pub touched: u64,
+    /// A deleted file back with its last content: live again, no new version.
+    pub revived: u64,
+    pub deleted: u64,
+    /// Not read: size and mtime as recorded.
+    pub unchanged: u64,
+}
+
+/// What happened to one file, for a caller that reports changes as they
+/// come (the watcher).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// A new version, with its outcome.
+    Version {
+        path: String,
+        version: u32,
+        outcome: Outcome,
+    },
+    /// Its last version is live again.
+    Revived {
+        path: String,
+        id: u32,
+    },
+    Skipped {
+        path: String,
+        reason: String,
+    },
+    Deleted {
+        path: String,
+    },
+}
+
+/// The work a walk implies, decided from the stat alone.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Files to read, in processing order.
+    pub read: Vec<FileEntry>,
+    /// Live paths that are no longer documents: mark their versions deleted.
+    pub gone: Vec<String>,
+    /// Skip rows to write (left out by the walk, or too large).
+    pub skips: Vec<(String, SkipRow)>,
+    /// Skip rows of paths no longer left out.
+    pub stale_skips: Vec<String>,
+    pub unchanged: u64,
+}
+
+/// Compare a walk with the index's state.
+pub fn plan(
+    walk: Walk,
+    current: &HashMap<String, Current>,
+    skipped: &HashMap<String, SkipRow>,
+    max_file_size: u64,
+    order: Order,
+) -> Plan {
+    let mut p = Plan::default();
+    let mut documents = HashSet::new();
+    let mut still_skipped = HashSet::new();
+    let mut skip = |p: &mut Plan, path: String, row: SkipRow| {
+        still_skipped.insert(path.clone());
+        if skipped.get(&path) != Some(&row) {
+            p.skips.push((path, row));
+        }
+    };
+    for f in walk.files {
+        let m = mtime_ns(f.mtime);
+        if f.size > max_file_size {
+            let reason = SkipReason::TooLarge {
+                size: f.size,
+                max: max_file_size,
+            };
+            let row = SkipRow {
+                reason: reason.to_string(),
+                binary: false,
+                size: Some(f.size),
+                mtime_ns: Some(m),
+            };
+            skip(&mut p, f.path, row);
+            continue;
+        }
+        let same_stat =
+            |size: Option<u64>, mtime: Option<i64>| size == Some(f.size) && mtime == Some(m);
+        if current
+            .get(&f.path)
+            .is_some_and(|c| c.status == Status::Live && same_stat(Some(c.size), Some(c.mtime_ns)))
+        {
+            p.unchanged += 1;
+            documents.insert(f.path);
+            continue;
+        }
+        if let Some(s) = skipped.get(&f.path)
+            && s.binary
+            && same_stat(s.size, s.mtime_ns)
+        {
+            p.unchanged += 1;
+            skip(&mut p, f.path, s.clone());
+            continue;
+        }
+        documents.insert(f.path.clone());
+        p.read.push(f);
+    }
+    for s in walk.skipped {
+        let row = SkipRow {
+            reason: s.reason.to_string(),
+            binary: false,
+            size: None,
+            mtime_ns: None,
+        };
+        skip(&mut p, s.path, row);
+    }
+    p.gone = current
+        .iter()
+        .filter(|(path, c)| c.status == Status::Live && !documents.contains(*path))
+        .map(|(path, _)| path.clone())
+        .collect();
+    p.gone.sort();
+    p.stale_skips = skipped
+        .keys()
+        .filter(|path| !still_skipped.contains(*path))
+        .cloned()
+        .collect();
+    p.stale_skips.sort();
+    sort(&mut p.read, order);
+    p
+}
+
+/// Processing order (CONTRACT §2) by the stat of the walk.
+fn sort(files: &mut [FileEntry], order: Order) {
+    match order {
+        Order::Path => files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes())),
+        Order::Mtime => files.sort_by(|a, b| {
+            a.mtime
+                .cmp(&b.mtime)
+                .then_with(|| a.path.as_bytes().cmp(b.path.as_bytes()))
+        }),
+    }
+}
+
+/// A file read and ready for the pass.
+struct ReadDoc {
+    hash: u64,
+    fps: Vec<u64>,
+    prepared: Prepared,
+}
+
+fn read_one(f: &FileEntry, max_file_size: u64, preparer: &Preparer) -> Result<ReadDoc, SkipReason> {
+    let bytes = source::read(f, max_file_size)?;
+    let hash = rabin::fingerprint(&bytes, 1);
+    let text = prepare(&bytes, Format::from_path(&f.path));
+    let fps = token_fps(&text).fps;
+    let prepared = preparer.prepare(&fps);
+    Ok(ReadDoc {
+        hash,
+        fps,
+        prepared,
+    })
+}
+
+impl Index {
+    /// Bring the index up to `walk` (a walk of its root): stat-only changes
+    /// first, then the files to read in batches, each one transaction, then
+    /// the table snapshot. New files are processed in `order`.
+    pub fn reconcile(
+        &mut self,
+        walk: Walk,
+        max_file_size: u64,
+        order: Order,
+        obs: &mut dyn Observer,
+    ) -> Result<Report, IndexError> {
+        self.check_usable()?;
+        let plan = plan(walk, &self.current, &self.skipped, max_file_size, order);
+        let mut report = Report {
+            unchanged: plan.unchanged,
+            ..Report::default()
+        };
+        if !(plan.gone.is_empty() && plan.skips.is_empty() && plan.stale_skips.is_empty()) {
+            self.poisoned = true;
+            let tx = self.db.transaction()?;
+            for path in &plan.gone {
+                let c = self.current.get_mut(path).expect("planned from current");
+                schema::set_status(&tx, c.id, Status::Deleted)?;
+                c.status = Status::Deleted;
+                report.deleted += 1;
+            }
+            for path in &plan.stale_skips {
+                schema::delete_skipped(&tx, path)?;
+                self.skipped.remove(path);
+            }
+            for (path, row) in &plan.skips {
+                schema::put_skipped(&tx, path, row)?;
+                self.skipped.insert(path.clone(), row.clone());
+            }
+            tx.commit()?;
+            self.poisoned = false;
+        }
+        let total = plan.read.len() as u64;
+        let mut done = 0;
+        let mut rest = plan.read.as_slice();
+        while !rest.is_empty() {
+            let mut n = 0;
+            let mut bytes = 0;
+            while n < rest.len() && n < BATCH_FILES && (n == 0 || bytes < BATCH_BYTES) {
+                bytes += rest[n].size;
+                n += 1;
+            }
+            let (batch, tail) = rest.split_at(n);
+            self.apply_into(batch, max_file_size, &mut report)?;
+            rest = tail;
+            done += n as u64;
+            obs.progress("indexing", done, total);
+        }
+        self.checkpoint()?;
+        Ok(report)
+    }
+
+    /// Read `files` (changed or new, in processing order) and record each:
+    /// a new version, a stat update, a skip or a deletion — all in one
+    /// transaction. The table snapshot is not written (see
+    /// [`Index::checkpoint`]).
+    pub fn apply(
+        &mut self,
+        files: &[FileEntry],
+        max_file_size: u64,
+    ) -> Result<(Vec<Change>, Report), IndexError> {
+        let mut report = Report::default();
+        let changes = self.apply_into(files, max_file_size, &mut report)?;
+        Ok((changes, report))
+    }
+
+    /// Mark `path`'s last version deleted (the file is gone); false if it had
+    /// no live version.
+    pub fn remove(&mut self, path: &str) -> Result<bool, IndexError> {
+        self.check_usable()?;
+        let Some(c) = self
+            .current
+            .get_mut(path)
+            .filter(|c| c.status == Status::Live)
+        else {
+            return Ok(false);
+        };
+        schema::set_status(self.db.conn(), c.id, Status::Deleted)?;
+        c.status = Status::Deleted;
+        Ok(true)
+    }
+
+    fn apply_into(
+        &mut self,
+        files: &[FileEntry],
+        max_file_size: u64,
+        report: &mut Report,
+    ) -> Result<Vec<Change>, IndexError> {
+        self.check_usable()?;
+        let preparer = &self.preparer;
+        let read: Vec<_> = files
+            .par_iter()
+            .map(|f| read_one(f, max_file_size, preparer))
+            .collect();
+        self.poisoned = true;
+        let tx = self.db.transaction()?;
+        let mut changes = Vec::new();
+        for (f, r) in files.iter().zip(read) {
+            let m = mtime_ns(f.mtime);
+            let cur = self.current.get(&f.path).cloned();
+            let doc = match r {
+                Ok(doc) => doc,
+                Err(reason) => {
+                    if reason == SkipReason::Binary {
+                        report.files_read += 1;
+                    }
+                    if reason == SkipReason::Vanished {
+                        // Gone: nothing to list next time.
+                        if self.skipped.remove(&f.path).is_some() {
+                            schema::delete_skipped(&tx, &f.path)?;
+                        }
+                    } else {
+                        let row = SkipRow {
+                            reason: reason.to_string(),
+                            binary: reason == SkipReason::Binary,
+                            size: Some(f.size),
+                            mtime_ns: Some(m),
+                        };
+                        schema::put_skipped(&tx, &f.path, &row)?;
+                        self.skipped.insert(f.path.clone(), row);
+                        changes.push(Change::Skipped {
+                            path: f.path.clone(),
+                            reason: reason.to_string(),
+                        });
+                    }
+                    if let Some(c) = cur.filter(|c| c.status == Status::Live) {
+                        schema::set_status(&tx, c.id, Status::Deleted)?;
+                        self.current.get_mut(&f.path).expect("current").status = Status::Deleted;
+                        report.deleted += 1;
+                        changes.push(Change::Deleted {
+                            path: f.path.clone(),
+                        });
+                    }
+                    continue;
+                }
+            };
+            report.files_read += 1;
+            if self.skipped.remove(&f.path).is_some() {
+                schema::delete_skipped(&tx, &f.path)?;
+            }
+            if let Some(c) = cur.as_ref().filter(|c| c.hash == doc.hash) {
+                schema::touch(&tx, c.id, f.size, m)?;
+                if c.status == Status::Deleted {
+                    report.revived += 1;
+                    changes.push(Change::Revived {
+                        path: f.path.clone(),
+                        id: c.id,
+                    });
+                } else {
+                    report.touched += 1;
+                }
+                let e = self.current.get_mut(&f.path).expect("current");
+                (e.size, e.mtime_ns, e.status) = (f.size, m, Status::Live);
+                continue;
+            }
+            let id = self.versions;
+            let version = cur.as_ref().map_or(1, |c| c.version + 1);
+            if let Some(c) = &cur {
+                schema::set_status(&tx, c.id, Status::Replaced)?;
+            }
+            let outcome = process::run(&mut self.pass, id, &doc.prepared);
+            let v = NewVersion {
+                id,
+                path: &f.path,
+                version,
+                mtime_ns: m,
+                size: f.size,
+                hash: doc.hash,
+                fps: &doc.fps,
+            };
+            schema::insert_version(&tx, &v, &outcome)?;
+            self.versions += 1;
+            self.last_hash = doc.hash;
+            self.snapshot_stale = true;
+            self.current.insert(
+                f.path.clone(),
+                Current {
+                    id,
+                    version,
+                    size: f.size,
+                    mtime_ns: m,
+                    hash: doc.hash,
+                    status: Status::Live,
+                },
+            );
+            report.new_versions += 1;
+            changes.push(Change::Version {
+                path: f.path.clone(),
+                version,
+                outcome,
+            });
+        }
+        schema::set_meta(&tx, "outcomes_through", &self.versions.to_string())?;
+        tx.commit()?;
+        self.poisoned = false;
+        Ok(changes)
+    }
+}

@@ -1,0 +1,571 @@
+//! The index database: its tables, and the reads and writes the index makes.
+//!
+//! ```sql
+//! meta         (key TEXT PRIMARY KEY, value TEXT)   -- schema_version, root,
+//!                                                  -- params, outcomes_through
+//! versions     (id INTEGER PRIMARY KEY,            -- processing order, 0..V
+//!               path, version,                     -- 1, 2, … per path
+//!               mtime_ns, size, hash,              -- Rabin-64 of the bytes
+//!               tokens, status)                    -- 0 live, 1 replaced, 2 deleted
+//! fingerprints (id PRIMARY KEY, checksum, fps BLOB) -- token fps, u64 LE; XXH64
+//! outcomes     (id PRIMARY KEY, shingles, selected, fresh_tokens, top_origin,
+//!               dominant_origin, origins BLOB, runs BLOB)
+//! skipped      (path PRIMARY KEY, reason, binary, size, mtime_ns)
+//! ```
+//!
+//! Writes go through one transaction per batch (the caller's), so a crash at
+//! any point leaves the last committed batch. The WAL journal with
+//! `synchronous = FULL` makes a commit durable before the table snapshot that
+//! covers it is written.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, params};
+
+use super::checksum::xxh64;
+use crate::origin::outcome::{Outcome, Run};
+
+pub const FILE: &str = "index.db";
+/// Files SQLite keeps beside the database.
+pub const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
+/// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
+pub const SCHEMA_VERSION: i64 = 1;
+
+const DDL: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE versions (
+    id       INTEGER PRIMARY KEY,
+    path     TEXT    NOT NULL,
+    version  INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size     INTEGER NOT NULL,
+    hash     INTEGER NOT NULL,
+    tokens   INTEGER NOT NULL,
+    status   INTEGER NOT NULL,
+    UNIQUE (path, version)
+);
+CREATE TABLE fingerprints (
+    id       INTEGER PRIMARY KEY,
+    checksum INTEGER NOT NULL,
+    fps      BLOB    NOT NULL
+);
+CREATE TABLE outcomes (
+    id              INTEGER PRIMARY KEY,
+    shingles        INTEGER NOT NULL,
+    selected        INTEGER NOT NULL,
+    fresh_tokens    INTEGER NOT NULL,
+    top_origin      INTEGER NOT NULL,
+    dominant_origin INTEGER,
+    origins         BLOB    NOT NULL,
+    runs            BLOB    NOT NULL
+);
+CREATE TABLE skipped (
+    path     TEXT PRIMARY KEY,
+    reason   TEXT    NOT NULL,
+    binary   INTEGER NOT NULL,
+    size     INTEGER,
+    mtime_ns INTEGER
+) WITHOUT ROWID;
+";
+
+/// Where a version stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The current content of a file in the folder.
+    Live = 0,
+    /// An earlier version of a path that has a later one.
+    Replaced = 1,
+    /// The last version of a file that is gone (or no longer a document).
+    Deleted = 2,
+}
+
+impl Status {
+    fn from_i64(v: i64) -> Status {
+        match v {
+            0 => Status::Live,
+            1 => Status::Replaced,
+            _ => Status::Deleted,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Live => "live",
+            Status::Replaced => "replaced",
+            Status::Deleted => "deleted",
+        }
+    }
+}
+
+/// The latest version of a path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Current {
+    pub id: u32,
+    pub version: u32,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub hash: u64,
+    pub status: Status,
+}
+
+/// A file left out, with what is needed to not re-read an unchanged binary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkipRow {
+    pub reason: String,
+    /// Read and found binary: kept while size and mtime are unchanged.
+    pub binary: bool,
+    pub size: Option<u64>,
+    pub mtime_ns: Option<i64>,
+}
+
+/// A document version to record.
+pub struct NewVersion<'a> {
+    pub id: u32,
+    pub path: &'a str,
+    pub version: u32,
+    pub mtime_ns: i64,
+    pub size: u64,
+    pub hash: u64,
+    pub fps: &'a [u64],
+}
+
+/// One version of the history with its outcome summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryRow {
+    pub id: u32,
+    pub path: String,
+    pub version: u32,
+    pub status: Status,
+    pub tokens: u32,
+    pub shingles: u32,
+    pub selected: u32,
+    pub fresh_tokens: u32,
+    pub top_origin: u32,
+    pub dominant_origin: Option<u32>,
+    /// (origin, units), most first.
+    pub origins: Vec<(u32, u32)>,
+}
+
+/// Why the database cannot be used as it is.
+#[derive(Debug)]
+pub enum OpenError {
+    /// Not a database, damaged, or not ours: rebuild.
+    Corrupt(String),
+    /// Another schema version: rebuild.
+    OtherFormat(i64),
+    /// An error that rebuilding would not cure (permissions, disk full).
+    Fatal(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for OpenError {
+    fn from(e: rusqlite::Error) -> OpenError {
+        if is_corruption(&e) {
+            OpenError::Corrupt(e.to_string())
+        } else {
+            OpenError::Fatal(e)
+        }
+    }
+}
+
+/// Whether an error says the file is damaged (rather than, say, unwritable).
+pub fn is_corruption(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+    ) || matches!(e, rusqlite::Error::FromSqlConversionFailure(..))
+        || matches!(e, rusqlite::Error::InvalidColumnType(..))
+}
+
+/// The open database.
+pub struct Db {
+    conn: Connection,
+}
+
+impl Db {
+    /// Open (or create) the database at `path` and check it: schema version,
+    /// then SQLite's `quick_check` of every page. Returns whether it is new.
+    pub fn open(path: &Path) -> Result<(Db, bool), OpenError> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        // The first read of the header: garbage fails here (not a database).
+        let user_version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        let fresh = user_version == 0 && tables == 0;
+        if !fresh && user_version != SCHEMA_VERSION {
+            return Err(OpenError::OtherFormat(user_version));
+        }
+        let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+        if check != "ok" {
+            return Err(OpenError::Corrupt(format!("integrity check: {check}")));
+        }
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+        conn.execute_batch("PRAGMA synchronous = FULL;")?;
+        if fresh {
+            let tx = conn.unchecked_transaction()?;
+            tx.execute_batch(DDL)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))?;
+            set_meta(&tx, "schema_version", &SCHEMA_VERSION.to_string())?;
+            tx.commit()?;
+        }
+        Ok((Db { conn }, fresh))
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn transaction(&mut self) -> rusqlite::Result<Transaction<'_>> {
+        self.conn.transaction()
+    }
+
+    pub fn meta(&self, key: &str) -> rusqlite::Result<Option<String>> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+    }
+
+    /// Number of versions and whether their ids are exactly 0..count.
+    pub fn version_count(&self) -> rusqlite::Result<(u32, bool)> {
+        self.conn.query_row(
+            "SELECT count(*), coalesce(max(id), -1) FROM versions",
+            [],
+            |r| {
+                let (n, max): (i64, i64) = (r.get(0)?, r.get(1)?);
+                Ok((n as u32, max + 1 == n))
+            },
+        )
+    }
+
+    /// Every path's latest version.
+    pub fn current(&self) -> rusqlite::Result<HashMap<String, Current>> {
+        let mut st = self.conn.prepare(
+            "SELECT path, id, version, size, mtime_ns, hash, status FROM versions
+             WHERE status != 1",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                Current {
+                    id: r.get(1)?,
+                    version: r.get(2)?,
+                    size: r.get::<_, i64>(3)? as u64,
+                    mtime_ns: r.get(4)?,
+                    hash: r.get::<_, i64>(5)? as u64,
+                    status: Status::from_i64(r.get(6)?),
+                },
+            ))
+        })?;
+        rows.collect()
+    }
+
+    pub fn skipped(&self) -> rusqlite::Result<HashMap<String, SkipRow>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT path, reason, binary, size, mtime_ns FROM skipped")?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                SkipRow {
+                    reason: r.get(1)?,
+                    binary: r.get(2)?,
+                    size: r.get::<_, Option<i64>>(3)?.map(|s| s as u64),
+                    mtime_ns: r.get(4)?,
+                },
+            ))
+        })?;
+        rows.collect()
+    }
+
+    /// Path and version number of version `id`.
+    pub fn version_of(&self, id: u32) -> rusqlite::Result<Option<(String, u32)>> {
+        self.conn
+            .query_row(
+                "SELECT path, version FROM versions WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+    }
+
+    /// Content hash of version `id`.
+    pub fn content_hash(&self, id: u32) -> rusqlite::Result<Option<u64>> {
+        self.conn
+            .query_row("SELECT hash FROM versions WHERE id = ?1", [id], |r| {
+                r.get::<_, i64>(0).map(|h| h as u64)
+            })
+            .optional()
+    }
+
+    /// Cached token fingerprints of versions `from..to`, in order. A missing
+    /// row or a blob whose checksum fails is corruption.
+    pub fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, String> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT id, checksum, fps FROM fingerprints WHERE id >= ?1 AND id < ?2 ORDER BY id",
+            )
+            .map_err(|e| e.to_string())?;
+        let mut rows = st.query([from, to]).map_err(|e| e.to_string())?;
+        let mut out = Vec::with_capacity((to - from) as usize);
+        while let Some(r) = rows.next().map_err(|e| e.to_string())? {
+            let id: u32 = r.get(0).map_err(|e| e.to_string())?;
+            let check = r.get::<_, i64>(1).map_err(|e| e.to_string())? as u64;
+            let blob = r.get_ref(2).and_then(|v| Ok(v.as_blob()?));
+            let blob = blob.map_err(|e| e.to_string())?;
+            if id != from + out.len() as u32 {
+                return Err(format!(
+                    "fingerprints of version {} missing",
+                    from + out.len() as u32
+                ));
+            }
+            if xxh64(blob) != check || blob.len() % 8 != 0 {
+                return Err(format!("fingerprints of version {id} damaged"));
+            }
+            out.push(decode_u64s(blob));
+        }
+        if out.len() != (to - from) as usize {
+            return Err(format!(
+                "fingerprints of version {} missing",
+                from + out.len() as u32
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Every version with its outcome summary, in processing order.
+    pub fn history(&self) -> rusqlite::Result<Vec<HistoryRow>> {
+        let mut st = self.conn.prepare(
+            "SELECT v.id, v.path, v.version, v.status, v.tokens, o.shingles, o.selected,
+                    o.fresh_tokens, o.top_origin, o.dominant_origin, o.origins
+             FROM versions v JOIN outcomes o ON o.id = v.id ORDER BY v.id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(HistoryRow {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                version: r.get(2)?,
+                status: Status::from_i64(r.get(3)?),
+                tokens: r.get(4)?,
+                shingles: r.get(5)?,
+                selected: r.get(6)?,
+                fresh_tokens: r.get(7)?,
+                top_origin: r.get(8)?,
+                dominant_origin: r.get(9)?,
+                origins: decode_pairs(r.get_ref(10)?.as_blob()?),
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// The full outcome of version `id` (token runs included).
+    pub fn outcome(&self, id: u32) -> rusqlite::Result<Option<Outcome>> {
+        self.conn
+            .query_row(
+                "SELECT v.tokens, o.shingles, o.selected, o.top_origin, o.dominant_origin,
+                        o.origins, o.runs
+                 FROM versions v JOIN outcomes o ON o.id = v.id WHERE v.id = ?1",
+                [id],
+                |r| {
+                    Ok(Outcome {
+                        id,
+                        tokens: r.get(0)?,
+                        shingles: r.get(1)?,
+                        selected: r.get(2)?,
+                        top_origin: r.get(3)?,
+                        dominant_origin: r.get(4)?,
+                        origins: decode_pairs(r.get_ref(5)?.as_blob()?),
+                        runs: decode_runs(r.get_ref(6)?.as_blob()?),
+                    })
+                },
+            )
+            .optional()
+    }
+}
+
+pub fn set_meta(c: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    c.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?
+        .execute([key, value])?;
+    Ok(())
+}
+
+/// Record a new version, its fingerprints and its outcome.
+pub fn insert_version(c: &Connection, v: &NewVersion, o: &Outcome) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT INTO versions (id, path, version, mtime_ns, size, hash, tokens, status)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)",
+    )?
+    .execute(params![
+        v.id,
+        v.path,
+        v.version,
+        v.mtime_ns,
+        v.size as i64,
+        v.hash as i64,
+        v.fps.len() as u32
+    ])?;
+    let blob = encode_u64s(v.fps);
+    c.prepare_cached("INSERT INTO fingerprints (id, checksum, fps) VALUES (?1, ?2, ?3)")?
+        .execute(params![v.id, xxh64(&blob) as i64, blob])?;
+    put_outcome(c, o)
+}
+
+/// Record (or replace) a version's outcome.
+pub fn put_outcome(c: &Connection, o: &Outcome) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT OR REPLACE INTO outcomes
+         (id, shingles, selected, fresh_tokens, top_origin, dominant_origin, origins, runs)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        o.id,
+        o.shingles,
+        o.selected,
+        o.fresh_tokens(),
+        o.top_origin,
+        o.dominant_origin,
+        encode_pairs(&o.origins),
+        encode_runs(&o.runs)
+    ])?;
+    Ok(())
+}
+
+pub fn set_status(c: &Connection, id: u32, s: Status) -> rusqlite::Result<()> {
+    c.prepare_cached("UPDATE versions SET status = ?2 WHERE id = ?1")?
+        .execute(params![id, s as i64])?;
+    Ok(())
+}
+
+/// Same content, new stat: only size, mtime (and status) change.
+pub fn touch(c: &Connection, id: u32, size: u64, mtime_ns: i64) -> rusqlite::Result<()> {
+    c.prepare_cached("UPDATE versions SET size = ?2, mtime_ns = ?3, status = 0 WHERE id = ?1")?
+        .execute(params![id, size as i64, mtime_ns])?;
+    Ok(())
+}
+
+pub fn put_skipped(c: &Connection, path: &str, s: &SkipRow) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT OR REPLACE INTO skipped (path, reason, binary, size, mtime_ns)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        path,
+        s.reason,
+        s.binary,
+        s.size.map(|v| v as i64),
+        s.mtime_ns
+    ])?;
+    Ok(())
+}
+
+pub fn delete_skipped(c: &Connection, path: &str) -> rusqlite::Result<()> {
+    c.prepare_cached("DELETE FROM skipped WHERE path = ?1")?
+        .execute([path])?;
+    Ok(())
+}
+
+fn encode_u64s(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn decode_u64s(b: &[u8]) -> Vec<u64> {
+    b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect()
+}
+
+fn encode_pairs(v: &[(u32, u32)]) -> Vec<u8> {
+    v.iter()
+        .flat_map(|&(a, b)| a.to_le_bytes().into_iter().chain(b.to_le_bytes()))
+        .collect()
+}
+
+fn le32(c: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(c[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+}
+
+fn decode_pairs(b: &[u8]) -> Vec<(u32, u32)> {
+    b.chunks_exact(8)
+        .map(|c| (le32(c, 0), le32(c, 1)))
+        .collect()
+}
+
+/// Runs as (start, end, origin) with `u32::MAX` for fresh.
+fn encode_runs(v: &[Run]) -> Vec<u8> {
+    v.iter()
+        .flat_map(|r| {
+            [r.start, r.end, r.origin.unwrap_or(u32::MAX)]
+                .into_iter()
+                .flat_map(u32::to_le_bytes)
+        })
+        .collect()
+}
+
+fn decode_runs(b: &[u8]) -> Vec<Run> {
+    b.chunks_exact(12)
+        .map(|c| Run {
+            start: le32(c, 0),
+            end: le32(c, 1),
+            origin: Some(le32(c, 2)).filter(|&o| o != u32::MAX),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blobs_round_trip() {
+        let fps = [0u64, 1, u64::MAX, 0x0123_4567_89ab_cdef];
+        let b = encode_u64s(&fps);
+        assert_eq!(b.len(), 32);
+        assert_eq!(&b[8..16], &[1, 0, 0, 0, 0, 0, 0, 0], "little-endian");
+        assert_eq!(decode_u64s(&b), fps);
+        let pairs = [(3, 10), (0, 1)];
+        assert_eq!(decode_pairs(&encode_pairs(&pairs)), pairs);
+        let o = Outcome::new(5, 12, 4, [(0, 4), (4, 8), (8, 12)], &[1, 5, 2]);
+        assert_eq!(decode_runs(&encode_runs(&o.runs)), o.runs);
+    }
+
+    #[test]
+    fn records_read_back() {
+        let dir = std::env::temp_dir().join(format!("lineage-schema-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (mut db, fresh) = Db::open(&dir.join(FILE)).unwrap();
+        assert!(fresh);
+        let o = Outcome::new(0, 12, 3, [(0, 4), (4, 8), (8, 12)], &[0, 0, 0]);
+        let tx = db.transaction().unwrap();
+        let fps = [7u64; 12];
+        let v = NewVersion {
+            id: 0,
+            path: "a.md",
+            version: 1,
+            mtime_ns: -5,
+            size: 99,
+            hash: u64::MAX - 1,
+            fps: &fps,
+        };
+        insert_version(&tx, &v, &o).unwrap();
+        tx.commit().unwrap();
+        drop(db);
+        let (db, fresh) = Db::open(&dir.join(FILE)).unwrap();
+        assert!(!fresh);
+        assert_eq!(db.version_count().unwrap(), (1, true));
+        let cur = db.current().unwrap();
+        assert_eq!(cur["a.md"].hash, u64::MAX - 1);
+        assert_eq!(cur["a.md"].mtime_ns, -5);
+        assert_eq!(db.fingerprints(0, 1).unwrap(), vec![fps.to_vec()]);
+        assert!(db.fingerprints(0, 2).is_err(), "a missing row is an error");
+        assert_eq!(db.outcome(0).unwrap().unwrap(), o);
+        assert_eq!(db.version_of(0).unwrap(), Some(("a.md".into(), 1)));
+        assert_eq!(db.version_of(1).unwrap(), None);
+        assert_eq!(db.history().unwrap()[0].fresh_tokens, 12);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

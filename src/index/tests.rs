@@ -1,0 +1,579 @@
+//! The index against a reference: every version's outcome must equal a
+//! replay (`Keyed::replay`, what `scan` runs) over all versions in id order.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use super::*;
+use crate::config::Order;
+use crate::fingerprint::token_fps;
+use crate::origin::TableSize;
+use crate::origin::history::Keyed;
+use crate::origin::select::Selector;
+use crate::source::{self, Filter, WalkOptions};
+use crate::text::{Format, prepare};
+
+const MAX: u64 = 1 << 20;
+
+/// A root and an index folder, removed on drop.
+struct Fixture {
+    base: PathBuf,
+    root: PathBuf,
+    dir: PathBuf,
+}
+
+impl Fixture {
+    fn new(tag: &str) -> Fixture {
+        let base = std::env::temp_dir().join(format!("lineage-ix-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        let root = base.join("root");
+        fs::create_dir_all(&root).unwrap();
+        Fixture {
+            dir: base.join("index"),
+            root,
+            base,
+        }
+    }
+
+    /// Write `rel` with `text` and an mtime of `secs` after the epoch.
+    fn write(&self, rel: &str, text: &str, secs: u64) {
+        let p = self.root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, text).unwrap();
+        self.set_mtime(rel, secs);
+    }
+
+    fn set_mtime(&self, rel: &str, secs: u64) {
+        let f = fs::File::options()
+            .write(true)
+            .open(self.root.join(rel))
+            .unwrap();
+        f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+            .unwrap();
+    }
+
+    fn open(&self, params: Params) -> (Index, Vec<String>) {
+        let mut notes = Notes::default();
+        let ix = Index::open(&self.root, &self.dir, params, &mut notes).unwrap();
+        (ix, notes.0)
+    }
+
+    /// Open and reconcile; the report and the notices.
+    fn run(&self, params: Params) -> (Index, Report, Vec<String>) {
+        let (mut ix, mut notes) = self.open(params);
+        let walk = source::walk_with(
+            &self.root,
+            &Filter::default_patterns(),
+            WalkOptions::default(),
+        )
+        .unwrap();
+        let mut more = Notes::default();
+        let report = ix.reconcile(walk, MAX, Order::Mtime, &mut more).unwrap();
+        notes.extend(more.0);
+        (ix, report, notes)
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.base);
+    }
+}
+
+#[derive(Default)]
+struct Notes(Vec<String>);
+
+impl Observer for Notes {
+    fn notice(&mut self, message: &str) {
+        self.0.push(message.to_string());
+    }
+}
+
+fn params() -> Params {
+    Params {
+        table_size: TableSize::Bytes(48 << 10),
+        ..Params::default()
+    }
+}
+
+/// Text of `n` words drawn from a vocabulary by `seed`.
+fn text(seed: u64, n: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("w{}", x % 5000)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The reference outcome of every version, from the texts in id order.
+fn reference(texts: &[String], p: Params) -> Vec<Outcome> {
+    let fps = texts
+        .iter()
+        .map(|t| token_fps(&prepare(t.as_bytes(), Format::Plain)).fps)
+        .collect();
+    let keyed = Keyed::new(fps, p.k);
+    let units = keyed.select(p.selector);
+    let mut out = Vec::new();
+    keyed.replay(&units, p, |o| out.push(o)).unwrap();
+    out
+}
+
+/// Every stored outcome, full.
+fn outcomes(ix: &Index) -> Vec<Outcome> {
+    (0..ix.counts().versions as u32)
+        .map(|id| ix.outcome(id).unwrap().unwrap())
+        .collect()
+}
+
+/// A corpus of `n` documents, every third one mostly a copy of an earlier
+/// one; mtimes in reverse path order. Returns the texts in mtime order.
+fn corpus(f: &Fixture, n: u64) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    for i in 0..n {
+        let mut t = text(i, 150);
+        if i % 3 == 2 {
+            t = format!("{} {}", text(i, 30), texts[(i / 2) as usize]);
+        }
+        texts.push(t);
+    }
+    for (i, t) in texts.iter().enumerate() {
+        f.write(&format!("d{:03}.md", n as usize - i), t, 1000 + i as u64);
+    }
+    texts
+}
+
+#[test]
+fn first_run_matches_a_replay_and_a_reopen_reads_nothing() {
+    let f = Fixture::new("first");
+    let texts = corpus(&f, 30);
+    let (ix, report, notes) = f.run(params());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!((report.files_read, report.new_versions), (30, 30));
+    assert_eq!(outcomes(&ix), reference(&texts, params()));
+    let h = ix.history().unwrap();
+    assert_eq!(h[0].path, "d030.md", "mtime order");
+    assert_eq!(h[29].path, "d001.md");
+    assert!(
+        h.iter()
+            .any(|v| v.dominant_origin.is_some_and(|o| o != v.id))
+    );
+    let counters = ix.pass().table().counters();
+    drop(ix);
+
+    let (ix, report, notes) = f.run(params());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(report.files_read, 0);
+    assert_eq!(report.unchanged, 30);
+    assert_eq!(ix.counts().versions, 30);
+    assert_eq!(ix.pass().table().counters(), counters, "table restored");
+}
+
+#[test]
+fn changes_are_later_versions_and_deleted_files_stay_origins() {
+    let f = Fixture::new("changes");
+    let (a, b, c) = (text(1, 100), text(2, 100), text(3, 100));
+    f.write("a.md", &a, 10);
+    f.write("b.md", &b, 20);
+    f.write("c.md", &c, 30);
+    let (mut ix, _, _) = f.run(params());
+    drop(ix);
+
+    // b gets new content, c only a new mtime, a goes away and d copies it.
+    let b2 = format!("{} {}", text(4, 80), &b[..b.len() / 2]);
+    f.write("b.md", &b2, 40);
+    f.set_mtime("c.md", 50);
+    fs::remove_file(f.root.join("a.md")).unwrap();
+    let d = format!("{a} {}", text(5, 10));
+    f.write("d.md", &d, 5); // older mtime, still later than everything
+    let report;
+    (ix, report, _) = f.run(params());
+    assert_eq!(report.files_read, 3, "b, c and d");
+    assert_eq!(
+        (report.new_versions, report.touched, report.deleted),
+        (2, 1, 1)
+    );
+    let texts = [a.clone(), b, c, d, b2];
+    let h = ix.history().unwrap();
+    let order: Vec<_> = h
+        .iter()
+        .map(|v| (v.path.as_str(), v.version, v.status))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("a.md", 1, Status::Deleted),
+            ("b.md", 1, Status::Replaced),
+            ("c.md", 1, Status::Live),
+            ("d.md", 1, Status::Live),
+            ("b.md", 2, Status::Live),
+        ],
+        "new files in mtime order among themselves, after the history"
+    );
+    assert_eq!(outcomes(&ix), reference(&texts, params()));
+    assert_eq!(h[3].dominant_origin, Some(0), "the deleted a is d's origin");
+    assert_eq!(ix.current("c.md").unwrap().mtime_ns, 50_000_000_000);
+    assert_eq!(ix.counts().documents, 3);
+    drop(ix);
+
+    // a comes back with its old content: live again, no new version.
+    f.write("a.md", &a, 60);
+    let report;
+    (ix, report, _) = f.run(params());
+    assert_eq!((report.revived, report.new_versions), (1, 0));
+    assert_eq!(
+        ix.counts(),
+        Counts {
+            documents: 4,
+            versions: 5,
+            skipped: 0
+        }
+    );
+}
+
+#[test]
+fn skipped_files_are_kept_with_their_reason_and_binaries_not_reread() {
+    let f = Fixture::new("skips");
+    f.write("a.md", &text(1, 50), 10);
+    f.write("bin.md", "x\0y", 10);
+    let big = fs::File::create(f.root.join("big.txt")).unwrap();
+    big.set_len(MAX + 1).unwrap();
+    let (ix, report, _) = f.run(params());
+    assert_eq!(report.files_read, 2, "a and bin; big is not read");
+    let skipped: Vec<_> = ix
+        .skipped()
+        .into_iter()
+        .map(|(p, s)| (p.to_string(), s.reason.clone()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (
+                "big.txt".into(),
+                "too large: 1048577 bytes (max_file_size 1MiB)".into()
+            ),
+            ("bin.md".into(), "binary".into())
+        ]
+    );
+    drop(ix);
+    let (ix, report, _) = f.run(params());
+    assert_eq!(report.files_read, 0);
+    assert_eq!(ix.counts().skipped, 2);
+    drop(ix);
+    // A document that turns binary: its version is deleted, the file skipped.
+    f.write("a.md", "now\0binary", 20);
+    fs::remove_file(f.root.join("big.txt")).unwrap();
+    let (ix, report, _) = f.run(params());
+    assert_eq!((report.files_read, report.deleted), (1, 1));
+    assert_eq!(
+        ix.counts(),
+        Counts {
+            documents: 0,
+            versions: 1,
+            skipped: 2
+        }
+    );
+}
+
+#[test]
+fn other_parameters_reprocess_cached_fingerprints_without_reading() {
+    let f = Fixture::new("params");
+    let texts = corpus(&f, 20);
+    drop(f.run(params()));
+    let other = Params {
+        selector: Selector::NWin(4),
+        table_size: TableSize::Bytes(16 << 10),
+        ..params()
+    };
+    let (ix, report, notes) = f.run(other);
+    assert_eq!(report.files_read, 0);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("other parameters"), "{notes:?}");
+    assert_eq!(outcomes(&ix), reference(&texts, other));
+    drop(ix);
+    let (_, _, notes) = f.run(other);
+    assert!(notes.is_empty(), "{notes:?}");
+}
+
+#[test]
+fn a_snapshot_behind_the_log_is_caught_up_from_cached_fingerprints() {
+    let f = Fixture::new("behind");
+    corpus(&f, 24);
+    // Index the first 12, keep that snapshot, then index the rest.
+    let names: Vec<String> = (1..=24).map(|i| format!("d{i:03}.md")).collect();
+    let hidden = f.base.join("hidden");
+    fs::create_dir_all(&hidden).unwrap();
+    for n in &names[..12] {
+        fs::rename(f.root.join(n), hidden.join(n)).unwrap();
+    }
+    drop(f.run(params()));
+    let old = fs::read(f.dir.join(snapshot::FILE)).unwrap();
+    for n in &names[..12] {
+        fs::rename(hidden.join(n), f.root.join(n)).unwrap();
+    }
+    let (ix, _, _) = f.run(params());
+    let want = outcomes(&ix);
+    let counters = ix.pass().table().counters();
+    drop(ix);
+    assert_eq!(want.len(), 24);
+
+    fs::write(f.dir.join(snapshot::FILE), &old).unwrap();
+    let (ix, report, notes) = f.run(params());
+    assert_eq!(report.files_read, 0);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("covers 12 of 24"), "{notes:?}");
+    assert_eq!(outcomes(&ix), want);
+    assert_eq!(ix.pass().table().counters(), counters);
+}
+
+#[test]
+fn damaged_files_are_repaired_with_a_notice() {
+    let f = Fixture::new("damage");
+    let texts = corpus(&f, 15);
+    let (ix, _, _) = f.run(params());
+    let want = outcomes(&ix);
+    assert_eq!(want, reference(&texts, params()));
+    drop(ix);
+
+    // Garbage in the snapshot: replayed from cached fingerprints.
+    let snap = f.dir.join(snapshot::FILE);
+    let mut bytes = fs::read(&snap).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid..mid + 16].copy_from_slice(b"garbage garbage!");
+    fs::write(&snap, &bytes).unwrap();
+    let (ix, report, notes) = f.run(params());
+    assert!(
+        notes.len() == 1 && notes[0].contains("damaged"),
+        "{notes:?}"
+    );
+    assert_eq!((report.files_read, outcomes(&ix)), (0, want.clone()));
+    drop(ix);
+
+    // Garbage over the database header: rebuilt from the files.
+    let db = f.dir.join(schema::FILE);
+    let mut bytes = fs::read(&db).unwrap();
+    bytes[..64].fill(0x5a);
+    fs::write(&db, &bytes).unwrap();
+    let (ix, report, notes) = f.run(params());
+    assert!(
+        notes.len() == 1 && notes[0].contains("rebuilding"),
+        "{notes:?}"
+    );
+    assert_eq!((report.files_read, outcomes(&ix)), (15, want.clone()));
+    drop(ix);
+
+    // A damaged fingerprint blob, found when a replay needs it.
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute(
+            "UPDATE fingerprints SET fps = zeroblob(16) WHERE id = 3",
+            [],
+        )
+        .unwrap();
+    }
+    fs::remove_file(&snap).unwrap();
+    let (ix, report, notes) = f.run(params());
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("fingerprints of version 3")),
+        "{notes:?}"
+    );
+    assert_eq!((report.files_read, outcomes(&ix)), (15, want));
+}
+
+#[test]
+fn an_interrupted_parameter_change_is_finished_not_trusted() {
+    let f = Fixture::new("halfway");
+    let texts = corpus(&f, 12);
+    drop(f.run(params()));
+    // As if a re-processing with other parameters died after its first
+    // step: meta names them, no outcome is valid.
+    let other = Params {
+        selector: Selector::Every(3),
+        ..params()
+    };
+    {
+        let c = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+        schema::set_meta(&c, "params", &params_key(&other)).unwrap();
+        schema::set_meta(&c, "outcomes_through", "0").unwrap();
+    }
+    // Back with the original parameters: everything is re-processed.
+    let (ix, _, notes) = f.run(params());
+    assert!(notes[0].contains("other parameters"), "{notes:?}");
+    assert_eq!(outcomes(&ix), reference(&texts, params()));
+    drop(ix);
+    // With the new ones and no valid outcome: the snapshot (of the right
+    // parameters, written above) is not enough; all is replayed.
+    {
+        let c = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+        schema::set_meta(&c, "outcomes_through", "5").unwrap();
+    }
+    let (ix, _, notes) = f.run(params());
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(outcomes(&ix), reference(&texts, params()));
+}
+
+#[test]
+fn the_lock_and_the_location_are_checked() {
+    let f = Fixture::new("lock");
+    f.write("a.md", "some words here", 1);
+    let (ix, _) = f.open(params());
+    let mut q = Quiet;
+    let second = Index::open(&f.root, &f.dir, params(), &mut q);
+    assert!(matches!(second, Err(IndexError::Locked(_))));
+    drop(ix);
+    Index::open(&f.root, &f.dir, params(), &mut q).unwrap();
+
+    let inside = Index::open(&f.root, &f.root.join("ix"), params(), &mut q);
+    assert!(matches!(inside, Err(IndexError::Location(_))));
+    assert!(!f.root.join("ix").exists(), "nothing written in the root");
+    let other_root = f.base.join("other");
+    fs::create_dir_all(&other_root).unwrap();
+    let e = Index::open(&other_root, &f.dir, params(), &mut q)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("belongs to the root"), "{e}");
+    let not_index = f.base.join("notes");
+    fs::create_dir_all(&not_index).unwrap();
+    fs::write(not_index.join("todo.txt"), "mine").unwrap();
+    let e = Index::open(&f.root, &not_index, params(), &mut q)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("not a lineage index"), "{e}");
+    assert_eq!(fs::read(not_index.join("todo.txt")).unwrap(), b"mine");
+    let tiny = Params {
+        table_size: TableSize::Bytes(10),
+        ..params()
+    };
+    assert!(matches!(
+        Index::open(&f.root, &f.base.join("t"), tiny, &mut q),
+        Err(IndexError::Table(_))
+    ));
+}
+
+#[test]
+fn location_is_a_stable_hash_of_the_canonical_root() {
+    let f = Fixture::new("where");
+    let base = Path::new("/some/base");
+    let a = location(&f.root, None, Some(base)).unwrap();
+    let b = location(&f.root.join("."), None, Some(base)).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.parent().unwrap(), base);
+    assert_eq!(a.file_name().unwrap().len(), 16);
+    assert_eq!(
+        location(&f.root, Some(Path::new("/x")), Some(base)).unwrap(),
+        Path::new("/x")
+    );
+    assert_eq!(root_key(Path::new("/a")), root_key(Path::new("/a")));
+    assert_ne!(root_key(Path::new("/a")), root_key(Path::new("/b")));
+}
+
+#[test]
+fn plan_reads_only_what_changed() {
+    let f = Fixture::new("plan");
+    f.write("same.md", "x", 10);
+    f.write("changed.md", "x", 11);
+    f.write("new.md", "x", 5);
+    f.write("bin.md", "x", 12);
+    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let cur = |size, secs: i64, status| Current {
+        id: 0,
+        version: 1,
+        size,
+        mtime_ns: secs * 1_000_000_000,
+        hash: 0,
+        status,
+    };
+    let current = HashMap::from([
+        ("same.md".to_string(), cur(1, 10, Status::Live)),
+        ("changed.md".to_string(), cur(1, 99, Status::Live)),
+        ("gone.md".to_string(), cur(1, 1, Status::Live)),
+        ("old.md".to_string(), cur(1, 1, Status::Deleted)),
+    ]);
+    let bin = SkipRow {
+        reason: "binary".into(),
+        binary: true,
+        size: Some(1),
+        mtime_ns: Some(12_000_000_000),
+    };
+    let stale = SkipRow {
+        reason: "binary".into(),
+        binary: true,
+        size: Some(1),
+        mtime_ns: Some(1),
+    };
+    let skipped = HashMap::from([("bin.md".to_string(), bin), ("was.md".to_string(), stale)]);
+    let p = plan(walk, &current, &skipped, MAX, Order::Mtime);
+    let read: Vec<_> = p.read.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(read, ["new.md", "changed.md"], "in mtime order");
+    assert_eq!(p.gone, ["gone.md"]);
+    assert_eq!(p.stale_skips, ["was.md"]);
+    assert!(
+        p.skips.is_empty(),
+        "the unchanged binary row is not rewritten"
+    );
+    assert_eq!(p.unchanged, 2);
+}
+
+#[test]
+fn a_file_gone_before_its_read_is_deleted_not_an_error() {
+    let f = Fixture::new("vanish");
+    f.write("a.md", &text(1, 40), 10);
+    f.write("b.md", &text(2, 40), 20);
+    let (mut ix, _, _) = f.run(params());
+    // What a watcher does when an event's file is gone by the time it reads.
+    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let mut a = walk.files.into_iter().find(|e| e.path == "a.md").unwrap();
+    fs::remove_file(f.root.join("a.md")).unwrap();
+    a.mtime += Duration::from_secs(1);
+    let (changes, report) = ix.apply(&[a], MAX).unwrap();
+    assert_eq!(
+        changes,
+        [Change::Deleted {
+            path: "a.md".into()
+        }]
+    );
+    assert_eq!((report.files_read, report.deleted), (0, 1));
+    assert_eq!(
+        ix.counts(),
+        Counts {
+            documents: 1,
+            versions: 2,
+            skipped: 0
+        }
+    );
+    assert_eq!(ix.version_of(0).unwrap(), Some(("a.md".into(), 1)));
+    assert!(!ix.remove("a.md").unwrap(), "already deleted");
+    assert!(ix.remove("b.md").unwrap());
+    assert_eq!(ix.counts().documents, 0);
+}
+
+#[test]
+fn a_snapshot_of_another_database_is_never_trusted() {
+    let f = Fixture::new("instance");
+    corpus(&f, 10);
+    let (ix, _, _) = f.run(params());
+    let want = outcomes(&ix);
+    drop(ix);
+    let old = fs::read(f.dir.join(snapshot::FILE)).unwrap();
+    // The database is lost; the rebuilt one has the same versions, hashes
+    // and parameters as the old snapshot says — but another instance id.
+    fs::remove_file(f.dir.join(schema::FILE)).unwrap();
+    let (ix, report, notes) = f.run(params());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!((report.files_read, outcomes(&ix)), (10, want.clone()));
+    drop(ix);
+    fs::write(f.dir.join(snapshot::FILE), &old).unwrap();
+    let (ix, report, notes) = f.run(params());
+    assert!(
+        notes.len() == 1 && notes[0].contains("does not match the document log"),
+        "{notes:?}"
+    );
+    assert_eq!((report.files_read, outcomes(&ix)), (0, want));
+}

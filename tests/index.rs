@@ -1,0 +1,534 @@
+//! `lineage index` end to end: the JSON, re-opening without reading, what is
+//! skipped and why, the lock, repairs of a damaged index, and where the index
+//! lives. Every test checks that the watched folder is unchanged.
+
+mod common;
+mod index_common;
+
+use std::fs;
+use std::path::Path;
+
+use common::TempDir;
+use index_common::{fails_with_one_line, generate, run, run_json, tree_state};
+use serde_json::Value;
+
+/// A root with generated documents, an index folder and a home, all temp.
+struct Setup {
+    tmp: TempDir,
+    before: u64,
+}
+
+impl Setup {
+    fn new(tag: &str, docs: usize) -> Setup {
+        let tmp = TempDir::new(tag);
+        fs::create_dir_all(tmp.path().join("root")).unwrap();
+        fs::create_dir_all(tmp.path().join("home")).unwrap();
+        generate(&tmp.path().join("root"), docs, 120, 7);
+        let mut s = Setup { tmp, before: 0 };
+        s.before = tree_state(&s.root());
+        s
+    }
+
+    fn root(&self) -> std::path::PathBuf {
+        self.tmp.path().join("root")
+    }
+
+    fn home(&self) -> std::path::PathBuf {
+        self.tmp.path().join("home")
+    }
+
+    fn index(&self, name: &str) -> std::path::PathBuf {
+        self.tmp.path().join(name)
+    }
+
+    /// Take the current state of the root as the reference (after a test's
+    /// own setup writes).
+    fn settle(&mut self) {
+        self.before = tree_state(&self.root());
+    }
+
+    /// `lineage index ROOT --json --documents --index DIR extra…`.
+    fn index_json(&self, dir: &str, extra: &[&str]) -> (Value, String) {
+        let root = self.root();
+        let ix = self.index(dir);
+        let mut args = vec![
+            "index",
+            root.to_str().unwrap(),
+            "--json",
+            "--documents",
+            "--index",
+            ix.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        run_json(&self.home(), &args)
+    }
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            assert_eq!(
+                tree_state(&self.root()),
+                self.before,
+                "the watched folder changed"
+            );
+        }
+    }
+}
+
+fn n(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} missing in {v}"))
+}
+
+#[test]
+fn json_counts_and_a_reopen_that_reads_nothing() {
+    let s = Setup::new("ix-json", 40);
+    let (first, stderr) = s.index_json("ix", &[]);
+    assert_eq!(first["format"], "lineage-index/1");
+    assert_eq!(
+        (
+            n(&first, "documents"),
+            n(&first, "versions"),
+            n(&first, "skipped"),
+            n(&first, "files_read")
+        ),
+        (40, 40, 0, 40)
+    );
+    assert!(stderr.is_empty(), "{stderr}");
+    let h = first["history"].as_array().unwrap();
+    assert_eq!(h.len(), 40);
+    for (i, v) in h.iter().enumerate() {
+        assert_eq!(n(v, "id"), i as u64);
+        assert_eq!(n(v, "version"), 1);
+        assert_eq!(v["status"], "live");
+        assert!(n(v, "fresh_tokens") <= n(v, "tokens"));
+    }
+    // Planted copies are found: some dominant origin is another document.
+    assert!(h.iter().any(|v| {
+        v["dominant_origin"]
+            .as_u64()
+            .is_some_and(|o| o != n(v, "id"))
+    }));
+    let (again, stderr) = s.index_json("ix", &[]);
+    assert_eq!(n(&again, "files_read"), 0);
+    assert_eq!(again["history"], first["history"]);
+    assert!(stderr.is_empty(), "{stderr}");
+    // Without --documents there is no history.
+    let root = s.root();
+    let ix = s.index("ix");
+    let (plain, _) = run_json(
+        &s.home(),
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--json",
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    );
+    assert!(plain.get("history").is_none());
+}
+
+#[test]
+fn the_index_equals_a_scan_of_the_same_folder() {
+    let s = Setup::new("ix-scan", 60);
+    let (ix, _) = s.index_json("ix", &[]);
+    let root = s.root();
+    let (scan, _) = run_json(&s.home(), &["scan", root.to_str().unwrap(), "--json"]);
+    let docs = scan["documents"].as_array().unwrap();
+    let h = ix["history"].as_array().unwrap();
+    assert_eq!(docs.len(), h.len());
+    for (d, v) in docs.iter().zip(h) {
+        for key in [
+            "id",
+            "path",
+            "tokens",
+            "shingles",
+            "selected",
+            "fresh_tokens",
+            "top_origin",
+            "dominant_origin",
+            "origins",
+        ] {
+            assert_eq!(d[key], v[key], "{key} of {}", d["path"]);
+        }
+    }
+}
+
+#[test]
+fn a_second_process_gets_a_clear_error() {
+    let s = Setup::new("ix-lock", 10);
+    s.index_json("ix", &[]);
+    // This test process holds the lock, as a running lineage would.
+    let lock = fs::File::options()
+        .write(true)
+        .open(s.index("ix").join("lock"))
+        .unwrap();
+    lock.try_lock().unwrap();
+    let root = s.root();
+    let ix = s.index("ix");
+    let out = run(
+        &s.home(),
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    );
+    let line = fails_with_one_line(&out);
+    assert!(line.contains("in use by another lineage process"), "{line}");
+    drop(lock);
+    s.index_json("ix", &[]);
+}
+
+#[test]
+fn two_binaries_on_one_index_one_is_refused() {
+    let s = Setup::new("ix-race", 2000);
+    let root = s.root();
+    let home = s.home();
+    for attempt in 0..5 {
+        let ix = s.index(&format!("ix{attempt}"));
+        let args = [
+            "index",
+            root.to_str().unwrap(),
+            "--json",
+            "--index",
+            ix.to_str().unwrap(),
+        ];
+        let mut first = index_common::command(&home, &args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until the first has created its database (it holds the lock
+        // from before that until it exits).
+        while !ix.join("index.db").exists() && first.try_wait().unwrap().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let second = run(&home, &args);
+        let overlapped = first.try_wait().unwrap().is_none();
+        assert!(first.wait().unwrap().success());
+        if overlapped {
+            let line = fails_with_one_line(&second);
+            assert!(line.contains("in use"), "{line}");
+            return;
+        }
+    }
+    panic!("the first run always finished before the second started");
+}
+
+#[test]
+fn a_sparse_gigabyte_is_skipped_as_too_large_unread() {
+    let mut s = Setup::new("ix-sparse", 3);
+    let big = fs::File::create(s.root().join("big.txt")).unwrap();
+    big.set_len(1 << 30).unwrap();
+    drop(big);
+    s.settle();
+    let started = std::time::Instant::now();
+    let (v, _) = s.index_json("ix", &[]);
+    assert_eq!((n(&v, "documents"), n(&v, "skipped")), (3, 1));
+    assert_eq!(n(&v, "files_read"), 3, "big.txt is not read");
+    // Reading a GiB would take seconds; the stat is instant.
+    assert!(started.elapsed().as_secs() < 20);
+    let root = s.root();
+    let ix = s.index("ix");
+    let out = run(
+        &s.home(),
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The size is the stat's: a read would have stopped at 32 MiB + 1.
+    assert!(
+        stderr.contains("skipped big.txt: too large: 1073741824 bytes"),
+        "{stderr}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_end_with_and_without_following() {
+    use std::os::unix::fs::symlink;
+    let mut s = Setup::new("ix-links", 4);
+    let root = s.root();
+    symlink(&root, root.join("f00/up")).unwrap();
+    symlink(root.join("l2.md"), root.join("l1.md")).unwrap();
+    symlink(root.join("l1.md"), root.join("l2.md")).unwrap();
+    symlink(root.join("f01"), root.join("alias")).unwrap();
+    s.settle();
+    let (off, _) = s.index_json("off", &[]);
+    assert_eq!((n(&off, "documents"), n(&off, "skipped")), (4, 2));
+    let (on, _) = s.index_json("on", &["--follow-symlinks"]);
+    // f01's document is also read through alias/; the three loops skipped
+    // (f00/up and alias/… do not count: f01 has no link back).
+    let paths: Vec<&str> = on["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(n(&on, "documents") as usize, paths.len());
+    assert!(paths.iter().any(|p| p.starts_with("alias/")), "{paths:?}");
+    assert_eq!(n(&on, "skipped"), 3, "f00/up, l1.md, l2.md");
+    let ix = s.index("on");
+    let out = run(
+        &s.home(),
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--follow-symlinks",
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("skipped f00/up: symlink loop"), "{stderr}");
+    assert!(stderr.contains("skipped l1.md: symlink loop"), "{stderr}");
+}
+
+#[test]
+fn gitignore_is_honoured_unless_turned_off() {
+    let mut s = Setup::new("ix-gitignore", 10);
+    fs::write(s.root().join(".gitignore"), "f03/\n").unwrap();
+    s.settle();
+    let (v, _) = s.index_json("on", &[]);
+    let in_f03 = |v: &Value| {
+        v["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["path"].as_str().unwrap().starts_with("f03/"))
+            .count()
+    };
+    assert_eq!(in_f03(&v), 0);
+    assert!(n(&v, "documents") < 10);
+    let (v, _) = s.index_json("off", &["--no-gitignore"]);
+    assert_eq!(n(&v, "documents"), 10);
+    assert!(in_f03(&v) > 0);
+    // The same walk serves scan.
+    let root = s.root();
+    let (scan, _) = run_json(&s.home(), &["scan", root.to_str().unwrap(), "--json"]);
+    assert!(scan["documents"].as_array().unwrap().len() < 10);
+}
+
+/// Build a clean index, damage it with `damage`, re-run: the message on
+/// stderr contains `expect`, and the results equal the clean run's.
+fn repaired(tag: &str, damage: impl FnOnce(&Path, &Setup), expect: &str, reads: u64) {
+    let s = Setup::new(tag, 30);
+    let (clean, _) = s.index_json("ix", &[]);
+    damage(&s.index("ix"), &s);
+    let (after, stderr) = s.index_json("ix", &[]);
+    assert!(stderr.contains(expect), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(after["history"], clean["history"]);
+    assert_eq!(n(&after, "files_read"), reads);
+    let (again, stderr) = s.index_json("ix", &[]);
+    assert!(stderr.is_empty(), "repaired for good: {stderr}");
+    assert_eq!(n(&again, "files_read"), 0);
+}
+
+#[test]
+fn garbage_in_the_database_rebuilds_it_from_the_files() {
+    repaired(
+        "ix-garbage",
+        |ix, _| {
+            let db = ix.join("index.db");
+            let len = fs::metadata(&db).unwrap().len() as usize;
+            let mut rng = index_common::Rng(99);
+            let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            fs::write(&db, bytes).unwrap();
+        },
+        "rebuilding it from the files",
+        30,
+    );
+}
+
+#[test]
+fn a_database_of_another_format_is_rebuilt() {
+    repaired(
+        "ix-format",
+        |ix, _| {
+            let c = rusqlite::Connection::open(ix.join("index.db")).unwrap();
+            c.execute_batch("PRAGMA user_version = 99;").unwrap();
+        },
+        "schema version 99",
+        30,
+    );
+}
+
+#[test]
+fn a_truncated_snapshot_is_replayed_from_cached_fingerprints() {
+    repaired(
+        "ix-trunc",
+        |ix, _| {
+            let p = ix.join("table.snapshot");
+            let len = fs::metadata(&p).unwrap().len();
+            fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_len(len / 3)
+                .unwrap();
+        },
+        "table snapshot is damaged",
+        0,
+    );
+}
+
+#[test]
+fn a_missing_snapshot_is_replayed_from_cached_fingerprints() {
+    repaired(
+        "ix-nosnap",
+        |ix, _| fs::remove_file(ix.join("table.snapshot")).unwrap(),
+        "table snapshot is missing",
+        0,
+    );
+}
+
+#[test]
+fn a_snapshot_of_other_parameters_is_replaced() {
+    repaired(
+        "ix-otherparams",
+        |ix, s| {
+            s.index_json("small", &["--table-size", "1MiB"]);
+            fs::copy(
+                s.index("small").join("table.snapshot"),
+                ix.join("table.snapshot"),
+            )
+            .unwrap();
+        },
+        "table snapshot is of other parameters",
+        0,
+    );
+}
+
+#[test]
+fn other_parameters_reprocess_without_reading() {
+    let s = Setup::new("ix-params", 30);
+    s.index_json("ix", &[]);
+    let (v, stderr) = s.index_json("ix", &["--selector", "nwin-8", "--table-size", "1MiB"]);
+    assert!(stderr.contains("built with other parameters"), "{stderr}");
+    assert_eq!(n(&v, "files_read"), 0);
+    let (fresh, _) = s.index_json("fresh", &["--selector", "nwin-8", "--table-size", "1MiB"]);
+    assert_eq!(v["history"], fresh["history"]);
+}
+
+#[test]
+fn bad_roots_and_index_folders_are_one_line_errors() {
+    let s = Setup::new("ix-bad", 3);
+    let root = s.root();
+    let home = s.home();
+    let inside = root.join("ix");
+    let out = run(
+        &home,
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--index",
+            inside.to_str().unwrap(),
+        ],
+    );
+    assert!(fails_with_one_line(&out).contains("inside the root"));
+    let missing = s.tmp.path().join("nope");
+    let out = run(&home, &["index", missing.to_str().unwrap()]);
+    assert!(fails_with_one_line(&out).contains("cannot read root"));
+    let file = root.join("f00");
+    let file = fs::read_dir(file).unwrap().next().unwrap().unwrap().path();
+    let out = run(&home, &["index", file.to_str().unwrap()]);
+    assert!(fails_with_one_line(&out).contains("not a directory"));
+}
+
+#[test]
+fn the_index_lives_in_the_data_directory_or_the_configured_one() {
+    let s = Setup::new("ix-where", 3);
+    let root = s.root();
+    let home = s.home();
+    let (v, _) = run_json(&home, &["index", root.to_str().unwrap(), "--json"]);
+    assert_eq!(n(&v, "documents"), 3);
+    let indexes = home.join("data/lineage/indexes");
+    let dirs: Vec<_> = fs::read_dir(&indexes).unwrap().collect();
+    assert_eq!(dirs.len(), 1);
+    let dir = dirs[0].as_ref().unwrap().path();
+    assert_eq!(dir.file_name().unwrap().len(), 16);
+    assert!(dir.join("index.db").is_file() && dir.join("table.snapshot").is_file());
+    // The configured index_dir holds one folder per root, named alike.
+    let base = s.tmp.path().join("base");
+    let config = s.tmp.path().join("config.toml");
+    fs::write(
+        &config,
+        format!("index_dir = {:?}\n", base.to_str().unwrap()),
+    )
+    .unwrap();
+    run_json(
+        &home,
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--json",
+            "--config",
+            config.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        base.join(dir.file_name().unwrap())
+            .join("index.db")
+            .is_file()
+    );
+}
+
+/// A file the process may not read is skipped with the OS's reason. Tests
+/// run as root, whom `chmod 000` does not stop, so as root the binary runs
+/// as `nobody` through `setpriv`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_without_read_permission_is_skipped_with_the_reason() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mut s = Setup::new("ix-perm", 3);
+    let secret = s.root().join("secret.md");
+    fs::write(&secret, "words that nobody may read").unwrap();
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).unwrap();
+    let ix = s.index("ix");
+    fs::create_dir(&ix).unwrap();
+    fs::set_permissions(&ix, fs::Permissions::from_mode(0o777)).unwrap();
+    s.settle();
+    let as_root = fs::metadata("/proc/self").unwrap().uid() == 0;
+    let run_as_user = |args: &[&str]| {
+        let bin = env!("CARGO_BIN_EXE_lineage");
+        let mut c = if as_root {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
+            c
+        } else {
+            std::process::Command::new(bin)
+        };
+        c.args(args)
+            .env("HOME", s.home())
+            .env("XDG_CONFIG_HOME", s.home().join("config"))
+            .output()
+            .expect("run lineage")
+    };
+    let root = s.root();
+    let args = [
+        "index",
+        root.to_str().unwrap(),
+        "--index",
+        ix.to_str().unwrap(),
+    ];
+    let out = run_as_user(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("skipped secret.md: unreadable: Permission denied"),
+        "{stderr}"
+    );
+    let out = run_as_user(&[&args[..], &["--json"]].concat());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((n(&v, "documents"), n(&v, "skipped")), (3, 1));
+}
