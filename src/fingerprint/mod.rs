@@ -14,6 +14,8 @@ pub use shingle::ShingleRoller;
 
 use std::ops::Range;
 
+use crate::text::TokenSink;
+
 /// MurmurHash3's 64-bit finaliser: a bijection that spreads every input bit.
 #[inline]
 pub fn fmix64(mut x: u64) -> u64 {
@@ -75,10 +77,26 @@ pub fn token_fps_into(text: &str, out: &mut TokenFps) {
     // English averages about six bytes per token and separator.
     out.spans.reserve(text.len() / 6);
     out.fps.reserve(text.len() / 6);
-    crate::text::for_each_token(text, |span, key_text| {
-        out.spans.push(span.start as u32..span.end as u32);
-        out.fps.push(token_fp(key_text.as_bytes()));
-    });
+    crate::text::scan_tokens(text, &mut Sink { out });
+}
+
+/// Fingerprints the tokens as the scan finds them, without copying key texts.
+struct Sink<'a> {
+    out: &'a mut TokenFps,
+}
+
+impl TokenSink for Sink<'_> {
+    #[inline(always)]
+    fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
+        let fp = rabin::ascii_alnum_fingerprint(bytes, span.clone());
+        self.out.spans.push(span.start as u32..span.end as u32);
+        self.out.fps.push(fp);
+    }
+
+    fn other(&mut self, span: Range<usize>, key: &str) {
+        self.out.spans.push(span.start as u32..span.end as u32);
+        self.out.fps.push(token_fp(key.as_bytes()));
+    }
 }
 
 /// The finalised token hashes `fmix64(fp)`, used for ordering (Hailstorm) and
@@ -186,5 +204,71 @@ mod tests {
     fn top_byte_is_bits_54_to_61() {
         assert_eq!(top_byte(0xab << 54), 0xab);
         assert_eq!(top_byte((1 << 54) - 1), 0);
+    }
+}
+
+/// A fixed workload for `perf stat` (cycles and instructions are steadier than
+/// wall time on a shared machine): `LINEAGE_PERF_ITERS` runs of token fps +
+/// k = 8 shingle keys over the Rust book corpus, or only one part of it with
+/// `LINEAGE_PERF_PART=fps|keys` (`into` reuses the token buffers).
+///
+/// `cargo test --release --lib perf_workload -- --ignored --nocapture`, then
+/// `perf stat -e cycles,instructions` on the test binary with the same filter.
+#[cfg(test)]
+mod perf {
+    use super::*;
+
+    #[test]
+    #[ignore = "workload for perf stat; run in release"]
+    fn perf_workload() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/corpora/rust-book-editions");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .expect("corpus")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .collect();
+        paths.sort();
+        let mut text = String::new();
+        for p in paths {
+            text.push_str(&std::fs::read_to_string(p).expect("utf-8"));
+            text.push('\n');
+        }
+        let iters: usize = std::env::var("LINEAGE_PERF_ITERS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        let part = std::env::var("LINEAGE_PERF_PART").unwrap_or_default();
+        let mut t = token_fps(&text);
+        let mut keys = Vec::new();
+        let mut best = f64::MAX;
+        let mut total = 0.0;
+        for _ in 0..iters {
+            let start = std::time::Instant::now();
+            if part == "into" {
+                token_fps_into(std::hint::black_box(&text), &mut t);
+            } else if part != "keys" {
+                // As `benches/engine.rs` does: fresh vectors every time.
+                t = token_fps(std::hint::black_box(&text));
+            }
+            if part != "fps" {
+                shingle_keys(std::hint::black_box(&t.fps), 8, &mut keys);
+            }
+            std::hint::black_box(&keys);
+            let secs = start.elapsed().as_secs_f64();
+            best = best.min(secs);
+            total += secs;
+        }
+        let mb = text.len() as f64 / 1e6;
+        eprintln!(
+            "{} bytes, {} tokens, {iters} iterations: best {:.2} ms = {:.0} MB/s, \
+             {:.2} ns/token; mean {:.0} MB/s",
+            text.len(),
+            t.fps.len(),
+            best * 1e3,
+            mb / best,
+            best * 1e9 / t.fps.len() as f64,
+            mb * iters as f64 / total,
+        );
     }
 }
