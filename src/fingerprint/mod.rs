@@ -177,6 +177,59 @@ mod tests {
     }
 
     #[test]
+    fn ascii_tokens_of_every_length_and_place() {
+        // Tokens of 1 to 40 bytes, mixed case and digits, at every distance
+        // from the end of the text (the fast paths read 8 bytes ahead).
+        let word: Vec<u8> = b"AbCdEfGhIjKlMnOpQrStUvWxYz0123456789QqZz".to_vec();
+        for len in 1..=word.len() {
+            for after in 0..20 {
+                for before in 0..3 {
+                    let text = format!(
+                        "{}{}{}",
+                        "-".repeat(before),
+                        std::str::from_utf8(&word[..len]).unwrap(),
+                        " ".repeat(after)
+                    );
+                    let t = token_fps(&text);
+                    let key = word[..len].to_ascii_lowercase();
+                    assert_eq!(t.fps, [token_fp(&key)], "{text:?}");
+                    assert_eq!(t.spans.len(), 1);
+                    assert_eq!(t.spans[0], before as u32..(before + len) as u32);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn token_fps_agree_with_tokens_on_mixed_text() {
+        let mut text = String::new();
+        for i in 0..3000u32 {
+            let word = match i % 11 {
+                0 => "Don\u{2019}t",
+                1 => "na\u{ef}ve",
+                2 => "CAFE\u{301}",
+                3 => "x86_64",
+                4 => "\u{201c}Quoted\u{201d}",
+                5 => "supercalifragilistic",
+                6 => "ABCDEFGHIJKLMNOP",
+                7 => "\u{4e2d}\u{6587}",
+                8 => "a\u{2014}b",
+                9 => "Straddling",
+                _ => "the",
+            };
+            text.push_str(word);
+            text.push_str(if i % 7 == 0 { ".\n" } else { " " });
+        }
+        let t = token_fps(&text);
+        let toks = crate::text::tokens(&text);
+        assert_eq!(t.spans.len(), toks.len());
+        for (i, tok) in toks.iter().enumerate() {
+            assert_eq!(t.spans[i], tok.span.start as u32..tok.span.end as u32);
+            assert_eq!(t.fps[i], token_fp(tok.key.as_bytes()), "{:?}", tok.key);
+        }
+    }
+
+    #[test]
     fn segment_key_is_finalised_rabin_with_leading_one() {
         let fps = [token_fp(b"the"), token_fp(b"quick"), 0xffff_0000_ffff_0000];
         let raw = rabin::fingerprint(&be_bytes(&fps), 1);
@@ -197,6 +250,39 @@ mod tests {
         assert_eq!(out.len(), 3);
         for (i, &k) in out.iter().enumerate() {
             assert_eq!(k, key(rabin::fingerprint(&be_bytes(&fps[i..i + 8]), 0)));
+        }
+    }
+
+    fn fps_of_tokens(text: &str) -> TokenFps {
+        let toks = crate::text::tokens(text);
+        TokenFps {
+            spans: toks
+                .iter()
+                .map(|t| t.span.start as u32..t.span.end as u32)
+                .collect(),
+            fps: toks.iter().map(|t| token_fp(t.key.as_bytes())).collect(),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn token_fps_are_fps_of_token_keys(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", "Hello", "WORLD", "x9", "abcdefgh", "ABCDEFGHI", "Straddling",
+                    "0123456789abcdef", "0123456789ABCDEFG", " ", " ", ", ", ".\n", "_",
+                    "\u{e9}", "e\u{301}", "\u{2019}", "\u{2014}", "\u{4e2d}", "\u{3a3}",
+                ]),
+                0..400,
+            ),
+        ) {
+            let text = parts.concat();
+            proptest::prop_assert_eq!(token_fps(&text), fps_of_tokens(&text));
+        }
+
+        #[test]
+        fn token_fps_of_any_string(text in proptest::prelude::any::<String>()) {
+            proptest::prop_assert_eq!(token_fps(&text), fps_of_tokens(&text));
         }
     }
 
@@ -245,13 +331,33 @@ mod perf {
         let mut total = 0.0;
         for _ in 0..iters {
             let start = std::time::Instant::now();
-            if part == "into" {
+            if part == "scan" || part == "scanfp" {
+                struct Count(u64, bool);
+                impl TokenSink for Count {
+                    #[inline]
+                    fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
+                        self.0 += if self.1 {
+                            rabin::ascii_alnum_fingerprint(bytes, span)
+                        } else {
+                            (span.start ^ span.end) as u64
+                        };
+                    }
+                    fn other(&mut self, span: Range<usize>, _key: &str) {
+                        self.0 += (span.start ^ span.end) as u64;
+                    }
+                }
+                let mut c = Count(0, part == "scanfp");
+                crate::text::scan_tokens(std::hint::black_box(&text), &mut c);
+                std::hint::black_box(c.0);
+            } else if part == "into" {
                 token_fps_into(std::hint::black_box(&text), &mut t);
             } else if part != "keys" {
-                // As `benches/engine.rs` does: fresh vectors every time.
+                // As `benches/engine.rs` does: fresh vectors every time, the
+                // old ones freed first.
+                drop(std::mem::take(&mut t));
                 t = token_fps(std::hint::black_box(&text));
             }
-            if part != "fps" {
+            if part != "fps" && !part.starts_with("scan") {
                 shingle_keys(std::hint::black_box(&t.fps), 8, &mut keys);
             }
             std::hint::black_box(&keys);

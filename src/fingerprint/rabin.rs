@@ -179,24 +179,45 @@ const LOWER: u64 = 0x2020_2020_2020_2020;
 #[inline(always)]
 pub(crate) fn ascii_alnum_fingerprint(bytes: &[u8], span: std::ops::Range<usize>) -> u64 {
     let len = span.end - span.start;
-    if len <= 8
+    if len <= 16
         && let Some(chunk) = bytes.get(span.start..span.start + 8)
     {
-        // The token's bytes, big-endian, at the top of the word; shift them
-        // down and put the leading 1 above them (`1·x^64 ≡ POLY` for 8 bytes).
-        let w = u64::from_be_bytes(chunk.try_into().expect("8 bytes")) | LOWER;
-        let v = w >> (64 - 8 * len);
-        return if len < 8 {
-            v | (1 << (8 * len))
-        } else {
-            v ^ POLY
-        };
+        let first = u64::from_be_bytes(chunk.try_into().expect("8 bytes")) | LOWER;
+        if len <= 8 {
+            return short_ascii_fingerprint(first, len);
+        }
+        // Up to 16 bytes: the first len − 8 as a short token, then the last 8
+        // as one word (`fingerprint` takes the odd bytes first too).
+        let last = &bytes[span.end - 8..span.end];
+        let last = u64::from_be_bytes(last.try_into().expect("8 bytes")) | LOWER;
+        return append64(short_ascii_fingerprint(first, len - 8), last);
     }
     ascii_alnum_fingerprint_long(&bytes[span])
 }
 
-/// [`ascii_alnum_fingerprint`] of a whole slice: tokens longer than 8 bytes or
-/// at the very end of the text.
+/// The token fingerprint of the first `len` bytes (1..=8) of `word`, big-endian:
+/// shift them down and put the leading 1 above them (`1·x^64 ≡ POLY` when
+/// `len` is 8).
+#[inline(always)]
+fn short_ascii_fingerprint(word: u64, len: usize) -> u64 {
+    (word >> (64 - 8 * len)) ^ LEADING_ONE[len]
+}
+
+/// `x^(8n) mod P`: the leading 1 of a token of `n` bytes, n = 0..=8.
+static LEADING_ONE: [u64; 9] = [
+    1,
+    1 << 8,
+    1 << 16,
+    1 << 24,
+    1 << 32,
+    1 << 40,
+    1 << 48,
+    1 << 56,
+    POLY,
+];
+
+/// [`ascii_alnum_fingerprint`] of a whole slice: tokens longer than 16 bytes
+/// or within 8 bytes of the end of the text.
 #[inline(never)]
 fn ascii_alnum_fingerprint_long(token: &[u8]) -> u64 {
     let head_len = token.len() % 8;

@@ -85,6 +85,44 @@ fn gather(high_bits: u64) -> u64 {
 /// Bit i of the results is byte i of the block: (word bytes, non-ASCII bytes).
 #[inline(always)]
 fn block_masks(block: &[u8; 64]) -> (u64, u64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: `block_masks_sse2` needs SSE2 only, and the crate is compiled
+        // with SSE2 enabled (the `cfg` above; every x86_64 CPU has it).
+        unsafe { block_masks_sse2(block) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    block_masks_swar(block)
+}
+
+/// [`block_masks`] with SSE2, 16 bytes per instruction: a word byte is a digit,
+/// a letter (after `| 0x20`) or negative as `i8` (non-ASCII). The range tests
+/// shift the range down to start at -128 and compare signed.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+fn block_masks_sse2(block: &[u8; 64]) -> (u64, u64) {
+    use std::arch::x86_64::*;
+    let mut word = 0;
+    let mut non_ascii = 0;
+    for (i, chunk) in block.chunks_exact(16).enumerate() {
+        let v = load16(chunk);
+        let below = |x: __m128i, start: u8, len: u8| {
+            let shifted = _mm_add_epi8(x, _mm_set1_epi8(0x80u8.wrapping_sub(start) as i8));
+            _mm_cmpgt_epi8(_mm_set1_epi8((0x80 + len) as i8), shifted)
+        };
+        let digit = below(v, b'0', 10);
+        let letter = below(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', 26);
+        let w = _mm_or_si128(_mm_or_si128(digit, letter), v);
+        word |= u64::from(_mm_movemask_epi8(w) as u16) << (16 * i);
+        non_ascii |= u64::from(_mm_movemask_epi8(v) as u16) << (16 * i);
+    }
+    (word, non_ascii)
+}
+
+/// [`block_masks`] in plain integer code, eight bytes per `u64`.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[inline(always)]
+fn block_masks_swar(block: &[u8; 64]) -> (u64, u64) {
     let mut word = 0;
     let mut any_high = 0;
     for (i, chunk) in block.chunks_exact(8).enumerate() {
@@ -103,7 +141,78 @@ fn block_masks(block: &[u8; 64]) -> (u64, u64) {
     (word, non_ascii)
 }
 
+/// High bit of every zero byte of `x`. Exact: `(x & 0x7f) + 0x7f` carries into
+/// no other byte.
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & !HIGH) + !HIGH) | x) & HIGH
+}
+
+/// The bytes of the block that belong to a character U+2000..U+203F (UTF-8
+/// `E2 80 xx`) lying wholly in the block: spaces, dashes, quotes such as ’ “ ”
+/// and …, neither alphanumeric nor combining marks, so they separate tokens as
+/// ASCII punctuation does, and the scan may treat them so. `E2` is only ever a
+/// lead byte, so `E2 80` always starts such a character.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[inline]
+fn punctuation_bytes(block: &[u8; 64]) -> u64 {
+    let mut e2 = 0;
+    let mut x80 = 0;
+    for (i, chunk) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        e2 |= gather(zero_bytes(w ^ (ONES * 0xE2))) << (8 * i);
+        x80 |= gather(zero_bytes(w ^ HIGH)) << (8 * i);
+    }
+    let lead = e2 & (x80 >> 1) & !(u64::MAX << 62);
+    lead | (lead << 1) | (lead << 2)
+}
+
+/// [`punctuation_bytes`] with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+fn punctuation_bytes_sse2(block: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::*;
+    let mut e2 = 0;
+    let mut x80 = 0;
+    for (i, chunk) in block.chunks_exact(16).enumerate() {
+        let v = load16(chunk);
+        let eq = |b: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8))) as u16;
+        e2 |= u64::from(eq(0xE2)) << (16 * i);
+        x80 |= u64::from(eq(0x80)) << (16 * i);
+    }
+    let lead = e2 & (x80 >> 1) & !(u64::MAX << 62);
+    lead | (lead << 1) | (lead << 2)
+}
+
+/// Sixteen bytes as a vector, through two `u64` loads (the compiler makes one
+/// unaligned vector load of them).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn load16(chunk: &[u8]) -> std::arch::x86_64::__m128i {
+    let lo = i64::from_le_bytes(chunk[..8].try_into().expect("8 bytes"));
+    let hi = i64::from_le_bytes(chunk[8..16].try_into().expect("8 bytes"));
+    std::arch::x86_64::_mm_set_epi64x(hi, lo)
+}
+
+/// The masks of [`block_masks`], less the General Punctuation bytes of
+/// [`punctuation_bytes`].
+#[inline(always)]
+fn block_classes(block: &[u8; 64]) -> (u64, u64) {
+    let (word, non_ascii) = block_masks(block);
+    if non_ascii == 0 {
+        return (word, 0);
+    }
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    // SAFETY: as in `block_masks`, SSE2 is enabled at compile time.
+    let punctuation = unsafe { punctuation_bytes_sse2(block) };
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    let punctuation = punctuation_bytes(block);
+    (word & !punctuation, non_ascii & !punctuation)
+}
+
 /// Finds every token of `text` and hands it to `sink`, in document order.
+#[inline]
 pub fn scan_tokens(text: &str, sink: &mut impl TokenSink) {
     let bytes = text.as_bytes();
     let mut scan = Scan {
@@ -114,7 +223,7 @@ pub fn scan_tokens(text: &str, sink: &mut impl TokenSink) {
     let mut blocks = bytes.chunks_exact(64);
     let mut base = 0;
     for block in &mut blocks {
-        let (word, non_ascii) = block_masks(block.try_into().expect("64 bytes"));
+        let (word, non_ascii) = block_classes(block.try_into().expect("64 bytes"));
         scan.block(base, word, non_ascii, sink);
         base += 64;
     }
@@ -123,7 +232,7 @@ pub fn scan_tokens(text: &str, sink: &mut impl TokenSink) {
         // Zero bytes are not word bytes: the padding ends any run.
         let mut block = [0u8; 64];
         block[..tail.len()].copy_from_slice(tail);
-        let (word, non_ascii) = block_masks(&block);
+        let (word, non_ascii) = block_classes(&block);
         scan.block(base, word, non_ascii, sink);
     }
     if let Some((start, non_ascii)) = scan.open {
@@ -204,13 +313,29 @@ impl Scan<'_> {
 #[cold]
 #[inline(never)]
 fn mixed_run(text: &str, run: Range<usize>, scratch: &mut Scratch, sink: &mut impl TokenSink) {
+    let bytes = text.as_bytes();
     let mut i = run.start;
     while i < run.end {
-        let c = next_char(text, i);
-        if c.is_ascii() || is_token_start(c) {
+        // ASCII alphanumerics up to the next non-ASCII character at `j`.
+        let j = bytes[i..run.end]
+            .iter()
+            .position(|&b| !b.is_ascii())
+            .map_or(run.end, |n| i + n);
+        if j == run.end {
+            sink.ascii(bytes, i..j);
+            return;
+        }
+        let c = next_char(text, j);
+        if is_general_punctuation(c) {
+            // The common case (’ “ ” —): it ends the ASCII token, if any.
+            if i < j {
+                sink.ascii(bytes, i..j);
+            }
+            i = j + c.len_utf8();
+        } else if i < j || is_token_start(c) {
             i = unicode_token(text, i..run.end, scratch, sink);
         } else {
-            i += c.len_utf8();
+            i = j + c.len_utf8();
         }
     }
 }
@@ -391,6 +516,64 @@ mod tests {
         }
     }
 
+    /// The block masks by definition, one byte at a time.
+    fn masks_by_bytes(block: &[u8; 64]) -> (u64, u64, u64) {
+        let bit = |i: usize, yes: bool| u64::from(yes) << i;
+        let mut word = 0;
+        let mut non_ascii = 0;
+        let mut punctuation = 0;
+        for (i, &b) in block.iter().enumerate() {
+            word |= bit(i, b.is_ascii_alphanumeric() || !b.is_ascii());
+            non_ascii |= bit(i, !b.is_ascii());
+            if i + 2 < 64 && b == 0xE2 && block[i + 1] == 0x80 {
+                punctuation |= 0b111 << i;
+            }
+        }
+        (word, non_ascii, punctuation)
+    }
+
+    #[test]
+    fn block_masks_match_bytes() {
+        // Every byte value at every position, over a background of each kind.
+        for background in [b' ', b'a', 0x80, 0xE2] {
+            for b in 0..=255u8 {
+                for pos in 0..64 {
+                    let mut block = [background; 64];
+                    block[pos] = b;
+                    let (word, non_ascii, punctuation) = masks_by_bytes(&block);
+                    assert_eq!(block_masks(&block), (word, non_ascii), "{b:#x} at {pos}");
+                    assert_eq!(block_masks_swar(&block), (word, non_ascii));
+                    assert_eq!(punctuation_bytes(&block), punctuation);
+                    let (w, n) = block_classes(&block);
+                    assert_eq!((w, n), (word & !punctuation, non_ascii & !punctuation));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gather_takes_high_bits_in_order() {
+        for m in 0..=255u64 {
+            let spread = (0..8).fold(0, |acc, i| acc | ((m >> i) & 1) << (8 * i + 7));
+            assert_eq!(gather(spread), m);
+        }
+    }
+
+    #[test]
+    fn general_punctuation_at_block_edges() {
+        // ’ — and “ (E2 80 xx) split tokens wherever they fall relative to the
+        // 64-byte blocks, including across two blocks.
+        for sep in ["\u{2019}", "\u{2014}", "\u{201c}", "\u{2070}"] {
+            for pad in 50..70 {
+                let text = format!(
+                    "{}don{sep}t w{sep}{sep}x",
+                    "a ".repeat(pad / 2) + &" ".repeat(pad % 2)
+                );
+                assert_eq!(tokens(&text), naive(&text), "{sep:?} pad {pad}");
+            }
+        }
+    }
+
     #[test]
     fn tokens_across_word_boundaries() {
         // Tokens of every length up to 19 at every offset modulo 8, with one
@@ -565,8 +748,37 @@ mod tests {
             .prop_map(|parts| parts.concat())
     }
 
+    /// Random 64-byte blocks of the bytes that matter, for the mask functions.
+    fn block() -> impl Strategy<Value = [u8; 64]> {
+        let bytes: Vec<u8> = vec![
+            b' ', b'0', b'9', b'a', b'z', b'A', b'Z', b'_', b'@', b'[', b'`', b'{', 0x7f, 0x80,
+            0x9f, 0xbf, 0xc3, 0xe2, 0xe2, 0xff, 0,
+        ];
+        proptest::array::uniform32(proptest::sample::select(bytes)).prop_flat_map(|a| {
+            proptest::array::uniform32(proptest::sample::select(vec![b'x', 0x80, 0xe2, b' ']))
+                .prop_map(move |b| {
+                    let mut block = [0u8; 64];
+                    block[..32].copy_from_slice(&a);
+                    block[32..].copy_from_slice(&b);
+                    block
+                })
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn block_classes_match_bytes(block in block()) {
+            let (word, non_ascii, punctuation) = masks_by_bytes(&block);
+            prop_assert_eq!(block_masks(&block), (word, non_ascii));
+            prop_assert_eq!(block_masks_swar(&block), (word, non_ascii));
+            prop_assert_eq!(punctuation_bytes(&block), punctuation);
+            prop_assert_eq!(
+                block_classes(&block),
+                (word & !punctuation, non_ascii & !punctuation)
+            );
+        }
 
         #[test]
         fn matches_naive_on_prose(text in prose()) {
