@@ -77,25 +77,34 @@ pub fn token_fps_into(text: &str, out: &mut TokenFps) {
     // English averages about six bytes per token and separator.
     out.spans.reserve(text.len() / 6);
     out.fps.reserve(text.len() / 6);
-    crate::text::scan_tokens(text, &mut Sink { out });
+    // The vectors move into a local sink and back: behind `out` they would be
+    // reloaded and stored for every token.
+    let mut sink = Sink {
+        spans: std::mem::take(&mut out.spans),
+        fps: std::mem::take(&mut out.fps),
+    };
+    crate::text::scan_tokens(text, &mut sink);
+    out.spans = sink.spans;
+    out.fps = sink.fps;
 }
 
 /// Fingerprints the tokens as the scan finds them, without copying key texts.
-struct Sink<'a> {
-    out: &'a mut TokenFps,
+struct Sink {
+    spans: Vec<Range<u32>>,
+    fps: Vec<u64>,
 }
 
-impl TokenSink for Sink<'_> {
+impl TokenSink for Sink {
     #[inline(always)]
     fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
         let fp = rabin::ascii_alnum_fingerprint(bytes, span.clone());
-        self.out.spans.push(span.start as u32..span.end as u32);
-        self.out.fps.push(fp);
+        self.spans.push(span.start as u32..span.end as u32);
+        self.fps.push(fp);
     }
 
     fn other(&mut self, span: Range<usize>, key: &str) {
-        self.out.spans.push(span.start as u32..span.end as u32);
-        self.out.fps.push(token_fp(key.as_bytes()));
+        self.spans.push(span.start as u32..span.end as u32);
+        self.fps.push(token_fp(key.as_bytes()));
     }
 }
 

@@ -1,9 +1,11 @@
-//! Rabin fingerprints over GF(2), table-driven (Broder's method; ALGORITHMS §1).
+//! Rabin fingerprints over GF(2) (ALGORITHMS §1).
 //!
 //! A byte string s is read as a polynomial S(x) over GF(2), first bit highest;
 //! its fingerprint is S(x) mod P(x) for an irreducible P. Bit i of a `u64` is the
 //! coefficient of x^i. The fixed degree-64 polynomial `POLY` has free functions
-//! with compile-time tables (`append8`, `append64`, `mulmod`, `fingerprint`);
+//! (`append8`, `append64`, `mulmod`, `fingerprint`); as P is sparse, x^64 ≡
+//! x^4+x^3+x+1, appending a word is a few shifts rather than Broder's table
+//! lookups (the tables remain for `append8` and as a check in the tests).
 //! [`Rabin`] handles any degree from 8 to 64 one byte at a time.
 
 /// P = x^64 + x^4 + x^3 + x + 1 without its x^64 term (ALGORITHMS §1.4).
@@ -42,7 +44,7 @@ const fn byte_table(degree: u32, poly: u64) -> [u64; 256] {
 }
 
 /// `TABLES[j][b] = b(x)·x^(8j)·x^64 mod P`: the contribution of byte j of `f` when
-/// `f` is shifted by 64 bits.
+/// `f` is shifted by 64 bits (Broder's tables; `append64` does without them).
 static TABLES: [[u64; 256]; 8] = {
     let mut tables = [[0u64; 256]; 8];
     tables[0] = byte_table(64, POLY);
