@@ -302,13 +302,16 @@ mod tests {
     }
 }
 
-/// A fixed workload for `perf stat` (cycles and instructions are steadier than
-/// wall time on a shared machine): `LINEAGE_PERF_ITERS` runs of token fps +
-/// k = 8 shingle keys over the Rust book corpus, or only one part of it with
-/// `LINEAGE_PERF_PART=fps|keys` (`into` reuses the token buffers).
+/// A fixed workload for timing and profiling: `LINEAGE_PERF_ITERS` runs of
+/// token fps + k = 8 shingle keys over the Rust book corpus, printing the best
+/// run (the least disturbed by other work on the machine). `LINEAGE_PERF_PART`
+/// picks a part: `fps`, `keys`, `into` (both, reusing the token vectors),
+/// `scan` (tokenizer only) or `scanfp` (tokenizer and ASCII fingerprints, no
+/// vectors).
 ///
-/// `cargo test --release --lib perf_workload -- --ignored --nocapture`, then
-/// `perf stat -e cycles,instructions` on the test binary with the same filter.
+/// `LINEAGE_PERF_ITERS=40 cargo test --release --lib perf_workload -- --ignored
+/// --nocapture`; `perf record`/`perf stat` work on the test binary with the same
+/// arguments.
 #[cfg(test)]
 mod perf {
     use super::*;
