@@ -14,6 +14,8 @@ pub use shingle::ShingleRoller;
 
 use std::ops::Range;
 
+use crate::text::TokenSink;
+
 /// MurmurHash3's 64-bit finaliser: a bijection that spreads every input bit.
 #[inline]
 pub fn fmix64(mut x: u64) -> u64 {
@@ -75,10 +77,35 @@ pub fn token_fps_into(text: &str, out: &mut TokenFps) {
     // English averages about six bytes per token and separator.
     out.spans.reserve(text.len() / 6);
     out.fps.reserve(text.len() / 6);
-    crate::text::for_each_token(text, |span, key_text| {
-        out.spans.push(span.start as u32..span.end as u32);
-        out.fps.push(token_fp(key_text.as_bytes()));
-    });
+    // The vectors move into a local sink and back: behind `out` they would be
+    // reloaded and stored for every token.
+    let mut sink = Sink {
+        spans: std::mem::take(&mut out.spans),
+        fps: std::mem::take(&mut out.fps),
+    };
+    crate::text::scan_tokens(text, &mut sink);
+    out.spans = sink.spans;
+    out.fps = sink.fps;
+}
+
+/// Fingerprints the tokens as the scan finds them, without copying key texts.
+struct Sink {
+    spans: Vec<Range<u32>>,
+    fps: Vec<u64>,
+}
+
+impl TokenSink for Sink {
+    #[inline(always)]
+    fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
+        let fp = rabin::ascii_alnum_fingerprint(bytes, span.clone());
+        self.spans.push(span.start as u32..span.end as u32);
+        self.fps.push(fp);
+    }
+
+    fn other(&mut self, span: Range<usize>, key: &str) {
+        self.spans.push(span.start as u32..span.end as u32);
+        self.fps.push(token_fp(key.as_bytes()));
+    }
 }
 
 /// The finalised token hashes `fmix64(fp)`, used for ordering (Hailstorm) and
@@ -159,6 +186,59 @@ mod tests {
     }
 
     #[test]
+    fn ascii_tokens_of_every_length_and_place() {
+        // Tokens of 1 to 40 bytes, mixed case and digits, at every distance
+        // from the end of the text (the fast paths read 8 bytes ahead).
+        let word: Vec<u8> = b"AbCdEfGhIjKlMnOpQrStUvWxYz0123456789QqZz".to_vec();
+        for len in 1..=word.len() {
+            for after in 0..20 {
+                for before in 0..3 {
+                    let text = format!(
+                        "{}{}{}",
+                        "-".repeat(before),
+                        std::str::from_utf8(&word[..len]).unwrap(),
+                        " ".repeat(after)
+                    );
+                    let t = token_fps(&text);
+                    let key = word[..len].to_ascii_lowercase();
+                    assert_eq!(t.fps, [token_fp(&key)], "{text:?}");
+                    assert_eq!(t.spans.len(), 1);
+                    assert_eq!(t.spans[0], before as u32..(before + len) as u32);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn token_fps_agree_with_tokens_on_mixed_text() {
+        let mut text = String::new();
+        for i in 0..3000u32 {
+            let word = match i % 11 {
+                0 => "Don\u{2019}t",
+                1 => "na\u{ef}ve",
+                2 => "CAFE\u{301}",
+                3 => "x86_64",
+                4 => "\u{201c}Quoted\u{201d}",
+                5 => "supercalifragilistic",
+                6 => "ABCDEFGHIJKLMNOP",
+                7 => "\u{4e2d}\u{6587}",
+                8 => "a\u{2014}b",
+                9 => "Straddling",
+                _ => "the",
+            };
+            text.push_str(word);
+            text.push_str(if i % 7 == 0 { ".\n" } else { " " });
+        }
+        let t = token_fps(&text);
+        let toks = crate::text::tokens(&text);
+        assert_eq!(t.spans.len(), toks.len());
+        for (i, tok) in toks.iter().enumerate() {
+            assert_eq!(t.spans[i], tok.span.start as u32..tok.span.end as u32);
+            assert_eq!(t.fps[i], token_fp(tok.key.as_bytes()), "{:?}", tok.key);
+        }
+    }
+
+    #[test]
     fn segment_key_is_finalised_rabin_with_leading_one() {
         let fps = [token_fp(b"the"), token_fp(b"quick"), 0xffff_0000_ffff_0000];
         let raw = rabin::fingerprint(&be_bytes(&fps), 1);
@@ -182,9 +262,131 @@ mod tests {
         }
     }
 
+    fn fps_of_tokens(text: &str) -> TokenFps {
+        let toks = crate::text::tokens(text);
+        TokenFps {
+            spans: toks
+                .iter()
+                .map(|t| t.span.start as u32..t.span.end as u32)
+                .collect(),
+            fps: toks.iter().map(|t| token_fp(t.key.as_bytes())).collect(),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn token_fps_are_fps_of_token_keys(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", "Hello", "WORLD", "x9", "abcdefgh", "ABCDEFGHI", "Straddling",
+                    "0123456789abcdef", "0123456789ABCDEFG", " ", " ", ", ", ".\n", "_",
+                    "\u{e9}", "e\u{301}", "\u{2019}", "\u{2014}", "\u{4e2d}", "\u{3a3}",
+                ]),
+                0..400,
+            ),
+        ) {
+            let text = parts.concat();
+            proptest::prop_assert_eq!(token_fps(&text), fps_of_tokens(&text));
+        }
+
+        #[test]
+        fn token_fps_of_any_string(text in proptest::prelude::any::<String>()) {
+            proptest::prop_assert_eq!(token_fps(&text), fps_of_tokens(&text));
+        }
+    }
+
     #[test]
     fn top_byte_is_bits_54_to_61() {
         assert_eq!(top_byte(0xab << 54), 0xab);
         assert_eq!(top_byte((1 << 54) - 1), 0);
+    }
+}
+
+/// A fixed workload for timing and profiling: `LINEAGE_PERF_ITERS` runs of
+/// token fps + k = 8 shingle keys over the Rust book corpus, printing the best
+/// run (the least disturbed by other work on the machine). `LINEAGE_PERF_PART`
+/// picks a part: `fps`, `keys`, `into` (both, reusing the token vectors),
+/// `scan` (tokenizer only) or `scanfp` (tokenizer and ASCII fingerprints, no
+/// vectors).
+///
+/// `LINEAGE_PERF_ITERS=40 cargo test --release --lib perf_workload -- --ignored
+/// --nocapture`; `perf record`/`perf stat` work on the test binary with the same
+/// arguments.
+#[cfg(test)]
+mod perf {
+    use super::*;
+
+    #[test]
+    #[ignore = "workload for perf stat; run in release"]
+    fn perf_workload() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/corpora/rust-book-editions");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .expect("corpus")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .collect();
+        paths.sort();
+        let mut text = String::new();
+        for p in paths {
+            text.push_str(&std::fs::read_to_string(p).expect("utf-8"));
+            text.push('\n');
+        }
+        let iters: usize = std::env::var("LINEAGE_PERF_ITERS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        let part = std::env::var("LINEAGE_PERF_PART").unwrap_or_default();
+        let mut t = token_fps(&text);
+        let mut keys = Vec::new();
+        let mut best = f64::MAX;
+        let mut total = 0.0;
+        for _ in 0..iters {
+            let start = std::time::Instant::now();
+            if part == "scan" || part == "scanfp" {
+                struct Count(u64, bool);
+                impl TokenSink for Count {
+                    #[inline]
+                    fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
+                        self.0 += if self.1 {
+                            rabin::ascii_alnum_fingerprint(bytes, span)
+                        } else {
+                            (span.start ^ span.end) as u64
+                        };
+                    }
+                    fn other(&mut self, span: Range<usize>, _key: &str) {
+                        self.0 += (span.start ^ span.end) as u64;
+                    }
+                }
+                let mut c = Count(0, part == "scanfp");
+                crate::text::scan_tokens(std::hint::black_box(&text), &mut c);
+                std::hint::black_box(c.0);
+            } else if part == "into" {
+                token_fps_into(std::hint::black_box(&text), &mut t);
+            } else if part != "keys" {
+                // As `benches/engine.rs` does: fresh vectors every time, the
+                // old ones freed first.
+                drop(std::mem::take(&mut t));
+                t = token_fps(std::hint::black_box(&text));
+            }
+            if part != "fps" && !part.starts_with("scan") {
+                shingle_keys(std::hint::black_box(&t.fps), 8, &mut keys);
+            }
+            std::hint::black_box(&keys);
+            let secs = start.elapsed().as_secs_f64();
+            best = best.min(secs);
+            total += secs;
+        }
+        let mb = text.len() as f64 / 1e6;
+        eprintln!(
+            "{} bytes, {} tokens, {iters} iterations: best {:.2} ms = {:.0} MB/s, \
+             {:.2} ns/token; mean {:.0} MB/s",
+            text.len(),
+            t.fps.len(),
+            best * 1e3,
+            mb / best,
+            best * 1e9 / t.fps.len() as f64,
+            mb * iters as f64 / total,
+        );
     }
 }

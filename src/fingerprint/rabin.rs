@@ -1,9 +1,11 @@
-//! Rabin fingerprints over GF(2), table-driven (Broder's method; ALGORITHMS §1).
+//! Rabin fingerprints over GF(2) (ALGORITHMS §1).
 //!
 //! A byte string s is read as a polynomial S(x) over GF(2), first bit highest;
 //! its fingerprint is S(x) mod P(x) for an irreducible P. Bit i of a `u64` is the
 //! coefficient of x^i. The fixed degree-64 polynomial `POLY` has free functions
-//! with compile-time tables (`append8`, `append64`, `mulmod`, `fingerprint`);
+//! (`append8`, `append64`, `mulmod`, `fingerprint`); as P is sparse, x^64 ≡
+//! x^4+x^3+x+1, appending a word is a few shifts rather than Broder's table
+//! lookups (the tables remain for `append8` and as a check in the tests).
 //! [`Rabin`] handles any degree from 8 to 64 one byte at a time.
 
 /// P = x^64 + x^4 + x^3 + x + 1 without its x^64 term (ALGORITHMS §1.4).
@@ -42,7 +44,7 @@ const fn byte_table(degree: u32, poly: u64) -> [u64; 256] {
 }
 
 /// `TABLES[j][b] = b(x)·x^(8j)·x^64 mod P`: the contribution of byte j of `f` when
-/// `f` is shifted by 64 bits.
+/// `f` is shifted by 64 bits (Broder's tables; `append64` does without them).
 static TABLES: [[u64; 256]; 8] = {
     let mut tables = [[0u64; 256]; 8];
     tables[0] = byte_table(64, POLY);
@@ -67,10 +69,37 @@ pub fn append8(f: u64, byte: u8) -> u64 {
     (f << 8) ^ u64::from(byte) ^ TABLES[0][(f >> 56) as usize]
 }
 
-/// Appends eight bytes, `word` big-endian: `f·x^64 + word mod P`. The eight
-/// lookups are independent, so this is much faster than eight `append8`.
+/// Appends eight bytes, `word` big-endian: `f·x^64 + word mod P`.
+///
+/// P is sparse, x^64 ≡ x^4+x^3+x+1 = `POLY`, so this is `f·POLY` reduced once
+/// more, with shifts instead of Broder's eight tables: the product's low word is
+/// `f ^ f<<1 ^ f<<3 ^ f<<4`, and its high word, the bits shifted out, depends
+/// only on the top four bits of `f`; it has degree < 4, so its own product with
+/// `POLY` (degree < 8) needs no further reduction and comes from a 16-entry
+/// table.
 #[inline]
 pub fn append64(f: u64, word: u64) -> u64 {
+    word ^ f ^ (f << 1) ^ (f << 3) ^ (f << 4) ^ OVERFLOW[(f >> 60) as usize]
+}
+
+/// `OVERFLOW[g]` = `o·POLY` for the bits `o` that `f·POLY` carries past x^64 when
+/// the top four bits of `f` are `g`: `f<<1`, `f<<3` and `f<<4` shift out the top
+/// one, three and four bits, that is `g>>3`, `g>>1` and `g`.
+static OVERFLOW: [u64; 16] = {
+    let mut t = [0u64; 16];
+    let mut g = 0;
+    while g < 16 {
+        let o = (g >> 3) ^ (g >> 1) ^ g;
+        t[g as usize] = o ^ (o << 1) ^ (o << 3) ^ (o << 4);
+        g += 1;
+    }
+    t
+};
+
+/// [`append64`] through Broder's tables (eight independent lookups), kept as an
+/// independent check of the shift form.
+#[cfg(test)]
+fn append64_tables(f: u64, word: u64) -> u64 {
     let b = f.to_le_bytes();
     word ^ TABLES[0][b[0] as usize]
         ^ TABLES[1][b[1] as usize]
@@ -123,18 +152,86 @@ pub fn fingerprint(bytes: &[u8], init: u64) -> u64 {
     let (head, body) = bytes.split_at(head_len);
     let mut f = init;
     if head_len > 0 {
-        let shift = 8 * head_len as u32;
-        if f.leading_zeros() >= shift {
-            // Nothing overflows x^64, so there is nothing to reduce: this is
-            // the whole work for a token shorter than 8 bytes.
-            f = (f << shift) | short_be(head);
-        } else {
-            f = head.iter().fold(f, |f, &b| append8(f, b));
-        }
+        f = append_short(f, short_be(head), head_len);
     }
     for chunk in body.chunks_exact(8) {
         let word = u64::from_be_bytes(chunk.try_into().expect("chunk of 8"));
         f = append64(f, word);
+    }
+    f
+}
+
+/// `f·x^(8n) + v mod P` for `n` in 1..8 and `v` below 2^(8n): the bits of `f`
+/// shifted out, `hi` (below 2^56), times x^64 ≡ `POLY` stay below 2^60, so one
+/// product with `POLY` reduces them.
+#[inline]
+fn append_short(f: u64, v: u64, n: usize) -> u64 {
+    debug_assert!((1..8).contains(&n));
+    let s = 8 * n as u32;
+    let hi = f >> (64 - s);
+    (f << s) ^ v ^ hi ^ (hi << 1) ^ (hi << 3) ^ (hi << 4)
+}
+
+/// `0x20` in every byte: OR-ing it into an ASCII letter or digit lowercases it.
+const LOWER: u64 = 0x2020_2020_2020_2020;
+
+/// The token fingerprint ([`fingerprint`], initial state 1) of the ASCII
+/// lowercase of `bytes[span]`, all of which are ASCII letters or digits. Reads
+/// up to 8 bytes from `span.start` even past the span, when `bytes` has them.
+#[inline(always)]
+pub(crate) fn ascii_alnum_fingerprint(bytes: &[u8], span: std::ops::Range<usize>) -> u64 {
+    let len = span.end - span.start;
+    if len <= 16
+        && let Some(chunk) = bytes.get(span.start..span.start + 8)
+    {
+        let first = u64::from_be_bytes(chunk.try_into().expect("8 bytes")) | LOWER;
+        if len <= 8 {
+            return short_ascii_fingerprint(first, len);
+        }
+        // Up to 16 bytes: the first len − 8 as a short token, then the last 8
+        // as one word (`fingerprint` takes the odd bytes first too).
+        let last = &bytes[span.end - 8..span.end];
+        let last = u64::from_be_bytes(last.try_into().expect("8 bytes")) | LOWER;
+        return append64(short_ascii_fingerprint(first, len - 8), last);
+    }
+    ascii_alnum_fingerprint_long(&bytes[span])
+}
+
+/// The token fingerprint of the first `len` bytes (1..=8) of `word`, big-endian:
+/// shift them down and put the leading 1 above them (`1·x^64 ≡ POLY` when
+/// `len` is 8).
+#[inline(always)]
+fn short_ascii_fingerprint(word: u64, len: usize) -> u64 {
+    (word >> (64 - 8 * len)) ^ LEADING_ONE[len]
+}
+
+/// `x^(8n) mod P`: the leading 1 of a token of `n` bytes, n = 0..=8.
+static LEADING_ONE: [u64; 9] = [
+    1,
+    1 << 8,
+    1 << 16,
+    1 << 24,
+    1 << 32,
+    1 << 40,
+    1 << 48,
+    1 << 56,
+    POLY,
+];
+
+/// [`ascii_alnum_fingerprint`] of a whole slice: tokens longer than 16 bytes
+/// or within 8 bytes of the end of the text.
+#[inline(never)]
+fn ascii_alnum_fingerprint_long(token: &[u8]) -> u64 {
+    let head_len = token.len() % 8;
+    let (head, body) = token.split_at(head_len);
+    let mut f = 1;
+    if head_len > 0 {
+        let v = short_be(head) | (LOWER >> (64 - 8 * head_len));
+        f = (1 << (8 * head_len)) | v;
+    }
+    for chunk in body.chunks_exact(8) {
+        let word = u64::from_be_bytes(chunk.try_into().expect("chunk of 8"));
+        f = append64(f, word | LOWER);
     }
     f
 }
@@ -457,6 +554,19 @@ mod tests {
                 assert_eq!(bytes.iter().fold(init, |f, &b| append8(f, b)), expected);
                 assert_eq!(Rabin::STANDARD.fingerprint(bytes, init), expected);
             }
+        }
+    }
+
+    #[test]
+    fn append64_shifts_match_tables() {
+        let mut f = 0x0123_4567_89ab_cdefu64;
+        for i in 0..10_000u64 {
+            let word = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            assert_eq!(append64(f, word), append64_tables(f, word), "{f:#x}");
+            f = append64(f, word) ^ (1 << (i % 64));
+        }
+        for f in [0, 1, 1 << 60, 1 << 61, 1 << 63, 0xf << 60, u64::MAX] {
+            assert_eq!(append64(f, 7), append64_tables(f, 7), "{f:#x}");
         }
     }
 

@@ -4,6 +4,12 @@
 //! bytes of its token fingerprints, big-endian (ALGORITHMS §1.6). Rolling: append
 //! the incoming token's 8 bytes, then remove the outgoing token's contribution
 //! `fp_out·x^(64k) mod P` (append first, remove after, as §1.3).
+//!
+//! For k = 1, 2, 4 and 8 (8 is the default), x^(64k) mod P is sparse: x^64 ≡
+//! x^4+x^3+x+1, and squaring a polynomial over GF(2) squares each of its terms,
+//! so x^(64k) ≡ x^(4k) + x^(3k) + x^k + 1. The outgoing contribution is then
+//! four shifted copies of `fp_out`, and its unreduced 128-bit sum joins
+//! `f·x^64 + fp_in` before a single reduction. Other k use byte tables.
 
 use super::key;
 use super::rabin::{append64, mulmod, x_pow};
@@ -13,18 +19,21 @@ use super::rabin::{append64, mulmod, x_pow};
 pub struct ShingleRoller {
     k: usize,
     /// `out[j][b] = (b·x^(8j))·x^(64k) mod P`: the outgoing token's contribution,
-    /// one table per byte, as `append64` does for x^64.
-    out: Box<[[u64; 256]; 8]>,
+    /// one table per byte, as Broder's tables do for x^64; `None` when x^(64k)
+    /// is sparse (k = 1, 2, 4, 8).
+    out: Option<Box<[[u64; 256]; 8]>>,
 }
 
 impl ShingleRoller {
     pub fn new(k: usize) -> ShingleRoller {
         assert!(k >= 1, "k must be at least 1");
-        let shift = x_pow(64 * k as u64);
+        if matches!(k, 1 | 2 | 4 | 8) {
+            return ShingleRoller { k, out: None };
+        }
         // out is linear in b: build every entry from the 64 basis values
         // x^m·x^(64k), m = 0..64, each one `times x` from the previous.
         let mut basis = [0u64; 64];
-        basis[0] = shift;
+        basis[0] = x_pow(64 * k as u64);
         for m in 1..64 {
             basis[m] = mulmod(basis[m - 1], 2);
         }
@@ -34,7 +43,7 @@ impl ShingleRoller {
                 table[b] = table[b & (b - 1)] ^ basis[8 * j + b.trailing_zeros() as usize];
             }
         }
-        ShingleRoller { k, out }
+        ShingleRoller { k, out: Some(out) }
     }
 
     pub fn k(&self) -> usize {
@@ -44,8 +53,16 @@ impl ShingleRoller {
     /// `fp·x^(64k) mod P`: what token `fp` contributes when it has k tokens after it.
     #[inline]
     fn outgoing(&self, fp: u64) -> u64 {
+        let Some(t) = &self.out else {
+            let (hi, lo) = match self.k {
+                1 => times_x64k::<1>(fp),
+                2 => times_x64k::<2>(fp),
+                4 => times_x64k::<4>(fp),
+                _ => times_x64k::<8>(fp),
+            };
+            return append64(hi, lo);
+        };
         let b = fp.to_le_bytes();
-        let t = &*self.out;
         t[0][b[0] as usize]
             ^ t[1][b[1] as usize]
             ^ t[2][b[2] as usize]
@@ -69,19 +86,59 @@ impl ShingleRoller {
 
     #[inline]
     fn roll(&self, fps: &[u64], out: &mut Vec<u64>, finish: impl Fn(u64) -> u64) {
-        out.clear();
-        if fps.len() < self.k {
-            return;
-        }
-        out.reserve(fps.len() - self.k + 1);
-        let (first, rest) = fps.split_at(self.k);
-        let mut f = first.iter().fold(0, |f, &fp| append64(f, fp));
-        out.push(finish(f));
-        for (&fp_in, &fp_out) in rest.iter().zip(fps) {
-            f = append64(f, fp_in) ^ self.outgoing(fp_out);
-            out.push(finish(f));
+        match (self.k, &self.out) {
+            (_, Some(_)) => roll(self.k, fps, out, finish, |f, fp_in, fp_out| {
+                append64(f, fp_in) ^ self.outgoing(fp_out)
+            }),
+            (1, None) => roll(1, fps, out, finish, step_sparse::<1>),
+            (2, None) => roll(2, fps, out, finish, step_sparse::<2>),
+            (4, None) => roll(4, fps, out, finish, step_sparse::<4>),
+            (_, None) => roll(8, fps, out, finish, step_sparse::<8>),
         }
     }
+}
+
+/// `fp·x^(64K)` for K = 1, 2, 4 or 8, unreduced, as `(hi, lo)` = hi·x^64 + lo:
+/// `fp·(x^(4K) + x^(3K) + x^K + 1)`, with `hi` below x^(4K).
+#[inline(always)]
+fn times_x64k<const K: u32>(fp: u64) -> (u64, u64) {
+    let lo = fp ^ (fp << K) ^ (fp << (3 * K)) ^ (fp << (4 * K));
+    let hi = (fp >> (64 - K)) ^ (fp >> (64 - 3 * K)) ^ (fp >> (64 - 4 * K));
+    (hi, lo)
+}
+
+/// One rolling step for sparse x^(64K): `f·x^64 + fp_in + fp_out·x^(64K)`, all
+/// three summed unreduced and reduced once.
+#[inline(always)]
+fn step_sparse<const K: u32>(f: u64, fp_in: u64, fp_out: u64) -> u64 {
+    let (hi, lo) = times_x64k::<K>(fp_out);
+    append64(f ^ hi, fp_in ^ lo)
+}
+
+/// The k-shingle fingerprints of `fps`, each through `finish`, into `out`
+/// (cleared first); `step(f, fp_in, fp_out)` rolls the fingerprint one token.
+#[inline(always)]
+fn roll(
+    k: usize,
+    fps: &[u64],
+    out: &mut Vec<u64>,
+    finish: impl Fn(u64) -> u64,
+    step: impl Fn(u64, u64, u64) -> u64,
+) {
+    out.clear();
+    if fps.len() < k {
+        return;
+    }
+    let (first, rest) = fps.split_at(k);
+    let mut f = first.iter().fold(0, |f, &fp| append64(f, fp));
+    out.reserve(rest.len() + 1);
+    out.push(finish(f));
+    // A zip of slices has an exact length: `extend` writes without a capacity
+    // check per element.
+    out.extend(rest.iter().zip(fps).map(|(&fp_in, &fp_out)| {
+        f = step(f, fp_in, fp_out);
+        finish(f)
+    }));
 }
 
 #[cfg(test)]
@@ -94,6 +151,19 @@ mod tests {
     fn direct(window: &[u64]) -> u64 {
         let bytes: Vec<u8> = window.iter().flat_map(|f| f.to_be_bytes()).collect();
         fingerprint(&bytes, 0)
+    }
+
+    #[test]
+    fn x_64k_is_sparse_for_k_1_2_4_8() {
+        for (k, c) in [(1, 0x1b), (2, 0x145), (4, 0x1_1011), (8, 0x1_0100_0101)] {
+            assert_eq!(x_pow(64 * k), c, "k {k}");
+            let roller = ShingleRoller::new(k as usize);
+            assert!(roller.out.is_none());
+            for fp in [1u64, 0x80, 1 << 63, u64::MAX, 0x0123_4567_89ab_cdef] {
+                assert_eq!(roller.outgoing(fp), mulmod(fp, c), "k {k} fp {fp:#x}");
+            }
+        }
+        assert!(ShingleRoller::new(3).out.is_some());
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub mod html;
 pub mod token;
 
 pub use decode::{decode, looks_binary};
-pub use token::{Token, for_each_token, tokens};
+pub use token::{Token, TokenSink, for_each_token, scan_tokens, tokens};
 
 /// How a file's bytes become prepared text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,10 +2,17 @@
 //! and continues with alphanumerics or combining marks (Mn, Mc, Me). The key text
 //! is NFC(lowercase(token)).
 //!
-//! Most text is ASCII, so bytes are scanned directly and an ASCII token's key is
-//! either the token itself or an ASCII-lowercased copy in a reused buffer. Only
-//! tokens touching a non-ASCII character go through `char` classification,
-//! Unicode lowercasing and NFC.
+//! Most text is ASCII, so bytes are scanned directly, 64 at a time: every block
+//! becomes a bit mask of *word bytes* (ASCII alphanumerics and non-ASCII bytes),
+//! and the runs of ones in it are found with `trailing_zeros`/`trailing_ones`
+//! instead of a branch per byte. Tokens never cross an ASCII byte that is not
+//! alphanumeric, so every token lies inside one run. A run of ASCII bytes only
+//! is a token as it stands (its key is its ASCII lowercase, computed by the
+//! receiver); only runs with a non-ASCII byte go through `char` classification,
+//! Unicode lowercasing and NFC. The masks come from SSE2 on x86_64 and from
+//! integer SWAR code elsewhere; U+2000..U+203F (’ “ ” — …, the non-ASCII
+//! characters most common in English text) are marked as separators in them
+//! directly, so words such as "don’t" stay on the ASCII path.
 
 use std::ops::Range;
 
@@ -19,6 +26,18 @@ pub struct Token {
     pub key: String,
 }
 
+/// Receives the tokens found by [`scan_tokens`], in document order.
+pub trait TokenSink {
+    /// A token made of ASCII alphanumerics only, `bytes[span]`, where `bytes` is
+    /// the whole text (so that the receiver may read past the token). Its key
+    /// text is its bytes ASCII-lowercased; as every byte is a letter or a digit,
+    /// `byte | 0x20` lowercases it.
+    fn ascii(&mut self, bytes: &[u8], span: Range<usize>);
+
+    /// Any other token, with its key text.
+    fn other(&mut self, span: Range<usize>, key: &str);
+}
+
 /// Reused buffers for key texts that differ from the token's own text.
 #[derive(Default)]
 struct Scratch {
@@ -30,21 +49,6 @@ struct Scratch {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
-/// Eight bytes from `i`, little-endian (byte i is the lowest), zero-padded past
-/// the end; a zero byte is a separator, so the padding ends any token.
-#[inline]
-fn load(bytes: &[u8], i: usize) -> u64 {
-    match bytes.get(i..i + 8) {
-        Some(chunk) => u64::from_le_bytes(chunk.try_into().expect("8 bytes")),
-        None => {
-            let mut buf = [0u8; 8];
-            let rest = &bytes[i.min(bytes.len())..];
-            buf[..rest.len()].copy_from_slice(rest);
-            u64::from_le_bytes(buf)
-        }
-    }
-}
-
 /// High bit of every byte of `x` (all below 0x80) that lies in `lo..=hi`: adding
 /// `0x80 - lo` sets it iff the byte is >= lo, adding `0x7f - hi` iff > hi; no
 /// byte carries into the next.
@@ -54,92 +58,325 @@ fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
 }
 
 /// Per-byte classes of a word, as high bits: ASCII alphanumeric, ASCII
-/// uppercase, non-ASCII.
+/// uppercase, non-ASCII (the scan needs only [`word_bytes`]; kept for its test).
 #[inline]
+#[cfg_attr(not(test), allow(dead_code))]
 fn classify(w: u64) -> (u64, u64, u64) {
     let non_ascii = w & HIGH;
     let x = w & !HIGH;
     let upper = in_range(x, b'A', b'Z') & !non_ascii;
-    // `| 0x20` folds A-Z onto a-z and moves no other byte into a-z.
-    let alnum = (in_range(x, b'0', b'9') | in_range(x | (ONES * 0x20), b'a', b'z')) & !non_ascii;
+    let alnum = word_bytes(w) & !non_ascii;
     (alnum, upper, non_ascii)
 }
 
-/// Index of the first byte whose high bit is set in `mask` (non-zero).
+/// High bit of every byte of `w` that is an ASCII alphanumeric or non-ASCII.
 #[inline]
-fn first_byte(mask: u64) -> usize {
-    (mask.trailing_zeros() / 8) as usize
+fn word_bytes(w: u64) -> u64 {
+    let x = w & !HIGH;
+    // `| 0x20` folds A-Z onto a-z and moves no other byte into a-z; the range
+    // results for non-ASCII bytes do not matter, their own high bit is set.
+    (in_range(x, b'0', b'9') | in_range(x | (ONES * 0x20), b'a', b'z') | w) & HIGH
 }
 
-/// The high bits of bytes `e..8` of a word, `e < 8`.
+/// The high bits of the bytes of `w` gathered into 8 bits, byte i to bit i: the
+/// product puts bit 8i·2^(56−7i) at 56+i, and no two partial products overlap.
 #[inline]
-fn bytes_from(e: usize) -> u64 {
-    HIGH & (u64::MAX << (8 * e))
+fn gather(high_bits: u64) -> u64 {
+    ((high_bits >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// The high bit of byte `e < 8` of a word.
+/// Bit i of the results is byte i of the block: (word bytes, non-ASCII bytes).
+#[inline(always)]
+fn block_masks(block: &[u8; 64]) -> (u64, u64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: `block_masks_sse2` needs SSE2 only, and the crate is compiled
+        // with SSE2 enabled (the `cfg` above; every x86_64 CPU has it).
+        unsafe { block_masks_sse2(block) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    block_masks_swar(block)
+}
+
+/// [`block_masks`] with SSE2, 16 bytes per instruction: a word byte is a digit,
+/// a letter (after `| 0x20`) or negative as `i8` (non-ASCII). The range tests
+/// shift the range down to start at -128 and compare signed.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+fn block_masks_sse2(block: &[u8; 64]) -> (u64, u64) {
+    use std::arch::x86_64::*;
+    let mut word = 0;
+    let mut non_ascii = 0;
+    for (i, chunk) in block.chunks_exact(16).enumerate() {
+        let v = load16(chunk);
+        let below = |x: __m128i, start: u8, len: u8| {
+            let shifted = _mm_add_epi8(x, _mm_set1_epi8(0x80u8.wrapping_sub(start) as i8));
+            _mm_cmpgt_epi8(_mm_set1_epi8((0x80 + len) as i8), shifted)
+        };
+        let digit = below(v, b'0', 10);
+        let letter = below(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', 26);
+        let w = _mm_or_si128(_mm_or_si128(digit, letter), v);
+        word |= u64::from(_mm_movemask_epi8(w) as u16) << (16 * i);
+        non_ascii |= u64::from(_mm_movemask_epi8(v) as u16) << (16 * i);
+    }
+    (word, non_ascii)
+}
+
+/// [`block_masks`] in plain integer code, eight bytes per `u64`.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[inline(always)]
+fn block_masks_swar(block: &[u8; 64]) -> (u64, u64) {
+    let mut word = 0;
+    let mut any_high = 0;
+    for (i, chunk) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        word |= gather(word_bytes(w)) << (8 * i);
+        any_high |= w;
+    }
+    if any_high & HIGH == 0 {
+        return (word, 0);
+    }
+    let mut non_ascii = 0;
+    for (i, chunk) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        non_ascii |= gather(w & HIGH) << (8 * i);
+    }
+    (word, non_ascii)
+}
+
+/// High bit of every zero byte of `x`. Exact: `(x & 0x7f) + 0x7f` carries into
+/// no other byte.
 #[inline]
-fn byte_bit(e: usize) -> u64 {
-    0x80 << (8 * e)
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & !HIGH) + !HIGH) | x) & HIGH
+}
+
+/// The bytes of the block that belong to a character U+2000..U+203F (UTF-8
+/// `E2 80 xx`) lying wholly in the block: spaces, dashes, quotes such as ’ “ ”
+/// and …, neither alphanumeric nor combining marks, so they separate tokens as
+/// ASCII punctuation does, and the scan may treat them so. `E2` is only ever a
+/// lead byte, so `E2 80` always starts such a character.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[inline]
+fn punctuation_bytes(block: &[u8; 64]) -> u64 {
+    let mut e2 = 0;
+    let mut x80 = 0;
+    for (i, chunk) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        e2 |= gather(zero_bytes(w ^ (ONES * 0xE2))) << (8 * i);
+        x80 |= gather(zero_bytes(w ^ HIGH)) << (8 * i);
+    }
+    let lead = e2 & (x80 >> 1) & !(u64::MAX << 62);
+    lead | (lead << 1) | (lead << 2)
+}
+
+/// [`punctuation_bytes`] with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+fn punctuation_bytes_sse2(block: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::*;
+    let mut e2 = 0;
+    let mut x80 = 0;
+    for (i, chunk) in block.chunks_exact(16).enumerate() {
+        let v = load16(chunk);
+        let eq = |b: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8))) as u16;
+        e2 |= u64::from(eq(0xE2)) << (16 * i);
+        x80 |= u64::from(eq(0x80)) << (16 * i);
+    }
+    let lead = e2 & (x80 >> 1) & !(u64::MAX << 62);
+    lead | (lead << 1) | (lead << 2)
+}
+
+/// Sixteen bytes as a vector, through two `u64` loads (the compiler makes one
+/// unaligned vector load of them).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn load16(chunk: &[u8]) -> std::arch::x86_64::__m128i {
+    let lo = i64::from_le_bytes(chunk[..8].try_into().expect("8 bytes"));
+    let hi = i64::from_le_bytes(chunk[8..16].try_into().expect("8 bytes"));
+    std::arch::x86_64::_mm_set_epi64x(hi, lo)
+}
+
+/// The masks of [`block_masks`], less the General Punctuation bytes of
+/// [`punctuation_bytes`].
+#[inline(always)]
+fn block_classes(block: &[u8; 64]) -> (u64, u64) {
+    let (word, non_ascii) = block_masks(block);
+    if non_ascii == 0 {
+        return (word, 0);
+    }
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    // SAFETY: as in `block_masks`, SSE2 is enabled at compile time.
+    let punctuation = unsafe { punctuation_bytes_sse2(block) };
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    let punctuation = punctuation_bytes(block);
+    (word & !punctuation, non_ascii & !punctuation)
+}
+
+/// Finds every token of `text` and hands it to `sink`, in document order.
+#[inline]
+pub fn scan_tokens(text: &str, sink: &mut impl TokenSink) {
+    let bytes = text.as_bytes();
+    let mut scan = Scan {
+        text,
+        open: None,
+        scratch: Scratch::default(),
+    };
+    let mut blocks = bytes.chunks_exact(64);
+    let mut base = 0;
+    for block in &mut blocks {
+        let (word, non_ascii) = block_classes(block.try_into().expect("64 bytes"));
+        scan.block(base, word, non_ascii, sink);
+        base += 64;
+    }
+    let tail = blocks.remainder();
+    if !tail.is_empty() {
+        // Zero bytes are not word bytes: the padding ends any run.
+        let mut block = [0u8; 64];
+        block[..tail.len()].copy_from_slice(tail);
+        let (word, non_ascii) = block_classes(&block);
+        scan.block(base, word, non_ascii, sink);
+    }
+    if let Some((start, non_ascii)) = scan.open {
+        scan.run(start, bytes.len(), non_ascii, sink);
+    }
+}
+
+/// The state of [`scan_tokens`] between blocks.
+struct Scan<'t> {
+    text: &'t str,
+    /// A run of word bytes still going at the end of the last block: its start
+    /// and whether it has a non-ASCII byte so far.
+    open: Option<(usize, bool)>,
+    scratch: Scratch,
+}
+
+impl Scan<'_> {
+    /// The runs of word bytes of the 64-byte block at `base`, given its masks.
+    #[inline(always)]
+    fn block(&mut self, base: usize, word: u64, non_ascii: u64, sink: &mut impl TokenSink) {
+        let bytes = self.text.as_bytes();
+        let mut rest = word;
+        if let Some((start, had_non_ascii)) = self.open {
+            let e = word.trailing_ones();
+            if e == 64 {
+                self.open = Some((start, had_non_ascii || non_ascii != 0));
+                return;
+            }
+            self.open = None;
+            let has_non_ascii = had_non_ascii || non_ascii & !(u64::MAX << e) != 0;
+            self.run(start, base + e as usize, has_non_ascii, sink);
+            rest &= u64::MAX << e;
+        }
+        // Each turn takes the lowest run of ones in `rest`: `low` is its first
+        // bit, adding `low` carries through the run and clears it.
+        if non_ascii == 0 {
+            while rest != 0 {
+                let low = rest & rest.wrapping_neg();
+                let s = rest.trailing_zeros() as usize;
+                let e = (rest | (low - 1)).trailing_ones();
+                if e == 64 {
+                    self.open = Some((base + s, false));
+                    return;
+                }
+                sink.ascii(bytes, base + s..base + e as usize);
+                rest &= rest.wrapping_add(low);
+            }
+        } else {
+            while rest != 0 {
+                let low = rest & rest.wrapping_neg();
+                let s = rest.trailing_zeros() as usize;
+                let e = (rest | (low - 1)).trailing_ones();
+                let next = rest & rest.wrapping_add(low);
+                let has_non_ascii = non_ascii & (rest ^ next) != 0;
+                if e == 64 {
+                    self.open = Some((base + s, has_non_ascii));
+                    return;
+                }
+                self.run(base + s, base + e as usize, has_non_ascii, sink);
+                rest = next;
+            }
+        }
+    }
+
+    /// The tokens of the run of word bytes `start..end`.
+    #[inline]
+    fn run(&mut self, start: usize, end: usize, has_non_ascii: bool, sink: &mut impl TokenSink) {
+        if has_non_ascii {
+            mixed_run(self.text, start..end, &mut self.scratch, sink);
+        } else {
+            sink.ascii(self.text.as_bytes(), start..end);
+        }
+    }
+}
+
+/// The tokens of a run of word bytes with a non-ASCII character. The run starts
+/// and ends at character boundaries (next to ASCII bytes or the text's ends).
+#[cold]
+#[inline(never)]
+fn mixed_run(text: &str, run: Range<usize>, scratch: &mut Scratch, sink: &mut impl TokenSink) {
+    let bytes = text.as_bytes();
+    let mut i = run.start;
+    while i < run.end {
+        // ASCII alphanumerics up to the next non-ASCII character at `j`.
+        let j = bytes[i..run.end]
+            .iter()
+            .position(|&b| !b.is_ascii())
+            .map_or(run.end, |n| i + n);
+        if j == run.end {
+            sink.ascii(bytes, i..j);
+            return;
+        }
+        let c = next_char(text, j);
+        if is_general_punctuation(c) {
+            // The common case (’ “ ” —): it ends the ASCII token, if any.
+            if i < j {
+                sink.ascii(bytes, i..j);
+            }
+            i = j + c.len_utf8();
+        } else if i < j || is_token_start(c) {
+            i = unicode_token(text, i..run.end, scratch, sink);
+        } else {
+            i = j + c.len_utf8();
+        }
+    }
 }
 
 /// Calls `f(span, key)` for every token in document order, without allocating
 /// per token (the key borrows a scratch buffer).
-pub fn for_each_token(text: &str, mut f: impl FnMut(Range<usize>, &str)) {
-    // Eight bytes at a time: each block is classified once with bit masks, and
-    // the starts and ends of the tokens in it come from `trailing_zeros` instead
-    // of a hard-to-predict branch per byte. A non-ASCII byte hands over to the
-    // Unicode path, and the scan resumes wherever that stops.
-    let bytes = text.as_bytes();
-    let mut scratch = Scratch::default();
-    let mut base = 0;
-    // The open ASCII token: its start and whether it has an uppercase letter.
-    let mut open: Option<(usize, bool)> = None;
-    while base < bytes.len() || open.is_some() {
-        let (alnum, upper, non_ascii) = classify(load(bytes, base));
-        // Bytes of the block not yet consumed.
-        let mut rest = HIGH;
-        let mut resume = None;
-        loop {
-            if let Some((start, has_upper)) = open {
-                let stop = !alnum & rest;
-                if stop == 0 {
-                    open = Some((start, has_upper || upper & rest != 0));
-                    break;
-                }
-                let e = first_byte(stop);
-                let has_upper = has_upper || upper & rest & !bytes_from(e) != 0;
-                open = None;
-                if non_ascii & byte_bit(e) != 0 {
-                    // It may go on with a letter or an accent: rescan it (once)
-                    // on the Unicode path.
-                    resume = Some(unicode_token(text, start, &mut scratch, &mut f));
-                    break;
-                }
-                emit_ascii(text, start..base + e, has_upper, &mut scratch, &mut f);
-                rest &= bytes_from(e);
+pub fn for_each_token(text: &str, f: impl FnMut(Range<usize>, &str)) {
+    struct Keys<F> {
+        f: F,
+        lower: String,
+    }
+    impl<F: FnMut(Range<usize>, &str)> TokenSink for Keys<F> {
+        #[inline]
+        fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
+            let token = &bytes[span.clone()];
+            if token.iter().any(u8::is_ascii_uppercase) {
+                self.lower.clear();
+                self.lower
+                    .extend(token.iter().map(|&b| char::from(b.to_ascii_lowercase())));
+                (self.f)(span, &self.lower);
             } else {
-                let interesting = (alnum | non_ascii) & rest;
-                if interesting == 0 {
-                    break;
-                }
-                let s = first_byte(interesting);
-                if non_ascii & byte_bit(s) != 0 {
-                    let i = base + s;
-                    let c = next_char(text, i);
-                    resume = Some(if is_token_start(c) {
-                        unicode_token(text, i, &mut scratch, &mut f)
-                    } else {
-                        i + c.len_utf8()
-                    });
-                    break;
-                }
-                open = Some((base + s, false));
-                rest &= bytes_from(s);
+                let key = std::str::from_utf8(token).expect("ASCII");
+                (self.f)(span, key);
             }
         }
-        base = resume.unwrap_or(base + 8);
+
+        #[inline]
+        fn other(&mut self, span: Range<usize>, key: &str) {
+            (self.f)(span, key);
+        }
     }
+    scan_tokens(
+        text,
+        &mut Keys {
+            f,
+            lower: String::new(),
+        },
+    );
 }
 
 #[inline]
@@ -147,51 +384,37 @@ fn next_char(text: &str, i: usize) -> char {
     text[i..].chars().next().expect("index inside the text")
 }
 
-/// `c.is_alphanumeric()`, answering at once for General Punctuation
-/// (U+2000..U+206F: dashes, quotes, spaces), common next to words.
+/// General Punctuation (U+2000..U+206F: dashes, quotes, spaces), common next to
+/// words: neither alphanumeric nor a combining mark.
+#[inline]
+fn is_general_punctuation(c: char) -> bool {
+    ('\u{2000}'..='\u{206F}').contains(&c)
+}
+
+/// `c.is_alphanumeric()`, answering at once for General Punctuation.
 #[inline]
 fn is_token_start(c: char) -> bool {
-    !('\u{2000}'..='\u{206F}').contains(&c) && c.is_alphanumeric()
+    !is_general_punctuation(c) && c.is_alphanumeric()
 }
 
-#[inline]
-fn emit_ascii(
-    text: &str,
-    span: Range<usize>,
-    has_upper: bool,
-    scratch: &mut Scratch,
-    f: &mut impl FnMut(Range<usize>, &str),
-) {
-    let token = &text[span.clone()];
-    if has_upper {
-        scratch.lower.clear();
-        scratch.lower.push_str(token);
-        scratch.lower.make_ascii_lowercase();
-        f(span, &scratch.lower);
-    } else {
-        f(span, token);
-    }
-}
-
-/// The token starting at `start` (an alphanumeric character): finds its end,
-/// emits it and returns the end.
+/// The token starting at `within.start` (an alphanumeric character) and ending
+/// within `within`: finds its end, emits it and returns the end.
 fn unicode_token(
     text: &str,
-    start: usize,
+    within: Range<usize>,
     scratch: &mut Scratch,
-    f: &mut impl FnMut(Range<usize>, &str),
+    sink: &mut impl TokenSink,
 ) -> usize {
-    let mut end = text.len();
+    let start = within.start;
+    let mut end = within.end;
     let mut ascii = true;
-    let mut has_upper = false;
-    for (offset, c) in text[start..].char_indices() {
+    for (offset, c) in text[within].char_indices() {
         if c.is_ascii() {
             if !c.is_ascii_alphanumeric() {
                 end = start + offset;
                 break;
             }
-            has_upper |= c.is_ascii_uppercase();
-        } else if is_token_start(c) || is_combining_mark(c) {
+        } else if !is_general_punctuation(c) && (c.is_alphanumeric() || is_combining_mark(c)) {
             ascii = false;
         } else {
             end = start + offset;
@@ -199,7 +422,7 @@ fn unicode_token(
         }
     }
     if ascii {
-        emit_ascii(text, start..end, has_upper, scratch, f);
+        sink.ascii(text.as_bytes(), start..end);
         return end;
     }
     let token = &text[start..end];
@@ -212,11 +435,11 @@ fn unicode_token(
         lower.extend(token.chars().flat_map(char::to_lowercase));
     }
     if is_nfc_quick(lower.chars()) == IsNormalized::Yes {
-        f(start..end, lower);
+        sink.other(start..end, lower);
     } else {
         scratch.nfc.clear();
         scratch.nfc.extend(lower.nfc());
-        f(start..end, &scratch.nfc);
+        sink.other(start..end, &scratch.nfc);
     }
     end
 }
@@ -292,6 +515,64 @@ mod tests {
                 // Zero bytes elsewhere are separators.
                 assert_eq!(alnum & !bit, 0);
                 assert_eq!(upper & !bit, 0);
+            }
+        }
+    }
+
+    /// The block masks by definition, one byte at a time.
+    fn masks_by_bytes(block: &[u8; 64]) -> (u64, u64, u64) {
+        let bit = |i: usize, yes: bool| u64::from(yes) << i;
+        let mut word = 0;
+        let mut non_ascii = 0;
+        let mut punctuation = 0;
+        for (i, &b) in block.iter().enumerate() {
+            word |= bit(i, b.is_ascii_alphanumeric() || !b.is_ascii());
+            non_ascii |= bit(i, !b.is_ascii());
+            if i + 2 < 64 && b == 0xE2 && block[i + 1] == 0x80 {
+                punctuation |= 0b111 << i;
+            }
+        }
+        (word, non_ascii, punctuation)
+    }
+
+    #[test]
+    fn block_masks_match_bytes() {
+        // Every byte value at every position, over a background of each kind.
+        for background in [b' ', b'a', 0x80, 0xE2] {
+            for b in 0..=255u8 {
+                for pos in 0..64 {
+                    let mut block = [background; 64];
+                    block[pos] = b;
+                    let (word, non_ascii, punctuation) = masks_by_bytes(&block);
+                    assert_eq!(block_masks(&block), (word, non_ascii), "{b:#x} at {pos}");
+                    assert_eq!(block_masks_swar(&block), (word, non_ascii));
+                    assert_eq!(punctuation_bytes(&block), punctuation);
+                    let (w, n) = block_classes(&block);
+                    assert_eq!((w, n), (word & !punctuation, non_ascii & !punctuation));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gather_takes_high_bits_in_order() {
+        for m in 0..=255u64 {
+            let spread = (0..8).fold(0, |acc, i| acc | ((m >> i) & 1) << (8 * i + 7));
+            assert_eq!(gather(spread), m);
+        }
+    }
+
+    #[test]
+    fn general_punctuation_at_block_edges() {
+        // ’ — and “ (E2 80 xx) split tokens wherever they fall relative to the
+        // 64-byte blocks, including across two blocks.
+        for sep in ["\u{2019}", "\u{2014}", "\u{201c}", "\u{2070}"] {
+            for pad in 50..70 {
+                let text = format!(
+                    "{}don{sep}t w{sep}{sep}x",
+                    "a ".repeat(pad / 2) + &" ".repeat(pad % 2)
+                );
+                assert_eq!(tokens(&text), naive(&text), "{sep:?} pad {pad}");
             }
         }
     }
@@ -470,8 +751,37 @@ mod tests {
             .prop_map(|parts| parts.concat())
     }
 
+    /// Random 64-byte blocks of the bytes that matter, for the mask functions.
+    fn block() -> impl Strategy<Value = [u8; 64]> {
+        let bytes: Vec<u8> = vec![
+            b' ', b'0', b'9', b'a', b'z', b'A', b'Z', b'_', b'@', b'[', b'`', b'{', 0x7f, 0x80,
+            0x9f, 0xbf, 0xc3, 0xe2, 0xe2, 0xff, 0,
+        ];
+        proptest::array::uniform32(proptest::sample::select(bytes)).prop_flat_map(|a| {
+            proptest::array::uniform32(proptest::sample::select(vec![b'x', 0x80, 0xe2, b' ']))
+                .prop_map(move |b| {
+                    let mut block = [0u8; 64];
+                    block[..32].copy_from_slice(&a);
+                    block[32..].copy_from_slice(&b);
+                    block
+                })
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn block_classes_match_bytes(block in block()) {
+            let (word, non_ascii, punctuation) = masks_by_bytes(&block);
+            prop_assert_eq!(block_masks(&block), (word, non_ascii));
+            prop_assert_eq!(block_masks_swar(&block), (word, non_ascii));
+            prop_assert_eq!(punctuation_bytes(&block), punctuation);
+            prop_assert_eq!(
+                block_classes(&block),
+                (word & !punctuation, non_ascii & !punctuation)
+            );
+        }
 
         #[test]
         fn matches_naive_on_prose(text in prose()) {
