@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use lineage::config::Order;
 use lineage::corpus;
-use lineage::fingerprint::{shingle_keys, token_fps};
+use lineage::fingerprint::{ShingleRoller, token_fps};
 use lineage::origin::history::Keyed;
 use lineage::origin::table::paper_sizes;
 use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
@@ -59,27 +59,32 @@ fn main() {
     }
 }
 
-/// Tokenize + fingerprint (token fps and k = 8 shingle keys) on one core.
+/// Tokenize + fingerprint (token fps and k = 8 shingle keys) on one core,
+/// document by document as the pipeline does.
 fn tokenize() {
-    let mut text = String::new();
-    for e in std::fs::read_dir(corpus_dir()).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "md") {
-            text.push_str(&std::fs::read_to_string(p).unwrap());
-            text.push('\n');
-        }
-    }
-    let mb = text.len() as f64 / 1e6;
+    let texts: Vec<String> = md_files()
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let mb = texts.iter().map(String::len).sum::<usize>() as f64 / 1e6;
+    let roller = ShingleRoller::new(8);
     let mut keys = Vec::new();
     let ours = median(15, || {
-        let t = token_fps(&text);
-        shingle_keys(&t.fps, 8, &mut keys);
-        std::hint::black_box(&keys);
+        for text in &texts {
+            let t = token_fps(text);
+            roller.keys(&t.fps, &mut keys);
+            std::hint::black_box(&keys);
+        }
     });
     let words = median(15, || {
-        std::hint::black_box(text.split_whitespace().count());
+        for text in &texts {
+            std::hint::black_box(text.split_whitespace().count());
+        }
     });
-    println!("## tokenize + fingerprint (one core, {mb:.1} MB of English Markdown)\n");
+    println!(
+        "## tokenize + fingerprint (one core, {mb:.1} MB of English Markdown, {} documents)\n",
+        texts.len()
+    );
     println!("| what | median | MB/s |\n| --- | --- | --- |");
     println!(
         "| tokens + Rabin token fps + k=8 shingle keys | {:.2} ms | {:.0} |",

@@ -59,9 +59,13 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let params = config.params();
     // Fail on an impossible table before reading anything.
     params.table_params().validate()?;
-    let corpus = load(&args.source.root, &config)?;
+    let mut corpus = load(&args.source.root, &config)?;
     let keyed = Keyed::new(
-        corpus.docs.iter().map(|d| d.fps.clone()).collect(),
+        corpus
+            .docs
+            .iter_mut()
+            .map(|d| std::mem::take(&mut d.fps))
+            .collect(),
         params.k,
     );
     let units = keyed.select(params.selector);

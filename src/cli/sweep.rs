@@ -87,8 +87,15 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     let sizes: Vec<TableSize> = pick(&args.sizes, &config.sweep.sizes);
     let base = config.params();
 
-    let corpus = load(&args.source.root, &config)?;
-    let keyed = Keyed::new(corpus.docs.iter().map(|d| d.fps.clone()).collect(), base.k);
+    let mut corpus = load(&args.source.root, &config)?;
+    let keyed = Keyed::new(
+        corpus
+            .docs
+            .iter_mut()
+            .map(|d| std::mem::take(&mut d.fps))
+            .collect(),
+        base.k,
+    );
     let exact = keyed.exact();
     let shingles = keyed.total_shingles();
     let sizes = if sizes.is_empty() {

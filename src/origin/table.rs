@@ -627,9 +627,15 @@ impl Buckets {
                 let scores = &self.score[base..base + n];
                 // A branch-free fold the compiler vectorizes.
                 let min = scores.iter().fold(u8::MAX, |m, &s| m.min(s));
+                let mut tied = score_mask(scores, min);
                 match self.ties {
-                    Ties::Oldest => scores.iter().position(|&s| s == min),
-                    Ties::Newest => scores.iter().rposition(|&s| s == min),
+                    Ties::Oldest => tied
+                        .find(|&(_, m)| m != 0)
+                        .map(|(at, m)| at + m.trailing_zeros() as usize),
+                    Ties::Newest => tied
+                        .filter(|&(_, m)| m != 0)
+                        .last()
+                        .map(|(at, m)| at + 63 - m.leading_zeros() as usize),
                 }
                 .expect("the minimum is present")
             }
@@ -670,16 +676,20 @@ impl Buckets {
         let b = self.bucket(key);
         let base = b * self.per;
         let end = base + usize::from(self.len[b]);
-        let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
-        // Since its lookup the entry can only have moved towards the front of
-        // its bucket (removals shift later entries down): search back from
-        // where it was.
-        let from = (slot.0 as usize).clamp(base, end);
-        let Some(at) = (base..end.min(from + 1))
-            .rev()
-            .find(|&at| self.lo[at] == lo && self.hi[at] == hi)
-        else {
-            return;
+        // The lookup's slot is right unless a later unit of the document
+        // evicted an entry before it in the bucket; then search the bucket.
+        let hint = slot.0 as usize;
+        let at = if hint >= base
+            && hint < end
+            && self.lo[hint] == key as u32
+            && self.hi[hint] == ((key & FP48) >> 32) as u16
+        {
+            hint
+        } else {
+            match self.find(b, key) {
+                Some(i) => base + i,
+                None => return,
+            }
         };
         let s = &mut self.score[at];
         let start = if inserted { 1 } else { u32::from(*s) };
@@ -735,6 +745,18 @@ fn advise_huge_pages<T>(v: &[T]) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages<T>(_: &[T]) {}
+
+/// For each run of up to 64 scores, its start and a mask of the scores equal
+/// to `v` (16 bytes at a time: vector compares).
+fn score_mask(scores: &[u8], v: u8) -> impl Iterator<Item = (usize, u64)> + '_ {
+    scores.chunks(64).enumerate().map(move |(c, chunk)| {
+        let mut mask = 0u64;
+        for (j, &s) in chunk.iter().enumerate() {
+            mask |= u64::from(s == v) << j;
+        }
+        (c * 64, mask)
+    })
+}
 
 /// Bit j set iff `words[j] == v`: a fixed-width loop that becomes vector
 /// compares and a mask extraction.

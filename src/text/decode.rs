@@ -4,7 +4,12 @@ use std::borrow::Cow;
 
 /// UTF-8 with invalid sequences replaced by U+FFFD, as `String::from_utf8_lossy`.
 pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    // The strict check is the fast path (`from_utf8_lossy` walks chunks even
+    // when every byte is valid).
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// A file is binary if its first 8 KiB hold a NUL byte (git's rule).

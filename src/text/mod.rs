@@ -4,6 +4,8 @@
 //! become U+FFFD) and, for HTML, with markup replaced by spaces and entities
 //! decoded. Token spans are byte ranges into the prepared text.
 
+use std::borrow::Cow;
+
 pub mod decode;
 pub mod html;
 pub mod token;
@@ -31,10 +33,10 @@ impl Format {
 }
 
 /// The prepared text of a document.
-pub fn prepare(bytes: &[u8], format: Format) -> String {
+pub fn prepare(bytes: &[u8], format: Format) -> Cow<'_, str> {
     let text = decode(bytes);
     match format {
-        Format::Plain => text.into_owned(),
-        Format::Html => html::strip(&text),
+        Format::Plain => text,
+        Format::Html => Cow::Owned(html::strip(&text)),
     }
 }
