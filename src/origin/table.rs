@@ -221,10 +221,10 @@ impl Table {
     }
 
     /// Fill of every bucket, in bucket order (empty when unbounded).
-    pub fn bucket_fill(&self) -> &[u16] {
+    pub fn bucket_fill(&self) -> Vec<u16> {
         match &self.store {
-            Store::Bucketed(b) => &b.len,
-            Store::Unbounded(_) => &[],
+            Store::Bucketed(b) => (0..b.n_buckets).map(|i| b.len(i) as u16).collect(),
+            Store::Unbounded(_) => Vec::new(),
         }
     }
 
@@ -291,7 +291,7 @@ impl Table {
             Store::Bucketed(b) => {
                 w.write_all(&b.rng.to_le_bytes())?;
                 w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
-                write_le(w, &b.len, |x| x.to_le_bytes())?;
+                write_le(w, &b.fill, |x| x.to_le_bytes())?;
                 write_le(w, &b.lo, |x| x.to_le_bytes())?;
                 write_le(w, &b.hi, |x| x.to_le_bytes())?;
                 w.write_all(&b.rec)?;
@@ -335,15 +335,15 @@ impl Table {
                 if read_u64(r)? != b.n_buckets as u64 {
                     return Err(bad("bucket count differs"));
                 }
-                read_le(r, &mut b.len, u16::from_le_bytes)?;
+                read_le(r, &mut b.fill, u16::from_le_bytes)?;
                 read_le(r, &mut b.lo, u32::from_le_bytes)?;
                 read_le(r, &mut b.hi, u16::from_le_bytes)?;
                 r.read_exact(&mut b.rec)?;
                 r.read_exact(&mut b.score)?;
-                if b.len.iter().any(|&l| usize::from(l) > b.per) {
-                    return Err(bad("bucket overfull"));
+                if b.fill.iter().any(|&f| usize::from(f) >= 2 * b.per) {
+                    return Err(bad("bucket state out of range"));
                 }
-                let occupied: u64 = b.len.iter().map(|&l| u64::from(l)).sum();
+                let occupied: u64 = (0..b.n_buckets).map(|i| b.len(i) as u64).sum();
                 if occupied != t.counters.occupied {
                     return Err(bad("occupancy differs from the counters"));
                 }
@@ -407,6 +407,15 @@ fn read_u64(r: &mut impl Read) -> io::Result<u64> {
     Ok(u64::from_le_bytes(b))
 }
 
+/// One entry's fields, while it moves within its bucket.
+#[derive(Clone, Copy)]
+struct Entry {
+    lo: u32,
+    hi: u16,
+    rec: [u8; 8],
+    score: u8,
+}
+
 /// The bucketed store: fields of entry `b * per + i` live at that index.
 /// The fingerprint halves and the scores, which are scanned, have arrays of
 /// their own; what a hit returns (origin, offset, neighbour bytes) is one
@@ -414,7 +423,11 @@ fn read_u64(r: &mut impl Read) -> io::Result<u64> {
 struct Buckets {
     n_buckets: usize,
     per: usize,
-    len: Vec<u16>,
+    /// Per bucket: below `per`, the fill of a bucket not yet full (its
+    /// entries at slots 0.. in insertion order); `per + h`, a full bucket kept
+    /// as a ring whose oldest entry is at slot h. One u16 for both, so the
+    /// ring costs no memory.
+    fill: Vec<u16>,
     lo: Vec<u32>,
     hi: Vec<u16>,
     rec: Vec<u8>,
@@ -436,7 +449,7 @@ impl Buckets {
         Ok(Buckets {
             n_buckets,
             per,
-            len: zeroed(n_buckets),
+            fill: zeroed(n_buckets),
             lo: zeroed(cap),
             hi: zeroed(cap),
             rec: zeroed(cap * rec_width),
@@ -460,7 +473,7 @@ impl Buckets {
             self.hi.len() * 2,
             self.rec.len(),
             self.score.len(),
-            self.len.len() * 2,
+            self.fill.len() * 2,
         ];
         vecs.iter().sum::<usize>() as u64
     }
@@ -491,7 +504,7 @@ impl Buckets {
     #[inline]
     fn find(&self, b: usize, key: u64) -> Option<usize> {
         let base = b * self.per;
-        let n = usize::from(self.len[b]);
+        let n = self.len(b);
         let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
         let los = &self.lo[base..base + n];
         let his = &self.hi[base..base + n];
@@ -527,17 +540,18 @@ impl Buckets {
             let at = self.on_hit(b, i);
             return (Some(hit), Slot(at as u32));
         }
-        if usize::from(self.len[b]) == self.per {
-            let victim = self.victim(b);
-            self.remove(b, victim);
-            c.evictions += 1;
-            c.occupied -= 1;
-        }
-        let at = base + usize::from(self.len[b]);
-        self.len[b] += 1;
-        self.write(at, key, ins);
         c.inserts += 1;
-        c.occupied += 1;
+        let n = self.len(b);
+        let at = if n < self.per {
+            self.fill[b] += 1;
+            c.occupied += 1;
+            base + n
+        } else {
+            let victim = self.victim(b);
+            c.evictions += 1;
+            self.make_newest(b, victim, None)
+        };
+        self.write(at, key, ins);
         (None, Slot(at as u32))
     }
 
@@ -591,9 +605,8 @@ impl Buckets {
         match self.eviction {
             Eviction::Random | Eviction::Lucky => base + i,
             Eviction::Lru => {
-                let n = usize::from(self.len[b]);
-                self.rotate_to_back(base + i, base + n);
-                base + n - 1
+                let entry = self.take(base + i);
+                self.make_newest(b, self.age(b, i), Some(entry))
             }
             Eviction::Cc => {
                 let at = base + i;
@@ -601,7 +614,7 @@ impl Buckets {
                 if *s < 255 {
                     *s += 1;
                     if *s == 255 {
-                        let n = usize::from(self.len[b]);
+                        let n = self.len(b);
                         let bucket = &mut self.score[base..base + n];
                         if bucket.iter().filter(|&&s| s == 255).count() >= CC_SATURATED {
                             bucket.iter_mut().for_each(|s| *s >>= 1);
@@ -613,10 +626,10 @@ impl Buckets {
         }
     }
 
-    /// Index within bucket `b` of the entry to evict.
+    /// Age (0 = oldest) of the entry to evict from full bucket `b`.
     fn victim(&mut self, b: usize) -> usize {
         let base = b * self.per;
-        let n = usize::from(self.len[b]);
+        let n = self.per;
         match self.eviction {
             Eviction::Lru => 0,
             Eviction::Random => {
@@ -627,45 +640,134 @@ impl Buckets {
                 let scores = &self.score[base..base + n];
                 // A branch-free fold the compiler vectorizes.
                 let min = scores.iter().fold(u8::MAX, |m, &s| m.min(s));
-                let mut tied = score_mask(scores, min);
+                let head = self.head(b);
+                let age = |slot: usize| (slot + n - head) % n;
                 match self.ties {
-                    Ties::Oldest => tied
-                        .find(|&(_, m)| m != 0)
-                        .map(|(at, m)| at + m.trailing_zeros() as usize),
-                    Ties::Newest => tied
-                        .filter(|&(_, m)| m != 0)
-                        .last()
-                        .map(|(at, m)| at + 63 - m.leading_zeros() as usize),
+                    // In age order the ring starts at the head: the oldest
+                    // tied entry is the first at or after it, else the first.
+                    Ties::Oldest => {
+                        let mut first = None;
+                        for (at, m) in score_mask(scores, min).filter(|&(_, m)| m != 0) {
+                            let after = if at + 64 <= head {
+                                0
+                            } else {
+                                m >> head.saturating_sub(at) << head.saturating_sub(at)
+                            };
+                            if after != 0 {
+                                return age(at + after.trailing_zeros() as usize);
+                            }
+                            first.get_or_insert(at + m.trailing_zeros() as usize);
+                        }
+                        age(first.expect("the minimum is present"))
+                    }
+                    // The newest tied entry is the last before the head, else
+                    // the last.
+                    Ties::Newest => {
+                        let mut last = None;
+                        for (at, m) in score_mask(scores, min).filter(|&(_, m)| m != 0) {
+                            let before = if at >= head {
+                                0
+                            } else if head - at >= 64 {
+                                m
+                            } else {
+                                m & ((1u64 << (head - at)) - 1)
+                            };
+                            if before != 0 {
+                                last = Some((true, at + 63 - before.leading_zeros() as usize));
+                            } else if last.is_none_or(|(early, _)| !early) {
+                                last = Some((false, at + 63 - m.leading_zeros() as usize));
+                            }
+                        }
+                        age(last.expect("the minimum is present").1)
+                    }
                 }
-                .expect("the minimum is present")
             }
         }
     }
 
-    /// Remove entry `i` of bucket `b`, keeping the others in order.
-    fn remove(&mut self, b: usize, i: usize) {
-        let base = b * self.per;
-        let end = base + usize::from(self.len[b]);
-        let from = base + i + 1..end;
-        let to = base + i;
-        let w = self.rec_width;
-        self.lo.copy_within(from.clone(), to);
-        self.hi.copy_within(from.clone(), to);
-        self.rec.copy_within(from.start * w..from.end * w, to * w);
-        if !self.score.is_empty() {
-            self.score.copy_within(from, to);
-        }
-        self.len[b] -= 1;
+    /// Entries in bucket `b`.
+    #[inline]
+    fn len(&self, b: usize) -> usize {
+        usize::from(self.fill[b]).min(self.per)
     }
 
-    /// Move the entry at `at` to `end - 1`, shifting the ones after it forward.
-    fn rotate_to_back(&mut self, at: usize, end: usize) {
+    /// Slot (within the bucket) of the oldest entry.
+    #[inline]
+    fn head(&self, b: usize) -> usize {
+        usize::from(self.fill[b]).saturating_sub(self.per)
+    }
+
+    /// Age (0 = oldest) of the entry at slot `i` of bucket `b`.
+    #[inline]
+    fn age(&self, b: usize, i: usize) -> usize {
+        (i + self.per - self.head(b)) % self.per
+    }
+
+    /// Absolute index of the entry of age `a` in bucket `b`.
+    #[inline]
+    fn at_age(&self, b: usize, a: usize) -> usize {
+        let s = self.head(b) + a;
+        b * self.per + if s >= self.per { s - self.per } else { s }
+    }
+
+    /// Make the entry of age `a` the newest of bucket `b` (its content `entry`,
+    /// or a free slot for a new entry when `entry` is `None`, evicting the old
+    /// one), keeping the others in order; returns its index. Entries on the
+    /// shorter side of `a` move by one slot; in a full bucket the older side
+    /// moves towards `a` and the head advances, so evicting or refreshing the
+    /// oldest moves nothing.
+    fn make_newest(&mut self, b: usize, a: usize, entry: Option<Entry>) -> usize {
+        let n = self.len(b);
+        let full = n == self.per;
+        let at = if full && a < n - 1 - a {
+            for j in (0..a).rev() {
+                self.move_entry(self.at_age(b, j), self.at_age(b, j + 1));
+            }
+            let at = self.at_age(b, 0);
+            let head = self.head(b) + 1;
+            self.fill[b] = (self.per + if head == self.per { 0 } else { head }) as u16;
+            at
+        } else {
+            for j in a + 1..n {
+                self.move_entry(self.at_age(b, j), self.at_age(b, j - 1));
+            }
+            self.at_age(b, n - 1)
+        };
+        if let Some(e) = entry {
+            self.put(at, e);
+        }
+        at
+    }
+
+    fn move_entry(&mut self, from: usize, to: usize) {
         let w = self.rec_width;
-        self.lo[at..end].rotate_left(1);
-        self.hi[at..end].rotate_left(1);
-        self.rec[at * w..end * w].rotate_left(w);
+        self.lo[to] = self.lo[from];
+        self.hi[to] = self.hi[from];
+        self.rec.copy_within(from * w..(from + 1) * w, to * w);
         if !self.score.is_empty() {
-            self.score[at..end].rotate_left(1);
+            self.score[to] = self.score[from];
+        }
+    }
+
+    fn take(&self, at: usize) -> Entry {
+        let w = self.rec_width;
+        let mut rec = [0u8; 8];
+        rec[..w].copy_from_slice(&self.rec[at * w..(at + 1) * w]);
+        Entry {
+            lo: self.lo[at],
+            hi: self.hi[at],
+            rec,
+            score: self.score.get(at).copied().unwrap_or(0),
+        }
+    }
+
+    fn put(&mut self, at: usize, e: Entry) {
+        let w = self.rec_width;
+        self.lo[at] = e.lo;
+        self.hi[at] = e.hi;
+        self.rec[at * w..(at + 1) * w].copy_from_slice(&e.rec[..w]);
+        if !self.score.is_empty() {
+            self.score[at] = e.score;
         }
     }
 
@@ -675,7 +777,7 @@ impl Buckets {
         }
         let b = self.bucket(key);
         let base = b * self.per;
-        let end = base + usize::from(self.len[b]);
+        let end = base + self.len(b);
         // The lookup's slot is right unless a later unit of the document
         // evicted an entry before it in the bucket; then search the bucket.
         let hint = slot.0 as usize;
@@ -703,7 +805,7 @@ impl Buckets {
         touched.dedup();
         for &b in &touched {
             let base = b as usize * self.per;
-            let n = usize::from(self.len[b as usize]);
+            let n = self.len(b as usize);
             let scores = &mut self.score[base..base + n];
             let sum: u32 = scores.iter().map(|&s| u32::from(s)).sum();
             if sum >= LUCKY_LIMIT * n as u32 {
@@ -1196,6 +1298,116 @@ mod tests {
                     let other = params(TableSize::Bytes(2 * (64 * 14 + 2)), ev, 64);
                     assert!(Table::read_state(other, &mut bytes.as_slice()).is_err());
                 }
+            }
+        }
+    }
+
+    /// The semantics of ALGORITHMS §3 written plainly: a bucket is a Vec in
+    /// insertion order (LRU: recency order); eviction removes and appends.
+    struct Model {
+        buckets: Vec<Vec<(u64, Hit, u8)>>,
+        per: usize,
+        eviction: Eviction,
+        ties: Ties,
+        rng: u64,
+    }
+
+    impl Model {
+        fn lookup(&mut self, b: usize, key: u64, ins: Insert) -> Option<Hit> {
+            let bucket = &mut self.buckets[b];
+            if let Some(i) = bucket.iter().position(|e| e.0 == key) {
+                let hit = bucket[i].1;
+                match self.eviction {
+                    Eviction::Lru => {
+                        let e = bucket.remove(i);
+                        bucket.push(e);
+                    }
+                    Eviction::Cc => {
+                        if bucket[i].2 < 255 {
+                            bucket[i].2 += 1;
+                            if bucket[i].2 == 255
+                                && bucket.iter().filter(|e| e.2 == 255).count() >= 10
+                            {
+                                bucket.iter_mut().for_each(|e| e.2 >>= 1);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                return Some(hit);
+            }
+            if bucket.len() == self.per {
+                let v = match self.eviction {
+                    Eviction::Lru => 0,
+                    Eviction::Random => {
+                        self.rng = splitmix64(self.rng);
+                        ((u128::from(self.rng) * self.per as u128) >> 64) as usize
+                    }
+                    _ => {
+                        let min = bucket.iter().map(|e| e.2).min().unwrap();
+                        match self.ties {
+                            Ties::Oldest => bucket.iter().position(|e| e.2 == min),
+                            Ties::Newest => bucket.iter().rposition(|e| e.2 == min),
+                        }
+                        .unwrap()
+                    }
+                };
+                bucket.remove(v);
+            }
+            bucket.push((key, ins, 1));
+            None
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn buckets_behave_as_the_plain_model(
+            ops in proptest::collection::vec((0u64..90, 0u8..4), 1..1500),
+            per in proptest::sample::select(vec![3u16, 8, 64, 70, 130]),
+            ev in 0usize..4,
+            newest in proptest::bool::ANY,
+        ) {
+            let eviction = [Eviction::Random, Eviction::Lru, Eviction::Cc, Eviction::Lucky][ev];
+            let ties = if newest { Ties::Newest } else { Ties::Oldest };
+            let mut p = params(TableSize::Bytes(0), eviction, per);
+            p.ties = ties;
+            p.size = TableSize::Bytes(2 * (u64::from(per) * p.layout.entry_bytes() + 2));
+            let mut t = Table::new(p).unwrap();
+            let Store::Bucketed(bk) = &t.store else { unreachable!() };
+            assert_eq!(bk.n_buckets, 2);
+            let mut m = Model {
+                buckets: vec![Vec::new(); 2],
+                per: usize::from(per),
+                eviction,
+                ties,
+                rng: p.seed ^ 0x9e37_79b9_7f4a_7c15,
+            };
+            for (n, &(k, op)) in ops.iter().enumerate() {
+                // Keys 1..=90 in bucket 0, their top-bit twins in bucket 1.
+                let (key, b) = if k % 2 == 0 { (k + 1, 0) } else { ((1 << 61) + k, 1) };
+                if op == 3 && eviction == Eviction::Lucky {
+                    // A lucky update of a key, wherever it is now.
+                    let inc = (n % 5) as u32;
+                    t.lucky_add(key, Slot(0), false, inc);
+                    if let Some(e) = m.buckets[b].iter_mut().find(|e| e.0 == key) {
+                        e.2 = (u32::from(e.2) + inc).min(255) as u8;
+                    }
+                    continue;
+                }
+                let ins = Hit { origin: n as u32, offset: op, prev: 1, next: 2 };
+                proptest::prop_assert_eq!(t.lookup(key, ins).0, m.lookup(b, key, ins));
+            }
+            // Same entries, same scores, in the same order (oldest first).
+            let Store::Bucketed(bk) = &t.store else { unreachable!() };
+            for b in 0..2 {
+                let ours: Vec<(u32, u8)> = (0..bk.len(b))
+                    .map(|a| {
+                        let at = bk.at_age(b, a);
+                        (bk.lo[at], bk.score.get(at).copied().unwrap_or(1))
+                    })
+                    .collect();
+                let model: Vec<(u32, u8)> = m.buckets[b].iter().map(|e| (e.0 as u32, e.2)).collect();
+                proptest::prop_assert_eq!(ours, model);
             }
         }
     }
