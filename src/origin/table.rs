@@ -1322,14 +1322,11 @@ mod tests {
                         let e = bucket.remove(i);
                         bucket.push(e);
                     }
-                    Eviction::Cc => {
-                        if bucket[i].2 < 255 {
-                            bucket[i].2 += 1;
-                            if bucket[i].2 == 255
-                                && bucket.iter().filter(|e| e.2 == 255).count() >= 10
-                            {
-                                bucket.iter_mut().for_each(|e| e.2 >>= 1);
-                            }
+                    Eviction::Cc if bucket[i].2 < 255 => {
+                        bucket[i].2 += 1;
+                        if bucket[i].2 == 255 && bucket.iter().filter(|e| e.2 == 255).count() >= 10
+                        {
+                            bucket.iter_mut().for_each(|e| e.2 >>= 1);
                         }
                     }
                     _ => {}
