@@ -720,17 +720,15 @@ impl Buckets {
         let n = self.len(b);
         let full = n == self.per;
         let at = if full && a < n - 1 - a {
-            for j in (0..a).rev() {
-                self.move_entry(self.at_age(b, j), self.at_age(b, j + 1));
-            }
+            // Ages 0..a move one slot up (towards a); slot of age 0 frees.
+            self.shift_ages(b, 0, a, true);
             let at = self.at_age(b, 0);
             let head = self.head(b) + 1;
             self.fill[b] = (self.per + if head == self.per { 0 } else { head }) as u16;
             at
         } else {
-            for j in a + 1..n {
-                self.move_entry(self.at_age(b, j), self.at_age(b, j - 1));
-            }
+            // Ages a+1..n move one slot down; slot of age n-1 frees.
+            self.shift_ages(b, a + 1, n, false);
             self.at_age(b, n - 1)
         };
         if let Some(e) = entry {
@@ -739,7 +737,56 @@ impl Buckets {
         at
     }
 
-    fn move_entry(&mut self, from: usize, to: usize) {
+    /// Move the entries of ages `from..to` one slot up (`up`) or down, as
+    /// whole runs of slots: a run wraps around the ring at most once.
+    fn shift_ages(&mut self, b: usize, from: usize, to: usize, up: bool) {
+        if from >= to {
+            return;
+        }
+        let base = b * self.per;
+        let (first, last) = (self.at_age(b, from), self.at_age(b, to - 1));
+        let end = base + self.per;
+        let wraps = first > last;
+        if up {
+            // The entry in the bucket's last slot moves to its first.
+            if wraps || last == end - 1 {
+                if wraps {
+                    self.shift_run(base..last + 1, true, base);
+                }
+                self.move_slot(end - 1, base);
+                self.shift_run(first..end - 1, true, base);
+            } else {
+                self.shift_run(first..last + 1, true, base);
+            }
+        } else if wraps || first == base {
+            // The entry in the bucket's first slot moves to its last.
+            if wraps {
+                self.shift_run(first..end, false, base);
+            }
+            self.move_slot(base, end - 1);
+            self.shift_run(base + 1..last + 1, false, base);
+        } else {
+            self.shift_run(first..last + 1, false, base);
+        }
+    }
+
+    /// Move slots `run` one up or down (within the bucket starting at `base`).
+    fn shift_run(&mut self, run: std::ops::Range<usize>, up: bool, base: usize) {
+        if run.is_empty() {
+            return;
+        }
+        debug_assert!(run.start >= base && run.end <= base + self.per);
+        let to = if up { run.start + 1 } else { run.start - 1 };
+        let w = self.rec_width;
+        self.lo.copy_within(run.clone(), to);
+        self.hi.copy_within(run.clone(), to);
+        self.rec.copy_within(run.start * w..run.end * w, to * w);
+        if !self.score.is_empty() {
+            self.score.copy_within(run, to);
+        }
+    }
+
+    fn move_slot(&mut self, from: usize, to: usize) {
         let w = self.rec_width;
         self.lo[to] = self.lo[from];
         self.hi[to] = self.hi[from];
