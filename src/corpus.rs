@@ -85,6 +85,17 @@ pub fn load(
     })
 }
 
+impl Corpus {
+    /// Move every document's token fingerprints out, in order: what a replay
+    /// (`origin::history::Keyed`) starts from.
+    pub fn take_fps(&mut self) -> Vec<Vec<u64>> {
+        self.docs
+            .iter_mut()
+            .map(|d| std::mem::take(&mut d.fps))
+            .collect()
+    }
+}
+
 /// Sort files into processing order (CONTRACT §2): modification time, ties
 /// by path bytewise; or path bytewise.
 pub fn sort(files: &mut [FileEntry], order: Order) {

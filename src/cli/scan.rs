@@ -60,14 +60,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     // Fail on an impossible table before reading anything.
     params.table_params().validate()?;
     let mut corpus = load(&args.source.root, &config)?;
-    let keyed = Keyed::new(
-        corpus
-            .docs
-            .iter_mut()
-            .map(|d| std::mem::take(&mut d.fps))
-            .collect(),
-        params.k,
-    );
+    let keyed = Keyed::new(corpus.take_fps(), params.k);
     let units = keyed.select(params.selector);
     let mut outcomes = Vec::with_capacity(keyed.len());
     let stats = keyed.replay(&units, params, |o| outcomes.push(o))?;

@@ -88,14 +88,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     let base = config.params();
 
     let mut corpus = load(&args.source.root, &config)?;
-    let keyed = Keyed::new(
-        corpus
-            .docs
-            .iter_mut()
-            .map(|d| std::mem::take(&mut d.fps))
-            .collect(),
-        base.k,
-    );
+    let keyed = Keyed::new(corpus.take_fps(), base.k);
     let exact = keyed.exact();
     let shingles = keyed.total_shingles();
     let sizes = if sizes.is_empty() {

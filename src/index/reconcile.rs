@@ -150,27 +150,8 @@ pub fn plan(
         .cloned()
         .collect();
     p.stale_skips.sort();
-    sort(&mut p.read, order);
+    crate::corpus::sort(&mut p.read, order);
     p
-}
-
-/// Processing order (CONTRACT §2) by the stat of the walk.
-fn sort(files: &mut [FileEntry], order: Order) {
-    match order {
-        Order::Path => files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes())),
-        Order::Mtime => files.sort_by(|a, b| {
-            a.mtime
-                .cmp(&b.mtime)
-                .then_with(|| a.path.as_bytes().cmp(b.path.as_bytes()))
-        }),
-    }
-}
-
-/// A file read and ready for the pass.
-struct ReadDoc {
-    hash: u64,
-    fps: Vec<u64>,
-    prepared: Prepared,
 }
 
 fn read_one(f: &FileEntry, max_file_size: u64, preparer: &Preparer) -> Result<ReadDoc, SkipReason> {
