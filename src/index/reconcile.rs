@@ -154,6 +154,13 @@ pub fn plan(
     p
 }
 
+/// A file read and ready for the pass.
+struct ReadDoc {
+    hash: u64,
+    fps: Vec<u64>,
+    prepared: Prepared,
+}
+
 fn read_one(f: &FileEntry, max_file_size: u64, preparer: &Preparer) -> Result<ReadDoc, SkipReason> {
     let bytes = source::read(f, max_file_size)?;
     let hash = rabin::fingerprint(&bytes, 1);
