@@ -90,6 +90,29 @@ pub struct Config {
     /// platform data directory's `indexes/`.
     pub index_dir: String,
     pub sweep: SweepConfig,
+    pub watch: WatchConfig,
+}
+
+/// How `lineage watch` notices changes.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WatchConfig {
+    /// Poll the folder instead of asking the OS for events.
+    pub poll: bool,
+    /// Quiet time, in milliseconds, that ends a burst of events.
+    pub debounce_ms: u64,
+    /// Seconds between rescans when polling or when OS events fail.
+    pub rescan_secs: u64,
+}
+
+impl Default for WatchConfig {
+    fn default() -> WatchConfig {
+        WatchConfig {
+            poll: false,
+            debounce_ms: 200,
+            rescan_secs: 2,
+        }
+    }
 }
 
 /// The grid `lineage sweep` runs when no flags name one.
@@ -129,6 +152,7 @@ impl Default for Config {
             follow_symlinks: false,
             index_dir: String::new(),
             sweep: SweepConfig::default(),
+            watch: WatchConfig::default(),
         }
     }
 }

@@ -7,6 +7,7 @@ mod pairs;
 mod pocket;
 mod scan;
 mod sweep;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,6 +51,8 @@ enum Command {
     Pocket(pocket::PocketArgs),
     /// Bring the persistent index of a folder up to date, then exit.
     Index(index::IndexArgs),
+    /// Keep the index up to date as files change, printing each change.
+    Watch(watch::WatchArgs),
 }
 
 /// Where documents come from and in which order they are processed.
@@ -161,6 +164,7 @@ pub fn run() -> ExitCode {
             Command::Pairs(args) => pairs::run(args, config),
             Command::Pocket(args) => pocket::run(args, config),
             Command::Index(args) => index::run(args, config),
+            Command::Watch(args) => watch::run(args, config),
         });
     match result {
         Ok(()) => ExitCode::SUCCESS,

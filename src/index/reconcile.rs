@@ -185,7 +185,20 @@ impl Index {
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<Report, IndexError> {
+        self.sync(walk, max_file_size, order, obs).map(|(r, _)| r)
+    }
+
+    /// [`Index::reconcile`], also returning what happened to each file, in
+    /// order: deletions and skips first, then the files read.
+    pub fn sync(
+        &mut self,
+        walk: Walk,
+        max_file_size: u64,
+        order: Order,
+        obs: &mut dyn Observer,
+    ) -> Result<(Report, Vec<Change>), IndexError> {
         self.check_usable()?;
+        let mut changes = Vec::new();
         let plan = plan(walk, &self.current, &self.skipped, max_file_size, order);
         let mut report = Report {
             unchanged: plan.unchanged,
@@ -199,12 +212,17 @@ impl Index {
                 schema::set_status(&tx, c.id, Status::Deleted)?;
                 c.status = Status::Deleted;
                 report.deleted += 1;
+                changes.push(Change::Deleted { path: path.clone() });
             }
             for path in &plan.stale_skips {
                 schema::delete_skipped(&tx, path)?;
                 self.skipped.remove(path);
             }
             for (path, row) in &plan.skips {
+                changes.push(Change::Skipped {
+                    path: path.clone(),
+                    reason: row.reason.clone(),
+                });
                 schema::put_skipped(&tx, path, row)?;
                 self.skipped.insert(path.clone(), row.clone());
             }
@@ -222,13 +240,13 @@ impl Index {
                 n += 1;
             }
             let (batch, tail) = rest.split_at(n);
-            self.apply_into(batch, max_file_size, &mut report)?;
+            changes.extend(self.apply_into(batch, max_file_size, &mut report)?);
             rest = tail;
             done += n as u64;
             obs.progress("indexing", done, total);
         }
         self.checkpoint()?;
-        Ok(report)
+        Ok((report, changes))
     }
 
     /// Read `files` (changed or new, in processing order) and record each:

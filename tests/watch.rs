@@ -1,0 +1,163 @@
+//! `lineage watch ROOT --json` against real files in a temp folder: the
+//! binary runs as a person would run it, and the test edits the folder.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use common::TempDir;
+use serde_json::Value;
+
+const SOURCE: &str = "Lineage watches a folder of documents and tells, for every passage, \
+which earlier document it was copied from and which of its words are new. It keeps a \
+fixed-size table of fingerprints so that memory stays bounded however large the folder grows.";
+
+struct Watch {
+    child: Child,
+    lines: Receiver<Value>,
+}
+
+impl Watch {
+    fn start(root: &std::path::Path, index: &std::path::Path, extra: &[&str]) -> Watch {
+        let home = std::env::temp_dir().join("lineage-test-empty-config");
+        std::fs::create_dir_all(&home).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lineage"))
+            .args(["watch", root.to_str().unwrap(), "--json", "--index"])
+            .arg(index)
+            .args(["--debounce-ms", "100", "--rescan-secs", "1"])
+            .args(extra)
+            .env("XDG_CONFIG_HOME", &home)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: Value = serde_json::from_str(&line).expect("every line is JSON");
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        Watch { child, lines: rx }
+    }
+
+    /// The first line matching `want` within 10 s.
+    fn expect(&self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(v) if want(&v) => return v,
+                Ok(_) => {}
+                Err(_) => panic!("no {what} within 10 s"),
+            }
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn event<'a>(v: &'a Value, kind: &str, path: &str) -> Option<&'a Value> {
+    (v["event"] == kind && v["path"] == path).then_some(v)
+}
+
+fn follows_edits(extra: &[&str]) {
+    let dir = TempDir::new("watch");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    let index = dir.path().join("index");
+    let w = Watch::start(&root, &index, extra);
+    let v = w.expect("guide.md v1", |v| event(v, "version", "guide.md").is_some());
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["fresh_percent"], 100.0);
+
+    // A new page that copies the guide's paragraph names it as its origin.
+    std::fs::write(
+        root.join("faq.md"),
+        format!("Frequently asked: what does it do? {SOURCE}"),
+    )
+    .unwrap();
+    let v = w.expect("faq.md", |v| event(v, "version", "faq.md").is_some());
+    assert_eq!(v["dominant_origin"], "guide.md", "{v}");
+    assert!(v["fresh_percent"].as_f64().unwrap() < 30.0, "{v}");
+
+    // An editor's save: write a temp file, rename it over the page.
+    std::fs::write(
+        root.join(".faq.md.swp"),
+        "Entirely rewritten: nothing copied here any more, only fresh words.",
+    )
+    .unwrap();
+    std::fs::rename(root.join(".faq.md.swp"), root.join("faq.md")).unwrap();
+    let v = w.expect("faq.md v2", |v| {
+        event(v, "version", "faq.md").is_some_and(|v| v["version"] == 2)
+    });
+    assert_eq!(v["fresh_percent"], 100.0, "{v}");
+
+    // Deleting a file keeps its versions as origins.
+    std::fs::remove_file(root.join("guide.md")).unwrap();
+    w.expect("guide.md deleted", |v| {
+        event(v, "deleted", "guide.md").is_some()
+    });
+    std::fs::write(root.join("copy.md"), SOURCE).unwrap();
+    let v = w.expect("copy.md", |v| event(v, "version", "copy.md").is_some());
+    assert_eq!(
+        v["dominant_origin"], "guide.md",
+        "a deleted file is still an origin: {v}"
+    );
+
+    // A binary file is skipped with its reason.
+    std::fs::write(root.join("blob.txt"), b"\0\x01\x02").unwrap();
+    let v = w.expect("blob.txt skipped", |v| {
+        event(v, "skipped", "blob.txt").is_some()
+    });
+    assert_eq!(v["reason"], "binary");
+}
+
+#[test]
+fn watch_follows_edits_with_os_events() {
+    follows_edits(&[]);
+}
+
+#[test]
+fn watch_follows_edits_by_polling() {
+    follows_edits(&["--poll"]);
+}
+
+#[test]
+fn watch_keeps_up_with_a_burst_of_files() {
+    let dir = TempDir::new("watch-burst");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(root.join("seed.md"), SOURCE).unwrap();
+    let w = Watch::start(&root, &dir.path().join("index"), &[]);
+    w.expect("seed.md", |v| event(v, "version", "seed.md").is_some());
+    let n = 600;
+    for i in 0..n {
+        std::fs::write(
+            root.join(format!("sub/p{i:04}.md")),
+            format!("page {i} says: {SOURCE}"),
+        )
+        .unwrap();
+    }
+    let mut seen = std::collections::HashSet::new();
+    while seen.len() < n {
+        let v = w.expect("all pages of the burst", |v| v["event"] == "version");
+        let path = v["path"].as_str().unwrap().to_string();
+        assert!(path.starts_with("sub/p"), "{v}");
+        assert!(seen.insert(path), "each page once: {v}");
+        assert_eq!(v["version"], 1);
+    }
+}
