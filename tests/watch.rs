@@ -161,3 +161,40 @@ fn watch_keeps_up_with_a_burst_of_files() {
         assert_eq!(v["version"], 1);
     }
 }
+
+#[test]
+fn a_killed_watcher_loses_nothing() {
+    let dir = TempDir::new("watch-kill");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    let index = dir.path().join("index");
+    let mut w = Watch::start(&root, &index, &[]);
+    w.expect("guide.md", |v| event(v, "version", "guide.md").is_some());
+    std::fs::write(root.join("faq.md"), format!("Asked often. {SOURCE}")).unwrap();
+    let seen = w.expect("faq.md", |v| event(v, "version", "faq.md").is_some());
+    // SIGKILL long before the idle checkpoint: the snapshot is behind the log.
+    w.child.kill().unwrap();
+    w.child.wait().unwrap();
+    let report = common::lineage_json(&[
+        "index",
+        root.to_str().unwrap(),
+        "--json",
+        "--documents",
+        "--index",
+        index.to_str().unwrap(),
+    ]);
+    assert_eq!(report["documents"], 2);
+    assert_eq!(report["versions"], 2);
+    assert_eq!(
+        report["files_read"], 0,
+        "nothing changed since the watcher saw it"
+    );
+    let faq = report["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["path"] == "faq.md")
+        .expect("faq.md in the history");
+    assert_eq!(faq["id"], seen["id"]);
+}

@@ -28,6 +28,9 @@ use crate::index::{self, Change, Index};
 use crate::origin::Outcome;
 use crate::source::{self, Filter};
 
+/// Quiet time after which the table snapshot is written.
+const CHECKPOINT_IDLE: Duration = Duration::from_secs(10);
+
 #[derive(Args, Debug)]
 pub(super) struct WatchArgs {
     #[command(flatten)]
@@ -71,14 +74,14 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     let mut ix = Index::open(root, &dir, config.params(), &mut obs)?;
     let mut out = Lines { json: args.json };
 
-    let rescan = |ix: &mut Index, obs: &mut Stderr, out: &mut Lines| -> Result<(), Fatal> {
+    let rescan = |ix: &mut Index, obs: &mut Stderr, out: &mut Lines| -> Result<usize, Fatal> {
         let walk = source::walk_with(root, &filter, config.walk_options())?;
         let (_, changes) = ix.sync(walk, config.max_file_size.0, config.order, obs)?;
         obs.clear();
         for c in &changes {
             out.change(ix, c)?;
         }
-        Ok(())
+        Ok(changes.len())
     };
     // Watch first, then scan: a change made while the first scan runs is
     // then either in the scan or in an event (or both, which is harmless).
@@ -98,12 +101,15 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     };
     rescan(&mut ix, &mut obs, &mut out)?;
     loop {
-        let batch = if timed {
-            rx.recv_timeout(every)
-        } else {
-            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
-        };
+        let batch = rx.recv_timeout(if timed { every } else { CHECKPOINT_IDLE });
         match batch {
+            Err(RecvTimeoutError::Timeout) if !timed => {
+                // Quiet: save the table, so a restart need not replay.
+                if let Err(e) = ix.checkpoint() {
+                    out.error(&format!("saving the table snapshot: {e}"))?;
+                }
+                continue;
+            }
             Ok(Ok(_)) | Err(RecvTimeoutError::Timeout) => {}
             Ok(Err(errors)) => {
                 for e in errors {
@@ -122,10 +128,17 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
             }
             Err(RecvTimeoutError::Disconnected) => {}
         }
-        if let Err(Fatal(e)) = rescan(&mut ix, &mut obs, &mut out) {
+        match rescan(&mut ix, &mut obs, &mut out) {
+            // A quiet tick of timed rescans: save the table (a no-op if saved).
+            Ok(0) if timed => {
+                if let Err(e) = ix.checkpoint() {
+                    out.error(&format!("saving the table snapshot: {e}"))?;
+                }
+            }
+            Ok(_) => {}
             // A failed rescan (the root gone, a disk error) is reported; the
             // next event or tick tries again.
-            out.error(&e)?;
+            Err(Fatal(e)) => out.error(&e)?,
         }
     }
 }

@@ -185,11 +185,16 @@ impl Index {
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<Report, IndexError> {
-        self.sync(walk, max_file_size, order, obs).map(|(r, _)| r)
+        let (report, _) = self.sync(walk, max_file_size, order, obs)?;
+        self.checkpoint()?;
+        Ok(report)
     }
 
-    /// [`Index::reconcile`], also returning what happened to each file, in
-    /// order: deletions and skips first, then the files read.
+    /// [`Index::reconcile`] without writing the table snapshot, also
+    /// returning what happened to each file, in order: deletions and skips
+    /// first, then the files read. (A watcher checkpoints when it is idle; an
+    /// index whose snapshot is behind is caught up from the cached
+    /// fingerprints when it is opened.)
     pub fn sync(
         &mut self,
         walk: Walk,
@@ -245,7 +250,6 @@ impl Index {
             done += n as u64;
             obs.progress("indexing", done, total);
         }
-        self.checkpoint()?;
         Ok((report, changes))
     }
 
