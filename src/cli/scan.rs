@@ -253,7 +253,15 @@ fn summary(
         .iter()
         .filter(|o| o.top_origin != o.id && o.tokens > 0)
         .collect();
-    copied.sort_by_key(|o| (o.fresh_tokens() as u64 * 1000) / u64::from(o.tokens));
+    // Least fresh first; ties by path.
+    copied.sort_by(|a, b| {
+        let share = |o: &Outcome| f64::from(o.fresh_tokens()) / f64::from(o.tokens);
+        share(a).total_cmp(&share(b)).then_with(|| {
+            corpus.docs[a.id as usize]
+                .path
+                .cmp(&corpus.docs[b.id as usize].path)
+        })
+    });
     if !copied.is_empty() {
         writeln!(
             out,
