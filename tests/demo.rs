@@ -1,0 +1,49 @@
+//! `assets/demo` (the README's first command) shows origins and clusters.
+
+mod common;
+
+use common::lineage_json;
+
+fn demo() -> String {
+    format!("{}/assets/demo", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn the_demo_shows_copied_pages_and_their_earliest_sources() {
+    let r = lineage_json(&["scan", &demo(), "--json", "--order", "path"]);
+    let docs = r["documents"].as_array().unwrap();
+    let path = |id: &serde_json::Value| {
+        docs[id.as_u64().unwrap() as usize]["path"]
+            .as_str()
+            .unwrap()
+    };
+    let copiers: Vec<(&str, &str)> = docs
+        .iter()
+        .filter(|d| d["top_origin"] != d["id"])
+        .map(|d| (d["path"].as_str().unwrap(), path(&d["top_origin"])))
+        .collect();
+    assert!(copiers.len() >= 10, "{copiers:?}");
+    // Every copier copies from an earlier version of a page.
+    for (doc, from) in &copiers {
+        assert!(from < doc, "{doc} from {from}");
+    }
+    // v3 brings back v1's calibration page, which v2 had dropped.
+    let cal = docs
+        .iter()
+        .find(|d| d["path"] == "v3/calibration.md")
+        .unwrap();
+    assert_eq!(path(&cal["dominant_origin"]), "v1/calibration.md");
+    assert!(r["skipped"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn the_demo_has_near_duplicate_clusters() {
+    let r = lineage_json(&["pairs", &demo(), "--json", "--min-similarity", "0.5"]);
+    let clusters = r["clusters"].as_array().unwrap();
+    assert!(clusters.len() >= 6, "{clusters:?}");
+    assert!(
+        clusters
+            .iter()
+            .any(|c| c.as_array().unwrap().iter().any(|p| p == "v3/api.html"))
+    );
+}
