@@ -45,7 +45,7 @@ fn main() {
         size("table.snapshot") as f64 / 1e6
     );
 
-    let mut times: Vec<Duration> = (0..RUNS)
+    let times: Vec<Duration> = (0..RUNS)
         .map(|_| {
             let t = Instant::now();
             let v = index(&root, &dir);
@@ -55,16 +55,10 @@ fn main() {
             took
         })
         .collect();
-    times.sort();
-    println!(
-        "| re-open of an unchanged index (`lineage index ROOT --json`) | median | min | max |"
-    );
-    println!("| --- | --- | --- | --- |");
-    println!(
-        "| {docs} documents, {RUNS} runs | {} | {} | {} |\n",
-        ms(times[RUNS / 2]),
-        ms(times[0]),
-        ms(times[RUNS - 1])
+    spread(
+        "re-open of an unchanged index (`lineage index ROOT --json`)",
+        &format!("{docs} documents, {RUNS} runs"),
+        times,
     );
 
     // The same in-process, step by step.
@@ -125,18 +119,28 @@ fn main() {
             times.push(took);
         }
     }
-    times.sort();
-    println!(
-        "\n| one modified 100 KB file among {docs} documents: walk + read + process + record (watch's work after the debounced event) | median | min | max |"
-    );
-    println!("| --- | --- | --- | --- |");
-    println!(
-        "| {RUNS} edits | {} | {} | {} |",
-        ms(times[RUNS / 2]),
-        ms(times[0]),
-        ms(times[RUNS - 1])
+    spread(
+        &format!(
+            "one modified 100 KB file among {docs} documents: walk + read + process + record \
+             (watch's work after the debounced event)"
+        ),
+        &format!("{RUNS} edits"),
+        times,
     );
     let _ = fs::remove_dir_all(&base);
+}
+
+/// A Markdown table of one row: median, min and max of `times`.
+fn spread(what: &str, row: &str, mut times: Vec<Duration>) {
+    times.sort();
+    println!("| {what} | median | min | max |");
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| {row} | {} | {} | {} |\n",
+        ms(times[times.len() / 2]),
+        ms(times[0]),
+        ms(times[times.len() - 1])
+    );
 }
 
 fn ms(d: Duration) -> String {

@@ -9,7 +9,8 @@ use std::fs;
 use std::path::Path;
 
 use common::TempDir;
-use index_common::{fails_with_one_line, generate, run, run_json, tree_state};
+use common::{fails_with_one_line, run, run_json};
+use index_common::{generate, tree_state};
 use serde_json::Value;
 
 /// A root with generated documents, an index folder and a home, all temp.
@@ -198,7 +199,7 @@ fn two_binaries_on_one_index_one_is_refused() {
             "--index",
             ix.to_str().unwrap(),
         ];
-        let mut first = index_common::command(&home, &args)
+        let mut first = common::command(&home, &args)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -11,7 +11,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::TempDir;
-use index_common::{Rng, command, generate, run_json, tree_state};
+use common::{command, run_json};
+use index_common::{Rng, generate, tree_state};
 
 const DOCS: usize = 3000;
 const KILLS: usize = 8;

@@ -4,7 +4,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -22,18 +22,18 @@ struct Watch {
 
 impl Watch {
     fn start(root: &std::path::Path, index: &std::path::Path, extra: &[&str]) -> Watch {
-        let home = std::env::temp_dir().join("lineage-test-empty-config");
-        std::fs::create_dir_all(&home).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lineage"))
-            .args(["watch", root.to_str().unwrap(), "--json", "--index"])
-            .arg(index)
-            .args(["--debounce-ms", "100", "--rescan-secs", "1"])
-            .args(extra)
-            .env("XDG_CONFIG_HOME", &home)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let home = root.parent().unwrap().join("home");
+        let mut child = common::command(
+            &home,
+            &["watch", root.to_str().unwrap(), "--json", "--index"],
+        )
+        .arg(index)
+        .args(["--debounce-ms", "100", "--rescan-secs", "1"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = channel();
         std::thread::spawn(move || {

@@ -39,17 +39,47 @@ impl Drop for TempDir {
     }
 }
 
-/// Run the binary with an empty config home, so a developer's own config
-/// file cannot change results.
+/// The binary with an empty config home and `HOME`/`XDG_DATA_HOME` under
+/// `home` (so no test can touch a real data directory).
+pub fn command(home: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lineage"));
+    c.args(args)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"));
+    c
+}
+
+pub fn run(home: &Path, args: &[&str]) -> Output {
+    command(home, args).output().expect("run lineage")
+}
+
+/// Run, expect success, parse stdout; stderr returned beside it.
+pub fn run_json(home: &Path, args: &[&str]) -> (serde_json::Value, String) {
+    let out = run(home, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "lineage {args:?} failed: {stderr}");
+    (
+        serde_json::from_slice(&out.stdout).expect("JSON on stdout"),
+        stderr,
+    )
+}
+
+/// Expect exit status 2 with exactly one line on stderr; return it.
+pub fn fails_with_one_line(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+/// Run the binary with an empty, shared config home, so a developer's own
+/// config file cannot change results.
 pub fn lineage(args: &[&str]) -> Output {
     let home = std::env::temp_dir().join("lineage-test-empty-config");
     std::fs::create_dir_all(&home).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .env("XDG_CONFIG_HOME", &home)
-        .env("HOME", &home)
-        .output()
-        .expect("run lineage")
+    run(&home, args)
 }
 
 /// Run and parse stdout as JSON, asserting success.

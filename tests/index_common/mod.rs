@@ -7,7 +7,6 @@ use std::collections::hash_map::DefaultHasher;
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
-use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
 /// A hash of every file, folder and link under `root`: paths, types, sizes,
@@ -99,39 +98,4 @@ pub fn generate(root: &Path, n: usize, words: usize, seed: u64) -> usize {
             .unwrap();
     }
     n
-}
-
-/// The binary with an empty config home and `HOME`/`XDG_DATA_HOME` under
-/// `home` (so no test can touch a real data directory).
-pub fn command(home: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_lineage"));
-    c.args(args)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"));
-    c
-}
-
-pub fn run(home: &Path, args: &[&str]) -> Output {
-    command(home, args).output().expect("run lineage")
-}
-
-/// Run, expect success, parse stdout; stderr returned beside it.
-pub fn run_json(home: &Path, args: &[&str]) -> (serde_json::Value, String) {
-    let out = run(home, args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "lineage {args:?} failed: {stderr}");
-    (
-        serde_json::from_slice(&out.stdout).expect("JSON on stdout"),
-        stderr,
-    )
-}
-
-/// Expect exit status 2 with exactly one line on stderr; return it.
-pub fn fails_with_one_line(out: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    stderr
 }
