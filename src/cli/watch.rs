@@ -89,7 +89,9 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     let w = &config.watch;
     let every = Duration::from_secs(w.rescan_secs.max(1));
     let (watcher, mut timed) = match start(root, w.poll, w.debounce_ms, every, tx) {
-        Ok(d) => (Some(d), w.poll),
+        // The poll watcher is a timer itself, and its events are debounced
+        // like OS events: timed rescans are only for when watching failed.
+        Ok(d) => (Some(d), false),
         Err(e) => {
             out.error(&format!(
                 "cannot watch {} ({e}); rescanning every {} s instead",
