@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod config;
 pub mod corpus;
+pub mod engine;
 pub mod fingerprint;
 pub mod index;
 pub mod origin;

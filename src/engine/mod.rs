@@ -1,0 +1,62 @@
+//! The one owner of the live state (DESIGN "Threads"): in its own thread it
+//! opens the root's index, applies file changes in order, answers queries and
+//! runs shadow replays, and publishes immutable [`Snapshot`]s. Whoever shows
+//! the state (the TUI, `watch --json`, tests) sends [`Command`]s and receives
+//! [`Update`]s through a callback; it never waits on the engine.
+
+pub mod state;
+
+use std::path::PathBuf;
+
+pub use state::*;
+
+use crate::config::Config;
+use crate::origin::Params;
+
+/// Asks of the engine; each is answered by an [`Update`] (or several).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// A document's text and origins → [`Update::Origin`]; `exact` for the
+    /// exact result instead of the live settings' estimate.
+    Origin { id: u32, exact: bool },
+    /// Two documents side by side with their shared passages → [`Update::Compare`].
+    Compare { a: u32, b: u32 },
+    /// Replay the whole history once per `runs` entry and score each against
+    /// the exact result → [`Update::Shadow`] (progress at most every 50 ms,
+    /// then the results). A newer generation cancels an older run.
+    Shadow { generation: u64, runs: Vec<Params> },
+    /// Stop shadow run `generation` (a newer `Shadow` also does).
+    Cancel { generation: u64 },
+    /// Make these the live settings: the index is re-processed from its
+    /// cached fingerprints, then a snapshot follows.
+    Adopt(Params),
+    /// Walk the root now.
+    Rescan,
+    /// Save the table snapshot and stop.
+    Quit,
+}
+
+/// What the engine publishes.
+#[derive(Clone, Debug)]
+pub enum Update {
+    Snapshot(std::sync::Arc<Snapshot>),
+    Origin(std::sync::Arc<OriginView>),
+    Compare(std::sync::Arc<CompareView>),
+    Shadow(ShadowUpdate),
+    /// The engine cannot go on (the index is locked by another process, the
+    /// root vanished at start-up); it has stopped.
+    Fatal(String),
+}
+
+/// What the engine is to watch and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub root: PathBuf,
+    /// The root's index folder (see [`crate::index::location`]).
+    pub index_dir: PathBuf,
+    /// Live settings, source filters, `[watch]`.
+    pub config: Config,
+    /// Similarity (Jaccard of k-shingle sets) at which two documents are in
+    /// one cluster.
+    pub min_similarity: f64,
+}

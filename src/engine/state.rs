@@ -1,0 +1,232 @@
+//! What the engine publishes (DESIGN "Threads"): immutable snapshots of the
+//! live state, and the answers to queries. Plain data, shared by `Arc`, so a
+//! reader (the TUI, a test, `watch --json`) never waits on the engine.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::origin::{Params, Run};
+
+/// The live state after the engine's latest step.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// Increases with every snapshot published.
+    pub seq: u64,
+    /// The canonical root.
+    pub root: PathBuf,
+    /// The live settings.
+    pub params: Params,
+    /// Live documents (the current version of every path), in processing order.
+    pub documents: Arc<[DocRow]>,
+    /// Near-duplicate clusters of live documents (two members or more), largest first.
+    pub clusters: Arc<[Cluster]>,
+    /// The table now.
+    pub table: TableStats,
+    /// Recent table statistics, oldest first (one sample per processed batch,
+    /// at most [`HISTORY`]), for sparklines.
+    pub table_history: Arc<[TableStats]>,
+    /// `bucket_fill[f]`: buckets holding `f` entries (`0..=bucket_entries`);
+    /// empty for an unbounded table.
+    pub bucket_fill: Arc<[u64]>,
+    /// Watch events, skipped files, errors and notices, newest first (at most [`EVENTS`]).
+    pub events: Arc<[Event]>,
+    /// Versions in the history, live documents, skipped files.
+    pub versions: u64,
+    pub skipped: u64,
+    /// Shingles of all versions in the history (table fractions are of this).
+    pub shingles: u64,
+    /// Indexing under way, if any.
+    pub progress: Option<Progress>,
+    /// How changes are noticed.
+    pub watching: Watching,
+}
+
+/// Samples kept in [`Snapshot::table_history`].
+pub const HISTORY: usize = 120;
+/// Events kept in [`Snapshot::events`].
+pub const EVENTS: usize = 1000;
+
+/// One live document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DocRow {
+    /// Its current version's id (processing order; origins name these).
+    pub id: u32,
+    pub path: String,
+    /// 1 for a path's first version.
+    pub version: u32,
+    pub tokens: u32,
+    /// Percent of tokens not copied (estimated, live settings).
+    pub fresh_percent: f64,
+    /// The dominant origin's version id and path, if the document has one
+    /// (the document itself when it is mostly new).
+    pub dominant_origin: Option<u32>,
+    pub dominant_path: Option<String>,
+    /// Index into [`Snapshot::clusters`].
+    pub cluster: Option<u32>,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+}
+
+/// Documents that are near duplicates of each other (connected by pairs of
+/// verified Jaccard resemblance ≥ the threshold).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cluster {
+    /// Version ids of the members, ascending.
+    pub members: Vec<u32>,
+    /// The verified pairs inside the cluster: (a, b, Jaccard), a < b.
+    pub pairs: Vec<(u32, u32, f64)>,
+}
+
+/// The fixed-size table's counters and shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TableStats {
+    pub lookups: u64,
+    pub hits: u64,
+    pub inserts: u64,
+    pub evictions: u64,
+    pub occupied: u64,
+    /// None for an unbounded table.
+    pub capacity: Option<u64>,
+    pub buckets: Option<u64>,
+    pub entry_bytes: u64,
+    /// Versions processed when sampled.
+    pub versions: u64,
+}
+
+/// Something that happened, for the Events pane and `watch`'s lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Milliseconds since the Unix epoch.
+    pub at_ms: i64,
+    pub kind: EventKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind {
+    /// A new version was processed (or an older content came back).
+    Version {
+        path: String,
+        version: u32,
+        id: u32,
+        fresh_percent: f64,
+        dominant_path: Option<String>,
+    },
+    /// A file was deleted; its versions stay in the history as origins.
+    Deleted { path: String },
+    /// A file was left out, with the reason.
+    Skipped { path: String, reason: String },
+    /// Something failed; the engine goes on.
+    Error(String),
+    /// A repair, a rebuild, a mode change: worth telling, not a failure.
+    Notice(String),
+}
+
+/// `done` of `total` items of a long step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub what: String,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// How file changes reach the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Watching {
+    /// Not yet started.
+    Starting,
+    /// OS file events.
+    Events,
+    /// `--poll`: the folder is polled.
+    Polling,
+    /// The OS watch failed or lost events: timed rescans (the reason).
+    Rescanning(String),
+}
+
+/// One document's text with its origins: the answer to [`super::Command::Origin`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct OriginView {
+    pub id: u32,
+    pub path: String,
+    pub version: u32,
+    /// The exact result (CONTRACT §3) rather than the live settings' estimate.
+    pub exact: bool,
+    /// The prepared text (CONTRACT §1), or why it cannot be shown (the file
+    /// changed or vanished since this version).
+    pub text: Result<String, String>,
+    /// Byte span of every token in `text` (empty without text).
+    pub spans: Vec<(u32, u32)>,
+    /// Runs over token indices covering the document, fresh (`origin: None`) or copied.
+    pub runs: Vec<Run>,
+    /// Where each run's passage is in its origin (same index as `runs`; None
+    /// for fresh runs or when not found).
+    pub targets: Vec<Option<Target>>,
+    /// The origins with their shares, most first; the document itself for new text.
+    pub legend: Vec<LegendEntry>,
+}
+
+/// A passage in an origin document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The origin's version id.
+    pub id: u32,
+    /// The token index where the passage starts in that version.
+    pub token: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LegendEntry {
+    /// Version id (the document itself for its new text).
+    pub origin: u32,
+    pub path: String,
+    pub version: u32,
+    /// Percent of the document's tokens.
+    pub percent: f64,
+}
+
+/// Two documents side by side: the answer to [`super::Command::Compare`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareView {
+    pub a: Side,
+    pub b: Side,
+    /// Jaccard resemblance of their k-shingle sets.
+    pub similarity: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side {
+    pub id: u32,
+    pub path: String,
+    pub text: Result<String, String>,
+    pub spans: Vec<(u32, u32)>,
+    /// Token ranges covered by shingles the other document also has.
+    pub shared: Vec<(u32, u32)>,
+}
+
+/// Progress or results of a shadow run: the answer to [`super::Command::Shadow`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShadowUpdate {
+    pub generation: u64,
+    /// Runs finished of all runs asked for.
+    pub done: u64,
+    pub total: u64,
+    /// Results so far, in the order asked.
+    pub results: Vec<ShadowResult>,
+    /// No more updates of this generation follow.
+    pub finished: bool,
+    pub error: Option<String>,
+}
+
+/// One replay of the whole history, scored against the exact result (CONTRACT §4).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShadowResult {
+    pub params: Params,
+    pub ssr: f64,
+    pub dominant_origin: f64,
+    pub token_freshness: f64,
+    pub overall: f64,
+    /// Table capacity over all shingles (None when unbounded).
+    pub table_fraction: Option<f64>,
+    pub hits: u64,
+    pub evictions: u64,
+    pub seconds: f64,
+}
