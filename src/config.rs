@@ -103,6 +103,9 @@ pub struct WatchConfig {
     pub debounce_ms: u64,
     /// Seconds between rescans when polling or when OS events fail.
     pub rescan_secs: u64,
+    /// Jaccard resemblance of k-shingle sets at which two live documents are
+    /// in one near-duplicate cluster.
+    pub min_similarity: f64,
 }
 
 impl Default for WatchConfig {
@@ -111,6 +114,7 @@ impl Default for WatchConfig {
             poll: false,
             debounce_ms: 200,
             rescan_secs: 2,
+            min_similarity: 0.5,
         }
     }
 }

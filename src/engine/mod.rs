@@ -54,9 +54,48 @@ pub struct Options {
     pub root: PathBuf,
     /// The root's index folder (see [`crate::index::location`]).
     pub index_dir: PathBuf,
-    /// Live settings, source filters, `[watch]`.
+    /// Live settings, source filters, `[watch]` (cluster threshold included).
     pub config: Config,
-    /// Similarity (Jaccard of k-shingle sets) at which two documents are in
-    /// one cluster.
-    pub min_similarity: f64,
+}
+
+/// The running engine; dropping it stops the thread (after saving the table).
+pub struct Engine {
+    commands: std::sync::mpsc::Sender<Command>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Engine {
+    /// Start the engine thread on `opts`; everything it has to say goes to
+    /// `publish`, called from the engine's threads. Returns at once: opening
+    /// the index and the first walk are reported through snapshots
+    /// (`progress`) or [`Update::Fatal`].
+    pub fn start(opts: Options, publish: impl FnMut(Update) + Send + 'static) -> Engine {
+        let (commands, rx) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("lineage-engine".into())
+            .spawn(move || {
+                let mut publish = publish;
+                let _ = (opts, rx);
+                publish(Update::Fatal("the engine is not built yet".into()));
+            })
+            .expect("spawn the engine thread");
+        Engine {
+            commands,
+            thread: Some(thread),
+        }
+    }
+
+    /// Ask something of the engine; ignored once it has stopped.
+    pub fn send(&self, c: Command) {
+        let _ = self.commands.send(c);
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.send(Command::Quit);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
