@@ -188,6 +188,19 @@ impl Config {
         }
     }
 
+    /// Take `p` as the engine settings (the inverse of [`Config::params`]).
+    pub fn set_params(&mut self, p: &Params) {
+        self.k = p.k;
+        self.selector = p.selector;
+        self.table_size = p.table_size;
+        self.bucket_entries = p.bucket_entries;
+        self.eviction = p.eviction;
+        self.eviction_ties = p.ties;
+        self.estimation = p.estimation;
+        self.bridge_limit = p.bridge_limit;
+        self.seed = p.seed;
+    }
+
     /// How walks treat `.gitignore` files and symbolic links.
     pub fn walk_options(&self) -> WalkOptions {
         WalkOptions {
@@ -209,6 +222,12 @@ impl Config {
         }
         if self.bridge_limit == 0 {
             return Err("bridge_limit must be at least 1".into());
+        }
+        let m = self.watch.min_similarity;
+        if !(m > 0.0 && m <= 1.0) {
+            return Err(format!(
+                "watch.min_similarity must be above 0 and at most 1, not {m}"
+            ));
         }
         Ok(())
     }

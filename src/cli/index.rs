@@ -200,14 +200,14 @@ impl<'a> VersionJson<'a> {
 }
 
 /// Notices as `lineage: …` lines; progress as one `\r` line, only on a terminal.
-pub(super) struct Stderr {
+struct Stderr {
     tty: bool,
     shown: bool,
     last: Option<Instant>,
 }
 
 impl Stderr {
-    pub(super) fn new() -> Stderr {
+    fn new() -> Stderr {
         Stderr {
             tty: std::io::stderr().is_terminal(),
             shown: false,
@@ -215,7 +215,7 @@ impl Stderr {
         }
     }
 
-    pub(super) fn clear(&mut self) {
+    fn clear(&mut self) {
         if self.shown {
             eprint!("\r\x1b[K");
             self.shown = false;

@@ -4,6 +4,10 @@
 //! the state (the TUI, `watch --json`, tests) sends [`Command`]s and receives
 //! [`Update`]s through a callback; it never waits on the engine.
 
+mod clusters;
+pub mod query;
+mod run;
+mod shadow;
 pub mod state;
 
 use std::path::PathBuf;
@@ -30,6 +34,10 @@ pub enum Command {
     /// Make these the live settings: the index is re-processed from its
     /// cached fingerprints, then a snapshot follows.
     Adopt(Params),
+    /// These files or folders (absolute paths under the root) changed: what
+    /// the watcher says after a debounced burst; for callers with their own
+    /// source of events.
+    Changed(Vec<PathBuf>),
     /// Walk the root now.
     Rescan,
     /// Save the table snapshot and stop.
@@ -40,6 +48,9 @@ pub enum Command {
 #[derive(Clone, Debug)]
 pub enum Update {
     Snapshot(std::sync::Arc<Snapshot>),
+    /// Events of the latest step, oldest first, all of them (a snapshot
+    /// keeps only the newest [`EVENTS`]); sent before the step's snapshot.
+    Events(std::sync::Arc<[Event]>),
     Origin(std::sync::Arc<OriginView>),
     Compare(std::sync::Arc<CompareView>),
     Shadow(ShadowUpdate),
@@ -60,7 +71,7 @@ pub struct Options {
 
 /// The running engine; dropping it stops the thread (after saving the table).
 pub struct Engine {
-    commands: std::sync::mpsc::Sender<Command>,
+    commands: std::sync::mpsc::Sender<run::Input>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -71,13 +82,11 @@ impl Engine {
     /// (`progress`) or [`Update::Fatal`].
     pub fn start(opts: Options, publish: impl FnMut(Update) + Send + 'static) -> Engine {
         let (commands, rx) = std::sync::mpsc::channel();
+        let tx = commands.clone();
+        let publish: run::Publish = std::sync::Arc::new(std::sync::Mutex::new(Box::new(publish)));
         let thread = std::thread::Builder::new()
             .name("lineage-engine".into())
-            .spawn(move || {
-                let mut publish = publish;
-                let _ = (opts, rx);
-                publish(Update::Fatal("the engine is not built yet".into()));
-            })
+            .spawn(move || run::main(opts, rx, tx, publish))
             .expect("spawn the engine thread");
         Engine {
             commands,
@@ -87,7 +96,7 @@ impl Engine {
 
     /// Ask something of the engine; ignored once it has stopped.
     pub fn send(&self, c: Command) {
-        let _ = self.commands.send(c);
+        let _ = self.commands.send(run::Input::Command(c));
     }
 }
 

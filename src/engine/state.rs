@@ -96,6 +96,8 @@ pub struct TableStats {
 /// Something that happened, for the Events pane and `watch`'s lines.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
+    /// Events are numbered from 1 in the order they happen.
+    pub n: u64,
     /// Milliseconds since the Unix epoch.
     pub at_ms: i64,
     pub kind: EventKind,
@@ -110,6 +112,8 @@ pub enum EventKind {
         id: u32,
         fresh_percent: f64,
         dominant_path: Option<String>,
+        /// Its origins with the units each gave, most first (itself for new text).
+        origins: Vec<OriginShare>,
     },
     /// A file was deleted; its versions stay in the history as origins.
     Deleted { path: String },
@@ -119,6 +123,16 @@ pub enum EventKind {
     Error(String),
     /// A repair, a rebuild, a mode change: worth telling, not a failure.
     Notice(String),
+}
+
+/// One origin of a version.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OriginShare {
+    pub id: u32,
+    pub path: String,
+    pub version: u32,
+    /// Selected units labelled with this origin.
+    pub units: u32,
 }
 
 /// `done` of `total` items of a long step.
@@ -224,7 +238,7 @@ pub struct ShadowResult {
     pub dominant_origin: f64,
     pub token_freshness: f64,
     pub overall: f64,
-    /// Table capacity over all shingles (None when unbounded).
+    /// Table capacity in percent of all shingles (None when unbounded).
     pub table_fraction: Option<f64>,
     pub hits: u64,
     pub evictions: u64,

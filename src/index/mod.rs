@@ -312,6 +312,28 @@ impl Index {
         self.current.get(path)
     }
 
+    /// Every path with its latest version (live, deleted or replaced).
+    pub fn paths(&self) -> impl Iterator<Item = (&str, &Current)> {
+        self.current.iter().map(|(p, c)| (p.as_str(), c))
+    }
+
+    /// Whether a live document's path starts with `prefix`.
+    pub fn holds_under(&self, prefix: &str) -> bool {
+        self.current
+            .iter()
+            .any(|(p, c)| c.status == Status::Live && p.starts_with(prefix))
+    }
+
+    /// Cached token fingerprints of versions `from..to`.
+    pub fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, IndexError> {
+        self.db.fingerprints(from, to).map_err(IndexError::Io)
+    }
+
+    /// A read-only view of the database for another thread (shadow runs).
+    pub fn reader(&self) -> Result<schema::Db, IndexError> {
+        Ok(schema::Db::open_reader(&self.dir.join(schema::FILE))?)
+    }
+
     /// Files left out, with the reason, sorted by path.
     pub fn skipped(&self) -> Vec<(&str, &SkipRow)> {
         let mut v: Vec<_> = self.skipped.iter().map(|(p, s)| (p.as_str(), s)).collect();

@@ -75,14 +75,19 @@ pub struct Plan {
     pub unchanged: u64,
 }
 
-/// Compare a walk with the index's state.
+/// Compare a walk with the index's state. `scope`: the paths the walk
+/// covers (a watcher's targeted stat); `None` for a walk of the whole root.
+/// Outside the scope, absence says nothing.
 pub fn plan(
     walk: Walk,
+    scope: Option<&[String]>,
     current: &HashMap<String, Current>,
     skipped: &HashMap<String, SkipRow>,
     max_file_size: u64,
     order: Order,
 ) -> Plan {
+    let scope: Option<HashSet<&str>> = scope.map(|s| s.iter().map(String::as_str).collect());
+    let in_scope = |path: &str| scope.as_ref().is_none_or(|s| s.contains(path));
     let mut p = Plan::default();
     let mut documents = HashSet::new();
     let mut still_skipped = HashSet::new();
@@ -140,13 +145,15 @@ pub fn plan(
     }
     p.gone = current
         .iter()
-        .filter(|(path, c)| c.status == Status::Live && !documents.contains(*path))
+        .filter(|(path, c)| {
+            c.status == Status::Live && !documents.contains(*path) && in_scope(path)
+        })
         .map(|(path, _)| path.clone())
         .collect();
     p.gone.sort();
     p.stale_skips = skipped
         .keys()
-        .filter(|path| !still_skipped.contains(*path))
+        .filter(|path| !still_skipped.contains(*path) && in_scope(path))
         .cloned()
         .collect();
     p.stale_skips.sort();
@@ -202,9 +209,29 @@ impl Index {
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<(Report, Vec<Change>), IndexError> {
+        self.sync_scoped(walk, None, max_file_size, order, obs)
+    }
+
+    /// [`Index::sync`] with a walk of part of the root: `scope` lists the
+    /// paths it looked at (see [`plan`]).
+    pub fn sync_scoped(
+        &mut self,
+        walk: Walk,
+        scope: Option<&[String]>,
+        max_file_size: u64,
+        order: Order,
+        obs: &mut dyn Observer,
+    ) -> Result<(Report, Vec<Change>), IndexError> {
         self.check_usable()?;
         let mut changes = Vec::new();
-        let plan = plan(walk, &self.current, &self.skipped, max_file_size, order);
+        let plan = plan(
+            walk,
+            scope,
+            &self.current,
+            &self.skipped,
+            max_file_size,
+            order,
+        );
         let mut report = Report {
             unchanged: plan.unchanged,
             ..Report::default()

@@ -215,6 +215,16 @@ impl Db {
         Ok((Db { conn }, fresh))
     }
 
+    /// A second, read-only connection to an index another `Db` holds open
+    /// (WAL: it reads committed versions while the owner writes).
+    pub fn open_reader(path: &Path) -> rusqlite::Result<Db> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        Ok(Db { conn })
+    }
+
     pub fn conn(&self) -> &Connection {
         &self.conn
     }

@@ -509,7 +509,15 @@ fn plan_reads_only_what_changed() {
         mtime_ns: Some(1),
     };
     let skipped = HashMap::from([("bin.md".to_string(), bin), ("was.md".to_string(), stale)]);
-    let p = plan(walk, &current, &skipped, MAX, Order::Mtime);
+    // A watcher's targeted stat covers some paths: absence elsewhere says nothing.
+    let scoped = source::Walk {
+        files: walk.files.clone(),
+        skipped: walk.skipped.clone(),
+    };
+    let scope = ["same.md".to_string(), "new.md".to_string()];
+    let p = plan(scoped, Some(&scope), &current, &skipped, MAX, Order::Mtime);
+    assert!(p.gone.is_empty() && p.stale_skips.is_empty());
+    let p = plan(walk, None, &current, &skipped, MAX, Order::Mtime);
     let read: Vec<_> = p.read.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(read, ["new.md", "changed.md"], "in mtime order");
     assert_eq!(p.gone, ["gone.md"]);

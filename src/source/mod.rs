@@ -3,6 +3,7 @@
 //! every file left out. The root is only ever read.
 
 mod gitignore;
+pub mod watch;
 
 use std::cell::RefCell;
 use std::fmt;

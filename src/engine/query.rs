@@ -1,0 +1,258 @@
+//! Answers about one or two documents: the text with its origins (estimated
+//! as recorded, or exact), and two documents side by side.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::fs;
+
+use super::{CompareView, LegendEntry, OriginView, Side, Target};
+use crate::fingerprint::{ShingleRoller, rabin};
+use crate::index::{Index, IndexError, Status};
+use crate::origin::{Outcome, Run};
+use crate::similar::exact::jaccard;
+use crate::text::{Format, for_each_token, prepare};
+
+/// What the engine knows of each version without asking the database.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub path: String,
+    pub version: u32,
+    pub tokens: u32,
+    pub shingles: u32,
+    pub fresh_tokens: u32,
+    pub dominant_origin: Option<u32>,
+    /// (origin, units), most first.
+    pub origins: Vec<(u32, u32)>,
+}
+
+impl Row {
+    pub fn fresh_percent(&self) -> f64 {
+        if self.tokens == 0 {
+            100.0
+        } else {
+            100.0 * f64::from(self.fresh_tokens) / f64::from(self.tokens)
+        }
+    }
+}
+
+/// Shingle keys of version `id`, from its cached token fingerprints.
+pub fn shingle_keys(ix: &Index, id: u32) -> Result<Vec<u64>, IndexError> {
+    let fps = ix.fingerprints(id, id + 1)?.pop().unwrap_or_default();
+    let mut keys = Vec::new();
+    ShingleRoller::new(ix.params().k).keys(&fps, &mut keys);
+    Ok(keys)
+}
+
+/// The prepared text of version `id` with its token spans, if the file on
+/// disk still holds that version; otherwise why not.
+pub fn text_of(ix: &Index, rows: &[Row], id: u32) -> (Result<String, String>, Vec<(u32, u32)>) {
+    let row = &rows[id as usize];
+    let gone = |why: &str| Err(format!("{} v{}: {why}", row.path, row.version));
+    let text = match ix.current(&row.path) {
+        Some(c) if c.id != id => gone("a later version replaced it; old texts are not kept"),
+        Some(c) if c.status == Status::Deleted => gone("deleted; its text is not kept"),
+        Some(c) => match fs::read(ix.root().join(&row.path)) {
+            Ok(bytes) if rabin::fingerprint(&bytes, 1) == c.hash => {
+                Ok(prepare(&bytes, Format::from_path(&row.path)).into_owned())
+            }
+            Ok(_) => gone("the file changed since; its new version is on its way"),
+            Err(e) => gone(&format!("cannot read it ({e})")),
+        },
+        None => gone("not in the index"),
+    };
+    let mut spans = Vec::new();
+    if let Ok(t) = &text {
+        for_each_token(t, |s, _| spans.push((s.start as u32, s.end as u32)));
+    }
+    (text, spans)
+}
+
+/// The exact outcome of version `id` (CONTRACT §3): each shingle's origin is
+/// the earliest version containing it. Reads the cached fingerprints of every
+/// earlier version, keeping only the keys `id` has.
+pub fn exact_outcome(ix: &Index, id: u32) -> Result<Outcome, IndexError> {
+    const CHUNK: u32 = 256;
+    let k = ix.params().k;
+    let roller = ShingleRoller::new(k);
+    let fps = ix.fingerprints(id, id + 1)?.pop().unwrap_or_default();
+    let mut keys = Vec::new();
+    roller.keys(&fps, &mut keys);
+    let mut first: HashMap<u64, u32> = keys.iter().map(|&key| (key, id)).collect();
+    let mut scratch = Vec::new();
+    let mut from = 0;
+    while from < id {
+        let to = (from + CHUNK).min(id);
+        for (j, doc) in (from..to).zip(ix.fingerprints(from, to)?) {
+            roller.keys(&doc, &mut scratch);
+            for key in &scratch {
+                if let Some(o) = first.get_mut(key)
+                    && *o == id
+                {
+                    *o = j;
+                }
+            }
+        }
+        from = to;
+    }
+    let labels: Vec<u32> = keys.iter().map(|key| first[key]).collect();
+    let units = (0..keys.len() as u32).map(|i| (i, i + k as u32));
+    Ok(Outcome::new(
+        id,
+        fps.len() as u32,
+        keys.len() as u32,
+        units,
+        &labels,
+    ))
+}
+
+/// Where each copied run's passage starts in its origin: the first of the
+/// run's shingles found in the origin, shifted back to the run's start.
+pub fn targets(ix: &Index, id: u32, runs: &[Run]) -> Result<Vec<Option<Target>>, IndexError> {
+    let k = ix.params().k as u32;
+    let keys = shingle_keys(ix, id)?;
+    let mut positions: HashMap<u32, HashMap<u64, u32>> = HashMap::new();
+    let mut out = Vec::with_capacity(runs.len());
+    for r in runs {
+        let Some(o) = r.origin.filter(|&o| o != id) else {
+            out.push(None);
+            continue;
+        };
+        let at = match positions.entry(o) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let mut first = HashMap::new();
+                for (i, key) in shingle_keys(ix, o)?.into_iter().enumerate() {
+                    first.entry(key).or_insert(i as u32);
+                }
+                e.insert(first)
+            }
+        };
+        // Shingles overlapping the run: i..i+k meets start..end.
+        let lo = r.start.saturating_sub(k - 1);
+        let hi = r.end.min(keys.len() as u32);
+        // Shingle i at p in the origin: the run's start is at p + start - i.
+        let found = (lo..hi).find_map(|i| {
+            at.get(&keys[i as usize])
+                .map(|&p| (i64::from(p) + i64::from(r.start) - i64::from(i)).max(0) as u32)
+        });
+        out.push(found.map(|token| Target { id: o, token }));
+    }
+    Ok(out)
+}
+
+/// The legend of an outcome: its origins' shares of the document's tokens.
+fn legend(rows: &[Row], o: &Outcome) -> Vec<LegendEntry> {
+    let mut tokens: HashMap<u32, u32> = HashMap::new();
+    for r in &o.runs {
+        *tokens.entry(r.origin.unwrap_or(o.id)).or_default() += r.end - r.start;
+    }
+    let mut out: Vec<LegendEntry> = tokens
+        .into_iter()
+        .map(|(origin, n)| {
+            let row = &rows[origin as usize];
+            LegendEntry {
+                origin,
+                path: row.path.clone(),
+                version: row.version,
+                percent: if o.tokens == 0 {
+                    0.0
+                } else {
+                    100.0 * f64::from(n) / f64::from(o.tokens)
+                },
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.percent
+            .total_cmp(&a.percent)
+            .then(a.origin.cmp(&b.origin))
+    });
+    out
+}
+
+/// Version `id` with its origins, estimated (as recorded) or exact.
+pub fn origin_view(
+    ix: &Index,
+    rows: &[Row],
+    id: u32,
+    exact: bool,
+) -> Result<OriginView, IndexError> {
+    let outcome = if exact {
+        exact_outcome(ix, id)?
+    } else {
+        ix.outcome(id)?
+            .ok_or_else(|| IndexError::Io(format!("version {id} has no outcome")))?
+    };
+    let (text, spans) = text_of(ix, rows, id);
+    let targets = targets(ix, id, &outcome.runs)?;
+    let row = &rows[id as usize];
+    Ok(OriginView {
+        id,
+        path: row.path.clone(),
+        version: row.version,
+        exact,
+        text,
+        spans,
+        legend: legend(rows, &outcome),
+        runs: outcome.runs,
+        targets,
+    })
+}
+
+/// Token ranges of `keys`' shingles that `other` (sorted) also has, merged.
+fn shared_ranges(keys: &[u64], other: &[u64], k: u32) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for (i, key) in keys.iter().enumerate() {
+        if other.binary_search(key).is_err() {
+            continue;
+        }
+        let (s, e) = (i as u32, i as u32 + k);
+        match out.last_mut() {
+            Some(last) if last.1 >= s => last.1 = e,
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// Versions `a` and `b` side by side with their shared passages.
+pub fn compare(ix: &Index, rows: &[Row], a: u32, b: u32) -> Result<CompareView, IndexError> {
+    let k = ix.params().k as u32;
+    let (ka, kb) = (shingle_keys(ix, a)?, shingle_keys(ix, b)?);
+    let sorted = |v: &[u64]| {
+        let mut s = v.to_vec();
+        s.sort_unstable();
+        s.dedup();
+        s
+    };
+    let (sa, sb) = (sorted(&ka), sorted(&kb));
+    let side = |id: u32, keys: &[u64], other: &[u64]| {
+        let (text, spans) = text_of(ix, rows, id);
+        Side {
+            id,
+            path: rows[id as usize].path.clone(),
+            text,
+            spans,
+            shared: shared_ranges(keys, other, k),
+        }
+    };
+    Ok(CompareView {
+        similarity: jaccard(&sa, &sb),
+        a: side(a, &ka, &sb),
+        b: side(b, &kb, &sa),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_ranges_merge_overlapping_shingles() {
+        // k = 3: shingles 1 and 2 of a cover tokens 1..5; shingle 6 covers 6..9.
+        let keys = [10, 11, 12, 13, 14, 15, 16];
+        let other = [11, 12, 16];
+        assert_eq!(shared_ranges(&keys, &other, 3), vec![(1, 5), (6, 9)]);
+        assert_eq!(shared_ranges(&keys, &[], 3), vec![]);
+    }
+}

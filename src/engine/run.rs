@@ -1,0 +1,687 @@
+//! The engine thread: open the index, watch, apply changes in order, answer
+//! commands, publish snapshots.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use super::clusters::Clusters;
+use super::query::{self, Row};
+use super::shadow::{self, Job};
+use super::*;
+use crate::index::{Change, Index, IndexError, Observer, Status};
+use crate::origin::Outcome;
+use crate::source::watch::{self as watcher, Batch};
+use crate::source::{self, Filter};
+
+/// What reaches the engine thread: commands, and file events from the watcher.
+pub(super) enum Input {
+    Command(Command),
+    Files(Batch),
+}
+
+/// The receiver of updates, shared with shadow-run threads.
+pub(super) type Publish = Arc<Mutex<Box<dyn FnMut(Update) + Send>>>;
+
+fn send(p: &Publish, u: Update) {
+    // A panicking receiver poisons the lock; the engine still goes on.
+    let mut f = p.lock().unwrap_or_else(|e| e.into_inner());
+    f(u);
+}
+
+/// Quiet time after which the table snapshot is saved.
+const CHECKPOINT_IDLE: Duration = Duration::from_secs(10);
+/// Progress snapshots at most this often.
+const PROGRESS_EVERY: Duration = Duration::from_millis(50);
+
+/// Events, notices and progress on their way out. Also the index's
+/// [`Observer`], so repairs and indexing progress show while they happen.
+struct Reporter {
+    publish: Publish,
+    /// Newest first, at most [`EVENTS`].
+    events: VecDeque<Event>,
+    /// This step's events, oldest first.
+    fresh: Vec<Event>,
+    next_n: u64,
+    last: Arc<Snapshot>,
+    last_progress: Instant,
+}
+
+impl Reporter {
+    fn push(&mut self, kind: EventKind) {
+        self.next_n += 1;
+        let at_ms = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let e = Event {
+            n: self.next_n,
+            at_ms,
+            kind,
+        };
+        self.fresh.push(e.clone());
+        self.events.push_front(e);
+        self.events.truncate(EVENTS);
+    }
+
+    fn error(&mut self, message: impl Into<String>) {
+        self.push(EventKind::Error(message.into()));
+    }
+
+    /// Send this step's events, then `s` as the new snapshot.
+    fn publish(&mut self, mut s: Snapshot) {
+        if !self.fresh.is_empty() {
+            let fresh: Arc<[Event]> = std::mem::take(&mut self.fresh).into();
+            send(&self.publish, Update::Events(fresh));
+        }
+        s.seq = self.last.seq + 1;
+        s.events = self.events.iter().cloned().collect();
+        self.last = Arc::new(s);
+        send(&self.publish, Update::Snapshot(self.last.clone()));
+    }
+
+    /// The last snapshot again with other progress.
+    fn progress_snapshot(&mut self, progress: Option<Progress>) {
+        let s = Snapshot {
+            progress,
+            ..(*self.last).clone()
+        };
+        self.publish(s);
+    }
+}
+
+impl Observer for Reporter {
+    fn notice(&mut self, message: &str) {
+        self.push(EventKind::Notice(message.to_string()));
+    }
+
+    fn progress(&mut self, what: &str, done: u64, total: u64) {
+        if done < total && self.last_progress.elapsed() < PROGRESS_EVERY {
+            return;
+        }
+        self.last_progress = Instant::now();
+        self.progress_snapshot(Some(Progress {
+            what: what.to_string(),
+            done,
+            total,
+        }));
+    }
+}
+
+/// The live state the engine owns.
+struct Live {
+    opts: Options,
+    filter: Filter,
+    ix: Option<Index>,
+    /// Every version, by id.
+    rows: Vec<Row>,
+    /// Live path → its current version id.
+    live: HashMap<String, u32>,
+    clusters: Clusters,
+    table_history: VecDeque<TableStats>,
+    documents: Arc<[DocRow]>,
+    cluster_list: Arc<[Cluster]>,
+    dirty: bool,
+    watching: Watching,
+    shadow: Option<(u64, Arc<AtomicBool>)>,
+    rep: Reporter,
+}
+
+/// The engine thread's body.
+pub(super) fn main(opts: Options, rx: Receiver<Input>, tx: Sender<Input>, publish: Publish) {
+    let first = Snapshot {
+        seq: 0,
+        root: opts.root.clone(),
+        params: opts.config.params(),
+        documents: Arc::from([]),
+        clusters: Arc::from([]),
+        table: TableStats::default(),
+        table_history: Arc::from([]),
+        bucket_fill: Arc::from([]),
+        events: Arc::from([]),
+        versions: 0,
+        skipped: 0,
+        shingles: 0,
+        progress: Some(Progress {
+            what: "opening the index".into(),
+            done: 0,
+            total: 0,
+        }),
+        watching: Watching::Starting,
+    };
+    let mut rep = Reporter {
+        publish: publish.clone(),
+        events: VecDeque::new(),
+        fresh: Vec::new(),
+        next_n: 0,
+        last: Arc::new(first.clone()),
+        last_progress: Instant::now(),
+    };
+    rep.publish(first);
+    let fatal = |e: String| send(&publish, Update::Fatal(e));
+    let filter = match Filter::new(&opts.config.include, &opts.config.exclude) {
+        Ok(f) => f,
+        Err(e) => return fatal(e),
+    };
+    let ix = match Index::open(&opts.root, &opts.index_dir, opts.config.params(), &mut rep) {
+        Ok(ix) => ix,
+        Err(e) => return fatal(e.to_string()),
+    };
+    let mut live = match Live::new(opts, filter, ix, rep) {
+        Ok(l) => l,
+        Err(e) => return fatal(e.to_string()),
+    };
+    // Watch first, then walk: a change made during the walk is then in the
+    // walk or in an event (or both, which is harmless).
+    let w = live.opts.config.watch.clone();
+    let every = Duration::from_secs(w.rescan_secs.max(1));
+    let root = live.ix().root().to_path_buf();
+    let events = tx.clone();
+    let _watch = match watcher::start(
+        &root,
+        w.poll,
+        Duration::from_millis(w.debounce_ms),
+        every,
+        move |b| {
+            let _ = events.send(Input::Files(b));
+        },
+    ) {
+        Ok(watch) => {
+            live.watching = if w.poll {
+                Watching::Polling
+            } else {
+                Watching::Events
+            };
+            Some(watch)
+        }
+        Err(e) => {
+            let why = format!(
+                "cannot watch {} ({e}); rescanning every {} s instead",
+                root.display(),
+                every.as_secs()
+            );
+            live.rep.error(why.clone());
+            live.watching = Watching::Rescanning(why);
+            None
+        }
+    };
+    drop(tx);
+    live.sync(None);
+    live.publish();
+    live.run(&rx, every);
+}
+
+impl Live {
+    fn new(opts: Options, filter: Filter, ix: Index, rep: Reporter) -> Result<Live, IndexError> {
+        let mut live = Live {
+            clusters: Clusters::new(opts.config.watch.min_similarity, 0),
+            opts,
+            filter,
+            ix: Some(ix),
+            rows: Vec::new(),
+            live: HashMap::new(),
+            table_history: VecDeque::new(),
+            documents: Arc::from([]),
+            cluster_list: Arc::from([]),
+            dirty: true,
+            watching: Watching::Starting,
+            shadow: None,
+            rep,
+        };
+        live.load()?;
+        Ok(live)
+    }
+
+    fn ix(&self) -> &Index {
+        self.ix.as_ref().expect("index open")
+    }
+
+    /// Rows, live documents and clusters from the index.
+    fn load(&mut self) -> Result<(), IndexError> {
+        let ix = self.ix.as_ref().expect("index open");
+        self.rows = ix
+            .history()?
+            .into_iter()
+            .map(|h| Row {
+                path: h.path,
+                version: h.version,
+                tokens: h.tokens,
+                shingles: h.shingles,
+                fresh_tokens: h.fresh_tokens,
+                dominant_origin: h.dominant_origin,
+                origins: h.origins,
+            })
+            .collect();
+        self.live = ix
+            .paths()
+            .filter(|(_, c)| c.status == Status::Live)
+            .map(|(p, c)| (p.to_string(), c.id))
+            .collect();
+        let mut clusters = Clusters::new(self.opts.config.watch.min_similarity, self.live.len());
+        let mut ids: Vec<u32> = self.live.values().copied().collect();
+        ids.sort_unstable();
+        for id in ids {
+            clusters.insert(id, query::shingle_keys(ix, id)?);
+        }
+        self.clusters = clusters;
+        self.table_history.clear();
+        self.sample_table();
+        self.dirty = true;
+        Ok(())
+    }
+
+    fn run(&mut self, rx: &Receiver<Input>, every: Duration) {
+        loop {
+            let timed = matches!(self.watching, Watching::Rescanning(_));
+            let first = match rx.recv_timeout(if timed { every } else { CHECKPOINT_IDLE }) {
+                Ok(i) => i,
+                Err(RecvTimeoutError::Timeout) => {
+                    if timed && self.sync(None) {
+                        self.publish();
+                    }
+                    self.checkpoint();
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => return self.checkpoint(),
+            };
+            let mut inputs = vec![first];
+            inputs.extend(rx.try_iter());
+            let mut paths: Vec<PathBuf> = Vec::new();
+            let mut full = false;
+            let mut changed = false;
+            for input in inputs {
+                if self.ix.is_none() {
+                    return;
+                }
+                match input {
+                    Input::Command(Command::Quit) => return self.checkpoint(),
+                    Input::Command(Command::Changed(p)) => paths.extend(p),
+                    Input::Command(c) => changed |= self.command(c),
+                    Input::Files(Batch::Changed { paths: p, rescan }) => {
+                        paths.extend(p);
+                        full |= rescan;
+                    }
+                    Input::Files(Batch::Failed(errors)) => {
+                        for e in errors {
+                            self.rep.error(format!("watching: {e}"));
+                        }
+                        if !matches!(self.watching, Watching::Rescanning(_)) {
+                            let why = format!(
+                                "events may be lost; rescanning every {} s from now on",
+                                every.as_secs()
+                            );
+                            self.rep.error(why.clone());
+                            self.watching = Watching::Rescanning(why);
+                        }
+                        full = true;
+                    }
+                }
+            }
+            if self.ix.is_none() {
+                return;
+            }
+            if full || !paths.is_empty() {
+                changed |= self.sync((!full).then_some(paths));
+            }
+            if changed && self.ix.is_some() {
+                self.publish();
+            }
+        }
+    }
+
+    /// Save the table snapshot if it is behind.
+    fn checkpoint(&mut self) {
+        if let Some(ix) = self.ix.as_mut()
+            && let Err(e) = ix.checkpoint()
+        {
+            self.rep.error(format!("saving the table snapshot: {e}"));
+        }
+    }
+
+    /// Bring the index up to the folder: the given paths only when they
+    /// tell enough, else a walk of the whole root. True if anything changed
+    /// or went wrong (a snapshot is due).
+    fn sync(&mut self, paths: Option<Vec<PathBuf>>) -> bool {
+        let events = self.rep.next_n;
+        let cfg = &self.opts.config;
+        let ix = self.ix.as_mut().expect("index open");
+        let root = ix.root().to_path_buf();
+        let scoped = paths.and_then(|p| {
+            watcher::stat_paths(&root, &p, &self.filter, cfg.walk_options(), |prefix| {
+                ix.holds_under(prefix)
+            })
+        });
+        let result = match scoped {
+            Some((walk, scope)) => ix.sync_scoped(
+                walk,
+                Some(&scope),
+                cfg.max_file_size.0,
+                cfg.order,
+                &mut self.rep,
+            ),
+            None => match source::walk_with(&root, &self.filter, cfg.walk_options()) {
+                Ok(walk) => ix.sync(walk, cfg.max_file_size.0, cfg.order, &mut self.rep),
+                Err(e) => {
+                    self.rep.error(e.to_string());
+                    return true;
+                }
+            },
+        };
+        match result {
+            Ok((_, changes)) => {
+                if let Err(e) = self.apply(changes) {
+                    self.rep.error(e.to_string());
+                }
+            }
+            Err(IndexError::Poisoned) | Err(IndexError::Db(_)) => {
+                self.rep.error("the index failed mid-write; reopening it");
+                let params = self.opts.config.params();
+                self.reopen(params);
+            }
+            Err(e) => self.rep.error(e.to_string()),
+        }
+        self.dirty || self.rep.next_n != events || self.rep.last.progress.is_some()
+    }
+
+    /// Record what a sync did: rows, live documents, clusters, events.
+    fn apply(&mut self, changes: Vec<Change>) -> Result<(), IndexError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        for c in changes {
+            match c {
+                Change::Version {
+                    path,
+                    version,
+                    outcome,
+                } => {
+                    debug_assert_eq!(outcome.id as usize, self.rows.len());
+                    self.rows.push(row(&path, version, &outcome));
+                    self.set_live(&path, Some(outcome.id))?;
+                    self.version_event(outcome.id);
+                }
+                Change::Revived { path, id } => {
+                    self.set_live(&path, Some(id))?;
+                    self.version_event(id);
+                }
+                Change::Deleted { path } => {
+                    self.set_live(&path, None)?;
+                    self.rep.push(EventKind::Deleted { path });
+                }
+                Change::Skipped { path, reason } => {
+                    self.rep.push(EventKind::Skipped { path, reason });
+                }
+            }
+        }
+        self.sample_table();
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// `path`'s live version is now `id` (None: not live).
+    fn set_live(&mut self, path: &str, id: Option<u32>) -> Result<(), IndexError> {
+        if let Some(old) = self.live.remove(path) {
+            self.clusters.remove(old);
+        }
+        if let Some(id) = id {
+            let keys = query::shingle_keys(self.ix(), id)?;
+            self.clusters.insert(id, keys);
+            self.live.insert(path.to_string(), id);
+        }
+        Ok(())
+    }
+
+    fn version_event(&mut self, id: u32) {
+        let r = &self.rows[id as usize];
+        let name = |o: u32| {
+            let r = &self.rows[o as usize];
+            (r.path.clone(), r.version)
+        };
+        let origins = r
+            .origins
+            .iter()
+            .map(|&(o, units)| {
+                let (path, version) = name(o);
+                OriginShare {
+                    id: o,
+                    path,
+                    version,
+                    units,
+                }
+            })
+            .collect();
+        let kind = EventKind::Version {
+            path: r.path.clone(),
+            version: r.version,
+            id,
+            fresh_percent: r.fresh_percent(),
+            dominant_path: r.dominant_origin.map(|o| name(o).0),
+            origins,
+        };
+        self.rep.push(kind);
+    }
+
+    fn sample_table(&mut self) {
+        let stats = table_stats(self.ix(), self.rows.len() as u64);
+        self.table_history.push_back(stats);
+        while self.table_history.len() > HISTORY {
+            self.table_history.pop_front();
+        }
+    }
+
+    /// Answer a command; true if the live state changed.
+    fn command(&mut self, c: Command) -> bool {
+        match c {
+            Command::Origin { id, exact } => {
+                if (id as usize) < self.rows.len() {
+                    match query::origin_view(self.ix(), &self.rows, id, exact) {
+                        Ok(v) => send(&self.rep.publish, Update::Origin(Arc::new(v))),
+                        Err(e) => self.rep.error(format!("origin of version {id}: {e}")),
+                    }
+                }
+                false
+            }
+            Command::Compare { a, b } => {
+                let n = self.rows.len() as u32;
+                if a < n && b < n {
+                    match query::compare(self.ix(), &self.rows, a, b) {
+                        Ok(v) => send(&self.rep.publish, Update::Compare(Arc::new(v))),
+                        Err(e) => self.rep.error(format!("comparing {a} and {b}: {e}")),
+                    }
+                }
+                false
+            }
+            Command::Shadow { generation, runs } => {
+                self.start_shadow(generation, runs);
+                false
+            }
+            Command::Cancel { generation } => {
+                if let Some((g, cancel)) = &self.shadow
+                    && *g == generation
+                {
+                    cancel.store(true, Ordering::Relaxed);
+                    send(
+                        &self.rep.publish,
+                        Update::Shadow(ShadowUpdate {
+                            generation,
+                            done: 0,
+                            total: 0,
+                            results: Vec::new(),
+                            finished: true,
+                            error: Some("cancelled".into()),
+                        }),
+                    );
+                    self.shadow = None;
+                }
+                false
+            }
+            Command::Adopt(params) => {
+                let mut config = self.opts.config.clone();
+                config.set_params(&params);
+                if let Err(e) = config
+                    .validate()
+                    .and_then(|_| params.table_params().validate().map_err(|e| e.to_string()))
+                {
+                    self.rep.error(format!("cannot adopt these settings: {e}"));
+                    return true;
+                }
+                self.rep.notice(&format!(
+                    "adopting new settings: {}",
+                    crate::index::params_key(&params)
+                ));
+                self.reopen(params);
+                true
+            }
+            Command::Rescan => self.sync(None),
+            Command::Quit | Command::Changed(_) => unreachable!("handled by the loop"),
+        }
+    }
+
+    fn start_shadow(&mut self, generation: u64, runs: Vec<Params>) {
+        if let Some((_, cancel)) = self.shadow.take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        let db = match self.ix().reader() {
+            Ok(db) => db,
+            Err(e) => return self.rep.error(format!("shadow run: {e}")),
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        let job = Job {
+            generation,
+            runs,
+            versions: self.rows.len() as u32,
+            cancel: cancel.clone(),
+        };
+        let publish = self.rep.publish.clone();
+        let spawned = std::thread::Builder::new()
+            .name("lineage-shadow".into())
+            .spawn(move || shadow::run(&db, &job, |u| send(&publish, Update::Shadow(u))));
+        match spawned {
+            Ok(_) => self.shadow = Some((generation, cancel)),
+            Err(e) => self.rep.error(format!("shadow run: {e}")),
+        }
+    }
+
+    /// Reopen the index with `params` (replaying cached fingerprints when
+    /// they differ from its own); on failure, with the settings it had.
+    fn reopen(&mut self, params: Params) {
+        self.checkpoint();
+        let old = self.opts.config.params();
+        let (root, dir) = (self.opts.root.clone(), self.opts.index_dir.clone());
+        self.ix = None;
+        let mut opened = Index::open(&root, &dir, params, &mut self.rep).map(|ix| (ix, params));
+        if let Err(e) = &opened {
+            self.rep.error(format!("reopening the index: {e}"));
+            opened = Index::open(&root, &dir, old, &mut self.rep).map(|ix| (ix, old));
+        }
+        match opened {
+            Ok((ix, p)) => {
+                self.ix = Some(ix);
+                self.opts.config.set_params(&p);
+                if let Err(e) = self.load() {
+                    self.rep.error(e.to_string());
+                }
+            }
+            // The loop sees `ix` gone and stops.
+            Err(e) => send(
+                &self.rep.publish,
+                Update::Fatal(format!("cannot reopen the index: {e}")),
+            ),
+        }
+    }
+
+    fn publish(&mut self) {
+        if self.dirty {
+            self.rebuild();
+        }
+        let ix = self.ix();
+        let table = ix.pass().table();
+        let mut bucket_fill = vec![0u64; usize::from(ix.params().bucket_entries) + 1];
+        let fills = table.bucket_fill();
+        if fills.is_empty() {
+            bucket_fill.clear();
+        }
+        let top = bucket_fill.len().saturating_sub(1);
+        for f in fills {
+            bucket_fill[usize::from(f).min(top)] += 1;
+        }
+        let counts = ix.counts();
+        let s = Snapshot {
+            seq: 0,
+            root: ix.root().to_path_buf(),
+            params: *ix.params(),
+            documents: self.documents.clone(),
+            clusters: self.cluster_list.clone(),
+            table: table_stats(ix, self.rows.len() as u64),
+            table_history: self.table_history.iter().copied().collect(),
+            bucket_fill: bucket_fill.into(),
+            events: Arc::from([]),
+            versions: counts.versions,
+            skipped: counts.skipped,
+            shingles: self.rows.iter().map(|r| u64::from(r.shingles)).sum(),
+            progress: None,
+            watching: self.watching.clone(),
+        };
+        self.rep.publish(s);
+    }
+
+    /// The documents and clusters of the next snapshot.
+    fn rebuild(&mut self) {
+        let (clusters, of) = self.clusters.clusters();
+        let ix = self.ix();
+        let mut docs: Vec<DocRow> = self
+            .live
+            .iter()
+            .map(|(path, &id)| {
+                let r = &self.rows[id as usize];
+                DocRow {
+                    id,
+                    path: path.clone(),
+                    version: r.version,
+                    tokens: r.tokens,
+                    fresh_percent: r.fresh_percent(),
+                    dominant_origin: r.dominant_origin,
+                    dominant_path: r
+                        .dominant_origin
+                        .map(|o| self.rows[o as usize].path.clone()),
+                    cluster: of.get(&id).copied(),
+                    mtime_ns: ix.current(path).map_or(0, |c| c.mtime_ns),
+                }
+            })
+            .collect();
+        docs.sort_unstable_by_key(|d| d.id);
+        self.documents = docs.into();
+        self.cluster_list = clusters.into();
+        self.dirty = false;
+    }
+}
+
+fn row(path: &str, version: u32, o: &Outcome) -> Row {
+    Row {
+        path: path.to_string(),
+        version,
+        tokens: o.tokens,
+        shingles: o.shingles,
+        fresh_tokens: o.fresh_tokens(),
+        dominant_origin: o.dominant_origin,
+        origins: o.origins.clone(),
+    }
+}
+
+fn table_stats(ix: &Index, versions: u64) -> TableStats {
+    let t = ix.pass().table();
+    let c = t.counters();
+    TableStats {
+        lookups: c.lookups,
+        hits: c.hits,
+        inserts: c.inserts,
+        evictions: c.evictions,
+        occupied: c.occupied,
+        capacity: t.capacity(),
+        buckets: t.buckets(),
+        entry_bytes: ix.params().table_params().layout.entry_bytes(),
+        versions,
+    }
+}

@@ -1,0 +1,366 @@
+//! The engine thread on real folders: snapshots follow file changes, queries
+//! answer from the index, shadow runs score like an independent replay,
+//! adopting settings re-processes the history.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use common::TempDir;
+use lineage::config::{Config, Order};
+use lineage::engine::{Command, Engine, EventKind, Options, Snapshot, Update};
+use lineage::fingerprint::token_fps;
+use lineage::origin::history::Keyed;
+use lineage::origin::metrics::Score;
+use lineage::origin::{Estimation, Eviction, Params, Selector, TableSize};
+use lineage::text::{Format, prepare};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Words 0..n of a deterministic text: distinct paragraphs per `seed`.
+fn text(seed: u64, n: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("w{}", x % 5000)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+struct Running {
+    engine: Engine,
+    rx: Receiver<Update>,
+    last: Option<Arc<Snapshot>>,
+    _home: TempDir,
+}
+
+fn start(root: &Path, configure: impl FnOnce(&mut Config)) -> Running {
+    let home = TempDir::new("engine-home");
+    let mut config = Config {
+        order: Order::Path,
+        ..Config::default()
+    };
+    config.watch.debounce_ms = 50;
+    configure(&mut config);
+    let (tx, rx) = mpsc::channel();
+    let engine = Engine::start(
+        Options {
+            root: root.to_path_buf(),
+            index_dir: home.path().join("index"),
+            config,
+        },
+        move |u| {
+            let _ = tx.send(u);
+        },
+    );
+    Running {
+        engine,
+        rx,
+        last: None,
+        _home: home,
+    }
+}
+
+impl Running {
+    /// Wait for an update `f` accepts (snapshots are remembered on the way).
+    fn wait_for<T>(&mut self, what: &str, mut f: impl FnMut(&Update) -> Option<T>) -> T {
+        let end = Instant::now() + WAIT;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let u = self
+                .rx
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no {what} within {WAIT:?}"));
+            if let Update::Fatal(m) = &u {
+                panic!("engine stopped: {m}");
+            }
+            if let Update::Snapshot(s) = &u {
+                self.last = Some(s.clone());
+            }
+            if let Some(t) = f(&u) {
+                return t;
+            }
+        }
+    }
+
+    /// Wait for a settled snapshot (no progress) that `f` accepts.
+    fn snapshot(&mut self, what: &str, f: impl Fn(&Snapshot) -> bool) -> Arc<Snapshot> {
+        self.wait_for(what, |u| match u {
+            Update::Snapshot(s) if s.progress.is_none() && f(s) => Some(s.clone()),
+            _ => None,
+        })
+    }
+}
+
+fn doc<'a>(s: &'a Snapshot, path: &str) -> Option<&'a lineage::engine::DocRow> {
+    s.documents.iter().find(|d| d.path == path)
+}
+
+#[test]
+fn snapshots_follow_new_copies_edits_and_deletions() {
+    let dir = TempDir::new("engine-live");
+    let a = text(1, 400);
+    let b = text(2, 400);
+    dir.write("a.md", &a);
+    dir.write("b.md", &b);
+    let mut r = start(dir.path(), |_| {});
+    let s = r.snapshot("first walk", |s| s.documents.len() == 2);
+    assert!(s.clusters.is_empty());
+    assert_eq!(s.versions, 2);
+    assert!(s.shingles > 700);
+    assert!(s.table.lookups > 0 && s.table.capacity.is_some());
+    let fill: u64 = s.bucket_fill.iter().sum();
+    assert_eq!(Some(fill), s.table.buckets);
+
+    // A copy of a with a new tail: its dominant origin is a, and the two cluster.
+    let copy = format!("{a} {}", text(3, 40));
+    dir.write("c.md", &copy);
+    let s = r.snapshot("the copy", |s| doc(s, "c.md").is_some());
+    let c = doc(&s, "c.md").unwrap();
+    let a_id = doc(&s, "a.md").unwrap().id;
+    assert_eq!(c.dominant_origin, Some(a_id));
+    assert_eq!(c.dominant_path.as_deref(), Some("a.md"));
+    assert!(
+        c.fresh_percent > 1.0 && c.fresh_percent < 20.0,
+        "{}",
+        c.fresh_percent
+    );
+    assert_eq!(s.clusters.len(), 1);
+    assert_eq!(s.clusters[0].members, vec![a_id, c.id]);
+    assert_eq!(c.cluster, Some(0));
+    assert_eq!(doc(&s, "b.md").unwrap().cluster, None);
+    assert!(s.table_history.len() >= 2);
+    match &s.events[0].kind {
+        EventKind::Version {
+            path,
+            version,
+            origins,
+            ..
+        } => {
+            assert_eq!((path.as_str(), *version), ("c.md", 1));
+            assert_eq!(origins[0].path, "a.md");
+        }
+        e => panic!("newest event {e:?}"),
+    }
+
+    // An edit is a new version, later than everything; a deletion leaves
+    // the cluster and the documents.
+    dir.write("b.md", format!("{b} {}", text(4, 50)));
+    std::fs::remove_file(dir.path().join("c.md")).unwrap();
+    let s = r.snapshot("edit and deletion", |s| {
+        doc(s, "c.md").is_none() && doc(s, "b.md").is_some_and(|d| d.version == 2)
+    });
+    assert_eq!(s.documents.len(), 2);
+    assert!(s.clusters.is_empty());
+    let b2 = doc(&s, "b.md").unwrap();
+    assert_eq!(b2.id, 3, "versions 0 a, 1 b, 2 c, 3 b v2");
+    assert!(s.events.iter().any(|e| e.kind
+        == EventKind::Deleted {
+            path: "c.md".into()
+        }));
+}
+
+#[test]
+fn origin_queries_name_the_source_passage_exactly_and_estimated() {
+    let dir = TempDir::new("engine-origin");
+    let a = text(10, 300);
+    let words: Vec<&str> = a.split(' ').collect();
+    // d: 50 new words, then a's words 100..220, then 50 new words.
+    let d = format!(
+        "{} {} {}",
+        text(11, 50),
+        words[100..220].join(" "),
+        text(12, 50)
+    );
+    dir.write("a.md", &a);
+    dir.write("d.md", &d);
+    let mut r = start(dir.path(), |_| {});
+    let s = r.snapshot("both", |s| s.documents.len() == 2);
+    let (a_id, d_id) = (doc(&s, "a.md").unwrap().id, doc(&s, "d.md").unwrap().id);
+    for exact in [true, false] {
+        r.engine.send(Command::Origin { id: d_id, exact });
+        let v = r.wait_for("origin view", |u| match u {
+            Update::Origin(v) if v.exact == exact => Some(v.clone()),
+            _ => None,
+        });
+        assert_eq!(v.path, "d.md");
+        assert_eq!(v.text.as_deref().unwrap(), d);
+        assert_eq!(v.spans.len(), 220);
+        let copied: Vec<_> = v
+            .runs
+            .iter()
+            .zip(&v.targets)
+            .filter(|(run, _)| run.origin == Some(a_id))
+            .collect();
+        assert_eq!(copied.len(), 1, "exact={exact}: {:?}", v.runs);
+        let (run, target) = copied[0];
+        // The copied block is tokens 50..170 (exact; the estimate may fall
+        // short by a few tokens at the ends) and starts at a's token 100.
+        if exact {
+            assert_eq!((run.start, run.end), (50, 170));
+        } else {
+            assert!(
+                run.start.abs_diff(50) <= 8 && run.end.abs_diff(170) <= 8,
+                "{run:?}"
+            );
+        }
+        let t = target.expect("target");
+        assert_eq!(t.id, a_id);
+        assert_eq!(i64::from(t.token) - 100, i64::from(run.start) - 50);
+        let shares: f64 = v.legend.iter().map(|l| l.percent).sum();
+        assert!((shares - 100.0).abs() < 1e-6);
+        // The copied block is the larger share: 120 of 220 tokens (exact).
+        assert_eq!(v.legend[0].path, "a.md");
+        if exact {
+            assert!((v.legend[0].percent - 100.0 * 120.0 / 220.0).abs() < 1e-9);
+        }
+    }
+    r.engine.send(Command::Compare { a: a_id, b: d_id });
+    let c = r.wait_for("compare view", |u| match u {
+        Update::Compare(c) => Some(c.clone()),
+        _ => None,
+    });
+    // Shared shingles cover exactly the copied words on both sides.
+    assert_eq!(c.b.shared, vec![(50, 170)]);
+    assert_eq!(c.a.shared, vec![(100, 220)]);
+    let want = (120.0 - 7.0) / (293.0 + 213.0 - 113.0);
+    assert!(
+        (c.similarity - want).abs() < 0.02,
+        "{} vs {want}",
+        c.similarity
+    );
+}
+
+#[test]
+fn shadow_runs_score_like_an_independent_replay_and_adopt_goes_live() {
+    let dir = TempDir::new("engine-shadow");
+    let base: Vec<String> = (0..8).map(|i| text(100 + i, 300)).collect();
+    for (i, t) in base.iter().enumerate() {
+        dir.write(&format!("{i:02}.md"), t);
+        // Later files copy halves of earlier ones.
+        if i > 0 {
+            let half: Vec<&str> = base[i - 1].split(' ').take(150).collect();
+            dir.write(
+                &format!("{i:02}-copy.md"),
+                format!("{} {}", half.join(" "), text(200 + i as u64, 100)),
+            );
+        }
+    }
+    let mut r = start(dir.path(), |_| {});
+    let s = r.snapshot("all", |s| s.documents.len() == 15);
+    let live = s.params;
+    let small = Params {
+        table_size: TableSize::Bytes(2048),
+        bucket_entries: 8,
+        eviction: Eviction::Cc,
+        estimation: Estimation::Nb,
+        selector: Selector::Every(4),
+        ..live
+    };
+    r.engine.send(Command::Shadow {
+        generation: 7,
+        runs: vec![live, small],
+    });
+    let done = r.wait_for("shadow results", |u| match u {
+        Update::Shadow(sh) if sh.generation == 7 && sh.finished => Some(sh.clone()),
+        _ => None,
+    });
+    assert_eq!(done.error, None);
+    assert_eq!(done.results.len(), 2);
+    assert_eq!(done.done, done.total);
+
+    // The same replay, computed here from the files in processing order.
+    let mut paths: Vec<String> = s.documents.iter().map(|d| d.path.clone()).collect();
+    paths.sort();
+    let fps: Vec<Vec<u64>> = paths
+        .iter()
+        .map(|p| {
+            let bytes = std::fs::read(dir.path().join(p)).unwrap();
+            token_fps(&prepare(&bytes, Format::Plain)).fps
+        })
+        .collect();
+    let keyed = Keyed::new(fps, live.k);
+    let exact = keyed.exact();
+    for (res, params) in done.results.iter().zip([live, small]) {
+        let units = keyed.select(params.selector);
+        let mut score = Score::default();
+        keyed
+            .replay(&units, params, |o| score.add(&exact[o.id as usize], &o))
+            .unwrap();
+        assert_eq!(res.params, params);
+        assert_eq!(res.dominant_origin, score.dominant_origin());
+        assert_eq!(res.token_freshness, score.token_freshness());
+        assert_eq!(res.ssr, score.ssr());
+    }
+    assert!(done.results[1].evictions > 0, "the small table evicts");
+
+    // A newer generation supersedes; cancelling it ends it.
+    r.engine.send(Command::Shadow {
+        generation: 8,
+        runs: vec![small; 50],
+    });
+    r.engine.send(Command::Cancel { generation: 8 });
+    let cancelled = r.wait_for("cancel", |u| match u {
+        Update::Shadow(sh) if sh.generation == 8 && sh.finished => Some(sh.clone()),
+        _ => None,
+    });
+    assert_eq!(cancelled.error.as_deref(), Some("cancelled"));
+
+    // Adopt: the live settings change and every version is re-processed.
+    r.engine.send(Command::Adopt(small));
+    let s = r.snapshot("adopted", |s| s.params == small);
+    assert_eq!(s.documents.len(), 15);
+    assert_eq!(s.table.capacity, small.table_params().capacity());
+    assert!(s.table.capacity.unwrap() * s.table.entry_bytes <= 2048);
+    assert!(s.table.evictions > 0);
+    assert!(
+        s.events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Notice(m) if m.contains("adopting")))
+    );
+}
+
+#[test]
+fn a_second_engine_on_the_same_index_is_refused() {
+    let dir = TempDir::new("engine-lock");
+    dir.write("a.md", text(1, 100));
+    let home = TempDir::new("engine-lock-home");
+    let opts = Options {
+        root: dir.path().to_path_buf(),
+        index_dir: home.path().join("index"),
+        config: Config::default(),
+    };
+    let (tx, rx) = mpsc::channel();
+    let _first = Engine::start(opts.clone(), move |u| {
+        let _ = tx.send(u);
+    });
+    // Wait until the first holds the index.
+    loop {
+        match rx.recv_timeout(WAIT).expect("first engine") {
+            Update::Snapshot(s) if !s.documents.is_empty() => break,
+            Update::Fatal(m) => panic!("{m}"),
+            _ => {}
+        }
+    }
+    let (tx2, rx2) = mpsc::channel();
+    let _second = Engine::start(opts, move |u| {
+        let _ = tx2.send(u);
+    });
+    loop {
+        match rx2.recv_timeout(WAIT).expect("second engine") {
+            Update::Fatal(m) => {
+                assert!(m.contains("in use by another lineage process"), "{m}");
+                break;
+            }
+            Update::Snapshot(s) => assert!(s.documents.is_empty()),
+            _ => {}
+        }
+    }
+}
