@@ -114,7 +114,7 @@ impl Default for WatchConfig {
             poll: false,
             debounce_ms: 200,
             rescan_secs: 2,
-            min_similarity: 0.5,
+            min_similarity: 0.7,
         }
     }
 }

@@ -13,6 +13,7 @@ use common::TempDir;
 use lineage::config::{Config, Order};
 use lineage::engine::{Command, Engine, EventKind, Options, Snapshot, Update};
 use lineage::fingerprint::token_fps;
+use lineage::index::{Index, Quiet};
 use lineage::origin::history::Keyed;
 use lineage::origin::metrics::Score;
 use lineage::origin::{Estimation, Eviction, Params, Selector, TableSize};
@@ -42,7 +43,10 @@ struct Running {
 }
 
 fn start(root: &Path, configure: impl FnOnce(&mut Config)) -> Running {
-    let home = TempDir::new("engine-home");
+    start_in(root, TempDir::new("engine-home"), configure)
+}
+
+fn start_in(root: &Path, home: TempDir, configure: impl FnOnce(&mut Config)) -> Running {
     let mut config = Config {
         order: Order::Path,
         ..Config::default()
@@ -136,7 +140,9 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
     assert_eq!(s.clusters[0].members, vec![a_id, c.id]);
     assert_eq!(c.cluster, Some(0));
     assert_eq!(doc(&s, "b.md").unwrap().cluster, None);
+
     assert!(s.table_history.len() >= 2);
+
     match &s.events[0].kind {
         EventKind::Version {
             path,
@@ -149,6 +155,20 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
         }
         e => panic!("newest event {e:?}"),
     }
+
+    // A restart restores sketches and pairs from the index (stored there).
+    let clusters = s.clusters.clone();
+    let (root, ix_dir) = (dir.path().to_path_buf(), r._home.path().join("index"));
+    drop(r.engine);
+    let ix = Index::open(&root, &ix_dir, Config::default().params(), &mut Quiet);
+    let near = ix.unwrap().near("k=8 min_similarity=0.7").unwrap().unwrap();
+    assert_eq!(near.sketches.len(), 3);
+    assert_eq!(near.pairs.len(), 1);
+    assert_eq!((near.pairs[0].0, near.pairs[0].1), (a_id, c.id));
+    let home = r._home;
+    let mut r = start_in(&root, home, |_| {});
+    let s = r.snapshot("restart", |s| s.documents.len() == 3);
+    assert_eq!(s.clusters, clusters);
 
     // An edit is a new version, later than everything; a deletion leaves
     // the cluster and the documents.

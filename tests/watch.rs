@@ -3,71 +3,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
-
-use common::TempDir;
+use common::{TempDir, Watch};
 use serde_json::Value;
 
 const SOURCE: &str = "Lineage watches a folder of documents and tells, for every passage, \
 which earlier document it was copied from and which of its words are new. It keeps a \
 fixed-size table of fingerprints so that memory stays bounded however large the folder grows.";
-
-struct Watch {
-    child: Child,
-    lines: Receiver<Value>,
-}
-
-impl Watch {
-    fn start(root: &std::path::Path, index: &std::path::Path, extra: &[&str]) -> Watch {
-        let home = root.parent().unwrap().join("home");
-        let mut child = common::command(
-            &home,
-            &["watch", root.to_str().unwrap(), "--json", "--index"],
-        )
-        .arg(index)
-        .args(["--debounce-ms", "100", "--rescan-secs", "1"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let v: Value = serde_json::from_str(&line).expect("every line is JSON");
-                if tx.send(v).is_err() {
-                    break;
-                }
-            }
-        });
-        Watch { child, lines: rx }
-    }
-
-    /// The first line matching `want` within 10 s.
-    fn expect(&self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(v) if want(&v) => return v,
-                Ok(_) => {}
-                Err(_) => panic!("no {what} within 10 s"),
-            }
-        }
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn event<'a>(v: &'a Value, kind: &str, path: &str) -> Option<&'a Value> {
     (v["event"] == kind && v["path"] == path).then_some(v)

@@ -38,7 +38,7 @@ pub(super) struct WatchArgs {
     #[arg(long, value_name = "S")]
     rescan_secs: Option<u64>,
     /// Jaccard resemblance (0 to 1) at which two documents are near
-    /// duplicates, in one cluster [config: watch.min_similarity; default: 0.5].
+    /// duplicates, in one cluster [config: watch.min_similarity; default: 0.7].
     #[arg(long, value_name = "J")]
     min_similarity: Option<f64>,
     #[command(flatten)]

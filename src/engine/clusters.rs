@@ -1,14 +1,12 @@
 //! Live near-duplicate clusters (seed 004 used live): every live document's
 //! 64-bit simhash in an in-memory multi-index; a new version queries it for
 //! documents within Hamming distance h, and each candidate is verified by the
-//! exact Jaccard resemblance of the two k-shingle sets. Clusters are the
-//! connected components of the verified pairs.
-//!
-//! The shingle sets of live documents are kept (8 bytes a distinct shingle)
-//! for verification and side-by-side views.
+//! exact Jaccard resemblance of the two k-shingle sets (fetched by the
+//! caller, from the index). Clusters are the connected components of the
+//! verified pairs. Sketches and pairs are stored in the index, so a restart
+//! restores them instead of comparing everything again.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
 use crate::similar::cluster::UnionFind;
 use crate::similar::exact::jaccard;
@@ -17,51 +15,82 @@ use crate::similar::simhash::{self, MultiIndex, Sketch, multi};
 pub struct Clusters {
     min_similarity: f64,
     index: MultiIndex<u64>,
-    /// Sorted, deduplicated shingle keys of every live document.
-    sets: HashMap<u32, Arc<[u64]>>,
-    /// Verified pairs (a < b) with their Jaccard resemblance.
+    /// Verified pairs (a < b) among live documents, with their Jaccard.
     pairs: BTreeMap<(u32, u32), f64>,
     found: Vec<(u32, u32)>,
 }
 
+/// A version's sketch: the simhash of its sorted, deduplicated shingle keys
+/// (all-zero, and never indexed, for an empty set).
+pub fn sketch(set: &[u64]) -> u64 {
+    if set.is_empty() { 0 } else { u64::simhash(set) }
+}
+
+/// Sorted, deduplicated keys: the set whose Jaccard is the similarity.
+pub fn shingle_set(mut keys: Vec<u64>) -> Vec<u64> {
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
 impl Clusters {
-    /// `expected`: about how many documents will be indexed (chooses the slicing).
+    /// `expected`: about how many documents will be live (chooses the slicing).
     pub fn new(min_similarity: f64, expected: usize) -> Clusters {
         let h = simhash::Options::new(min_similarity, 64, true).distance;
         Clusters {
             min_similarity,
             index: MultiIndex::new(multi::choose_slices(64, h, expected.max(1000)), h),
-            sets: HashMap::new(),
             pairs: BTreeMap::new(),
             found: Vec::new(),
         }
     }
 
-    /// Add live document `id` with its shingle keys (any order, repeats allowed).
-    pub fn insert(&mut self, id: u32, mut shingles: Vec<u64>) {
+    /// Add live document `id` with its shingle `set` (see [`shingle_set`]),
+    /// verifying candidates against `set_of(other)`; returns its sketch and
+    /// the pairs it is in.
+    pub fn insert<E>(
+        &mut self,
+        id: u32,
+        set: &[u64],
+        mut set_of: impl FnMut(u32) -> Result<std::sync::Arc<[u64]>, E>,
+    ) -> Result<(u64, Vec<(u32, u32, f64)>), E> {
         self.remove(id);
-        shingles.sort_unstable();
-        shingles.dedup();
-        let set: Arc<[u64]> = shingles.into();
+        let s = sketch(set);
+        let mut new = Vec::new();
         // An empty set has no features; its all-zero sketch means nothing.
         if !set.is_empty() {
-            let sketch = u64::simhash(&set);
-            self.index.query(sketch, &mut self.found);
+            self.index.query(s, &mut self.found);
             for &(other, _) in &self.found {
-                let j = jaccard(&self.sets[&other], &set);
+                let j = jaccard(&set_of(other)?, set);
                 if j >= self.min_similarity {
-                    self.pairs.insert((other.min(id), other.max(id)), j);
+                    let pair = (other.min(id), other.max(id));
+                    self.pairs.insert(pair, j);
+                    new.push((pair.0, pair.1, j));
                 }
             }
+            self.index.insert(id, s);
+        }
+        Ok((s, new))
+    }
+
+    /// Add live document `id` with its stored sketch (pairs come with
+    /// [`Clusters::restore_pair`]).
+    pub fn restore(&mut self, id: u32, sketch: u64) {
+        if sketch != 0 {
             self.index.insert(id, sketch);
         }
-        self.sets.insert(id, set);
+    }
+
+    /// A stored pair of two live documents.
+    pub fn restore_pair(&mut self, a: u32, b: u32, similarity: f64) {
+        if similarity >= self.min_similarity {
+            self.pairs.insert((a.min(b), a.max(b)), similarity);
+        }
     }
 
     /// Forget document `id` (deleted, or replaced by a newer version).
     pub fn remove(&mut self, id: u32) {
-        if self.sets.remove(&id).is_some() {
-            self.index.remove(id);
+        if self.index.remove(id) {
             self.pairs.retain(|&(a, b), _| a != id && b != id);
         }
     }
@@ -125,6 +154,7 @@ mod tests {
     use crate::similar::SimDoc;
     use crate::similar::exact;
     use proptest::prelude::*;
+    use std::sync::Arc;
 
     fn keys(words: &[u16], k: usize) -> Vec<u64> {
         words
@@ -148,18 +178,16 @@ mod tests {
             let min = 0.5;
             let sets: Vec<Vec<u64>> = docs.iter().map(|d| keys(d, 3)).collect();
             let mut c = Clusters::new(min, 100);
+            let sets: Vec<Arc<[u64]>> = sets.into_iter().map(|s| shingle_set(s).into()).collect();
             for (i, s) in sets.iter().enumerate() {
-                c.insert(i as u32, s.clone());
+                c.insert(i as u32, s, |o| Ok::<_, ()>(sets[o as usize].clone())).unwrap();
             }
             for (i, &d) in drop.iter().enumerate().take(sets.len()) {
                 if d { c.remove(i as u32); }
             }
             let live: Vec<u32> = (0..sets.len() as u32).filter(|&i| !drop[i as usize]).collect();
             let sim: Vec<SimDoc> = live.iter().map(|&i| {
-                let mut s = sets[i as usize].clone();
-                s.sort_unstable();
-                s.dedup();
-                SimDoc { shingles: s, terms: Vec::new() }
+                SimDoc { shingles: sets[i as usize].to_vec(), terms: Vec::new() }
             }).collect();
             let want: Vec<(u32, u32)> = exact::pairs(&sim, min)
                 .iter()
@@ -186,9 +214,14 @@ mod tests {
         b[100] = 999;
         let other: Vec<u16> = (1000..1200).collect();
         let mut c = Clusters::new(0.5, 10);
-        c.insert(0, keys(&a, 8));
-        c.insert(1, keys(&other, 8));
-        c.insert(2, keys(&b, 8));
+        let sets: Vec<Arc<[u64]>> = [&a, &other, &b]
+            .iter()
+            .map(|d| shingle_set(keys(d, 8)).into())
+            .collect();
+        for (i, s) in sets.iter().enumerate() {
+            c.insert(i as u32, s, |o| Ok::<_, ()>(sets[o as usize].clone()))
+                .unwrap();
+        }
         let (clusters, of) = c.clusters();
         assert_eq!(clusters.len(), 1);
         assert_eq!(clusters[0].members, vec![0, 2]);
@@ -197,5 +230,20 @@ mod tests {
         assert_eq!(of.get(&1), None);
         c.remove(0);
         assert!(c.clusters().0.is_empty());
+        // Restored from storage: the same clusters without verification.
+        let mut r = Clusters::new(0.5, 10);
+        for (i, s) in sets.iter().enumerate() {
+            r.restore(i as u32, sketch(s));
+        }
+        r.restore_pair(2, 0, j);
+        assert_eq!(r.clusters().0, clusters);
+        // A restored sketch is a candidate for new documents.
+        let (_, found) = r
+            .insert(3, &sets[0], |o| Ok::<_, ()>(sets[o as usize].clone()))
+            .unwrap();
+        assert_eq!(
+            found.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
+            vec![(0, 3), (2, 3)]
+        );
     }
 }

@@ -1,14 +1,14 @@
 //! The engine thread: open the index, watch, apply changes in order, answer
 //! commands, publish snapshots.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::clusters::Clusters;
+use super::clusters::{Clusters, shingle_set};
 use super::query::{self, Row};
 use super::shadow::{self, Job};
 use super::*;
@@ -259,12 +259,51 @@ impl Live {
             .filter(|(_, c)| c.status == Status::Live)
             .map(|(p, c)| (p.to_string(), c.id))
             .collect();
-        let mut clusters = Clusters::new(self.opts.config.watch.min_similarity, self.live.len());
+        let min = self.opts.config.watch.min_similarity;
+        let mut clusters = Clusters::new(min, self.live.len());
+        let settings = format!("k={} min_similarity={min}", ix.params().k);
+        let stored = ix.near(&settings)?;
         let mut ids: Vec<u32> = self.live.values().copied().collect();
         ids.sort_unstable();
-        for id in ids {
-            clusters.insert(id, query::shingle_keys(ix, id)?);
+        let mut missing = Vec::new();
+        match &stored {
+            Some(near) => {
+                for &id in &ids {
+                    match near.sketches.get(&id) {
+                        Some(&s) => clusters.restore(id, s),
+                        None => missing.push(id),
+                    }
+                }
+                let live: HashSet<u32> = ids.iter().copied().collect();
+                for &(a, b, j) in &near.pairs {
+                    if live.contains(&a) && live.contains(&b) {
+                        clusters.restore_pair(a, b, j);
+                    }
+                }
+            }
+            None => missing = ids,
         }
+        // Versions the index gained without us (`lineage index`), or all of
+        // them the first time: compare them now, sets cached meanwhile.
+        let mut cache: HashMap<u32, Arc<[u64]>> = HashMap::new();
+        let mut rows = Vec::with_capacity(missing.len());
+        for (n, &id) in missing.iter().enumerate() {
+            let set: Arc<[u64]> = shingle_set(query::shingle_keys(ix, id)?).into();
+            let (sketch, pairs) = clusters.insert(id, &set, |o| match cache.get(&o) {
+                Some(s) => Ok(s.clone()),
+                None => query::shingle_keys(ix, o).map(|k| shingle_set(k).into()),
+            })?;
+            cache.insert(id, set);
+            rows.push((id, sketch, pairs));
+            self.rep
+                .progress("comparing documents", n as u64 + 1, missing.len() as u64);
+        }
+        drop(cache);
+        let ix = self.ix.as_mut().expect("index open");
+        if stored.is_none() {
+            ix.reset_near(&settings)?;
+        }
+        ix.put_near(&rows)?;
         self.clusters = clusters;
         self.table_history.clear();
         self.sample_table();
@@ -426,8 +465,12 @@ impl Live {
             self.clusters.remove(old);
         }
         if let Some(id) = id {
-            let keys = query::shingle_keys(self.ix(), id)?;
-            self.clusters.insert(id, keys);
+            let ix = self.ix.as_mut().expect("index open");
+            let set = shingle_set(query::shingle_keys(ix, id)?);
+            let (sketch, pairs) = self.clusters.insert(id, &set, |o| {
+                query::shingle_keys(ix, o).map(|k| shingle_set(k).into())
+            })?;
+            ix.put_near(&[(id, sketch, pairs)])?;
             self.live.insert(path.to_string(), id);
         }
         Ok(())

@@ -11,6 +11,7 @@
 
 mod checksum;
 mod lock;
+mod near;
 mod process;
 mod reconcile;
 mod replay;
@@ -24,6 +25,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub use near::{Near, NearRow};
 pub use reconcile::{Change, Report, plan};
 pub use schema::{Current, HistoryRow, SkipRow, Status};
 

@@ -11,6 +11,11 @@
 //! outcomes     (id PRIMARY KEY, shingles, selected, fresh_tokens, top_origin,
 //!               dominant_origin, origins BLOB, runs BLOB)
 //! skipped      (path PRIMARY KEY, reason, binary, size, mtime_ns)
+//! sketches     (id PRIMARY KEY, simhash)           -- 64-bit simhash of the
+//!                                                  -- k-shingle set (seed 004)
+//! near         (a, b, similarity)                  -- verified near-duplicate
+//!                                                  -- pairs, a < b; meta.near
+//!                                                  -- names their settings
 //! ```
 //!
 //! Writes go through one transaction per batch (the caller's), so a crash at
@@ -30,7 +35,7 @@ pub const FILE: &str = "index.db";
 /// Files SQLite keeps beside the database.
 pub const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 const DDL: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -66,6 +71,16 @@ CREATE TABLE skipped (
     binary   INTEGER NOT NULL,
     size     INTEGER,
     mtime_ns INTEGER
+) WITHOUT ROWID;
+CREATE TABLE sketches (
+    id      INTEGER PRIMARY KEY,
+    simhash INTEGER NOT NULL
+);
+CREATE TABLE near (
+    a          INTEGER NOT NULL,
+    b          INTEGER NOT NULL,
+    similarity REAL    NOT NULL,
+    PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
 ";
 

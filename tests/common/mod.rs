@@ -1,9 +1,12 @@
 //! Helpers shared by the end-to-end tests: temp folders and the binary.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
 
 /// A temp folder removed on drop.
 pub struct TempDir(pub PathBuf);
@@ -100,4 +103,63 @@ pub fn corpus(name: &str) -> PathBuf {
         .join(name);
     assert!(p.is_dir(), "test corpus {} is missing", p.display());
     p
+}
+
+/// `lineage watch ROOT --json` running, its lines parsed as they come.
+pub struct Watch {
+    pub child: Child,
+    lines: Receiver<serde_json::Value>,
+}
+
+impl Watch {
+    pub fn start(root: &std::path::Path, index: &std::path::Path, extra: &[&str]) -> Watch {
+        let home = root.parent().unwrap().join("home");
+        let mut child = command(
+            &home,
+            &["watch", root.to_str().unwrap(), "--json", "--index"],
+        )
+        .arg(index)
+        .args(["--debounce-ms", "100", "--rescan-secs", "1"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: serde_json::Value = serde_json::from_str(&line).expect("every line is JSON");
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        Watch { child, lines: rx }
+    }
+
+    /// The first line matching `want` within 10 s.
+    pub fn expect(
+        &self,
+        what: &str,
+        want: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(v) if want(&v) => return v,
+                Ok(_) => {}
+                Err(_) => panic!("no {what} within 10 s"),
+            }
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

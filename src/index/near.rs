@@ -1,0 +1,73 @@
+//! The near-duplicate state kept beside the document log: each version's
+//! simhash and the verified pairs, for the settings `meta.near` names, so a
+//! re-open need not compare every document again.
+
+use std::collections::HashMap;
+
+use rusqlite::params;
+
+use super::schema::{self, Db};
+use super::{Index, IndexError};
+
+/// Stored sketches and pairs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Near {
+    pub sketches: HashMap<u32, u64>,
+    /// (a, b, Jaccard), a < b.
+    pub pairs: Vec<(u32, u32, f64)>,
+}
+
+/// One version's sketch and the pairs it was found in.
+pub type NearRow = (u32, u64, Vec<(u32, u32, f64)>);
+
+impl Index {
+    /// The stored state, if it was computed with `settings`.
+    pub fn near(&self, settings: &str) -> Result<Option<Near>, IndexError> {
+        let db: &Db = &self.db;
+        if db.meta("near")?.as_deref() != Some(settings) {
+            return Ok(None);
+        }
+        let c = db.conn();
+        let mut near = Near::default();
+        let mut st = c.prepare("SELECT id, simhash FROM sketches")?;
+        for r in st.query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, i64>(1)?)))? {
+            let (id, s) = r?;
+            near.sketches.insert(id, s as u64);
+        }
+        let mut st = c.prepare("SELECT a, b, similarity FROM near")?;
+        for r in st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
+            near.pairs.push(r?);
+        }
+        Ok(Some(near))
+    }
+
+    /// Forget the stored state; what follows is for `settings`.
+    pub fn reset_near(&mut self, settings: &str) -> Result<(), IndexError> {
+        let tx = self.db.transaction()?;
+        tx.execute("DELETE FROM sketches", [])?;
+        tx.execute("DELETE FROM near", [])?;
+        schema::set_meta(&tx, "near", settings)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Record versions' sketches and pairs, in one transaction.
+    pub fn put_near(&mut self, rows: &[NearRow]) -> Result<(), IndexError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let tx = self.db.transaction()?;
+        {
+            let mut sk = tx.prepare_cached("INSERT OR REPLACE INTO sketches VALUES (?1, ?2)")?;
+            let mut pr = tx.prepare_cached("INSERT OR REPLACE INTO near VALUES (?1, ?2, ?3)")?;
+            for (id, sketch, pairs) in rows {
+                sk.execute(params![id, *sketch as i64])?;
+                for (a, b, j) in pairs {
+                    pr.execute(params![a, b, j])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
