@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::index::NearRow;
 use crate::similar::cluster::UnionFind;
 use crate::similar::exact::jaccard;
 use crate::similar::simhash::{self, MultiIndex, Sketch, multi};
@@ -46,14 +47,14 @@ impl Clusters {
     }
 
     /// Add live document `id` with its shingle `set` (see [`shingle_set`]),
-    /// verifying candidates against `set_of(other)`; returns its sketch and
-    /// the pairs it is in.
+    /// verifying candidates against `set_of(other)`; returns what the index
+    /// stores of it: its id, sketch and the pairs it is in.
     pub fn insert<E>(
         &mut self,
         id: u32,
         set: &[u64],
         mut set_of: impl FnMut(u32) -> Result<std::sync::Arc<[u64]>, E>,
-    ) -> Result<(u64, Vec<(u32, u32, f64)>), E> {
+    ) -> Result<NearRow, E> {
         self.remove(id);
         let s = sketch(set);
         let mut new = Vec::new();
@@ -70,7 +71,7 @@ impl Clusters {
             }
             self.index.insert(id, s);
         }
-        Ok((s, new))
+        Ok((id, s, new))
     }
 
     /// Add live document `id` with its stored sketch (pairs come with
@@ -238,7 +239,7 @@ mod tests {
         r.restore_pair(2, 0, j);
         assert_eq!(r.clusters().0, clusters);
         // A restored sketch is a candidate for new documents.
-        let (_, found) = r
+        let (_, _, found) = r
             .insert(3, &sets[0], |o| Ok::<_, ()>(sets[o as usize].clone()))
             .unwrap();
         assert_eq!(

@@ -289,12 +289,11 @@ impl Live {
         let mut rows = Vec::with_capacity(missing.len());
         for (n, &id) in missing.iter().enumerate() {
             let set: Arc<[u64]> = shingle_set(query::shingle_keys(ix, id)?).into();
-            let (sketch, pairs) = clusters.insert(id, &set, |o| match cache.get(&o) {
+            rows.push(clusters.insert(id, &set, |o| match cache.get(&o) {
                 Some(s) => Ok(s.clone()),
                 None => query::shingle_keys(ix, o).map(|k| shingle_set(k).into()),
-            })?;
+            })?);
             cache.insert(id, set);
-            rows.push((id, sketch, pairs));
             self.rep
                 .progress("comparing documents", n as u64 + 1, missing.len() as u64);
         }
@@ -467,10 +466,10 @@ impl Live {
         if let Some(id) = id {
             let ix = self.ix.as_mut().expect("index open");
             let set = shingle_set(query::shingle_keys(ix, id)?);
-            let (sketch, pairs) = self.clusters.insert(id, &set, |o| {
+            let row = self.clusters.insert(id, &set, |o| {
                 query::shingle_keys(ix, o).map(|k| shingle_set(k).into())
             })?;
-            ix.put_near(&[(id, sketch, pairs)])?;
+            ix.put_near(&[row])?;
             self.live.insert(path.to_string(), id);
         }
         Ok(())
