@@ -8,11 +8,18 @@ mod common;
 
 use common::{TempDir, Watch};
 
-/// Create inotify instances until the kernel refuses; closed on drop.
-struct Exhausted(Vec<i32>);
+/// Create inotify instances until the kernel refuses; closed on drop. One
+/// at a time: the tests of this file would take each other's instances.
+struct Exhausted(
+    Vec<i32>,
+    #[allow(dead_code)] std::sync::MutexGuard<'static, ()>,
+);
+
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Exhausted {
     fn new() -> Exhausted {
+        let guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let mut fds = Vec::new();
         for _ in 0..100_000 {
             // SAFETY: inotify_init1 takes flags and returns a new fd or -1.
@@ -22,7 +29,7 @@ impl Exhausted {
             }
             fds.push(fd);
         }
-        Exhausted(fds)
+        Exhausted(fds, guard)
     }
 }
 
@@ -35,16 +42,22 @@ impl Drop for Exhausted {
     }
 }
 
-#[test]
-fn without_inotify_watch_rescans_on_a_timer_and_says_so() {
-    // Only a small per-user limit can be used up from here (a large one
-    // meets this process's file limit first, which `lineage` does not share).
+/// Only a small per-user limit can be used up from here (a large one meets
+/// this process's file limit first, which `lineage` does not share).
+fn can_exhaust() -> bool {
     let max: usize = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_instances")
         .ok()
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(usize::MAX);
     if max > 512 {
         eprintln!("max_user_instances is {max}: cannot exhaust it, test not run");
+    }
+    max <= 512
+}
+
+#[test]
+fn without_inotify_watch_rescans_on_a_timer_and_says_so() {
+    if !can_exhaust() {
         return;
     }
     let dir = TempDir::new("fallback");
@@ -68,4 +81,61 @@ fn without_inotify_watch_rescans_on_a_timer_and_says_so() {
     std::fs::write(root.join("b.md"), "the second page of the folder").unwrap();
     w.expect("b.md", |v| v["event"] == "version" && v["path"] == "b.md");
     drop(limit);
+}
+
+#[test]
+fn timed_rescans_wait_for_a_file_being_written() {
+    if !can_exhaust() {
+        return;
+    }
+    let dir = TempDir::new("settle");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.md"), "the first page of the folder").unwrap();
+    let limit = Exhausted::new();
+    // Rescans every second; a file is settled 2.5 s after its last write.
+    let w = Watch::start(&root, &dir.path().join("index"), &["--debounce-ms", "2500"]);
+    w.expect("the fallback", |v| v["event"] == "error");
+    w.expect("a.md", |v| v["event"] == "version" && v["path"] == "a.md");
+    // Half a page, a pause spanning rescan ticks, then the rest.
+    let page = root.join("slow.md");
+    std::fs::write(&page, "words written first ".repeat(20)).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1600));
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&page)
+        .unwrap();
+    std::io::Write::write_all(&mut f, "words written later ".repeat(20).as_bytes()).unwrap();
+    drop(f);
+    let v = w.expect("slow.md", |v| {
+        v["event"] == "version" && v["path"] == "slow.md"
+    });
+    assert_eq!(v["version"], 1, "{v}");
+    // Recorded once, whole: 120 tokens, none of them half a page.
+    let (home, index) = (
+        root.parent().unwrap().join("home"),
+        dir.path().join("index"),
+    );
+    drop(w);
+    drop(limit);
+    let out = common::run(
+        &home,
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--json",
+            "--documents",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let slow: Vec<_> = v["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == "slow.md")
+        .collect();
+    assert_eq!(slow.len(), 1, "{slow:?}");
+    assert_eq!(slow[0]["tokens"], 120);
 }

@@ -126,7 +126,21 @@ struct Live {
     dirty: bool,
     watching: Watching,
     shadow: Option<(u64, Arc<AtomicBool>)>,
+    /// Timed rescans put off in a row (see [`SETTLE_TICKS`]).
+    settling: u32,
     rep: Reporter,
+}
+
+/// Timed rescans put off at most this many times in a row for files still
+/// being written.
+const SETTLE_TICKS: u32 = 5;
+
+/// Whether a file of `walk` was modified less than `window` ago.
+fn unsettled(walk: &source::Walk, window: Duration) -> bool {
+    let now = SystemTime::now();
+    walk.files
+        .iter()
+        .any(|f| now.duration_since(f.mtime).is_ok_and(|age| age < window))
 }
 
 /// The engine thread's body.
@@ -228,6 +242,7 @@ impl Live {
             dirty: true,
             watching: Watching::Starting,
             shadow: None,
+            settling: 0,
             rep,
         };
         live.load()?;
@@ -400,7 +415,22 @@ impl Live {
                 &mut self.rep,
             ),
             None => match source::walk_with(&root, &self.filter, cfg.walk_options()) {
-                Ok(walk) => ix.sync(walk, cfg.max_file_size.0, cfg.order, &mut self.rep),
+                // Timed rescans have no event telling that a write ended: a
+                // file modified within the debounce window may be half
+                // written, so the whole rescan waits for the next tick (a few
+                // times at most: a file written without pause still gets in).
+                Ok(walk)
+                    if matches!(self.watching, Watching::Rescanning(_))
+                        && self.settling < SETTLE_TICKS
+                        && unsettled(&walk, Duration::from_millis(cfg.watch.debounce_ms)) =>
+                {
+                    self.settling += 1;
+                    return false;
+                }
+                Ok(walk) => {
+                    self.settling = 0;
+                    ix.sync(walk, cfg.max_file_size.0, cfg.order, &mut self.rep)
+                }
                 Err(e) => {
                     self.rep.error(e.to_string());
                     return true;

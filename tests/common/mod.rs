@@ -119,7 +119,12 @@ impl Watch {
             &["watch", root.to_str().unwrap(), "--json", "--index"],
         )
         .arg(index)
-        .args(["--debounce-ms", "100", "--rescan-secs", "1"])
+        .args(if extra.contains(&"--debounce-ms") {
+            &[][..]
+        } else {
+            &["--debounce-ms", "100"][..]
+        })
+        .args(["--rescan-secs", "1"])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
