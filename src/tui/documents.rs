@@ -108,8 +108,9 @@ impl DocList {
 
     pub fn set_docs(&mut self, docs: Arc<[DocRow]>, height: usize) {
         if !Arc::ptr_eq(&docs, &self.docs) {
+            let keep = self.selected_id();
             self.docs = docs;
-            self.refresh(None, height);
+            self.refresh(None, keep, height);
         }
     }
 
@@ -120,17 +121,19 @@ impl DocList {
         // Typing on extends the pattern: its matches are among the current
         // rows (a subsequence of the longer pattern is one of the shorter).
         let narrow = filter.starts_with(self.filter.as_str());
+        let keep = self.selected_id();
         self.filter = filter.to_string();
         let candidates = narrow.then(|| std::mem::take(&mut self.view));
-        self.refresh(candidates, height);
+        self.refresh(candidates, keep, height);
     }
 
     pub fn set_sort(&mut self, sort: SortKey, reverse: bool, height: usize) {
         if (sort, reverse) != (self.sort, self.reverse) {
+            let keep = self.selected_id();
             self.sort = sort;
             self.reverse = reverse;
             let rows = std::mem::take(&mut self.view);
-            self.refresh(Some(rows), height);
+            self.refresh(Some(rows), keep, height);
         }
     }
 
@@ -138,10 +141,13 @@ impl DocList {
         self.cursor.apply(m, self.view.len(), height);
     }
 
+    fn selected_id(&self) -> Option<u32> {
+        self.selected().map(|d| d.id)
+    }
+
     /// Recompute the rows from `candidates` (indices into `docs`; all when
-    /// None), keeping the selected document selected if it still shows.
-    fn refresh(&mut self, candidates: Option<Vec<u32>>, height: usize) {
-        let keep = self.selected().map(|d| d.id);
+    /// None), keeping document `keep` selected if it still shows.
+    fn refresh(&mut self, candidates: Option<Vec<u32>>, keep: Option<u32>, height: usize) {
         let docs = &self.docs;
         let mut view = candidates.unwrap_or_else(|| (0..docs.len() as u32).collect());
         if !self.filter.is_empty() {

@@ -83,7 +83,7 @@ pub struct TablePane {
 pub fn table(body: Rect) -> TablePane {
     let [top, fill] = Layout::vertical([Constraint::Length(12), Constraint::Min(0)]).areas(body);
     let [counters, sparks] =
-        Layout::horizontal([Constraint::Length(36), Constraint::Min(0)]).areas(top);
+        Layout::horizontal([Constraint::Length(40), Constraint::Min(0)]).areas(top);
     let [hits, evictions] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(sparks);
     TablePane {

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, fit_left, styled_line, token_bytes};
+use super::{block, fit_path, styled_line, token_bytes};
 use crate::engine::Side;
 use crate::tui::app::App;
 use crate::tui::layout;
@@ -41,7 +41,7 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let room = w.saturating_sub(head.chars().count());
             let line = Line::from(vec![
                 Span::raw(head),
-                Span::styled(fit_left(&first, room), theme.muted),
+                Span::styled(fit_path(&first, room), theme.muted),
             ]);
             if i == st.list.selected {
                 line.style(theme.selected)
@@ -71,9 +71,9 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let (a, b, sim) = pairs[i];
             let line = Line::from(vec![
                 Span::styled(format!("{sim:.3} "), theme.key),
-                Span::raw(fit_left(&path(a), room)),
+                Span::raw(fit_path(&path(a), room)),
                 Span::styled(" ↔ ", theme.muted),
-                Span::raw(fit_left(&path(b), room)),
+                Span::raw(fit_path(&path(b), room)),
             ]);
             if i == st.pairs.selected && st.on_pairs {
                 line.style(theme.selected)

@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
 
-use super::{block, count, fit_left};
+use super::{block, count, fit_path};
 use crate::tui::app::{App, Input};
 use crate::tui::layout;
 use crate::tui::theme::Theme;
@@ -44,7 +44,7 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         let d = docs.row(i);
         let origin = match (&d.dominant_path, d.dominant_origin) {
             (_, Some(o)) if o == d.id => Span::styled("(itself)", theme.muted),
-            (Some(p), _) => Span::raw(fit_left(p, origin_w as usize)),
+            (Some(p), _) => Span::raw(fit_path(p, origin_w as usize)),
             (None, _) => Span::styled("—", theme.muted),
         };
         let version = if d.version > 1 {
@@ -52,7 +52,7 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         } else {
             String::new()
         };
-        let path = fit_left(&d.path, (path_w as usize).saturating_sub(version.len()));
+        let path = fit_path(&d.path, (path_w as usize).saturating_sub(version.len()));
         let row = Row::new([
             Cell::from(Line::from(vec![
                 Span::raw(path),
@@ -72,9 +72,14 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             row
         }
     });
-    let header = Row::new(
-        ["path", "tokens", "fresh %", "dominant origin", "cluster"].map(|h| Cell::from(h)),
-    )
+    let right = |h: &'static str| Cell::from(Line::from(h).right_aligned());
+    let header = Row::new([
+        Cell::from("path"),
+        right("tokens"),
+        right("fresh %"),
+        Cell::from("dominant origin"),
+        right("cluster"),
+    ])
     .style(theme.header);
     let table = Table::new(
         rows,

@@ -61,9 +61,9 @@ pub fn count(n: u64) -> String {
     out
 }
 
-/// `s` cut to `width` columns from the left (`…tail`), as paths are best
-/// recognised by their end.
-pub fn fit_left(s: &str, width: usize) -> String {
+/// A path cut to `width` columns in the middle: its first folder and its
+/// end, which tell paths apart best (`v1/…ation.md`), or only its end.
+pub fn fit_path(s: &str, width: usize) -> String {
     let n = s.chars().count();
     if n <= width {
         return s.to_string();
@@ -71,8 +71,13 @@ pub fn fit_left(s: &str, width: usize) -> String {
     if width == 0 {
         return String::new();
     }
-    let tail: String = s.chars().skip(n - (width - 1)).collect();
-    format!("…{tail}")
+    let tail = |k: usize| s.chars().skip(n - k).collect::<String>();
+    match s.split_once('/') {
+        Some((head, _)) if !head.is_empty() && head.chars().count() + 2 + 6 <= width => {
+            format!("{head}/…{}", tail(width - head.chars().count() - 2))
+        }
+        _ => format!("…{}", tail(width - 1)),
+    }
 }
 
 /// The byte range of tokens `start..end` in a text with token `spans`.
@@ -132,8 +137,9 @@ mod tests {
         assert_eq!(count(0), "0");
         assert_eq!(count(1234567), "1,234,567");
         assert_eq!(count(100), "100");
-        assert_eq!(fit_left("v1/guide/install.md", 10), "…nstall.md");
-        assert_eq!(fit_left("faq.md", 10), "faq.md");
+        assert_eq!(fit_path("v1/guide/install.md", 10), "v1/…all.md");
+        assert_eq!(fit_path("v1/guide/install.md", 7), "…all.md");
+        assert_eq!(fit_path("faq.md", 10), "faq.md");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, fit_left, styled_line, token_bytes};
+use super::{block, fit_path, styled_line, token_bytes};
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::theme::Theme;
@@ -71,23 +71,23 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     );
 
     let w = layout::inner(legend_area).width as usize;
+    // Two lines an origin: its colour and share, then its path.
     let legend: Vec<Line> = view
         .legend
         .iter()
-        .map(|e| {
-            let (swatch, path) = if e.origin == view.id {
-                (Span::styled("  ", theme.base), "new text".to_string())
+        .flat_map(|e| {
+            let (style, path) = if e.origin == view.id {
+                (theme.base, "new text".to_string())
             } else {
-                let p = format!("{} v{}", e.path, e.version);
-                (Span::styled("  ", theme.origin(e.origin)), p)
+                (theme.origin(e.origin), format!("{} v{}", e.path, e.version))
             };
-            let share = format!(" {:>5.1}% ", e.percent);
-            let room = w.saturating_sub(share.chars().count() + 2);
-            Line::from(vec![
-                swatch,
-                Span::raw(share),
-                Span::raw(fit_left(&path, room)),
-            ])
+            [
+                Line::from(vec![
+                    Span::styled("    ", style),
+                    Span::raw(format!(" {:.1}%", e.percent)),
+                ]),
+                Line::from(format!(" {}", fit_path(&path, w.saturating_sub(1)))),
+            ]
         })
         .collect();
     f.render_widget(

@@ -2,80 +2,86 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use super::{block, count, fit_left};
+use super::{block, count, fit_path};
 use crate::engine::Watching;
 use crate::tui::app::{App, Input, TABS, Tab};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::Theme;
 
-/// Root, documents, versions, indexing, table, live settings, watch mode.
+/// Root, documents, versions, indexing, table, live settings, watch mode;
+/// on a narrow terminal the least telling parts are left out.
 pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
-    let sep = || Span::styled(" │ ", theme.muted);
-    let mut spans = vec![Span::styled(" lineage", theme.title)];
+    // (importance, text, style): 0 always shows, higher goes first.
+    let mut parts: Vec<(u8, String, Style)> = vec![(6, "lineage".into(), theme.title)];
     if let Some(e) = &app.fatal {
-        spans.push(sep());
-        spans.push(Span::styled(format!("stopped: {e}"), theme.error));
+        parts.push((0, format!("stopped: {e}"), theme.error));
     }
     match &app.snapshot {
-        None if app.fatal.is_none() => {
-            spans.push(sep());
-            spans.push(Span::styled("starting…", theme.muted));
-        }
+        None if app.fatal.is_none() => parts.push((0, "starting…".into(), theme.muted)),
         None => {}
         Some(s) => {
             let p = &s.params;
             let root = s.root.display().to_string();
-            spans.push(sep());
-            spans.push(Span::raw(fit_left(&root, (area.width / 4) as usize)));
-            spans.push(sep());
-            spans.push(Span::raw(format!(
-                "{} docs",
-                count(s.documents.len() as u64)
-            )));
-            spans.push(Span::styled(
-                format!(" {} versions", count(s.versions)),
-                theme.muted,
+            parts.push((
+                1,
+                fit_path(&root, (area.width / 4).max(12) as usize),
+                theme.base,
             ));
+            parts.push((
+                1,
+                format!("{} docs", count(s.documents.len() as u64)),
+                theme.base,
+            ));
+            parts.push((5, format!("{} versions", count(s.versions)), theme.muted));
             if let Some(pr) = &s.progress {
-                spans.push(sep());
                 let pct = pr.done as f64 * 100.0 / pr.total.max(1) as f64;
-                spans.push(Span::styled(
-                    format!(
-                        "{} {}/{} ({pct:.0}%)",
-                        pr.what,
-                        count(pr.done),
-                        count(pr.total)
-                    ),
-                    theme.warning,
-                ));
+                let text = format!(
+                    "{} {}/{} ({pct:.0}%)",
+                    pr.what,
+                    count(pr.done),
+                    count(pr.total)
+                );
+                parts.push((0, text, theme.warning));
             }
-            spans.push(sep());
-            spans.push(Span::raw(match s.table.capacity {
+            let table = match s.table.capacity {
                 Some(c) => format!(
-                    "table {:.1}% of {}",
+                    "table {:.0}% of {}",
                     s.table.occupied as f64 * 100.0 / c.max(1) as f64,
                     p.table_size
                 ),
                 None => format!("table {} entries", count(s.table.occupied)),
-            }));
-            spans.push(sep());
-            spans.push(Span::raw(format!(
-                "{} {} {} k={}",
-                p.selector, p.eviction, p.estimation, p.k
-            )));
-            spans.push(sep());
-            spans.push(match &s.watching {
-                Watching::Starting => Span::styled("starting", theme.muted),
-                Watching::Events => Span::styled("watching", theme.good),
-                Watching::Polling => Span::styled("polling", theme.good),
-                Watching::Rescanning(why) => {
-                    Span::styled(format!("rescanning ({why})"), theme.warning)
-                }
+            };
+            parts.push((3, table, theme.base));
+            let live = format!("{} {} {} k={}", p.selector, p.eviction, p.estimation, p.k);
+            parts.push((4, live, theme.base));
+            parts.push(match &s.watching {
+                Watching::Starting => (2, "starting".into(), theme.muted),
+                Watching::Events => (2, "watching".into(), theme.good),
+                Watching::Polling => (2, "polling".into(), theme.good),
+                Watching::Rescanning(why) => (2, format!("rescanning ({why})"), theme.warning),
             });
         }
+    }
+    let width = |parts: &[(u8, String, Style)]| -> usize {
+        parts.iter().map(|p| p.1.chars().count() + 3).sum::<usize>()
+    };
+    while width(&parts) > area.width as usize {
+        let Some(least) = (0..parts.len())
+            .filter(|&i| parts[i].0 > 0)
+            .max_by_key(|&i| parts[i].0)
+        else {
+            break;
+        };
+        parts.remove(least);
+    }
+    let mut spans = Vec::new();
+    for (i, (_, text, style)) in parts.into_iter().enumerate() {
+        spans.push(Span::styled(if i == 0 { " " } else { " │ " }, theme.muted));
+        spans.push(Span::styled(text, style));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -177,32 +183,48 @@ pub fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Every binding, from the keymap, over the middle of the screen.
+/// Every binding, from the keymap, over the middle of the screen; in two
+/// columns when one does not fit.
 pub fn help(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let rows = app.keymap.help();
     let keys_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
-    let lines: Vec<Line> = rows
-        .iter()
-        .map(|(keys, what)| {
-            Line::from(vec![
-                Span::styled(format!(" {keys:>keys_w$} "), theme.key),
-                Span::raw(format!(" {what}")),
-            ])
+    let what_w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+    let cell = |(keys, what): &(String, &str)| {
+        vec![
+            Span::styled(format!(" {keys:>keys_w$} "), theme.key),
+            Span::raw(format!(" {what:<what_w$} ")),
+        ]
+    };
+    let fits = rows.len() + 2 <= area.height as usize;
+    let per_column = if fits {
+        rows.len()
+    } else {
+        rows.len().div_ceil(2)
+    };
+    let lines: Vec<Line> = (0..per_column)
+        .map(|i| {
+            let mut spans = cell(&rows[i]);
+            if let Some(r) = rows.get(i + per_column).filter(|_| !fits) {
+                spans.extend(cell(r));
+            }
+            Line::from(spans)
         })
         .collect();
-    let w = (keys_w as u16 + 36).min(area.width);
-    let h = (lines.len() as u16 + 2).min(area.height);
-    let [popup] = Layout::horizontal([Constraint::Length(w)])
+    let columns = if fits { 1 } else { 2 };
+    let w = ((keys_w + what_w + 4) * columns + 2) as u16;
+    let [popup] = Layout::horizontal([Constraint::Length(w.min(area.width))])
         .flex(Flex::Center)
         .areas(area);
+    let h = (lines.len() as u16 + 2).min(area.height);
     let [popup] = Layout::vertical([Constraint::Length(h)])
         .flex(Flex::Center)
         .areas(popup);
     f.render_widget(Clear, popup);
+    let k = |a| app.keymap.first(a);
     let title = format!(
         " Keys ({} or {} to close) ",
-        app.keymap.first(Action::Help),
-        app.keymap.first(Action::Back)
+        k(Action::Help),
+        k(Action::Back)
     );
     f.render_widget(
         Paragraph::new(lines)

@@ -106,10 +106,11 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     }
 }
 
+/// A run's settings, the selector and size (what sweeps vary) first.
 fn settings(p: &Params) -> String {
     format!(
         "{} {} {} {} T={} k={}",
-        p.table_size, p.selector, p.eviction, p.estimation, p.bridge_limit, p.k
+        p.selector, p.table_size, p.eviction, p.estimation, p.bridge_limit, p.k
     )
 }
 
@@ -127,7 +128,10 @@ fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
             "evictions",
             "s",
         ]
-        .map(Cell::from),
+        .map(|h| match h {
+            "" | "settings" => Cell::from(h),
+            _ => Cell::from(Line::from(h).right_aligned()),
+        }),
     )
     .style(theme.header);
     let rows = results.iter().zip(["live", "tuned"]).map(|(r, name)| {
@@ -146,13 +150,13 @@ fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
     });
     let widths = [
         Constraint::Length(5),
-        Constraint::Min(20),
+        Constraint::Min(12),
         Constraint::Length(6),
         Constraint::Length(6),
         Constraint::Length(6),
         Constraint::Length(7),
-        Constraint::Length(10),
-        Constraint::Length(10),
+        Constraint::Length(8),
+        Constraint::Length(9),
         Constraint::Length(5),
     ];
     f.render_widget(
