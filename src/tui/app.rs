@@ -89,6 +89,8 @@ pub struct App {
     pub tab: Tab,
     pub help: bool,
     pub input: Option<Input>,
+    /// A filter typed but not yet applied (see [`update_all`]).
+    pending_filter: Option<String>,
     pub docs: DocList,
     pub origin: OriginState,
     pub clusters: ClusterState,
@@ -108,6 +110,7 @@ impl App {
             tab: Tab::Documents,
             help: false,
             input: None,
+            pending_filter: None,
             docs: DocList::new(matcher),
             origin: OriginState::default(),
             clusters: ClusterState::default(),
@@ -158,15 +161,50 @@ impl App {
 
 /// Apply one message; return what to ask of the engine.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
+    update_all(app, std::iter::once(msg))
+}
+
+/// Apply messages received together. Keys typed into the filter in one batch
+/// filter the rows once, after the last of them (or before any other message).
+pub fn update_all(app: &mut App, msgs: impl IntoIterator<Item = Msg>) -> Vec<Command> {
     let mut out = Vec::new();
+    for msg in msgs {
+        if !typing_filter(app, &msg) {
+            settle(app);
+        }
+        apply(app, msg, &mut out);
+    }
+    settle(app);
+    out
+}
+
+fn typing_filter(app: &App, msg: &Msg) -> bool {
+    let typed = |k: &KeyEvent| {
+        matches!(k.code, KeyCode::Char(_) | KeyCode::Backspace)
+            && !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    };
+    matches!(app.input, Some(Input::Filter(_)))
+        && matches!(msg, Msg::Input(Event::Key(k)) if typed(k))
+}
+
+/// Filter the rows by the pattern typed so far.
+fn settle(app: &mut App) {
+    if let Some(pattern) = app.pending_filter.take() {
+        let h = app.docs_height();
+        app.docs.set_filter(&pattern, h);
+    }
+}
+
+fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
     match msg {
-        Msg::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => key(app, k, &mut out),
-        Msg::Input(Event::Mouse(m)) => mouse(app, m, &mut out),
+        Msg::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => key(app, k, out),
+        Msg::Input(Event::Mouse(m)) => mouse(app, m, out),
         Msg::Input(Event::Resize(w, h)) => resize(app, w, h),
         Msg::Input(_) => {}
         Msg::Engine(u) => engine(app, u),
     }
-    out
 }
 
 fn engine(app: &mut App, u: Update) {
@@ -278,8 +316,7 @@ fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
     match field {
         Some(f) => Some(Input::Field(f, text)),
         None => {
-            let h = app.docs_height();
-            app.docs.set_filter(&text, h);
+            app.pending_filter = Some(text.clone());
             Some(Input::Filter(text))
         }
     }

@@ -5,6 +5,8 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use super::filter::Matcher;
 use super::scroll::{Cursor, Move};
 use crate::engine::DocRow;
@@ -110,7 +112,7 @@ impl DocList {
         if !Arc::ptr_eq(&docs, &self.docs) {
             let keep = self.selected_id();
             self.docs = docs;
-            self.refresh(None, keep, height);
+            self.refresh(None, false, keep, height);
         }
     }
 
@@ -123,8 +125,9 @@ impl DocList {
         let narrow = filter.starts_with(self.filter.as_str());
         let keep = self.selected_id();
         self.filter = filter.to_string();
+        // Filtering keeps the order, so narrowed rows need no sort.
         let candidates = narrow.then(|| std::mem::take(&mut self.view));
-        self.refresh(candidates, keep, height);
+        self.refresh(candidates, narrow, keep, height);
     }
 
     pub fn set_sort(&mut self, sort: SortKey, reverse: bool, height: usize) {
@@ -133,7 +136,7 @@ impl DocList {
             self.sort = sort;
             self.reverse = reverse;
             let rows = std::mem::take(&mut self.view);
-            self.refresh(Some(rows), keep, height);
+            self.refresh(Some(rows), false, keep, height);
         }
     }
 
@@ -146,20 +149,33 @@ impl DocList {
     }
 
     /// Recompute the rows from `candidates` (indices into `docs`; all when
-    /// None), keeping document `keep` selected if it still shows.
-    fn refresh(&mut self, candidates: Option<Vec<u32>>, keep: Option<u32>, height: usize) {
+    /// None; already in order when `sorted`), keeping document `keep`
+    /// selected if it still shows.
+    fn refresh(
+        &mut self,
+        candidates: Option<Vec<u32>>,
+        sorted: bool,
+        keep: Option<u32>,
+        height: usize,
+    ) {
         let docs = &self.docs;
         let mut view = candidates.unwrap_or_else(|| (0..docs.len() as u32).collect());
         if !self.filter.is_empty() {
-            let m = &self.matcher;
-            view.retain(|&i| m.score(&self.filter, &docs[i as usize].path).is_some());
+            let (m, pattern) = (&self.matcher, self.filter.as_str());
+            view = view
+                .into_par_iter()
+                .filter(|&i| m.score(pattern, &docs[i as usize].path).is_some())
+                .collect();
         }
-        let (sort, reverse) = (self.sort, self.reverse);
-        view.sort_unstable_by(|&a, &b| {
-            let o = sort.cmp(&docs[a as usize], &docs[b as usize]);
-            if reverse { o.reverse() } else { o }
-        });
+        if !sorted {
+            let (sort, reverse) = (self.sort, self.reverse);
+            view.par_sort_unstable_by(|&a, &b| {
+                let o = sort.cmp(&docs[a as usize], &docs[b as usize]);
+                if reverse { o.reverse() } else { o }
+            });
+        }
         self.view = view;
+        let docs = &self.docs;
         if let Some(pos) =
             keep.and_then(|id| self.view.iter().position(|&i| docs[i as usize].id == id))
         {

@@ -3,7 +3,7 @@
 //!
 //! Three kinds of threads meet in one channel: the input thread forwards
 //! terminal events, the engine publishes updates, and the UI loop blocks on
-//! the channel, applies everything pending with [`app::update`] (which
+//! the channel, applies everything pending with [`app::update_all`] (which
 //! returns the commands to send the engine) and draws at most ~60 times a
 //! second. It never waits on the engine.
 
@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event;
 
-pub use app::{App, Msg, update};
+pub use app::{App, Msg, update, update_all};
 
 use crate::engine::{Engine, Options};
 
@@ -113,14 +113,13 @@ fn ui_loop(
                 Err(_) => return Ok(()),
             }
         };
-        for msg in first
+        let batch: Vec<Msg> = first
             .into_iter()
             .chain(std::iter::from_fn(|| rx.try_recv().ok()))
-        {
-            for c in update(app, msg) {
-                engine.send(c);
-            }
-            dirty = true;
+            .collect();
+        dirty |= !batch.is_empty();
+        for c in update_all(app, batch) {
+            engine.send(c);
         }
         if app.quit {
             return Ok(());

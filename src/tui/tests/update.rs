@@ -493,3 +493,30 @@ fn a_resize_re_wraps_the_text_keeping_its_place() {
     let line = &a.origin.lines[a.origin.scroll];
     assert!(line.start <= top && top <= line.end);
 }
+
+#[test]
+fn keys_typed_in_one_batch_filter_once_and_later_keys_see_the_result() {
+    use ratatui::crossterm::event::KeyEvent;
+    let mut a = app(80, 24);
+    let k = |c| Msg::Input(Event::Key(KeyEvent::new(c, KeyModifiers::NONE)));
+    let batch = vec![
+        k(KeyCode::Char('/')),
+        k(KeyCode::Char('i')),
+        k(KeyCode::Char('n')),
+        k(KeyCode::Char('s')),
+        k(KeyCode::Char('t')),
+        k(KeyCode::Enter),
+        k(KeyCode::Down),
+        k(KeyCode::Enter),
+    ];
+    let out = crate::tui::update_all(&mut a, batch);
+    assert_eq!(a.docs.filter(), "inst");
+    // The second row of the filtered list: v2/installation.md.
+    assert_eq!(
+        out,
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+}
