@@ -25,6 +25,9 @@ use crate::engine::{Command, DocRow, EventKind, Snapshot, Update};
 pub enum Msg {
     Input(Event),
     Engine(Update),
+    /// Nothing happened, but look again (the input thread's wake-up after a
+    /// panic elsewhere restored the terminal).
+    Tick,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,6 +207,7 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
         Msg::Input(Event::Resize(w, h)) => resize(app, w, h),
         Msg::Input(_) => {}
         Msg::Engine(u) => engine(app, u),
+        Msg::Tick => {}
     }
 }
 
@@ -227,6 +231,7 @@ fn engine(app: &mut App, u: Update) {
 fn snapshot(app: &mut App, s: Arc<Snapshot>) {
     if !app.tune.filled {
         app.tune.fill(&s.params);
+        app.tune.filled = true;
     }
     let h = app.docs_height();
     app.docs.set_docs(s.documents.clone(), h);

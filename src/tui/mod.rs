@@ -56,6 +56,8 @@ pub fn run(opts: Options) -> Result<(), String> {
         size.width,
         size.height,
     );
+    // The configured settings until the engine reports the live ones.
+    app.tune.fill(&opts.config.params());
 
     let (tx, rx) = mpsc::channel::<Msg>();
     let stop = Arc::new(AtomicBool::new(false));
@@ -124,12 +126,20 @@ fn ui_loop(
         if app.quit {
             return Ok(());
         }
+        if !terminal::active() {
+            return Err("stopped after a panic (its message is above)".into());
+        }
     }
 }
 
-/// Forward terminal events until told to stop (polling, so it notices).
+/// Forward terminal events until told to stop (polling, so it notices), or
+/// until a panic restored the terminal (then wake the UI loop to stop).
 fn read_input(tx: mpsc::Sender<Msg>, stop: Arc<AtomicBool>) {
     while !stop.load(Ordering::SeqCst) {
+        if !terminal::active() {
+            let _ = tx.send(Msg::Tick);
+            return;
+        }
         match event::poll(Duration::from_millis(100)) {
             Ok(true) => match event::read() {
                 Ok(e) => {

@@ -1,6 +1,7 @@
 //! Entering and leaving the full-screen terminal. The terminal is restored on
-//! every way out: a normal return, an error (the guard's drop), a panic (the
-//! hook, before the previous hook prints the message on the normal screen).
+//! every way out: a normal return, an error (the guard's drop), a panic on
+//! any thread (the hook, before the previous hook prints the message on the
+//! normal screen; the UI loop then stops, see [`active`]).
 
 use std::io::{self, Stdout};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,6 +50,12 @@ pub fn enter() -> Result<Guard, String> {
             Err(format!("cannot set up the terminal: {e}"))
         }
     }
+}
+
+/// Whether the terminal is still in full-screen mode: false once a panic on
+/// any thread restored it, after which the UI must stop drawing.
+pub fn active() -> bool {
+    ACTIVE.load(Ordering::SeqCst)
 }
 
 /// Leave full-screen mode; errors are ignored, as there is nothing better

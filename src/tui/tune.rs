@@ -76,7 +76,8 @@ pub struct TuneState {
     pub focus: usize,
     /// Why the form does not parse, or why a run could not start.
     pub error: Option<String>,
-    /// The form was filled from live settings (done once, on the first snapshot).
+    /// The form holds the live settings or edits (the first snapshot fills
+    /// it unless the user got there first; later ones leave it alone).
     pub filled: bool,
     pub generation: u64,
     pub kind: Option<RunKind>,
@@ -98,7 +99,6 @@ impl TuneState {
             p.bridge_limit.to_string(),
             p.k.to_string(),
         ];
-        self.filled = true;
     }
 
     pub fn field(&self) -> Field {
@@ -125,12 +125,14 @@ impl TuneState {
             let n = choices.len() as isize;
             let next = (at as isize + d).rem_euclid(n) as usize;
             self.values[f as usize] = choices[next].to_string();
+            self.filled = true;
             self.error = self.tuned(&Params::default()).err();
         }
     }
 
     pub fn set(&mut self, f: Field, text: String) {
         self.values[f as usize] = text;
+        self.filled = true;
         self.error = self.tuned(&Params::default()).err();
     }
 
