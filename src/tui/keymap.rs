@@ -90,14 +90,13 @@ pub struct Key {
 }
 
 impl Key {
-    /// The key a terminal event stands for: `G` arrives as shift+`G`, and
-    /// shift-tab as `BackTab`, so shift is dropped there.
+    /// The key a terminal event stands for. Shift is dropped: `G` arrives as
+    /// shift+`G` and shift-tab as `BackTab`, so the key itself says it.
     pub fn from_event(e: &KeyEvent) -> Key {
-        let mut mods = e.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
-        if let KeyCode::F(_) | KeyCode::Up | KeyCode::Down = e.code {
-            mods |= e.modifiers & KeyModifiers::SHIFT;
+        Key {
+            code: e.code,
+            mods: e.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT),
         }
-        Key { code: e.code, mods }
     }
 
     /// Parse `q`, `G`, `ctrl-n`, `alt-x`, `enter`, `pagedown`, `f5`, …

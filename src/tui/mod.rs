@@ -11,6 +11,7 @@ pub mod app;
 pub mod clusters;
 pub mod documents;
 pub mod filter;
+pub mod input;
 pub mod keymap;
 pub mod layout;
 pub mod origin;
