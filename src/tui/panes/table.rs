@@ -124,10 +124,12 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         .chunks(per_bar)
         .map(|c| Bar::new(c.iter().sum::<u64>()).text_value(""))
         .collect();
+    // …and fewer levels than columns get wider bars.
+    let bar_width = (w / bars.len().max(1)).clamp(1, u16::MAX as usize) as u16;
     f.render_widget(
         BarChart::default()
             .data(BarGroup::new(bars))
-            .bar_width(1)
+            .bar_width(bar_width)
             .bar_gap(0)
             .bar_style(theme.bar)
             .block(block(theme, title, false)),
