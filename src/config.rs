@@ -91,6 +91,156 @@ pub struct Config {
     pub index_dir: String,
     pub sweep: SweepConfig,
     pub watch: WatchConfig,
+    pub tui: TuiConfig,
+    pub keys: KeysConfig,
+}
+
+/// The TUI's look (`lineage watch` without `--json`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TuiConfig {
+    #[serde(deserialize_with = "parsed")]
+    pub theme: ThemeName,
+}
+
+impl Default for TuiConfig {
+    fn default() -> TuiConfig {
+        TuiConfig {
+            theme: ThemeName::Dark,
+        }
+    }
+}
+
+/// Colours for a dark or a light terminal background.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThemeName {
+    Dark,
+    Light,
+}
+
+impl FromStr for ThemeName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ThemeName, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "dark" => Ok(ThemeName::Dark),
+            "light" => Ok(ThemeName::Light),
+            _ => Err(format!("unknown theme '{s}' (expected dark or light)")),
+        }
+    }
+}
+
+/// The TUI's key bindings: per action, its keys separated by spaces (`"q"`,
+/// `"down j"`, `"ctrl-n"`). The TUI checks the key names and that no key is
+/// bound twice.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KeysConfig {
+    pub quit: String,
+    pub help: String,
+    pub next_tab: String,
+    pub prev_tab: String,
+    pub documents: String,
+    pub origin: String,
+    pub clusters: String,
+    pub table: String,
+    pub tune: String,
+    pub events: String,
+    pub up: String,
+    pub down: String,
+    pub left: String,
+    pub right: String,
+    pub page_up: String,
+    pub page_down: String,
+    pub top: String,
+    pub bottom: String,
+    pub select: String,
+    pub back: String,
+    pub filter: String,
+    pub sort: String,
+    pub reverse: String,
+    pub exact: String,
+    pub next_block: String,
+    pub prev_block: String,
+    pub apply: String,
+    pub sweep: String,
+    pub adopt: String,
+    pub rescan: String,
+}
+
+impl KeysConfig {
+    /// (action name, its keys) for every action, in the order of the help.
+    pub fn bindings(&self) -> [(&'static str, &str); 30] {
+        [
+            ("quit", &self.quit),
+            ("help", &self.help),
+            ("next_tab", &self.next_tab),
+            ("prev_tab", &self.prev_tab),
+            ("documents", &self.documents),
+            ("origin", &self.origin),
+            ("clusters", &self.clusters),
+            ("table", &self.table),
+            ("tune", &self.tune),
+            ("events", &self.events),
+            ("up", &self.up),
+            ("down", &self.down),
+            ("left", &self.left),
+            ("right", &self.right),
+            ("page_up", &self.page_up),
+            ("page_down", &self.page_down),
+            ("top", &self.top),
+            ("bottom", &self.bottom),
+            ("select", &self.select),
+            ("back", &self.back),
+            ("filter", &self.filter),
+            ("sort", &self.sort),
+            ("reverse", &self.reverse),
+            ("exact", &self.exact),
+            ("next_block", &self.next_block),
+            ("prev_block", &self.prev_block),
+            ("apply", &self.apply),
+            ("sweep", &self.sweep),
+            ("adopt", &self.adopt),
+            ("rescan", &self.rescan),
+        ]
+    }
+}
+
+impl Default for KeysConfig {
+    fn default() -> KeysConfig {
+        let k = |s: &str| s.to_string();
+        KeysConfig {
+            quit: k("q"),
+            help: k("?"),
+            next_tab: k("tab"),
+            prev_tab: k("backtab"),
+            documents: k("1"),
+            origin: k("2"),
+            clusters: k("3"),
+            table: k("4"),
+            tune: k("5"),
+            events: k("6"),
+            up: k("up k"),
+            down: k("down j"),
+            left: k("left h"),
+            right: k("right l"),
+            page_up: k("pageup"),
+            page_down: k("pagedown space"),
+            top: k("home g"),
+            bottom: k("end G"),
+            select: k("enter"),
+            back: k("esc backspace"),
+            filter: k("/"),
+            sort: k("s"),
+            reverse: k("S"),
+            exact: k("x"),
+            next_block: k("n"),
+            prev_block: k("N"),
+            apply: k("a"),
+            sweep: k("w"),
+            adopt: k("A"),
+            rescan: k("r"),
+        }
+    }
 }
 
 /// How `lineage watch` notices changes.
@@ -157,6 +307,8 @@ impl Default for Config {
             index_dir: String::new(),
             sweep: SweepConfig::default(),
             watch: WatchConfig::default(),
+            tui: TuiConfig::default(),
+            keys: KeysConfig::default(),
         }
     }
 }
@@ -330,7 +482,11 @@ mod tests {
             "selectors",
             "evictions",
             "estimations",
-        ] {
+            "theme",
+        ]
+        .into_iter()
+        .chain(KeysConfig::default().bindings().map(|(name, _)| name))
+        {
             assert!(
                 example.lines().any(|l| l.starts_with(&format!("{key} ="))),
                 "{key} missing from config.example.toml"
@@ -370,5 +526,15 @@ mod tests {
                 .contains("fifo")
         );
         assert!(Config::from_toml("k = 0").is_err());
+        assert!(Config::from_toml("[tui]\ntheme = \"blue\"").is_err());
+        assert!(Config::from_toml("[keys]\nqiut = \"q\"").is_err());
+    }
+
+    #[test]
+    fn keys_and_theme_override_only_what_they_name() {
+        let c = Config::from_toml("[tui]\ntheme = \"light\"\n[keys]\nquit = \"ctrl-q\"\n").unwrap();
+        assert_eq!(c.tui.theme, ThemeName::Light);
+        assert_eq!(c.keys.quit, "ctrl-q");
+        assert_eq!(c.keys.help, KeysConfig::default().help);
     }
 }

@@ -1,7 +1,7 @@
 //! lineage: what in a folder of documents is copied from where.
 //!
 //! Layers only look down: `text` → `fingerprint` → `origin` → `source` → `index`
-//! → `cli`.
+//! → `cli`; `tui` (the only user of ratatui) draws the engine's state.
 //! The algorithms follow the seed papers; `../shared/ALGORITHMS.md` restates them
 //! and `../shared/spec/CONTRACT.md` fixes the definitions and the JSON interface.
 
@@ -15,3 +15,4 @@ pub mod origin;
 pub mod similar;
 pub mod source;
 pub mod text;
+pub mod tui;

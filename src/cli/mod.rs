@@ -51,7 +51,8 @@ enum Command {
     Pocket(pocket::PocketArgs),
     /// Bring the persistent index of a folder up to date, then exit.
     Index(index::IndexArgs),
-    /// Keep the index up to date as files change, printing each change.
+    /// Watch a folder: the full-screen view of documents, origins, clusters,
+    /// the table and tuning at a terminal; one line per change otherwise.
     Watch(watch::WatchArgs),
 }
 

@@ -1,7 +1,8 @@
 //! `lineage watch ROOT`: keep the folder's index up to date as files change,
 //! and say what each change did (with `--json`, CONTRACT §6: one object per
 //! line). Runs until interrupted; the index is consistent at every instant.
-//! The work is the engine's (`crate::engine`): this prints its events.
+//! The work is the engine's (`crate::engine`): at a terminal this opens the
+//! TUI (`crate::tui`); otherwise it prints the engine's events.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -20,7 +21,9 @@ use crate::index;
 pub(super) struct WatchArgs {
     #[command(flatten)]
     source: SourceArgs,
-    /// Print one JSON object per line (CONTRACT §6) instead of readable lines.
+    /// Print one JSON object per line (CONTRACT §6) instead of opening the
+    /// full-screen view (which opens only when stdin and stdout are a
+    /// terminal; otherwise readable lines are printed).
     #[arg(long)]
     json: bool,
     /// This root's index folder [default: as `lineage index`].
@@ -65,6 +68,10 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
         index_dir,
         config,
     };
+    // A person at a terminal gets the full-screen view; pipes and --json get lines.
+    if !args.json && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+        return crate::tui::run(opts).map_err(Fatal);
+    }
     let (tx, rx) = mpsc::channel();
     let _engine = Engine::start(opts, move |u| {
         let _ = tx.send(u);

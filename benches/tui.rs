@@ -1,0 +1,225 @@
+//! `cargo bench --bench tui`: the TUI's frame time with 100,000 documents
+//! (the whole screen, Documents pane, 120×40, into a test backend), and the
+//! cost of the Documents pane's filter as a pattern is typed and of taking a
+//! new snapshot. Medians (and 90th percentiles) over repeated runs; prints
+//! Markdown for BENCHMARKS.md.
+//!
+//! `LINEAGE_BENCH_DOCS=N` changes the number of documents.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use lineage::config::ThemeName;
+use lineage::engine::{DocRow, Snapshot, TableStats, Update, Watching};
+use lineage::origin::Params;
+use lineage::tui::filter::Fuzzy;
+use lineage::tui::keymap::Keymap;
+use lineage::tui::panes::draw;
+use lineage::tui::theme::Theme;
+use lineage::tui::{App, Msg, update, update_all};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+
+const W: u16 = 120;
+const H: u16 = 40;
+
+/// Median and 90th percentile of `samples`.
+fn spread(mut samples: Vec<Duration>) -> (Duration, Duration) {
+    samples.sort();
+    let n = samples.len();
+    (samples[n / 2], samples[(n * 9 / 10).min(n - 1)])
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+fn documents(n: usize, salt: usize) -> Arc<[DocRow]> {
+    (0..n)
+        .map(|i| DocRow {
+            id: i as u32,
+            path: format!(
+                "site/section-{:03}/topic-{:02}/page-{i:06}.md",
+                i % 997,
+                i % 61
+            ),
+            version: 1 + (i % 5 == 0) as u32,
+            tokens: ((i * 37 + salt) % 5000) as u32,
+            fresh_percent: ((i * 7919 + salt) % 1000) as f64 / 10.0,
+            dominant_origin: Some((i / 2) as u32),
+            dominant_path: Some(format!(
+                "site/section-{:03}/page-{:06}.md",
+                i / 2 % 997,
+                i / 2
+            )),
+            cluster: (i % 11 == 0).then_some((i / 11) as u32),
+            mtime_ns: ((i * 104_729) % 1_000_003) as i64,
+        })
+        .collect()
+}
+
+fn snapshot(docs: Arc<[DocRow]>, seq: u64) -> Snapshot {
+    Snapshot {
+        seq,
+        root: PathBuf::from("/srv/docs"),
+        params: Params::default(),
+        documents: docs,
+        clusters: Arc::from(Vec::new()),
+        table: TableStats::default(),
+        table_history: Arc::from(Vec::new()),
+        bucket_fill: Arc::from(Vec::new()),
+        events: Arc::from(Vec::new()),
+        versions: seq,
+        skipped: 0,
+        shingles: 0,
+        progress: None,
+        watching: Watching::Events,
+    }
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    update(
+        app,
+        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
+    );
+}
+
+fn main() {
+    let n: usize = std::env::var("LINEAGE_BENCH_DOCS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    println!(
+        "machine: {} cores; {n} documents, {W}×{H} test backend\n",
+        std::thread::available_parallelism().map_or(0, |c| c.get())
+    );
+    let theme = Theme::new(ThemeName::Dark, false);
+    let mut app = App::new(Keymap::default(), Box::new(Fuzzy::default()), W, H);
+    let docs = documents(n, 0);
+    let first = Instant::now();
+    update(
+        &mut app,
+        Msg::Engine(Update::Snapshot(Arc::new(snapshot(docs, 1)))),
+    );
+    let first = first.elapsed();
+    let mut term = Terminal::new(TestBackend::new(W, H)).unwrap();
+
+    // A frame after each move of the selection: the list scrolls, so every
+    // frame draws changed rows.
+    let mut frames = Vec::new();
+    for i in 0..400 {
+        key(
+            &mut app,
+            if i % 100 < 50 {
+                KeyCode::PageDown
+            } else {
+                KeyCode::Down
+            },
+        );
+        let t = Instant::now();
+        term.draw(|f| draw(&app, &theme, f)).unwrap();
+        frames.push(t.elapsed());
+    }
+    let (frame, frame90) = spread(frames);
+
+    // Typing a filter: each key narrows the rows before it.
+    let pattern = "sec42pg7";
+    let mut typed = Vec::new();
+    let mut keys = Vec::new();
+    for _ in 0..7 {
+        key(&mut app, KeyCode::Char('/'));
+        for c in pattern.chars() {
+            let t = Instant::now();
+            key(&mut app, KeyCode::Char(c));
+            keys.push(t.elapsed());
+        }
+        let t = Instant::now();
+        term.draw(|f| draw(&app, &theme, f)).unwrap();
+        typed.push(t.elapsed());
+        key(&mut app, KeyCode::Esc);
+    }
+    let matches = {
+        key(&mut app, KeyCode::Char('/'));
+        for c in pattern.chars() {
+            key(&mut app, KeyCode::Char(c));
+        }
+        app.docs.len()
+    };
+    // The same keys arriving in one batch (a fast typist, a paste): one filter.
+    let mut batches = Vec::new();
+    for _ in 0..7 {
+        let msgs: Vec<Msg> = std::iter::once('/')
+            .chain(pattern.chars())
+            .map(|c| {
+                Msg::Input(Event::Key(KeyEvent::new(
+                    KeyCode::Char(c),
+                    KeyModifiers::NONE,
+                )))
+            })
+            .collect();
+        let t = Instant::now();
+        update_all(&mut app, msgs);
+        batches.push(t.elapsed());
+        key(&mut app, KeyCode::Esc);
+    }
+    let (batch, _) = spread(batches);
+    let (per_key, per_key90) = spread(keys);
+    let (filtered_frame, _) = spread(typed);
+
+    // A new snapshot (new documents) under the filter: filter from scratch + sort.
+    let mut snaps = Vec::new();
+    for s in 0..9 {
+        let docs = documents(n, s + 1);
+        let t = Instant::now();
+        update(
+            &mut app,
+            Msg::Engine(Update::Snapshot(Arc::new(snapshot(docs, s as u64 + 2)))),
+        );
+        snaps.push(t.elapsed());
+    }
+    let (filtered_snap, _) = spread(snaps);
+    key(&mut app, KeyCode::Esc);
+    // … and without a filter, sorted by fresh %.
+    key(&mut app, KeyCode::Char('s'));
+    let mut snaps = Vec::new();
+    for s in 0..9 {
+        let docs = documents(n, s + 20);
+        let t = Instant::now();
+        update(
+            &mut app,
+            Msg::Engine(Update::Snapshot(Arc::new(snapshot(docs, s as u64 + 20)))),
+        );
+        snaps.push(t.elapsed());
+    }
+    let (sorted_snap, _) = spread(snaps);
+
+    println!("## TUI ({n} documents)\n");
+    println!("| measure | median | p90 |\n| --- | --- | --- |");
+    println!(
+        "| frame: whole screen, Documents pane, {W}×{H}, selection moving | **{}** | {} |",
+        ms(frame),
+        ms(frame90)
+    );
+    println!("| frame with a filter shown | {} | |", ms(filtered_frame));
+    println!(
+        "| filter: one typed key of `{pattern}` (narrows the rows before it; {matches} match) | {} | {} |",
+        ms(per_key),
+        ms(per_key90)
+    );
+    println!(
+        "| filter: the {} keys `/{pattern}` in one batch (filtered once) | {} | |",
+        pattern.len() + 1,
+        ms(batch)
+    );
+    println!(
+        "| new snapshot under the filter (filter all + sort by path) | {} | |",
+        ms(filtered_snap)
+    );
+    println!(
+        "| new snapshot, no filter, sorted by fresh % | {} | |",
+        ms(sorted_snap)
+    );
+    println!("| first snapshot (sort by path) | {} | |", ms(first));
+}

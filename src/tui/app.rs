@@ -1,0 +1,265 @@
+//! The TUI's state and its one transition, [`update`]: a message in (a key,
+//! a click, an engine update), engine commands out. No I/O, so tests drive
+//! it with made-up events and updates.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::layout::Rect;
+
+use super::clusters::ClusterState;
+use super::documents::DocList;
+use super::filter::Matcher;
+use super::input;
+use super::keymap::{Action, Keymap};
+use super::layout;
+use super::origin::OriginState;
+use super::scroll::Cursor;
+use super::tune::{Field, TuneState};
+use crate::engine::{Command, DocRow, Snapshot, Update};
+
+/// What the UI loop receives, from the input thread or the engine.
+#[derive(Debug)]
+pub enum Msg {
+    Input(Event),
+    Engine(Update),
+    /// Nothing happened, but look again (the input thread's wake-up after a
+    /// panic elsewhere restored the terminal).
+    Tick,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    Documents,
+    Origin,
+    Clusters,
+    Table,
+    Tune,
+    Events,
+}
+
+pub const TABS: [Tab; 6] = [
+    Tab::Documents,
+    Tab::Origin,
+    Tab::Clusters,
+    Tab::Table,
+    Tab::Tune,
+    Tab::Events,
+];
+
+impl Tab {
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Documents => "Documents",
+            Tab::Origin => "Origin",
+            Tab::Clusters => "Clusters",
+            Tab::Table => "Table",
+            Tab::Tune => "Tune",
+            Tab::Events => "Events",
+        }
+    }
+
+    pub fn action(self) -> Action {
+        match self {
+            Tab::Documents => Action::Documents,
+            Tab::Origin => Action::Origin,
+            Tab::Clusters => Action::Clusters,
+            Tab::Table => Action::Table,
+            Tab::Tune => Action::Tune,
+            Tab::Events => Action::Events,
+        }
+    }
+}
+
+/// Text being typed: a key goes to it rather than to the keymap.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    Filter(String),
+    Field(Field, String),
+}
+
+pub struct App {
+    pub keymap: Keymap,
+    /// The terminal's size.
+    pub size: Rect,
+    pub snapshot: Option<Arc<Snapshot>>,
+    /// Version id → index in the snapshot's documents (built when clusters
+    /// need it).
+    pub by_id: HashMap<u32, u32>,
+    pub fatal: Option<String>,
+    pub tab: Tab,
+    pub help: bool,
+    pub input: Option<Input>,
+    /// A filter typed but not yet applied (see [`update_all`]).
+    pub(super) pending_filter: Option<String>,
+    pub docs: DocList,
+    pub origin: OriginState,
+    pub clusters: ClusterState,
+    pub events: Cursor,
+    pub tune: TuneState,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn new(keymap: Keymap, matcher: Box<dyn Matcher>, width: u16, height: u16) -> App {
+        App {
+            keymap,
+            size: Rect::new(0, 0, width, height),
+            snapshot: None,
+            by_id: HashMap::new(),
+            fatal: None,
+            tab: Tab::Documents,
+            help: false,
+            input: None,
+            pending_filter: None,
+            docs: DocList::new(matcher),
+            origin: OriginState::default(),
+            clusters: ClusterState::default(),
+            events: Cursor::default(),
+            tune: TuneState::default(),
+            quit: false,
+        }
+    }
+
+    /// A live document by version id.
+    pub fn doc(&self, id: u32) -> Option<&DocRow> {
+        let i = *self.by_id.get(&id)?;
+        self.docs.all().get(i as usize)
+    }
+
+    pub(super) fn body(&self) -> Rect {
+        layout::screen(self.size).body
+    }
+
+    pub(super) fn docs_height(&self) -> usize {
+        layout::rows_height(self.body(), 1)
+    }
+
+    pub(super) fn events_height(&self) -> usize {
+        layout::rows_height(self.body(), 1)
+    }
+
+    /// The Origin pane's text area (inside its border).
+    pub(super) fn origin_text(&self) -> Rect {
+        layout::inner(layout::origin(self.body()).0)
+    }
+
+    pub(super) fn clusters_len(&self) -> usize {
+        self.snapshot.as_ref().map_or(0, |s| s.clusters.len())
+    }
+
+    pub(super) fn pairs_len(&self) -> usize {
+        self.snapshot
+            .as_ref()
+            .and_then(|s| s.clusters.get(self.clusters.list.selected))
+            .map_or(0, |c| c.pairs.len())
+    }
+
+    pub(super) fn events_len(&self) -> usize {
+        self.snapshot.as_ref().map_or(0, |s| s.events.len())
+    }
+}
+
+/// Apply one message; return what to ask of the engine.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
+    update_all(app, std::iter::once(msg))
+}
+
+/// Apply messages received together. Keys typed into the filter in one batch
+/// filter the rows once, after the last of them (or before any other message).
+pub fn update_all(app: &mut App, msgs: impl IntoIterator<Item = Msg>) -> Vec<Command> {
+    let mut out = Vec::new();
+    for msg in msgs {
+        if !typing_filter(app, &msg) {
+            settle(app);
+        }
+        apply(app, msg, &mut out);
+    }
+    settle(app);
+    out
+}
+
+fn typing_filter(app: &App, msg: &Msg) -> bool {
+    let typed = |k: &KeyEvent| {
+        matches!(k.code, KeyCode::Char(_) | KeyCode::Backspace)
+            && !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    };
+    matches!(app.input, Some(Input::Filter(_)))
+        && matches!(msg, Msg::Input(Event::Key(k)) if typed(k))
+}
+
+/// Filter the rows by the pattern typed so far.
+fn settle(app: &mut App) {
+    if let Some(pattern) = app.pending_filter.take() {
+        let h = app.docs_height();
+        app.docs.set_filter(&pattern, h);
+    }
+}
+
+fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
+    match msg {
+        Msg::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => input::key(app, k, out),
+        Msg::Input(Event::Mouse(m)) => input::mouse(app, m, out),
+        Msg::Input(Event::Resize(w, h)) => resize(app, w, h),
+        Msg::Input(_) => {}
+        Msg::Engine(u) => engine(app, u),
+        Msg::Tick => {}
+    }
+}
+
+fn engine(app: &mut App, u: Update) {
+    match u {
+        Update::Snapshot(s) => snapshot(app, s),
+        Update::Origin(v) => {
+            let text = app.origin_text();
+            app.origin.receive(v, text.width, text.height as usize);
+        }
+        Update::Compare(v) => {
+            app.clusters.receive(v);
+        }
+        Update::Shadow(u) => {
+            app.tune.receive(u);
+        }
+        Update::Fatal(e) => app.fatal = Some(e),
+        // Every snapshot carries the newest events.
+        Update::Events(_) => {}
+    }
+}
+
+fn snapshot(app: &mut App, s: Arc<Snapshot>) {
+    if !app.tune.filled {
+        app.tune.fill(&s.params);
+        app.tune.filled = true;
+    }
+    let h = app.docs_height();
+    app.docs.set_docs(s.documents.clone(), h);
+    app.by_id.clear();
+    if !s.clusters.is_empty() {
+        app.by_id = (s.documents.iter().enumerate())
+            .map(|(i, d)| (d.id, i as u32))
+            .collect();
+    }
+    app.snapshot = Some(s);
+    let (list, pairs) = (app.clusters_len(), app.pairs_len());
+    let c = layout::clusters(app.body());
+    app.clusters.list.show(list, layout::rows_height(c.list, 0));
+    app.clusters
+        .pairs
+        .show(pairs, layout::rows_height(c.pairs, 0));
+    let (n, h) = (app.events_len(), app.events_height());
+    app.events.show(n, h);
+}
+
+fn resize(app: &mut App, w: u16, h: u16) {
+    app.size = Rect::new(0, 0, w, h);
+    let text = app.origin_text();
+    app.origin.resize(text.width, text.height as usize);
+    let h = app.docs_height();
+    let n = app.docs.len();
+    app.docs.cursor.show(n, h);
+    let (n, h) = (app.events_len(), app.events_height());
+    app.events.show(n, h);
+}

@@ -1,0 +1,83 @@
+//! The Documents pane's fuzzy filter. `fuzzy-matcher` is unmaintained, so the
+//! pane sees only this trait and the crate can be swapped in one place.
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+/// Sync: the Documents pane filters its rows on all cores.
+pub trait Matcher: Send + Sync {
+    /// Some score when `text` matches `pattern` (higher is better), else None.
+    fn score(&self, pattern: &str, text: &str) -> Option<i64>;
+}
+
+/// Skim's algorithm (as fzf's): the pattern's characters in order, smart case.
+pub struct Fuzzy(SkimMatcherV2);
+
+impl Default for Fuzzy {
+    fn default() -> Fuzzy {
+        Fuzzy(SkimMatcherV2::default().smart_case())
+    }
+}
+
+impl Matcher for Fuzzy {
+    fn score(&self, pattern: &str, text: &str) -> Option<i64> {
+        // Most paths fail a plain subsequence test, which costs far less than
+        // skim's scoring matrix; skim is asked only about the rest.
+        if pattern.is_ascii() && text.is_ascii() && !subsequence(pattern, text) {
+            return None;
+        }
+        self.0.fuzzy_match(text, pattern)
+    }
+}
+
+/// Whether `pattern`'s bytes occur in `text` in order, ignoring case unless
+/// the pattern has a capital (smart case, as skim's).
+fn subsequence(pattern: &str, text: &str) -> bool {
+    let exact = pattern.bytes().any(|b| b.is_ascii_uppercase());
+    let mut text = text.bytes();
+    pattern.bytes().all(|p| {
+        text.any(|t| {
+            if exact {
+                t == p
+            } else {
+                t.eq_ignore_ascii_case(&p)
+            }
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subsequences_match_others_do_not() {
+        let m = Fuzzy::default();
+        assert!(m.score("v2inst", "v2/install.md").is_some());
+        assert!(m.score("zz", "v2/install.md").is_none());
+        // Smart case: an upper-case letter in the pattern must match exactly.
+        assert!(m.score("FAQ", "faq.md").is_none());
+        assert!(m.score("faq", "FAQ.md").is_some());
+    }
+
+    #[test]
+    fn the_quick_test_rejects_only_what_skim_rejects() {
+        let skim = SkimMatcherV2::default().smart_case();
+        let m = Fuzzy::default();
+        let texts = [
+            "v2/install.md",
+            "V3/API.html",
+            "z-support/faq.md",
+            "a b/c-d_e.md",
+            "",
+        ];
+        let patterns = [
+            "", "v", "V", "inst", "Inst", "API", "api", "z/f", "md.", "b c", "zz",
+        ];
+        for t in texts {
+            for p in patterns {
+                assert_eq!(m.score(p, t), skim.fuzzy_match(t, p), "{p:?} in {t:?}");
+            }
+        }
+    }
+}

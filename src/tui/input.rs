@@ -1,0 +1,354 @@
+//! What keys and clicks do, pane by pane: the input half of [`update`].
+//!
+//! [`update`]: super::app::update
+
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+
+use super::app::{App, Input, TABS, Tab};
+use super::keymap::Action;
+use super::layout;
+use super::scroll::{Cursor, Move};
+use super::tune::FIELDS;
+use crate::engine::{Command, EventKind};
+
+pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
+    if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
+        app.quit = true;
+        return;
+    }
+    if let Some(input) = app.input.take() {
+        app.input = typing(app, input, k);
+        return;
+    }
+    let Some(action) = app.keymap.action(&k) else {
+        return;
+    };
+    if app.help {
+        match action {
+            Action::Help | Action::Back => app.help = false,
+            Action::Quit => app.quit = true,
+            _ => {}
+        }
+        return;
+    }
+    act(app, action, out);
+}
+
+/// A key while text is typed; the input goes on unless it ends here.
+fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
+    let (mut text, field) = match input {
+        Input::Filter(t) => (t, None),
+        Input::Field(f, t) => (t, Some(f)),
+    };
+    match k.code {
+        KeyCode::Enter => {
+            if let Some(f) = field {
+                app.tune.set(f, text);
+            }
+            return None;
+        }
+        KeyCode::Esc => {
+            if field.is_none() {
+                let h = app.docs_height();
+                app.docs.set_filter("", h);
+            }
+            return None;
+        }
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char(c)
+            if !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            text.push(c)
+        }
+        _ => {}
+    }
+    match field {
+        Some(f) => Some(Input::Field(f, text)),
+        None => {
+            app.pending_filter = Some(text.clone());
+            Some(Input::Filter(text))
+        }
+    }
+}
+
+fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
+    if let Some(&tab) = TABS.iter().find(|t| t.action() == action) {
+        return switch(app, tab, out);
+    }
+    let at = TABS.iter().position(|&t| t == app.tab).unwrap_or(0);
+    match action {
+        Action::Quit => app.quit = true,
+        Action::Help => app.help = true,
+        Action::NextTab => switch(app, TABS[(at + 1) % TABS.len()], out),
+        Action::PrevTab => switch(app, TABS[(at + TABS.len() - 1) % TABS.len()], out),
+        Action::Rescan => out.push(Command::Rescan),
+        Action::Up => step(app, Move::By(-1)),
+        Action::Down => step(app, Move::By(1)),
+        Action::PageUp => step(app, Move::Page(-1)),
+        Action::PageDown => step(app, Move::Page(1)),
+        Action::Top => step(app, Move::Top),
+        Action::Bottom => step(app, Move::Bottom),
+        Action::Filter => {
+            app.tab = Tab::Documents;
+            app.input = Some(Input::Filter(app.docs.filter().to_string()));
+        }
+        _ => match app.tab {
+            Tab::Documents => documents_action(app, action, out),
+            Tab::Origin => origin_action(app, action, out),
+            Tab::Clusters => clusters_action(app, action, out),
+            Tab::Tune => tune_action(app, action, out),
+            Tab::Events => {
+                if action == Action::Select {
+                    open_event(app, out);
+                }
+            }
+            Tab::Table => {}
+        },
+    }
+}
+
+fn switch(app: &mut App, tab: Tab, out: &mut Vec<Command>) {
+    app.tab = tab;
+    // The Origin pane shows the selected document until something else is asked.
+    let selected = app.docs.selected().map(|d| d.id);
+    if let (Tab::Origin, None, Some(id)) = (tab, app.origin.requested, selected) {
+        out.push(app.origin.open(id));
+    }
+}
+
+/// Move the current pane's selection (or scroll its text).
+fn step(app: &mut App, m: Move) {
+    match app.tab {
+        Tab::Documents => {
+            let h = app.docs_height();
+            app.docs.move_cursor(m, h);
+        }
+        Tab::Origin => {
+            let h = app.origin_text().height as usize;
+            match m {
+                Move::By(d) => app.origin.scroll_by(d, h),
+                Move::Page(d) => app.origin.scroll_by(d * h.max(1) as isize, h),
+                Move::Top => app.origin.scroll_to(0, h),
+                Move::Bottom => app.origin.scroll_to(usize::MAX, h),
+                Move::To(i) => app.origin.scroll_to(i, h),
+            }
+        }
+        Tab::Clusters => {
+            let c = layout::clusters(app.body());
+            if let (Move::Page(d), Some(_)) = (m, &app.clusters.compare) {
+                // Pages scroll the comparison; lines move in the lists.
+                let page = layout::inner(c.left).height.max(1) as isize;
+                app.clusters.scroll = app.clusters.scroll.saturating_add_signed(d * page);
+            } else if app.clusters.on_pairs {
+                let n = app.pairs_len();
+                app.clusters
+                    .pairs
+                    .apply(m, n, layout::rows_height(c.pairs, 0));
+            } else {
+                let (n, before) = (app.clusters_len(), app.clusters.list.selected);
+                app.clusters
+                    .list
+                    .apply(m, n, layout::rows_height(c.list, 0));
+                if app.clusters.list.selected != before {
+                    app.clusters.select_cluster();
+                }
+            }
+        }
+        Tab::Tune => {
+            let mut c = Cursor {
+                selected: app.tune.focus,
+                offset: 0,
+            };
+            c.apply(m, FIELDS.len(), FIELDS.len());
+            app.tune.focus = c.selected;
+        }
+        Tab::Events => {
+            let (n, h) = (app.events_len(), app.events_height());
+            app.events.apply(m, n, h);
+        }
+        Tab::Table => {}
+    }
+}
+
+fn documents_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
+    let h = app.docs_height();
+    let (sort, rev) = app.docs.sort();
+    match action {
+        Action::Select => {
+            if let Some(id) = app.docs.selected().map(|d| d.id) {
+                out.push(app.origin.open(id));
+                app.origin.back.clear();
+                app.tab = Tab::Origin;
+            }
+        }
+        Action::Back => app.docs.set_filter("", h),
+        Action::Sort => app.docs.set_sort(sort.next(), false, h),
+        Action::Reverse => app.docs.set_sort(sort, !rev, h),
+        _ => {}
+    }
+}
+
+fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
+    let h = app.origin_text().height as usize;
+    let cmd = match action {
+        Action::Select => app.origin.jump(),
+        Action::Back => app.origin.go_back(),
+        Action::Exact => app.origin.toggle_exact(),
+        Action::NextBlock | Action::PrevBlock => {
+            app.origin.step_block(action == Action::NextBlock, h);
+            None
+        }
+        _ => None,
+    };
+    out.extend(cmd);
+}
+
+fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
+    match action {
+        Action::Left => app.clusters.on_pairs = false,
+        Action::Right => app.clusters.on_pairs = app.pairs_len() > 0,
+        Action::Select if !app.clusters.on_pairs => app.clusters.on_pairs = app.pairs_len() > 0,
+        Action::Select => {
+            let pair = app
+                .snapshot
+                .as_ref()
+                .and_then(|s| s.clusters.get(app.clusters.list.selected))
+                .and_then(|c| c.pairs.get(app.clusters.pairs.selected))
+                .copied();
+            if let Some((a, b, _)) = pair {
+                out.push(app.clusters.compare(a, b));
+            }
+        }
+        Action::Back if app.clusters.compare.is_some() => app.clusters.close(),
+        Action::Back => app.clusters.on_pairs = false,
+        _ => {}
+    }
+}
+
+fn tune_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
+    let field = app.tune.field();
+    match action {
+        Action::Left => app.tune.cycle(-1),
+        Action::Right => app.tune.cycle(1),
+        Action::Select if field.choices().is_some() => app.tune.cycle(1),
+        Action::Select => {
+            app.input = Some(Input::Field(field, app.tune.value(field).to_string()));
+        }
+        Action::Apply | Action::Sweep | Action::Adopt => {
+            let Some(snap) = app.snapshot.clone() else {
+                app.tune.error = Some("the engine has not reported yet".into());
+                return;
+            };
+            let cmd = match action {
+                Action::Apply => app.tune.compare(&snap),
+                Action::Sweep => app.tune.sweep(&snap),
+                _ => app.tune.adopt(&snap),
+            };
+            out.extend(cmd);
+        }
+        _ => {}
+    }
+}
+
+fn open_event(app: &mut App, out: &mut Vec<Command>) {
+    let id = app
+        .snapshot
+        .as_ref()
+        .and_then(|s| match &s.events.get(app.events.selected)?.kind {
+            EventKind::Version { id, .. } => Some(*id),
+            _ => None,
+        });
+    if let Some(id) = id {
+        out.push(app.origin.open(id));
+        app.origin.back.clear();
+        app.tab = Tab::Origin;
+    }
+}
+
+pub(super) fn mouse(app: &mut App, m: MouseEvent, out: &mut Vec<Command>) {
+    let screen = layout::screen(app.size);
+    match m.kind {
+        MouseEventKind::ScrollUp => step(app, Move::By(-3)),
+        MouseEventKind::ScrollDown => step(app, Move::By(3)),
+        MouseEventKind::Down(MouseButton::Left) if m.row == screen.tabs.y => {
+            if let Some(tab) = super::panes::status::tab_at(&app.keymap, m.column) {
+                switch(app, tab, out);
+            }
+        }
+        MouseEventKind::Down(MouseButton::Left) => click(app, m.column, m.row),
+        _ => {}
+    }
+}
+
+/// Select what was clicked in the current pane.
+fn click(app: &mut App, x: u16, y: u16) {
+    let body = app.body();
+    match app.tab {
+        Tab::Documents => {
+            let (_, rows) = layout::table_rows(body);
+            if let Some(r) = layout::row_at(rows, x, y) {
+                let i = app.docs.cursor.offset + r;
+                if i < app.docs.len() {
+                    let h = app.docs_height();
+                    app.docs.move_cursor(Move::To(i), h);
+                }
+            }
+        }
+        Tab::Origin => {
+            let text = app.origin_text();
+            if let Some(r) = layout::row_at(text, x, y) {
+                let run = app.origin.run_at(app.origin.scroll + r, x - text.x);
+                let copied = |b: &usize| {
+                    app.origin
+                        .view
+                        .as_ref()
+                        .is_some_and(|v| v.runs[*b].origin.is_some())
+                };
+                if let Some(b) = run.filter(copied) {
+                    app.origin.block = Some(b);
+                }
+            }
+        }
+        Tab::Clusters => {
+            let c = layout::clusters(body);
+            if let Some(r) = layout::row_at(layout::inner(c.list), x, y) {
+                let i = app.clusters.list.offset + r;
+                if i < app.clusters_len() {
+                    app.clusters.on_pairs = false;
+                    if i != app.clusters.list.selected {
+                        app.clusters.list.selected = i;
+                        app.clusters.select_cluster();
+                    }
+                }
+            } else if let Some(r) = layout::row_at(layout::inner(c.pairs), x, y) {
+                let i = app.clusters.pairs.offset + r;
+                if i < app.pairs_len() {
+                    app.clusters.on_pairs = true;
+                    app.clusters.pairs.selected = i;
+                }
+            }
+        }
+        Tab::Tune => {
+            let form = layout::inner(layout::tune(body).form);
+            if let Some(r) = layout::row_at(form, x, y).filter(|&r| r < FIELDS.len()) {
+                app.tune.focus = r;
+            }
+        }
+        Tab::Events => {
+            let (_, rows) = layout::table_rows(body);
+            if let Some(r) = layout::row_at(rows, x, y) {
+                let i = app.events.offset + r;
+                if i < app.events_len() {
+                    app.events.selected = i;
+                }
+            }
+        }
+        Tab::Table => {}
+    }
+}

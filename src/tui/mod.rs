@@ -1,0 +1,157 @@
+//! The full-screen view of `lineage watch` (DESIGN "The TUI", "Threads"). The
+//! only place that knows ratatui and crossterm.
+//!
+//! Three kinds of threads meet in one channel: the input thread forwards
+//! terminal events, the engine publishes updates, and the UI loop blocks on
+//! the channel, applies everything pending with [`app::update_all`] (which
+//! returns the commands to send the engine) and draws at most ~60 times a
+//! second. It never waits on the engine.
+
+pub mod app;
+pub mod clusters;
+pub mod documents;
+pub mod filter;
+pub mod input;
+pub mod keymap;
+pub mod layout;
+pub mod origin;
+pub mod panes;
+pub mod scroll;
+pub mod terminal;
+pub mod theme;
+pub mod tune;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event;
+
+pub use app::{App, Msg, update, update_all};
+
+use crate::engine::{Engine, Options};
+
+/// The shortest time between two frames.
+const FRAME: Duration = Duration::from_millis(16);
+
+/// Whether `NO_COLOR` asks for no colours (set and not empty, per no-color.org).
+pub fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// Run the TUI on `opts` until the user quits; the terminal is restored
+/// however it ends. Returns the engine's fatal error, if it stopped on one,
+/// so the caller can print it on the normal screen.
+pub fn run(opts: Options) -> Result<(), String> {
+    let keymap = keymap::Keymap::from_config(&opts.config.keys)?;
+    let theme = theme::Theme::new(opts.config.tui.theme, no_color());
+    let mut guard = terminal::enter()?;
+    let size = guard.terminal.size().map_err(|e| e.to_string())?;
+    let mut app = App::new(
+        keymap,
+        Box::new(filter::Fuzzy::default()),
+        size.width,
+        size.height,
+    );
+    // The configured settings until the engine reports the live ones.
+    app.tune.fill(&opts.config.params());
+
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let stop = Arc::new(AtomicBool::new(false));
+    let input = {
+        let (tx, stop) = (tx.clone(), stop.clone());
+        std::thread::Builder::new()
+            .name("lineage-input".into())
+            .spawn(move || read_input(tx, stop))
+            .map_err(|e| e.to_string())?
+    };
+    let engine = Engine::start(opts, move |u| {
+        let _ = tx.send(Msg::Engine(u));
+    });
+
+    let result = ui_loop(&mut app, &theme, &mut guard.terminal, &rx, &engine);
+    stop.store(true, Ordering::SeqCst);
+    // Leave the full screen first: stopping the engine saves the table.
+    drop(guard);
+    drop(engine);
+    let _ = input.join();
+    result?;
+    match app.fatal {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn ui_loop(
+    app: &mut App,
+    theme: &theme::Theme,
+    terminal: &mut terminal::Term,
+    rx: &mpsc::Receiver<Msg>,
+    engine: &Engine,
+) -> Result<(), String> {
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    loop {
+        if dirty && last_draw.elapsed() >= FRAME {
+            terminal
+                .draw(|f| panes::draw(app, theme, f))
+                .map_err(|e| format!("cannot draw: {e}"))?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+        // Wait for the next message, or until the next frame is due.
+        let first = if dirty {
+            match rx.recv_timeout(FRAME.saturating_sub(last_draw.elapsed())) {
+                Ok(m) => Some(m),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            }
+        } else {
+            match rx.recv() {
+                Ok(m) => Some(m),
+                Err(_) => return Ok(()),
+            }
+        };
+        let batch: Vec<Msg> = first
+            .into_iter()
+            .chain(std::iter::from_fn(|| rx.try_recv().ok()))
+            .collect();
+        dirty |= !batch.is_empty();
+        for c in update_all(app, batch) {
+            engine.send(c);
+        }
+        if app.quit {
+            return Ok(());
+        }
+        if !terminal::active() {
+            return Err("stopped after a panic (its message is above)".into());
+        }
+    }
+}
+
+/// Forward terminal events until told to stop (polling, so it notices), or
+/// until a panic restored the terminal (then wake the UI loop to stop).
+fn read_input(tx: mpsc::Sender<Msg>, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::SeqCst) {
+        if !terminal::active() {
+            let _ = tx.send(Msg::Tick);
+            return;
+        }
+        match event::poll(Duration::from_millis(100)) {
+            Ok(true) => match event::read() {
+                Ok(e) => {
+                    if tx.send(Msg::Input(e)).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            },
+            Ok(false) => {}
+            Err(_) => return,
+        }
+    }
+}

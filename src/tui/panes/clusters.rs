@@ -1,0 +1,131 @@
+//! Clusters: near-duplicate clusters, the selected one's pairs with their
+//! similarity, and two members side by side with shared passages marked.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{block, fit_path, styled_line, token_bytes};
+use crate::engine::Side;
+use crate::tui::app::App;
+use crate::tui::layout;
+use crate::tui::origin::wrap;
+use crate::tui::theme::Theme;
+
+pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let c = layout::clusters(area);
+    let clusters = app.snapshot.as_ref().map_or(&[][..], |s| &s.clusters[..]);
+    let st = &app.clusters;
+    let path = |id: u32| app.doc(id).map_or(format!("#{id}"), |d| d.path.clone());
+
+    let w = layout::inner(c.list).width as usize;
+    let height = layout::rows_height(c.list, 0);
+    let rows: Vec<Line> = st
+        .list
+        .window(clusters.len(), height)
+        .map(|i| {
+            let cl = &clusters[i];
+            let (lo, hi) = cl
+                .pairs
+                .iter()
+                .fold((1.0f64, 0.0f64), |(lo, hi), p| (lo.min(p.2), hi.max(p.2)));
+            let head = format!(
+                "#{:<3} {:>3} docs {:.2}–{:.2} ",
+                i + 1,
+                cl.members.len(),
+                lo,
+                hi
+            );
+            let first = cl.members.first().map(|&m| path(m)).unwrap_or_default();
+            let room = w.saturating_sub(head.chars().count());
+            let line = Line::from(vec![
+                Span::raw(head),
+                Span::styled(fit_path(&first, room), theme.muted),
+            ]);
+            if i == st.list.selected {
+                line.style(theme.selected)
+            } else {
+                line
+            }
+        })
+        .collect();
+    let title = format!(" Clusters ({}) ", clusters.len());
+    let list = if clusters.is_empty() {
+        Paragraph::new(Line::styled("no near-duplicate clusters", theme.muted))
+    } else {
+        Paragraph::new(rows)
+    };
+    f.render_widget(list.block(block(theme, title, !st.on_pairs)), c.list);
+
+    let w = layout::inner(c.pairs).width as usize;
+    let height = layout::rows_height(c.pairs, 0);
+    let pairs = clusters
+        .get(st.list.selected)
+        .map_or(&[][..], |c| &c.pairs[..]);
+    let room = w.saturating_sub(9) / 2;
+    let rows: Vec<Line> = st
+        .pairs
+        .window(pairs.len(), height)
+        .map(|i| {
+            let (a, b, sim) = pairs[i];
+            let line = Line::from(vec![
+                Span::styled(format!("{sim:.3} "), theme.key),
+                Span::raw(fit_path(&path(a), room)),
+                Span::styled(" ↔ ", theme.muted),
+                Span::raw(fit_path(&path(b), room)),
+            ]);
+            if i == st.pairs.selected && st.on_pairs {
+                line.style(theme.selected)
+            } else {
+                line
+            }
+        })
+        .collect();
+    let title = format!(" Pairs ({}) ", pairs.len());
+    f.render_widget(
+        Paragraph::new(rows).block(block(theme, title, st.on_pairs)),
+        c.pairs,
+    );
+
+    match &st.compare {
+        None => {
+            let hint = Paragraph::new(Line::styled(
+                "select a pair and press enter to compare its documents",
+                theme.muted,
+            ))
+            .block(block(theme, " Compare ", false));
+            f.render_widget(hint, c.left.union(c.right));
+        }
+        Some(v) => {
+            let sim = format!(" · similarity {:.3} ", v.similarity);
+            side(&v.a, &sim, st.scroll, theme, c.left, f);
+            side(&v.b, &sim, st.scroll, theme, c.right, f);
+        }
+    }
+}
+
+/// One document of a comparison, shared passages marked.
+fn side(s: &Side, sim: &str, scroll: usize, theme: &Theme, area: Rect, f: &mut Frame) {
+    let inner = layout::inner(area);
+    let title = format!(" {}{sim}", s.path);
+    let body = match &s.text {
+        Err(why) => Paragraph::new(Line::styled(why.as_str(), theme.error)),
+        Ok(text) => {
+            let shared: Vec<_> = s
+                .shared
+                .iter()
+                .filter_map(|&(a, b)| Some((token_bytes(&s.spans, a..b)?, theme.shared)))
+                .collect();
+            let lines = wrap(text, inner.width.max(1) as usize);
+            let lines: Vec<Line> = lines
+                .into_iter()
+                .skip(scroll)
+                .take(inner.height as usize)
+                .map(|l| styled_line(text, l, theme.base, &shared))
+                .collect();
+            Paragraph::new(lines)
+        }
+    };
+    f.render_widget(body.block(block(theme, title, false)), area);
+}

@@ -1,0 +1,106 @@
+//! Documents: path, tokens, % fresh, dominant origin, cluster; filtered and
+//! sorted rows, of which only the visible ones are built.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Row, Table};
+
+use super::{block, count, fit_path};
+use crate::tui::app::{App, Input};
+use crate::tui::layout;
+use crate::tui::theme::Theme;
+
+const NUMBERS: [u16; 3] = [8, 7, 7];
+
+pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let docs = &app.docs;
+    let (sort, reverse) = docs.sort();
+    let mut title = vec![Span::raw(format!(
+        " Documents {} of {} · by {}{} ",
+        count(docs.len() as u64),
+        count(docs.all().len() as u64),
+        sort.label(),
+        if reverse { " (reversed)" } else { "" },
+    ))];
+    let typing = matches!(app.input, Some(Input::Filter(_)));
+    if typing || !docs.filter().is_empty() {
+        title.push(Span::raw("· filter "));
+        let cursor = if typing { "▏" } else { "" };
+        let style = if typing { theme.input } else { theme.key };
+        title.push(Span::styled(format!("/{}{cursor}", docs.filter()), style));
+        title.push(Span::raw(" "));
+    }
+    let (_, rows_area) = layout::table_rows(area);
+    let height = rows_area.height as usize;
+    // The path and dominant-origin columns share what the numbers leave.
+    let rest = rows_area
+        .width
+        .saturating_sub(NUMBERS.iter().sum::<u16>() + 4);
+    let path_w = rest * 3 / 5;
+    let origin_w = rest - path_w;
+    let window = docs.cursor.window(docs.len(), height);
+    let rows = window.map(|i| {
+        let d = docs.row(i);
+        let origin = match (&d.dominant_path, d.dominant_origin) {
+            (_, Some(o)) if o == d.id => Span::styled("(itself)", theme.muted),
+            (Some(p), _) => Span::raw(fit_path(p, origin_w as usize)),
+            (None, _) => Span::styled("—", theme.muted),
+        };
+        let version = if d.version > 1 {
+            format!(" v{}", d.version)
+        } else {
+            String::new()
+        };
+        let path = fit_path(&d.path, (path_w as usize).saturating_sub(version.len()));
+        let row = Row::new([
+            Cell::from(Line::from(vec![
+                Span::raw(path),
+                Span::styled(version, theme.muted),
+            ])),
+            Cell::from(Line::from(count(u64::from(d.tokens))).right_aligned()),
+            Cell::from(Line::from(format!("{:.1}", d.fresh_percent)).right_aligned()),
+            Cell::from(origin),
+            Cell::from(
+                Line::from(d.cluster.map_or(String::new(), |c| format!("#{}", c + 1)))
+                    .right_aligned(),
+            ),
+        ]);
+        if i == docs.cursor.selected {
+            row.style(theme.selected)
+        } else {
+            row
+        }
+    });
+    let right = |h: &'static str| Cell::from(Line::from(h).right_aligned());
+    let header = Row::new([
+        Cell::from("path"),
+        right("tokens"),
+        right("fresh %"),
+        Cell::from("dominant origin"),
+        right("cluster"),
+    ])
+    .style(theme.header);
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(path_w),
+            Constraint::Length(NUMBERS[0]),
+            Constraint::Length(NUMBERS[1]),
+            Constraint::Length(origin_w),
+            Constraint::Length(NUMBERS[2]),
+        ],
+    )
+    .header(header)
+    .column_spacing(1)
+    .block(block(theme, Line::from(title), true));
+    f.render_widget(table, area);
+    if docs.is_empty() {
+        let msg = if docs.all().is_empty() {
+            "no documents yet"
+        } else {
+            "no document matches the filter"
+        };
+        f.render_widget(Line::styled(msg, theme.muted), rows_area);
+    }
+}

@@ -1,0 +1,85 @@
+//! Events: new versions, deletions, skipped files, errors and notices,
+//! newest first.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::Span;
+use ratatui::widgets::{Cell, Row, Table};
+
+use super::{block, count};
+use crate::engine::EventKind;
+use crate::tui::app::App;
+use crate::tui::layout;
+use crate::tui::theme::Theme;
+
+/// `HH:MM:SS` (UTC) of a time in milliseconds since the epoch.
+pub fn clock(ms: i64) -> String {
+    let s = ms.div_euclid(1000).rem_euclid(86_400);
+    format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let events = app.snapshot.as_ref().map_or(&[][..], |s| &s.events[..]);
+    let (_, rows_area) = layout::table_rows(area);
+    let rows = app
+        .events
+        .window(events.len(), rows_area.height as usize)
+        .map(|i| {
+            let e = &events[i];
+            let (kind, style, what) = match &e.kind {
+                EventKind::Version {
+                    path,
+                    version,
+                    fresh_percent,
+                    dominant_path,
+                    ..
+                } => (
+                    "version",
+                    theme.good,
+                    format!(
+                        "{path} v{version}: {fresh_percent:.1}% fresh{}",
+                        dominant_path
+                            .as_ref()
+                            .map_or(String::new(), |d| format!(", mostly from {d}"))
+                    ),
+                ),
+                EventKind::Deleted { path } => ("deleted", theme.warning, path.clone()),
+                EventKind::Skipped { path, reason } => {
+                    ("skipped", theme.muted, format!("{path}: {reason}"))
+                }
+                EventKind::Error(m) => ("error", theme.error, m.clone()),
+                EventKind::Notice(m) => ("notice", theme.title, m.clone()),
+            };
+            let row = Row::new([
+                Cell::from(Span::styled(clock(e.at_ms), theme.muted)),
+                Cell::from(Span::styled(kind, style)),
+                Cell::from(what),
+            ]);
+            if i == app.events.selected {
+                row.style(theme.selected)
+            } else {
+                row
+            }
+        });
+    let title = format!(" Events ({}, newest first) ", count(events.len() as u64));
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(8),
+            Constraint::Length(7),
+            Constraint::Min(10),
+        ],
+    )
+    .header(Row::new(["time", "what", ""].map(Cell::from)).style(theme.header))
+    .block(block(theme, title, true));
+    f.render_widget(table, area);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn clock_is_utc_time_of_day() {
+        assert_eq!(super::clock(0), "00:00:00");
+        assert_eq!(super::clock(1_700_000_000_123), "22:13:20");
+    }
+}

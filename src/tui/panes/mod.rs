@@ -1,0 +1,166 @@
+//! Drawing: one file per pane, each a pure function of the state. The whole
+//! screen is the status bar, the tab bar, the current pane, the key hints,
+//! and the help overlay on top when open.
+
+pub mod clusters;
+pub mod documents;
+pub mod events;
+pub mod origin;
+pub mod status;
+pub mod table;
+pub mod tune;
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders};
+
+use super::app::{App, Tab};
+use super::layout;
+use super::theme::Theme;
+
+/// Draw the whole screen.
+pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
+    let s = layout::screen(f.area());
+    status::render(app, theme, s.status, f);
+    status::tabs(app, theme, s.tabs, f);
+    match app.tab {
+        Tab::Documents => documents::render(app, theme, s.body, f),
+        Tab::Origin => origin::render(app, theme, s.body, f),
+        Tab::Clusters => clusters::render(app, theme, s.body, f),
+        Tab::Table => table::render(app, theme, s.body, f),
+        Tab::Tune => tune::render(app, theme, s.body, f),
+        Tab::Events => events::render(app, theme, s.body, f),
+    }
+    status::footer(app, theme, s.footer, f);
+    if app.help {
+        status::help(app, theme, f.area(), f);
+    }
+}
+
+/// A bordered block with a title; the border marks focus.
+pub fn block<'a>(theme: &Theme, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
+    Block::new()
+        .borders(Borders::ALL)
+        .border_style(if focused { theme.key } else { theme.border })
+        .title(title.into().style(theme.title))
+}
+
+/// `n` with thousands separators.
+pub fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A path cut to `width` columns in the middle: its first folder and its
+/// end, which tell paths apart best (`v1/…ation.md`), or only its end.
+pub fn fit_path(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let tail = |k: usize| s.chars().skip(n - k).collect::<String>();
+    match s.split_once('/') {
+        Some((head, _)) if !head.is_empty() && head.chars().count() + 2 + 6 <= width => {
+            format!("{head}/…{}", tail(width - head.chars().count() - 2))
+        }
+        _ => format!("…{}", tail(width - 1)),
+    }
+}
+
+/// The byte range of tokens `start..end` in a text with token `spans`.
+pub fn token_bytes(spans: &[(u32, u32)], tokens: Range<u32>) -> Option<Range<usize>> {
+    if tokens.start >= tokens.end {
+        return None;
+    }
+    let a = spans.get(tokens.start as usize)?.0 as usize;
+    let b = spans.get(tokens.end as usize - 1)?.1 as usize;
+    Some(a..b)
+}
+
+/// One visual line `line` of `text`, styled by `overlays` (byte ranges, in
+/// order of precedence: later ones patch earlier ones). Control characters
+/// show as spaces so the width matches the wrap.
+pub fn styled_line<'a>(
+    text: &'a str,
+    line: Range<usize>,
+    base: Style,
+    overlays: &[(Range<usize>, Style)],
+) -> Line<'a> {
+    let mut cuts = vec![line.start, line.end];
+    for (r, _) in overlays {
+        for p in [r.start, r.end] {
+            if line.start < p && p < line.end && text.is_char_boundary(p) {
+                cuts.push(p);
+            }
+        }
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    let spans = cuts.windows(2).map(|w| {
+        let style = overlays
+            .iter()
+            .filter(|(r, _)| r.start <= w[0] && w[0] < r.end)
+            .fold(base, |s, (_, o)| s.patch(*o));
+        let piece = &text[w[0]..w[1]];
+        if piece.chars().any(char::is_control) {
+            let clean: String = piece
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
+            Span::styled(clean, style)
+        } else {
+            Span::styled(piece, style)
+        }
+    });
+    Line::from(spans.collect::<Vec<_>>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_cut_paths() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(1234567), "1,234,567");
+        assert_eq!(count(100), "100");
+        assert_eq!(fit_path("v1/guide/install.md", 10), "v1/…all.md");
+        assert_eq!(fit_path("v1/guide/install.md", 7), "…all.md");
+        assert_eq!(fit_path("faq.md", 10), "faq.md");
+    }
+
+    #[test]
+    fn overlays_split_a_line_and_patch_in_order() {
+        let t = "ab\tcdef";
+        let red = Style::new().fg(ratatui::style::Color::Red);
+        let bold = Style::new().add_modifier(ratatui::style::Modifier::BOLD);
+        let l = styled_line(t, 0..7, Style::new(), &[(1..5, red), (4..9, bold)]);
+        let parts: Vec<(String, Style)> = l
+            .spans
+            .iter()
+            .map(|s| (s.content.to_string(), s.style))
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                ("a".to_string(), Style::new()),
+                ("b c".to_string(), red),
+                ("d".to_string(), red.patch(bold)),
+                ("ef".to_string(), bold),
+            ]
+        );
+    }
+}

@@ -1,0 +1,97 @@
+//! Origin: the document's text, copied blocks in their origin's colour, new
+//! text plain; the selected block and a jump's landing passage marked; a
+//! legend of origins with their shares.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{block, fit_path, styled_line, token_bytes};
+use crate::tui::app::App;
+use crate::tui::layout;
+use crate::tui::theme::Theme;
+
+pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let (text_area, legend_area) = layout::origin(area);
+    let o = &app.origin;
+    let Some(view) = &o.view else {
+        let msg = if o.requested.is_some() {
+            "loading…"
+        } else {
+            "select a document (Documents pane, enter)"
+        };
+        f.render_widget(
+            Paragraph::new(Line::styled(msg, theme.muted)).block(block(theme, " Origin ", true)),
+            area,
+        );
+        return;
+    };
+    let mode = if view.exact { "exact" } else { "estimated" };
+    let title = format!(" {} v{} · {mode} ", view.path, view.version);
+    let inner = layout::inner(text_area);
+    let body = match &view.text {
+        Err(why) => Paragraph::new(Line::styled(why.as_str(), theme.error)),
+        Ok(text) => {
+            // Copied runs as byte ranges (in text order), then the marks on top.
+            let copied: Vec<(std::ops::Range<usize>, ratatui::style::Style)> = (view.runs.iter())
+                .filter_map(|r| {
+                    let bytes = token_bytes(&view.spans, r.start..r.end)?;
+                    Some((bytes, theme.origin(r.origin?)))
+                })
+                .collect();
+            let mut marks = Vec::new();
+            let selected = o.block.and_then(|b| view.runs.get(b));
+            if let Some(r) = selected.and_then(|r| token_bytes(&view.spans, r.start..r.end)) {
+                marks.push((r, theme.block_selected));
+            }
+            if let Some(r) = o.mark.clone().and_then(|m| token_bytes(&view.spans, m)) {
+                marks.push((r, theme.block_selected));
+            }
+            let lines = o.lines.iter().skip(o.scroll).take(inner.height as usize);
+            let lines = lines.map(|line| {
+                // The copied runs that reach into this line.
+                let first = copied.partition_point(|(r, _)| r.end <= line.start);
+                let last = copied.partition_point(|(r, _)| r.start < line.end);
+                let mut overlays = copied[first..last.max(first)].to_vec();
+                overlays.extend(marks.iter().cloned());
+                styled_line(text, line.clone(), theme.base, &overlays)
+            });
+            Paragraph::new(lines.collect::<Vec<_>>())
+        }
+    };
+    let position = if o.lines.is_empty() {
+        String::new()
+    } else {
+        format!(" {}/{} ", (o.scroll + 1).min(o.lines.len()), o.lines.len())
+    };
+    f.render_widget(
+        body.block(block(theme, title, true).title_bottom(Line::from(position).right_aligned())),
+        text_area,
+    );
+
+    let w = layout::inner(legend_area).width as usize;
+    // Two lines an origin: its colour and share, then its path.
+    let legend: Vec<Line> = view
+        .legend
+        .iter()
+        .flat_map(|e| {
+            let (style, path) = if e.origin == view.id {
+                (theme.base, "new text".to_string())
+            } else {
+                (theme.origin(e.origin), format!("{} v{}", e.path, e.version))
+            };
+            [
+                Line::from(vec![
+                    Span::styled("    ", style),
+                    Span::raw(format!(" {:.1}%", e.percent)),
+                ]),
+                Line::from(format!(" {}", fit_path(&path, w.saturating_sub(1)))),
+            ]
+        })
+        .collect();
+    f.render_widget(
+        Paragraph::new(legend).block(block(theme, " Origins ", false)),
+        legend_area,
+    );
+}

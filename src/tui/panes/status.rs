@@ -1,0 +1,235 @@
+//! The frame around the panes: status bar, tab bar, key hints, help overlay.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::{block, count, fit_path};
+use crate::engine::Watching;
+use crate::tui::app::{App, Input, TABS, Tab};
+use crate::tui::keymap::{Action, Keymap};
+use crate::tui::theme::Theme;
+
+/// Root, documents, versions, indexing, table, live settings, watch mode;
+/// on a narrow terminal the least telling parts are left out.
+pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    // (importance, text, style): 0 always shows, higher goes first.
+    let mut parts: Vec<(u8, String, Style)> = vec![(6, "lineage".into(), theme.title)];
+    if let Some(e) = &app.fatal {
+        parts.push((0, format!("stopped: {e}"), theme.error));
+    }
+    match &app.snapshot {
+        None if app.fatal.is_none() => parts.push((0, "starting…".into(), theme.muted)),
+        None => {}
+        Some(s) => {
+            let p = &s.params;
+            let root = s.root.display().to_string();
+            parts.push((
+                1,
+                fit_path(&root, (area.width / 4).max(12) as usize),
+                theme.base,
+            ));
+            parts.push((
+                1,
+                format!("{} docs", count(s.documents.len() as u64)),
+                theme.base,
+            ));
+            parts.push((5, format!("{} versions", count(s.versions)), theme.muted));
+            if let Some(pr) = &s.progress {
+                let pct = pr.done as f64 * 100.0 / pr.total.max(1) as f64;
+                let text = format!(
+                    "{} {}/{} ({pct:.0}%)",
+                    pr.what,
+                    count(pr.done),
+                    count(pr.total)
+                );
+                parts.push((0, text, theme.warning));
+            }
+            let table = match s.table.capacity {
+                Some(c) => format!(
+                    "table {:.0}% of {}",
+                    s.table.occupied as f64 * 100.0 / c.max(1) as f64,
+                    p.table_size
+                ),
+                None => format!("table {} entries", count(s.table.occupied)),
+            };
+            parts.push((3, table, theme.base));
+            let live = format!("{} {} {} k={}", p.selector, p.eviction, p.estimation, p.k);
+            parts.push((4, live, theme.base));
+            parts.push(match &s.watching {
+                Watching::Starting => (2, "starting".into(), theme.muted),
+                Watching::Events => (2, "watching".into(), theme.good),
+                Watching::Polling => (2, "polling".into(), theme.good),
+                Watching::Rescanning(why) => (2, format!("rescanning ({why})"), theme.warning),
+            });
+        }
+    }
+    let width = |parts: &[(u8, String, Style)]| -> usize {
+        parts.iter().map(|p| p.1.chars().count() + 3).sum::<usize>()
+    };
+    while width(&parts) > area.width as usize {
+        let Some(least) = (0..parts.len())
+            .filter(|&i| parts[i].0 > 0)
+            .max_by_key(|&i| parts[i].0)
+        else {
+            break;
+        };
+        parts.remove(least);
+    }
+    let mut spans = Vec::new();
+    for (i, (_, text, style)) in parts.into_iter().enumerate() {
+        spans.push(Span::styled(if i == 0 { " " } else { " │ " }, theme.muted));
+        spans.push(Span::styled(text, style));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The tab labels with their keys, and each one's start column.
+fn labels(keymap: &Keymap) -> Vec<(Tab, String, u16)> {
+    let mut x = 0;
+    TABS.iter()
+        .map(|&t| {
+            let label = format!(" {} {} ", keymap.first(t.action()), t.title());
+            let at = x;
+            x += label.chars().count() as u16 + 1;
+            (t, label, at)
+        })
+        .collect()
+}
+
+pub fn tabs(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let mut spans = Vec::new();
+    for (t, label, _) in labels(&app.keymap) {
+        let style = if t == app.tab {
+            theme.tab_active
+        } else {
+            theme.tab
+        };
+        spans.push(Span::styled(label, style));
+        spans.push(Span::raw(" "));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The tab whose label is at column `x` of the tab bar.
+pub fn tab_at(keymap: &Keymap, x: u16) -> Option<Tab> {
+    labels(keymap)
+        .into_iter()
+        .find(|(_, label, at)| (*at..*at + label.chars().count() as u16).contains(&x))
+        .map(|(t, _, _)| t)
+}
+
+/// The hints of a pane: its own actions first, then help and quit.
+fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
+    match tab {
+        Tab::Documents => &[
+            (Action::Select, "origins"),
+            (Action::Filter, "filter"),
+            (Action::Sort, "sort"),
+            (Action::Reverse, "reverse"),
+        ],
+        Tab::Origin => &[
+            (Action::NextBlock, "next block"),
+            (Action::Select, "jump to origin"),
+            (Action::Back, "back"),
+            (Action::Exact, "exact/estimate"),
+        ],
+        Tab::Clusters => &[
+            (Action::Select, "pairs/compare"),
+            (Action::Left, "clusters"),
+            (Action::PageDown, "scroll"),
+            (Action::Back, "close"),
+        ],
+        Tab::Table => &[(Action::Rescan, "rescan")],
+        Tab::Tune => &[
+            (Action::Select, "edit"),
+            (Action::Apply, "apply"),
+            (Action::Sweep, "sweep"),
+            (Action::Adopt, "adopt"),
+        ],
+        Tab::Events => &[(Action::Select, "origins")],
+    }
+}
+
+pub fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let mut spans = Vec::new();
+    let mut hint = |key: String, what: &str| {
+        spans.push(Span::styled(format!(" {key}"), theme.key));
+        spans.push(Span::styled(format!(" {what} "), theme.muted));
+    };
+    match &app.input {
+        Some(Input::Filter(_)) => {
+            hint("type".into(), "fuzzy filter");
+            hint("enter".into(), "keep");
+            hint("esc".into(), "clear");
+        }
+        Some(Input::Field(field, _)) => {
+            hint("type".into(), field.label());
+            hint("enter".into(), "set");
+            hint("esc".into(), "cancel");
+        }
+        None => {
+            for &(action, what) in hints(app.tab).iter().chain(&[
+                (Action::NextTab, "pane"),
+                (Action::Help, "keys"),
+                (Action::Quit, "quit"),
+            ]) {
+                hint(app.keymap.first(action), what);
+            }
+        }
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Every binding, from the keymap, over the middle of the screen; in two
+/// columns when one does not fit.
+pub fn help(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let rows = app.keymap.help();
+    let keys_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+    let what_w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+    let cell = |(keys, what): &(String, &str)| {
+        vec![
+            Span::styled(format!(" {keys:>keys_w$} "), theme.key),
+            Span::raw(format!(" {what:<what_w$} ")),
+        ]
+    };
+    let fits = rows.len() + 2 <= area.height as usize;
+    let per_column = if fits {
+        rows.len()
+    } else {
+        rows.len().div_ceil(2)
+    };
+    let lines: Vec<Line> = (0..per_column)
+        .map(|i| {
+            let mut spans = cell(&rows[i]);
+            if let Some(r) = rows.get(i + per_column).filter(|_| !fits) {
+                spans.extend(cell(r));
+            }
+            Line::from(spans)
+        })
+        .collect();
+    let columns = if fits { 1 } else { 2 };
+    let w = ((keys_w + what_w + 4) * columns + 2) as u16;
+    let [popup] = Layout::horizontal([Constraint::Length(w.min(area.width))])
+        .flex(Flex::Center)
+        .areas(area);
+    let h = (lines.len() as u16 + 2).min(area.height);
+    let [popup] = Layout::vertical([Constraint::Length(h)])
+        .flex(Flex::Center)
+        .areas(popup);
+    f.render_widget(Clear, popup);
+    let k = |a| app.keymap.first(a);
+    let title = format!(
+        " Keys ({} or {} to close) ",
+        k(Action::Help),
+        k(Action::Back)
+    );
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block(theme, title, true))
+            .style(theme.base),
+        popup,
+    );
+}

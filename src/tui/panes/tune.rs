@@ -1,0 +1,242 @@
+//! Tune: the form of settings beside the live ones, the shadow run's
+//! progress, and its results: tuned against live, or DO and TF against table
+//! size for a sweep.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table};
+
+use super::{block, count};
+use crate::engine::ShadowResult;
+use crate::origin::{Params, Selector, TableSize};
+use crate::tui::app::{App, Input};
+use crate::tui::keymap::Action;
+use crate::tui::layout;
+use crate::tui::theme::Theme;
+use crate::tui::tune::{FIELDS, Field, RunKind};
+
+pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let a = layout::tune(area);
+    let t = &app.tune;
+    let live = app.snapshot.as_ref().map(|s| &s.params);
+    let live_value = |field: Field| -> String {
+        let Some(p) = live else { return String::new() };
+        match field {
+            Field::TableSize => p.table_size.to_string(),
+            Field::Selector => p.selector.to_string(),
+            Field::Parameter => String::new(),
+            Field::Eviction => p.eviction.to_string(),
+            Field::Estimation => p.estimation.to_string(),
+            Field::BridgeLimit => p.bridge_limit.to_string(),
+            Field::K => p.k.to_string(),
+        }
+    };
+    let lines: Vec<Line> = FIELDS
+        .iter()
+        .enumerate()
+        .map(|(i, &field)| {
+            let value = match &app.input {
+                Some(Input::Field(f, text)) if *f == field => {
+                    Span::styled(format!("{text}▏"), theme.input)
+                }
+                _ if field == Field::Parameter && !t.has_parameter() => {
+                    Span::styled("—", theme.muted)
+                }
+                _ if field.choices().is_some() => Span::raw(format!("‹ {} ›", t.value(field))),
+                _ => Span::raw(t.value(field).to_string()),
+            };
+            let pad = 16usize.saturating_sub(value.width());
+            let line = Line::from(vec![
+                Span::styled(format!(" {:<13}", field.label()), theme.header),
+                value,
+                Span::raw(" ".repeat(pad)),
+                Span::styled(format!("live: {}", live_value(field)), theme.muted),
+            ]);
+            if i == t.focus {
+                line.style(theme.selected)
+            } else {
+                line
+            }
+        })
+        .collect();
+    let k = |a| app.keymap.first(a);
+    let title = format!(
+        " Tune · {} apply · {} sweep · {} adopt ",
+        k(Action::Apply),
+        k(Action::Sweep),
+        k(Action::Adopt)
+    );
+    f.render_widget(
+        Paragraph::new(lines).block(block(theme, title, true)),
+        a.form,
+    );
+
+    let update = t.update.as_ref();
+    if let Some(e) = t.error.as_ref().or(update.and_then(|u| u.error.as_ref())) {
+        f.render_widget(Line::styled(format!(" {e}"), theme.error), a.progress);
+    } else if t.kind.is_some() {
+        let (done, total) = update.map_or((0, 1), |u| (u.done, u.total.max(1)));
+        let state = if t.running() { "replaying" } else { "done" };
+        let label = format!("generation {} · {state} {done}/{total}", t.generation);
+        f.render_widget(
+            Gauge::default()
+                .ratio((done as f64 / total as f64).clamp(0.0, 1.0))
+                .label(label)
+                .gauge_style(theme.gauge),
+            a.progress,
+        );
+    }
+
+    let results = update.map_or(&[][..], |u| &u.results[..]);
+    match &t.kind {
+        None => f.render_widget(
+            Paragraph::new(Line::styled(
+                "apply: replay the whole history with these settings beside the live ones",
+                theme.muted,
+            ))
+            .block(block(theme, " Results ", false)),
+            a.results,
+        ),
+        Some(RunKind::Compare) => compare(results, theme, a.results, f),
+        Some(RunKind::Sweep { sizes, selectors }) => {
+            sweep(results, sizes, selectors, theme, a.results, f)
+        }
+    }
+}
+
+/// A run's settings, the selector and size (what sweeps vary) first.
+fn settings(p: &Params) -> String {
+    format!(
+        "{} {} {} {} T={} k={}",
+        p.selector, p.table_size, p.eviction, p.estimation, p.bridge_limit, p.k
+    )
+}
+
+/// Live and tuned side by side.
+fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
+    let header = Row::new(
+        [
+            "",
+            "settings",
+            "ssr %",
+            "DO %",
+            "TF %",
+            "overall",
+            "hits",
+            "evictions",
+            "s",
+        ]
+        .map(|h| match h {
+            "" | "settings" => Cell::from(h),
+            _ => Cell::from(Line::from(h).right_aligned()),
+        }),
+    )
+    .style(theme.header);
+    let rows = results.iter().zip(["live", "tuned"]).map(|(r, name)| {
+        let num = |x: f64| Cell::from(Line::from(format!("{x:.2}")).right_aligned());
+        Row::new([
+            Cell::from(Span::styled(name, theme.key)),
+            Cell::from(settings(&r.params)),
+            num(r.ssr),
+            num(r.dominant_origin),
+            num(r.token_freshness),
+            num(r.overall),
+            Cell::from(Line::from(count(r.hits)).right_aligned()),
+            Cell::from(Line::from(count(r.evictions)).right_aligned()),
+            Cell::from(Line::from(format!("{:.1}", r.seconds)).right_aligned()),
+        ])
+    });
+    let widths = [
+        Constraint::Length(5),
+        Constraint::Min(12),
+        Constraint::Length(6),
+        Constraint::Length(6),
+        Constraint::Length(6),
+        Constraint::Length(7),
+        Constraint::Length(8),
+        Constraint::Length(9),
+        Constraint::Length(5),
+    ];
+    f.render_widget(
+        Table::new(rows, widths).header(header).block(block(
+            theme,
+            " Results: tuned beside live ",
+            false,
+        )),
+        area,
+    );
+}
+
+/// DO and TF (percent) against the table size (log scale), per selector.
+fn sweep(
+    results: &[ShadowResult],
+    sizes: &[TableSize],
+    selectors: &[Selector],
+    theme: &Theme,
+    area: Rect,
+    f: &mut Frame,
+) {
+    let x = |s: &TableSize| match s {
+        TableSize::Bytes(b) => (*b as f64).max(1.0).log2(),
+        TableSize::Unbounded => 40.0,
+    };
+    // Results arrive in the order asked: sizes vary fastest.
+    type Points = Vec<(f64, f64)>;
+    let series: Vec<(String, Points, Points)> = selectors
+        .iter()
+        .enumerate()
+        .map(|(j, sel)| {
+            let mine = results.iter().skip(j * sizes.len()).take(sizes.len());
+            let (d, t) = mine
+                .zip(sizes)
+                .map(|(r, s)| ((x(s), r.dominant_origin), (x(s), r.token_freshness)))
+                .unzip();
+            (sel.to_string(), d, t)
+        })
+        .collect();
+    let styles = [theme.hit, theme.bar, theme.eviction, theme.warning];
+    let mut datasets = Vec::new();
+    for (j, (name, d, t)) in series.iter().enumerate() {
+        for (k, (metric, points)) in [("DO", d), ("TF", t)].into_iter().enumerate() {
+            datasets.push(
+                Dataset::default()
+                    .name(format!("{metric} {name}"))
+                    .marker(if k == 0 { Marker::Braille } else { Marker::Dot })
+                    .graph_type(GraphType::Line)
+                    .style(styles[(j * 2 + k) % styles.len()])
+                    .data(points),
+            );
+        }
+    }
+    let (lo, hi) = match (sizes.first(), sizes.last()) {
+        (Some(a), Some(b)) => (x(a), x(b).max(x(a) + 1.0)),
+        _ => (0.0, 1.0),
+    };
+    let label = |s: Option<&TableSize>| Span::raw(s.map_or(String::new(), |s| s.to_string()));
+    let chart = Chart::new(datasets)
+        .block(block(
+            theme,
+            " Sweep: DO and TF (%) against table size ",
+            false,
+        ))
+        .x_axis(
+            Axis::default()
+                .title("table size")
+                .style(theme.muted)
+                .bounds([lo, hi])
+                .labels([
+                    label(sizes.first()),
+                    label(sizes.get(sizes.len() / 2)),
+                    label(sizes.last()),
+                ]),
+        )
+        .y_axis(
+            Axis::default()
+                .style(theme.muted)
+                .bounds([0.0, 100.0])
+                .labels(["0", "50", "100"]),
+        );
+    f.render_widget(chart, area);
+}

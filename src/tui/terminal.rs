@@ -1,0 +1,84 @@
+//! Entering and leaving the full-screen terminal. The terminal is restored on
+//! every way out: a normal return, an error (the guard's drop), a panic on
+//! any thread (the hook, before the previous hook prints the message on the
+//! normal screen; the UI loop then stops, see [`active`]).
+
+use std::io::{self, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+
+/// Whether the terminal is in full-screen mode now (so restoring twice,
+/// from the hook and the guard, does nothing the second time).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+pub type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// Restores the terminal when dropped.
+pub struct Guard {
+    pub terminal: Term,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Raw mode, the alternate screen, mouse capture; and the panic hook.
+pub fn enter() -> Result<Guard, String> {
+    install_panic_hook();
+    let setup = || -> io::Result<Term> {
+        enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+        let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+        t.hide_cursor()?;
+        t.clear()?;
+        Ok(t)
+    };
+    match setup() {
+        Ok(terminal) => Ok(Guard { terminal }),
+        Err(e) => {
+            restore();
+            Err(format!("cannot set up the terminal: {e}"))
+        }
+    }
+}
+
+/// Whether the terminal is still in full-screen mode: false once a panic on
+/// any thread restored it, after which the UI must stop drawing.
+pub fn active() -> bool {
+    ACTIVE.load(Ordering::SeqCst)
+}
+
+/// Leave full-screen mode; errors are ignored, as there is nothing better
+/// to do on the way out.
+pub fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let _ = execute!(
+            io::stdout(),
+            DisableMouseCapture,
+            LeaveAlternateScreen,
+            ratatui::crossterm::cursor::Show
+        );
+        let _ = disable_raw_mode();
+    }
+}
+
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
+}

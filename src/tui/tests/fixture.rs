@@ -1,0 +1,378 @@
+//! A hand-built engine state over the demo documentation (assets/demo):
+//! the snapshot, an origin view, a comparison and shadow results, with fixed
+//! numbers so pane snapshots are stable.
+
+use std::path::PathBuf;
+
+use crate::engine::{
+    Cluster, CompareView, DocRow, Event, EventKind, LegendEntry, OriginView, Progress,
+    ShadowResult, ShadowUpdate, Side, Snapshot, TableStats, Target, Watching,
+};
+use crate::origin::table::paper_sizes;
+use crate::origin::{Params, Run, Selector, TableSize};
+use crate::text::token::tokens;
+
+pub const PATHS: [&str; 29] = [
+    "v1/alerts.md",
+    "v1/api.md",
+    "v1/calibration.md",
+    "v1/configuration.md",
+    "v1/index.md",
+    "v1/installation.md",
+    "v1/sensors.md",
+    "v1/troubleshooting.md",
+    "v2/alerts.md",
+    "v2/api.md",
+    "v2/configuration.md",
+    "v2/dashboards.md",
+    "v2/index.md",
+    "v2/installation.md",
+    "v2/sensors.md",
+    "v2/troubleshooting.md",
+    "v2/upgrading.md",
+    "v3/alerts.md",
+    "v3/api.html",
+    "v3/calibration.md",
+    "v3/configuration.md",
+    "v3/index.md",
+    "v3/installation.md",
+    "v3/sensors.md",
+    "v3/tide-predictions.md",
+    "v3/troubleshooting.md",
+    "v3/upgrading.md",
+    "z-support/changelog.md",
+    "z-support/faq.md",
+];
+
+/// v1/installation.md, v2/installation.md.
+pub const V1_INSTALL: u32 = 5;
+pub const V2_INSTALL: u32 = 13;
+pub const FAQ: u32 = 28;
+
+pub const V1_TEXT: &str = include_str!("../../../assets/demo/v1/installation.md");
+pub const V2_TEXT: &str = include_str!("../../../assets/demo/v2/installation.md");
+
+/// The earlier version of the same page, if there is one: what later pages
+/// copy from.
+fn previous(path: &str) -> Option<u32> {
+    let (dir, name) = path.split_once('/')?;
+    let before = match dir {
+        "v2" => "v1",
+        "v3" => "v2",
+        _ => return None,
+    };
+    let name = name.replace(".html", ".md");
+    PATHS
+        .iter()
+        .position(|p| *p == format!("{before}/{name}"))
+        .map(|i| i as u32)
+}
+
+pub fn docs() -> Vec<DocRow> {
+    PATHS
+        .iter()
+        .enumerate()
+        .map(|(i, &path)| {
+            let id = i as u32;
+            let origin = previous(path);
+            let fresh = match origin {
+                Some(_) => 5.0 + (i * 7 % 30) as f64 + 0.25,
+                None => 100.0 - (i * 3 % 12) as f64,
+            };
+            DocRow {
+                id,
+                path: path.to_string(),
+                version: 1 + (i % 3 == 2) as u32,
+                tokens: 400 + (i as u32 * 137) % 1900,
+                fresh_percent: fresh,
+                dominant_origin: Some(origin.unwrap_or(id)),
+                dominant_path: Some(origin.map_or(path, |o| PATHS[o as usize]).to_string()),
+                cluster: match path {
+                    p if p.ends_with("installation.md") => Some(0),
+                    p if p.ends_with("alerts.md") => Some(1),
+                    _ => None,
+                },
+                // A minute apart, in id order.
+                mtime_ns: 1_700_000_000_000_000_000 + i as i64 * 60_000_000_000,
+            }
+        })
+        .collect()
+}
+
+fn stats(versions: u64) -> TableStats {
+    let lookups = versions * 1800;
+    TableStats {
+        lookups,
+        hits: lookups * 2 / 5 + versions * versions * 3,
+        inserts: lookups * 3 / 5,
+        evictions: (versions.saturating_sub(12)) * 700,
+        occupied: (versions * 1000).min(18_724),
+        capacity: Some(18_724),
+        buckets: Some(293),
+        entry_bytes: 14,
+        versions,
+    }
+}
+
+pub fn snapshot() -> Snapshot {
+    let history: Vec<TableStats> = (1..=29).map(stats).collect();
+    let fill: Vec<u64> = (0..=64u64)
+        .map(|f| if f < 40 { 0 } else { (f - 40) * (64 - f) / 6 })
+        .collect();
+    let at = |m: i64| 1_700_000_000_000 + m * 60_000;
+    let events = vec![
+        Event {
+            n: 5,
+            at_ms: at(30),
+            kind: EventKind::Version {
+                path: "v2/installation.md".into(),
+                version: 2,
+                id: V2_INSTALL,
+                fresh_percent: 12.5,
+                dominant_path: Some("v1/installation.md".into()),
+                origins: Vec::new(),
+            },
+        },
+        Event {
+            n: 4,
+            at_ms: at(29),
+            kind: EventKind::Notice("table snapshot written".into()),
+        },
+        Event {
+            n: 3,
+            at_ms: at(28),
+            kind: EventKind::Deleted {
+                path: "v2/old-setup.md".into(),
+            },
+        },
+        Event {
+            n: 2,
+            at_ms: at(27),
+            kind: EventKind::Skipped {
+                path: "v3/diagram.png".into(),
+                reason: "binary".into(),
+            },
+        },
+        Event {
+            n: 1,
+            at_ms: at(26),
+            kind: EventKind::Error("v3/secret.md: permission denied".into()),
+        },
+    ];
+    Snapshot {
+        seq: 7,
+        root: PathBuf::from("/home/ana/tidewater-docs"),
+        params: Params {
+            table_size: TableSize::Bytes(256 << 10),
+            ..Params::default()
+        },
+        documents: docs().into(),
+        clusters: vec![
+            Cluster {
+                members: vec![V1_INSTALL, V2_INSTALL, 22],
+                pairs: vec![
+                    (V1_INSTALL, V2_INSTALL, 0.912),
+                    (V2_INSTALL, 22, 0.874),
+                    (V1_INSTALL, 22, 0.803),
+                ],
+            },
+            Cluster {
+                members: vec![0, 8],
+                pairs: vec![(0, 8, 0.655)],
+            },
+        ]
+        .into(),
+        table: *history.last().unwrap(),
+        table_history: history.into(),
+        bucket_fill: fill.into(),
+        events: events.into(),
+        versions: 31,
+        skipped: 1,
+        shingles: 41_230,
+        progress: Some(Progress {
+            what: "indexing".into(),
+            done: 27,
+            total: 29,
+        }),
+        watching: Watching::Events,
+    }
+}
+
+fn spans(text: &str) -> Vec<(u32, u32)> {
+    tokens(text)
+        .into_iter()
+        .map(|t| (t.span.start as u32, t.span.end as u32))
+        .collect()
+}
+
+/// v2/installation.md: its first 60 % copied from v1's, a fresh sentence,
+/// then 20 tokens from the FAQ, the rest copied from v1 again.
+pub fn origin_view(exact: bool) -> OriginView {
+    let spans = spans(V2_TEXT);
+    let n = spans.len() as u32;
+    let a = n * 6 / 10;
+    let runs = vec![
+        Run {
+            start: 0,
+            end: a,
+            origin: Some(V1_INSTALL),
+        },
+        Run {
+            start: a,
+            end: a + 12,
+            origin: None,
+        },
+        Run {
+            start: a + 12,
+            end: a + 32,
+            origin: Some(FAQ),
+        },
+        Run {
+            start: a + 32,
+            end: n,
+            origin: Some(V1_INSTALL),
+        },
+    ];
+    let targets = vec![
+        Some(Target {
+            id: V1_INSTALL,
+            token: 0,
+        }),
+        None,
+        Some(Target { id: FAQ, token: 40 }),
+        Some(Target {
+            id: V1_INSTALL,
+            token: a + 10,
+        }),
+    ];
+    let share = |tokens: u32| tokens as f64 * 100.0 / n as f64;
+    let legend = vec![
+        LegendEntry {
+            origin: V1_INSTALL,
+            path: "v1/installation.md".into(),
+            version: 1,
+            percent: share(n - 32),
+        },
+        LegendEntry {
+            origin: FAQ,
+            path: "z-support/faq.md".into(),
+            version: 1,
+            percent: share(20),
+        },
+        LegendEntry {
+            origin: V2_INSTALL,
+            path: "v2/installation.md".into(),
+            version: 2,
+            percent: share(12),
+        },
+    ];
+    OriginView {
+        id: V2_INSTALL,
+        path: "v2/installation.md".into(),
+        version: 2,
+        exact,
+        text: Ok(V2_TEXT.to_string()),
+        spans,
+        runs,
+        targets,
+        legend,
+    }
+}
+
+/// v1/installation.md, all its own.
+pub fn v1_view() -> OriginView {
+    let spans = spans(V1_TEXT);
+    let n = spans.len() as u32;
+    OriginView {
+        id: V1_INSTALL,
+        path: "v1/installation.md".into(),
+        version: 1,
+        exact: false,
+        text: Ok(V1_TEXT.to_string()),
+        spans,
+        runs: vec![Run {
+            start: 0,
+            end: n,
+            origin: None,
+        }],
+        targets: vec![None],
+        legend: vec![LegendEntry {
+            origin: V1_INSTALL,
+            path: "v1/installation.md".into(),
+            version: 1,
+            percent: 100.0,
+        }],
+    }
+}
+
+pub fn compare_view() -> CompareView {
+    let side = |id, path: &str, text: &str| {
+        let spans = spans(text);
+        let n = spans.len() as u32;
+        Side {
+            id,
+            path: path.into(),
+            text: Ok(text.to_string()),
+            spans,
+            shared: vec![(0, 40), (48, n * 2 / 3)],
+        }
+    };
+    CompareView {
+        a: side(V1_INSTALL, "v1/installation.md", V1_TEXT),
+        b: side(V2_INSTALL, "v2/installation.md", V2_TEXT),
+        similarity: 0.912,
+    }
+}
+
+fn result(params: Params, i: usize) -> ShadowResult {
+    let f = i as f64;
+    ShadowResult {
+        params,
+        ssr: 23.4,
+        dominant_origin: 71.0 + f * 3.5,
+        token_freshness: 88.0 + f * 1.25,
+        overall: 79.5 + f * 2.4,
+        table_fraction: None,
+        hits: 31_000 + i as u64 * 900,
+        evictions: 12_000 - i as u64 * 1100,
+        seconds: 0.4,
+    }
+}
+
+/// The live settings and the tuned ones, both finished.
+pub fn shadow_compare(generation: u64, live: Params, tuned: Params) -> ShadowUpdate {
+    ShadowUpdate {
+        generation,
+        done: 2,
+        total: 2,
+        results: vec![result(live, 0), result(tuned, 1)],
+        finished: true,
+        error: None,
+    }
+}
+
+/// A sweep of the paper's sizes × (nhs, every-4), 12 of 16 runs done.
+pub fn shadow_sweep(generation: u64, base: Params, shingles: u64) -> ShadowUpdate {
+    let sizes = paper_sizes(shingles);
+    let results = [Selector::NHs, Selector::Every(4)]
+        .iter()
+        .flat_map(|&selector| {
+            sizes.iter().map(move |&table_size| Params {
+                selector,
+                table_size,
+                ..base
+            })
+        })
+        .enumerate()
+        .map(|(i, p)| result(p, i % 8 + if i >= 8 { 0 } else { 1 }))
+        .take(12)
+        .collect();
+    ShadowUpdate {
+        generation,
+        done: 12,
+        total: 16,
+        results,
+        finished: false,
+        error: None,
+    }
+}

@@ -1,0 +1,167 @@
+//! Every pane at 80×24 and 120×40, with its styles (the buffer's Debug form
+//! lists each change of style); light and NO_COLOR themes too.
+
+use std::sync::Arc;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event, KeyCode};
+
+use super::fixture;
+use super::{app, engine, keys, press};
+use crate::config::ThemeName;
+use crate::engine::Update;
+use crate::tui::App;
+use crate::tui::app::{Msg, update};
+use crate::tui::panes::draw;
+use crate::tui::theme::Theme;
+
+fn screen(app: &App, theme: &Theme) -> String {
+    let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    t.draw(|f| draw(app, theme, f)).unwrap();
+    format!("{:?}", t.backend().buffer())
+}
+
+fn dark() -> Theme {
+    Theme::new(ThemeName::Dark, false)
+}
+
+/// The app at `w`×`h` showing each pane with the fixture's state in it.
+fn documents(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    press(&mut a, KeyCode::Down);
+    a
+}
+
+fn origin(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    a.origin.open(fixture::V2_INSTALL);
+    a.tab = crate::tui::app::Tab::Origin;
+    engine(
+        &mut a,
+        Update::Origin(Arc::new(fixture::origin_view(false))),
+    );
+    keys(&mut a, "nn");
+    a
+}
+
+fn clusters(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "3");
+    press(&mut a, KeyCode::Enter);
+    press(&mut a, KeyCode::Enter);
+    engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
+    a
+}
+
+fn table(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "4");
+    a
+}
+
+fn tune(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "5");
+    press(&mut a, KeyCode::Down);
+    press(&mut a, KeyCode::Right);
+    keys(&mut a, "a");
+    let live = a.snapshot.as_ref().unwrap().params;
+    let tuned = a.tune.tuned(&live).unwrap();
+    engine(
+        &mut a,
+        Update::Shadow(fixture::shadow_compare(1, live, tuned)),
+    );
+    a
+}
+
+fn sweep(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "5");
+    keys(&mut a, "w");
+    let s = fixture::snapshot();
+    engine(
+        &mut a,
+        Update::Shadow(fixture::shadow_sweep(1, s.params, s.shingles)),
+    );
+    a
+}
+
+fn events(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "6");
+    press(&mut a, KeyCode::Down);
+    a
+}
+
+macro_rules! panes {
+    ($($pane:ident),*) => {$(
+        #[test]
+        fn $pane() {
+            for (w, h) in [(80, 24), (120, 40)] {
+                let a = super::$pane(w, h);
+                insta::assert_snapshot!(format!("{}_{w}x{h}", stringify!($pane)), screen(&a, &dark()));
+            }
+        }
+    )*};
+}
+
+mod pane {
+    use super::{dark, screen};
+    panes!(documents, origin, clusters, table, tune, sweep, events);
+}
+
+#[test]
+fn light_theme() {
+    let a = origin(80, 24);
+    insta::assert_snapshot!(screen(&a, &Theme::new(ThemeName::Light, false)));
+}
+
+#[test]
+fn no_color_has_no_colours() {
+    let a = origin(80, 24);
+    let s = screen(&a, &Theme::new(ThemeName::Dark, true));
+    // Styles are modifiers only: every fg and bg is Reset.
+    for line in s.lines().filter(|l| l.contains("fg:")) {
+        assert!(line.contains("fg: Reset, bg: Reset"), "{line}");
+    }
+    assert!(s.contains("REVERSED") && s.contains("UNDERLINED"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn help_overlay_and_filter_input() {
+    let mut a = app(80, 24);
+    keys(&mut a, "/inst");
+    insta::assert_snapshot!("filter_typing", screen(&a, &dark()));
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "?");
+    insta::assert_snapshot!("help", screen(&a, &dark()));
+}
+
+#[test]
+fn an_engine_failure_and_no_snapshot_yet() {
+    let mut a = App::new(
+        crate::tui::keymap::Keymap::default(),
+        Box::new(crate::tui::filter::Fuzzy::default()),
+        80,
+        24,
+    );
+    engine(
+        &mut a,
+        Update::Fatal("the index is locked by another lineage (pid 4242)".into()),
+    );
+    insta::assert_snapshot!(screen(&a, &dark()));
+}
+
+#[test]
+fn a_tiny_terminal_does_not_panic() {
+    let mut a = origin(80, 24);
+    for (w, h) in [(1, 1), (10, 3), (20, 6), (0, 0)] {
+        update(&mut a, Msg::Input(Event::Resize(w, h)));
+        for tab in "123456".chars() {
+            keys(&mut a, &tab.to_string());
+            screen(&a, &dark());
+        }
+    }
+}

@@ -1,0 +1,522 @@
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{
+    Event, KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+
+use super::fixture::{self, V1_INSTALL, V1_TEXT, V2_INSTALL};
+use super::{app, engine, keys, press, press_with, with_keys};
+use crate::config::{Config, KeysConfig};
+use crate::engine::{Command, Update};
+use crate::origin::{Eviction, Selector, TableSize};
+use crate::tui::app::{Input, Msg, Tab, update};
+use crate::tui::documents::DocList;
+use crate::tui::filter::Fuzzy;
+use crate::tui::keymap::Keymap;
+use crate::tui::layout;
+use crate::tui::origin::wrap;
+use crate::tui::tune::RunKind;
+
+fn paths(app: &crate::tui::App) -> Vec<String> {
+    (0..app.docs.len())
+        .map(|i| app.docs.row(i).path.clone())
+        .collect()
+}
+
+fn click(app: &mut crate::tui::App, column: u16, row: u16) -> Vec<Command> {
+    update(
+        app,
+        Msg::Input(Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })),
+    )
+}
+
+#[test]
+fn the_filter_narrows_rows_as_typed_and_esc_clears_it() {
+    let mut a = app(80, 24);
+    assert_eq!(a.docs.len(), 29);
+    keys(&mut a, "/inst");
+    assert!(matches!(a.input, Some(Input::Filter(_))));
+    assert_eq!(
+        paths(&a),
+        [
+            "v1/installation.md",
+            "v2/installation.md",
+            "v3/installation.md"
+        ]
+    );
+    // Narrowed from the previous rows, it equals filtering from scratch.
+    press(&mut a, KeyCode::Backspace);
+    press(&mut a, KeyCode::Backspace);
+    keys(&mut a, "g");
+    let mut fresh = DocList::new(Box::new(Fuzzy::default()));
+    fresh.set_docs(a.snapshot.as_ref().unwrap().documents.clone(), 10);
+    fresh.set_filter("ing", 10);
+    let expected: Vec<String> = (0..fresh.len())
+        .map(|i| fresh.row(i).path.clone())
+        .collect();
+    assert_eq!(paths(&a), expected);
+    assert!(expected.len() > 3 && expected.len() < 29, "{expected:?}");
+    // Enter keeps the filter; back clears it.
+    press(&mut a, KeyCode::Enter);
+    assert_eq!(a.input, None);
+    assert_eq!(a.docs.filter(), "ing");
+    press(&mut a, KeyCode::Esc);
+    assert_eq!(a.docs.len(), 29);
+}
+
+#[test]
+fn sort_keys_order_the_rows() {
+    let mut a = app(80, 24);
+    let fresh = |a: &crate::tui::App| -> Vec<f64> {
+        (0..a.docs.len())
+            .map(|i| a.docs.row(i).fresh_percent)
+            .collect()
+    };
+    assert!(paths(&a).is_sorted());
+    keys(&mut a, "s");
+    let f = fresh(&a);
+    assert!(
+        f.windows(2).all(|w| w[0] >= w[1]),
+        "fresh % descending: {f:?}"
+    );
+    keys(&mut a, "s");
+    let f = fresh(&a);
+    assert!(f.windows(2).all(|w| w[0] <= w[1]), "copied % first: {f:?}");
+    keys(&mut a, "S");
+    assert!(fresh(&a).windows(2).all(|w| w[0] >= w[1]), "reversed");
+    keys(&mut a, "s");
+    // By modification time, newest first (the fixture's last id is newest).
+    assert_eq!(a.docs.row(0).path, "z-support/faq.md");
+    assert_eq!(a.docs.row(28).path, "v1/alerts.md");
+}
+
+#[test]
+fn the_selection_follows_its_document_through_a_new_order() {
+    let mut a = app(80, 24);
+    press(&mut a, KeyCode::Down);
+    press(&mut a, KeyCode::Down);
+    let id = a.docs.selected().unwrap().id;
+    keys(&mut a, "s");
+    assert_eq!(a.docs.selected().unwrap().id, id);
+}
+
+#[test]
+fn tabs_switch_by_key_number_and_click() {
+    let mut a = app(80, 24);
+    assert_eq!(a.tab, Tab::Documents);
+    press(&mut a, KeyCode::Tab);
+    assert_eq!(a.tab, Tab::Origin);
+    keys(&mut a, "3");
+    assert_eq!(a.tab, Tab::Clusters);
+    press_with(&mut a, KeyCode::BackTab, KeyModifiers::SHIFT);
+    assert_eq!(a.tab, Tab::Origin);
+    press_with(&mut a, KeyCode::BackTab, KeyModifiers::SHIFT);
+    press_with(&mut a, KeyCode::BackTab, KeyModifiers::SHIFT);
+    assert_eq!(a.tab, Tab::Events);
+    // The tab bar is the second line: " 1 Documents  2 Origin  3 Clusters …"
+    let tabs_row = layout::screen(a.size).tabs.y;
+    click(&mut a, 16, tabs_row);
+    assert_eq!(a.tab, Tab::Origin);
+    click(&mut a, 2, tabs_row);
+    assert_eq!(a.tab, Tab::Documents);
+}
+
+#[test]
+fn clicks_select_rows_and_the_wheel_moves() {
+    let mut a = app(80, 24);
+    let (_, rows) = layout::table_rows(layout::screen(a.size).body);
+    click(&mut a, 10, rows.y + 4);
+    assert_eq!(a.docs.selected().unwrap().path, fixture::PATHS[4]);
+    update(
+        &mut a,
+        Msg::Input(Event::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollDown,
+            column: 10,
+            row: rows.y,
+            modifiers: KeyModifiers::NONE,
+        })),
+    );
+    assert_eq!(a.docs.cursor.selected, 7);
+}
+
+#[test]
+fn enter_on_a_document_asks_for_its_origins() {
+    let mut a = app(80, 24);
+    press(&mut a, KeyCode::Down);
+    let out = press(&mut a, KeyCode::Enter);
+    assert_eq!(
+        out,
+        [Command::Origin {
+            id: 1,
+            exact: false
+        }]
+    );
+    assert_eq!(a.tab, Tab::Origin);
+}
+
+/// Open v2/installation.md in the Origin pane.
+fn open_v2(a: &mut crate::tui::App) {
+    let v2 = fixture::PATHS
+        .iter()
+        .position(|p| *p == "v2/installation.md")
+        .unwrap();
+    for _ in 0..v2 {
+        press(a, KeyCode::Down);
+    }
+    assert_eq!(
+        press(a, KeyCode::Enter),
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+    engine(a, Update::Origin(Arc::new(fixture::origin_view(false))));
+    assert_eq!(a.origin.id(), Some(V2_INSTALL));
+}
+
+#[test]
+fn enter_on_a_copied_block_jumps_to_its_passage_in_the_origin() {
+    let mut a = app(80, 24);
+    open_v2(&mut a);
+    keys(&mut a, "n");
+    assert_eq!(a.origin.block, Some(0));
+    keys(&mut a, "n");
+    assert_eq!(a.origin.block, Some(2), "the fresh run is skipped");
+    keys(&mut a, "N");
+    keys(&mut a, "nn");
+    assert_eq!(a.origin.block, Some(3));
+    let view = fixture::origin_view(false);
+    let run = view.runs[3];
+    let target = view.targets[3].unwrap();
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Origin {
+            id: V1_INSTALL,
+            exact: false
+        }]
+    );
+    // An answer for another document (a late one) changes nothing.
+    engine(
+        &mut a,
+        Update::Origin(Arc::new(fixture::origin_view(false))),
+    );
+    assert_eq!(a.origin.mark, None);
+    engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+    assert_eq!(a.origin.id(), Some(V1_INSTALL));
+    let len = run.end - run.start;
+    assert_eq!(a.origin.mark, Some(target.token..target.token + len));
+    // Scrolled so the passage's first token is on the third visible line.
+    let width = layout::inner(layout::origin(layout::screen(a.size).body).0).width;
+    let lines = wrap(V1_TEXT, width as usize);
+    let byte = a.origin.view.as_ref().unwrap().spans[target.token as usize].0 as usize;
+    let line = lines
+        .iter()
+        .position(|l| l.start <= byte && byte <= l.end)
+        .unwrap();
+    assert!(line > 2, "the passage is not at the top: {line}");
+    assert_eq!(a.origin.scroll, line - 2);
+    // Back returns to the copy, where it was.
+    let scroll_before = {
+        let mut b = app(80, 24);
+        open_v2(&mut b);
+        keys(&mut b, "nnnn");
+        b.origin.scroll
+    };
+    assert_eq!(
+        press(&mut a, KeyCode::Esc),
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+    engine(
+        &mut a,
+        Update::Origin(Arc::new(fixture::origin_view(false))),
+    );
+    assert_eq!(a.origin.scroll, scroll_before);
+    assert!(scroll_before > 0);
+}
+
+#[test]
+fn a_click_selects_the_block_under_it() {
+    let mut a = app(80, 24);
+    open_v2(&mut a);
+    let text = layout::inner(layout::origin(layout::screen(a.size).body).0);
+    click(&mut a, text.x + 2, text.y);
+    assert_eq!(a.origin.block, Some(0));
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Origin {
+            id: V1_INSTALL,
+            exact: false
+        }]
+    );
+}
+
+#[test]
+fn exact_toggles_and_drops_the_other_kind_of_answer() {
+    let mut a = app(80, 24);
+    open_v2(&mut a);
+    // An answer marked so a stale one would show.
+    let stale = |exact| {
+        let mut v = fixture::origin_view(exact);
+        v.path = "STALE".into();
+        Update::Origin(Arc::new(v))
+    };
+    assert_eq!(
+        keys(&mut a, "x"),
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: true
+        }]
+    );
+    engine(&mut a, stale(false));
+    assert_eq!(a.origin.view.as_ref().unwrap().path, "v2/installation.md");
+    engine(&mut a, Update::Origin(Arc::new(fixture::origin_view(true))));
+    assert!(a.origin.view.as_ref().unwrap().exact);
+    assert_eq!(
+        keys(&mut a, "x"),
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+    engine(&mut a, stale(true));
+    assert_eq!(a.origin.view.as_ref().unwrap().path, "v2/installation.md");
+    engine(
+        &mut a,
+        Update::Origin(Arc::new(fixture::origin_view(false))),
+    );
+    assert!(!a.origin.view.as_ref().unwrap().exact);
+}
+
+#[test]
+fn apply_runs_live_beside_tuned_and_stale_generations_are_dropped() {
+    let mut a = app(80, 24);
+    keys(&mut a, "5");
+    assert_eq!(a.tab, Tab::Tune);
+    let live = a.snapshot.as_ref().unwrap().params;
+    // eviction: lucky → cc
+    for _ in 0..3 {
+        press(&mut a, KeyCode::Down);
+    }
+    press(&mut a, KeyCode::Right);
+    let tuned = crate::origin::Params {
+        eviction: Eviction::Cc,
+        ..live
+    };
+    assert_eq!(
+        keys(&mut a, "a"),
+        [Command::Shadow {
+            generation: 1,
+            runs: vec![live, tuned]
+        }]
+    );
+    assert_eq!(keys(&mut a, "a").len(), 1);
+    assert_eq!(a.tune.generation, 2);
+    engine(
+        &mut a,
+        Update::Shadow(fixture::shadow_compare(1, live, tuned)),
+    );
+    assert_eq!(a.tune.update, None, "generation 1 is stale");
+    engine(
+        &mut a,
+        Update::Shadow(fixture::shadow_compare(2, live, tuned)),
+    );
+    assert_eq!(a.tune.update.as_ref().unwrap().results[1].params, tuned);
+    assert!(!a.tune.running());
+}
+
+#[test]
+fn sweep_asks_the_paper_sizes_for_two_selectors() {
+    let mut a = app(80, 24);
+    keys(&mut a, "5");
+    let out = keys(&mut a, "w");
+    let [
+        Command::Shadow {
+            generation: 1,
+            runs,
+        },
+    ] = &out[..]
+    else {
+        panic!("{out:?}")
+    };
+    let sizes = crate::origin::table::paper_sizes(fixture::snapshot().shingles);
+    assert_eq!(runs.len(), 16);
+    assert!(
+        runs[..8]
+            .iter()
+            .zip(&sizes)
+            .all(|(r, s)| r.selector == Selector::NHs && r.table_size == *s)
+    );
+    assert!(runs[8..].iter().all(|r| r.selector == Selector::Every(4)));
+    assert!(matches!(a.tune.kind, Some(RunKind::Sweep { .. })));
+}
+
+#[test]
+fn adopt_sends_the_typed_settings_and_not_invalid_ones() {
+    let mut a = app(80, 24);
+    keys(&mut a, "5");
+    // Type a table size into the first field.
+    press(&mut a, KeyCode::Enter);
+    for _ in 0..10 {
+        press(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "1MiB");
+    press(&mut a, KeyCode::Enter);
+    let live = a.snapshot.as_ref().unwrap().params;
+    let out = keys(&mut a, "A");
+    assert_eq!(
+        out,
+        [Command::Adopt(crate::origin::Params {
+            table_size: TableSize::Bytes(1 << 20),
+            ..live
+        })]
+    );
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "X");
+    press(&mut a, KeyCode::Enter);
+    assert!(
+        a.tune.error.as_ref().unwrap().contains("size"),
+        "{:?}",
+        a.tune.error
+    );
+    assert_eq!(keys(&mut a, "A"), []);
+    // Esc while typing leaves the field as it was.
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "zz");
+    press(&mut a, KeyCode::Esc);
+    assert_eq!(a.tune.values[0], "1MiBX");
+}
+
+#[test]
+fn clusters_compare_a_pair_and_close_it() {
+    let mut a = app(80, 24);
+    keys(&mut a, "3");
+    press(&mut a, KeyCode::Enter);
+    assert!(a.clusters.on_pairs);
+    press(&mut a, KeyCode::Down);
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Compare {
+            a: V2_INSTALL,
+            b: 22
+        }]
+    );
+    // An answer to another question is dropped.
+    engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
+    assert!(a.clusters.compare.is_none());
+    press(&mut a, KeyCode::Up);
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Compare {
+            a: V1_INSTALL,
+            b: V2_INSTALL
+        }]
+    );
+    engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
+    assert!(a.clusters.compare.is_some());
+    press(&mut a, KeyCode::PageDown);
+    assert!(a.clusters.scroll > 0);
+    press(&mut a, KeyCode::Esc);
+    assert!(a.clusters.compare.is_none());
+}
+
+#[test]
+fn events_open_the_origins_of_a_version() {
+    let mut a = app(80, 24);
+    keys(&mut a, "6");
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+    assert_eq!(a.tab, Tab::Origin);
+}
+
+#[test]
+fn rebound_keys_from_the_config_file() {
+    let cfg =
+        Config::from_toml("[keys]\nquit = \"ctrl-q\"\nnext_tab = \"ctrl-n tab\"\nfilter = \"f\"\n")
+            .unwrap();
+    let mut a = with_keys(Keymap::from_config(&cfg.keys).unwrap(), 80, 24);
+    keys(&mut a, "q");
+    assert!(!a.quit);
+    press_with(&mut a, KeyCode::Char('n'), KeyModifiers::CONTROL);
+    assert_eq!(a.tab, Tab::Origin);
+    keys(&mut a, "f");
+    assert!(matches!(a.input, Some(Input::Filter(_))));
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "/");
+    assert_eq!(a.input, None, "'/' is unbound now");
+    press_with(&mut a, KeyCode::Char('q'), KeyModifiers::CONTROL);
+    assert!(a.quit);
+    assert!(
+        Keymap::from_config(&KeysConfig {
+            sort: "q".into(),
+            ..KeysConfig::default()
+        })
+        .is_err()
+    );
+}
+
+#[test]
+fn help_opens_and_closes_and_ctrl_c_always_quits() {
+    let mut a = app(80, 24);
+    keys(&mut a, "?");
+    assert!(a.help);
+    keys(&mut a, "3");
+    assert_eq!(a.tab, Tab::Documents, "keys go to the help while it shows");
+    press(&mut a, KeyCode::Esc);
+    assert!(!a.help);
+    keys(&mut a, "/ab");
+    press_with(&mut a, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(a.quit);
+}
+
+#[test]
+fn a_resize_re_wraps_the_text_keeping_its_place() {
+    let mut a = app(80, 24);
+    open_v2(&mut a);
+    press(&mut a, KeyCode::PageDown);
+    let top = a.origin.lines[a.origin.scroll].start;
+    update(&mut a, Msg::Input(Event::Resize(120, 40)));
+    let text = layout::inner(layout::origin(layout::screen(a.size).body).0);
+    assert_eq!(a.origin.width, text.width);
+    let line = &a.origin.lines[a.origin.scroll];
+    assert!(line.start <= top && top <= line.end);
+}
+
+#[test]
+fn keys_typed_in_one_batch_filter_once_and_later_keys_see_the_result() {
+    use ratatui::crossterm::event::KeyEvent;
+    let mut a = app(80, 24);
+    let k = |c| Msg::Input(Event::Key(KeyEvent::new(c, KeyModifiers::NONE)));
+    let batch = vec![
+        k(KeyCode::Char('/')),
+        k(KeyCode::Char('i')),
+        k(KeyCode::Char('n')),
+        k(KeyCode::Char('s')),
+        k(KeyCode::Char('t')),
+        k(KeyCode::Enter),
+        k(KeyCode::Down),
+        k(KeyCode::Enter),
+    ];
+    let out = crate::tui::update_all(&mut a, batch);
+    assert_eq!(a.docs.filter(), "inst");
+    // The second row of the filtered list: v2/installation.md.
+    assert_eq!(
+        out,
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+}

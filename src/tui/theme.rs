@@ -1,0 +1,158 @@
+//! Styles by role, for a dark or light background, or none at all when
+//! `NO_COLOR` is set (then only bold, underline, italic and reverse video).
+
+use ratatui::style::{Color, Modifier, Style};
+
+use crate::config::ThemeName;
+
+#[derive(Clone, Debug)]
+pub struct Theme {
+    pub base: Style,
+    pub title: Style,
+    pub tab: Style,
+    pub tab_active: Style,
+    pub header: Style,
+    pub selected: Style,
+    pub muted: Style,
+    pub border: Style,
+    pub key: Style,
+    pub error: Style,
+    pub warning: Style,
+    pub good: Style,
+    pub input: Style,
+    pub gauge: Style,
+    pub hit: Style,
+    pub eviction: Style,
+    pub bar: Style,
+    /// The selected copied block in the Origin pane (over its origin colour).
+    pub block_selected: Style,
+    /// Shared passages in a comparison.
+    pub shared: Style,
+    /// Copied text, one style per origin (see [`Theme::origin`]).
+    pub palette: Vec<Style>,
+}
+
+impl Theme {
+    pub fn new(name: ThemeName, no_color: bool) -> Theme {
+        if no_color {
+            return Theme::plain();
+        }
+        let b = Modifier::BOLD;
+        let fg = |c: Color| Style::new().fg(c);
+        let bg = |c: Color| Style::new().bg(c);
+        match name {
+            ThemeName::Dark => Theme {
+                base: Style::new(),
+                title: fg(Color::Cyan).add_modifier(b),
+                tab: fg(Color::Gray),
+                tab_active: fg(Color::Black).bg(Color::Cyan).add_modifier(b),
+                header: fg(Color::Yellow).add_modifier(b),
+                selected: bg(Color::DarkGray).add_modifier(b),
+                muted: fg(Color::DarkGray),
+                border: fg(Color::DarkGray),
+                key: fg(Color::Cyan).add_modifier(b),
+                error: fg(Color::LightRed).add_modifier(b),
+                warning: fg(Color::Yellow),
+                good: fg(Color::LightGreen),
+                input: fg(Color::White).bg(Color::Blue),
+                gauge: fg(Color::Cyan).bg(Color::Black),
+                hit: fg(Color::LightGreen),
+                eviction: fg(Color::LightRed),
+                bar: fg(Color::LightBlue),
+                block_selected: Style::new().add_modifier(Modifier::REVERSED | b),
+                shared: fg(Color::Black).bg(Color::Yellow),
+                palette: [
+                    (Color::Black, Color::LightBlue),
+                    (Color::Black, Color::LightGreen),
+                    (Color::Black, Color::LightMagenta),
+                    (Color::Black, Color::LightYellow),
+                    (Color::Black, Color::LightCyan),
+                    (Color::Black, Color::LightRed),
+                    (Color::White, Color::Blue),
+                    (Color::White, Color::Magenta),
+                    (Color::Black, Color::Rgb(255, 175, 95)),
+                    (Color::Black, Color::Rgb(175, 215, 135)),
+                    (Color::Black, Color::Rgb(215, 175, 255)),
+                    (Color::Black, Color::Rgb(135, 215, 215)),
+                ]
+                .map(|(f, b)| Style::new().fg(f).bg(b))
+                .to_vec(),
+            },
+            ThemeName::Light => Theme {
+                base: Style::new(),
+                title: fg(Color::Blue).add_modifier(b),
+                tab: fg(Color::DarkGray),
+                tab_active: fg(Color::White).bg(Color::Blue).add_modifier(b),
+                header: fg(Color::Magenta).add_modifier(b),
+                selected: bg(Color::Rgb(215, 215, 235)).add_modifier(b),
+                muted: fg(Color::Gray),
+                border: fg(Color::Gray),
+                key: fg(Color::Blue).add_modifier(b),
+                error: fg(Color::Red).add_modifier(b),
+                warning: fg(Color::Rgb(175, 95, 0)),
+                good: fg(Color::Green),
+                input: fg(Color::Black).bg(Color::Rgb(255, 255, 175)),
+                gauge: fg(Color::Blue).bg(Color::Rgb(230, 230, 230)),
+                hit: fg(Color::Green),
+                eviction: fg(Color::Red),
+                bar: fg(Color::Blue),
+                block_selected: Style::new().add_modifier(Modifier::REVERSED | b),
+                shared: fg(Color::Black).bg(Color::Rgb(255, 215, 95)),
+                palette: [
+                    Color::Rgb(175, 215, 255),
+                    Color::Rgb(175, 255, 175),
+                    Color::Rgb(255, 175, 255),
+                    Color::Rgb(255, 255, 135),
+                    Color::Rgb(175, 255, 255),
+                    Color::Rgb(255, 175, 175),
+                    Color::Rgb(215, 215, 255),
+                    Color::Rgb(255, 215, 175),
+                    Color::Rgb(215, 255, 215),
+                    Color::Rgb(235, 215, 255),
+                    Color::Rgb(215, 235, 235),
+                    Color::Rgb(255, 235, 205),
+                ]
+                .map(|c| Style::new().fg(Color::Black).bg(c))
+                .to_vec(),
+            },
+        }
+    }
+
+    /// No colour at all (NO_COLOR): structure by modifiers only.
+    fn plain() -> Theme {
+        let m = |m: Modifier| Style::new().add_modifier(m);
+        Theme {
+            base: Style::new(),
+            title: m(Modifier::BOLD),
+            tab: Style::new(),
+            tab_active: m(Modifier::REVERSED | Modifier::BOLD),
+            header: m(Modifier::BOLD | Modifier::UNDERLINED),
+            selected: m(Modifier::REVERSED),
+            muted: Style::new(),
+            border: Style::new(),
+            key: m(Modifier::BOLD),
+            error: m(Modifier::BOLD),
+            warning: m(Modifier::BOLD),
+            good: Style::new(),
+            input: m(Modifier::UNDERLINED),
+            gauge: Style::new(),
+            hit: Style::new(),
+            eviction: Style::new(),
+            bar: Style::new(),
+            block_selected: m(Modifier::REVERSED | Modifier::BOLD),
+            shared: m(Modifier::UNDERLINED),
+            // Neighbouring blocks of different origins still differ.
+            palette: vec![
+                m(Modifier::UNDERLINED),
+                m(Modifier::UNDERLINED | Modifier::ITALIC),
+            ],
+        }
+    }
+
+    /// The colour of origin `id`: the same wherever and whenever it appears.
+    pub fn origin(&self, id: u32) -> Style {
+        // Fibonacci hashing spreads consecutive ids over the palette.
+        let h = (u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize;
+        self.palette[h % self.palette.len()]
+    }
+}

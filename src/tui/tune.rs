@@ -1,0 +1,233 @@
+//! The Tune pane's state: a form of engine settings, parsed with the
+//! project's own `FromStr`s, and the shadow runs it asks for. Only the
+//! latest generation's updates are kept; older ones are stale.
+
+use crate::engine::{Command, ShadowUpdate, Snapshot};
+use crate::origin::table::paper_sizes;
+use crate::origin::{Estimation, Eviction, Params, Selector, TableSize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    TableSize,
+    Selector,
+    Parameter,
+    Eviction,
+    Estimation,
+    BridgeLimit,
+    K,
+}
+
+pub const FIELDS: [Field; 7] = [
+    Field::TableSize,
+    Field::Selector,
+    Field::Parameter,
+    Field::Eviction,
+    Field::Estimation,
+    Field::BridgeLimit,
+    Field::K,
+];
+
+const SELECTORS: [&str; 10] = [
+    "nhs", "hs", "all", "every", "mod", "win", "hb", "dct", "nmod", "nwin",
+];
+const EVICTIONS: [&str; 4] = ["lucky", "cc", "lru", "random"];
+const ESTIMATIONS: [&str; 4] = ["be", "b", "e", "nb"];
+
+impl Field {
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::TableSize => "table size",
+            Field::Selector => "selector",
+            Field::Parameter => "parameter",
+            Field::Eviction => "eviction",
+            Field::Estimation => "estimation",
+            Field::BridgeLimit => "bridge limit",
+            Field::K => "k",
+        }
+    }
+
+    /// The values a choice field cycles through; None for typed fields.
+    pub fn choices(self) -> Option<&'static [&'static str]> {
+        match self {
+            Field::Selector => Some(&SELECTORS),
+            Field::Eviction => Some(&EVICTIONS),
+            Field::Estimation => Some(&ESTIMATIONS),
+            _ => None,
+        }
+    }
+}
+
+/// What the current generation asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunKind {
+    /// [live, tuned].
+    Compare,
+    /// Table sizes × selectors, sizes varying fastest.
+    Sweep {
+        sizes: Vec<TableSize>,
+        selectors: Vec<Selector>,
+    },
+}
+
+#[derive(Default)]
+pub struct TuneState {
+    /// Text of each field, in [`FIELDS`] order.
+    pub values: [String; 7],
+    pub focus: usize,
+    /// Why the form does not parse, or why a run could not start.
+    pub error: Option<String>,
+    /// The form holds the live settings or edits (the first snapshot fills
+    /// it unless the user got there first; later ones leave it alone).
+    pub filled: bool,
+    pub generation: u64,
+    pub kind: Option<RunKind>,
+    /// The latest update of the current generation.
+    pub update: Option<ShadowUpdate>,
+}
+
+impl TuneState {
+    pub fn fill(&mut self, p: &Params) {
+        let sel = p.selector.to_string();
+        let (name, param) = sel.split_once('-').unwrap_or((&sel, ""));
+        let param = if param.is_empty() { "8" } else { param };
+        self.values = [
+            p.table_size.to_string(),
+            name.to_string(),
+            param.to_string(),
+            p.eviction.to_string(),
+            p.estimation.to_string(),
+            p.bridge_limit.to_string(),
+            p.k.to_string(),
+        ];
+    }
+
+    pub fn field(&self) -> Field {
+        FIELDS[self.focus]
+    }
+
+    pub fn value(&self, f: Field) -> &str {
+        &self.values[f as usize]
+    }
+
+    /// Whether the selector field's choice takes a parameter.
+    pub fn has_parameter(&self) -> bool {
+        !matches!(self.value(Field::Selector), "nhs" | "hs" | "all")
+    }
+
+    /// Cycle a choice field by `d`.
+    pub fn cycle(&mut self, d: isize) {
+        let f = self.field();
+        if let Some(choices) = f.choices() {
+            let at = choices
+                .iter()
+                .position(|c| *c == self.value(f))
+                .unwrap_or(0);
+            let n = choices.len() as isize;
+            let next = (at as isize + d).rem_euclid(n) as usize;
+            self.values[f as usize] = choices[next].to_string();
+            self.filled = true;
+            self.error = self.tuned(&Params::default()).err();
+        }
+    }
+
+    pub fn set(&mut self, f: Field, text: String) {
+        self.values[f as usize] = text;
+        self.filled = true;
+        self.error = self.tuned(&Params::default()).err();
+    }
+
+    /// The form's settings: `live` with every field replaced.
+    pub fn tuned(&self, live: &Params) -> Result<Params, String> {
+        let v = |f| self.value(f).trim();
+        let selector = if self.has_parameter() {
+            format!("{}-{}", v(Field::Selector), v(Field::Parameter))
+        } else {
+            v(Field::Selector).to_string()
+        };
+        let number = |f: Field, max: u64| -> Result<u64, String> {
+            match v(f).parse::<u64>() {
+                Ok(n) if (1..=max).contains(&n) => Ok(n),
+                _ => Err(format!("{}: a whole number from 1 to {max}", f.label())),
+            }
+        };
+        Ok(Params {
+            table_size: v(Field::TableSize)
+                .parse::<TableSize>()
+                .map_err(|e| format!("table size: {e}"))?,
+            selector: selector.parse::<Selector>()?,
+            eviction: v(Field::Eviction).parse::<Eviction>()?,
+            estimation: v(Field::Estimation).parse::<Estimation>()?,
+            bridge_limit: number(Field::BridgeLimit, u32::MAX as u64)? as u32,
+            k: number(Field::K, 64)? as usize,
+            ..*live
+        })
+    }
+
+    /// Replay the history with the live and the tuned settings.
+    pub fn compare(&mut self, snap: &Snapshot) -> Option<Command> {
+        let tuned = self.checked(snap)?;
+        Some(self.start(RunKind::Compare, vec![snap.params, tuned]))
+    }
+
+    /// Replay the paper's table sizes with two selectors: the tuned and the
+    /// live one, or NHs and every-4 when they are the same.
+    pub fn sweep(&mut self, snap: &Snapshot) -> Option<Command> {
+        let tuned = self.checked(snap)?;
+        if snap.shingles == 0 {
+            self.error = Some("nothing indexed yet to sweep over".into());
+            return None;
+        }
+        let sizes = paper_sizes(snap.shingles);
+        let selectors = if tuned.selector != snap.params.selector {
+            vec![tuned.selector, snap.params.selector]
+        } else if tuned.selector != Selector::NHs {
+            vec![tuned.selector, Selector::NHs]
+        } else {
+            vec![Selector::NHs, Selector::Every(4)]
+        };
+        let runs = selectors
+            .iter()
+            .flat_map(|&selector| {
+                sizes.iter().map(move |&table_size| Params {
+                    selector,
+                    table_size,
+                    ..tuned
+                })
+            })
+            .collect();
+        Some(self.start(RunKind::Sweep { sizes, selectors }, runs))
+    }
+
+    pub fn adopt(&mut self, snap: &Snapshot) -> Option<Command> {
+        self.checked(snap).map(Command::Adopt)
+    }
+
+    /// Keep an update of the current generation; drop older ones.
+    pub fn receive(&mut self, u: ShadowUpdate) -> bool {
+        if u.generation != self.generation || self.kind.is_none() {
+            return false;
+        }
+        self.update = Some(u);
+        true
+    }
+
+    pub fn running(&self) -> bool {
+        self.kind.is_some() && !self.update.as_ref().is_some_and(|u| u.finished)
+    }
+
+    fn checked(&mut self, snap: &Snapshot) -> Option<Params> {
+        let r = self.tuned(&snap.params);
+        self.error = r.as_ref().err().cloned();
+        r.ok()
+    }
+
+    fn start(&mut self, kind: RunKind, runs: Vec<Params>) -> Command {
+        self.generation += 1;
+        self.kind = Some(kind);
+        self.update = None;
+        Command::Shadow {
+            generation: self.generation,
+            runs,
+        }
+    }
+}

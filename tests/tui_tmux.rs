@@ -1,0 +1,199 @@
+//! The TUI as a person sees it: the real binary in a real terminal (tmux),
+//! on a temp folder. A new file that copies a paragraph must show its source
+//! in the origin pane; resizing redraws; quitting restores the terminal.
+//! `scripts/test` (the README's test command) installs tmux when missing.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::TempDir;
+
+const GUIDE: &str = "# Calibration\n\nBefore the first season, hang the gauge from the \
+pier at low water and mark the datum on the staff. Read the staff and the sensor together \
+every ten minutes through one full tide, then fit the offset by least squares and write it \
+into the station file so that every later reading is corrected before it is stored.\n";
+
+/// A tmux server of its own (a private socket), killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux is installed (scripts/test installs it)")
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.ok(&["capture-pane", "-p", "-t", "s"])
+    }
+
+    fn format(&self, f: &str) -> String {
+        self.ok(&["display-message", "-p", "-t", "s", f])
+            .trim()
+            .to_string()
+    }
+
+    /// Wait until the screen satisfies `want`; the last screen in the panic.
+    fn wait(&self, what: &str, want: impl Fn(&str) -> bool) -> String {
+        let end = Instant::now() + Duration::from_secs(15);
+        loop {
+            let s = self.screen();
+            if want(&s) {
+                return s;
+            }
+            assert!(Instant::now() < end, "no {what} within 15 s; screen:\n{s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "s"];
+        args.extend_from_slice(keys);
+        self.ok(&args);
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+fn start(root: &Path, home: &Path) -> Tmux {
+    let t = Tmux {
+        socket: format!("lineage-test-{}", std::process::id()),
+    };
+    let bin = env!("CARGO_BIN_EXE_lineage");
+    let index = home.join("index");
+    let command = format!(
+        // The shell says when lineage has exited, and keeps the terminal
+        // open to read its state (a dead pane's last output can race its exit).
+        "{bin} watch {} --index {} --order path --debounce-ms 100 2>{}; \
+         echo lineage exited $?; sleep 60",
+        root.display(),
+        index.display(),
+        home.join("stderr").display()
+    );
+    let env = |k: &str, v: &Path| format!("{k}={}", v.display());
+    let (h, c, d) = (
+        env("HOME", home),
+        env("XDG_CONFIG_HOME", &home.join("config")),
+        env("XDG_DATA_HOME", &home.join("data")),
+    );
+    t.ok(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "s",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-e",
+        &h,
+        "-e",
+        &c,
+        "-e",
+        &d,
+        "-e",
+        "NO_COLOR=",
+        &command,
+    ]);
+    t
+}
+
+#[test]
+fn the_origin_pane_names_the_source_of_a_new_copy() {
+    let dir = TempDir::new("tmux");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(root.join("calibration.md"), GUIDE).unwrap();
+    std::fs::write(
+        root.join("alerts.md"),
+        "# Alerts\n\nAn alert fires when the water rises faster than the threshold.\n",
+    )
+    .unwrap();
+    let t = start(&root, &home);
+    t.wait("the documents", |s| {
+        s.contains("calibration.md") && s.contains("alerts.md")
+    });
+    assert_eq!(
+        t.format("#{alternate_on}"),
+        "1",
+        "the view uses the alternate screen"
+    );
+
+    // A FAQ quoting the guide's paragraph, written while the view is open.
+    let paragraph = GUIDE.split("\n\n").nth(1).unwrap();
+    std::fs::write(
+        root.join("faq.md"),
+        format!("# FAQ\n\nHow do I calibrate the gauge? From the guide:\n\n{paragraph}\n"),
+    )
+    .unwrap();
+    let s = t.wait("faq.md in the list", |s| s.contains("faq.md"));
+    let row = s.lines().find(|l| l.contains("faq.md")).unwrap();
+    assert!(
+        row.contains("calibration.md"),
+        "dominant origin in the row: {row}"
+    );
+
+    // Sorted by path, faq.md is the last row: select it, open its origins.
+    t.keys(&["G", "Enter"]);
+    let s = t.wait("the origin pane of faq.md", |s| {
+        s.contains("faq.md v1") && s.contains("Origins")
+    });
+    let legend: Vec<&str> = s
+        .lines()
+        .filter_map(|l| l.rsplit('│').nth(1))
+        .filter(|l| l.contains("calibration.md"))
+        .collect();
+    assert!(!legend.is_empty(), "the legend names the source:\n{s}");
+
+    // Resize: the view redraws at the new size.
+    t.ok(&["resize-window", "-t", "s", "-x", "80", "-y", "24"]);
+    let s = t.wait("a redraw at 80 columns", |s| {
+        let lines: Vec<&str> = s.lines().collect();
+        lines.len() == 24
+            && lines[1].starts_with(" 1 Documents")
+            && lines
+                .iter()
+                .any(|l| l.trim_end().ends_with('┐') && l.chars().count() == 80)
+    });
+    assert!(s.contains("faq.md"), "{s}");
+
+    // Quit: the program ends well and leaves the terminal as it found it.
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
+    assert_eq!(t.format("#{alternate_on}"), "0", "back on the main screen");
+    assert_eq!(t.format("#{cursor_flag}"), "1", "cursor shown again");
+    assert_eq!(t.format("#{mouse_any_flag}"), "0", "mouse reporting off");
+    assert!(!t.screen().contains("Documents"), "the view is gone");
+    assert!(
+        t.screen().starts_with("lineage exited 0"),
+        "the shell writes where the view began"
+    );
+    let stderr = std::fs::read_to_string(home.join("stderr")).unwrap();
+    assert!(stderr.is_empty(), "stderr: {stderr}");
+}
