@@ -3,9 +3,10 @@
 //! changed, or that only a full walk can tell.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use notify::{PollWatcher, RecursiveMode};
 use notify_debouncer_full::{
@@ -36,12 +37,24 @@ pub fn start(
     every: Duration,
     mut each: impl FnMut(Batch) + Send + 'static,
 ) -> notify::Result<Watcher> {
+    // Linux says when a writer closes a file: hold its path back until then,
+    // so a file created in a burst is not read before its content is in.
+    let mut writers = Writers {
+        open: HashMap::new(),
+        closes: !poll && cfg!(target_os = "linux"),
+    };
     let handler = move |r: DebounceEventResult| {
         each(match r {
             Ok(events) => {
                 let rescan = events.iter().any(|e| e.need_rescan());
-                let mut paths: Vec<PathBuf> =
-                    events.into_iter().flat_map(|e| e.event.paths).collect();
+                for e in &events {
+                    writers.see(&e.event);
+                }
+                let mut paths: Vec<PathBuf> = events
+                    .into_iter()
+                    .flat_map(|e| e.event.paths)
+                    .filter(|p| !writers.is_open(p))
+                    .collect();
                 paths.sort();
                 paths.dedup();
                 Batch::Changed { paths, rescan }
@@ -64,6 +77,53 @@ pub fn start(
         let mut d = new_debouncer(debounce, None, handler)?;
         d.watch(root, RecursiveMode::Recursive)?;
         Ok(Watcher(Box::new(d)))
+    }
+}
+
+/// Files open for writing, from create/modify and close-write events.
+struct Writers {
+    /// Path → when its writing was first seen.
+    open: HashMap<PathBuf, Instant>,
+    /// The backend reports closes (else nothing is held back).
+    closes: bool,
+}
+
+/// A file written for longer than this is read anyway (a log kept open).
+const LONGEST_WRITE: Duration = Duration::from_secs(5);
+
+impl Writers {
+    fn see(&mut self, e: &notify::Event) {
+        use notify::EventKind::{Access, Create, Modify, Remove};
+        use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
+        if !self.closes {
+            return;
+        }
+        match e.kind {
+            Create(CreateKind::File) | Modify(ModifyKind::Data(_)) => {
+                for p in &e.paths {
+                    self.open.entry(p.clone()).or_insert_with(Instant::now);
+                }
+            }
+            Access(AccessKind::Close(AccessMode::Write))
+            | Remove(_)
+            | Modify(ModifyKind::Name(_)) => {
+                for p in &e.paths {
+                    self.open.remove(p);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn is_open(&mut self, p: &Path) -> bool {
+        match self.open.get(p) {
+            Some(since) if since.elapsed() < LONGEST_WRITE => true,
+            Some(_) => {
+                self.open.remove(p);
+                false
+            }
+            None => false,
+        }
     }
 }
 
@@ -264,5 +324,47 @@ mod tests {
         };
         let a = [r.0.join("a.md")];
         assert!(stat_paths(&r.0, &a, &Filter::default_patterns(), follow, |_| false).is_none());
+    }
+}
+
+#[cfg(test)]
+mod writer_tests {
+    use super::*;
+    use notify::event::{AccessKind, AccessMode, CreateKind, DataChange, ModifyKind};
+    use notify::{Event, EventKind};
+
+    fn ev(kind: EventKind, p: &str) -> Event {
+        Event::new(kind).add_path(PathBuf::from(p))
+    }
+
+    #[test]
+    fn a_file_is_held_back_from_its_first_write_to_its_close() {
+        let mut w = Writers {
+            open: HashMap::new(),
+            closes: true,
+        };
+        w.see(&ev(EventKind::Create(CreateKind::File), "/r/a.md"));
+        w.see(&ev(
+            EventKind::Modify(ModifyKind::Data(DataChange::Any)),
+            "/r/b.md",
+        ));
+        assert!(w.is_open(Path::new("/r/a.md")) && w.is_open(Path::new("/r/b.md")));
+        w.see(&ev(
+            EventKind::Access(AccessKind::Close(AccessMode::Write)),
+            "/r/a.md",
+        ));
+        assert!(!w.is_open(Path::new("/r/a.md")));
+        assert!(w.is_open(Path::new("/r/b.md")));
+        // Written for too long: read anyway.
+        w.open
+            .insert(PathBuf::from("/r/b.md"), Instant::now() - LONGEST_WRITE);
+        assert!(!w.is_open(Path::new("/r/b.md")));
+        // Backends without close events hold nothing back.
+        let mut none = Writers {
+            open: HashMap::new(),
+            closes: false,
+        };
+        none.see(&ev(EventKind::Create(CreateKind::File), "/r/a.md"));
+        assert!(!none.is_open(Path::new("/r/a.md")));
     }
 }
