@@ -641,7 +641,13 @@ impl Buckets {
                 // A branch-free fold the compiler vectorizes.
                 let min = scores.iter().fold(u8::MAX, |m, &s| m.min(s));
                 let head = self.head(b);
-                let age = |slot: usize| (slot + n - head) % n;
+                let age = |slot: usize| {
+                    if slot >= head {
+                        slot - head
+                    } else {
+                        slot + n - head
+                    }
+                };
                 match self.ties {
                     // In age order the ring starts at the head: the oldest
                     // tied entry is the first at or after it, else the first.
@@ -700,7 +706,12 @@ impl Buckets {
     /// Age (0 = oldest) of the entry at slot `i` of bucket `b`.
     #[inline]
     fn age(&self, b: usize, i: usize) -> usize {
-        (i + self.per - self.head(b)) % self.per
+        let head = self.head(b);
+        if i >= head {
+            i - head
+        } else {
+            i + self.per - head
+        }
     }
 
     /// Absolute index of the entry of age `a` in bucket `b`.
@@ -896,26 +907,80 @@ fn advise_huge_pages<T>(v: &[T]) {
 fn advise_huge_pages<T>(_: &[T]) {}
 
 /// For each run of up to 64 scores, its start and a mask of the scores equal
-/// to `v` (16 bytes at a time: vector compares).
+/// to `v`.
 fn score_mask(scores: &[u8], v: u8) -> impl Iterator<Item = (usize, u64)> + '_ {
     scores.chunks(64).enumerate().map(move |(c, chunk)| {
-        let mut mask = 0u64;
-        for (j, &s) in chunk.iter().enumerate() {
-            mask |= u64::from(s == v) << j;
-        }
+        let mask = match <&[u8; 64]>::try_from(chunk) {
+            Ok(full) => eq_mask_64(full, v),
+            Err(_) => chunk
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (j, &s)| m | u64::from(s == v) << j),
+        };
         (c * 64, mask)
     })
 }
 
-/// Bit j set iff `words[j] == v`: a fixed-width loop that becomes vector
-/// compares and a mask extraction.
+/// Bit j set iff `bytes[j] == v`. The compiler turns a plain loop into
+/// byte-by-byte shifts, so on x86_64 this is four SSE2 compares and mask
+/// extractions (SSE2 is part of the x86_64 baseline).
+#[inline]
+fn eq_mask_64(bytes: &[u8; 64], v: u8) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let p = bytes.as_ptr().cast::<__m128i>();
+        let mut mask = 0u64;
+        // SAFETY: four unaligned 16-byte loads within the 64-byte array.
+        unsafe {
+            let k = _mm_set1_epi8(v as i8);
+            for q in 0..4 {
+                let m = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(p.add(q)), k));
+                mask |= u64::from(m as u16) << (16 * q);
+            }
+        }
+        mask
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        bytes
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (j, &s)| m | u64::from(s == v) << j)
+    }
+}
+
+/// Bit j set iff `words[j] == v` (SSE2 on x86_64, as [`eq_mask_64`]).
 #[inline]
 fn eq_mask(words: &[u32; 16], v: u32) -> u32 {
-    let mut mask = 0;
-    for (j, &w) in words.iter().enumerate() {
-        mask |= u32::from(w == v) << j;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
+            _mm_packs_epi32, _mm_set1_epi32,
+        };
+        let p = words.as_ptr().cast::<__m128i>();
+        // SAFETY: four unaligned 16-byte loads within the 64-byte array. The
+        // compares give 0 or -1 per word; saturating packs keep them 0 or -1
+        // per byte, in order, for one mask extraction.
+        unsafe {
+            let k = _mm_set1_epi32(v as i32);
+            let eq = |q: usize| _mm_cmpeq_epi32(_mm_loadu_si128(p.add(q)), k);
+            let lo = _mm_packs_epi32(eq(0), eq(1));
+            let hi = _mm_packs_epi32(eq(2), eq(3));
+            _mm_movemask_epi8(_mm_packs_epi16(lo, hi)) as u32 & 0xffff
+        }
     }
-    mask
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut mask = 0;
+        for (j, &w) in words.iter().enumerate() {
+            mask |= u32::from(w == v) << j;
+        }
+        mask
+    }
 }
 
 /// SplitMix64: a small, well-mixed PRNG step for Random eviction.
@@ -1109,6 +1174,20 @@ mod tests {
             offset: 3,
             prev: 4,
             next: 5,
+        }
+    }
+
+    #[test]
+    fn vector_masks_match_plain_compares() {
+        let words: [u32; 16] = std::array::from_fn(|j| [7, u32::MAX, 0x8000_0000][j % 3]);
+        let bytes: [u8; 64] = std::array::from_fn(|j| [0, 255, 128, 3][(j * 7 + j / 5) % 4]);
+        for v in [7, u32::MAX, 0x8000_0000, 1] {
+            let want = (0..16).fold(0, |m, j| m | u32::from(words[j] == v) << j);
+            assert_eq!(eq_mask(&words, v), want);
+        }
+        for v in [0, 255, 128, 3, 9] {
+            let want = (0..64).fold(0, |m, j| m | u64::from(bytes[j] == v) << j);
+            assert_eq!(eq_mask_64(&bytes, v), want);
         }
     }
 
