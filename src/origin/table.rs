@@ -437,7 +437,11 @@ struct Buckets {
     eviction: Eviction,
     ties: Ties,
     rng: u64,
+    /// Buckets given a lucky score since the last document ended, each once
+    /// (`touched_bits` marks them): scratch of the lucky update, not table
+    /// memory.
     touched: Vec<u32>,
+    touched_bits: Vec<u64>,
 }
 
 impl Buckets {
@@ -460,6 +464,7 @@ impl Buckets {
             ties: p.ties,
             rng: p.seed ^ 0x9e37_79b9_7f4a_7c15,
             touched: Vec::new(),
+            touched_bits: Vec::new(),
         })
     }
 
@@ -854,14 +859,21 @@ impl Buckets {
         let s = &mut self.score[at];
         let start = if inserted { 1 } else { u32::from(*s) };
         *s = (start + inc).min(255) as u8;
-        self.touched.push(b as u32);
+        if self.touched_bits.is_empty() {
+            self.touched_bits = vec![0; self.n_buckets.div_ceil(64)];
+        }
+        let (word, bit) = (b / 64, 1u64 << (b % 64));
+        if self.touched_bits[word] & bit == 0 {
+            self.touched_bits[word] |= bit;
+            self.touched.push(b as u32);
+        }
     }
 
     fn lucky_end_document(&mut self) {
         let mut touched = std::mem::take(&mut self.touched);
-        touched.sort_unstable();
-        touched.dedup();
+        // Buckets are halved independently of each other: any order will do.
         for &b in &touched {
+            self.touched_bits[b as usize / 64] = 0;
             let base = b as usize * self.per;
             let n = self.len(b as usize);
             let scores = &mut self.score[base..base + n];
