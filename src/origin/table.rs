@@ -505,20 +505,21 @@ impl Buckets {
         let _ = key;
     }
 
-    /// Position of `key` in bucket `b`, if present.
-    #[inline]
+    /// Position of `key` in bucket `b`, if present. Inlined into lookups and
+    /// lucky updates, whose hot loop it is (a call costs more than the scan of
+    /// a small bucket).
+    #[inline(always)]
     fn find(&self, b: usize, key: u64) -> Option<usize> {
         let base = b * self.per;
         let n = self.len(b);
         let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
-        let los = &self.lo[base..base + n];
-        let his = &self.hi[base..base + n];
         // Compare 16 low words at a time into a bit mask (vector compares);
-        // check the high bits only on a match.
-        let mut chunks = los.chunks_exact(16);
-        let mut at = 0;
-        for chunk in &mut chunks {
-            let mut mask = eq_mask(chunk.try_into().expect("16 words"), lo);
+        // check the high bits only on a match. When buckets are whole chunks
+        // of 16, a bucket's last, partial chunk is compared whole too (its
+        // slots past the fill exist) and masked to the fill.
+        let los = &self.lo[base..base + self.per];
+        let his = &self.hi[base..base + self.per];
+        let at_match = |at: usize, mut mask: u32| {
             while mask != 0 {
                 let j = at + mask.trailing_zeros() as usize;
                 if his[j] == hi {
@@ -526,12 +527,30 @@ impl Buckets {
                 }
                 mask &= mask - 1;
             }
-            at += 16;
+            None
+        };
+        let mut chunks = los[..n].chunks_exact(16);
+        for (c, chunk) in (&mut chunks).enumerate() {
+            let mask = eq_mask(chunk.try_into().expect("16 words"), lo);
+            if let Some(j) = at_match(16 * c, mask) {
+                return Some(j);
+            }
+        }
+        let at = n / 16 * 16;
+        if at == n {
+            return None;
+        }
+        if self.per % 16 == 0 {
+            // The bucket's slots past the fill exist: compare its last, partial
+            // chunk whole, masked to the fill.
+            let chunk = &los[at..at + 16];
+            let mask = eq_mask(chunk.try_into().expect("16 words"), lo) & ((1 << (n - at)) - 1);
+            return at_match(at, mask);
         }
         chunks
             .remainder()
             .iter()
-            .zip(&his[at..])
+            .zip(&his[at..n])
             .position(|(&l, &h)| l == lo && h == hi)
             .map(|j| at + j)
     }
