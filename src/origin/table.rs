@@ -540,7 +540,7 @@ impl Buckets {
         if at == n {
             return None;
         }
-        if self.per % 16 == 0 {
+        if self.per.is_multiple_of(16) {
             // The bucket's slots past the fill exist: compare its last, partial
             // chunk whole, masked to the fill.
             let chunk = &los[at..at + 16];
