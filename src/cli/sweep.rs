@@ -132,8 +132,12 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
             let (_, units, distinct) = &selections[si];
             let start = Instant::now();
             let mut score = Score::default();
+            let mut counts = Vec::new();
             let stats = keyed
-                .replay(units, p, |o| score.add(&exact[o.id as usize], &o))
+                .replay_labels(units, p, |d, units, labels| {
+                    let shingles = keyed.shingle_keys[d].len() as u32;
+                    score.add_labels(&exact[d], shingles, units, labels, &mut counts);
+                })
                 .expect("validated table");
             let seconds = start.elapsed().as_secs_f64();
             let c = stats.counters;

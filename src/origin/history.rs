@@ -109,10 +109,7 @@ impl Keyed {
         params: Params,
         mut each: impl FnMut(Outcome),
     ) -> Result<ReplayStats, TableError> {
-        debug_assert_eq!(params.k, self.k);
-        let mut pass = OriginPass::new(params)?;
-        for (d, doc_units) in units.iter().enumerate() {
-            let labels = pass.process(d as u32, doc_units);
+        self.replay_labels(units, params, |d, doc_units, labels| {
             each(Outcome::new(
                 d as u32,
                 self.token_fps[d].len() as u32,
@@ -120,6 +117,21 @@ impl Keyed {
                 doc_units.iter().map(|u| (u.start, u.end)),
                 labels,
             ));
+        })
+    }
+
+    /// As [`Keyed::replay`], but `each` gets every document's index, units and
+    /// their labels instead of an outcome (sweeps score these directly).
+    pub fn replay_labels(
+        &self,
+        units: &[Vec<Unit>],
+        params: Params,
+        mut each: impl FnMut(usize, &[Unit], &[u32]),
+    ) -> Result<ReplayStats, TableError> {
+        debug_assert_eq!(params.k, self.k);
+        let mut pass = OriginPass::new(params)?;
+        for (d, doc_units) in units.iter().enumerate() {
+            each(d, doc_units, pass.process(d as u32, doc_units));
         }
         let t = pass.table();
         Ok(ReplayStats {
