@@ -89,7 +89,6 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
 
     let mut corpus = load(&args.source.root, &config)?;
     let keyed = Keyed::new(corpus.take_fps(), base.k);
-    let exact = keyed.exact();
     let shingles = keyed.total_shingles();
     let sizes = if sizes.is_empty() {
         paper_sizes(shingles)
@@ -97,17 +96,23 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
         sizes
     };
 
-    // Selection depends only on the selector: once each.
-    let selections: Vec<(Selector, Vec<Vec<_>>, u64)> = selectors
-        .iter()
-        .map(|&s| {
-            let units = keyed.select(s);
-            let mut keys: Vec<u64> = units.iter().flatten().map(|u| u.key).collect();
-            keys.sort_unstable();
-            keys.dedup();
-            (s, units, keys.len() as u64)
-        })
-        .collect();
+    // The exact result is one sequential pass: the other thread meanwhile
+    // selects, once per selector (selection depends only on the selector).
+    let (exact, selections) = rayon::join(
+        || keyed.exact(),
+        || {
+            selectors
+                .par_iter()
+                .map(|&s| {
+                    let units = keyed.select(s);
+                    let mut keys: Vec<u64> = units.iter().flatten().map(|u| u.key).collect();
+                    keys.par_sort_unstable();
+                    keys.dedup();
+                    (s, units, keys.len() as u64)
+                })
+                .collect::<Vec<(Selector, Vec<Vec<_>>, u64)>>()
+        },
+    );
     let mut combos = Vec::new();
     for (si, (selector, _, _)) in selections.iter().enumerate() {
         for &eviction in &evictions {
@@ -126,9 +131,20 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
             }
         }
     }
-    let runs: Vec<RunJson> = combos
-        .par_iter()
-        .map(|&(si, p)| {
+    // Longest runs first (cost grows with the units replayed; Lucky's second
+    // pass over them costs extra), handed out one at a time, so that both
+    // threads stay busy until the end.
+    let cost = |&(si, p): &(usize, Params)| {
+        let units: usize = selections[si].1.iter().map(Vec::len).sum();
+        units * if p.eviction == Eviction::Lucky { 4 } else { 3 }
+    };
+    let mut order: Vec<usize> = (0..combos.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cost(&combos[i])));
+    let mut runs: Vec<(usize, RunJson)> = order
+        .into_iter()
+        .par_bridge()
+        .map(|i| {
+            let (si, p) = combos[i];
             let (_, units, distinct) = &selections[si];
             let start = Instant::now();
             let mut score = Score::default();
@@ -141,7 +157,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
                 .expect("validated table");
             let seconds = start.elapsed().as_secs_f64();
             let c = stats.counters;
-            RunJson {
+            let run = RunJson {
                 selector: p.selector.to_string(),
                 table_size: p.table_size.to_string(),
                 eviction: p.eviction.to_string(),
@@ -158,9 +174,12 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
                 hits: c.hits,
                 evictions: c.evictions,
                 seconds,
-            }
+            };
+            (i, run)
         })
         .collect();
+    runs.sort_unstable_by_key(|r| r.0);
+    let runs: Vec<RunJson> = runs.into_iter().map(|r| r.1).collect();
 
     let exact_json = ExactJson {
         documents: exact.len() as u64,
