@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use super::exact::Exact;
+use super::exact::all_origins;
 use super::outcome::Outcome;
 use super::pass::{OriginPass, Params};
 use super::select::{DocKeys, Selector, Unit};
@@ -76,15 +76,14 @@ impl Keyed {
 
     /// The exact result of every document (CONTRACT §3).
     pub fn exact(&self) -> Vec<Outcome> {
-        let mut exact = Exact::default();
-        (0..self.len())
-            .map(|d| {
-                exact.outcome(
-                    d as u32,
-                    self.token_fps[d].len() as u32,
-                    &self.shingle_keys[d],
-                    self.k,
-                )
+        let k = self.k as u32;
+        all_origins(&self.shingle_keys)
+            .par_iter()
+            .enumerate()
+            .map(|(d, labels)| {
+                let n = labels.len() as u32;
+                let units = (0..n).map(|i| (i, i + k));
+                Outcome::new(d as u32, self.token_fps[d].len() as u32, n, units, labels)
             })
             .collect()
     }

@@ -909,7 +909,7 @@ impl Buckets {
 /// A zeroed vector of `n` elements. Large ones are backed by huge pages where
 /// the kernel offers them: a big table is touched at random, and 4 KiB pages
 /// would cost a fault (and a TLB miss) per entry touched.
-fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
+pub(crate) fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
     let v = vec![T::default(); n];
     advise_huge_pages(&v);
     v
