@@ -178,6 +178,43 @@ impl TableParams {
             TableSize::Bytes(size) => self.geometry(size).ok().map(|(b, per)| (b * per) as u64),
         }
     }
+
+    /// Whether a table of these parameters, sent lookups of only the keys
+    /// `distinct` (no two alike), never evicts: no bucket is given more keys
+    /// than it holds. Such a table misses each key once and finds it ever
+    /// after, whatever its eviction policy.
+    pub fn never_evicts(&self, distinct: &[u64]) -> bool {
+        let TableSize::Bytes(size) = self.size else {
+            return true;
+        };
+        let Ok((n_buckets, per)) = self.geometry(size) else {
+            return false;
+        };
+        if distinct.len() <= per {
+            return true;
+        }
+        let mut fill = vec![0u16; n_buckets];
+        distinct.iter().all(|&key| {
+            let f = &mut fill[bucket_of(key, n_buckets)];
+            *f += 1;
+            usize::from(*f) <= per
+        })
+    }
+}
+
+/// The bucket of a 62-bit key among `n_buckets`: its top bits, scaled to the
+/// bucket count (multiply-shift, so any count works, not only powers of two).
+#[inline]
+fn bucket_of(key: u64, n_buckets: usize) -> usize {
+    ((u128::from(key & ((1 << 62) - 1)) * n_buckets as u128) >> 62) as usize
+}
+
+/// Whether no two of `keys` (sorted, distinct) share the 48 bits a bounded
+/// table stores: then which keys share a bucket cannot change what is found.
+pub fn fingerprints_distinct(keys: &[u64]) -> bool {
+    let mut fps: Vec<u64> = keys.iter().map(|&k| k & FP48).collect();
+    fps.sort_unstable();
+    fps.windows(2).all(|w| w[0] != w[1])
 }
 
 impl Table {
@@ -483,11 +520,9 @@ impl Buckets {
         vecs.iter().sum::<usize>() as u64
     }
 
-    /// The bucket of a 62-bit key: its top bits, scaled to the bucket count
-    /// (multiply-shift, so any count works, not only powers of two).
     #[inline]
     fn bucket(&self, key: u64) -> usize {
-        ((u128::from(key & ((1 << 62) - 1)) * self.n_buckets as u128) >> 62) as usize
+        bucket_of(key, self.n_buckets)
     }
 
     #[inline]
@@ -1206,6 +1241,26 @@ mod tests {
             prev: 4,
             next: 5,
         }
+    }
+
+    #[test]
+    fn never_evicts_iff_no_bucket_overflows() {
+        // Two buckets of 4 entries; keys spread by their top bits.
+        let p = params(TableSize::Bytes(2 * (4 * 14 + 2)), Eviction::Lucky, 4);
+        let low = |i: u64| i;
+        let high = |i: u64| (1 << 61) | (100 + i);
+        let keys: Vec<u64> = (0..4).map(low).chain((0..4).map(high)).collect();
+        assert!(p.never_evicts(&keys));
+        let keys: Vec<u64> = (0..5).map(low).chain((0..3).map(high)).collect();
+        assert!(!p.never_evicts(&keys));
+        let mut t = Table::new(p).unwrap();
+        for &k in &keys {
+            t.lookup(k, ins(0));
+        }
+        assert_eq!(t.counters().evictions, 1);
+        assert!(params(TableSize::Unbounded, Eviction::Lru, 4).never_evicts(&keys));
+        assert!(fingerprints_distinct(&keys));
+        assert!(!fingerprints_distinct(&[5, 5 | 1 << 50]));
     }
 
     #[test]
