@@ -575,9 +575,10 @@ impl Buckets {
         if at == n {
             return None;
         }
-        if self.per.is_multiple_of(16) {
+        if self.per.is_multiple_of(16) && n - at > 4 {
             // The bucket's slots past the fill exist: compare its last, partial
-            // chunk whole, masked to the fill.
+            // chunk whole, masked to the fill. (Not for a few words: a whole
+            // chunk may straddle a second cache line, a miss in a big table.)
             let chunk = &los[at..at + 16];
             let mask = eq_mask(chunk.try_into().expect("16 words"), lo) & ((1 << (n - at)) - 1);
             return at_match(at, mask);
