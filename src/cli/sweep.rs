@@ -13,7 +13,7 @@ use super::{CommonEngineArgs, Fatal, SourceArgs, load, report_skipped, skipped_j
 use crate::config::Config;
 use crate::origin::history::Keyed;
 use crate::origin::metrics::Score;
-use crate::origin::table::paper_sizes;
+use crate::origin::table::{Counters, fingerprints_distinct, paper_sizes};
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize};
 
 #[derive(Args, Debug)]
@@ -89,7 +89,6 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
 
     let mut corpus = load(&args.source.root, &config)?;
     let keyed = Keyed::new(corpus.take_fps(), base.k);
-    let exact = keyed.exact();
     let shingles = keyed.total_shingles();
     let sizes = if sizes.is_empty() {
         paper_sizes(shingles)
@@ -97,17 +96,23 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
         sizes
     };
 
-    // Selection depends only on the selector: once each.
-    let selections: Vec<(Selector, Vec<Vec<_>>, u64)> = selectors
-        .iter()
-        .map(|&s| {
-            let units = keyed.select(s);
-            let mut keys: Vec<u64> = units.iter().flatten().map(|u| u.key).collect();
-            keys.sort_unstable();
-            keys.dedup();
-            (s, units, keys.len() as u64)
-        })
-        .collect();
+    // The exact result is one sequential pass: the other thread meanwhile
+    // selects, once per selector (selection depends only on the selector).
+    let (exact, selections) = rayon::join(
+        || keyed.exact(),
+        || {
+            selectors
+                .par_iter()
+                .map(|&s| {
+                    let units = keyed.select(s);
+                    let mut keys: Vec<u64> = units.iter().flatten().map(|u| u.key).collect();
+                    keys.par_sort_unstable();
+                    keys.dedup();
+                    (s, units, keys)
+                })
+                .collect::<Vec<(Selector, Vec<Vec<_>>, Vec<u64>)>>()
+        },
+    );
     let mut combos = Vec::new();
     for (si, (selector, _, _)) in selections.iter().enumerate() {
         for &eviction in &evictions {
@@ -126,17 +131,61 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
             }
         }
     }
-    let runs: Vec<RunJson> = combos
-        .par_iter()
-        .map(|&(si, p)| {
-            let (_, units, distinct) = &selections[si];
+    // A run whose table never evicts finds each key from its second lookup on,
+    // whatever its size and eviction policy (so long as no two keys share the
+    // table's 48-bit fingerprint): all such runs of one selector and
+    // estimation have the same figures, and only the first is replayed.
+    let mut fps_distinct: Vec<Option<bool>> = vec![None; selections.len()];
+    let mut same_as: Vec<Option<usize>> = vec![None; combos.len()];
+    let mut never: Vec<bool> = vec![false; combos.len()];
+    for (i, &(si, p)) in combos.iter().enumerate() {
+        let keys = &selections[si].2;
+        if !p.table_params().never_evicts(keys)
+            || !*fps_distinct[si].get_or_insert_with(|| fingerprints_distinct(keys))
+        {
+            continue;
+        }
+        never[i] = true;
+        same_as[i] = (0..i)
+            .find(|&j| never[j] && combos[j].0 == si && combos[j].1.estimation == p.estimation);
+    }
+    // Longest runs first (cost grows with the units replayed; Lucky's second
+    // pass over them costs extra), handed out one at a time, so that both
+    // threads stay busy until the end.
+    let cost = |&(si, p): &(usize, Params)| {
+        let units: usize = selections[si].1.iter().map(Vec::len).sum();
+        units * if p.eviction == Eviction::Lucky { 4 } else { 3 }
+    };
+    let mut order: Vec<usize> = (0..combos.len())
+        .filter(|&i| same_as[i].is_none())
+        .collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cost(&combos[i])));
+    let mut replayed: Vec<(usize, Score, Counters, f64)> = order
+        .into_iter()
+        .par_bridge()
+        .map(|i| {
+            let (si, p) = combos[i];
             let start = Instant::now();
             let mut score = Score::default();
+            let mut counts = Vec::new();
             let stats = keyed
-                .replay(units, p, |o| score.add(&exact[o.id as usize], &o))
+                .replay_labels(&selections[si].1, p, |d, units, labels| {
+                    let shingles = keyed.shingle_keys[d].len() as u32;
+                    score.add_labels(&exact[d], shingles, units, labels, &mut counts);
+                })
                 .expect("validated table");
-            let seconds = start.elapsed().as_secs_f64();
-            let c = stats.counters;
+            (i, score, stats.counters, start.elapsed().as_secs_f64())
+        })
+        .collect();
+    replayed.sort_unstable_by_key(|r| r.0);
+    let runs: Vec<RunJson> = combos
+        .iter()
+        .enumerate()
+        .map(|(i, &(si, p))| {
+            let from = same_as[i].unwrap_or(i);
+            let (_, score, c, seconds) = replayed[replayed.partition_point(|r| r.0 < from)];
+            let tp = p.table_params();
+            let capacity = tp.capacity();
             RunJson {
                 selector: p.selector.to_string(),
                 table_size: p.table_size.to_string(),
@@ -146,13 +195,14 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
                 dominant_origin: score.dominant_origin(),
                 tf: score.token_freshness(),
                 overall: score.overall(),
-                table_fraction: stats.capacity.map(|cap| pct(cap, shingles)),
-                selected_fraction: stats.capacity.map(|cap| pct(cap, *distinct)),
-                capacity_entries: stats.capacity,
-                entry_bytes: stats.entry_bytes,
+                table_fraction: capacity.map(|cap| pct(cap, shingles)),
+                selected_fraction: capacity.map(|cap| pct(cap, selections[si].2.len() as u64)),
+                capacity_entries: capacity,
+                entry_bytes: tp.layout.entry_bytes(),
                 lookups: c.lookups,
                 hits: c.hits,
                 evictions: c.evictions,
+                // A shared run's time is that of the replay that gave it.
                 seconds,
             }
         })

@@ -1,11 +1,10 @@
 //! The estimation phase (seed 003 §2.3, ALGORITHMS §4): from the hits of a
 //! document's selected units, guess an origin for every selected unit.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
-use super::table::Hit;
+use super::table::{Hit, KeyMap};
 use crate::fingerprint::top_byte;
 
 /// How origins of units not found in the table are guessed.
@@ -36,7 +35,15 @@ impl Estimation {
 /// Reusable scratch space of the estimation phase.
 #[derive(Default)]
 pub struct Estimator {
-    last: HashMap<(u32, u8), usize>,
+    /// Last anchor per (origin, diagonal), keyed by [`diagonal_key`].
+    last: KeyMap<usize>,
+}
+
+/// (origin, diagonal) as one well-mixed u64 (multiplying by an odd constant is
+/// a bijection), so the map need not hash it.
+#[inline]
+fn diagonal_key(origin: u32, diag: u8) -> u64 {
+    ((u64::from(origin) << 8) | u64::from(diag)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 impl Estimator {
@@ -86,7 +93,8 @@ impl Estimator {
         for (j, h) in hits.iter().enumerate() {
             let Some(hj) = anchor(doc, h) else { continue };
             let diag = (j as u8).wrapping_sub(hj.offset);
-            if let Some(&i) = self.last.get(&(hj.origin, diag)) {
+            let key = diagonal_key(hj.origin, diag);
+            if let Some(&i) = self.last.get(&key) {
                 let hi = hits[i].expect("an anchor");
                 let consistent = !checked
                     || (top_byte(keys[i + 1]) == hi.next && top_byte(keys[j - 1]) == hj.prev);
@@ -98,7 +106,7 @@ impl Estimator {
                     }
                 }
             }
-            self.last.insert((hj.origin, diag), j);
+            self.last.insert(key, j);
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use super::exact::Exact;
+use super::exact::all_origins;
 use super::outcome::Outcome;
 use super::pass::{OriginPass, Params};
 use super::select::{DocKeys, Selector, Unit};
@@ -76,15 +76,14 @@ impl Keyed {
 
     /// The exact result of every document (CONTRACT §3).
     pub fn exact(&self) -> Vec<Outcome> {
-        let mut exact = Exact::default();
-        (0..self.len())
-            .map(|d| {
-                exact.outcome(
-                    d as u32,
-                    self.token_fps[d].len() as u32,
-                    &self.shingle_keys[d],
-                    self.k,
-                )
+        let k = self.k as u32;
+        all_origins(&self.shingle_keys)
+            .par_iter()
+            .enumerate()
+            .map(|(d, labels)| {
+                let n = labels.len() as u32;
+                let units = (0..n).map(|i| (i, i + k));
+                Outcome::new(d as u32, self.token_fps[d].len() as u32, n, units, labels)
             })
             .collect()
     }
@@ -109,10 +108,7 @@ impl Keyed {
         params: Params,
         mut each: impl FnMut(Outcome),
     ) -> Result<ReplayStats, TableError> {
-        debug_assert_eq!(params.k, self.k);
-        let mut pass = OriginPass::new(params)?;
-        for (d, doc_units) in units.iter().enumerate() {
-            let labels = pass.process(d as u32, doc_units);
+        self.replay_labels(units, params, |d, doc_units, labels| {
             each(Outcome::new(
                 d as u32,
                 self.token_fps[d].len() as u32,
@@ -120,6 +116,21 @@ impl Keyed {
                 doc_units.iter().map(|u| (u.start, u.end)),
                 labels,
             ));
+        })
+    }
+
+    /// As [`Keyed::replay`], but `each` gets every document's index, units and
+    /// their labels instead of an outcome (sweeps score these directly).
+    pub fn replay_labels(
+        &self,
+        units: &[Vec<Unit>],
+        params: Params,
+        mut each: impl FnMut(usize, &[Unit], &[u32]),
+    ) -> Result<ReplayStats, TableError> {
+        debug_assert_eq!(params.k, self.k);
+        let mut pass = OriginPass::new(params)?;
+        for (d, doc_units) in units.iter().enumerate() {
+            each(d, doc_units, pass.process(d as u32, doc_units));
         }
         let t = pass.table();
         Ok(ReplayStats {

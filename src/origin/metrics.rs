@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use super::outcome::{Outcome, Run};
+use super::outcome::{Outcome, Run, copied_spans, top_origin_of};
+use super::select::Unit;
 
 /// Running totals of one estimated run scored against the exact result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -33,6 +34,52 @@ impl Score {
         }
         self.tokens += u64::from(exact.tokens);
         self.tokens_agreeing += u64::from(freshness_agreement(&exact.runs, &est.runs));
+    }
+
+    /// Score one document's estimate given as its selected units and their
+    /// labels: the same as [`Score::add`] with the outcome built from them,
+    /// without building it. `counts` is scratch space.
+    pub fn add_labels(
+        &mut self,
+        exact: &Outcome,
+        shingles: u32,
+        units: &[Unit],
+        labels: &[u32],
+        counts: &mut Vec<(u32, u32)>,
+    ) {
+        debug_assert_eq!(units.len(), labels.len());
+        let id = exact.id;
+        self.documents += 1;
+        self.shingles += u64::from(shingles);
+        self.selected += labels.len() as u64;
+        if let Some(d) = exact.dominant_origin {
+            self.with_dominant += 1;
+            self.dominant_found += u64::from(top_origin_of(id, labels, counts) == d);
+        }
+        self.tokens += u64::from(exact.tokens);
+        // Tokens agree unless old in exactly one of the two: all tokens less
+        // the old ones of each, plus twice those old in both.
+        let mut exact_old = exact.copied().map(|(s, e, _)| (s, e)).peekable();
+        let (mut est, mut both) = (0u64, 0u64);
+        for (s, e, _) in copied_spans(id, units.iter().map(|u| (u.start, u.end)), labels) {
+            est += u64::from(e - s);
+            while let Some(&(xs, xe)) = exact_old.peek() {
+                if xe <= s {
+                    exact_old.next();
+                    continue;
+                }
+                if xs >= e {
+                    break;
+                }
+                both += u64::from(xe.min(e) - xs.max(s));
+                if xe > e {
+                    break;
+                }
+                exact_old.next();
+            }
+        }
+        let exact_old = u64::from(exact.tokens - exact.fresh_tokens());
+        self.tokens_agreeing += u64::from(exact.tokens) + 2 * both - exact_old - est;
     }
 
     /// Selected units / shingles, in percent.
@@ -85,6 +132,8 @@ fn freshness_agreement(a: &[Run], b: &[Run]) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn run(start: u32, end: u32, origin: Option<u32>) -> Run {
@@ -114,5 +163,45 @@ mod tests {
         // right: tokens 1..9 old, 0 and 9 fresh vs all old → 8/10; wrong: 0/10.
         assert_eq!(s.tokens_agreeing, 8);
         assert!((s.ssr() - 100.0 / 3.0).abs() < 1e-9);
+    }
+
+    /// Units of a document of `tokens` tokens: widths 1..=9 at sorted
+    /// starts, labelled from a few origins (3 is the document itself).
+    fn units(tokens: u32) -> impl Strategy<Value = (Vec<Unit>, Vec<u32>)> {
+        proptest::collection::vec((0..tokens, 1u32..10, 0u32..6), 0..30).prop_map(move |mut us| {
+            us.sort_by_key(|u| u.0);
+            let units = us
+                .iter()
+                .map(|&(start, w, _)| Unit {
+                    key: 0,
+                    start,
+                    end: (start + w).min(tokens),
+                })
+                .collect();
+            (units, us.iter().map(|u| u.2).collect())
+        })
+    }
+
+    fn outcome(tokens: u32, (units, labels): &(Vec<Unit>, Vec<u32>)) -> Outcome {
+        Outcome::new(
+            3,
+            tokens,
+            90,
+            units.iter().map(|u| (u.start, u.end)),
+            labels,
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn scoring_labels_equals_scoring_outcomes(
+            (tokens, exact, est) in (10u32..80).prop_flat_map(|t| (Just(t), units(t), units(t)))
+        ) {
+            let mut want = Score::default();
+            want.add(&outcome(tokens, &exact), &outcome(tokens, &est));
+            let mut got = Score::default();
+            got.add_labels(&outcome(tokens, &exact), 90, &est.0, &est.1, &mut Vec::new());
+            prop_assert_eq!(got, want);
+        }
     }
 }

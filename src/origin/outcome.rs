@@ -76,10 +76,18 @@ impl Outcome {
     }
 }
 
-/// Count units per origin; most first, ties by id. A document has few
-/// distinct origins, so a linear tally beats sorting its labels.
+/// Count units per origin; most first, ties by id.
 fn origin_counts(labels: &[u32]) -> Vec<(u32, u32)> {
-    let mut counts: Vec<(u32, u32)> = Vec::new();
+    let mut counts = Vec::new();
+    tally(labels, &mut counts);
+    counts.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts
+}
+
+/// Units per origin into `counts`, in order of first appearance. A document
+/// has few distinct origins, so a linear tally beats sorting its labels.
+fn tally(labels: &[u32], counts: &mut Vec<(u32, u32)>) {
+    counts.clear();
     let mut last = 0;
     for &l in labels {
         // Runs of equal labels are common: check the last origin first.
@@ -98,8 +106,22 @@ fn origin_counts(labels: &[u32]) -> Vec<(u32, u32)> {
             }
         }
     }
-    counts.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    counts
+}
+
+/// The top origin of document `id` from its units' labels, as
+/// [`Outcome::new`] finds it, without sorting: `counts` is scratch space.
+pub fn top_origin_of(id: u32, labels: &[u32], counts: &mut Vec<(u32, u32)>) -> u32 {
+    tally(labels, counts);
+    let Some(best) = counts.iter().map(|c| c.1).max() else {
+        return id;
+    };
+    // Sorted by count, then id, the first of the tied is the smallest id.
+    let tied = counts.iter().filter(|c| c.1 == best).map(|c| c.0);
+    if tied.clone().any(|o| o == id) {
+        id
+    } else {
+        tied.min().expect("the maximum is present")
+    }
 }
 
 /// The origin with the largest count; on a tie the document itself if it is
@@ -132,15 +154,8 @@ fn token_runs(
 ) -> Vec<Run> {
     let mut runs: Vec<Run> = Vec::new();
     let mut cur = 0u32;
-    for ((start, end), &label) in units.into_iter().zip(labels) {
+    for (s, end, label) in copied_spans(id, units, labels) {
         debug_assert!(end <= tokens);
-        if label == id {
-            continue;
-        }
-        let s = start.max(cur);
-        if s >= end {
-            continue;
-        }
         if s > cur {
             runs.push(Run {
                 start: cur,
@@ -166,6 +181,32 @@ fn token_runs(
         });
     }
     runs
+}
+
+/// The old tokens of document `id` from its units (token ranges, sorted by
+/// start) and their labels: disjoint, increasing `(start, end, origin)` spans
+/// (neighbours may touch and share an origin), each unit labelled other than
+/// `id` contributing its tokens not already covered.
+pub fn copied_spans(
+    id: u32,
+    units: impl IntoIterator<Item = (u32, u32)>,
+    labels: &[u32],
+) -> impl Iterator<Item = (u32, u32, u32)> {
+    let mut cur = 0u32;
+    units
+        .into_iter()
+        .zip(labels)
+        .filter_map(move |((start, end), &label)| {
+            if label == id {
+                return None;
+            }
+            let s = start.max(cur);
+            if s >= end {
+                return None;
+            }
+            cur = end;
+            Some((s, end, label))
+        })
 }
 
 #[cfg(test)]

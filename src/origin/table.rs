@@ -178,6 +178,43 @@ impl TableParams {
             TableSize::Bytes(size) => self.geometry(size).ok().map(|(b, per)| (b * per) as u64),
         }
     }
+
+    /// Whether a table of these parameters, sent lookups of only the keys
+    /// `distinct` (no two alike), never evicts: no bucket is given more keys
+    /// than it holds. Such a table misses each key once and finds it ever
+    /// after, whatever its eviction policy.
+    pub fn never_evicts(&self, distinct: &[u64]) -> bool {
+        let TableSize::Bytes(size) = self.size else {
+            return true;
+        };
+        let Ok((n_buckets, per)) = self.geometry(size) else {
+            return false;
+        };
+        if distinct.len() <= per {
+            return true;
+        }
+        let mut fill = vec![0u16; n_buckets];
+        distinct.iter().all(|&key| {
+            let f = &mut fill[bucket_of(key, n_buckets)];
+            *f += 1;
+            usize::from(*f) <= per
+        })
+    }
+}
+
+/// The bucket of a 62-bit key among `n_buckets`: its top bits, scaled to the
+/// bucket count (multiply-shift, so any count works, not only powers of two).
+#[inline]
+fn bucket_of(key: u64, n_buckets: usize) -> usize {
+    ((u128::from(key & ((1 << 62) - 1)) * n_buckets as u128) >> 62) as usize
+}
+
+/// Whether no two of `keys` (sorted, distinct) share the 48 bits a bounded
+/// table stores: then which keys share a bucket cannot change what is found.
+pub fn fingerprints_distinct(keys: &[u64]) -> bool {
+    let mut fps: Vec<u64> = keys.iter().map(|&k| k & FP48).collect();
+    fps.sort_unstable();
+    fps.windows(2).all(|w| w[0] != w[1])
 }
 
 impl Table {
@@ -437,7 +474,11 @@ struct Buckets {
     eviction: Eviction,
     ties: Ties,
     rng: u64,
+    /// Buckets given a lucky score since the last document ended, each once
+    /// (`touched_bits` marks them): scratch of the lucky update, not table
+    /// memory.
     touched: Vec<u32>,
+    touched_bits: Vec<u64>,
 }
 
 impl Buckets {
@@ -460,6 +501,7 @@ impl Buckets {
             ties: p.ties,
             rng: p.seed ^ 0x9e37_79b9_7f4a_7c15,
             touched: Vec::new(),
+            touched_bits: Vec::new(),
         })
     }
 
@@ -478,11 +520,9 @@ impl Buckets {
         vecs.iter().sum::<usize>() as u64
     }
 
-    /// The bucket of a 62-bit key: its top bits, scaled to the bucket count
-    /// (multiply-shift, so any count works, not only powers of two).
     #[inline]
     fn bucket(&self, key: u64) -> usize {
-        ((u128::from(key & ((1 << 62) - 1)) * self.n_buckets as u128) >> 62) as usize
+        bucket_of(key, self.n_buckets)
     }
 
     #[inline]
@@ -500,20 +540,21 @@ impl Buckets {
         let _ = key;
     }
 
-    /// Position of `key` in bucket `b`, if present.
-    #[inline]
+    /// Position of `key` in bucket `b`, if present. Inlined into lookups and
+    /// lucky updates, whose hot loop it is (a call costs more than the scan of
+    /// a small bucket).
+    #[inline(always)]
     fn find(&self, b: usize, key: u64) -> Option<usize> {
         let base = b * self.per;
         let n = self.len(b);
         let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
-        let los = &self.lo[base..base + n];
-        let his = &self.hi[base..base + n];
         // Compare 16 low words at a time into a bit mask (vector compares);
-        // check the high bits only on a match.
-        let mut chunks = los.chunks_exact(16);
-        let mut at = 0;
-        for chunk in &mut chunks {
-            let mut mask = eq_mask(chunk.try_into().expect("16 words"), lo);
+        // check the high bits only on a match. When buckets are whole chunks
+        // of 16, a bucket's last, partial chunk is compared whole too (its
+        // slots past the fill exist) and masked to the fill.
+        let los = &self.lo[base..base + self.per];
+        let his = &self.hi[base..base + self.per];
+        let at_match = |at: usize, mut mask: u32| {
             while mask != 0 {
                 let j = at + mask.trailing_zeros() as usize;
                 if his[j] == hi {
@@ -521,12 +562,31 @@ impl Buckets {
                 }
                 mask &= mask - 1;
             }
-            at += 16;
+            None
+        };
+        let mut chunks = los[..n].chunks_exact(16);
+        for (c, chunk) in (&mut chunks).enumerate() {
+            let mask = eq_mask(chunk.try_into().expect("16 words"), lo);
+            if let Some(j) = at_match(16 * c, mask) {
+                return Some(j);
+            }
+        }
+        let at = n / 16 * 16;
+        if at == n {
+            return None;
+        }
+        if self.per.is_multiple_of(16) && n - at > 4 {
+            // The bucket's slots past the fill exist: compare its last, partial
+            // chunk whole, masked to the fill. (Not for a few words: a whole
+            // chunk may straddle a second cache line, a miss in a big table.)
+            let chunk = &los[at..at + 16];
+            let mask = eq_mask(chunk.try_into().expect("16 words"), lo) & ((1 << (n - at)) - 1);
+            return at_match(at, mask);
         }
         chunks
             .remainder()
             .iter()
-            .zip(&his[at..])
+            .zip(&his[at..n])
             .position(|(&l, &h)| l == lo && h == hi)
             .map(|j| at + j)
     }
@@ -641,7 +701,13 @@ impl Buckets {
                 // A branch-free fold the compiler vectorizes.
                 let min = scores.iter().fold(u8::MAX, |m, &s| m.min(s));
                 let head = self.head(b);
-                let age = |slot: usize| (slot + n - head) % n;
+                let age = |slot: usize| {
+                    if slot >= head {
+                        slot - head
+                    } else {
+                        slot + n - head
+                    }
+                };
                 match self.ties {
                     // In age order the ring starts at the head: the oldest
                     // tied entry is the first at or after it, else the first.
@@ -700,7 +766,12 @@ impl Buckets {
     /// Age (0 = oldest) of the entry at slot `i` of bucket `b`.
     #[inline]
     fn age(&self, b: usize, i: usize) -> usize {
-        (i + self.per - self.head(b)) % self.per
+        let head = self.head(b);
+        if i >= head {
+            i - head
+        } else {
+            i + self.per - head
+        }
     }
 
     /// Absolute index of the entry of age `a` in bucket `b`.
@@ -843,14 +914,21 @@ impl Buckets {
         let s = &mut self.score[at];
         let start = if inserted { 1 } else { u32::from(*s) };
         *s = (start + inc).min(255) as u8;
-        self.touched.push(b as u32);
+        if self.touched_bits.is_empty() {
+            self.touched_bits = vec![0; self.n_buckets.div_ceil(64)];
+        }
+        let (word, bit) = (b / 64, 1u64 << (b % 64));
+        if self.touched_bits[word] & bit == 0 {
+            self.touched_bits[word] |= bit;
+            self.touched.push(b as u32);
+        }
     }
 
     fn lucky_end_document(&mut self) {
         let mut touched = std::mem::take(&mut self.touched);
-        touched.sort_unstable();
-        touched.dedup();
+        // Buckets are halved independently of each other: any order will do.
         for &b in &touched {
+            self.touched_bits[b as usize / 64] = 0;
             let base = b as usize * self.per;
             let n = self.len(b as usize);
             let scores = &mut self.score[base..base + n];
@@ -867,7 +945,7 @@ impl Buckets {
 /// A zeroed vector of `n` elements. Large ones are backed by huge pages where
 /// the kernel offers them: a big table is touched at random, and 4 KiB pages
 /// would cost a fault (and a TLB miss) per entry touched.
-fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
+pub(crate) fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
     let v = vec![T::default(); n];
     advise_huge_pages(&v);
     v
@@ -896,26 +974,80 @@ fn advise_huge_pages<T>(v: &[T]) {
 fn advise_huge_pages<T>(_: &[T]) {}
 
 /// For each run of up to 64 scores, its start and a mask of the scores equal
-/// to `v` (16 bytes at a time: vector compares).
+/// to `v`.
 fn score_mask(scores: &[u8], v: u8) -> impl Iterator<Item = (usize, u64)> + '_ {
     scores.chunks(64).enumerate().map(move |(c, chunk)| {
-        let mut mask = 0u64;
-        for (j, &s) in chunk.iter().enumerate() {
-            mask |= u64::from(s == v) << j;
-        }
+        let mask = match <&[u8; 64]>::try_from(chunk) {
+            Ok(full) => eq_mask_64(full, v),
+            Err(_) => chunk
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (j, &s)| m | u64::from(s == v) << j),
+        };
         (c * 64, mask)
     })
 }
 
-/// Bit j set iff `words[j] == v`: a fixed-width loop that becomes vector
-/// compares and a mask extraction.
+/// Bit j set iff `bytes[j] == v`. The compiler turns a plain loop into
+/// byte-by-byte shifts, so on x86_64 this is four SSE2 compares and mask
+/// extractions (SSE2 is part of the x86_64 baseline).
+#[inline]
+fn eq_mask_64(bytes: &[u8; 64], v: u8) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let p = bytes.as_ptr().cast::<__m128i>();
+        let mut mask = 0u64;
+        // SAFETY: four unaligned 16-byte loads within the 64-byte array.
+        unsafe {
+            let k = _mm_set1_epi8(v as i8);
+            for q in 0..4 {
+                let m = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(p.add(q)), k));
+                mask |= u64::from(m as u16) << (16 * q);
+            }
+        }
+        mask
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        bytes
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (j, &s)| m | u64::from(s == v) << j)
+    }
+}
+
+/// Bit j set iff `words[j] == v` (SSE2 on x86_64, as [`eq_mask_64`]).
 #[inline]
 fn eq_mask(words: &[u32; 16], v: u32) -> u32 {
-    let mut mask = 0;
-    for (j, &w) in words.iter().enumerate() {
-        mask |= u32::from(w == v) << j;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
+            _mm_packs_epi32, _mm_set1_epi32,
+        };
+        let p = words.as_ptr().cast::<__m128i>();
+        // SAFETY: four unaligned 16-byte loads within the 64-byte array. The
+        // compares give 0 or -1 per word; saturating packs keep them 0 or -1
+        // per byte, in order, for one mask extraction.
+        unsafe {
+            let k = _mm_set1_epi32(v as i32);
+            let eq = |q: usize| _mm_cmpeq_epi32(_mm_loadu_si128(p.add(q)), k);
+            let lo = _mm_packs_epi32(eq(0), eq(1));
+            let hi = _mm_packs_epi32(eq(2), eq(3));
+            _mm_movemask_epi8(_mm_packs_epi16(lo, hi)) as u32 & 0xffff
+        }
     }
-    mask
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut mask = 0;
+        for (j, &w) in words.iter().enumerate() {
+            mask |= u32::from(w == v) << j;
+        }
+        mask
+    }
 }
 
 /// SplitMix64: a small, well-mixed PRNG step for Random eviction.
@@ -1109,6 +1241,40 @@ mod tests {
             offset: 3,
             prev: 4,
             next: 5,
+        }
+    }
+
+    #[test]
+    fn never_evicts_iff_no_bucket_overflows() {
+        // Two buckets of 4 entries; keys spread by their top bits.
+        let p = params(TableSize::Bytes(2 * (4 * 14 + 2)), Eviction::Lucky, 4);
+        let low = |i: u64| i;
+        let high = |i: u64| (1 << 61) | (100 + i);
+        let keys: Vec<u64> = (0..4).map(low).chain((0..4).map(high)).collect();
+        assert!(p.never_evicts(&keys));
+        let keys: Vec<u64> = (0..5).map(low).chain((0..3).map(high)).collect();
+        assert!(!p.never_evicts(&keys));
+        let mut t = Table::new(p).unwrap();
+        for &k in &keys {
+            t.lookup(k, ins(0));
+        }
+        assert_eq!(t.counters().evictions, 1);
+        assert!(params(TableSize::Unbounded, Eviction::Lru, 4).never_evicts(&keys));
+        assert!(fingerprints_distinct(&keys));
+        assert!(!fingerprints_distinct(&[5, 5 | 1 << 50]));
+    }
+
+    #[test]
+    fn vector_masks_match_plain_compares() {
+        let words: [u32; 16] = std::array::from_fn(|j| [7, u32::MAX, 0x8000_0000][j % 3]);
+        let bytes: [u8; 64] = std::array::from_fn(|j| [0, 255, 128, 3][(j * 7 + j / 5) % 4]);
+        for v in [7, u32::MAX, 0x8000_0000, 1] {
+            let want = (0..16).fold(0, |m, j| m | u32::from(words[j] == v) << j);
+            assert_eq!(eq_mask(&words, v), want);
+        }
+        for v in [0, 255, 128, 3, 9] {
+            let want = (0..64).fold(0, |m, j| m | u64::from(bytes[j] == v) << j);
+            assert_eq!(eq_mask_64(&bytes, v), want);
         }
     }
 
