@@ -139,3 +139,64 @@ fn timed_rescans_wait_for_a_file_being_written() {
     assert_eq!(slow.len(), 1, "{slow:?}");
     assert_eq!(slow[0]["tokens"], 120);
 }
+
+#[test]
+fn timed_rescans_go_on_while_commands_keep_arriving() {
+    use lineage::config::Config;
+    use lineage::engine::{Command, Engine, Options, Update, Watching};
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    if !can_exhaust() {
+        return;
+    }
+    let dir = TempDir::new("busy");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.md"), "the first page of the folder").unwrap();
+    let limit = Exhausted::new();
+    let mut config = Config::default();
+    config.watch.rescan_secs = 1;
+    config.watch.debounce_ms = 100;
+    let (tx, rx) = mpsc::channel();
+    let engine = Engine::start(
+        Options {
+            root: root.clone(),
+            index_dir: dir.path().join("index"),
+            config,
+        },
+        move |u| {
+            let _ = tx.send(u);
+        },
+    );
+    let has = |rx: &mpsc::Receiver<Update>, path: &str, engine: &Engine| {
+        let end = Instant::now() + Duration::from_secs(8);
+        while Instant::now() < end {
+            // A person at work: a query every 200 ms, each resetting any timeout.
+            engine.send(Command::Origin {
+                id: 0,
+                exact: false,
+            });
+            while let Ok(u) = rx.recv_timeout(Duration::from_millis(200)) {
+                if let Update::Snapshot(s) = u {
+                    assert!(matches!(
+                        s.watching,
+                        Watching::Rescanning(_) | Watching::Starting
+                    ));
+                    if s.documents.iter().any(|d| d.path == path) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    };
+    assert!(has(&rx, "a.md", &engine));
+    std::fs::write(root.join("b.md"), "the second page of the folder").unwrap();
+    assert!(
+        has(&rx, "b.md", &engine),
+        "no rescan found b.md while queries arrived"
+    );
+    drop(engine);
+    drop(limit);
+}

@@ -326,15 +326,40 @@ impl Live {
     }
 
     fn run(&mut self, rx: &Receiver<Input>, every: Duration) {
+        // Deadlines, not timeouts: commands arriving often (a person
+        // scrolling) must not put off timed rescans or the idle checkpoint.
+        let mut next_rescan = Instant::now() + every;
+        // When the table last changed without being saved since.
+        let mut unsaved: Option<Instant> = Some(Instant::now());
         loop {
             let timed = matches!(self.watching, Watching::Rescanning(_));
-            let first = match rx.recv_timeout(if timed { every } else { CHECKPOINT_IDLE }) {
+            let now = Instant::now();
+            if timed && now >= next_rescan {
+                next_rescan = now + every;
+                if self.sync(None) {
+                    unsaved = Some(now);
+                    self.publish();
+                }
+                continue;
+            }
+            let save_at = unsaved.map(|t| t + CHECKPOINT_IDLE);
+            let deadline = match (timed, save_at) {
+                (true, Some(s)) => Some(next_rescan.min(s)),
+                (true, None) => Some(next_rescan),
+                (false, s) => s,
+            };
+            let received = match deadline {
+                Some(d) => rx.recv_timeout(d.saturating_duration_since(now)),
+                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            let first = match received {
                 Ok(i) => i,
                 Err(RecvTimeoutError::Timeout) => {
-                    if timed && self.sync(None) {
-                        self.publish();
+                    if save_at.is_some_and(|s| Instant::now() >= s) {
+                        // Quiet: save the table, so a restart need not replay.
+                        self.checkpoint();
+                        unsaved = None;
                     }
-                    self.checkpoint();
                     continue;
                 }
                 Err(RecvTimeoutError::Disconnected) => return self.checkpoint(),
@@ -379,6 +404,8 @@ impl Live {
                 changed |= self.sync((!full).then_some(paths));
             }
             if changed && self.ix.is_some() {
+                // A checkpoint with nothing new to save is a no-op.
+                unsaved = Some(Instant::now());
                 self.publish();
             }
         }
