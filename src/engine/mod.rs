@@ -6,6 +6,7 @@
 
 mod clusters;
 pub mod query;
+mod report;
 mod run;
 mod shadow;
 pub mod state;
@@ -83,7 +84,8 @@ impl Engine {
     pub fn start(opts: Options, publish: impl FnMut(Update) + Send + 'static) -> Engine {
         let (commands, rx) = std::sync::mpsc::channel();
         let tx = commands.clone();
-        let publish: run::Publish = std::sync::Arc::new(std::sync::Mutex::new(Box::new(publish)));
+        let publish: report::Publish =
+            std::sync::Arc::new(std::sync::Mutex::new(Box::new(publish)));
         let thread = std::thread::Builder::new()
             .name("lineage-engine".into())
             .spawn(move || run::main(opts, rx, tx, publish))

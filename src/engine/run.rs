@@ -3,13 +3,14 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::clusters::{Clusters, shingle_set};
 use super::query::{self, Row};
+use super::report::{Publish, Reporter, send};
 use super::shadow::{self, Job};
 use super::*;
 use crate::index::{Change, Index, IndexError, Observer, Status};
@@ -23,92 +24,8 @@ pub(super) enum Input {
     Files(Batch),
 }
 
-/// The receiver of updates, shared with shadow-run threads.
-pub(super) type Publish = Arc<Mutex<Box<dyn FnMut(Update) + Send>>>;
-
-fn send(p: &Publish, u: Update) {
-    // A panicking receiver poisons the lock; the engine still goes on.
-    let mut f = p.lock().unwrap_or_else(|e| e.into_inner());
-    f(u);
-}
-
 /// Quiet time after which the table snapshot is saved.
 const CHECKPOINT_IDLE: Duration = Duration::from_secs(10);
-/// Progress snapshots at most this often.
-const PROGRESS_EVERY: Duration = Duration::from_millis(50);
-
-/// Events, notices and progress on their way out. Also the index's
-/// [`Observer`], so repairs and indexing progress show while they happen.
-struct Reporter {
-    publish: Publish,
-    /// Newest first, at most [`EVENTS`].
-    events: VecDeque<Event>,
-    /// This step's events, oldest first.
-    fresh: Vec<Event>,
-    next_n: u64,
-    last: Arc<Snapshot>,
-    last_progress: Instant,
-}
-
-impl Reporter {
-    fn push(&mut self, kind: EventKind) {
-        self.next_n += 1;
-        let at_ms = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64);
-        let e = Event {
-            n: self.next_n,
-            at_ms,
-            kind,
-        };
-        self.fresh.push(e.clone());
-        self.events.push_front(e);
-        self.events.truncate(EVENTS);
-    }
-
-    fn error(&mut self, message: impl Into<String>) {
-        self.push(EventKind::Error(message.into()));
-    }
-
-    /// Send this step's events, then `s` as the new snapshot.
-    fn publish(&mut self, mut s: Snapshot) {
-        if !self.fresh.is_empty() {
-            let fresh: Arc<[Event]> = std::mem::take(&mut self.fresh).into();
-            send(&self.publish, Update::Events(fresh));
-        }
-        s.seq = self.last.seq + 1;
-        s.events = self.events.iter().cloned().collect();
-        self.last = Arc::new(s);
-        send(&self.publish, Update::Snapshot(self.last.clone()));
-    }
-
-    /// The last snapshot again with other progress.
-    fn progress_snapshot(&mut self, progress: Option<Progress>) {
-        let s = Snapshot {
-            progress,
-            ..(*self.last).clone()
-        };
-        self.publish(s);
-    }
-}
-
-impl Observer for Reporter {
-    fn notice(&mut self, message: &str) {
-        self.push(EventKind::Notice(message.to_string()));
-    }
-
-    fn progress(&mut self, what: &str, done: u64, total: u64) {
-        if done < total && self.last_progress.elapsed() < PROGRESS_EVERY {
-            return;
-        }
-        self.last_progress = Instant::now();
-        self.progress_snapshot(Some(Progress {
-            what: what.to_string(),
-            done,
-            total,
-        }));
-    }
-}
 
 /// The live state the engine owns.
 struct Live {
