@@ -144,19 +144,19 @@ impl Watch {
         Watch { child, lines: rx }
     }
 
-    /// The first line matching `want` within 10 s.
+    /// The first line matching `want` within 30 s (generous: a loaded CI machine is slow, and a line that never comes fails all the same).
     pub fn expect(
         &self,
         what: &str,
         want: impl Fn(&serde_json::Value) -> bool,
     ) -> serde_json::Value {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(v) if want(&v) => return v,
                 Ok(_) => {}
-                Err(_) => panic!("no {what} within 10 s"),
+                Err(_) => panic!("no {what} within 30 s"),
             }
         }
     }
