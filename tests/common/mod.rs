@@ -144,7 +144,8 @@ impl Watch {
         Watch { child, lines: rx }
     }
 
-    /// The first line matching `want` within 30 s (generous: a loaded CI machine is slow, and a line that never comes fails all the same).
+    /// The first line matching `want` within 30 s (generous: a loaded CI
+    /// machine is slow, and a line that never comes fails all the same).
     pub fn expect(
         &self,
         what: &str,
