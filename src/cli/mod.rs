@@ -53,6 +53,10 @@ enum Command {
     Index(index::IndexArgs),
     /// Watch a folder: the full-screen view of documents, origins, clusters,
     /// the table and tuning at a terminal; one line per change otherwise.
+    ///
+    /// In the view, `?` lists the keys and `q` quits. The config file's
+    /// `[keys]` table rebinds keys and `[tui] theme` picks "dark" or "light"
+    /// colours; the NO_COLOR environment variable turns colours off.
     Watch(watch::WatchArgs),
 }
 
