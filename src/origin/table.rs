@@ -531,7 +531,7 @@ impl Buckets {
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             let base = self.bucket(key) * self.per;
-            let p = self.lo[base..].as_ptr().cast::<i8>();
+            let p = self.hi[base..].as_ptr().cast::<i8>();
             // SAFETY: a prefetch is only a hint; it never faults or changes memory,
             // and SSE is part of the x86_64 baseline.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
@@ -548,25 +548,26 @@ impl Buckets {
         let base = b * self.per;
         let n = self.len(b);
         let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
-        // Compare 16 low words at a time into a bit mask (vector compares);
-        // check the high bits only on a match. When buckets are whole chunks
-        // of 16, a bucket's last, partial chunk is compared whole too (its
-        // slots past the fill exist) and masked to the fill.
+        // Compare 16 high half-words at a time into a bit mask (vector
+        // compares: half the loads and cache lines of the low words); check
+        // the low word only on a match. When buckets are whole chunks of 16, a
+        // bucket's last, partial chunk is compared whole too (its slots past
+        // the fill exist) and masked to the fill.
         let los = &self.lo[base..base + self.per];
         let his = &self.hi[base..base + self.per];
         let at_match = |at: usize, mut mask: u32| {
             while mask != 0 {
                 let j = at + mask.trailing_zeros() as usize;
-                if his[j] == hi {
+                if los[j] == lo {
                     return Some(j);
                 }
                 mask &= mask - 1;
             }
             None
         };
-        let mut chunks = los[..n].chunks_exact(16);
+        let mut chunks = his[..n].chunks_exact(16);
         for (c, chunk) in (&mut chunks).enumerate() {
-            let mask = eq_mask(chunk.try_into().expect("16 words"), lo);
+            let mask = eq_mask16(chunk.try_into().expect("16 half-words"), hi);
             if let Some(j) = at_match(16 * c, mask) {
                 return Some(j);
             }
@@ -577,17 +578,19 @@ impl Buckets {
         }
         if self.per.is_multiple_of(16) && n - at > 4 {
             // The bucket's slots past the fill exist: compare its last, partial
-            // chunk whole, masked to the fill. (Not for a few words: a whole
-            // chunk may straddle a second cache line, a miss in a big table.)
-            let chunk = &los[at..at + 16];
-            let mask = eq_mask(chunk.try_into().expect("16 words"), lo) & ((1 << (n - at)) - 1);
+            // chunk whole, masked to the fill. (Not for a few half-words: a
+            // whole chunk may straddle a second cache line, a miss in a big
+            // table.)
+            let chunk = &his[at..at + 16];
+            let mask =
+                eq_mask16(chunk.try_into().expect("16 half-words"), hi) & ((1 << (n - at)) - 1);
             return at_match(at, mask);
         }
         chunks
             .remainder()
             .iter()
-            .zip(&his[at..n])
-            .position(|(&l, &h)| l == lo && h == hi)
+            .zip(&los[at..n])
+            .position(|(&h, &l)| h == hi && l == lo)
             .map(|j| at + j)
     }
 
@@ -1021,23 +1024,21 @@ fn eq_mask_64(bytes: &[u8; 64], v: u8) -> u64 {
 
 /// Bit j set iff `words[j] == v` (SSE2 on x86_64, as [`eq_mask_64`]).
 #[inline]
-fn eq_mask(words: &[u32; 16], v: u32) -> u32 {
+fn eq_mask16(words: &[u16; 16], v: u16) -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
-            _mm_packs_epi32, _mm_set1_epi32,
+            __m128i, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
+            _mm_set1_epi16,
         };
         let p = words.as_ptr().cast::<__m128i>();
-        // SAFETY: four unaligned 16-byte loads within the 64-byte array. The
-        // compares give 0 or -1 per word; saturating packs keep them 0 or -1
-        // per byte, in order, for one mask extraction.
+        // SAFETY: two unaligned 16-byte loads within the 32-byte array. The
+        // compares give 0 or -1 per half-word; a saturating pack keeps them 0
+        // or -1 per byte, in order, for one mask extraction.
         unsafe {
-            let k = _mm_set1_epi32(v as i32);
-            let eq = |q: usize| _mm_cmpeq_epi32(_mm_loadu_si128(p.add(q)), k);
-            let lo = _mm_packs_epi32(eq(0), eq(1));
-            let hi = _mm_packs_epi32(eq(2), eq(3));
-            _mm_movemask_epi8(_mm_packs_epi16(lo, hi)) as u32 & 0xffff
+            let k = _mm_set1_epi16(v as i16);
+            let eq = |q: usize| _mm_cmpeq_epi16(_mm_loadu_si128(p.add(q)), k);
+            _mm_movemask_epi8(_mm_packs_epi16(eq(0), eq(1))) as u32 & 0xffff
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -1266,11 +1267,11 @@ mod tests {
 
     #[test]
     fn vector_masks_match_plain_compares() {
-        let words: [u32; 16] = std::array::from_fn(|j| [7, u32::MAX, 0x8000_0000][j % 3]);
+        let words: [u16; 16] = std::array::from_fn(|j| [7, u16::MAX, 0x8000][j % 3]);
         let bytes: [u8; 64] = std::array::from_fn(|j| [0, 255, 128, 3][(j * 7 + j / 5) % 4]);
-        for v in [7, u32::MAX, 0x8000_0000, 1] {
+        for v in [7, u16::MAX, 0x8000, 1] {
             let want = (0..16).fold(0, |m, j| m | u32::from(words[j] == v) << j);
-            assert_eq!(eq_mask(&words, v), want);
+            assert_eq!(eq_mask16(&words, v), want);
         }
         for v in [0, 255, 128, 3, 9] {
             let want = (0..64).fold(0, |m, j| m | u64::from(bytes[j] == v) << j);
