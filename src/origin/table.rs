@@ -3,8 +3,9 @@
 //!
 //! The table owns exactly the memory `--table-size` names: buckets of
 //! `bucket_entries` (64) entries, each entry `entry_bytes` wide, plus a 2-byte fill
-//! count per bucket, all allocated once. Entries are stored field by field
-//! (struct of arrays) so a lookup scans the 4-byte low fingerprints of one bucket.
+//! count per bucket, all allocated once. Entries are stored in a few arrays
+//! (fields scanned apart from the record) so a lookup scans the 2-byte high
+//! fingerprint halves of one bucket.
 //!
 //! Within a bucket, entries stay in insertion order (oldest first) — LRU in
 //! recency order instead — so the eviction tie rule needs no extra byte:
@@ -329,9 +330,14 @@ impl Table {
                 w.write_all(&b.rng.to_le_bytes())?;
                 w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
                 write_le(w, &b.fill, |x| x.to_le_bytes())?;
-                write_le(w, &b.lo, |x| x.to_le_bytes())?;
+                // The low words live in the records; the format keeps them
+                // an array of their own.
+                let recs = b.rec.chunks_exact(b.rec_width);
+                let lo: Vec<u8> = recs.clone().flat_map(|r| r[..4].to_vec()).collect();
+                w.write_all(&lo)?;
                 write_le(w, &b.hi, |x| x.to_le_bytes())?;
-                w.write_all(&b.rec)?;
+                let rest: Vec<u8> = recs.flat_map(|r| r[4..].to_vec()).collect();
+                w.write_all(&rest)?;
                 w.write_all(&b.score)
             }
             Store::Unbounded(map) => {
@@ -373,9 +379,17 @@ impl Table {
                     return Err(bad("bucket count differs"));
                 }
                 read_le(r, &mut b.fill, u16::from_le_bytes)?;
-                read_le(r, &mut b.lo, u32::from_le_bytes)?;
+                let cap = b.hi.len();
+                let mut lo = vec![0u8; 4 * cap];
+                r.read_exact(&mut lo)?;
                 read_le(r, &mut b.hi, u16::from_le_bytes)?;
-                r.read_exact(&mut b.rec)?;
+                let mut rest = vec![0u8; cap * (b.rec_width - 4)];
+                r.read_exact(&mut rest)?;
+                let pieces = lo.chunks_exact(4).zip(rest.chunks_exact(b.rec_width - 4));
+                for (rec, (l, o)) in b.rec.chunks_exact_mut(b.rec_width).zip(pieces) {
+                    rec[..4].copy_from_slice(l);
+                    rec[4..].copy_from_slice(o);
+                }
                 r.read_exact(&mut b.score)?;
                 if b.fill.iter().any(|&f| usize::from(f) >= 2 * b.per) {
                     return Err(bad("bucket state out of range"));
@@ -447,16 +461,16 @@ fn read_u64(r: &mut impl Read) -> io::Result<u64> {
 /// One entry's fields, while it moves within its bucket.
 #[derive(Clone, Copy)]
 struct Entry {
-    lo: u32,
     hi: u16,
-    rec: [u8; 8],
+    rec: [u8; 12],
     score: u8,
 }
 
 /// The bucketed store: fields of entry `b * per + i` live at that index.
-/// The fingerprint halves and the scores, which are scanned, have arrays of
-/// their own; what a hit returns (origin, offset, neighbour bytes) is one
-/// record of `rec_width` bytes, so moving an entry moves few arrays.
+/// The fingerprints' high halves and the scores, which are scanned, have
+/// arrays of their own; the low half, checked on a match, and what a hit
+/// returns (origin, offset, neighbour bytes) are one record of `rec_width`
+/// bytes, so a hit reads one line more and moving an entry moves 3 arrays.
 struct Buckets {
     n_buckets: usize,
     per: usize,
@@ -465,7 +479,6 @@ struct Buckets {
     /// as a ring whose oldest entry is at slot h. One u16 for both, so the
     /// ring costs no memory.
     fill: Vec<u16>,
-    lo: Vec<u32>,
     hi: Vec<u16>,
     rec: Vec<u8>,
     rec_width: usize,
@@ -486,12 +499,11 @@ impl Buckets {
         let (n_buckets, per) = p.geometry(size)?;
         let cap = n_buckets * per;
         let opt = |on: bool| if on { zeroed::<u8>(cap) } else { Vec::new() };
-        let rec_width = 4 + usize::from(p.layout.offset) + 2 * usize::from(p.layout.neighbours);
+        let rec_width = 8 + usize::from(p.layout.offset) + 2 * usize::from(p.layout.neighbours);
         Ok(Buckets {
             n_buckets,
             per,
             fill: zeroed(n_buckets),
-            lo: zeroed(cap),
             hi: zeroed(cap),
             rec: zeroed(cap * rec_width),
             rec_width,
@@ -511,7 +523,6 @@ impl Buckets {
 
     fn memory_bytes(&self) -> u64 {
         let vecs = [
-            self.lo.len() * 4,
             self.hi.len() * 2,
             self.rec.len(),
             self.score.len(),
@@ -523,6 +534,13 @@ impl Buckets {
     #[inline]
     fn bucket(&self, key: u64) -> usize {
         bucket_of(key, self.n_buckets)
+    }
+
+    /// The low word of entry `at`'s fingerprint (its record's first bytes).
+    #[inline]
+    fn lo_at(&self, at: usize) -> u32 {
+        let r = &self.rec[at * self.rec_width..at * self.rec_width + 4];
+        u32::from_le_bytes(r.try_into().expect("4 bytes"))
     }
 
     #[inline]
@@ -553,12 +571,16 @@ impl Buckets {
         // the low word only on a match. When buckets are whole chunks of 16, a
         // bucket's last, partial chunk is compared whole too (its slots past
         // the fill exist) and masked to the fill.
-        let los = &self.lo[base..base + self.per];
+        let recs = &self.rec[base * self.rec_width..(base + self.per) * self.rec_width];
+        let lo_at = |j: usize| {
+            let r = &recs[j * self.rec_width..j * self.rec_width + 4];
+            u32::from_le_bytes(r.try_into().expect("4 bytes"))
+        };
         let his = &self.hi[base..base + self.per];
         let at_match = |at: usize, mut mask: u32| {
             while mask != 0 {
                 let j = at + mask.trailing_zeros() as usize;
-                if los[j] == lo {
+                if lo_at(j) == lo {
                     return Some(j);
                 }
                 mask &= mask - 1;
@@ -586,12 +608,7 @@ impl Buckets {
                 eq_mask16(chunk.try_into().expect("16 half-words"), hi) & ((1 << (n - at)) - 1);
             return at_match(at, mask);
         }
-        chunks
-            .remainder()
-            .iter()
-            .zip(&los[at..n])
-            .position(|(&h, &l)| h == hi && l == lo)
-            .map(|j| at + j)
+        (at..n).find(|&j| his[j] == hi && lo_at(j) == lo)
     }
 
     fn lookup(&mut self, key: u64, ins: Insert, c: &mut Counters) -> (Option<Hit>, Slot) {
@@ -618,12 +635,13 @@ impl Buckets {
         (None, Slot(at as u32))
     }
 
-    /// Record layout: origin (4 bytes, little-endian), then the offset if the
+    /// Record layout: the fingerprint's low word, the origin (4 bytes each,
+    /// little-endian), then the offset if the
     /// layout has one, then the previous and next unit's top bytes.
     fn hit_at(&self, at: usize) -> Hit {
         let r = &self.rec[at * self.rec_width..(at + 1) * self.rec_width];
-        let origin = u32::from_le_bytes(r[..4].try_into().expect("4 bytes"));
-        let mut rest = r[4..].iter().copied();
+        let origin = u32::from_le_bytes(r[4..8].try_into().expect("4 bytes"));
+        let mut rest = r[8..].iter().copied();
         let offset = if self.layout.offset {
             rest.next().unwrap_or(0)
         } else {
@@ -643,12 +661,12 @@ impl Buckets {
     }
 
     fn write(&mut self, at: usize, key: u64, e: Insert) {
-        self.lo[at] = key as u32;
         self.hi[at] = ((key & FP48) >> 32) as u16;
         let w = self.rec_width;
         let r = &mut self.rec[at * w..(at + 1) * w];
-        r[..4].copy_from_slice(&e.origin.to_le_bytes());
-        let mut i = 4;
+        r[..4].copy_from_slice(&(key as u32).to_le_bytes());
+        r[4..8].copy_from_slice(&e.origin.to_le_bytes());
+        let mut i = 8;
         if self.layout.offset {
             r[i] = e.offset;
             i += 1;
@@ -852,7 +870,6 @@ impl Buckets {
         debug_assert!(run.start >= base && run.end <= base + self.per);
         let to = if up { run.start + 1 } else { run.start - 1 };
         let w = self.rec_width;
-        self.lo.copy_within(run.clone(), to);
         self.hi.copy_within(run.clone(), to);
         self.rec.copy_within(run.start * w..run.end * w, to * w);
         if !self.score.is_empty() {
@@ -862,7 +879,6 @@ impl Buckets {
 
     fn move_slot(&mut self, from: usize, to: usize) {
         let w = self.rec_width;
-        self.lo[to] = self.lo[from];
         self.hi[to] = self.hi[from];
         self.rec.copy_within(from * w..(from + 1) * w, to * w);
         if !self.score.is_empty() {
@@ -872,10 +888,9 @@ impl Buckets {
 
     fn take(&self, at: usize) -> Entry {
         let w = self.rec_width;
-        let mut rec = [0u8; 8];
+        let mut rec = [0u8; 12];
         rec[..w].copy_from_slice(&self.rec[at * w..(at + 1) * w]);
         Entry {
-            lo: self.lo[at],
             hi: self.hi[at],
             rec,
             score: self.score.get(at).copied().unwrap_or(0),
@@ -884,7 +899,6 @@ impl Buckets {
 
     fn put(&mut self, at: usize, e: Entry) {
         let w = self.rec_width;
-        self.lo[at] = e.lo;
         self.hi[at] = e.hi;
         self.rec[at * w..(at + 1) * w].copy_from_slice(&e.rec[..w]);
         if !self.score.is_empty() {
@@ -904,7 +918,7 @@ impl Buckets {
         let hint = slot.0 as usize;
         let at = if hint >= base
             && hint < end
-            && self.lo[hint] == key as u32
+            && self.lo_at(hint) == key as u32
             && self.hi[hint] == ((key & FP48) >> 32) as u16
         {
             hint
@@ -1614,7 +1628,7 @@ mod tests {
                 let ours: Vec<(u32, u8)> = (0..bk.len(b))
                     .map(|a| {
                         let at = bk.at_age(b, a);
-                        (bk.lo[at], bk.score.get(at).copied().unwrap_or(1))
+                        (bk.lo_at(at), bk.score.get(at).copied().unwrap_or(1))
                     })
                     .collect();
                 let model: Vec<(u32, u8)> = m.buckets[b].iter().map(|e| (e.0 as u32, e.2)).collect();
