@@ -102,8 +102,20 @@ pub struct Counters {
 
 /// Where a lookup left its entry: a hint for the lucky update after the document
 /// (entries may shift when a later unit evicts, so the hint is checked).
+/// It carries the entry's bucket, so the update need not compute it again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Slot(u32);
+pub struct Slot {
+    bucket: u32,
+    at: u32,
+}
+
+impl Slot {
+    /// No hint: the update finds the key's bucket and entry itself.
+    pub const UNKNOWN: Slot = Slot {
+        bucket: u32::MAX,
+        at: u32::MAX,
+    };
+}
 
 /// A table that cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -266,12 +278,22 @@ impl Table {
         }
     }
 
-    /// Hint the CPU to fetch `key`'s bucket: lookups are sequential, but the
-    /// keys of a document are known in advance.
+    /// The bucket of `key` (0 when unbounded), for [`Table::lookup_in`] and
+    /// [`Table::prefetch_bucket`]: a pass computes it once per unit.
     #[inline]
-    pub fn prefetch(&self, key: u64) {
-        if let Store::Bucketed(b) = &self.store {
-            b.prefetch(key);
+    pub fn bucket(&self, key: u64) -> u32 {
+        match &self.store {
+            Store::Bucketed(b) => b.bucket(key) as u32,
+            Store::Unbounded(_) => 0,
+        }
+    }
+
+    /// Hint the CPU to fetch bucket `b` (from [`Table::bucket`]): lookups are
+    /// sequential, but the keys of a document are known in advance.
+    #[inline]
+    pub fn prefetch_bucket(&self, b: u32) {
+        if let Store::Bucketed(bk) = &self.store {
+            bk.prefetch(b as usize);
         }
     }
 
@@ -279,16 +301,22 @@ impl Table {
     /// full). Returns what was found and where the entry now is.
     #[inline]
     pub fn lookup(&mut self, key: u64, ins: Insert) -> (Option<Hit>, Slot) {
+        self.lookup_in(self.bucket(key), key, ins)
+    }
+
+    /// [`Table::lookup`] of a key whose bucket `b` is known.
+    #[inline]
+    pub fn lookup_in(&mut self, b: u32, key: u64, ins: Insert) -> (Option<Hit>, Slot) {
         self.counters.lookups += 1;
         let (hit, slot) = match &mut self.store {
-            Store::Bucketed(b) => b.lookup(key, ins, &mut self.counters),
+            Store::Bucketed(bk) => bk.lookup(b as usize, key, ins, &mut self.counters),
             Store::Unbounded(map) => match map.entry(key) {
-                std::collections::hash_map::Entry::Occupied(e) => (Some(*e.get()), Slot(0)),
+                std::collections::hash_map::Entry::Occupied(e) => (Some(*e.get()), Slot::UNKNOWN),
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert(ins);
                     self.counters.inserts += 1;
                     self.counters.occupied += 1;
-                    (None, Slot(0))
+                    (None, Slot::UNKNOWN)
                 }
             },
         };
@@ -544,18 +572,18 @@ impl Buckets {
     }
 
     #[inline]
-    fn prefetch(&self, key: u64) {
+    fn prefetch(&self, b: usize) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let base = self.bucket(key) * self.per;
+            let base = b * self.per;
             let p = self.hi[base..].as_ptr().cast::<i8>();
             // SAFETY: a prefetch is only a hint; it never faults or changes memory,
             // and SSE is part of the x86_64 baseline.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        let _ = b;
     }
 
     /// Position of `key` in bucket `b`, if present. Inlined into lookups and
@@ -611,14 +639,19 @@ impl Buckets {
         (at..n).find(|&j| his[j] == hi && lo_at(j) == lo)
     }
 
-    fn lookup(&mut self, key: u64, ins: Insert, c: &mut Counters) -> (Option<Hit>, Slot) {
-        let b = self.bucket(key);
+    fn lookup(&mut self, b: usize, key: u64, ins: Insert, c: &mut Counters) -> (Option<Hit>, Slot) {
         let base = b * self.per;
         if let Some(i) = self.find(b, key) {
             let at = base + i;
             let hit = self.hit_at(at);
             let at = self.on_hit(b, i);
-            return (Some(hit), Slot(at as u32));
+            return (
+                Some(hit),
+                Slot {
+                    bucket: b as u32,
+                    at: at as u32,
+                },
+            );
         }
         c.inserts += 1;
         let n = self.len(b);
@@ -632,7 +665,13 @@ impl Buckets {
             self.make_newest(b, victim, None)
         };
         self.write(at, key, ins);
-        (None, Slot(at as u32))
+        (
+            None,
+            Slot {
+                bucket: b as u32,
+                at: at as u32,
+            },
+        )
     }
 
     /// Record layout: the fingerprint's low word, the origin (4 bytes each,
@@ -910,12 +949,16 @@ impl Buckets {
         if self.score.is_empty() {
             return;
         }
-        let b = self.bucket(key);
+        let b = if slot.bucket == u32::MAX {
+            self.bucket(key)
+        } else {
+            slot.bucket as usize
+        };
         let base = b * self.per;
         let end = base + self.len(b);
         // The lookup's slot is right unless a later unit of the document
         // evicted an entry before it in the bucket; then search the bucket.
-        let hint = slot.0 as usize;
+        let hint = slot.at as usize;
         let at = if hint >= base
             && hint < end
             && self.lo_at(hint) == key as u32
@@ -1613,7 +1656,7 @@ mod tests {
                 if op == 3 && eviction == Eviction::Lucky {
                     // A lucky update of a key, wherever it is now.
                     let inc = (n % 5) as u32;
-                    t.lucky_add(key, Slot(0), false, inc);
+                    t.lucky_add(key, Slot::UNKNOWN, false, inc);
                     if let Some(e) = m.buckets[b].iter_mut().find(|e| e.0 == key) {
                         e.2 = (u32::from(e.2) + inc).min(255) as u8;
                     }
