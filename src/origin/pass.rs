@@ -65,6 +65,7 @@ pub struct OriginPass {
     table: Table,
     estimator: Estimator,
     keys: Vec<u64>,
+    buckets: Vec<u32>,
     hits: Vec<Option<Hit>>,
     slots: Vec<Slot>,
     labels: Vec<u32>,
@@ -87,6 +88,7 @@ impl OriginPass {
             params,
             estimator: Estimator::default(),
             keys: Vec::new(),
+            buckets: Vec::new(),
             hits: Vec::new(),
             slots: Vec::new(),
             labels: Vec::new(),
@@ -111,9 +113,13 @@ impl OriginPass {
         self.hits.clear();
         self.slots.clear();
         let keys = &self.keys;
+        // Each key's bucket once, for the prefetch and the lookup.
+        self.buckets.clear();
+        self.buckets
+            .extend(keys.iter().map(|&k| self.table.bucket(k)));
         for i in 0..n {
-            if let Some(&ahead) = keys.get(i + PREFETCH) {
-                self.table.prefetch(ahead);
+            if let Some(&ahead) = self.buckets.get(i + PREFETCH) {
+                self.table.prefetch_bucket(ahead);
             }
             let ins = Hit {
                 origin: doc,
@@ -121,7 +127,7 @@ impl OriginPass {
                 prev: if i > 0 { top_byte(keys[i - 1]) } else { 0 },
                 next: keys.get(i + 1).map_or(0, |&k| top_byte(k)),
             };
-            let (hit, slot) = self.table.lookup(keys[i], ins);
+            let (hit, slot) = self.table.lookup_in(self.buckets[i], keys[i], ins);
             self.hits.push(hit);
             self.slots.push(slot);
         }

@@ -3,8 +3,9 @@
 //!
 //! The table owns exactly the memory `--table-size` names: buckets of
 //! `bucket_entries` (64) entries, each entry `entry_bytes` wide, plus a 2-byte fill
-//! count per bucket, all allocated once. Entries are stored field by field
-//! (struct of arrays) so a lookup scans the 4-byte low fingerprints of one bucket.
+//! count per bucket, all allocated once. Entries are stored in a few arrays
+//! (fields scanned apart from the record) so a lookup scans the 2-byte high
+//! fingerprint halves of one bucket.
 //!
 //! Within a bucket, entries stay in insertion order (oldest first) — LRU in
 //! recency order instead — so the eviction tie rule needs no extra byte:
@@ -101,8 +102,20 @@ pub struct Counters {
 
 /// Where a lookup left its entry: a hint for the lucky update after the document
 /// (entries may shift when a later unit evicts, so the hint is checked).
+/// It carries the entry's bucket, so the update need not compute it again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Slot(u32);
+pub struct Slot {
+    bucket: u32,
+    at: u32,
+}
+
+impl Slot {
+    /// No hint: the update finds the key's bucket and entry itself.
+    pub const UNKNOWN: Slot = Slot {
+        bucket: u32::MAX,
+        at: u32::MAX,
+    };
+}
 
 /// A table that cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -265,12 +278,22 @@ impl Table {
         }
     }
 
-    /// Hint the CPU to fetch `key`'s bucket: lookups are sequential, but the
-    /// keys of a document are known in advance.
+    /// The bucket of `key` (0 when unbounded), for [`Table::lookup_in`] and
+    /// [`Table::prefetch_bucket`]: a pass computes it once per unit.
     #[inline]
-    pub fn prefetch(&self, key: u64) {
-        if let Store::Bucketed(b) = &self.store {
-            b.prefetch(key);
+    pub fn bucket(&self, key: u64) -> u32 {
+        match &self.store {
+            Store::Bucketed(b) => b.bucket(key) as u32,
+            Store::Unbounded(_) => 0,
+        }
+    }
+
+    /// Hint the CPU to fetch bucket `b` (from [`Table::bucket`]): lookups are
+    /// sequential, but the keys of a document are known in advance.
+    #[inline]
+    pub fn prefetch_bucket(&self, b: u32) {
+        if let Store::Bucketed(bk) = &self.store {
+            bk.prefetch(b as usize);
         }
     }
 
@@ -278,16 +301,22 @@ impl Table {
     /// full). Returns what was found and where the entry now is.
     #[inline]
     pub fn lookup(&mut self, key: u64, ins: Insert) -> (Option<Hit>, Slot) {
+        self.lookup_in(self.bucket(key), key, ins)
+    }
+
+    /// [`Table::lookup`] of a key whose bucket `b` is known.
+    #[inline]
+    pub fn lookup_in(&mut self, b: u32, key: u64, ins: Insert) -> (Option<Hit>, Slot) {
         self.counters.lookups += 1;
         let (hit, slot) = match &mut self.store {
-            Store::Bucketed(b) => b.lookup(key, ins, &mut self.counters),
+            Store::Bucketed(bk) => bk.lookup(b as usize, key, ins, &mut self.counters),
             Store::Unbounded(map) => match map.entry(key) {
-                std::collections::hash_map::Entry::Occupied(e) => (Some(*e.get()), Slot(0)),
+                std::collections::hash_map::Entry::Occupied(e) => (Some(*e.get()), Slot::UNKNOWN),
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert(ins);
                     self.counters.inserts += 1;
                     self.counters.occupied += 1;
-                    (None, Slot(0))
+                    (None, Slot::UNKNOWN)
                 }
             },
         };
@@ -329,9 +358,14 @@ impl Table {
                 w.write_all(&b.rng.to_le_bytes())?;
                 w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
                 write_le(w, &b.fill, |x| x.to_le_bytes())?;
-                write_le(w, &b.lo, |x| x.to_le_bytes())?;
+                // The low words live in the records; the format keeps them
+                // an array of their own.
+                let recs = b.rec.chunks_exact(b.rec_width);
+                let lo: Vec<u8> = recs.clone().flat_map(|r| r[..4].to_vec()).collect();
+                w.write_all(&lo)?;
                 write_le(w, &b.hi, |x| x.to_le_bytes())?;
-                w.write_all(&b.rec)?;
+                let rest: Vec<u8> = recs.flat_map(|r| r[4..].to_vec()).collect();
+                w.write_all(&rest)?;
                 w.write_all(&b.score)
             }
             Store::Unbounded(map) => {
@@ -373,9 +407,17 @@ impl Table {
                     return Err(bad("bucket count differs"));
                 }
                 read_le(r, &mut b.fill, u16::from_le_bytes)?;
-                read_le(r, &mut b.lo, u32::from_le_bytes)?;
+                let cap = b.hi.len();
+                let mut lo = vec![0u8; 4 * cap];
+                r.read_exact(&mut lo)?;
                 read_le(r, &mut b.hi, u16::from_le_bytes)?;
-                r.read_exact(&mut b.rec)?;
+                let mut rest = vec![0u8; cap * (b.rec_width - 4)];
+                r.read_exact(&mut rest)?;
+                let pieces = lo.chunks_exact(4).zip(rest.chunks_exact(b.rec_width - 4));
+                for (rec, (l, o)) in b.rec.chunks_exact_mut(b.rec_width).zip(pieces) {
+                    rec[..4].copy_from_slice(l);
+                    rec[4..].copy_from_slice(o);
+                }
                 r.read_exact(&mut b.score)?;
                 if b.fill.iter().any(|&f| usize::from(f) >= 2 * b.per) {
                     return Err(bad("bucket state out of range"));
@@ -447,16 +489,16 @@ fn read_u64(r: &mut impl Read) -> io::Result<u64> {
 /// One entry's fields, while it moves within its bucket.
 #[derive(Clone, Copy)]
 struct Entry {
-    lo: u32,
     hi: u16,
-    rec: [u8; 8],
+    rec: [u8; 12],
     score: u8,
 }
 
 /// The bucketed store: fields of entry `b * per + i` live at that index.
-/// The fingerprint halves and the scores, which are scanned, have arrays of
-/// their own; what a hit returns (origin, offset, neighbour bytes) is one
-/// record of `rec_width` bytes, so moving an entry moves few arrays.
+/// The fingerprints' high halves and the scores, which are scanned, have
+/// arrays of their own; the low half, checked on a match, and what a hit
+/// returns (origin, offset, neighbour bytes) are one record of `rec_width`
+/// bytes, so a hit reads one line more and moving an entry moves 3 arrays.
 struct Buckets {
     n_buckets: usize,
     per: usize,
@@ -465,7 +507,6 @@ struct Buckets {
     /// as a ring whose oldest entry is at slot h. One u16 for both, so the
     /// ring costs no memory.
     fill: Vec<u16>,
-    lo: Vec<u32>,
     hi: Vec<u16>,
     rec: Vec<u8>,
     rec_width: usize,
@@ -486,12 +527,11 @@ impl Buckets {
         let (n_buckets, per) = p.geometry(size)?;
         let cap = n_buckets * per;
         let opt = |on: bool| if on { zeroed::<u8>(cap) } else { Vec::new() };
-        let rec_width = 4 + usize::from(p.layout.offset) + 2 * usize::from(p.layout.neighbours);
+        let rec_width = 8 + usize::from(p.layout.offset) + 2 * usize::from(p.layout.neighbours);
         Ok(Buckets {
             n_buckets,
             per,
             fill: zeroed(n_buckets),
-            lo: zeroed(cap),
             hi: zeroed(cap),
             rec: zeroed(cap * rec_width),
             rec_width,
@@ -511,7 +551,6 @@ impl Buckets {
 
     fn memory_bytes(&self) -> u64 {
         let vecs = [
-            self.lo.len() * 4,
             self.hi.len() * 2,
             self.rec.len(),
             self.score.len(),
@@ -525,19 +564,26 @@ impl Buckets {
         bucket_of(key, self.n_buckets)
     }
 
+    /// The low word of entry `at`'s fingerprint (its record's first bytes).
     #[inline]
-    fn prefetch(&self, key: u64) {
+    fn lo_at(&self, at: usize) -> u32 {
+        let r = &self.rec[at * self.rec_width..at * self.rec_width + 4];
+        u32::from_le_bytes(r.try_into().expect("4 bytes"))
+    }
+
+    #[inline]
+    fn prefetch(&self, b: usize) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let base = self.bucket(key) * self.per;
-            let p = self.lo[base..].as_ptr().cast::<i8>();
+            let base = b * self.per;
+            let p = self.hi[base..].as_ptr().cast::<i8>();
             // SAFETY: a prefetch is only a hint; it never faults or changes memory,
             // and SSE is part of the x86_64 baseline.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        let _ = b;
     }
 
     /// Position of `key` in bucket `b`, if present. Inlined into lookups and
@@ -548,25 +594,30 @@ impl Buckets {
         let base = b * self.per;
         let n = self.len(b);
         let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
-        // Compare 16 low words at a time into a bit mask (vector compares);
-        // check the high bits only on a match. When buckets are whole chunks
-        // of 16, a bucket's last, partial chunk is compared whole too (its
-        // slots past the fill exist) and masked to the fill.
-        let los = &self.lo[base..base + self.per];
+        // Compare 16 high half-words at a time into a bit mask (vector
+        // compares: half the loads and cache lines of the low words); check
+        // the low word only on a match. When buckets are whole chunks of 16, a
+        // bucket's last, partial chunk is compared whole too (its slots past
+        // the fill exist) and masked to the fill.
+        let recs = &self.rec[base * self.rec_width..(base + self.per) * self.rec_width];
+        let lo_at = |j: usize| {
+            let r = &recs[j * self.rec_width..j * self.rec_width + 4];
+            u32::from_le_bytes(r.try_into().expect("4 bytes"))
+        };
         let his = &self.hi[base..base + self.per];
         let at_match = |at: usize, mut mask: u32| {
             while mask != 0 {
                 let j = at + mask.trailing_zeros() as usize;
-                if his[j] == hi {
+                if lo_at(j) == lo {
                     return Some(j);
                 }
                 mask &= mask - 1;
             }
             None
         };
-        let mut chunks = los[..n].chunks_exact(16);
+        let mut chunks = his[..n].chunks_exact(16);
         for (c, chunk) in (&mut chunks).enumerate() {
-            let mask = eq_mask(chunk.try_into().expect("16 words"), lo);
+            let mask = eq_mask16(chunk.try_into().expect("16 half-words"), hi);
             if let Some(j) = at_match(16 * c, mask) {
                 return Some(j);
             }
@@ -577,28 +628,30 @@ impl Buckets {
         }
         if self.per.is_multiple_of(16) && n - at > 4 {
             // The bucket's slots past the fill exist: compare its last, partial
-            // chunk whole, masked to the fill. (Not for a few words: a whole
-            // chunk may straddle a second cache line, a miss in a big table.)
-            let chunk = &los[at..at + 16];
-            let mask = eq_mask(chunk.try_into().expect("16 words"), lo) & ((1 << (n - at)) - 1);
+            // chunk whole, masked to the fill. (Not for a few half-words: a
+            // whole chunk may straddle a second cache line, a miss in a big
+            // table.)
+            let chunk = &his[at..at + 16];
+            let mask =
+                eq_mask16(chunk.try_into().expect("16 half-words"), hi) & ((1 << (n - at)) - 1);
             return at_match(at, mask);
         }
-        chunks
-            .remainder()
-            .iter()
-            .zip(&his[at..n])
-            .position(|(&l, &h)| l == lo && h == hi)
-            .map(|j| at + j)
+        (at..n).find(|&j| his[j] == hi && lo_at(j) == lo)
     }
 
-    fn lookup(&mut self, key: u64, ins: Insert, c: &mut Counters) -> (Option<Hit>, Slot) {
-        let b = self.bucket(key);
+    fn lookup(&mut self, b: usize, key: u64, ins: Insert, c: &mut Counters) -> (Option<Hit>, Slot) {
         let base = b * self.per;
         if let Some(i) = self.find(b, key) {
             let at = base + i;
             let hit = self.hit_at(at);
             let at = self.on_hit(b, i);
-            return (Some(hit), Slot(at as u32));
+            return (
+                Some(hit),
+                Slot {
+                    bucket: b as u32,
+                    at: at as u32,
+                },
+            );
         }
         c.inserts += 1;
         let n = self.len(b);
@@ -612,15 +665,22 @@ impl Buckets {
             self.make_newest(b, victim, None)
         };
         self.write(at, key, ins);
-        (None, Slot(at as u32))
+        (
+            None,
+            Slot {
+                bucket: b as u32,
+                at: at as u32,
+            },
+        )
     }
 
-    /// Record layout: origin (4 bytes, little-endian), then the offset if the
+    /// Record layout: the fingerprint's low word, the origin (4 bytes each,
+    /// little-endian), then the offset if the
     /// layout has one, then the previous and next unit's top bytes.
     fn hit_at(&self, at: usize) -> Hit {
         let r = &self.rec[at * self.rec_width..(at + 1) * self.rec_width];
-        let origin = u32::from_le_bytes(r[..4].try_into().expect("4 bytes"));
-        let mut rest = r[4..].iter().copied();
+        let origin = u32::from_le_bytes(r[4..8].try_into().expect("4 bytes"));
+        let mut rest = r[8..].iter().copied();
         let offset = if self.layout.offset {
             rest.next().unwrap_or(0)
         } else {
@@ -640,12 +700,12 @@ impl Buckets {
     }
 
     fn write(&mut self, at: usize, key: u64, e: Insert) {
-        self.lo[at] = key as u32;
         self.hi[at] = ((key & FP48) >> 32) as u16;
         let w = self.rec_width;
         let r = &mut self.rec[at * w..(at + 1) * w];
-        r[..4].copy_from_slice(&e.origin.to_le_bytes());
-        let mut i = 4;
+        r[..4].copy_from_slice(&(key as u32).to_le_bytes());
+        r[4..8].copy_from_slice(&e.origin.to_le_bytes());
+        let mut i = 8;
         if self.layout.offset {
             r[i] = e.offset;
             i += 1;
@@ -849,7 +909,6 @@ impl Buckets {
         debug_assert!(run.start >= base && run.end <= base + self.per);
         let to = if up { run.start + 1 } else { run.start - 1 };
         let w = self.rec_width;
-        self.lo.copy_within(run.clone(), to);
         self.hi.copy_within(run.clone(), to);
         self.rec.copy_within(run.start * w..run.end * w, to * w);
         if !self.score.is_empty() {
@@ -859,7 +918,6 @@ impl Buckets {
 
     fn move_slot(&mut self, from: usize, to: usize) {
         let w = self.rec_width;
-        self.lo[to] = self.lo[from];
         self.hi[to] = self.hi[from];
         self.rec.copy_within(from * w..(from + 1) * w, to * w);
         if !self.score.is_empty() {
@@ -869,10 +927,9 @@ impl Buckets {
 
     fn take(&self, at: usize) -> Entry {
         let w = self.rec_width;
-        let mut rec = [0u8; 8];
+        let mut rec = [0u8; 12];
         rec[..w].copy_from_slice(&self.rec[at * w..(at + 1) * w]);
         Entry {
-            lo: self.lo[at],
             hi: self.hi[at],
             rec,
             score: self.score.get(at).copied().unwrap_or(0),
@@ -881,7 +938,6 @@ impl Buckets {
 
     fn put(&mut self, at: usize, e: Entry) {
         let w = self.rec_width;
-        self.lo[at] = e.lo;
         self.hi[at] = e.hi;
         self.rec[at * w..(at + 1) * w].copy_from_slice(&e.rec[..w]);
         if !self.score.is_empty() {
@@ -893,15 +949,19 @@ impl Buckets {
         if self.score.is_empty() {
             return;
         }
-        let b = self.bucket(key);
+        let b = if slot.bucket == u32::MAX {
+            self.bucket(key)
+        } else {
+            slot.bucket as usize
+        };
         let base = b * self.per;
         let end = base + self.len(b);
         // The lookup's slot is right unless a later unit of the document
         // evicted an entry before it in the bucket; then search the bucket.
-        let hint = slot.0 as usize;
+        let hint = slot.at as usize;
         let at = if hint >= base
             && hint < end
-            && self.lo[hint] == key as u32
+            && self.lo_at(hint) == key as u32
             && self.hi[hint] == ((key & FP48) >> 32) as u16
         {
             hint
@@ -1021,23 +1081,21 @@ fn eq_mask_64(bytes: &[u8; 64], v: u8) -> u64 {
 
 /// Bit j set iff `words[j] == v` (SSE2 on x86_64, as [`eq_mask_64`]).
 #[inline]
-fn eq_mask(words: &[u32; 16], v: u32) -> u32 {
+fn eq_mask16(words: &[u16; 16], v: u16) -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
-            _mm_packs_epi32, _mm_set1_epi32,
+            __m128i, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
+            _mm_set1_epi16,
         };
         let p = words.as_ptr().cast::<__m128i>();
-        // SAFETY: four unaligned 16-byte loads within the 64-byte array. The
-        // compares give 0 or -1 per word; saturating packs keep them 0 or -1
-        // per byte, in order, for one mask extraction.
+        // SAFETY: two unaligned 16-byte loads within the 32-byte array. The
+        // compares give 0 or -1 per half-word; a saturating pack keeps them 0
+        // or -1 per byte, in order, for one mask extraction.
         unsafe {
-            let k = _mm_set1_epi32(v as i32);
-            let eq = |q: usize| _mm_cmpeq_epi32(_mm_loadu_si128(p.add(q)), k);
-            let lo = _mm_packs_epi32(eq(0), eq(1));
-            let hi = _mm_packs_epi32(eq(2), eq(3));
-            _mm_movemask_epi8(_mm_packs_epi16(lo, hi)) as u32 & 0xffff
+            let k = _mm_set1_epi16(v as i16);
+            let eq = |q: usize| _mm_cmpeq_epi16(_mm_loadu_si128(p.add(q)), k);
+            _mm_movemask_epi8(_mm_packs_epi16(eq(0), eq(1))) as u32 & 0xffff
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -1266,11 +1324,11 @@ mod tests {
 
     #[test]
     fn vector_masks_match_plain_compares() {
-        let words: [u32; 16] = std::array::from_fn(|j| [7, u32::MAX, 0x8000_0000][j % 3]);
+        let words: [u16; 16] = std::array::from_fn(|j| [7, u16::MAX, 0x8000][j % 3]);
         let bytes: [u8; 64] = std::array::from_fn(|j| [0, 255, 128, 3][(j * 7 + j / 5) % 4]);
-        for v in [7, u32::MAX, 0x8000_0000, 1] {
+        for v in [7, u16::MAX, 0x8000, 1] {
             let want = (0..16).fold(0, |m, j| m | u32::from(words[j] == v) << j);
-            assert_eq!(eq_mask(&words, v), want);
+            assert_eq!(eq_mask16(&words, v), want);
         }
         for v in [0, 255, 128, 3, 9] {
             let want = (0..64).fold(0, |m, j| m | u64::from(bytes[j] == v) << j);
@@ -1598,7 +1656,7 @@ mod tests {
                 if op == 3 && eviction == Eviction::Lucky {
                     // A lucky update of a key, wherever it is now.
                     let inc = (n % 5) as u32;
-                    t.lucky_add(key, Slot(0), false, inc);
+                    t.lucky_add(key, Slot::UNKNOWN, false, inc);
                     if let Some(e) = m.buckets[b].iter_mut().find(|e| e.0 == key) {
                         e.2 = (u32::from(e.2) + inc).min(255) as u8;
                     }
@@ -1613,7 +1671,7 @@ mod tests {
                 let ours: Vec<(u32, u8)> = (0..bk.len(b))
                     .map(|a| {
                         let at = bk.at_age(b, a);
-                        (bk.lo[at], bk.score.get(at).copied().unwrap_or(1))
+                        (bk.lo_at(at), bk.score.get(at).copied().unwrap_or(1))
                     })
                     .collect();
                 let model: Vec<(u32, u8)> = m.buckets[b].iter().map(|e| (e.0 as u32, e.2)).collect();
