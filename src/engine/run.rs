@@ -13,7 +13,7 @@ use super::query::{self, Row};
 use super::report::{Publish, Reporter, send};
 use super::shadow::{self, Job};
 use super::*;
-use crate::index::{Change, Index, IndexError, Observer, Status};
+use crate::index::{Change, Index, IndexError, NearRow, Observer, Status};
 use crate::origin::Outcome;
 use crate::source::watch::{self as watcher, Batch};
 use crate::source::{self, Filter};
@@ -402,6 +402,8 @@ impl Live {
         if changes.is_empty() {
             return Ok(());
         }
+        // Near-duplicate rows of the whole step, stored in one transaction.
+        let mut near = Vec::new();
         for c in changes {
             match c {
                 Change::Version {
@@ -411,11 +413,11 @@ impl Live {
                 } => {
                     debug_assert_eq!(outcome.id as usize, self.rows.len());
                     self.rows.push(row(&path, version, &outcome));
-                    self.set_live(&path, Some(outcome.id))?;
+                    near.extend(self.set_live(&path, Some(outcome.id))?);
                     self.version_event(outcome.id);
                 }
                 Change::Revived { path, id } => {
-                    self.set_live(&path, Some(id))?;
+                    near.extend(self.set_live(&path, Some(id))?);
                     self.version_event(id);
                 }
                 Change::Deleted { path } => {
@@ -427,26 +429,26 @@ impl Live {
                 }
             }
         }
+        self.ix.as_mut().expect("index open").put_near(&near)?;
         self.sample_table();
         self.dirty = true;
         Ok(())
     }
 
-    /// `path`'s live version is now `id` (None: not live).
-    fn set_live(&mut self, path: &str, id: Option<u32>) -> Result<(), IndexError> {
+    /// `path`'s live version is now `id` (None: not live); for a live one,
+    /// the row the index stores of its sketch and pairs.
+    fn set_live(&mut self, path: &str, id: Option<u32>) -> Result<Option<NearRow>, IndexError> {
         if let Some(old) = self.live.remove(path) {
             self.clusters.remove(old);
         }
-        if let Some(id) = id {
-            let ix = self.ix.as_mut().expect("index open");
-            let set = shingle_set(query::shingle_keys(ix, id)?);
-            let row = self.clusters.insert(id, &set, |o| {
-                query::shingle_keys(ix, o).map(|k| shingle_set(k).into())
-            })?;
-            ix.put_near(&[row])?;
-            self.live.insert(path.to_string(), id);
-        }
-        Ok(())
+        let Some(id) = id else { return Ok(None) };
+        let ix = self.ix.as_ref().expect("index open");
+        let set = shingle_set(query::shingle_keys(ix, id)?);
+        let row = self.clusters.insert(id, &set, |o| {
+            query::shingle_keys(ix, o).map(|k| shingle_set(k).into())
+        })?;
+        self.live.insert(path.to_string(), id);
+        Ok(Some(row))
     }
 
     fn version_event(&mut self, id: u32) {
