@@ -12,7 +12,7 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 /// The `.gitignore` matchers of the folders enclosing the current walk entry.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct IgnoreStack {
     /// (depth of the folder, its matcher), outermost first.
     stack: Vec<(usize, Gitignore)>,

@@ -2,7 +2,6 @@
 //! notify-debouncer-full, reduced to what the engine needs — which paths
 //! changed, or that only a full walk can tell.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -145,6 +144,12 @@ pub fn stat_paths(
     }
     let mut walk = Walk::default();
     let mut scope = Vec::with_capacity(paths.len());
+    let mut folders = Folders {
+        root,
+        filter,
+        opts,
+        seen: HashMap::new(),
+    };
     for abs in paths {
         let rel_p = abs.strip_prefix(root).ok()?;
         if rel_p.as_os_str().is_empty() || abs.file_name()? == ".gitignore" {
@@ -164,7 +169,7 @@ pub fn stat_paths(
                 }
             }
             Some(m) if m.is_file() => {
-                if filter.is_document(&rel) && !left_out(root, rel_p, filter, opts) {
+                if filter.is_document(&rel) && !folders.left_out(abs) {
                     walk.files.push(FileEntry {
                         path: rel.clone(),
                         abs: abs.clone(),
@@ -180,36 +185,60 @@ pub fn stat_paths(
     Some((walk, scope))
 }
 
-/// Whether the walk would leave out the file at `rel` (relative): an
-/// excluded folder or file, one a `.gitignore` names, or one in a linked
-/// folder (links are not followed).
-fn left_out(root: &Path, rel: &Path, filter: &Filter, opts: WalkOptions) -> bool {
-    let ignores = RefCell::new(gitignore::IgnoreStack::default());
-    if opts.gitignore {
-        ignores.borrow_mut().enter(root, 0);
-    }
-    let mut path = root.to_path_buf();
-    let parts: Vec<_> = rel.components().collect();
-    for (depth, part) in parts.iter().enumerate() {
-        path.push(part);
-        let is_dir = depth + 1 < parts.len();
-        if filter.is_excluded(&rel_path(root, &path))
-            || (is_dir && fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink()))
-        {
-            return true;
-        }
-        if opts.gitignore {
-            let mut ig = ignores.borrow_mut();
-            ig.leave_to(depth + 1);
-            if ig.is_ignored(&path, is_dir) {
-                return true;
-            }
-            if is_dir {
-                ig.enter(&path, depth + 1);
+/// What a walk would decide about the folders of one batch's paths, each
+/// folder's `.gitignore` read once however many paths lie below it.
+struct Folders<'a> {
+    root: &'a Path,
+    filter: &'a Filter,
+    opts: WalkOptions,
+    /// Folder → the matchers that apply inside it; None if it is left out.
+    seen: HashMap<PathBuf, Option<gitignore::IgnoreStack>>,
+}
+
+impl Folders<'_> {
+    /// Whether the walk would leave out the file at `abs` (under the root):
+    /// an excluded or ignored file, or one in an excluded, ignored or linked
+    /// folder (links are not followed).
+    fn left_out(&mut self, abs: &Path) -> bool {
+        let Some(dir) = abs.parent() else { return true };
+        match self.folder(dir) {
+            None => true,
+            Some(ignores) => {
+                self.filter.is_excluded(&rel_path(self.root, abs)) || ignores.is_ignored(abs, false)
             }
         }
     }
-    false
+
+    fn folder(&mut self, dir: &Path) -> Option<gitignore::IgnoreStack> {
+        if let Some(known) = self.seen.get(dir) {
+            return known.clone();
+        }
+        let found = if dir == self.root {
+            let mut ignores = gitignore::IgnoreStack::default();
+            if self.opts.gitignore {
+                ignores.enter(dir, 0);
+            }
+            Some(ignores)
+        } else {
+            let parent = self.folder(dir.parent().expect("below the root"));
+            parent.and_then(|mut ignores| {
+                let left_out = self.filter.is_excluded(&rel_path(self.root, dir))
+                    || fs::symlink_metadata(dir).is_ok_and(|m| m.is_symlink())
+                    || ignores.is_ignored(dir, true);
+                if left_out {
+                    return None;
+                }
+                if self.opts.gitignore {
+                    // Depth only orders the stack; each folder has its own copy.
+                    let depth = dir.components().count();
+                    ignores.enter(dir, depth);
+                }
+                Some(ignores)
+            })
+        };
+        self.seen.insert(dir.to_path_buf(), found.clone());
+        found
+    }
 }
 
 #[cfg(test)]
