@@ -77,19 +77,15 @@ fn replay_all(
             .or_insert_with(|| keys.select(params.selector));
         let mut pass = OriginPass::new(params).map_err(|e| e.to_string())?;
         let mut score = Score::default();
+        let mut counts = Vec::new();
         for (d, doc_units) in units.iter().enumerate() {
             if cancelled() {
                 return Ok(false);
             }
+            // Scored from units and labels, as `sweep` does: no Outcome per document.
             let labels = pass.process(d as u32, doc_units);
-            let est = Outcome::new(
-                d as u32,
-                keys.token_fps[d].len() as u32,
-                keys.shingle_keys[d].len() as u32,
-                doc_units.iter().map(|u| (u.start, u.end)),
-                labels,
-            );
-            score.add(&exact[d], &est);
+            let shingles = keys.shingle_keys[d].len() as u32;
+            score.add_labels(&exact[d], shingles, doc_units, labels, &mut counts);
             update.done += 1;
             if last.elapsed() >= PROGRESS_EVERY {
                 last = Instant::now();
