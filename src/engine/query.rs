@@ -6,7 +6,7 @@ use std::collections::hash_map::Entry;
 use std::fs;
 
 use super::{CompareView, LegendEntry, OriginView, Side, Target};
-use crate::fingerprint::{ShingleRoller, rabin};
+use crate::fingerprint::rabin;
 use crate::index::{Index, IndexError, Status};
 use crate::origin::{Outcome, Run};
 use crate::similar::exact::jaccard;
@@ -33,14 +33,6 @@ impl Row {
             100.0 * f64::from(self.fresh_tokens) / f64::from(self.tokens)
         }
     }
-}
-
-/// Shingle keys of version `id`, from its cached token fingerprints.
-pub fn shingle_keys(ix: &Index, id: u32) -> Result<Vec<u64>, IndexError> {
-    let fps = ix.fingerprints(id, id + 1)?.pop().unwrap_or_default();
-    let mut keys = Vec::new();
-    ShingleRoller::new(ix.params().k).keys(&fps, &mut keys);
-    Ok(keys)
 }
 
 /// The prepared text of version `id` with its token spans, if the file on
@@ -73,7 +65,7 @@ pub fn text_of(ix: &Index, rows: &[Row], id: u32) -> (Result<String, String>, Ve
 pub fn exact_outcome(ix: &Index, id: u32) -> Result<Outcome, IndexError> {
     const CHUNK: u32 = 256;
     let k = ix.params().k;
-    let roller = ShingleRoller::new(k);
+    let roller = ix.roller();
     let fps = ix.fingerprints(id, id + 1)?.pop().unwrap_or_default();
     let mut keys = Vec::new();
     roller.keys(&fps, &mut keys);
@@ -109,7 +101,7 @@ pub fn exact_outcome(ix: &Index, id: u32) -> Result<Outcome, IndexError> {
 /// run's shingles found in the origin, shifted back to the run's start.
 pub fn targets(ix: &Index, id: u32, runs: &[Run]) -> Result<Vec<Option<Target>>, IndexError> {
     let k = ix.params().k as u32;
-    let keys = shingle_keys(ix, id)?;
+    let keys = ix.shingle_keys(id)?;
     let mut positions: HashMap<u32, HashMap<u64, u32>> = HashMap::new();
     let mut out = Vec::with_capacity(runs.len());
     for r in runs {
@@ -121,7 +113,7 @@ pub fn targets(ix: &Index, id: u32, runs: &[Run]) -> Result<Vec<Option<Target>>,
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(e) => {
                 let mut first = HashMap::new();
-                for (i, key) in shingle_keys(ix, o)?.into_iter().enumerate() {
+                for (i, key) in ix.shingle_keys(o)?.into_iter().enumerate() {
                     first.entry(key).or_insert(i as u32);
                 }
                 e.insert(first)
@@ -218,7 +210,7 @@ fn shared_ranges(keys: &[u64], other: &[u64], k: u32) -> Vec<(u32, u32)> {
 /// Versions `a` and `b` side by side with their shared passages.
 pub fn compare(ix: &Index, rows: &[Row], a: u32, b: u32) -> Result<CompareView, IndexError> {
     let k = ix.params().k as u32;
-    let (ka, kb) = (shingle_keys(ix, a)?, shingle_keys(ix, b)?);
+    let (ka, kb) = (ix.shingle_keys(a)?, ix.shingle_keys(b)?);
     let sorted = |v: &[u64]| {
         let mut s = v.to_vec();
         s.sort_unstable();

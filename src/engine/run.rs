@@ -220,10 +220,10 @@ impl Live {
         let mut cache: HashMap<u32, Arc<[u64]>> = HashMap::new();
         let mut rows = Vec::with_capacity(missing.len());
         for (n, &id) in missing.iter().enumerate() {
-            let set: Arc<[u64]> = shingle_set(query::shingle_keys(ix, id)?).into();
+            let set: Arc<[u64]> = shingle_set(ix.shingle_keys(id)?).into();
             rows.push(clusters.insert(id, &set, |o| match cache.get(&o) {
                 Some(s) => Ok(s.clone()),
-                None => query::shingle_keys(ix, o).map(|k| shingle_set(k).into()),
+                None => ix.shingle_keys(o).map(|k| shingle_set(k).into()),
             })?);
             cache.insert(id, set);
             self.rep
@@ -443,9 +443,9 @@ impl Live {
         }
         let Some(id) = id else { return Ok(None) };
         let ix = self.ix.as_ref().expect("index open");
-        let set = shingle_set(query::shingle_keys(ix, id)?);
+        let set = shingle_set(ix.shingle_keys(id)?);
         let row = self.clusters.insert(id, &set, |o| {
-            query::shingle_keys(ix, o).map(|k| shingle_set(k).into())
+            ix.shingle_keys(o).map(|k| shingle_set(k).into())
         })?;
         self.live.insert(path.to_string(), id);
         Ok(Some(row))

@@ -331,6 +331,20 @@ impl Index {
         self.db.fingerprints(from, to).map_err(IndexError::Io)
     }
 
+    /// The k-shingle keys of version `id`, rolled from its cached token
+    /// fingerprints with the index's own roller.
+    pub fn shingle_keys(&self, id: u32) -> Result<Vec<u64>, IndexError> {
+        let fps = self.fingerprints(id, id + 1)?.pop().unwrap_or_default();
+        let mut keys = Vec::new();
+        self.preparer.roller().keys(&fps, &mut keys);
+        Ok(keys)
+    }
+
+    /// The roller of the index's k.
+    pub fn roller(&self) -> &crate::fingerprint::ShingleRoller {
+        self.preparer.roller()
+    }
+
     /// A read-only view of the database for another thread (shadow runs).
     pub fn reader(&self) -> Result<schema::Db, IndexError> {
         Ok(schema::Db::open_reader(&self.dir.join(schema::FILE))?)

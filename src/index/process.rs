@@ -27,6 +27,11 @@ impl Preparer {
         }
     }
 
+    /// The k-shingle roller of these parameters.
+    pub fn roller(&self) -> &ShingleRoller {
+        &self.roller
+    }
+
     /// Shingle keys and selected units of a version's token fingerprints.
     pub fn prepare(&self, fps: &[u64]) -> Prepared {
         let (mut hashes, mut keys, mut units) = (Vec::new(), Vec::new(), Vec::new());
