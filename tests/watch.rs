@@ -117,14 +117,7 @@ fn a_killed_watcher_loses_nothing() {
     // SIGKILL long before the idle checkpoint: the snapshot is behind the log.
     w.child.kill().unwrap();
     w.child.wait().unwrap();
-    let report = common::lineage_json(&[
-        "index",
-        root.to_str().unwrap(),
-        "--json",
-        "--documents",
-        "--index",
-        index.to_str().unwrap(),
-    ]);
+    let report = common::index_documents(&root, &index);
     assert_eq!(report["documents"], 2);
     assert_eq!(report["versions"], 2);
     assert_eq!(

@@ -55,12 +55,13 @@ fn can_exhaust() -> bool {
     max <= 512
 }
 
-#[test]
-fn without_inotify_watch_rescans_on_a_timer_and_says_so() {
+/// A folder `docs/` holding `a.md`, with this user's inotify instances used
+/// up; None where they cannot be (see [`can_exhaust`]).
+fn folder_without_inotify(tag: &str) -> Option<(TempDir, std::path::PathBuf, Exhausted)> {
     if !can_exhaust() {
-        return;
+        return None;
     }
-    let dir = TempDir::new("fallback");
+    let dir = TempDir::new(tag);
     let root = dir.path().join("docs");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("a.md"), "the first page of the folder").unwrap();
@@ -69,6 +70,14 @@ fn without_inotify_watch_rescans_on_a_timer_and_says_so() {
         !limit.0.is_empty(),
         "could create no inotify instance at all"
     );
+    Some((dir, root, limit))
+}
+
+#[test]
+fn without_inotify_watch_rescans_on_a_timer_and_says_so() {
+    let Some((dir, root, limit)) = folder_without_inotify("fallback") else {
+        return;
+    };
     let w = Watch::start(&root, &dir.path().join("index"), &[]);
     let e = w.expect("the fallback", |v| v["event"] == "error");
     let msg = e["message"].as_str().unwrap();
@@ -85,14 +94,9 @@ fn without_inotify_watch_rescans_on_a_timer_and_says_so() {
 
 #[test]
 fn timed_rescans_wait_for_a_file_being_written() {
-    if !can_exhaust() {
+    let Some((dir, root, limit)) = folder_without_inotify("settle") else {
         return;
-    }
-    let dir = TempDir::new("settle");
-    let root = dir.path().join("docs");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("a.md"), "the first page of the folder").unwrap();
-    let limit = Exhausted::new();
+    };
     // Rescans every second; a file is settled 2.5 s after its last write.
     let w = Watch::start(&root, &dir.path().join("index"), &["--debounce-ms", "2500"]);
     w.expect("the fallback", |v| v["event"] == "error");
@@ -112,24 +116,9 @@ fn timed_rescans_wait_for_a_file_being_written() {
     });
     assert_eq!(v["version"], 1, "{v}");
     // Recorded once, whole: 120 tokens, none of them half a page.
-    let (home, index) = (
-        root.parent().unwrap().join("home"),
-        dir.path().join("index"),
-    );
     drop(w);
     drop(limit);
-    let out = common::run(
-        &home,
-        &[
-            "index",
-            root.to_str().unwrap(),
-            "--json",
-            "--documents",
-            "--index",
-            index.to_str().unwrap(),
-        ],
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::index_documents(&root, &dir.path().join("index"));
     let slow: Vec<_> = v["history"]
         .as_array()
         .unwrap()
@@ -147,14 +136,9 @@ fn timed_rescans_go_on_while_commands_keep_arriving() {
     use std::sync::mpsc;
     use std::time::{Duration, Instant};
 
-    if !can_exhaust() {
+    let Some((dir, root, limit)) = folder_without_inotify("busy") else {
         return;
-    }
-    let dir = TempDir::new("busy");
-    let root = dir.path().join("docs");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("a.md"), "the first page of the folder").unwrap();
-    let limit = Exhausted::new();
+    };
     let mut config = Config::default();
     config.watch.rescan_secs = 1;
     config.watch.debounce_ms = 100;

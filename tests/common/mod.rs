@@ -96,6 +96,19 @@ pub fn lineage_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("JSON on stdout")
 }
 
+/// `lineage index ROOT --json --documents --index INDEX`: the index's
+/// report with every version's stored summary under `"history"`.
+pub fn index_documents(root: &Path, index: &Path) -> serde_json::Value {
+    lineage_json(&[
+        "index",
+        root.to_str().unwrap(),
+        "--json",
+        "--documents",
+        "--index",
+        index.to_str().unwrap(),
+    ])
+}
+
 /// The shared test corpora (beside the repository, as in CI).
 pub fn corpus(name: &str) -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
