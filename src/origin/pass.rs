@@ -142,11 +142,8 @@ impl OriginPass {
         );
         if p.eviction == Eviction::Lucky && p.table_size != TableSize::Unbounded {
             lucky_increments(doc, &self.hits, &self.labels, &mut self.incs);
-            for (((&key, &slot), hit), &inc) in
-                keys.iter().zip(&self.slots).zip(&self.hits).zip(&self.incs)
-            {
-                self.table.lucky_add(key, slot, hit.is_none(), inc);
-            }
+            self.table
+                .lucky_update(keys, &self.slots, &self.hits, &self.incs);
             self.table.lucky_end_document();
         }
         &self.labels

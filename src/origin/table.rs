@@ -335,6 +335,22 @@ impl Table {
         }
     }
 
+    /// [`Table::lucky_add`] for every unit of a document: `slots` and `hits`
+    /// from its lookups, `incs` its increments.
+    pub fn lucky_update(
+        &mut self,
+        keys: &[u64],
+        slots: &[Slot],
+        hits: &[Option<Hit>],
+        incs: &[u32],
+    ) {
+        if let Store::Bucketed(b) = &mut self.store {
+            for (((&key, &slot), hit), &inc) in keys.iter().zip(slots).zip(hits).zip(incs) {
+                b.lucky_add(key, slot, hit.is_none(), inc);
+            }
+        }
+    }
+
     /// Lucky rule (e) for every bucket touched since the last call: halve all
     /// scores of a bucket whose mean score reached the limit.
     pub fn lucky_end_document(&mut self) {
@@ -516,9 +532,10 @@ struct Buckets {
     ties: Ties,
     rng: u64,
     /// Buckets given a lucky score since the last document ended, each once
-    /// (`touched_bits` marks them): scratch of the lucky update, not table
-    /// memory.
+    /// (the first `n_touched`; `touched_bits` marks them): scratch of the
+    /// lucky update, not table memory.
     touched: Vec<u32>,
+    n_touched: usize,
     touched_bits: Vec<u64>,
 }
 
@@ -541,6 +558,7 @@ impl Buckets {
             ties: p.ties,
             rng: p.seed ^ 0x9e37_79b9_7f4a_7c15,
             touched: Vec::new(),
+            n_touched: 0,
             touched_bits: Vec::new(),
         })
     }
@@ -580,7 +598,11 @@ impl Buckets {
             let p = self.hi[base..].as_ptr().cast::<i8>();
             // SAFETY: a prefetch is only a hint; it never faults or changes memory,
             // and SSE is part of the x86_64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(p);
+                // A bucket's high halves span two lines when it has 64 entries.
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(2 * self.per - 1));
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = b;
@@ -594,6 +616,22 @@ impl Buckets {
         let base = b * self.per;
         let n = self.len(b);
         let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
+        if let Ok(his) = <&[u16; 64]>::try_from(&self.hi[base..base + self.per]) {
+            // The paper's 64 entries: one mask of the whole bucket (its slots
+            // past the fill exist and are masked off), no branch per chunk.
+            let mut mask = eq_mask16x64(his, hi);
+            if n < 64 {
+                mask &= (1 << n) - 1;
+            }
+            while mask != 0 {
+                let j = mask.trailing_zeros() as usize;
+                if self.lo_at(base + j) == lo {
+                    return Some(j);
+                }
+                mask &= mask - 1;
+            }
+            return None;
+        }
         // Compare 16 high half-words at a time into a bit mask (vector
         // compares: half the loads and cache lines of the low words); check
         // the low word only on a match. When buckets are whole chunks of 16, a
@@ -761,6 +799,15 @@ impl Buckets {
                 // A branch-free fold the compiler vectorizes.
                 let min = scores.iter().fold(u8::MAX, |m, &s| m.min(s));
                 let head = self.head(b);
+                if let Ok(all) = <&[u8; 64]>::try_from(scores) {
+                    // The ring in age order is the mask rotated by the head:
+                    // bit a is the entry of age a.
+                    let by_age = eq_mask_64(all, min).rotate_right(head as u32);
+                    return match self.ties {
+                        Ties::Oldest => by_age.trailing_zeros() as usize,
+                        Ties::Newest => 63 - by_age.leading_zeros() as usize,
+                    };
+                }
                 let age = |slot: usize| {
                     if slot >= head {
                         slot - head
@@ -945,6 +992,7 @@ impl Buckets {
         }
     }
 
+    #[inline(always)]
     fn lucky_add(&mut self, key: u64, slot: Slot, inserted: bool, inc: u32) {
         if self.score.is_empty() {
             return;
@@ -976,29 +1024,31 @@ impl Buckets {
         *s = (start + inc).min(255) as u8;
         if self.touched_bits.is_empty() {
             self.touched_bits = vec![0; self.n_buckets.div_ceil(64)];
+            // One more: a write past the last noted bucket is not counted.
+            self.touched = vec![0; self.n_buckets + 1];
         }
+        // Note the bucket once, without a branch on whether it was noted.
         let (word, bit) = (b / 64, 1u64 << (b % 64));
-        if self.touched_bits[word] & bit == 0 {
-            self.touched_bits[word] |= bit;
-            self.touched.push(b as u32);
-        }
+        let fresh = self.touched_bits[word] & bit == 0;
+        self.touched_bits[word] |= bit;
+        self.touched[self.n_touched] = b as u32;
+        self.n_touched += usize::from(fresh);
     }
 
     fn lucky_end_document(&mut self) {
-        let mut touched = std::mem::take(&mut self.touched);
+        let touched = std::mem::take(&mut self.touched);
         // Buckets are halved independently of each other: any order will do.
-        for &b in &touched {
+        for &b in &touched[..self.n_touched] {
             self.touched_bits[b as usize / 64] = 0;
             let base = b as usize * self.per;
             let n = self.len(b as usize);
             let scores = &mut self.score[base..base + n];
-            let sum: u32 = scores.iter().map(|&s| u32::from(s)).sum();
-            if sum >= LUCKY_LIMIT * n as u32 {
+            if byte_sum(scores) >= LUCKY_LIMIT * n as u32 {
                 scores.iter_mut().for_each(|s| *s >>= 1);
             }
         }
-        touched.clear();
         self.touched = touched;
+        self.n_touched = 0;
     }
 }
 
@@ -1076,6 +1126,46 @@ fn eq_mask_64(bytes: &[u8; 64], v: u8) -> u64 {
             .iter()
             .enumerate()
             .fold(0u64, |m, (j, &s)| m | u64::from(s == v) << j)
+    }
+}
+
+/// Bit j set iff `words[j] == v`, for a whole 64-entry bucket.
+#[inline]
+fn eq_mask16x64(words: &[u16; 64], v: u16) -> u64 {
+    let mut mask = 0;
+    for (q, chunk) in words.chunks_exact(16).enumerate() {
+        mask |= u64::from(eq_mask16(chunk.try_into().expect("16 half-words"), v)) << (16 * q);
+    }
+    mask
+}
+
+/// The sum of `bytes` (SSE2 sums of absolute differences on x86_64: 16
+/// bytes an instruction).
+#[inline]
+fn byte_sum(bytes: &[u8]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_add_epi64, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_sad_epu8,
+            _mm_setzero_si128, _mm_unpackhi_epi64,
+        };
+        let chunks = bytes.chunks_exact(16);
+        let tail: u32 = chunks.remainder().iter().map(|&x| u32::from(x)).sum();
+        // SAFETY: each load reads one whole 16-byte chunk of the slice.
+        let wide = unsafe {
+            let zero = _mm_setzero_si128();
+            let mut acc = zero;
+            for c in chunks {
+                let v = _mm_loadu_si128(c.as_ptr().cast::<__m128i>());
+                acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
+            }
+            _mm_cvtsi128_si64(_mm_add_epi64(acc, _mm_unpackhi_epi64(acc, acc)))
+        };
+        wide as u32 + tail
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        bytes.iter().map(|&x| u32::from(x)).sum()
     }
 }
 
@@ -1333,6 +1423,15 @@ mod tests {
         for v in [0, 255, 128, 3, 9] {
             let want = (0..64).fold(0, |m, j| m | u64::from(bytes[j] == v) << j);
             assert_eq!(eq_mask_64(&bytes, v), want);
+        }
+        let bucket: [u16; 64] = std::array::from_fn(|j| [7, u16::MAX, 0x8000, 7, 1][j % 5]);
+        for v in [7, u16::MAX, 0x8000, 1, 2] {
+            let want = (0..64).fold(0, |m, j| m | u64::from(bucket[j] == v) << j);
+            assert_eq!(eq_mask16x64(&bucket, v), want);
+        }
+        for n in [0, 1, 15, 16, 17, 63, 64] {
+            let want: u32 = bytes[..n].iter().map(|&b| u32::from(b)).sum();
+            assert_eq!(byte_sum(&bytes[..n]), want, "{n} bytes");
         }
     }
 
