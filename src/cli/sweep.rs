@@ -13,7 +13,7 @@ use super::{CommonEngineArgs, Fatal, SourceArgs, load, report_skipped, skipped_j
 use crate::config::Config;
 use crate::origin::history::Keyed;
 use crate::origin::metrics::Score;
-use crate::origin::table::{Counters, fingerprints_distinct, paper_sizes};
+use crate::origin::table::{Counters, DistinctKeys, paper_sizes};
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize};
 
 #[derive(Args, Debug)]
@@ -96,23 +96,27 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
         sizes
     };
 
-    // The exact result is one sequential pass: the other thread meanwhile
-    // selects, once per selector (selection depends only on the selector).
-    let (exact, selections) = rayon::join(
-        || keyed.exact(),
-        || {
-            selectors
-                .par_iter()
-                .map(|&s| {
-                    let units = keyed.select(s);
-                    let mut keys: Vec<u64> = units.iter().flatten().map(|u| u.key).collect();
-                    keys.par_sort_unstable();
-                    keys.dedup();
-                    (s, units, keys)
-                })
-                .collect::<Vec<(Selector, Vec<Vec<_>>, Vec<u64>)>>()
-        },
-    );
+    // The exact result is one sequential pass, in a thread of its own: the
+    // pool meanwhile selects, once per selector (selection depends only on
+    // the selector). Not a task of the pool: a pool thread waiting for the
+    // exact pass's own parallel part would take on a long selection task and
+    // hold the exact result back until it ends.
+    let (exact, selections) = std::thread::scope(|scope| {
+        let exact = scope.spawn(|| keyed.exact());
+        let selections = selectors
+            .par_iter()
+            .map(|&s| {
+                let units = keyed.select(s);
+                let n = units.iter().map(Vec::len).sum();
+                let keys = DistinctKeys::of(units.iter().flatten().map(|u| u.key), n);
+                (s, units, keys)
+            })
+            .collect::<Vec<(Selector, Vec<Vec<_>>, DistinctKeys)>>();
+        (
+            exact.join().expect("the exact pass does not panic"),
+            selections,
+        )
+    });
     let mut combos = Vec::new();
     for (si, (selector, _, _)) in selections.iter().enumerate() {
         for &eviction in &evictions {
@@ -135,17 +139,18 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     // whatever its size and eviction policy (so long as no two keys share the
     // table's 48-bit fingerprint): all such runs of one selector and
     // estimation have the same figures, and only the first is replayed.
-    let mut fps_distinct: Vec<Option<bool>> = vec![None; selections.len()];
+    let never: Vec<bool> = combos
+        .par_iter()
+        .map(|&(si, p)| {
+            let d = &selections[si].2;
+            d.fingerprints_distinct && p.table_params().never_evicts(&d.keys)
+        })
+        .collect();
     let mut same_as: Vec<Option<usize>> = vec![None; combos.len()];
-    let mut never: Vec<bool> = vec![false; combos.len()];
     for (i, &(si, p)) in combos.iter().enumerate() {
-        let keys = &selections[si].2;
-        if !p.table_params().never_evicts(keys)
-            || !*fps_distinct[si].get_or_insert_with(|| fingerprints_distinct(keys))
-        {
+        if !never[i] {
             continue;
         }
-        never[i] = true;
         same_as[i] = (0..i)
             .find(|&j| never[j] && combos[j].0 == si && combos[j].1.estimation == p.estimation);
     }
@@ -196,7 +201,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
                 tf: score.token_freshness(),
                 overall: score.overall(),
                 table_fraction: capacity.map(|cap| pct(cap, shingles)),
-                selected_fraction: capacity.map(|cap| pct(cap, selections[si].2.len() as u64)),
+                selected_fraction: capacity.map(|cap| pct(cap, selections[si].2.keys.len() as u64)),
                 capacity_entries: capacity,
                 entry_bytes: tp.layout.entry_bytes(),
                 lookups: c.lookups,

@@ -61,10 +61,18 @@ impl Estimator {
     ) {
         debug_assert_eq!(keys.len(), hits.len());
         labels.clear();
+        let mut anchors = false;
         labels.extend(hits.iter().map(|h| match h {
-            Some(h) => h.origin,
+            Some(h) => {
+                anchors |= h.origin != doc;
+                h.origin
+            }
             None => doc,
         }));
+        // Bridges and expansion start from anchors: without one, nothing to do.
+        if !anchors {
+            return;
+        }
         match est {
             Estimation::Nb => {}
             Estimation::E => expand(doc, keys, hits, labels),

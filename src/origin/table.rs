@@ -11,6 +11,7 @@
 //! recency order instead — so the eviction tie rule needs no extra byte:
 //! "oldest" is the first tied entry, "newest" the last.
 
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -206,6 +207,9 @@ impl TableParams {
         if distinct.len() <= per {
             return true;
         }
+        if distinct.len() > n_buckets * per {
+            return false;
+        }
         let mut fill = vec![0u16; n_buckets];
         distinct.iter().all(|&key| {
             let f = &mut fill[bucket_of(key, n_buckets)];
@@ -222,12 +226,33 @@ fn bucket_of(key: u64, n_buckets: usize) -> usize {
     ((u128::from(key & ((1 << 62) - 1)) * n_buckets as u128) >> 62) as usize
 }
 
-/// Whether no two of `keys` (sorted, distinct) share the 48 bits a bounded
-/// table stores: then which keys share a bucket cannot change what is found.
-pub fn fingerprints_distinct(keys: &[u64]) -> bool {
-    let mut fps: Vec<u64> = keys.iter().map(|&k| k & FP48).collect();
-    fps.sort_unstable();
-    fps.windows(2).all(|w| w[0] != w[1])
+/// The distinct keys of a key stream, and whether no two of them share the
+/// 48 bits a bounded table stores (then which keys share a bucket cannot
+/// change what is found).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DistinctKeys {
+    pub keys: Vec<u64>,
+    pub fingerprints_distinct: bool,
+}
+
+impl DistinctKeys {
+    /// From a stream of `n` keys. One sort does both jobs: keys ordered by
+    /// their stored 48 bits first and their top bits after (a bijection of
+    /// 64 bits) put equal keys, and keys that share the stored bits, side by
+    /// side.
+    pub fn of(keys: impl IntoIterator<Item = u64>, n: usize) -> DistinctKeys {
+        let fp_first = |k: u64| (k & FP48) << 16 | k >> 48;
+        let mut v: Vec<u64> = Vec::with_capacity(n);
+        v.extend(keys.into_iter().map(fp_first));
+        v.par_sort_unstable();
+        v.dedup();
+        let fingerprints_distinct = v.windows(2).all(|w| (w[0] ^ w[1]) >> 16 != 0);
+        let keys = v.iter().map(|&x| x >> 16 | (x & 0xffff) << 48).collect();
+        DistinctKeys {
+            keys,
+            fingerprints_distinct,
+        }
+    }
 }
 
 impl Table {
@@ -1020,7 +1045,9 @@ impl Buckets {
             }
         };
         let s = &mut self.score[at];
-        let start = if inserted { 1 } else { u32::from(*s) };
+        // An inserted entry starts from 1, a found one from its score; as
+        // arithmetic, since which it is follows the data, not a pattern.
+        let start = u32::from(inserted) | (u32::from(*s) * u32::from(!inserted));
         *s = (start + inc).min(255) as u8;
         if self.touched_bits.is_empty() {
             self.touched_bits = vec![0; self.n_buckets.div_ceil(64)];
@@ -1408,8 +1435,36 @@ mod tests {
         }
         assert_eq!(t.counters().evictions, 1);
         assert!(params(TableSize::Unbounded, Eviction::Lru, 4).never_evicts(&keys));
-        assert!(fingerprints_distinct(&keys));
-        assert!(!fingerprints_distinct(&[5, 5 | 1 << 50]));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn distinct_keys_are_the_set_and_tell_fingerprint_twins(
+            keys in proptest::collection::vec(
+                proptest::strategy::Strategy::prop_map((0u64..40, 0u64..3), |(low, high)| {
+                    low | high << 50
+                }),
+                0..300,
+            ),
+        ) {
+            let d = DistinctKeys::of(keys.iter().copied(), keys.len());
+            let mut first = Vec::new();
+            for &k in &keys {
+                if !first.contains(&k) {
+                    first.push(k);
+                }
+            }
+            let mut ours = d.keys.clone();
+            ours.sort_unstable();
+            let mut want = first.clone();
+            want.sort_unstable();
+            proptest::prop_assert_eq!(ours, want);
+            let twins = first
+                .iter()
+                .enumerate()
+                .any(|(i, a)| first[..i].iter().any(|b| (a ^ b) & FP48 == 0));
+            proptest::prop_assert_eq!(d.fingerprints_distinct, !twins);
+        }
     }
 
     #[test]
