@@ -5,7 +5,6 @@
 use super::estimate::{Estimation, Estimator, lucky_increments};
 use super::select::{Selector, Unit};
 use super::table::{Eviction, Hit, Layout, Slot, Table, TableError, TableParams, TableSize, Ties};
-use crate::fingerprint::top_byte;
 
 /// The settings of an estimated run (CONTRACT §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -56,16 +55,12 @@ impl Params {
     }
 }
 
-/// How far ahead of the current lookup the table's bucket is prefetched.
-const PREFETCH: usize = 8;
-
 /// The state of a run: the table and reusable scratch space.
 pub struct OriginPass {
     params: Params,
     table: Table,
     estimator: Estimator,
     keys: Vec<u64>,
-    buckets: Vec<u32>,
     hits: Vec<Option<Hit>>,
     slots: Vec<Slot>,
     labels: Vec<u32>,
@@ -88,7 +83,6 @@ impl OriginPass {
             params,
             estimator: Estimator::default(),
             keys: Vec::new(),
-            buckets: Vec::new(),
             hits: Vec::new(),
             slots: Vec::new(),
             labels: Vec::new(),
@@ -107,30 +101,11 @@ impl OriginPass {
     /// Process document `doc`, later than every document before it, from its
     /// selected units: the estimated origin of each unit.
     pub fn process(&mut self, doc: u32, units: &[Unit]) -> &[u32] {
-        let n = units.len();
         self.keys.clear();
         self.keys.extend(units.iter().map(|u| u.key));
-        self.hits.clear();
-        self.slots.clear();
         let keys = &self.keys;
-        // Each key's bucket once, for the prefetch and the lookup.
-        self.buckets.clear();
-        self.buckets
-            .extend(keys.iter().map(|&k| self.table.bucket(k)));
-        for i in 0..n {
-            if let Some(&ahead) = self.buckets.get(i + PREFETCH) {
-                self.table.prefetch_bucket(ahead);
-            }
-            let ins = Hit {
-                origin: doc,
-                offset: i as u8,
-                prev: if i > 0 { top_byte(keys[i - 1]) } else { 0 },
-                next: keys.get(i + 1).map_or(0, |&k| top_byte(k)),
-            };
-            let (hit, slot) = self.table.lookup_in(self.buckets[i], keys[i], ins);
-            self.hits.push(hit);
-            self.slots.push(slot);
-        }
+        self.table
+            .lookup_document(doc, keys, &mut self.hits, &mut self.slots);
         let p = &self.params;
         self.estimator.estimate(
             p.estimation,

@@ -12,6 +12,8 @@
 //! "oldest" is the first tied entry, "newest" the last.
 
 use rayon::prelude::*;
+
+use crate::fingerprint::top_byte;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -303,38 +305,12 @@ impl Table {
         }
     }
 
-    /// The bucket of `key` (0 when unbounded), for [`Table::lookup_in`] and
-    /// [`Table::prefetch_bucket`]: a pass computes it once per unit.
-    #[inline]
-    pub fn bucket(&self, key: u64) -> u32 {
-        match &self.store {
-            Store::Bucketed(b) => b.bucket(key) as u32,
-            Store::Unbounded(_) => 0,
-        }
-    }
-
-    /// Hint the CPU to fetch bucket `b` (from [`Table::bucket`]): lookups are
-    /// sequential, but the keys of a document are known in advance.
-    #[inline]
-    pub fn prefetch_bucket(&self, b: u32) {
-        if let Store::Bucketed(bk) = &self.store {
-            bk.prefetch(b as usize);
-        }
-    }
-
     /// Look `key` up; if it is absent, insert `ins` (evicting when the bucket is
     /// full). Returns what was found and where the entry now is.
-    #[inline]
     pub fn lookup(&mut self, key: u64, ins: Insert) -> (Option<Hit>, Slot) {
-        self.lookup_in(self.bucket(key), key, ins)
-    }
-
-    /// [`Table::lookup`] of a key whose bucket `b` is known.
-    #[inline]
-    pub fn lookup_in(&mut self, b: u32, key: u64, ins: Insert) -> (Option<Hit>, Slot) {
         self.counters.lookups += 1;
         let (hit, slot) = match &mut self.store {
-            Store::Bucketed(bk) => bk.lookup(b as usize, key, ins, &mut self.counters),
+            Store::Bucketed(bk) => bk.lookup(bk.bucket(key), key, ins, &mut self.counters),
             Store::Unbounded(map) => match map.entry(key) {
                 std::collections::hash_map::Entry::Occupied(e) => (Some(*e.get()), Slot::UNKNOWN),
                 std::collections::hash_map::Entry::Vacant(v) => {
@@ -349,6 +325,53 @@ impl Table {
             self.counters.hits += 1;
         }
         (hit, slot)
+    }
+
+    /// [`Table::lookup`] of every key of document `doc` in order, each
+    /// inserted as seed 003 stores a unit (its offset, its neighbours' top
+    /// bytes): the answers into `hits` and `slots`. One call a document, so
+    /// the lookups are one loop, each bucket computed once and fetched a few
+    /// keys ahead (the keys of a document are known in advance).
+    pub fn lookup_document(
+        &mut self,
+        doc: u32,
+        keys: &[u64],
+        hits: &mut Vec<Option<Hit>>,
+        slots: &mut Vec<Slot>,
+    ) {
+        /// How far ahead of the current lookup a bucket is prefetched.
+        const AHEAD: usize = 8;
+        hits.clear();
+        slots.clear();
+        let ins = |i: usize| Hit {
+            origin: doc,
+            offset: i as u8,
+            prev: if i > 0 { top_byte(keys[i - 1]) } else { 0 },
+            next: keys.get(i + 1).map_or(0, |&k| top_byte(k)),
+        };
+        let Store::Bucketed(bk) = &mut self.store else {
+            for (i, &key) in keys.iter().enumerate() {
+                let (hit, slot) = self.lookup(key, ins(i));
+                hits.push(hit);
+                slots.push(slot);
+            }
+            return;
+        };
+        let c = &mut self.counters;
+        let mut buckets = std::mem::take(&mut bk.scratch_buckets);
+        buckets.clear();
+        buckets.extend(keys.iter().map(|&k| bk.bucket(k) as u32));
+        for (i, &key) in keys.iter().enumerate() {
+            if let Some(&ahead) = buckets.get(i + AHEAD) {
+                bk.prefetch(ahead as usize);
+            }
+            c.lookups += 1;
+            let (hit, slot) = bk.lookup(buckets[i] as usize, key, ins(i), c);
+            c.hits += u64::from(hit.is_some());
+            hits.push(hit);
+            slots.push(slot);
+        }
+        bk.scratch_buckets = buckets;
     }
 
     /// Lucky rules (a)–(d) for one unit after its document: if `key`'s entry is
@@ -562,6 +585,9 @@ struct Buckets {
     touched: Vec<u32>,
     n_touched: usize,
     touched_bits: Vec<u64>,
+    /// The buckets of a document's keys, computed once per lookup of a
+    /// document: scratch, not table memory.
+    scratch_buckets: Vec<u32>,
 }
 
 impl Buckets {
@@ -585,6 +611,7 @@ impl Buckets {
             touched: Vec::new(),
             n_touched: 0,
             touched_bits: Vec::new(),
+            scratch_buckets: Vec::new(),
         })
     }
 
@@ -702,6 +729,9 @@ impl Buckets {
         (at..n).find(|&j| his[j] == hi && lo_at(j) == lo)
     }
 
+    /// A lookup in bucket `b`. Inlined into the lookups of a document; a
+    /// full bucket's eviction is a call of its own.
+    #[inline(always)]
     fn lookup(&mut self, b: usize, key: u64, ins: Insert, c: &mut Counters) -> (Option<Hit>, Slot) {
         let base = b * self.per;
         if let Some(i) = self.find(b, key) {
@@ -723,9 +753,8 @@ impl Buckets {
             c.occupied += 1;
             base + n
         } else {
-            let victim = self.victim(b);
             c.evictions += 1;
-            self.make_newest(b, victim, None)
+            self.evict(b)
         };
         self.write(at, key, ins);
         (
@@ -735,6 +764,13 @@ impl Buckets {
                 at: at as u32,
             },
         )
+    }
+
+    /// Free the newest slot of full bucket `b` for a new entry, evicting.
+    #[inline(never)]
+    fn evict(&mut self, b: usize) -> usize {
+        let victim = self.victim(b);
+        self.make_newest(b, victim, None)
     }
 
     /// Record layout: the fingerprint's low word, the origin (4 bytes each,
