@@ -35,6 +35,30 @@ fn median(reps: usize, mut f: impl FnMut()) -> Duration {
     t[reps / 2]
 }
 
+/// Median wall times of `a` and of `b` over `reps` rounds that run one, then
+/// the other (after one warm-up round): on a shared machine whose speed
+/// drifts, a target and its baseline see the same conditions.
+fn medians_side_by_side(
+    reps: usize,
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+) -> (Duration, Duration) {
+    a();
+    b();
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for _ in 0..reps {
+        let s = Instant::now();
+        a();
+        ta.push(s.elapsed());
+        let s = Instant::now();
+        b();
+        tb.push(s.elapsed());
+    }
+    ta.sort();
+    tb.sort();
+    (ta[reps / 2], tb[reps / 2])
+}
+
 fn main() {
     let filter: Vec<String> = std::env::args()
         .skip(1)
@@ -193,10 +217,11 @@ fn lineage() -> Command {
 fn scan_vs_wc() {
     let root = corpus_dir();
     let files = md_files();
-    let scan = median(11, || {
-        run_quiet(lineage().args(["scan", root.to_str().unwrap(), "--json", "--order", "path"]))
-    });
-    let wc = median(11, || run_quiet(Command::new("wc").arg("-w").args(&files)));
+    let (scan, wc) = medians_side_by_side(
+        21,
+        || run_quiet(lineage().args(["scan", root.to_str().unwrap(), "--json", "--order", "path"])),
+        || run_quiet(Command::new("wc").arg("-w").args(&files)),
+    );
     println!(
         "## `lineage scan` against `wc -w` (whole process, {} files)\n",
         files.len()
@@ -227,7 +252,7 @@ fn sweep_vs_scans() {
         .collect();
     let selectors = ["nhs", "nwin-8", "every-4"];
     let evictions = ["lucky", "cc"];
-    let sweep = median(3, || {
+    let sweep = || {
         run_quiet(lineage().args([
             "sweep",
             root,
@@ -243,8 +268,8 @@ fn sweep_vs_scans() {
             "--estimations",
             "be",
         ]))
-    });
-    let scans = median(3, || {
+    };
+    let scans = || {
         for s in &selectors {
             for e in &evictions {
                 for size in &sizes {
@@ -266,7 +291,8 @@ fn sweep_vs_scans() {
                 }
             }
         }
-    });
+    };
+    let (sweep, scans) = medians_side_by_side(5, sweep, scans);
     println!("## sweep against the same 48 scans\n");
     println!("| command | median |\n| --- | --- |");
     println!(

@@ -1,0 +1,61 @@
+//! Replay one origin-detection configuration over rust-book-editions, for
+//! profiling the origin pass (perf, callgrind) apart from reading and
+//! selecting:
+//!
+//! ```sh
+//! cargo build --release --example replay
+//! target/release/examples/replay nhs lucky 380KiB 50
+//! valgrind --tool=callgrind --toggle-collect='*OriginPass*process*' \
+//!     target/release/examples/replay nhs lucky 380KiB 1
+//! ```
+//!
+//! Prints the time per selected unit on stderr.
+
+use std::path::Path;
+use std::time::Instant;
+
+use lineage::config::Order;
+use lineage::corpus;
+use lineage::origin::history::Keyed;
+use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
+use lineage::source::{Filter, WalkOptions};
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [selector, eviction, size, reps] = args.as_slice() else {
+        return Err("usage: replay SELECTOR EVICTION TABLE_SIZE REPETITIONS".into());
+    };
+    let selector: Selector = selector.parse()?;
+    let eviction: Eviction = eviction.parse()?;
+    let table_size: TableSize = size.parse()?;
+    let reps: usize = reps.parse().map_err(|e| format!("repetitions: {e}"))?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/rust-book-editions");
+    let corpus = corpus::load(
+        &root,
+        &Filter::default_patterns(),
+        WalkOptions::default(),
+        32 << 20,
+        Order::Path,
+    )
+    .map_err(|e| e.to_string())?;
+    let keyed = Keyed::new(corpus.docs.into_iter().map(|d| d.fps).collect(), 8);
+    let units = keyed.select(selector);
+    let params = Params {
+        selector,
+        eviction,
+        estimation: Estimation::Be,
+        table_size,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    for _ in 0..reps {
+        let mut pass = OriginPass::new(params).map_err(|e| e.to_string())?;
+        for (d, u) in units.iter().enumerate() {
+            std::hint::black_box(pass.process(d as u32, u));
+        }
+    }
+    let n: usize = units.iter().map(Vec::len).sum();
+    let per_unit = start.elapsed().as_secs_f64() * 1e9 / (n * reps.max(1)) as f64;
+    eprintln!("{n} selected units, {per_unit:.1} ns a unit");
+    Ok(())
+}
