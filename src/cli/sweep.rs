@@ -96,27 +96,22 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
         sizes
     };
 
-    // The exact result is one sequential pass, in a thread of its own: the
-    // pool meanwhile selects, once per selector (selection depends only on
-    // the selector). Not a task of the pool: a pool thread waiting for the
-    // exact pass's own parallel part would take on a long selection task and
-    // hold the exact result back until it ends.
-    let (exact, selections) = std::thread::scope(|scope| {
-        let exact = scope.spawn(|| keyed.exact());
-        let selections = selectors
-            .par_iter()
-            .map(|&s| {
-                let units = keyed.select(s);
-                let n = units.iter().map(Vec::len).sum();
-                let keys = DistinctKeys::of(units.iter().flatten().map(|u| u.key), n);
-                (s, units, keys)
-            })
-            .collect::<Vec<(Selector, Vec<Vec<_>>, DistinctKeys)>>();
-        (
-            exact.join().expect("the exact pass does not panic"),
-            selections,
-        )
-    });
+    // The exact result is one sequential pass: the other thread meanwhile
+    // selects, once per selector (selection depends only on the selector).
+    let (exact, selections) = rayon::join(
+        || keyed.exact(),
+        || {
+            selectors
+                .par_iter()
+                .map(|&s| {
+                    let units = keyed.select(s);
+                    let n = units.iter().map(Vec::len).sum();
+                    let keys = DistinctKeys::of(units.iter().flatten().map(|u| u.key), n);
+                    (s, units, keys)
+                })
+                .collect::<Vec<(Selector, Vec<Vec<_>>, DistinctKeys)>>()
+        },
+    );
     let mut combos = Vec::new();
     for (si, (selector, _, _)) in selections.iter().enumerate() {
         for &eviction in &evictions {
