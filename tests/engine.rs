@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use common::TempDir;
+use common::{TempDir, text};
 use lineage::config::{Config, Order};
 use lineage::engine::{Command, Engine, EventKind, Options, Snapshot, Update};
 use lineage::fingerprint::token_fps;
@@ -20,20 +20,6 @@ use lineage::origin::{Estimation, Eviction, Params, Selector, TableSize};
 use lineage::text::{Format, prepare};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-/// Words 0..n of a deterministic text: distinct paragraphs per `seed`.
-fn text(seed: u64, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            format!("w{}", x % 5000)
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 struct Running {
     engine: Engine,

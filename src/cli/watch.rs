@@ -61,6 +61,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     config.validate()?;
     crate::source::Filter::new(&config.include, &config.exclude)?;
     let root = args.source.root.as_path();
+    crate::source::check_root(root)?;
     let base = (!config.index_dir.is_empty()).then(|| PathBuf::from(&config.index_dir));
     let index_dir = index::location(root, args.index.as_deref(), base.as_deref())?;
     let opts = engine::Options {
@@ -134,6 +135,10 @@ impl Lines {
             EventKind::Skipped { path, reason } => self.line(
                 json!({"event": "skipped", "path": path, "reason": reason}),
                 format!("skipped {path}: {reason}"),
+            ),
+            EventKind::Renamed { from, to, id } => self.line(
+                json!({"event": "renamed", "from": from, "path": to, "id": id}),
+                format!("renamed {from} -> {to} (its versions moved with it)"),
             ),
             EventKind::Deleted { path } => self.line(
                 json!({"event": "deleted", "path": path}),

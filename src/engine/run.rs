@@ -13,7 +13,7 @@ use super::query::{self, Row};
 use super::report::{Publish, Reporter, send};
 use super::shadow::{self, Job};
 use super::*;
-use crate::index::{Change, Index, IndexError, NearRow, Observer, Status};
+use crate::index::{Change, Index, IndexError, NearRow, Observer, Scope, Status};
 use crate::origin::Outcome;
 use crate::source::watch::{self as watcher, Batch};
 use crate::source::{self, Filter};
@@ -42,6 +42,19 @@ struct Live {
     cluster_list: Arc<[Cluster]>,
     dirty: bool,
     watching: Watching,
+    /// The OS watch (or poller); none while the root is gone.
+    watch: Option<watcher::Watcher>,
+    /// Where the watcher's batches go.
+    events: Sender<Input>,
+    /// The canonical root and the device and inode of the folder watched
+    /// there; `None` while it is gone.
+    root: PathBuf,
+    root_id: Option<(u64, u64)>,
+    /// Timed rescans, root checks and index retries, this often.
+    every: Duration,
+    /// The index could not be written and is closed (`ix` is `None`): why.
+    /// Retried every tick; a full walk catches up once it opens.
+    down: Option<String>,
     shadow: Option<(u64, Arc<AtomicBool>)>,
     /// Timed rescans put off in a row (see [`SETTLE_TICKS`]).
     settling: u32,
@@ -100,53 +113,42 @@ pub(super) fn main(opts: Options, rx: Receiver<Input>, tx: Sender<Input>, publis
         Ok(ix) => ix,
         Err(e) => return fatal(e.to_string()),
     };
-    let mut live = match Live::new(opts, filter, ix, rep) {
+    let w = &opts.config.watch;
+    let every = Duration::from_secs(w.rescan_secs.max(1));
+    let root = ix.root().to_path_buf();
+    let root_id = match source::check_root(&root) {
+        Ok(id) => id,
+        Err(e) => return fatal(e.to_string()),
+    };
+    let mut live = match Live::new(opts, filter, ix, rep, tx, every) {
         Ok(l) => l,
         Err(e) => return fatal(e.to_string()),
     };
     // Watch first, then walk: a change made during the walk is then in the
     // walk or in an event (or both, which is harmless).
-    let w = live.opts.config.watch.clone();
-    let every = Duration::from_secs(w.rescan_secs.max(1));
-    let root = live.ix().root().to_path_buf();
-    let events = tx.clone();
-    let _watch = match watcher::start(
-        &root,
-        w.poll,
-        Duration::from_millis(w.debounce_ms),
-        every,
-        move |b| {
-            let _ = events.send(Input::Files(b));
-        },
-    ) {
-        Ok(watch) => {
-            live.watching = if w.poll {
-                Watching::Polling
-            } else {
-                Watching::Events
-            };
-            Some(watch)
-        }
-        Err(e) => {
-            let why = format!(
-                "cannot watch {} ({e}); rescanning every {} s instead",
-                root.display(),
-                every.as_secs()
-            );
-            live.rep.error(why.clone());
-            live.watching = Watching::Rescanning(why);
-            None
-        }
-    };
-    drop(tx);
+    live.root_id = Some(root_id);
+    live.attach();
     live.sync(None);
     live.publish();
-    live.run(&rx, every);
+    live.run(&rx);
 }
 
 impl Live {
-    fn new(opts: Options, filter: Filter, ix: Index, rep: Reporter) -> Result<Live, IndexError> {
+    fn new(
+        opts: Options,
+        filter: Filter,
+        ix: Index,
+        rep: Reporter,
+        events: Sender<Input>,
+        every: Duration,
+    ) -> Result<Live, IndexError> {
         let mut live = Live {
+            root: ix.root().to_path_buf(),
+            root_id: None,
+            watch: None,
+            events,
+            every,
+            down: None,
             clusters: Clusters::new(opts.config.watch.min_similarity, 0),
             opts,
             filter,
@@ -170,8 +172,9 @@ impl Live {
         self.ix.as_ref().expect("index open")
     }
 
-    /// Rows, live documents and clusters from the index.
-    fn load(&mut self) -> Result<(), IndexError> {
+    /// Every version's row from the index (paths and version numbers move
+    /// with a rename).
+    fn load_rows(&mut self) -> Result<(), IndexError> {
         let ix = self.ix.as_ref().expect("index open");
         self.rows = ix
             .history()?
@@ -186,6 +189,13 @@ impl Live {
                 origins: h.origins,
             })
             .collect();
+        Ok(())
+    }
+
+    /// Rows, live documents and clusters from the index.
+    fn load(&mut self) -> Result<(), IndexError> {
+        self.load_rows()?;
+        let ix = self.ix.as_ref().expect("index open");
         self.live = ix
             .paths()
             .filter(|(_, c)| c.status == Status::Live)
@@ -242,34 +252,40 @@ impl Live {
         Ok(())
     }
 
-    fn run(&mut self, rx: &Receiver<Input>, every: Duration) {
+    fn run(&mut self, rx: &Receiver<Input>) {
         // Deadlines, not timeouts: commands arriving often (a person
-        // scrolling) must not put off timed rescans or the idle checkpoint.
-        let mut next_rescan = Instant::now() + every;
+        // scrolling) must not put off ticks, releases or the checkpoint.
+        let mut next_tick = Instant::now() + self.every;
         // When the table last changed without being saved since.
         let mut unsaved: Option<Instant> = Some(Instant::now());
         loop {
-            let timed = matches!(self.watching, Watching::Rescanning(_));
             let now = Instant::now();
-            if timed && now >= next_rescan {
-                next_rescan = now + every;
-                if self.sync(None) {
+            if now >= next_tick {
+                next_tick = now + self.every;
+                if self.tick() {
+                    unsaved = Some(now);
+                    self.publish();
+                }
+                continue;
+            }
+            let release = self.watch.as_ref().and_then(|w| w.next_release());
+            if release.is_some_and(|r| now >= r) {
+                let paths = self.watch.as_ref().map(|w| w.released());
+                if let Some(p) = paths.filter(|p| !p.is_empty())
+                    && self.sync(Some(p))
+                {
                     unsaved = Some(now);
                     self.publish();
                 }
                 continue;
             }
             let save_at = unsaved.map(|t| t + CHECKPOINT_IDLE);
-            let deadline = match (timed, save_at) {
-                (true, Some(s)) => Some(next_rescan.min(s)),
-                (true, None) => Some(next_rescan),
-                (false, s) => s,
-            };
-            let received = match deadline {
-                Some(d) => rx.recv_timeout(d.saturating_duration_since(now)),
-                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            };
-            let first = match received {
+            let deadline = [Some(next_tick), save_at, release]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap_or(next_tick);
+            let first = match rx.recv_timeout(deadline.saturating_duration_since(now)) {
                 Ok(i) => i,
                 Err(RecvTimeoutError::Timeout) => {
                     if save_at.is_some_and(|s| Instant::now() >= s) {
@@ -287,9 +303,6 @@ impl Live {
             let mut full = false;
             let mut changed = false;
             for input in inputs {
-                if self.ix.is_none() {
-                    return;
-                }
                 match input {
                     Input::Command(Command::Quit) => return self.checkpoint(),
                     Input::Command(Command::Changed(p)) => paths.extend(p),
@@ -302,10 +315,10 @@ impl Live {
                         for e in errors {
                             self.rep.error(format!("watching: {e}"));
                         }
-                        if !matches!(self.watching, Watching::Rescanning(_)) {
+                        if !matches!(self.watching, Watching::Rescanning(_) | Watching::RootGone) {
                             let why = format!(
                                 "events may be lost; rescanning every {} s from now on",
-                                every.as_secs()
+                                self.every.as_secs()
                             );
                             self.rep.error(why.clone());
                             self.watching = Watching::Rescanning(why);
@@ -314,18 +327,166 @@ impl Live {
                     }
                 }
             }
-            if self.ix.is_none() {
-                return;
-            }
             if full || !paths.is_empty() {
                 changed |= self.sync((!full).then_some(paths));
             }
-            if changed && self.ix.is_some() {
+            if changed {
                 // A checkpoint with nothing new to save is a no-op.
                 unsaved = Some(Instant::now());
                 self.publish();
             }
         }
+    }
+
+    /// Every `every`: retry a closed index, check the root, rescan when
+    /// events are not to be had. True if a snapshot is due.
+    fn tick(&mut self) -> bool {
+        if self.ix.is_none() {
+            return self.recover();
+        }
+        if let Some(changed) = self.check_root() {
+            return changed;
+        }
+        matches!(self.watching, Watching::Rescanning(_)) && self.sync(None)
+    }
+
+    /// Watch the root (again): OS events, the poller, or timed rescans when
+    /// neither can be had.
+    fn attach(&mut self) {
+        self.watch = None;
+        let w = &self.opts.config.watch;
+        let events = self.events.clone();
+        match watcher::start(
+            &self.root,
+            w.poll,
+            Duration::from_millis(w.debounce_ms),
+            self.every,
+            move |b| {
+                let _ = events.send(Input::Files(b));
+            },
+        ) {
+            Ok(watch) => {
+                self.watch = Some(watch);
+                self.watching = if w.poll {
+                    Watching::Polling
+                } else {
+                    Watching::Events
+                };
+            }
+            Err(e) => {
+                let why = format!(
+                    "cannot watch {} ({e}); rescanning every {} s instead",
+                    self.root.display(),
+                    self.every.as_secs()
+                );
+                self.rep.error(why.clone());
+                self.watching = Watching::Rescanning(why);
+            }
+        }
+    }
+
+    /// Whether the folder at the root's path is still the one watched. Gone:
+    /// its documents are marked deleted and the watch waits. Back, replaced
+    /// or moved away and another put there: the folder now at the path is
+    /// watched and walked. `None` if nothing changed, else whether a
+    /// snapshot is due.
+    fn check_root(&mut self) -> Option<bool> {
+        match source::check_root(&self.root) {
+            Ok(id) if Some(id) == self.root_id => None,
+            Ok(id) => {
+                let how = if self.root_id.is_some() {
+                    "was replaced or moved; watching the folder now at its path"
+                } else {
+                    "is back; watching it again"
+                };
+                self.rep
+                    .notice(&format!("root {} {how}", self.root.display()));
+                self.root_id = Some(id);
+                self.attach();
+                self.sync(None);
+                Some(true)
+            }
+            Err(_) if self.root_id.is_none() => None,
+            Err(e) => {
+                self.watch = None;
+                self.root_id = None;
+                self.watching = Watching::RootGone;
+                self.rep.error(format!(
+                    "{e}: its documents are marked deleted until a folder is back at its path"
+                ));
+                let cfg = &self.opts.config;
+                if let Some(ix) = self.ix.as_mut() {
+                    let gone = ix.sync(
+                        source::Walk::default(),
+                        cfg.max_file_size.0,
+                        cfg.order,
+                        &mut self.rep,
+                    );
+                    match gone {
+                        Ok((_, changes)) => {
+                            if let Err(e) = self.apply(changes) {
+                                self.failed(e);
+                            }
+                        }
+                        Err(e) => self.failed(e),
+                    }
+                }
+                Some(true)
+            }
+        }
+    }
+
+    /// An index error: a failed write closes the index, to be reopened and
+    /// caught up by a full walk when it can be written again (a full disk);
+    /// anything else is reported and the engine goes on.
+    fn failed(&mut self, e: IndexError) {
+        if !matches!(e, IndexError::Poisoned | IndexError::Db(_)) {
+            return self.rep.error(e.to_string());
+        }
+        self.ix = None;
+        if self.down.is_none() {
+            self.rep.error(format!(
+                "the index cannot be written ({e}); changes are caught up when it can be"
+            ));
+        }
+        self.down = Some(e.to_string());
+    }
+
+    /// Reopen a closed index and catch up with the folder; true if it opened.
+    /// What opening it repairs is told once it opens (not at every try).
+    fn recover(&mut self) -> bool {
+        let params = self.opts.config.params();
+        let mut notes = Notes::default();
+        let Ok(ix) = Index::open(&self.opts.root, &self.opts.index_dir, params, &mut notes) else {
+            return false;
+        };
+        self.ix = Some(ix);
+        if let Err(e) = self.load() {
+            self.failed(e);
+            return true;
+        }
+        self.sync(None);
+        if self.ix.is_some() {
+            self.down = None;
+            for n in notes.0 {
+                self.rep.notice(&n);
+            }
+            self.rep
+                .notice("the index can be written again: caught up with the folder");
+        }
+        true
+    }
+
+    /// The files the watcher holds back (being written), relative to the root.
+    fn held(&self) -> HashSet<String> {
+        let Some(w) = &self.watch else {
+            return HashSet::new();
+        };
+        w.held()
+            .iter()
+            .filter(|p| p.starts_with(&self.root))
+            .map(|p| source::rel_path(&self.root, p))
+            .collect()
     }
 
     /// Save the table snapshot if it is behind.
@@ -338,13 +499,19 @@ impl Live {
     }
 
     /// Bring the index up to the folder: the given paths only when they
-    /// tell enough, else a walk of the whole root. True if anything changed
-    /// or went wrong (a snapshot is due).
+    /// tell enough, else a walk of the whole root; files being written are
+    /// left for later. True if anything changed or went wrong (a snapshot
+    /// is due). Nothing while the index is closed or the root gone: a full
+    /// walk catches up then.
     fn sync(&mut self, paths: Option<Vec<PathBuf>>) -> bool {
+        if self.ix.is_none() || self.root_id.is_none() {
+            return false;
+        }
         let events = self.rep.next_n;
+        let held = self.held();
         let cfg = &self.opts.config;
         let ix = self.ix.as_mut().expect("index open");
-        let root = ix.root().to_path_buf();
+        let root = self.root.clone();
         let scoped = paths.and_then(|p| {
             watcher::stat_paths(&root, &p, &self.filter, cfg.walk_options(), |prefix| {
                 ix.holds_under(prefix)
@@ -353,7 +520,10 @@ impl Live {
         let result = match scoped {
             Some((walk, scope)) => ix.sync_scoped(
                 walk,
-                Some(&scope),
+                &Scope {
+                    paths: Some(&scope),
+                    held,
+                },
                 cfg.max_file_size.0,
                 cfg.order,
                 &mut self.rep,
@@ -373,26 +543,25 @@ impl Live {
                 }
                 Ok(walk) => {
                     self.settling = 0;
-                    ix.sync(walk, cfg.max_file_size.0, cfg.order, &mut self.rep)
+                    let scope = Scope { paths: None, held };
+                    ix.sync_scoped(walk, &scope, cfg.max_file_size.0, cfg.order, &mut self.rep)
                 }
+                // The root itself failed: gone, replaced or unreadable.
                 Err(e) => {
-                    self.rep.error(e.to_string());
-                    return true;
+                    return self.check_root().unwrap_or_else(|| {
+                        self.rep.error(e.to_string());
+                        true
+                    });
                 }
             },
         };
         match result {
             Ok((_, changes)) => {
                 if let Err(e) = self.apply(changes) {
-                    self.rep.error(e.to_string());
+                    self.failed(e);
                 }
             }
-            Err(IndexError::Poisoned) | Err(IndexError::Db(_)) => {
-                self.rep.error("the index failed mid-write; reopening it");
-                let params = self.opts.config.params();
-                self.reopen(params);
-            }
-            Err(e) => self.rep.error(e.to_string()),
+            Err(e) => self.failed(e),
         }
         self.dirty || self.rep.next_n != events || self.rep.last.progress.is_some()
     }
@@ -404,6 +573,7 @@ impl Live {
         }
         // Near-duplicate rows of the whole step, stored in one transaction.
         let mut near = Vec::new();
+        let mut renamed = false;
         for c in changes {
             match c {
                 Change::Version {
@@ -424,10 +594,23 @@ impl Live {
                     self.set_live(&path, None)?;
                     self.rep.push(EventKind::Deleted { path });
                 }
+                Change::Renamed { from, to, id } => {
+                    if let Some(old) = self.live.remove(&from) {
+                        // Same versions, same sets: only the path moves.
+                        if let Some(replaced) = self.live.insert(to.clone(), old) {
+                            self.clusters.remove(replaced);
+                        }
+                    }
+                    renamed = true;
+                    self.rep.push(EventKind::Renamed { from, to, id });
+                }
                 Change::Skipped { path, reason } => {
                     self.rep.push(EventKind::Skipped { path, reason });
                 }
             }
+        }
+        if renamed {
+            self.load_rows()?;
         }
         self.ix.as_mut().expect("index open").put_near(&near)?;
         self.sample_table();
@@ -491,6 +674,14 @@ impl Live {
 
     /// Answer a command; true if the live state changed.
     fn command(&mut self, c: Command) -> bool {
+        if let Some(why) = &self.down
+            && !matches!(c, Command::Cancel { .. })
+        {
+            self.rep.error(format!(
+                "the index is closed ({why}); try again when it can be written"
+            ));
+            return true;
+        }
         match c {
             Command::Origin { id, exact } => {
                 if (id as usize) < self.rows.len() {
@@ -599,18 +790,23 @@ impl Live {
                 self.ix = Some(ix);
                 self.opts.config.set_params(&p);
                 if let Err(e) = self.load() {
-                    self.rep.error(e.to_string());
+                    self.failed(e);
                 }
             }
-            // The loop sees `ix` gone and stops.
-            Err(e) => send(
-                &self.rep.publish,
-                Update::Fatal(format!("cannot reopen the index: {e}")),
-            ),
+            // Closed; retried every tick (see `recover`).
+            Err(e) => self.failed(e),
         }
     }
 
     fn publish(&mut self) {
+        if self.ix.is_none() {
+            // Closed: the last snapshot stands; the events go out.
+            let last = Snapshot {
+                watching: self.watching.clone(),
+                ..(*self.rep.last).clone()
+            };
+            return self.rep.publish(last);
+        }
         if self.dirty {
             self.rebuild();
         }
@@ -673,6 +869,16 @@ impl Live {
         self.documents = docs.into();
         self.cluster_list = clusters.into();
         self.dirty = false;
+    }
+}
+
+/// Notices kept back, for an index that may not open after all.
+#[derive(Default)]
+struct Notes(Vec<String>);
+
+impl Observer for Notes {
+    fn notice(&mut self, message: &str) {
+        self.0.push(message.to_string());
     }
 }
 

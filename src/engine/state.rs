@@ -117,6 +117,9 @@ pub enum EventKind {
     },
     /// A file was deleted; its versions stay in the history as origins.
     Deleted { path: String },
+    /// A file was moved or renamed: its versions moved with it (`id`: its
+    /// latest). A changed content follows as a `Version`.
+    Renamed { from: String, to: String, id: u32 },
     /// A file was left out, with the reason.
     Skipped { path: String, reason: String },
     /// Something failed; the engine goes on.
@@ -154,6 +157,9 @@ pub enum Watching {
     Polling,
     /// The OS watch failed or lost events: timed rescans (the reason).
     Rescanning(String),
+    /// The root is gone (its documents are marked deleted); watching again
+    /// when a folder is back at its path.
+    RootGone,
 }
 
 /// One document's text with its origins: the answer to [`super::Command::Origin`].

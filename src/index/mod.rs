@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 pub use near::{Near, NearRow};
-pub use reconcile::{Change, Report, plan};
+pub use reconcile::{Change, Report, Scope, plan};
 pub use schema::{Current, HistoryRow, SkipRow, Status};
 
 use crate::origin::table::{Table, TableError};

@@ -3,9 +3,12 @@
 //! same content only updates the stat, other content is a new version, later
 //! than everything, processed through the live origin pass; a file that is
 //! gone (or no longer a document) has its last version marked deleted and
-//! kept as an origin.
+//! kept as an origin. A gone path whose file turns up under a new path (the
+//! same file identity, or the same content) is a rename: the new path takes
+//! over its versions. A file that changes while it is read is left as it
+//! was, to be read again when its writer is done.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rayon::prelude::*;
 
@@ -33,6 +36,8 @@ pub struct Report {
     /// A deleted file back with its last content: live again, no new version.
     pub revived: u64,
     pub deleted: u64,
+    /// Files found under a new path: their versions moved with them.
+    pub renamed: u64,
     /// Not read: size and mtime as recorded.
     pub unchanged: u64,
 }
@@ -59,6 +64,23 @@ pub enum Change {
     Deleted {
         path: String,
     },
+    /// `from`'s file is now `to`; its versions (`id`: the latest) moved with
+    /// it, numbered after any `to` already had. A changed content follows
+    /// as a [`Change::Version`].
+    Renamed {
+        from: String,
+        to: String,
+        id: u32,
+    },
+}
+
+/// What a walk speaks for: within it, a path not found is gone.
+#[derive(Debug, Default)]
+pub struct Scope<'a> {
+    /// Only these paths (a watcher's targeted stat); `None`: the whole root.
+    pub paths: Option<&'a [String]>,
+    /// Files being written: neither read nor gone until their writer is done.
+    pub held: HashSet<String>,
 }
 
 /// The work a walk implies, decided from the stat alone.
@@ -75,19 +97,19 @@ pub struct Plan {
     pub unchanged: u64,
 }
 
-/// Compare a walk with the index's state. `scope`: the paths the walk
-/// covers (a watcher's targeted stat); `None` for a walk of the whole root.
-/// Outside the scope, absence says nothing.
+/// Compare a walk with the index's state. Outside `scope`, absence says
+/// nothing; files it holds are left as they are.
 pub fn plan(
     walk: Walk,
-    scope: Option<&[String]>,
+    scope: &Scope,
     current: &HashMap<String, Current>,
     skipped: &HashMap<String, SkipRow>,
     max_file_size: u64,
     order: Order,
 ) -> Plan {
-    let scope: Option<HashSet<&str>> = scope.map(|s| s.iter().map(String::as_str).collect());
-    let in_scope = |path: &str| scope.as_ref().is_none_or(|s| s.contains(path));
+    let paths: Option<HashSet<&str>> = scope.paths.map(|s| s.iter().map(String::as_str).collect());
+    let in_scope =
+        |path: &str| !scope.held.contains(path) && paths.as_ref().is_none_or(|s| s.contains(path));
     let mut p = Plan::default();
     let mut documents = HashSet::new();
     let mut still_skipped = HashSet::new();
@@ -98,6 +120,9 @@ pub fn plan(
         }
     };
     for f in walk.files {
+        if scope.held.contains(&f.path) {
+            continue;
+        }
         let m = mtime_ns(f.mtime);
         if f.size > max_file_size {
             let reason = SkipReason::TooLarge {
@@ -168,8 +193,23 @@ struct ReadDoc {
     prepared: Prepared,
 }
 
-fn read_one(f: &FileEntry, max_file_size: u64, preparer: &Preparer) -> Result<ReadDoc, SkipReason> {
-    let bytes = source::read(f, max_file_size)?;
+/// Why a file read gives no document.
+enum NotRead {
+    /// Left out, with the reason.
+    Skip(SkipReason),
+    /// Its size or mtime moved while it was read: a writer is at work, and
+    /// its next change (an event, or the next rescan's stat) reads it again.
+    Changing,
+}
+
+fn read_one(f: &FileEntry, max_file_size: u64, preparer: &Preparer) -> Result<ReadDoc, NotRead> {
+    let bytes = source::read(f, max_file_size).map_err(NotRead::Skip)?;
+    let same = std::fs::symlink_metadata(&f.abs).is_ok_and(|m| {
+        m.len() == f.size && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
+    });
+    if !same || bytes.len() as u64 != f.size {
+        return Err(NotRead::Changing);
+    }
     let hash = rabin::fingerprint(&bytes, 1);
     let text = prepare(&bytes, Format::from_path(&f.path));
     let fps = token_fps(&text).fps;
@@ -179,6 +219,40 @@ fn read_one(f: &FileEntry, max_file_size: u64, preparer: &Preparer) -> Result<Re
         fps,
         prepared,
     })
+}
+
+/// Gone paths of one sync that a file read in it may turn out to be.
+#[derive(Default)]
+struct Renames {
+    /// Gone paths not (yet) found under a new name; deleted at the end.
+    gone: BTreeSet<String>,
+    /// New path → the gone path whose file identity it has (size or mtime
+    /// changed, so it is read: a rename, and a version if the content did).
+    moved: HashMap<String, String>,
+}
+
+impl Renames {
+    /// The gone path that `path`, read with content `hash`, was: the one
+    /// with its file identity, else (`by_content`) one with the same content.
+    fn take(
+        &mut self,
+        path: &str,
+        hash: u64,
+        by_content: bool,
+        current: &HashMap<String, Current>,
+    ) -> Option<String> {
+        let from = self.moved.remove(path).or_else(|| {
+            by_content
+                .then(|| {
+                    self.gone
+                        .iter()
+                        .find(|g| current.get(*g).is_some_and(|c| c.hash == hash))
+                        .cloned()
+                })
+                .flatten()
+        })?;
+        self.gone.remove(&from).then_some(from)
+    }
 }
 
 impl Index {
@@ -198,10 +272,10 @@ impl Index {
     }
 
     /// [`Index::reconcile`] without writing the table snapshot, also
-    /// returning what happened to each file, in order: deletions and skips
-    /// first, then the files read. (A watcher checkpoints when it is idle; an
-    /// index whose snapshot is behind is caught up from the cached
-    /// fingerprints when it is opened.)
+    /// returning what happened to each file, in order: skips and renames
+    /// found by stat first, then the files read, then deletions. (A watcher
+    /// checkpoints when it is idle; an index whose snapshot is behind is
+    /// caught up from the cached fingerprints when it is opened.)
     pub fn sync(
         &mut self,
         walk: Walk,
@@ -209,22 +283,22 @@ impl Index {
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<(Report, Vec<Change>), IndexError> {
-        self.sync_scoped(walk, None, max_file_size, order, obs)
+        self.sync_scoped(walk, &Scope::default(), max_file_size, order, obs)
     }
 
-    /// [`Index::sync`] with a walk of part of the root: `scope` lists the
-    /// paths it looked at (see [`plan`]).
+    /// [`Index::sync`] with a walk of part of the root, or of all of it but
+    /// files being written (see [`plan`]).
     pub fn sync_scoped(
         &mut self,
         walk: Walk,
-        scope: Option<&[String]>,
+        scope: &Scope,
         max_file_size: u64,
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<(Report, Vec<Change>), IndexError> {
         self.check_usable()?;
         let mut changes = Vec::new();
-        let plan = plan(
+        let mut plan = plan(
             walk,
             scope,
             &self.current,
@@ -236,16 +310,37 @@ impl Index {
             unchanged: plan.unchanged,
             ..Report::default()
         };
-        if !(plan.gone.is_empty() && plan.skips.is_empty() && plan.stale_skips.is_empty()) {
+        // Renames the stat tells: a gone path's file under a new name.
+        let mut renames = Renames {
+            gone: plan.gone.iter().cloned().collect(),
+            moved: HashMap::new(),
+        };
+        let by_id: HashMap<u64, &str> = plan
+            .gone
+            .iter()
+            .filter_map(|g| {
+                let id = self.current[g].file_id;
+                (id != 0).then_some((id, g.as_str()))
+            })
+            .collect();
+        let mut unread = Vec::new();
+        for f in std::mem::take(&mut plan.read) {
+            match by_id.get(&f.file_id) {
+                Some(&from) => {
+                    let c = &self.current[from];
+                    if c.size == f.size && c.mtime_ns == mtime_ns(f.mtime) {
+                        unread.push((from.to_string(), f));
+                    } else {
+                        renames.moved.insert(f.path.clone(), from.to_string());
+                        plan.read.push(f);
+                    }
+                }
+                None => plan.read.push(f),
+            }
+        }
+        if !(unread.is_empty() && plan.skips.is_empty() && plan.stale_skips.is_empty()) {
             self.poisoned = true;
             let tx = self.db.transaction()?;
-            for path in &plan.gone {
-                let c = self.current.get_mut(path).expect("planned from current");
-                schema::set_status(&tx, c.id, Status::Deleted)?;
-                c.status = Status::Deleted;
-                report.deleted += 1;
-                changes.push(Change::Deleted { path: path.clone() });
-            }
             for path in &plan.stale_skips {
                 schema::delete_skipped(&tx, path)?;
                 self.skipped.remove(path);
@@ -257,6 +352,17 @@ impl Index {
                 });
                 schema::put_skipped(&tx, path, row)?;
                 self.skipped.insert(path.clone(), row.clone());
+            }
+            for (from, f) in unread {
+                renames.gone.remove(&from);
+                let c = rename(&mut self.current, &tx, &from, &f.path)?;
+                schema::touch(&tx, c.id, f.size, mtime_ns(f.mtime), f.file_id)?;
+                report.renamed += 1;
+                changes.push(Change::Renamed {
+                    from,
+                    to: f.path,
+                    id: c.id,
+                });
             }
             tx.commit()?;
             self.poisoned = false;
@@ -272,10 +378,23 @@ impl Index {
                 n += 1;
             }
             let (batch, tail) = rest.split_at(n);
-            changes.extend(self.apply_into(batch, max_file_size, &mut report)?);
+            changes.extend(self.apply_into(batch, max_file_size, &mut renames, &mut report)?);
             rest = tail;
             done += n as u64;
             obs.progress("indexing", done, total);
+        }
+        if !renames.gone.is_empty() {
+            self.poisoned = true;
+            let tx = self.db.transaction()?;
+            for path in &renames.gone {
+                let c = self.current.get_mut(path).expect("planned from current");
+                schema::set_status(&tx, c.id, Status::Deleted)?;
+                c.status = Status::Deleted;
+                report.deleted += 1;
+                changes.push(Change::Deleted { path: path.clone() });
+            }
+            tx.commit()?;
+            self.poisoned = false;
         }
         Ok((report, changes))
     }
@@ -290,7 +409,8 @@ impl Index {
         max_file_size: u64,
     ) -> Result<(Vec<Change>, Report), IndexError> {
         let mut report = Report::default();
-        let changes = self.apply_into(files, max_file_size, &mut report)?;
+        let changes =
+            self.apply_into(files, max_file_size, &mut Renames::default(), &mut report)?;
         Ok((changes, report))
     }
 
@@ -314,6 +434,7 @@ impl Index {
         &mut self,
         files: &[FileEntry],
         max_file_size: u64,
+        renames: &mut Renames,
         report: &mut Report,
     ) -> Result<Vec<Change>, IndexError> {
         self.check_usable()?;
@@ -327,10 +448,11 @@ impl Index {
         let mut changes = Vec::new();
         for (f, r) in files.iter().zip(read) {
             let m = mtime_ns(f.mtime);
-            let cur = self.current.get(&f.path).cloned();
+            let mut cur = self.current.get(&f.path).cloned();
             let doc = match r {
                 Ok(doc) => doc,
-                Err(reason) => {
+                Err(NotRead::Changing) => continue,
+                Err(NotRead::Skip(reason)) => {
                     if reason == SkipReason::Binary {
                         report.files_read += 1;
                     }
@@ -368,19 +490,35 @@ impl Index {
             if self.skipped.remove(&f.path).is_some() {
                 schema::delete_skipped(&tx, &f.path)?;
             }
+            // A gone path's file found here takes that path's versions: by
+            // its identity (a move, over a live file too), or by its content
+            // where no live document is here (a copy and delete, polling).
+            let live_here = cur.as_ref().is_some_and(|c| c.status == Status::Live);
+            let mut renamed = false;
+            if let Some(from) = renames.take(&f.path, doc.hash, !live_here, &self.current) {
+                let c = rename(&mut self.current, &tx, &from, &f.path)?;
+                report.renamed += 1;
+                changes.push(Change::Renamed {
+                    from,
+                    to: f.path.clone(),
+                    id: c.id,
+                });
+                cur = Some(c);
+                renamed = true;
+            }
             if let Some(c) = cur.as_ref().filter(|c| c.hash == doc.hash) {
-                schema::touch(&tx, c.id, f.size, m)?;
+                schema::touch(&tx, c.id, f.size, m, f.file_id)?;
                 if c.status == Status::Deleted {
                     report.revived += 1;
                     changes.push(Change::Revived {
                         path: f.path.clone(),
                         id: c.id,
                     });
-                } else {
+                } else if !renamed {
                     report.touched += 1;
                 }
                 let e = self.current.get_mut(&f.path).expect("current");
-                (e.size, e.mtime_ns, e.status) = (f.size, m, Status::Live);
+                (e.size, e.mtime_ns, e.file_id, e.status) = (f.size, m, f.file_id, Status::Live);
                 continue;
             }
             let id = self.versions;
@@ -396,6 +534,7 @@ impl Index {
                 mtime_ns: m,
                 size: f.size,
                 hash: doc.hash,
+                file_id: f.file_id,
                 fps: &doc.fps,
             };
             schema::insert_version(&tx, &v, &outcome)?;
@@ -411,6 +550,7 @@ impl Index {
                     mtime_ns: m,
                     hash: doc.hash,
                     status: Status::Live,
+                    file_id: f.file_id,
                 },
             );
             report.new_versions += 1;
@@ -425,4 +565,27 @@ impl Index {
         self.poisoned = false;
         Ok(changes)
     }
+}
+
+/// Move `from`'s versions to `to`, numbered after `to`'s own (whose latest,
+/// live or deleted, is now replaced), and return `to`'s new latest version.
+fn rename(
+    current: &mut HashMap<String, Current>,
+    tx: &rusqlite::Transaction,
+    from: &str,
+    to: &str,
+) -> rusqlite::Result<Current> {
+    let mut c = current.remove(from).expect("a gone path is current");
+    let offset = match current.get(to) {
+        Some(t) => {
+            schema::set_status(tx, t.id, Status::Replaced)?;
+            t.version
+        }
+        None => 0,
+    };
+    schema::rename(tx, from, to, offset)?;
+    c.version += offset;
+    c.status = Status::Live;
+    current.insert(to.to_string(), c.clone());
+    Ok(c)
 }

@@ -6,7 +6,8 @@
 //! versions     (id INTEGER PRIMARY KEY,            -- processing order, 0..V
 //!               path, version,                     -- 1, 2, … per path
 //!               mtime_ns, size, hash,              -- Rabin-64 of the bytes
-//!               tokens, status)                    -- 0 live, 1 replaced, 2 deleted
+//!               tokens, status,                    -- 0 live, 1 replaced, 2 deleted
+//!               file_id)                           -- device, inode, birth (renames)
 //! fingerprints (id PRIMARY KEY, checksum, fps BLOB) -- token fps, u64 LE; XXH64
 //! outcomes     (id PRIMARY KEY, shingles, selected, fresh_tokens, top_origin,
 //!               dominant_origin, origins BLOB, runs BLOB)
@@ -35,7 +36,7 @@ pub const FILE: &str = "index.db";
 /// Files SQLite keeps beside the database.
 pub const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 const DDL: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -48,6 +49,7 @@ CREATE TABLE versions (
     hash     INTEGER NOT NULL,
     tokens   INTEGER NOT NULL,
     status   INTEGER NOT NULL,
+    file_id  INTEGER NOT NULL DEFAULT 0,
     UNIQUE (path, version)
 );
 CREATE TABLE fingerprints (
@@ -83,6 +85,17 @@ CREATE TABLE near (
     PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
 ";
+
+/// Schema upgrades in place, each from its version to the next: an index
+/// of an older format keeps its history.
+const MIGRATIONS: &[(i64, &str)] = &[(
+    2,
+    "ALTER TABLE versions ADD COLUMN file_id INTEGER NOT NULL DEFAULT 0;",
+)];
+
+fn migration(from: i64) -> Option<&'static str> {
+    MIGRATIONS.iter().find(|m| m.0 == from).map(|m| m.1)
+}
 
 /// Where a version stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +135,8 @@ pub struct Current {
     pub mtime_ns: i64,
     pub hash: u64,
     pub status: Status,
+    /// The file's identity when last seen ([`crate::source::file_id`]).
+    pub file_id: u64,
 }
 
 /// A file left out, with what is needed to not re-read an unchanged binary.
@@ -142,6 +157,7 @@ pub struct NewVersion<'a> {
     pub mtime_ns: i64,
     pub size: u64,
     pub hash: u64,
+    pub file_id: u64,
     pub fps: &'a [u64],
 }
 
@@ -211,7 +227,7 @@ impl Db {
         let user_version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
         let fresh = user_version == 0 && tables == 0;
-        if !fresh && user_version != SCHEMA_VERSION {
+        if !fresh && user_version != SCHEMA_VERSION && migration(user_version).is_none() {
             return Err(OpenError::OtherFormat(user_version));
         }
         let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
@@ -220,9 +236,17 @@ impl Db {
         }
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
         conn.execute_batch("PRAGMA synchronous = FULL;")?;
-        if fresh {
+        if fresh || user_version != SCHEMA_VERSION {
             let tx = conn.unchecked_transaction()?;
-            tx.execute_batch(DDL)?;
+            if fresh {
+                tx.execute_batch(DDL)?;
+            } else {
+                let mut from = user_version;
+                while let Some(sql) = migration(from) {
+                    tx.execute_batch(sql)?;
+                    from += 1;
+                }
+            }
             tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))?;
             set_meta(&tx, "schema_version", &SCHEMA_VERSION.to_string())?;
             tx.commit()?;
@@ -269,7 +293,7 @@ impl Db {
     /// Every path's latest version.
     pub fn current(&self) -> rusqlite::Result<HashMap<String, Current>> {
         let mut st = self.conn.prepare(
-            "SELECT path, id, version, size, mtime_ns, hash, status FROM versions
+            "SELECT path, id, version, size, mtime_ns, hash, status, file_id FROM versions
              WHERE status != 1",
         )?;
         let rows = st.query_map([], |r| {
@@ -282,6 +306,7 @@ impl Db {
                     mtime_ns: r.get(4)?,
                     hash: r.get::<_, i64>(5)? as u64,
                     status: Status::from_i64(r.get(6)?),
+                    file_id: r.get::<_, i64>(7)? as u64,
                 },
             ))
         })?;
@@ -421,8 +446,8 @@ pub fn set_meta(c: &Connection, key: &str, value: &str) -> rusqlite::Result<()> 
 /// Record a new version, its fingerprints and its outcome.
 pub fn insert_version(c: &Connection, v: &NewVersion, o: &Outcome) -> rusqlite::Result<()> {
     c.prepare_cached(
-        "INSERT INTO versions (id, path, version, mtime_ns, size, hash, tokens, status)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)",
+        "INSERT INTO versions (id, path, version, mtime_ns, size, hash, tokens, status, file_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8)",
     )?
     .execute(params![
         v.id,
@@ -431,7 +456,8 @@ pub fn insert_version(c: &Connection, v: &NewVersion, o: &Outcome) -> rusqlite::
         v.mtime_ns,
         v.size as i64,
         v.hash as i64,
-        v.fps.len() as u32
+        v.fps.len() as u32,
+        v.file_id as i64
     ])?;
     let blob = encode_u64s(v.fps);
     c.prepare_cached("INSERT INTO fingerprints (id, checksum, fps) VALUES (?1, ?2, ?3)")?
@@ -465,10 +491,26 @@ pub fn set_status(c: &Connection, id: u32, s: Status) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Same content, new stat: only size, mtime (and status) change.
-pub fn touch(c: &Connection, id: u32, size: u64, mtime_ns: i64) -> rusqlite::Result<()> {
-    c.prepare_cached("UPDATE versions SET size = ?2, mtime_ns = ?3, status = 0 WHERE id = ?1")?
-        .execute(params![id, size as i64, mtime_ns])?;
+/// Same content, new stat: only size, mtime, file id (and status) change.
+pub fn touch(
+    c: &Connection,
+    id: u32,
+    size: u64,
+    mtime_ns: i64,
+    file_id: u64,
+) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "UPDATE versions SET size = ?2, mtime_ns = ?3, file_id = ?4, status = 0 WHERE id = ?1",
+    )?
+    .execute(params![id, size as i64, mtime_ns, file_id as i64])?;
+    Ok(())
+}
+
+/// Every version of `from` now belongs to `to`, numbered after the
+/// `offset` versions `to` already has.
+pub fn rename(c: &Connection, from: &str, to: &str, offset: u32) -> rusqlite::Result<()> {
+    c.prepare_cached("UPDATE versions SET path = ?2, version = version + ?3 WHERE path = ?1")?
+        .execute(params![from, to, offset])?;
     Ok(())
 }
 
@@ -574,6 +616,7 @@ mod tests {
             mtime_ns: -5,
             size: 99,
             hash: u64::MAX - 1,
+            file_id: 7,
             fps: &fps,
         };
         insert_version(&tx, &v, &o).unwrap();

@@ -1,6 +1,7 @@
 //! The index against a reference: every version's outcome must equal a
 //! replay (`Keyed::replay`, what `scan` runs) over all versions in id order.
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -489,6 +490,7 @@ fn plan_reads_only_what_changed() {
         mtime_ns: secs * 1_000_000_000,
         hash: 0,
         status,
+        file_id: 0,
     };
     let current = HashMap::from([
         ("same.md".to_string(), cur(1, 10, Status::Live)),
@@ -515,9 +517,30 @@ fn plan_reads_only_what_changed() {
         skipped: walk.skipped.clone(),
     };
     let scope = ["same.md".to_string(), "new.md".to_string()];
-    let p = plan(scoped, Some(&scope), &current, &skipped, MAX, Order::Mtime);
+    let targeted = Scope {
+        paths: Some(&scope),
+        held: HashSet::new(),
+    };
+    let p = plan(scoped, &targeted, &current, &skipped, MAX, Order::Mtime);
     assert!(p.gone.is_empty() && p.stale_skips.is_empty());
-    let p = plan(walk, None, &current, &skipped, MAX, Order::Mtime);
+    // A file being written is neither read nor gone, in a full walk too.
+    let writing = Scope {
+        paths: None,
+        held: HashSet::from(["new.md".to_string(), "gone.md".to_string()]),
+    };
+    let again = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let p = plan(again, &writing, &current, &skipped, MAX, Order::Mtime);
+    let read: Vec<_> = p.read.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(read, ["changed.md"]);
+    assert!(p.gone.is_empty(), "{:?}", p.gone);
+    let p = plan(
+        walk,
+        &Scope::default(),
+        &current,
+        &skipped,
+        MAX,
+        Order::Mtime,
+    );
     let read: Vec<_> = p.read.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(read, ["new.md", "changed.md"], "in mtime order");
     assert_eq!(p.gone, ["gone.md"]);
@@ -584,4 +607,165 @@ fn a_snapshot_of_another_database_is_never_trusted() {
         "{notes:?}"
     );
     assert_eq!((report.files_read, outcomes(&ix)), (0, want));
+}
+
+/// Sync the whole root; the changes, in order.
+fn sync_all(ix: &mut Index, f: &Fixture) -> Vec<Change> {
+    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    ix.sync(walk, MAX, Order::Mtime, &mut Quiet).unwrap().1
+}
+
+fn history_of(ix: &Index) -> Vec<(String, u32, Status)> {
+    ix.history()
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.path, h.version, h.status))
+        .collect()
+}
+
+#[test]
+fn a_renamed_file_keeps_its_versions_without_being_read() {
+    let f = Fixture::new("rename");
+    f.write("a.md", &text(1, 40), 10);
+    f.write("keep.md", &text(2, 40), 11);
+    let (mut ix, _, _) = f.run(params());
+    f.write("a.md", &text(3, 40), 12);
+    sync_all(&mut ix, &f);
+    fs::create_dir_all(f.root.join("moved")).unwrap();
+    fs::rename(f.root.join("a.md"), f.root.join("moved/b.md")).unwrap();
+    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let (report, changes) = ix.sync(walk, MAX, Order::Mtime, &mut Quiet).unwrap();
+    assert_eq!(
+        changes,
+        [Change::Renamed {
+            from: "a.md".into(),
+            to: "moved/b.md".into(),
+            id: 2
+        }]
+    );
+    assert_eq!((report.renamed, report.files_read), (1, 0), "{report:?}");
+    assert_eq!(
+        history_of(&ix),
+        [
+            ("moved/b.md".into(), 1, Status::Replaced),
+            ("keep.md".into(), 1, Status::Live),
+            ("moved/b.md".into(), 2, Status::Live),
+        ]
+    );
+    assert!(ix.current("a.md").is_none());
+    // It survives a reopen, and nothing is read again.
+    drop(ix);
+    let (_, report, _) = f.run(params());
+    assert_eq!((report.files_read, report.unchanged), (0, 2), "{report:?}");
+}
+
+#[test]
+fn a_rename_with_an_edit_is_a_rename_and_a_version() {
+    let f = Fixture::new("rename-edit");
+    f.write("a.md", &text(1, 40), 10);
+    let (mut ix, _, _) = f.run(params());
+    fs::rename(f.root.join("a.md"), f.root.join("b.md")).unwrap();
+    // Appending keeps the file (its inode); the stat changes.
+    let mut file = fs::File::options()
+        .append(true)
+        .open(f.root.join("b.md"))
+        .unwrap();
+    std::io::Write::write_all(&mut file, b" and a new closing sentence").unwrap();
+    drop(file);
+    let changes = sync_all(&mut ix, &f);
+    let kinds: Vec<_> = changes
+        .iter()
+        .map(|c| match c {
+            Change::Renamed { from, to, .. } => format!("renamed {from} {to}"),
+            Change::Version { path, version, .. } => format!("version {path} {version}"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["renamed a.md b.md", "version b.md 2"]);
+}
+
+#[test]
+fn a_copy_then_delete_is_a_rename_by_content_and_a_path_reused_continues_its_numbers() {
+    let f = Fixture::new("rename-content");
+    let a = text(1, 40);
+    f.write("a.md", &a, 10);
+    f.write("b.md", &text(2, 40), 11);
+    let (mut ix, _, _) = f.run(params());
+    fs::remove_file(f.root.join("b.md")).unwrap();
+    sync_all(&mut ix, &f);
+    // A new file (another inode) with a's content at b's old path, a gone.
+    fs::remove_file(f.root.join("a.md")).unwrap();
+    f.write("b.md", &a, 12);
+    let changes = sync_all(&mut ix, &f);
+    assert_eq!(
+        changes,
+        [Change::Renamed {
+            from: "a.md".into(),
+            to: "b.md".into(),
+            id: 0
+        }]
+    );
+    assert_eq!(
+        history_of(&ix),
+        [
+            ("b.md".into(), 2, Status::Live),
+            ("b.md".into(), 1, Status::Replaced),
+        ]
+    );
+    // A live document's path is never taken over by content alone.
+    f.write("c.md", &text(3, 40), 13);
+    sync_all(&mut ix, &f);
+    fs::remove_file(f.root.join("c.md")).unwrap();
+    f.write("b.md", &text(3, 40), 14);
+    let changes = sync_all(&mut ix, &f);
+    assert!(
+        matches!(&changes[..], [Change::Version { path, .. }, Change::Deleted { path: gone }]
+            if path == "b.md" && gone == "c.md"),
+        "{changes:?}"
+    );
+}
+
+#[test]
+fn a_file_changing_while_read_is_left_for_later() {
+    let f = Fixture::new("changing");
+    f.write("a.md", &text(1, 40), 10);
+    let (mut ix, _, _) = f.run(params());
+    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let mut a = walk.files.into_iter().next().unwrap();
+    // The walk's stat is older than the file: a writer went on after it.
+    f.write("a.md", &text(2, 50), 20);
+    a.mtime = SystemTime::UNIX_EPOCH + Duration::from_secs(15);
+    let (changes, report) = ix.apply(&[a], MAX).unwrap();
+    assert!(changes.is_empty(), "{changes:?}");
+    assert_eq!(report, Report::default());
+    assert_eq!(ix.counts().versions, 1);
+    // The next look, with a settled stat, reads it.
+    let changes = sync_all(&mut ix, &f);
+    assert!(
+        matches!(&changes[..], [Change::Version { version: 2, .. }]),
+        "{changes:?}"
+    );
+}
+
+#[test]
+fn an_index_of_the_previous_format_is_migrated_with_its_history() {
+    let f = Fixture::new("migrate");
+    f.write("a.md", &text(1, 40), 10);
+    f.write("b.md", &text(2, 40), 11);
+    let (ix, _, _) = f.run(params());
+    let want = history_of(&ix);
+    drop(ix);
+    // Schema 2: the same tables without versions.file_id.
+    let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+    db.execute_batch(
+        "ALTER TABLE versions DROP COLUMN file_id; PRAGMA user_version = 2;
+         UPDATE meta SET value = '2' WHERE key = 'schema_version';",
+    )
+    .unwrap();
+    drop(db);
+    let (ix, report, notes) = f.run(params());
+    assert!(notes.is_empty(), "no rebuild: {notes:?}");
+    assert_eq!(history_of(&ix), want);
+    // Unknown identities: the stat still matches, nothing is read.
+    assert_eq!((report.files_read, report.unchanged), (0, 2));
 }

@@ -84,6 +84,37 @@ pub struct FileEntry {
     pub abs: PathBuf,
     pub size: u64,
     pub mtime: SystemTime,
+    /// Which file this is, whatever its name: see [`file_id`].
+    pub file_id: u64,
+}
+
+/// A file's identity across renames: its device and inode, and its birth
+/// time where the file system records one (so an inode freed and reused
+/// for a new file within one batch is not taken for the old file). 0 where
+/// the platform has no inodes.
+pub fn file_id(m: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let born = m
+            .created()
+            .ok()
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64);
+        // A fixed mix (murmur3's finaliser step): ids are stored in the index
+        // and compared across runs and Rust versions.
+        let mut h = 0x9E37_79B9_7F4A_7C15u64;
+        for v in [m.dev(), m.ino(), born] {
+            h = (h ^ v).wrapping_mul(0xff51_afd7_ed55_8ccd);
+            h ^= h >> 33;
+        }
+        h.max(1)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        0
+    }
 }
 
 /// Why a file is not a document of the run.
@@ -170,9 +201,10 @@ pub fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
     walk_with(root, filter, WalkOptions::default())
 }
 
-/// Walk `root` and list its document files. Unreadable folders and files
-/// inside are reported under `skipped`; an unreadable root is an error.
-pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk, RootError> {
+/// Whether `root` is a folder that can be read, and which one: its device
+/// and inode (0 where there are none), so a watcher can tell a root that was
+/// replaced or moved away from the one it watches.
+pub fn check_root(root: &Path) -> Result<(u64, u64), RootError> {
     let cannot = |e: io::Error| RootError(format!("cannot read root {}: {}", root.display(), e));
     let meta = fs::metadata(root).map_err(cannot)?;
     if !meta.is_dir() {
@@ -182,6 +214,20 @@ pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk
         )));
     }
     fs::read_dir(root).map_err(cannot)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Ok((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    Ok((0, 0))
+}
+
+/// Walk `root` and list its document files. Unreadable folders and files
+/// inside are reported under `skipped`; an unreadable root is an error.
+pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk, RootError> {
+    let cannot = |e: io::Error| RootError(format!("cannot read root {}: {}", root.display(), e));
+    check_root(root)?;
     let canonical_root = fs::canonicalize(root).map_err(cannot)?;
     let mut out = Walk::default();
     let ignores = RefCell::new(gitignore::IgnoreStack::default());
@@ -279,6 +325,7 @@ pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk
                 abs,
                 size: m.len(),
                 mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                file_id: file_id(&m),
             }),
             Err(e) => out.skipped.push(Skipped {
                 path: rel,
@@ -419,6 +466,7 @@ mod tests {
             abs: root.join(rel),
             size: fs::metadata(root.join(rel)).map_or(0, |m| m.len()),
             mtime: SystemTime::UNIX_EPOCH,
+            file_id: 0,
         }
     }
 

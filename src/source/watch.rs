@@ -2,12 +2,13 @@
 //! notify-debouncer-full, reduced to what the engine needs — which paths
 //! changed, or that only a full walk can tell.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use notify::{PollWatcher, RecursiveMode};
+use notify::{EventKind, PollWatcher, RecursiveMode};
 use notify_debouncer_full::{
     DebounceEventResult, RecommendedCache, new_debouncer, new_debouncer_opt,
 };
@@ -25,10 +26,37 @@ pub enum Batch {
 }
 
 /// A running watch; dropping it stops watching.
-pub struct Watcher(#[allow(dead_code)] Box<dyn std::any::Any + Send>);
+pub struct Watcher {
+    _debouncer: Box<dyn std::any::Any + Send>,
+    writers: Arc<Mutex<Writers>>,
+}
 
-/// Watch `root` recursively, calling `each` with every debounced batch (from
-/// notify's threads). `poll`: poll every `every` instead of OS events.
+impl Watcher {
+    /// Files being written (absolute paths): a walk leaves them alone until
+    /// their writer closes them or goes quiet (then [`Watcher::released`]
+    /// names them).
+    pub fn held(&self) -> HashSet<PathBuf> {
+        lock(&self.writers).held(Instant::now())
+    }
+
+    /// When the next file held back is released for want of a close.
+    pub fn next_release(&self) -> Option<Instant> {
+        lock(&self.writers).next_release()
+    }
+
+    /// Files whose writer went quiet without closing them: read them now.
+    pub fn released(&self) -> Vec<PathBuf> {
+        lock(&self.writers).take_released(Instant::now())
+    }
+}
+
+fn lock(w: &Mutex<Writers>) -> std::sync::MutexGuard<'_, Writers> {
+    w.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Watch `root` recursively, calling `each` with every debounced batch that
+/// names a change (from notify's threads). `poll`: poll every `every`
+/// instead of OS events.
 pub fn start(
     root: &Path,
     poll: bool,
@@ -37,31 +65,35 @@ pub fn start(
     mut each: impl FnMut(Batch) + Send + 'static,
 ) -> notify::Result<Watcher> {
     // Linux says when a writer closes a file: hold its path back until then,
-    // so a file created in a burst is not read before its content is in.
-    let mut writers = Writers {
-        open: HashMap::new(),
-        closes: !poll && cfg!(target_os = "linux"),
-    };
-    let handler = move |r: DebounceEventResult| {
-        each(match r {
-            Ok(events) => {
-                let rescan = events.iter().any(|e| e.need_rescan());
-                for e in &events {
-                    writers.see(&e.event);
+    // so a file written in a burst or with pauses is not read half written.
+    let writers = Arc::new(Mutex::new(Writers::new(!poll && cfg!(target_os = "linux"))));
+    let shared = writers.clone();
+    let handler = move |r: DebounceEventResult| match r {
+        Ok(events) => {
+            let rescan = events.iter().any(|e| e.need_rescan());
+            let now = Instant::now();
+            let mut w = lock(&shared);
+            let mut paths: Vec<PathBuf> = Vec::new();
+            for e in events {
+                if !changes_files(&e.event.kind, poll) {
+                    continue;
                 }
-                let mut paths: Vec<PathBuf> = events
-                    .into_iter()
-                    .flat_map(|e| e.event.paths)
-                    .filter(|p| !writers.is_open(p))
-                    .collect();
-                paths.sort();
-                paths.dedup();
-                Batch::Changed { paths, rescan }
+                w.see(&e.event, now);
+                paths.extend(e.event.paths);
             }
-            Err(errors) => Batch::Failed(errors.iter().map(|e| e.to_string()).collect()),
-        })
+            paths.retain(|p| !w.is_held(p, now));
+            drop(w);
+            paths.sort();
+            paths.dedup();
+            if rescan || !paths.is_empty() {
+                each(Batch::Changed { paths, rescan });
+            }
+        }
+        Err(errors) => each(Batch::Failed(
+            errors.iter().map(|e| e.to_string()).collect(),
+        )),
     };
-    if poll {
+    let debouncer: Box<dyn std::any::Any + Send> = if poll {
         let config = notify::Config::default().with_poll_interval(every);
         let mut d = new_debouncer_opt::<_, PollWatcher, _>(
             debounce,
@@ -71,27 +103,57 @@ pub fn start(
             config,
         )?;
         d.watch(root, RecursiveMode::Recursive)?;
-        Ok(Watcher(Box::new(d)))
+        Box::new(d)
     } else {
         let mut d = new_debouncer(debounce, None, handler)?;
         d.watch(root, RecursiveMode::Recursive)?;
-        Ok(Watcher(Box::new(d)))
+        Box::new(d)
+    };
+    Ok(Watcher {
+        _debouncer: debouncer,
+        writers,
+    })
+}
+
+/// Whether an event can change a document's content or existence. notify
+/// asks inotify for open events too: our own walks and reads raise them,
+/// and taking them for changes made the watcher walk forever. OS metadata
+/// events (chmod, touch) change no content; the poller's are how it tells
+/// that a file's mtime moved, so they count there.
+fn changes_files(kind: &EventKind, poll: bool) -> bool {
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        EventKind::Modify(ModifyKind::Metadata(_)) => poll,
+        _ => true,
     }
 }
 
 /// Files open for writing, from create/modify and close-write events.
 struct Writers {
-    /// Path → when its writing was first seen.
-    open: HashMap<PathBuf, Instant>,
+    /// Path → when its writing was first and last seen.
+    open: HashMap<PathBuf, (Instant, Instant)>,
     /// The backend reports closes (else nothing is held back).
     closes: bool,
 }
 
-/// A file written for longer than this is read anyway (a log kept open).
-const LONGEST_WRITE: Duration = Duration::from_secs(5);
+/// A writer quiet this long without closing its file has paused or keeps it
+/// open for good: read the file (a read that overlaps a write is thrown away
+/// and retried, see `index::reconcile`).
+pub const QUIET_WRITE: Duration = Duration::from_secs(5);
+/// A file written without pause for this long is read anyway (a log).
+pub const LONGEST_WRITE: Duration = Duration::from_secs(30);
 
 impl Writers {
-    fn see(&mut self, e: &notify::Event) {
+    fn new(closes: bool) -> Writers {
+        Writers {
+            open: HashMap::new(),
+            closes,
+        }
+    }
+
+    fn see(&mut self, e: &notify::Event, now: Instant) {
         use notify::EventKind::{Access, Create, Modify, Remove};
         use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
         if !self.closes {
@@ -100,7 +162,7 @@ impl Writers {
         match e.kind {
             Create(CreateKind::File) | Modify(ModifyKind::Data(_)) => {
                 for p in &e.paths {
-                    self.open.entry(p.clone()).or_insert_with(Instant::now);
+                    self.open.entry(p.clone()).or_insert((now, now)).1 = now;
                 }
             }
             Access(AccessKind::Close(AccessMode::Write))
@@ -114,15 +176,42 @@ impl Writers {
         }
     }
 
-    fn is_open(&mut self, p: &Path) -> bool {
-        match self.open.get(p) {
-            Some(since) if since.elapsed() < LONGEST_WRITE => true,
-            Some(_) => {
-                self.open.remove(p);
-                false
+    fn release_at(first: Instant, last: Instant) -> Instant {
+        (last + QUIET_WRITE).min(first + LONGEST_WRITE)
+    }
+
+    fn is_held(&self, p: &Path, now: Instant) -> bool {
+        self.open
+            .get(p)
+            .is_some_and(|&(first, last)| now < Self::release_at(first, last))
+    }
+
+    fn held(&self, now: Instant) -> HashSet<PathBuf> {
+        self.open
+            .iter()
+            .filter(|&(_, &(first, last))| now < Self::release_at(first, last))
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+
+    fn next_release(&self) -> Option<Instant> {
+        self.open
+            .values()
+            .map(|&(first, last)| Self::release_at(first, last))
+            .min()
+    }
+
+    fn take_released(&mut self, now: Instant) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        self.open.retain(|p, &mut (first, last)| {
+            let keep = now < Self::release_at(first, last);
+            if !keep {
+                out.push(p.clone());
             }
-            None => false,
-        }
+            keep
+        });
+        out.sort();
+        out
     }
 }
 
@@ -175,6 +264,7 @@ pub fn stat_paths(
                         abs: abs.clone(),
                         size: m.len(),
                         mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                        file_id: super::file_id(&m),
                     });
                 }
             }
@@ -368,32 +458,79 @@ mod writer_tests {
 
     #[test]
     fn a_file_is_held_back_from_its_first_write_to_its_close() {
-        let mut w = Writers {
-            open: HashMap::new(),
-            closes: true,
-        };
-        w.see(&ev(EventKind::Create(CreateKind::File), "/r/a.md"));
-        w.see(&ev(
-            EventKind::Modify(ModifyKind::Data(DataChange::Any)),
-            "/r/b.md",
-        ));
-        assert!(w.is_open(Path::new("/r/a.md")) && w.is_open(Path::new("/r/b.md")));
-        w.see(&ev(
-            EventKind::Access(AccessKind::Close(AccessMode::Write)),
-            "/r/a.md",
-        ));
-        assert!(!w.is_open(Path::new("/r/a.md")));
-        assert!(w.is_open(Path::new("/r/b.md")));
-        // Written for too long: read anyway.
-        w.open
-            .insert(PathBuf::from("/r/b.md"), Instant::now() - LONGEST_WRITE);
-        assert!(!w.is_open(Path::new("/r/b.md")));
+        let t0 = Instant::now();
+        let mut w = Writers::new(true);
+        w.see(&ev(EventKind::Create(CreateKind::File), "/r/a.md"), t0);
+        w.see(
+            &ev(
+                EventKind::Modify(ModifyKind::Data(DataChange::Any)),
+                "/r/b.md",
+            ),
+            t0,
+        );
+        assert!(w.is_held(Path::new("/r/a.md"), t0) && w.is_held(Path::new("/r/b.md"), t0));
+        w.see(
+            &ev(
+                EventKind::Access(AccessKind::Close(AccessMode::Write)),
+                "/r/a.md",
+            ),
+            t0,
+        );
+        assert!(!w.is_held(Path::new("/r/a.md"), t0));
+        assert_eq!(w.held(t0), HashSet::from([PathBuf::from("/r/b.md")]));
+        // A writer pausing less than QUIET_WRITE is still waited for.
+        let pause = t0 + QUIET_WRITE - Duration::from_millis(1);
+        assert!(w.is_held(Path::new("/r/b.md"), pause));
+        assert!(w.take_released(pause).is_empty());
+        // Quiet for longer: released once, by name.
+        assert_eq!(w.next_release(), Some(t0 + QUIET_WRITE));
+        let later = t0 + QUIET_WRITE;
+        assert!(!w.is_held(Path::new("/r/b.md"), later));
+        assert_eq!(w.take_released(later), vec![PathBuf::from("/r/b.md")]);
+        assert_eq!(w.next_release(), None);
         // Backends without close events hold nothing back.
-        let mut none = Writers {
-            open: HashMap::new(),
-            closes: false,
-        };
-        none.see(&ev(EventKind::Create(CreateKind::File), "/r/a.md"));
-        assert!(!none.is_open(Path::new("/r/a.md")));
+        let mut none = Writers::new(false);
+        none.see(&ev(EventKind::Create(CreateKind::File), "/r/a.md"), t0);
+        assert!(!none.is_held(Path::new("/r/a.md"), t0));
+    }
+
+    #[test]
+    fn a_file_written_without_pause_is_released_after_the_longest_write() {
+        let t0 = Instant::now();
+        let mut w = Writers::new(true);
+        let data = EventKind::Modify(ModifyKind::Data(DataChange::Any));
+        let mut now = t0;
+        while now < t0 + LONGEST_WRITE {
+            w.see(&ev(data, "/r/log.md"), now);
+            assert!(w.is_held(Path::new("/r/log.md"), now));
+            now += Duration::from_secs(1);
+        }
+        assert!(!w.is_held(Path::new("/r/log.md"), now));
+        assert_eq!(w.take_released(now), vec![PathBuf::from("/r/log.md")]);
+    }
+
+    #[test]
+    fn only_events_that_change_files_count() {
+        use notify::event::{AccessMode, MetadataKind, RemoveKind};
+        let meta = EventKind::Modify(ModifyKind::Metadata(MetadataKind::Any));
+        assert!(!changes_files(&meta, false), "chmod, touch: no content");
+        assert!(
+            changes_files(&meta, true),
+            "the poller's sign of a new mtime"
+        );
+        assert!(!changes_files(
+            &EventKind::Access(AccessKind::Open(AccessMode::Any)),
+            false
+        ));
+        let close_read = EventKind::Access(AccessKind::Close(AccessMode::Read));
+        let close_write = EventKind::Access(AccessKind::Close(AccessMode::Write));
+        let rename = EventKind::Modify(ModifyKind::Name(notify::event::RenameMode::Both));
+        for poll in [false, true] {
+            assert!(!changes_files(&close_read, poll));
+            assert!(changes_files(&close_write, poll));
+            assert!(changes_files(&EventKind::Create(CreateKind::File), poll));
+            assert!(changes_files(&EventKind::Remove(RemoveKind::Any), poll));
+            assert!(changes_files(&rename, poll));
+        }
     }
 }

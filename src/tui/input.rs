@@ -261,7 +261,7 @@ fn open_event(app: &mut App, out: &mut Vec<Command>) {
         .snapshot
         .as_ref()
         .and_then(|s| match &s.events.get(app.events.selected)?.kind {
-            EventKind::Version { id, .. } => Some(*id),
+            EventKind::Version { id, .. } | EventKind::Renamed { id, .. } => Some(*id),
             _ => None,
         });
     if let Some(id) = id {

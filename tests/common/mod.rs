@@ -8,6 +8,20 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
+/// Words 0..n of a deterministic text: distinct paragraphs per `seed`.
+pub fn text(seed: u64, n: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("w{}", x % 5000)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A temp folder removed on drop.
 pub struct TempDir(pub PathBuf);
 

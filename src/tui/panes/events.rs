@@ -44,6 +44,9 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                     ),
                 ),
                 EventKind::Deleted { path } => ("deleted", theme.warning, path.clone()),
+                EventKind::Renamed { from, to, .. } => {
+                    ("renamed", theme.title, format!("{from} → {to}"))
+                }
                 EventKind::Skipped { path, reason } => {
                     ("skipped", theme.muted, format!("{path}: {reason}"))
                 }

@@ -63,6 +63,7 @@ pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 Watching::Events => (2, "watching".into(), theme.good),
                 Watching::Polling => (2, "polling".into(), theme.good),
                 Watching::Rescanning(why) => (2, format!("rescanning ({why})"), theme.warning),
+                Watching::RootGone => (2, "root gone, waiting".into(), theme.error),
             });
         }
     }
