@@ -310,3 +310,41 @@ fn a_full_index_disk_is_reported_once_and_caught_up() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// `a\xff.md`, `a\xfe.md` and `a\u{FFFD}.md` were one document: every run
+/// added versions and documents vanished from the live set.
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_stay_apart() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("bytes");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    let names: [&[u8]; 3] = [b"a\xff.md", b"a\xfe.md", "a\u{FFFD}.md".as_bytes()];
+    let index = dir.path().join("index");
+    let w = Watch::start(&root, &index, &[]);
+    for (i, n) in names.iter().enumerate() {
+        std::fs::write(
+            root.join(std::ffi::OsStr::from_bytes(n)),
+            words(i as u64, 40),
+        )
+        .unwrap();
+    }
+    let mut hex = Vec::new();
+    for _ in 0..3 {
+        let v = w.expect("a version", |v| v["event"] == "version");
+        assert_eq!(v["path"], "a\u{FFFD}.md", "shown lossy: {v}");
+        hex.push(v["path_hex"].as_str().unwrap_or("").to_string());
+    }
+    hex.sort();
+    assert_eq!(hex, ["", "61fe2e6d64", "61ff2e6d64"]);
+    drop(w);
+    for _ in 0..2 {
+        let report = common::index_documents(&root, &index);
+        assert_eq!(
+            (&report["documents"], &report["versions"]),
+            (&3.into(), &3.into())
+        );
+        assert_eq!(report["files_read"], 0, "{report}");
+    }
+}

@@ -9,7 +9,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::scan::EstimatedArgs;
-use super::{CommonEngineArgs, Fatal, SourceArgs};
+use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs};
 use crate::config::Config;
 use crate::index::{self, HistoryRow, Index, Observer, Report};
 use crate::source::{self, Filter};
@@ -146,14 +146,14 @@ fn listing(out: &mut impl Write, h: &[HistoryRow]) -> std::io::Result<()> {
 }
 
 #[derive(Serialize)]
-struct IndexJson<'a> {
+struct IndexJson {
     format: &'static str,
     documents: u64,
     versions: u64,
     skipped: u64,
     files_read: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    history: Option<Vec<VersionJson<'a>>>,
+    history: Option<Vec<VersionJson>>,
 }
 
 #[derive(Serialize)]
@@ -163,9 +163,10 @@ struct OriginJson {
 }
 
 #[derive(Serialize)]
-struct VersionJson<'a> {
+struct VersionJson {
     id: u32,
-    path: &'a str,
+    #[serde(flatten)]
+    path: PathJson,
     version: u32,
     status: &'static str,
     tokens: u32,
@@ -177,11 +178,11 @@ struct VersionJson<'a> {
     origins: Vec<OriginJson>,
 }
 
-impl<'a> VersionJson<'a> {
-    fn new(v: &'a HistoryRow) -> VersionJson<'a> {
+impl VersionJson {
+    fn new(v: &HistoryRow) -> VersionJson {
         VersionJson {
             id: v.id,
-            path: &v.path,
+            path: PathJson::new(&v.path),
             version: v.version,
             status: v.status.name(),
             tokens: v.tokens,

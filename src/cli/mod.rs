@@ -192,21 +192,44 @@ fn load(root: &std::path::Path, c: &Config) -> Result<Corpus, Fatal> {
     )?)
 }
 
+/// A document's name in JSON: `path` for people (bytes that are not UTF-8
+/// as U+FFFD), and where the name is not UTF-8 its exact bytes in hex as
+/// `path_hex` (see [`crate::source::name`]).
+#[derive(serde::Serialize)]
+struct PathJson {
+    path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path_hex: Option<String>,
+}
+
+impl PathJson {
+    fn new(name: &str) -> PathJson {
+        PathJson {
+            path: crate::source::name::display(name).into_owned(),
+            path_hex: crate::source::name::hex(name),
+        }
+    }
+}
+
 /// JSON of a skipped file.
 #[derive(serde::Serialize)]
-struct SkippedJson<'a> {
-    path: &'a str,
+struct SkippedJson {
+    #[serde(flatten)]
+    path: PathJson,
     reason: String,
 }
 
-fn skipped_json(c: &Corpus) -> Vec<SkippedJson<'_>> {
-    c.skipped
-        .iter()
-        .map(|s| SkippedJson {
-            path: &s.path,
+impl SkippedJson {
+    fn new(s: &crate::source::Skipped) -> SkippedJson {
+        SkippedJson {
+            path: PathJson::new(&s.path),
             reason: s.reason.to_string(),
-        })
-        .collect()
+        }
+    }
+}
+
+fn skipped_json(c: &Corpus) -> Vec<SkippedJson> {
+    c.skipped.iter().map(SkippedJson::new).collect()
 }
 
 /// Print a readable line per skipped file on stderr.

@@ -125,14 +125,7 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
                 .map(|c| c.iter().map(|&i| paths[i as usize].as_str()).collect())
                 .collect(),
             stats,
-            skipped: loaded
-                .skipped
-                .iter()
-                .map(|s| SkippedJson {
-                    path: &s.path,
-                    reason: s.reason.to_string(),
-                })
-                .collect(),
+            skipped: loaded.skipped.iter().map(SkippedJson::new).collect(),
         };
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
@@ -243,7 +236,7 @@ struct Report<'a> {
     pairs: Vec<PairJson<'a>>,
     clusters: Vec<Vec<&'a str>>,
     stats: Map<String, Value>,
-    skipped: Vec<SkippedJson<'a>>,
+    skipped: Vec<SkippedJson>,
 }
 
 #[derive(Serialize)]

@@ -122,7 +122,7 @@ struct BuildJson<'a> {
     index_bytes_per_document: f64,
     mphf_bytes: usize,
     mphf_bits_per_key: f64,
-    skipped: Vec<SkippedJson<'a>>,
+    skipped: Vec<SkippedJson>,
 }
 
 fn build(args: BuildArgs, mut config: Config) -> Result<(), Fatal> {
@@ -180,13 +180,7 @@ fn build(args: BuildArgs, mut config: Config) -> Result<(), Fatal> {
         index_bytes_per_document: per(p.bytes() as f64, docs.len()),
         mphf_bytes: p.mphf_bytes(),
         mphf_bits_per_key: p.mphf_bits_per_key(),
-        skipped: skipped
-            .iter()
-            .map(|s| SkippedJson {
-                path: &s.path,
-                reason: s.reason.to_string(),
-            })
-            .collect(),
+        skipped: skipped.iter().map(SkippedJson::new).collect(),
     };
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -350,7 +344,7 @@ fn read_query(path: &Path, k: usize) -> Result<SimDoc, Fatal> {
 
 /// The shingles of an indexed document, read again from the index's root.
 fn indexed_shingles(file: &PocketFile, doc: &IndexedDoc, k: usize) -> Option<Vec<u64>> {
-    let path = Path::new(&file.root).join(&doc.path);
+    let path = crate::source::name::path(Path::new(&file.root), &doc.path);
     let bytes = std::fs::read(path).ok()?;
     Some(sim_doc(&prepare(&bytes, Format::from_path(&doc.path)), k).shingles)
 }

@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::Args;
 use serde::Serialize;
 
-use super::{CommonEngineArgs, Fatal, SourceArgs, load, report_skipped, skipped_json};
+use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, load, report_skipped, skipped_json};
 use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::origin::history::{Keyed, ReplayStats};
@@ -84,12 +84,12 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
 }
 
 #[derive(Serialize)]
-struct Report<'a> {
+struct Report {
     format: &'static str,
     params: ParamsJson,
-    documents: Vec<DocJson<'a>>,
+    documents: Vec<DocJson>,
     table: TableJson,
-    skipped: Vec<super::SkippedJson<'a>>,
+    skipped: Vec<super::SkippedJson>,
 }
 
 #[derive(Serialize)]
@@ -136,9 +136,10 @@ struct CopiedJson {
 }
 
 #[derive(Serialize)]
-struct DocJson<'a> {
+struct DocJson {
     id: u32,
-    path: &'a str,
+    #[serde(flatten)]
+    path: PathJson,
     tokens: u32,
     shingles: u32,
     selected: u32,
@@ -150,11 +151,11 @@ struct DocJson<'a> {
     copied: Vec<CopiedJson>,
 }
 
-impl<'a> DocJson<'a> {
-    fn new(o: &Outcome, corpus: &'a Corpus) -> DocJson<'a> {
+impl DocJson {
+    fn new(o: &Outcome, corpus: &Corpus) -> DocJson {
         DocJson {
             id: o.id,
-            path: &corpus.docs[o.id as usize].path,
+            path: PathJson::new(&corpus.docs[o.id as usize].path),
             tokens: o.tokens,
             shingles: o.shingles,
             selected: o.selected,

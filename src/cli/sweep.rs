@@ -41,11 +41,11 @@ pub(super) struct SweepArgs {
 }
 
 #[derive(Serialize)]
-struct SweepJson<'a> {
+struct SweepJson {
     format: &'static str,
     exact: ExactJson,
     runs: Vec<RunJson>,
-    skipped: Vec<super::SkippedJson<'a>>,
+    skipped: Vec<super::SkippedJson>,
 }
 
 #[derive(Serialize)]

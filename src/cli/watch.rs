@@ -117,7 +117,7 @@ impl Lines {
             } => {
                 let origins: Vec<_> = origins
                     .iter()
-                    .map(|o| json!({"path": o.path, "version": o.version, "id": o.id, "shingles": o.units}))
+                    .map(|o| names(json!({"path": o.path, "version": o.version, "id": o.id, "shingles": o.units})))
                     .collect();
                 let from = match (dominant_path, origins.first()) {
                     (Some(p), _) if p != path => format!(", mostly from {p}"),
@@ -167,6 +167,7 @@ impl Lines {
     }
 
     fn line(&mut self, json: serde_json::Value, text: String) -> Result<(), Fatal> {
+        let json = names(json);
         self.progress(None);
         let mut out = std::io::stdout().lock();
         if self.json {
@@ -177,4 +178,22 @@ impl Lines {
         out.flush()?;
         Ok(())
     }
+}
+
+/// Document names in an event's JSON for people, with the exact bytes of a
+/// name that is not UTF-8 beside it (`path_hex`, `from_hex`, `dominant_origin_hex`).
+fn names(mut v: serde_json::Value) -> serde_json::Value {
+    use crate::source::name;
+    if let Some(m) = v.as_object_mut() {
+        for key in ["path", "from", "dominant_origin"] {
+            let Some(n) = m.get(key).and_then(|p| p.as_str()).map(str::to_string) else {
+                continue;
+            };
+            if let Some(hex) = name::hex(&n) {
+                m.insert(key.into(), name::display(&n).into());
+                m.insert(format!("{key}_hex"), hex.into());
+            }
+        }
+    }
+    v
 }

@@ -43,7 +43,7 @@ pub fn text_of(ix: &Index, rows: &[Row], id: u32) -> (Result<String, String>, Ve
     let text = match ix.current(&row.path) {
         Some(c) if c.id != id => gone("a later version replaced it; old texts are not kept"),
         Some(c) if c.status == Status::Deleted => gone("deleted; its text is not kept"),
-        Some(c) => match fs::read(ix.root().join(&row.path)) {
+        Some(c) => match fs::read(crate::source::name::path(ix.root(), &row.path)) {
             Ok(bytes) if rabin::fingerprint(&bytes, 1) == c.hash => {
                 Ok(prepare(&bytes, Format::from_path(&row.path)).into_owned())
             }

@@ -4,7 +4,8 @@
 //! meta         (key TEXT PRIMARY KEY, value TEXT)   -- schema_version, root,
 //!                                                  -- params, outcomes_through
 //! versions     (id INTEGER PRIMARY KEY,            -- processing order, 0..V
-//!               path, version,                     -- 1, 2, … per path
+//!               path, version,                     -- path: its exact bytes
+//!                                                  -- (a BLOB); 1, 2, … per path
 //!               mtime_ns, size, hash,              -- Rabin-64 of the bytes
 //!               tokens, status,                    -- 0 live, 1 replaced, 2 deleted
 //!               file_id)                           -- device, inode, birth (renames)
@@ -27,10 +28,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::checksum::xxh64;
 use crate::origin::outcome::{Outcome, Run};
+use crate::source::name;
 
 pub const FILE: &str = "index.db";
 /// Files SQLite keeps beside the database.
@@ -42,7 +45,7 @@ const DDL: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE versions (
     id       INTEGER PRIMARY KEY,
-    path     TEXT    NOT NULL,
+    path     BLOB    NOT NULL,
     version  INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     size     INTEGER NOT NULL,
@@ -68,7 +71,7 @@ CREATE TABLE outcomes (
     runs            BLOB    NOT NULL
 );
 CREATE TABLE skipped (
-    path     TEXT PRIMARY KEY,
+    path     BLOB PRIMARY KEY,
     reason   TEXT    NOT NULL,
     binary   INTEGER NOT NULL,
     size     INTEGER,
@@ -90,7 +93,9 @@ CREATE TABLE near (
 /// of an older format keeps its history.
 const MIGRATIONS: &[(i64, &str)] = &[(
     2,
-    "ALTER TABLE versions ADD COLUMN file_id INTEGER NOT NULL DEFAULT 0;",
+    "ALTER TABLE versions ADD COLUMN file_id INTEGER NOT NULL DEFAULT 0;
+     UPDATE versions SET path = CAST(path AS BLOB);
+     UPDATE skipped SET path = CAST(path AS BLOB);",
 )];
 
 fn migration(from: i64) -> Option<&'static str> {
@@ -298,7 +303,7 @@ impl Db {
         )?;
         let rows = st.query_map([], |r| {
             Ok((
-                r.get::<_, String>(0)?,
+                name_at(r, 0)?,
                 Current {
                     id: r.get(1)?,
                     version: r.get(2)?,
@@ -319,7 +324,7 @@ impl Db {
             .prepare("SELECT path, reason, binary, size, mtime_ns FROM skipped")?;
         let rows = st.query_map([], |r| {
             Ok((
-                r.get::<_, String>(0)?,
+                name_at(r, 0)?,
                 SkipRow {
                     reason: r.get(1)?,
                     binary: r.get(2)?,
@@ -337,7 +342,7 @@ impl Db {
             .query_row(
                 "SELECT path, version FROM versions WHERE id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((name_at(r, 0)?, r.get(1)?)),
             )
             .optional()
     }
@@ -397,7 +402,7 @@ impl Db {
         let rows = st.query_map([], |r| {
             Ok(HistoryRow {
                 id: r.get(0)?,
-                path: r.get(1)?,
+                path: name_at(r, 1)?,
                 version: r.get(2)?,
                 status: Status::from_i64(r.get(3)?),
                 tokens: r.get(4)?,
@@ -451,7 +456,7 @@ pub fn insert_version(c: &Connection, v: &NewVersion, o: &Outcome) -> rusqlite::
     )?
     .execute(params![
         v.id,
-        v.path,
+        &*name::bytes(v.path),
         v.version,
         v.mtime_ns,
         v.size as i64,
@@ -510,7 +515,7 @@ pub fn touch(
 /// `offset` versions `to` already has.
 pub fn rename(c: &Connection, from: &str, to: &str, offset: u32) -> rusqlite::Result<()> {
     c.prepare_cached("UPDATE versions SET path = ?2, version = version + ?3 WHERE path = ?1")?
-        .execute(params![from, to, offset])?;
+        .execute(params![&*name::bytes(from), &*name::bytes(to), offset])?;
     Ok(())
 }
 
@@ -520,7 +525,7 @@ pub fn put_skipped(c: &Connection, path: &str, s: &SkipRow) -> rusqlite::Result<
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![
-        path,
+        &*name::bytes(path),
         s.reason,
         s.binary,
         s.size.map(|v| v as i64),
@@ -531,8 +536,21 @@ pub fn put_skipped(c: &Connection, path: &str, s: &SkipRow) -> rusqlite::Result<
 
 pub fn delete_skipped(c: &Connection, path: &str) -> rusqlite::Result<()> {
     c.prepare_cached("DELETE FROM skipped WHERE path = ?1")?
-        .execute([path])?;
+        .execute([&*name::bytes(path)])?;
     Ok(())
+}
+
+/// The name of a path column: stored as its exact bytes (a BLOB; TEXT in an
+/// index of schema 2 not yet migrated reads the same).
+fn name_at(r: &rusqlite::Row, i: usize) -> rusqlite::Result<String> {
+    match r.get_ref(i)? {
+        ValueRef::Blob(b) | ValueRef::Text(b) => Ok(name::encode(b)),
+        other => Err(rusqlite::Error::InvalidColumnType(
+            i,
+            "path".into(),
+            other.data_type(),
+        )),
+    }
 }
 
 fn encode_u64s(v: &[u64]) -> Vec<u8> {

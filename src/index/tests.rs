@@ -759,6 +759,7 @@ fn an_index_of_the_previous_format_is_migrated_with_its_history() {
     let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
     db.execute_batch(
         "ALTER TABLE versions DROP COLUMN file_id; PRAGMA user_version = 2;
+         UPDATE versions SET path = CAST(path AS TEXT);
          UPDATE meta SET value = '2' WHERE key = 'schema_version';",
     )
     .unwrap();
@@ -768,4 +769,51 @@ fn an_index_of_the_previous_format_is_migrated_with_its_history() {
     assert_eq!(history_of(&ix), want);
     // Unknown identities: the stat still matches, nothing is read.
     assert_eq!((report.files_read, report.unchanged), (0, 2));
+    drop(ix);
+    let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+    let text: i64 = db
+        .query_row(
+            "SELECT count(*) FROM versions WHERE typeof(path) != 'blob'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(text, 0, "paths are stored as their bytes");
+}
+
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_are_documents_of_their_own() {
+    use std::os::unix::ffi::OsStrExt;
+    let f = Fixture::new("bytes");
+    let names: [&[u8]; 3] = [b"a\xff.md", b"a\xfe.md", "a\u{FFFD}.md".as_bytes()];
+    for (i, n) in names.iter().enumerate() {
+        let p = f.root.join(std::ffi::OsStr::from_bytes(n));
+        fs::write(&p, text(i as u64 + 1, 40)).unwrap();
+    }
+    let (ix, report, _) = f.run(params());
+    assert_eq!((report.new_versions, ix.counts().documents), (3, 3));
+    let mut stored: Vec<Vec<u8>> = ix
+        .paths()
+        .map(|(p, _)| source::name::bytes(p).into_owned())
+        .collect();
+    stored.sort();
+    let mut want: Vec<Vec<u8>> = names.iter().map(|n| n.to_vec()).collect();
+    want.sort();
+    assert_eq!(stored, want, "every name's exact bytes");
+    drop(ix);
+    // Nothing changed: nothing read, no version added, all three live.
+    for _ in 0..2 {
+        let (ix, report, notes) = f.run(params());
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!((report.files_read, report.new_versions), (0, 0));
+        assert_eq!(
+            ix.counts(),
+            Counts {
+                documents: 3,
+                versions: 3,
+                skipped: 0
+            }
+        );
+    }
 }

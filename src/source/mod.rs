@@ -3,6 +3,7 @@
 //! every file left out. The root is only ever read.
 
 mod gitignore;
+pub mod name;
 pub mod watch;
 
 use std::cell::RefCell;
@@ -386,12 +387,12 @@ pub fn classify_io(e: io::Error) -> SkipReason {
     }
 }
 
-/// `path` relative to `root`, with `/` separators.
+/// `path` relative to `root`, with `/` separators: its [`name`].
 pub fn rel_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<String> = rel
+    let parts: Vec<_> = rel
         .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .map(|c| name::of_os(c.as_os_str()))
         .collect();
     parts.join("/")
 }

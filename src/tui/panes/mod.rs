@@ -64,6 +64,8 @@ pub fn count(n: u64) -> String {
 /// A path cut to `width` columns in the middle: its first folder and its
 /// end, which tell paths apart best (`v1/…ation.md`), or only its end.
 pub fn fit_path(s: &str, width: usize) -> String {
+    let shown = crate::source::name::display(s);
+    let s = shown.as_ref();
     let n = s.chars().count();
     if n <= width {
         return s.to_string();
