@@ -169,6 +169,8 @@ struct VersionJson {
     path: PathJson,
     version: u32,
     status: &'static str,
+    /// Rabin-64 of the file's bytes, 16 hex digits.
+    hash: String,
     tokens: u32,
     shingles: u32,
     selected: u32,
@@ -185,6 +187,7 @@ impl VersionJson {
             path: PathJson::new(&v.path),
             version: v.version,
             status: v.status.name(),
+            hash: format!("{:016x}", v.hash),
             tokens: v.tokens,
             shingles: v.shingles,
             selected: v.selected,

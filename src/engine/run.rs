@@ -479,14 +479,9 @@ impl Live {
 
     /// The files the watcher holds back (being written), relative to the root.
     fn held(&self) -> HashSet<String> {
-        let Some(w) = &self.watch else {
-            return HashSet::new();
-        };
-        w.held()
-            .iter()
-            .filter(|p| p.starts_with(&self.root))
-            .map(|p| source::rel_path(&self.root, p))
-            .collect()
+        self.watch
+            .as_ref()
+            .map_or_else(HashSet::new, |w| held_under(w, &self.root))
     }
 
     /// Save the table snapshot if it is behind.
@@ -543,6 +538,15 @@ impl Live {
                 }
                 Ok(walk) => {
                     self.settling = 0;
+                    // Files written just now, with no event telling their
+                    // writer is done: held like any other being written.
+                    let held = match &self.watch {
+                        Some(w) => {
+                            w.hold_recent(&walk.files);
+                            held_under(w, &root)
+                        }
+                        None => held,
+                    };
                     let scope = Scope { paths: None, held };
                     ix.sync_scoped(walk, &scope, cfg.max_file_size.0, cfg.order, &mut self.rep)
                 }
@@ -870,6 +874,15 @@ impl Live {
         self.cluster_list = clusters.into();
         self.dirty = false;
     }
+}
+
+/// The files `w` holds back (being written), relative to `root`.
+fn held_under(w: &watcher::Watcher, root: &std::path::Path) -> HashSet<String> {
+    w.held()
+        .iter()
+        .filter(|p| p.starts_with(root))
+        .map(|p| source::rel_path(root, p))
+        .collect()
 }
 
 /// Notices kept back, for an index that may not open after all.

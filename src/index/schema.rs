@@ -173,6 +173,8 @@ pub struct HistoryRow {
     pub path: String,
     pub version: u32,
     pub status: Status,
+    /// Rabin-64 of the file's bytes.
+    pub hash: u64,
     pub tokens: u32,
     pub shingles: u32,
     pub selected: u32,
@@ -396,7 +398,7 @@ impl Db {
     pub fn history(&self) -> rusqlite::Result<Vec<HistoryRow>> {
         let mut st = self.conn.prepare(
             "SELECT v.id, v.path, v.version, v.status, v.tokens, o.shingles, o.selected,
-                    o.fresh_tokens, o.top_origin, o.dominant_origin, o.origins
+                    o.fresh_tokens, o.top_origin, o.dominant_origin, o.origins, v.hash
              FROM versions v JOIN outcomes o ON o.id = v.id ORDER BY v.id",
         )?;
         let rows = st.query_map([], |r| {
@@ -405,6 +407,7 @@ impl Db {
                 path: name_at(r, 1)?,
                 version: r.get(2)?,
                 status: Status::from_i64(r.get(3)?),
+                hash: r.get::<_, i64>(11)? as u64,
                 tokens: r.get(4)?,
                 shingles: r.get(5)?,
                 selected: r.get(6)?,

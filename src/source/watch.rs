@@ -39,6 +39,25 @@ impl Watcher {
         lock(&self.writers).held(Instant::now())
     }
 
+    /// Hold back the files of a walk modified so recently that their writer
+    /// may be at work (no event told us: they were written before the watch
+    /// began, or in a folder it had not reached yet); released as any other.
+    pub fn hold_recent(&self, files: &[FileEntry]) {
+        let now = Instant::now();
+        let wall = SystemTime::now();
+        let mut w = lock(&self.writers);
+        for f in files {
+            let Ok(age) = wall.duration_since(f.mtime) else {
+                continue;
+            };
+            if age < w.quiet && !w.open.contains_key(&f.abs) && being_written(&f.abs) != Some(false)
+            {
+                let at = now.checked_sub(age).unwrap_or(now);
+                w.open.insert(f.abs.clone(), (at, at));
+            }
+        }
+    }
+
     /// When the next file held back is released for want of a close.
     pub fn next_release(&self) -> Option<Instant> {
         lock(&self.writers).next_release()
@@ -66,7 +85,14 @@ pub fn start(
 ) -> notify::Result<Watcher> {
     // Linux says when a writer closes a file: hold its path back until then,
     // so a file written in a burst or with pauses is not read half written.
-    let writers = Arc::new(Mutex::new(Writers::new(!poll && cfg!(target_os = "linux"))));
+    // Without closes (the poller), until it has not changed for a poll.
+    let closes = !poll && cfg!(target_os = "linux");
+    let quiet = if closes {
+        QUIET_WRITE
+    } else {
+        every + debounce
+    };
+    let writers = Arc::new(Mutex::new(Writers::new(closes, quiet)));
     let shared = writers.clone();
     let handler = move |r: DebounceEventResult| match r {
         Ok(events) => {
@@ -134,37 +160,38 @@ fn changes_files(kind: &EventKind, poll: bool) -> bool {
 struct Writers {
     /// Path → when its writing was first and last seen.
     open: HashMap<PathBuf, (Instant, Instant)>,
-    /// The backend reports closes (else nothing is held back).
+    /// The backend reports closes (else a file is held until quiet).
     closes: bool,
+    /// A writer quiet this long is done, or has paused for good.
+    quiet: Duration,
 }
 
 /// A writer quiet this long without closing its file has paused or keeps it
 /// open for good: read the file (a read that overlaps a write is thrown away
-/// and retried, see `index::reconcile`).
+/// and retried, see `index::reconcile`). Without close events, a file is
+/// held until it has not changed for a poll (the interval and the debounce).
 pub const QUIET_WRITE: Duration = Duration::from_secs(5);
 /// A file written without pause for this long is read anyway (a log).
 pub const LONGEST_WRITE: Duration = Duration::from_secs(30);
 
 impl Writers {
-    fn new(closes: bool) -> Writers {
+    fn new(closes: bool, quiet: Duration) -> Writers {
         Writers {
             open: HashMap::new(),
             closes,
+            quiet,
         }
     }
 
     fn see(&mut self, e: &notify::Event, now: Instant) {
         use notify::EventKind::{Access, Create, Modify, Remove};
         use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
-        if !self.closes {
-            return;
-        }
         match e.kind {
-            Create(CreateKind::File) | Modify(ModifyKind::Data(_)) => {
-                for p in &e.paths {
-                    self.open.entry(p.clone()).or_insert((now, now)).1 = now;
-                }
+            Create(CreateKind::File) | Modify(ModifyKind::Data(_) | ModifyKind::Any) => {
+                self.wrote(&e.paths, now)
             }
+            // The poller's sign of a write.
+            Modify(ModifyKind::Metadata(_)) if !self.closes => self.wrote(&e.paths, now),
             Access(AccessKind::Close(AccessMode::Write))
             | Remove(_)
             | Modify(ModifyKind::Name(_)) => {
@@ -176,35 +203,41 @@ impl Writers {
         }
     }
 
-    fn release_at(first: Instant, last: Instant) -> Instant {
-        (last + QUIET_WRITE).min(first + LONGEST_WRITE)
+    fn wrote(&mut self, paths: &[PathBuf], now: Instant) {
+        for p in paths {
+            self.open.entry(p.clone()).or_insert((now, now)).1 = now;
+        }
     }
 
     fn is_held(&self, p: &Path, now: Instant) -> bool {
+        let quiet = self.quiet;
         self.open
             .get(p)
-            .is_some_and(|&(first, last)| now < Self::release_at(first, last))
+            .is_some_and(|&(first, last)| now < release_at(quiet, first, last))
     }
 
     fn held(&self, now: Instant) -> HashSet<PathBuf> {
+        let quiet = self.quiet;
         self.open
             .iter()
-            .filter(|&(_, &(first, last))| now < Self::release_at(first, last))
+            .filter(|&(_, &(first, last))| now < release_at(quiet, first, last))
             .map(|(p, _)| p.clone())
             .collect()
     }
 
     fn next_release(&self) -> Option<Instant> {
+        let quiet = self.quiet;
         self.open
             .values()
-            .map(|&(first, last)| Self::release_at(first, last))
+            .map(|&(first, last)| release_at(quiet, first, last))
             .min()
     }
 
     fn take_released(&mut self, now: Instant) -> Vec<PathBuf> {
+        let quiet = self.quiet;
         let mut out = Vec::new();
         self.open.retain(|p, &mut (first, last)| {
-            let keep = now < Self::release_at(first, last);
+            let keep = now < release_at(quiet, first, last);
             if !keep {
                 out.push(p.clone());
             }
@@ -213,6 +246,52 @@ impl Writers {
         out.sort();
         out
     }
+}
+
+/// Whether some process has `path` open for writing: Linux refuses a read
+/// lease on such a file. `None` where that cannot be asked (another OS, a
+/// file system without leases, a file of another user without CAP_LEASE).
+fn being_written(path: &Path) -> Option<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let f = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+            .open(path)
+            .ok()?;
+        if !f.metadata().ok()?.is_file() {
+            return None;
+        }
+        // A writer opening the file while we hold the lease makes the kernel
+        // send us SIGIO, whose default is to end the process: ignore it.
+        static IGNORE_SIGIO: std::sync::Once = std::sync::Once::new();
+        // SAFETY: sets one signal's disposition to "ignore"; lineage uses
+        // SIGIO for nothing else.
+        IGNORE_SIGIO.call_once(|| unsafe {
+            libc::signal(libc::SIGIO, libc::SIG_IGN);
+        });
+        // SAFETY: fcntl on a descriptor we own, with integer arguments.
+        let got = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) };
+        if got == 0 {
+            // SAFETY: as above; gives the lease back before the file closes.
+            unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
+            return Some(false);
+        }
+        let e = std::io::Error::last_os_error().raw_os_error();
+        (e == Some(libc::EAGAIN)).then_some(true)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// When a file written from `first` to `last` is read without a close.
+fn release_at(quiet: Duration, first: Instant, last: Instant) -> Instant {
+    (last + quiet).min(first + LONGEST_WRITE)
 }
 
 /// The part of a walk that `paths` (absolute, under `root`) cover: their
@@ -459,7 +538,7 @@ mod writer_tests {
     #[test]
     fn a_file_is_held_back_from_its_first_write_to_its_close() {
         let t0 = Instant::now();
-        let mut w = Writers::new(true);
+        let mut w = Writers::new(true, QUIET_WRITE);
         w.see(&ev(EventKind::Create(CreateKind::File), "/r/a.md"), t0);
         w.see(
             &ev(
@@ -488,16 +567,46 @@ mod writer_tests {
         assert!(!w.is_held(Path::new("/r/b.md"), later));
         assert_eq!(w.take_released(later), vec![PathBuf::from("/r/b.md")]);
         assert_eq!(w.next_release(), None);
-        // Backends without close events hold nothing back.
-        let mut none = Writers::new(false);
-        none.see(&ev(EventKind::Create(CreateKind::File), "/r/a.md"), t0);
-        assert!(!none.is_held(Path::new("/r/a.md"), t0));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_open_for_writing_is_told_apart_from_one_closed() {
+        let dir = std::env::temp_dir().join(format!("lineage-lease-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.md");
+        let writer = fs::File::create(&p).unwrap();
+        assert_eq!(being_written(&p), Some(true));
+        drop(writer);
+        assert_eq!(being_written(&p), Some(false));
+        // Readers do not count.
+        let _reader = fs::File::open(&p).unwrap();
+        assert_eq!(being_written(&p), Some(false));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn without_close_events_a_file_is_held_until_quiet_for_a_poll() {
+        use notify::event::MetadataKind;
+        let t0 = Instant::now();
+        let poll = Duration::from_secs(2);
+        let mut w = Writers::new(false, poll);
+        let mtime = EventKind::Modify(ModifyKind::Metadata(MetadataKind::WriteTime));
+        w.see(&ev(mtime, "/r/a.md"), t0);
+        w.see(&ev(mtime, "/r/a.md"), t0 + poll);
+        assert!(w.is_held(Path::new("/r/a.md"), t0 + poll + poll / 2));
+        assert_eq!(
+            w.take_released(t0 + 2 * poll),
+            vec![PathBuf::from("/r/a.md")]
+        );
+        // No close to wait for: a close event (none come) changes nothing.
+        assert!(w.open.is_empty());
     }
 
     #[test]
     fn a_file_written_without_pause_is_released_after_the_longest_write() {
         let t0 = Instant::now();
-        let mut w = Writers::new(true);
+        let mut w = Writers::new(true, QUIET_WRITE);
         let data = EventKind::Modify(ModifyKind::Data(DataChange::Any));
         let mut now = t0;
         while now < t0 + LONGEST_WRITE {

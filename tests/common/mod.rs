@@ -190,6 +190,22 @@ impl Watch {
     }
 }
 
+impl Watch {
+    /// Wait until no line has come for `quiet` (at most `max`); the lines seen.
+    pub fn until_quiet(&self, quiet: Duration, max: Duration) -> Vec<serde_json::Value> {
+        let deadline = Instant::now() + max;
+        let mut seen = Vec::new();
+        while let Ok(v) = self.lines.recv_timeout(quiet) {
+            seen.push(v);
+            assert!(
+                Instant::now() < deadline,
+                "lines still coming after {max:?}"
+            );
+        }
+        seen
+    }
+}
+
 impl Drop for Watch {
     fn drop(&mut self) {
         let _ = self.child.kill();

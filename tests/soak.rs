@@ -1,0 +1,239 @@
+//! A soak test of `lineage watch --json`: a random script of what happens to
+//! a docs folder — creates, edits written with pauses, renames, folder
+//! moves, deletions, FIFOs swapped in for files, names that are not UTF-8,
+//! and `kill -9` restarts of the watcher — then checks that
+//!
+//! - the watcher's index was up to date (a later `lineage index` reads
+//!   nothing) and its live documents equal a fresh index of the folder;
+//! - every version it recorded has content that some file had when its
+//!   writer closed it (nothing half written);
+//! - nothing hung (every wait is bounded).
+//!
+//! The short form runs with the tests. The long form, minutes of it:
+//!
+//! ```sh
+//! LINEAGE_SOAK_OPS=3000 cargo test --release --test soak -- --nocapture
+//! ```
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{TempDir, Watch, text};
+use lineage::fingerprint::rabin;
+use serde_json::Value;
+
+/// xorshift64*: the script is the same for the same seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The folder under test and every content a writer closed.
+struct Folder {
+    root: PathBuf,
+    files: Vec<PathBuf>,
+    closed: HashSet<u64>,
+    seed: u64,
+}
+
+impl Folder {
+    fn content(&mut self) -> Vec<u8> {
+        self.seed += 1;
+        text(self.seed, 40 + (self.seed % 7) as usize * 20).into_bytes()
+    }
+
+    fn name(&mut self, rng: &mut Rng) -> PathBuf {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let folder = ["", "a/", "b/", "a/deep/"][rng.below(4)];
+            let mut n = format!("{folder}p{}", rng.next() % 100_000).into_bytes();
+            if rng.below(5) == 0 {
+                n.extend_from_slice(b"\xff\xfe");
+            }
+            n.extend_from_slice(b".md");
+            self.root.join(std::ffi::OsStr::from_bytes(&n))
+        }
+        #[cfg(not(unix))]
+        self.root.join(format!("p{}.md", rng.next() % 100_000))
+    }
+
+    /// Write a whole file, sometimes in two parts with a pause between.
+    fn write(&mut self, path: &Path, rng: &mut Rng) {
+        let body = self.content();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut f = std::fs::File::create(path).unwrap();
+        if rng.below(3) == 0 {
+            let cut = body.len() / 2;
+            f.write_all(&body[..cut]).unwrap();
+            std::thread::sleep(Duration::from_millis(50 + rng.below(400) as u64));
+            f.write_all(&body[cut..]).unwrap();
+        } else {
+            f.write_all(&body).unwrap();
+        }
+        drop(f);
+        self.closed.insert(rabin::fingerprint(&body, 1));
+    }
+
+    fn pick(&mut self, rng: &mut Rng) -> Option<PathBuf> {
+        self.files.retain(|p| p.is_file());
+        (!self.files.is_empty()).then(|| self.files[rng.below(self.files.len())].clone())
+    }
+
+    /// One random thing happening to the folder.
+    fn step(&mut self, rng: &mut Rng) {
+        match rng.below(10) {
+            0..=2 => {
+                let p = self.name(rng);
+                self.write(&p, rng);
+                self.files.push(p);
+            }
+            3..=4 => {
+                if let Some(p) = self.pick(rng) {
+                    self.write(&p, rng);
+                }
+            }
+            5 => {
+                if let Some(p) = self.pick(rng) {
+                    let to = self.name(rng);
+                    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                    if std::fs::rename(&p, &to).is_ok() {
+                        self.files.push(to);
+                    }
+                }
+            }
+            6 => {
+                // A folder moved (or back).
+                let (a, b) = (self.root.join("a"), self.root.join("moved-a"));
+                let (from, to) = if a.exists() { (a, b) } else { (b, a) };
+                if from.exists() && std::fs::rename(&from, &to).is_ok() {
+                    self.files = self
+                        .files
+                        .iter()
+                        .map(|p| match p.strip_prefix(&from) {
+                            Ok(rest) => to.join(rest),
+                            Err(_) => p.clone(),
+                        })
+                        .collect();
+                }
+            }
+            7 => {
+                if let Some(p) = self.pick(rng) {
+                    std::fs::remove_file(&p).unwrap();
+                }
+            }
+            8 => self.fifo_swap(rng),
+            _ => {
+                // An editor's save: a hidden temp file renamed over the page.
+                if let Some(p) = self.pick(rng) {
+                    let tmp = p.with_file_name(".save.tmp");
+                    self.write(&tmp, rng);
+                    std::fs::rename(&tmp, &p).unwrap();
+                }
+            }
+        }
+    }
+
+    /// A FIFO where a document was, for a while; then a file again.
+    fn fifo_swap(&mut self, rng: &mut Rng) {
+        #[cfg(unix)]
+        if let Some(p) = self.pick(rng) {
+            std::fs::remove_file(&p).unwrap();
+            let ok = std::process::Command::new("mkfifo")
+                .arg(&p)
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                std::thread::sleep(Duration::from_millis(300));
+                std::fs::remove_file(&p).unwrap();
+            }
+            self.write(&p, rng);
+        }
+        #[cfg(not(unix))]
+        let _ = rng;
+    }
+}
+
+/// path (its exact bytes, hex or UTF-8) → content hash of live documents.
+fn live(report: &Value) -> HashMap<String, String> {
+    report["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["status"] == "live")
+        .map(|h| {
+            let name = h.get("path_hex").unwrap_or(&h["path"]);
+            (
+                name.as_str().unwrap().to_string(),
+                h["hash"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_random_life_of_a_folder_ends_as_a_fresh_index_of_it() {
+    let ops: usize = std::env::var("LINEAGE_SOAK_OPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(120);
+    let dir = TempDir::new("soak");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    let index = dir.path().join("index");
+    let mut folder = Folder {
+        root: root.clone(),
+        files: Vec::new(),
+        closed: HashSet::new(),
+        seed: 0,
+    };
+    let mut rng = Rng(0x005E_ED0F_50A4);
+    let mut w = Watch::start(&root, &index, &[]);
+    w.until_quiet(Duration::from_secs(1), Duration::from_secs(30));
+    for i in 0..ops {
+        folder.step(&mut rng);
+        if i % 40 == 39 {
+            // kill -9, and back.
+            drop(w);
+            w = Watch::start(&root, &index, &[]);
+        }
+    }
+    // Let the last changes arrive and the watcher go quiet.
+    std::thread::sleep(Duration::from_secs(1));
+    let lines = w.until_quiet(Duration::from_secs(3), Duration::from_secs(120));
+    assert!(
+        !lines.iter().any(|v| v["event"] == "error"),
+        "no errors: {lines:?}"
+    );
+    drop(w);
+
+    let kept = common::index_documents(&root, &index);
+    assert_eq!(kept["files_read"], 0, "the watcher kept up: {kept}");
+    let fresh = common::index_documents(&root, &dir.path().join("fresh"));
+    assert_eq!(live(&kept), live(&fresh), "live documents as a fresh index");
+    for h in kept["history"].as_array().unwrap() {
+        let hash = u64::from_str_radix(h["hash"].as_str().unwrap(), 16).unwrap();
+        assert!(
+            folder.closed.contains(&hash),
+            "a version nobody closed (half written?): {h}"
+        );
+    }
+    eprintln!(
+        "soak: {ops} operations, {} versions, {} live documents",
+        kept["versions"], kept["documents"]
+    );
+}
