@@ -114,7 +114,7 @@ pub(super) fn main(opts: Options, rx: Receiver<Input>, tx: Sender<Input>, publis
         Err(e) => return fatal(e.to_string()),
     };
     let w = &opts.config.watch;
-    let every = Duration::from_secs(w.rescan_secs.max(1));
+    let every = Duration::from_secs(w.rescan_secs.clamp(1, 86_400));
     let root = ix.root().to_path_buf();
     let root_id = match source::check_root(&root) {
         Ok(id) => id,
