@@ -348,3 +348,59 @@ fn names_that_are_not_utf8_stay_apart() {
         assert_eq!(report["files_read"], 0, "{report}");
     }
 }
+
+/// A FIFO among the documents (or swapped in for one) is skipped with its
+/// reason; nothing waits for a writer that never comes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_fifo_is_skipped_and_nothing_hangs() {
+    let dir = TempDir::new("fifo");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.md"), words(1, 40)).unwrap();
+    let ok = std::process::Command::new("mkfifo")
+        .arg(root.join("pipe.md"))
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let root_s = root.to_str().unwrap();
+    let index = dir.path().join("index");
+    for args in [
+        vec!["scan", root_s, "--json"],
+        vec![
+            "index",
+            root_s,
+            "--json",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+    ] {
+        let mut child = common::command(dir.path(), &args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{args:?} hangs on a FIFO");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        // scan lists the reason; index counts it.
+        let text = v.to_string();
+        assert!(
+            text.contains("not a regular file (fifo)") || v["skipped"] == 1,
+            "{args:?}: {text}"
+        );
+    }
+    // watch: the FIFO listed, the page read.
+    let w = Watch::start(&root, &dir.path().join("index2"), &[]);
+    let v = w.expect("the FIFO skipped", |v| is(v, "skipped", "pipe.md"));
+    assert_eq!(v["reason"], "not a regular file (fifo)");
+    w.expect("a.md", |v| is(v, "version", "a.md"));
+}

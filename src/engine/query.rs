@@ -3,13 +3,13 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::fs;
 
 use super::{CompareView, LegendEntry, OriginView, Side, Target};
 use crate::fingerprint::rabin;
 use crate::index::{Index, IndexError, Status};
 use crate::origin::{Outcome, Run};
 use crate::similar::exact::jaccard;
+use crate::source::{self, SkipReason};
 use crate::text::{Format, for_each_token, prepare};
 
 /// What the engine knows of each version without asking the database.
@@ -43,11 +43,14 @@ pub fn text_of(ix: &Index, rows: &[Row], id: u32) -> (Result<String, String>, Ve
     let text = match ix.current(&row.path) {
         Some(c) if c.id != id => gone("a later version replaced it; old texts are not kept"),
         Some(c) if c.status == Status::Deleted => gone("deleted; its text is not kept"),
-        Some(c) => match fs::read(crate::source::name::path(ix.root(), &row.path)) {
+        // Its stored size bounds the read: the file is that version or not.
+        Some(c) => match source::read_file(&source::name::path(ix.root(), &row.path), c.size) {
             Ok(bytes) if rabin::fingerprint(&bytes, 1) == c.hash => {
                 Ok(prepare(&bytes, Format::from_path(&row.path)).into_owned())
             }
-            Ok(_) => gone("the file changed since; its new version is on its way"),
+            Ok(_) | Err(SkipReason::TooLarge { .. }) => {
+                gone("the file changed since; its new version is on its way")
+            }
             Err(e) => gone(&format!("cannot read it ({e})")),
         },
         None => gone("not in the index"),

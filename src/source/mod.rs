@@ -135,6 +135,9 @@ pub enum SkipReason {
     SymlinkLoop,
     /// A symbolic link to somewhere outside the root (followed links only).
     OutsideRoot,
+    /// A FIFO, a device or a socket: never opened for reading (a FIFO with
+    /// no writer would block the reader forever, a device never ends).
+    NotRegular(&'static str),
 }
 
 impl fmt::Display for SkipReason {
@@ -151,6 +154,7 @@ impl fmt::Display for SkipReason {
             SkipReason::Symlink => f.write_str("symlink (not followed)"),
             SkipReason::SymlinkLoop => f.write_str("symlink loop"),
             SkipReason::OutsideRoot => f.write_str("symlink to outside the root"),
+            SkipReason::NotRegular(kind) => write!(f, "not a regular file ({kind})"),
         }
     }
 }
@@ -311,6 +315,10 @@ pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk
             continue;
         }
         if !ft.is_file() {
+            out.skipped.push(Skipped {
+                path: rel,
+                reason: SkipReason::NotRegular(kind_of(ft)),
+            });
             continue;
         }
         // Read a followed link's target by its own path, checked above to be
@@ -351,9 +359,13 @@ fn is_loop(e: &io::Error) -> bool {
     }
 }
 
-/// Read a document's bytes, or say why it is left out. A file over `max` bytes
-/// is not read (its size is checked first and again while reading, so a file
-/// that grows is caught too).
+/// Read a document's bytes, or say why it is left out. Only a regular file
+/// is read: the path is opened without blocking and without following a
+/// link (what is there now may not be what the walk saw: a FIFO or a link
+/// to a device swapped in), and the opened handle is checked. A file over
+/// `max` bytes is not read; whether it is binary is decided from its first
+/// block, before the rest is read; a file that grows past `max` while it is
+/// read is caught too.
 pub fn read(file: &FileEntry, max: u64) -> Result<Vec<u8>, SkipReason> {
     if file.size > max {
         return Err(SkipReason::TooLarge {
@@ -361,21 +373,93 @@ pub fn read(file: &FileEntry, max: u64) -> Result<Vec<u8>, SkipReason> {
             max,
         });
     }
-    let f = fs::File::open(&file.abs).map_err(classify_io)?;
-    let mut bytes = Vec::with_capacity(file.size as usize);
-    f.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(classify_io)?;
+    let mut f = open_regular(&file.abs)?;
+    let size = f.metadata().map_err(classify_io)?.len();
+    if size > max {
+        return Err(SkipReason::TooLarge { size, max });
+    }
+    read_checked(&mut f, size, max)
+}
+
+/// The bytes of the regular file at `path` ([`read`] without a walk's stat).
+pub fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, SkipReason> {
+    let mut f = open_regular(path)?;
+    let size = f.metadata().map_err(classify_io)?.len();
+    if size > max {
+        return Err(SkipReason::TooLarge { size, max });
+    }
+    read_checked(&mut f, size, max)
+}
+
+/// Open `path` for reading if it is a regular file, never blocking.
+fn open_regular(path: &Path) -> Result<fs::File, SkipReason> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    // Never block on a FIFO or a device, never follow a link.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let f = options.open(path).map_err(|e| {
+        if is_loop(&e) {
+            SkipReason::Symlink
+        } else {
+            classify_io(e)
+        }
+    })?;
+    let ft = f.metadata().map_err(classify_io)?.file_type();
+    if !ft.is_file() {
+        return Err(SkipReason::NotRegular(kind_of(ft)));
+    }
+    Ok(f)
+}
+
+/// The first block, checked for binary content, then the rest: at most
+/// `max` bytes in all.
+fn read_checked(f: &mut impl Read, size: u64, max: u64) -> Result<Vec<u8>, SkipReason> {
+    const BLOCK: u64 = 8192;
+    let mut bytes = Vec::with_capacity(size.min(max) as usize + 1);
+    f.take(BLOCK).read_to_end(&mut bytes).map_err(classify_io)?;
+    if crate::text::looks_binary(&bytes) {
+        return Err(SkipReason::Binary);
+    }
+    let left = (max + 1).saturating_sub(bytes.len() as u64);
+    f.take(left).read_to_end(&mut bytes).map_err(classify_io)?;
     if bytes.len() as u64 > max {
         return Err(SkipReason::TooLarge {
             size: bytes.len() as u64,
             max,
         });
     }
-    if crate::text::looks_binary(&bytes) {
-        return Err(SkipReason::Binary);
-    }
     Ok(bytes)
+}
+
+/// What kind of file that is not regular this is.
+fn kind_of(ft: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "fifo";
+        }
+        if ft.is_char_device() {
+            return "character device";
+        }
+        if ft.is_block_device() {
+            return "block device";
+        }
+        if ft.is_socket() {
+            return "socket";
+        }
+    }
+    if ft.is_dir() {
+        "folder"
+    } else if ft.is_symlink() {
+        "symlink"
+    } else {
+        "special file"
+    }
 }
 
 /// Why an I/O error on a file leaves it out.
@@ -583,6 +667,58 @@ mod tests {
             classify_io(io::Error::from(io::ErrorKind::NotFound)),
             SkipReason::Vanished
         );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn fifos_devices_and_links_swapped_in_are_never_read() {
+        let t = Tmp::new("fifo");
+        t.write("a.md", "text");
+        let e = entry(&t.0, "a.md");
+        fs::remove_file(t.0.join("a.md")).unwrap();
+        let c = std::ffi::CString::new(t.0.join("a.md").to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path and a mode.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        // No writer: a blocking open would never return.
+        assert_eq!(read(&e, 1 << 20), Err(SkipReason::NotRegular("fifo")));
+        fs::remove_file(t.0.join("a.md")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", t.0.join("a.md")).unwrap();
+        assert_eq!(read(&e, 1 << 20), Err(SkipReason::Symlink), "not followed");
+        // A walk lists a FIFO as skipped, with the reason, without opening it.
+        fs::remove_file(t.0.join("a.md")).unwrap();
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let w = walk(&t.0, &Filter::default_patterns()).unwrap();
+        assert_eq!(skips(&w), [("a.md".into(), SkipReason::NotRegular("fifo"))]);
+    }
+
+    #[test]
+    fn binary_is_decided_from_the_first_block_before_the_rest_is_read() {
+        /// Zeros without end, counting what is read.
+        struct Zeros(u64);
+        impl Read for Zeros {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                buf.fill(0);
+                self.0 += buf.len() as u64;
+                Ok(buf.len())
+            }
+        }
+        let mut z = Zeros(0);
+        assert_eq!(
+            read_checked(&mut z, 10 << 30, 20 << 30),
+            Err(SkipReason::Binary)
+        );
+        assert!(z.0 <= 8192, "read {} bytes", z.0);
+        let mut text = io::Cursor::new(b"words ".repeat(3000));
+        assert_eq!(
+            read_checked(&mut text, 18000, 1 << 20).unwrap().len(),
+            18000
+        );
+        let mut grown = io::Cursor::new(b"words ".repeat(3000));
+        assert!(matches!(
+            read_checked(&mut grown, 100, 10000),
+            Err(SkipReason::TooLarge { size: 10001, .. })
+        ));
     }
 
     #[test]
