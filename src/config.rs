@@ -375,6 +375,19 @@ impl Config {
         if self.bridge_limit == 0 {
             return Err("bridge_limit must be at least 1".into());
         }
+        let w = &self.watch;
+        if !(1..=86_400).contains(&w.rescan_secs) {
+            return Err(format!(
+                "watch.rescan_secs must be between 1 and 86400, not {}",
+                w.rescan_secs
+            ));
+        }
+        if !(10..=60_000).contains(&w.debounce_ms) {
+            return Err(format!(
+                "watch.debounce_ms must be between 10 and 60000, not {}",
+                w.debounce_ms
+            ));
+        }
         let m = self.watch.min_similarity;
         if !(m > 0.0 && m <= 1.0) {
             return Err(format!(
@@ -407,8 +420,11 @@ impl Config {
                 _ => return Ok(Config::default()),
             },
         };
-        let text = std::fs::read_to_string(&path)
+        // A regular file of at most 1 MiB: not a FIFO, not /dev/zero.
+        let bytes = crate::source::read_file(&path, 1 << 20)
             .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("config {}: not UTF-8 text", path.display()))?;
         Config::from_toml(&text).map_err(|e| format!("config {}: {e}", path.display()))
     }
 }

@@ -347,26 +347,169 @@ fn nhs_lucky_be_degrades_smoothly_and_beats_the_baselines() {
 }
 
 #[test]
-fn bad_arguments_exit_2_with_one_line() {
+fn bad_values_exit_2_with_one_line() {
     let dir = TempDir::new("badargs");
     let root = dir.path().to_str().unwrap();
     for args in [
-        vec!["scan", root, "--selector", "bogus"],
-        vec!["scan", root, "--table-size", "12 parsecs"],
-        vec!["scan", root, "--table-size", "100B"],
-        vec!["scan", root, "--eviction", "fifo"],
         vec!["scan", root, "-k", "0"],
         vec!["scan", "/nonexistent/lineage/root"],
-        vec!["sweep", root, "--sizes", "1KiB,x"],
-        vec!["frobnicate"],
         vec!["scan", root, "--config", "/nonexistent/config.toml"],
+        // A table the machine cannot hold: an answer, not an abort.
+        vec!["scan", root, "--table-size", "1000GB"],
+        vec![
+            "index",
+            root,
+            "--table-size",
+            "1000GB",
+            "--index",
+            "/nonexistent/ix",
+        ],
+        vec!["sweep", root, "--sizes", "1KiB,1000GB"],
+        // Settings files that would never end or never open.
+        vec!["scan", root, "--config", "/dev/zero"],
     ] {
         let out = lineage(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("lineage: "), "{err}");
+        assert!(!err.contains("panicked") && !err.contains("memory allocation"));
         assert!(out.stdout.is_empty());
+    }
+    let out = lineage(&["scan", root, "--table-size", "1000GB"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more than this machine's memory"));
+}
+
+#[test]
+fn usage_errors_print_clap_whole_message_and_exit_2() {
+    let dir = TempDir::new("usage");
+    let root = dir.path().to_str().unwrap();
+    for (args, says) in [
+        (vec!["scan"], "<ROOT>"),
+        (
+            vec!["scan", root, "--selector", "bogus"],
+            "unknown selector 'bogus'",
+        ),
+        (vec!["scan", root, "--eviction", "fifo"], "--eviction"),
+        (
+            vec!["scan", root, "--table-size", "12 parsecs"],
+            "--table-size",
+        ),
+        (vec!["frobnicate"], "unrecognized subcommand"),
+        (vec!["sweep", root, "--sizes", "1KiB,x"], "invalid size 'x'"),
+        (
+            vec!["scan", root, "--bucket-entries", "100000"],
+            "not in 1..=1024",
+        ),
+        (vec!["scan", root, "--bridge-limit", "0"], "not in 1.."),
+        (
+            vec!["watch", root, "--rescan-secs", "18446744073709551615"],
+            "not in 1..=86400",
+        ),
+        (
+            vec!["watch", root, "--debounce-ms", "0"],
+            "not in 10..=60000",
+        ),
+        (vec!["sacn", root], "similar"),
+    ] {
+        let out = lineage(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(err.contains("--help"), "the way to more: {err}");
+        assert!(out.stdout.is_empty());
+    }
+    // `lineage` alone: the commands.
+    let out = lineage(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    for c in ["scan", "sweep", "pairs", "pocket", "index", "watch"] {
+        assert!(err.contains(&format!("  {c} ")), "{c}: {err}");
+    }
+}
+
+/// stdout or stderr full (or closed) is an exit status, never a panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_stdout_or_stderr_is_no_panic() {
+    use std::process::Stdio;
+    let dir = TempDir::new("full");
+    dir.write("a.md", BASE);
+    let root = dir.path().to_str().unwrap();
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let home = std::env::temp_dir().join("lineage-test-empty-config");
+    for (args, out_full, err_full) in [
+        (vec!["scan", root, "--json"], true, false),
+        (vec!["scan", root], true, true),
+        (vec!["scan", "/nonexistent"], false, true),
+        (vec!["scan"], false, true),
+        (vec!["scan", root, "--selector", "x"], true, true),
+    ] {
+        let mut c = common::command(&home, &args);
+        c.stdout(if out_full {
+            Stdio::from(full())
+        } else {
+            Stdio::piped()
+        });
+        c.stderr(if err_full {
+            Stdio::from(full())
+        } else {
+            Stdio::piped()
+        });
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        if out_full && !err_full {
+            assert!(err.contains("No space left on device"), "{args:?}: {err}");
+        }
+    }
+}
+
+/// Names that would move the cursor, retitle or clear the terminal are
+/// shown escaped in every readable output.
+#[cfg(unix)]
+#[test]
+fn control_characters_in_names_are_shown_escaped() {
+    let dir = TempDir::new("ctrl");
+    dir.write("docs/esc\x1b]0;pwned\x07.md", BASE);
+    dir.write("docs/copy\nof.md", format!("{BASE} and more"));
+    dir.write("docs/bin\x1b[2J.txt", b"\0binary".as_slice());
+    let docs = dir.path().join("docs");
+    let root = docs.to_str().unwrap();
+    let ix = dir.path().join("ix");
+    for args in [
+        vec!["scan", root, "--order", "path"],
+        vec!["pairs", root, "--min-similarity", "0.3"],
+        vec![
+            "index",
+            root,
+            "--documents",
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    ] {
+        let out = lineage(&args);
+        assert!(out.status.success(), "{args:?}");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !all.contains('\x1b') && !all.contains('\x07'),
+            "{args:?}: {all:?}"
+        );
+        assert!(
+            all.contains(r"esc\x1b]0;pwned\x07.md") && all.contains(r"copy\nof.md"),
+            "{args:?}: {all}"
+        );
+        assert!(all.contains(r"bin\x1b[2J.txt: binary"), "{args:?}: {all}");
     }
 }
 

@@ -9,6 +9,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::scan::EstimatedArgs;
+use super::show::{self, show};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs};
 use crate::config::Config;
 use crate::index::{self, HistoryRow, Index, Observer, Report};
@@ -74,18 +75,18 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
         writeln!(out)?;
     } else {
         for (path, s) in ix.skipped() {
-            eprintln!("skipped {path}: {}", s.reason);
+            super::skipped_line(path, &s.reason);
         }
         writeln!(
             out,
             "{}: {} documents, {} versions in the history, {} skipped",
-            ix.root().display(),
+            show(&ix.root().display().to_string()),
             counts.documents,
             counts.versions,
             counts.skipped
         )?;
         summary(&mut out, &report, started.elapsed())?;
-        writeln!(out, "index: {}", ix.dir().display())?;
+        writeln!(out, "index: {}", show(&ix.dir().display().to_string()))?;
         if let Some(h) = &history {
             listing(&mut out, h)?;
         }
@@ -130,13 +131,13 @@ fn listing(out: &mut impl Write, h: &[HistoryRow]) -> std::io::Result<()> {
             Some(o) if o == v.id => "itself".to_string(),
             Some(o) => h
                 .get(o as usize)
-                .map_or_else(|| format!("#{o}"), |d| format!("#{o} {}", d.path)),
+                .map_or_else(|| format!("#{o}"), |d| format!("#{o} {}", show(&d.path))),
         };
         writeln!(
             out,
             "{:>6}  {:<40} {:>4}  {:<8} {:>5.1}%  {dominant}",
             v.id,
-            v.path,
+            show(&v.path),
             v.version,
             v.status.name(),
             fresh
@@ -221,7 +222,7 @@ impl Stderr {
 
     fn clear(&mut self) {
         if self.shown {
-            eprint!("\r\x1b[K");
+            show::progress("");
             self.shown = false;
         }
     }
@@ -230,7 +231,7 @@ impl Stderr {
 impl Observer for Stderr {
     fn notice(&mut self, message: &str) {
         self.clear();
-        eprintln!("lineage: {message}");
+        show::note(&format!("lineage: {}", show(message)));
     }
 
     fn progress(&mut self, what: &str, done: u64, total: u64) {
@@ -249,11 +250,11 @@ impl Observer for Stderr {
         }
         self.last = Some(now);
         let filled = (WIDTH * done / total) as usize;
-        eprint!(
-            "\r{what} [{}{}] {done}/{total}",
+        show::progress(&format!(
+            "{what} [{}{}] {done}/{total}",
             "#".repeat(filled),
             ".".repeat(WIDTH as usize - filled)
-        );
+        ));
         self.shown = true;
     }
 }

@@ -6,6 +6,7 @@ mod index;
 mod pairs;
 mod pocket;
 mod scan;
+mod show;
 mod sweep;
 mod watch;
 
@@ -23,6 +24,7 @@ use crate::source::Filter;
 #[command(
     name = "lineage",
     version,
+    arg_required_else_help = true,
     about = "What in a folder of documents is copied from where",
     long_about = "lineage finds, for every document of a folder, which earlier document each \
 passage came from and what is new, with the origin-detection algorithms of Abdel-Hamid, \
@@ -95,11 +97,11 @@ struct CommonEngineArgs {
     /// Which of the entries tied for eviction goes: oldest or newest [default: oldest].
     #[arg(long, value_name = "RULE")]
     eviction_ties: Option<Ties>,
-    /// Longest bridge, in selected units (T) [default: 30].
-    #[arg(long, value_name = "T")]
+    /// Longest bridge, in selected units (T), at least 1 [default: 30].
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..))]
     bridge_limit: Option<u32>,
-    /// Entries per table bucket [default: 64].
-    #[arg(long, value_name = "N")]
+    /// Entries per table bucket, 1 to 1024 [default: 64].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     bucket_entries: Option<u16>,
     /// Seed of random eviction [default: 0].
     #[arg(long, value_name = "N")]
@@ -151,14 +153,15 @@ pub fn run() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                let _ = e.print();
-                return ExitCode::SUCCESS;
-            }
-            let rendered = e.render().to_string();
-            let line = rendered.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("lineage: {}", line.trim_start_matches("error: "));
-            return ExitCode::from(2);
+            // clap's whole message: what is wrong, the usage line, a
+            // suggestion; `lineage` alone prints the help with the commands.
+            let _ = e.print();
+            let asked = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+            return if asked {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            };
         }
     };
     let result = Config::load(cli.config.as_deref())
@@ -174,7 +177,7 @@ pub fn run() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fatal(msg)) => {
-            eprintln!("lineage: {msg}");
+            show::note(&format!("lineage: {}", show::show(&msg)));
             ExitCode::from(2)
         }
     }
@@ -235,6 +238,15 @@ fn skipped_json(c: &Corpus) -> Vec<SkippedJson> {
 /// Print a readable line per skipped file on stderr.
 fn report_skipped(c: &Corpus) {
     for s in &c.skipped {
-        eprintln!("skipped {}: {}", s.path, s.reason);
+        skipped_line(&s.path, &s.reason.to_string());
     }
+}
+
+/// The readable line of a file left out (on stderr).
+fn skipped_line(path: &str, reason: &str) {
+    show::note(&format!(
+        "skipped {}: {}",
+        show::show(path),
+        show::show(reason)
+    ));
 }

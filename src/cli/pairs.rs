@@ -131,7 +131,7 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
         writeln!(out)?;
     } else {
         for s in &loaded.skipped {
-            eprintln!("skipped {}: {}", s.path, s.reason);
+            super::skipped_line(&s.path, &s.reason.to_string());
         }
         summary(&mut out, method, min, &loaded, &pairs, &clusters, &stats)?;
     }
@@ -340,10 +340,10 @@ fn summary(
     if !clusters.is_empty() {
         writeln!(out, "\nlargest clusters:")?;
         for c in clusters.iter().take(10) {
-            let names: Vec<&str> = c
+            let names: Vec<_> = c
                 .iter()
                 .take(6)
-                .map(|&i| l.paths[i as usize].as_str())
+                .map(|&i| super::show::show(&l.paths[i as usize]))
                 .collect();
             let more = if c.len() > 6 {
                 format!(", … {} more", c.len() - 6)
@@ -365,6 +365,7 @@ fn summary(
         top.sort_by(|x, y| y.2.total_cmp(&x.2));
         writeln!(out, "\nmost similar pairs:")?;
         for (a, b, s) in top.iter().take(20) {
+            let (a, b) = (super::show::show(a), super::show::show(b));
             writeln!(out, "  {s:.3}  {a}  {b}")?;
         }
         if pairs.len() > 20 {

@@ -188,7 +188,7 @@ fn build(args: BuildArgs, mut config: Config) -> Result<(), Fatal> {
         writeln!(out)?;
     } else {
         for s in &skipped {
-            eprintln!("skipped {}: {}", s.path, s.reason);
+            super::skipped_line(&s.path, &s.reason.to_string());
         }
         let langs: Vec<String> = report
             .languages
@@ -314,7 +314,7 @@ fn query(args: QueryArgs) -> Result<(), Fatal> {
             writeln!(
                 out,
                 "{} ({}, {} codes): {} indexed documents share a code",
-                a.path,
+                super::show::show(&a.path),
                 a.language,
                 a.codes,
                 a.matches.len()
@@ -326,7 +326,9 @@ fn query(args: QueryArgs) -> Result<(), Fatal> {
                 writeln!(
                     out,
                     "  {}/{} codes  jaccard {j}  {}",
-                    m.shared_codes, a.codes, m.path
+                    m.shared_codes,
+                    a.codes,
+                    super::show::show(m.path)
                 )?;
             }
         }

@@ -275,8 +275,8 @@ fn summary(
                 out,
                 "  {:>5.1}%  {:<40}  {}",
                 pct(u64::from(o.fresh_tokens()), u64::from(o.tokens)),
-                corpus.docs[o.id as usize].path,
-                corpus.docs[o.top_origin as usize].path
+                super::show::show(&corpus.docs[o.id as usize].path),
+                super::show::show(&corpus.docs[o.top_origin as usize].path)
             )?;
         }
         if copied.len() > 20 {

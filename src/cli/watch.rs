@@ -33,12 +33,14 @@ pub(super) struct WatchArgs {
     /// virtual file systems) [config: watch.poll].
     #[arg(long)]
     poll: bool,
-    /// Quiet time that ends a burst of file events, in milliseconds [default: 200].
-    #[arg(long, value_name = "MS")]
+    /// Quiet time that ends a burst of file events, in milliseconds, 10 to
+    /// 60000 [default: 200].
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(10..=60_000))]
     debounce_ms: Option<u64>,
-    /// Seconds between rescans when polling or when OS events are unavailable
-    /// [default: 2].
-    #[arg(long, value_name = "S")]
+    /// Seconds between rescans when polling or when OS events are
+    /// unavailable, and between checks of the root and retries of an index
+    /// that could not be written; 1 to 86400 [default: 2].
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     rescan_secs: Option<u64>,
     /// Jaccard resemblance (0 to 1) at which two documents are near
     /// duplicates, in one cluster [config: watch.min_similarity; default: 0.7].
@@ -150,7 +152,7 @@ impl Lines {
             ),
             EventKind::Notice(message) => {
                 self.progress(None);
-                eprintln!("lineage: {message}");
+                super::show::note(&format!("lineage: {}", super::show::show(message)));
                 Ok(())
             }
         }
@@ -161,8 +163,10 @@ impl Lines {
             return;
         }
         match p {
-            Some(p) if p.total > 0 => eprint!("\r\x1b[K{} {}/{}", p.what, p.done, p.total),
-            _ => eprint!("\r\x1b[K"),
+            Some(p) if p.total > 0 => {
+                super::show::progress(&format!("{} {}/{}", p.what, p.done, p.total))
+            }
+            _ => super::show::progress(""),
         }
     }
 
@@ -173,7 +177,7 @@ impl Lines {
         if self.json {
             writeln!(out, "{json}")?;
         } else {
-            writeln!(out, "{text}")?;
+            writeln!(out, "{}", super::show::show(&text))?;
         }
         out.flush()?;
         Ok(())

@@ -123,7 +123,16 @@ impl Slot {
 /// A table that cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TableError {
-    TooSmall { size: u64, bucket_bytes: u64 },
+    TooSmall {
+        size: u64,
+        bucket_bytes: u64,
+    },
+    /// More than the machine's memory: the allocation would fail (an abort)
+    /// or the table would be swapped to death.
+    TooLarge {
+        size: u64,
+        memory: u64,
+    },
     BadBucket(u16),
 }
 
@@ -134,6 +143,12 @@ impl fmt::Display for TableError {
                 f,
                 "table size {} is smaller than one bucket ({bucket_bytes} bytes)",
                 format_bytes(*size)
+            ),
+            TableError::TooLarge { size, memory } => write!(
+                f,
+                "table size {} is more than this machine's memory ({:.1} GiB)",
+                format_bytes(*size),
+                *memory as f64 / f64::from(1u32 << 30)
             ),
             TableError::BadBucket(n) => {
                 write!(f, "bucket entries must be between 1 and 1024, not {n}")
@@ -173,10 +188,12 @@ impl TableParams {
         if n_buckets == 0 {
             return Err(TableError::TooSmall { size, bucket_bytes });
         }
-        Ok((
-            usize::try_from(n_buckets).expect("table size fits in memory"),
-            per,
-        ))
+        let memory = physical_memory();
+        let n_buckets = usize::try_from(n_buckets)
+            .ok()
+            .filter(|_| size <= memory)
+            .ok_or(TableError::TooLarge { size, memory })?;
+        Ok((n_buckets, per))
     }
 
     /// Whether a table can be built with these parameters, without building it.
@@ -1113,6 +1130,24 @@ impl Buckets {
         self.touched = touched;
         self.n_touched = 0;
     }
+}
+
+/// The machine's physical memory in bytes (`u64::MAX` where unknown).
+fn physical_memory() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysconf reads system constants; no memory is passed.
+        let (pages, page) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        if pages > 0 && page > 0 {
+            return (pages as u64).saturating_mul(page as u64);
+        }
+    }
+    u64::MAX
 }
 
 /// A zeroed vector of `n` elements. Large ones are backed by huge pages where
