@@ -10,6 +10,7 @@ pub mod config;
 pub mod corpus;
 pub mod engine;
 pub mod fingerprint;
+pub mod fsio;
 pub mod index;
 pub mod origin;
 pub mod similar;

@@ -533,3 +533,53 @@ fn a_file_without_read_permission_is_skipped_with_the_reason() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((n(&v, "documents"), n(&v, "skipped")), (3, 1));
 }
+
+/// FIFOs put in place of the index's own files are damage to repair, not
+/// files to wait on.
+#[cfg(target_os = "linux")]
+#[test]
+fn fifos_in_place_of_the_index_files_are_repaired() {
+    let dir = TempDir::new("ix-fifo");
+    let root = dir.path().join("docs");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("a.md"), "some words to index here and there").unwrap();
+    let index = dir.path().join("index");
+    let args = [
+        "index",
+        root.to_str().unwrap(),
+        "--json",
+        "--index",
+        index.to_str().unwrap(),
+    ];
+    run_json(dir.path(), &args);
+    for name in ["table.snapshot", "index.db"] {
+        fs::remove_file(index.join(name)).unwrap();
+        let ok = std::process::Command::new("mkfifo")
+            .arg(index.join(name))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let mut child = common::command(dir.path(), &args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{name} as a FIFO hangs index"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {err}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["documents"], 1, "{name}");
+        assert!(
+            fs::metadata(index.join(name)).unwrap().is_file(),
+            "{name} rebuilt"
+        );
+    }
+}

@@ -265,7 +265,10 @@ fn assert_usage(args: &[&str], needle: &str) {
     assert_eq!(out.status.code(), Some(2), "{args:?}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("required arguments"), "{err}");
-    assert!(err.contains(needle) && err.contains("Usage:"), "{err:?} lacks {needle:?}");
+    assert!(
+        err.contains(needle) && err.contains("Usage:"),
+        "{err:?} lacks {needle:?}"
+    );
     assert!(out.stdout.is_empty());
 }
 
@@ -320,4 +323,78 @@ fn bad_and_corrupt_indexes_exit_2() {
         "unknown language",
     );
     assert_usage(&["pocket", "build", &docs], "--output <FILE>");
+}
+
+/// `-o` never writes through a planted link, never replaces a FIFO or a
+/// device, and leaves no temp file behind.
+#[cfg(target_os = "linux")]
+#[test]
+fn pocket_build_writes_only_its_own_file() {
+    let root = TempDir::new("pocket-safe");
+    root.write("docs/a.md", words(4, 300));
+    let docs = root.path().join("docs");
+    let out = root.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let victim = root.write("victim.txt", "precious");
+    std::os::unix::fs::symlink(&victim, out.join("idx.pocket.tmp")).unwrap();
+    let target = out.join("idx.pocket");
+    let ok = lineage(&[
+        "pocket",
+        "build",
+        docs.to_str().unwrap(),
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    let mut names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["idx.pocket", "idx.pocket.tmp"],
+        "the planted link untouched, no temp"
+    );
+    // A FIFO as the target: refused, and still a FIFO.
+    let fifo = out.join("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let refused = lineage(&[
+        "pocket",
+        "build",
+        docs.to_str().unwrap(),
+        "-o",
+        fifo.to_str().unwrap(),
+    ]);
+    assert_fails_on(&refused, "not a regular file");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    // Querying a device or a FIFO is an error, not an endless read.
+    for q in ["/dev/zero", fifo.to_str().unwrap()] {
+        let out = lineage(&["pocket", "query", target.to_str().unwrap(), q]);
+        assert_fails_on(&out, "not a regular file");
+    }
+}
+
+fn assert_fails_on(out: &std::process::Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(needle), "{err}");
 }

@@ -336,17 +336,22 @@ fn query(args: QueryArgs) -> Result<(), Fatal> {
     Ok(())
 }
 
-/// A query file: read whole (any name; HTML by extension), or a clear error.
+/// A query file: a regular file of at most the default `max_file_size`,
+/// read whole (any name; HTML by extension), or a clear error.
 fn read_query(path: &Path, k: usize) -> Result<SimDoc, Fatal> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Fatal(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = crate::source::read_file(path, file_size_cap())
+        .map_err(|e| Fatal(format!("cannot read {}: {e}", path.display())))?;
     let name = path.to_string_lossy();
     Ok(sim_doc(&prepare(&bytes, Format::from_path(&name)), k))
+}
+
+fn file_size_cap() -> u64 {
+    crate::config::Config::default().max_file_size.0
 }
 
 /// The shingles of an indexed document, read again from the index's root.
 fn indexed_shingles(file: &PocketFile, doc: &IndexedDoc, k: usize) -> Option<Vec<u64>> {
     let path = crate::source::name::path(Path::new(&file.root), &doc.path);
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::source::read_file(&path, file_size_cap()).ok()?;
     Some(sim_doc(&prepare(&bytes, Format::from_path(&doc.path)), k).shingles)
 }

@@ -236,7 +236,7 @@ impl Index {
         prepare_dir(&root, dir)?;
         let lock = lock::acquire(dir)?;
         // A temp file is only left by a run killed while writing a snapshot.
-        let _ = fs::remove_file(dir.join(snapshot::TEMP));
+        crate::fsio::remove_stale_temps(dir);
         let key = params_key(&params);
         let preparer = Preparer::new(params);
         let mut rebuilt = false;
@@ -476,7 +476,7 @@ fn wipe(dir: &Path) -> Result<(), IndexError> {
 }
 
 fn wipe_snapshot(dir: &Path) -> Result<(), IndexError> {
-    remove_all(dir, &[snapshot::FILE, snapshot::TEMP])
+    remove_all(dir, &[snapshot::FILE])
 }
 
 fn remove_all<'a>(

@@ -224,6 +224,17 @@ impl Db {
     /// Open (or create) the database at `path` and check it: schema version,
     /// then SQLite's `quick_check` of every page. Returns whether it is new.
     pub fn open(path: &Path) -> Result<(Db, bool), OpenError> {
+        // A FIFO or a device in its place (or beside it) is damage, not a
+        // file for SQLite to open and wait on.
+        let dir = path.parent().unwrap_or(Path::new("."));
+        for p in std::iter::once(path.to_path_buf()).chain(COMPANIONS.iter().map(|c| dir.join(c))) {
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
+                return Err(OpenError::Corrupt(format!(
+                    "{} is not a regular file",
+                    p.display()
+                )));
+            }
+        }
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE

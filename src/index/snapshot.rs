@@ -10,15 +10,13 @@
 //! renamed over the old one, and the folder fsynced: a crash leaves the old
 //! snapshot or the new one, never a mix.
 
-use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use super::checksum::Xxh64;
 use crate::origin::table::{Table, TableParams};
 
 pub const FILE: &str = "table.snapshot";
-pub const TEMP: &str = "table.snapshot.tmp";
 const MAGIC: &[u8; 12] = b"LINEAGETABLE";
 /// Bump when the layout or [`Table::write_state`]'s bytes change.
 pub const FORMAT: u32 = 1;
@@ -52,7 +50,6 @@ pub enum Unusable {
 
 /// Write `table` with `header` atomically as `dir/table.snapshot`.
 pub fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()> {
-    let tmp = dir.join(TEMP);
     let mut head = Vec::with_capacity(64 + header.params.len());
     head.extend_from_slice(MAGIC);
     head.extend_from_slice(&FORMAT.to_le_bytes());
@@ -64,29 +61,30 @@ pub fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()> {
     let len_at = head.len() as u64;
     head.extend_from_slice(&[0; 16]); // payload length and checksum, patched below
 
-    let mut w = HashingWriter {
-        inner: BufWriter::with_capacity(1 << 20, File::create(&tmp)?),
-        hash: Xxh64::default(),
-        len: 0,
-    };
-    w.inner.write_all(&head)?;
-    w.hash.update(&head[..head.len() - 16]);
-    table.write_state(&mut w)?;
-    let (payload_len, mut hash) = (w.len, w.hash);
-    hash.update(&payload_len.to_le_bytes());
-    let mut f = w.inner.into_inner().map_err(|e| e.into_error())?;
-    f.seek(SeekFrom::Start(len_at))?;
-    f.write_all(&payload_len.to_le_bytes())?;
-    f.write_all(&hash.finish().to_le_bytes())?;
-    f.sync_all()?;
-    drop(f);
-    fs::rename(&tmp, dir.join(FILE))?;
-    sync_dir(dir)
+    // The index folder is ours: whatever else stands at the snapshot's name
+    // (a FIFO, a link) is damage, replaced.
+    let target = dir.join(FILE);
+    if std::fs::symlink_metadata(&target).is_ok_and(|m| !m.is_file()) {
+        let _ = std::fs::remove_file(&target);
+    }
+    crate::fsio::write_atomic(&target, |out| {
+        let mut w = HashingWriter {
+            inner: &mut *out,
+            hash: Xxh64::default(),
+            len: 0,
+        };
+        w.inner.write_all(&head)?;
+        w.hash.update(&head[..head.len() - 16]);
+        table.write_state(&mut w)?;
+        let (payload_len, mut hash) = (w.len, w.hash);
+        hash.update(&payload_len.to_le_bytes());
+        out.seek(SeekFrom::Start(len_at))?;
+        out.write_all(&payload_len.to_le_bytes())?;
+        out.write_all(&hash.finish().to_le_bytes())
+    })
+    .map(|_| ())
 }
 
-/// Read and verify `dir/table.snapshot`, written with the parameters whose
-/// key is `key`, and rebuild its table with `params`. The checksum is
-/// verified before a byte of the payload is parsed.
 pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table), Unusable> {
     let mut bytes = Vec::new();
     open(dir)?.read_to_end(&mut bytes).map_err(corrupt)?;
@@ -123,11 +121,16 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
     Ok((header, table))
 }
 
-fn open(dir: &Path) -> Result<File, Unusable> {
-    File::open(dir.join(FILE)).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => Unusable::Missing,
-        _ => corrupt(e),
-    })
+/// The snapshot's bytes: a regular file no larger than a table can be (a
+/// FIFO or a device put there is damage, not something to wait on).
+fn open(dir: &Path) -> Result<std::io::Cursor<Vec<u8>>, Unusable> {
+    const LARGEST: u64 = 1 << 40;
+    crate::fsio::read_bounded(&dir.join(FILE), LARGEST)
+        .map(std::io::Cursor::new)
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => Unusable::Missing,
+            _ => corrupt(e),
+        })
 }
 
 fn corrupt(e: io::Error) -> Unusable {
@@ -173,15 +176,6 @@ fn parse_rest(head: &[u8], params_len: usize) -> Result<(Header, u64, u64), Unus
     ))
 }
 
-/// Make a rename in `dir` durable.
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    #[cfg(unix)]
-    File::open(dir)?.sync_all()?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
-}
-
 struct HashingWriter<W> {
     inner: W,
     hash: Xxh64,
@@ -205,6 +199,7 @@ impl<W: Write> Write for HashingWriter<W> {
 mod tests {
     use super::*;
     use crate::origin::{Params, TableSize};
+    use std::fs;
 
     fn dir(tag: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("lineage-snap-{tag}-{}", std::process::id()));
@@ -244,12 +239,34 @@ mod tests {
         v
     }
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fifo_in_place_of_the_snapshot_is_damage_not_a_wait() {
+        let d = dir("fifo");
+        let c = std::ffi::CString::new(d.join(FILE).to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path and a mode.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let (tp, t, h) = sample();
+        assert!(matches!(
+            read(&d, "k=8 test", tp),
+            Err(Unusable::Corrupt(_))
+        ));
+        // The index folder is ours: the FIFO is replaced by a snapshot.
+        write(&d, &h, &t).unwrap();
+        assert!(read(&d, "k=8 test", tp).is_ok());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
     #[test]
     fn round_trips() {
         let d = dir("rt");
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
-        assert!(!d.join(TEMP).exists());
+        let names: Vec<_> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [FILE], "no temp file left");
         let (h2, t2) = read(&d, "k=8 test", tp).unwrap();
         assert!(matches!(
             read(&d, "k=9 test", tp),

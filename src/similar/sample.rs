@@ -371,7 +371,7 @@ impl SampleStore {
     pub fn write(&self, blocks: &Path, log: &Path) -> io::Result<()> {
         let mut bf = Vec::new();
         self.blocks.write(&mut bf)?;
-        std::fs::write(blocks, &bf)?;
+        crate::fsio::write_atomic(blocks, |w| w.write_all(&bf))?;
         let mut content = Vec::new();
         content.extend_from_slice(&(self.log.len() as u32).to_le_bytes());
         for e in &self.log {
@@ -385,12 +385,12 @@ impl SampleStore {
         out.extend_from_slice(&fnv1a64(&bf).to_le_bytes());
         out.extend_from_slice(&fnv1a64(&content).to_le_bytes());
         out.extend_from_slice(&content);
-        std::fs::write(log, out)
+        crate::fsio::write_atomic(log, |w| w.write_all(&out)).map(|_| ())
     }
 
     pub fn read(blocks: &Path, log: &Path) -> Result<SampleStore, SampleError> {
-        let bf = std::fs::read(blocks)?;
-        let lf = std::fs::read(log)?;
+        let bf = crate::fsio::read_bounded(blocks, 4 << 30)?;
+        let lf = crate::fsio::read_bounded(log, 4 << 30)?;
         let corrupt = |m: &str| SampleError::Corrupt(m.to_owned());
         if lf.len() < 28 || &lf[..8] != LOG_MAGIC {
             return Err(corrupt("the document log has no sample-store magic"));

@@ -381,20 +381,12 @@ impl PocketFile {
     /// number of bytes written.
     pub fn write(&self, path: &Path) -> io::Result<u64> {
         let bytes = self.to_bytes()?;
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&bytes)?;
-            f.sync_all()?;
-        }
-        std::fs::rename(&tmp, path)?;
-        Ok(bytes.len() as u64)
+        crate::fsio::write_atomic(path, |w| w.write_all(&bytes))
     }
 
+    /// Read a pocket file: a regular file of at most 4 GiB.
     pub fn read(path: &Path) -> Result<PocketFile, PocketError> {
-        PocketFile::from_bytes(&std::fs::read(path)?)
+        PocketFile::from_bytes(&crate::fsio::read_bounded(path, 4 << 30)?)
     }
 
     /// Parse and check a file's bytes: magic, version, length and checksum
