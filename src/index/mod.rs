@@ -245,8 +245,9 @@ impl Index {
                 Ok(l) => break l,
                 Err(Load::Rebuild(reason)) if !rebuilt => {
                     obs.notice(&format!(
-                        "index {}: {reason}; rebuilding it from the files",
-                        dir.display()
+                        "index {}: {}; rebuilding it from the files",
+                        dir.display(),
+                        one_line(dir, &reason)
                     ));
                     wipe(dir)?;
                     rebuilt = true;
@@ -467,6 +468,29 @@ fn resolve(p: &Path) -> io::Result<PathBuf> {
 
 /// Remove the snapshot and database files (not the lock, which we hold);
 /// the snapshot first, so no crash leaves it beside a new database.
+/// A reason as one line for a person: a long or many-line one (SQLite's
+/// integrity report runs to a hundred lines) is cut to its first problem,
+/// the whole of it kept in `damaged-<time>.log` in the index folder.
+fn one_line(dir: &Path, reason: &str) -> String {
+    const LONGEST: usize = 160;
+    let mut lines = reason.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut first: String = lines.by_ref().take(2).collect::<Vec<_>>().join(" ");
+    if first.chars().count() <= LONGEST && lines.next().is_none() {
+        return first;
+    }
+    if let Some((cut, _)) = first.char_indices().nth(LONGEST) {
+        first.truncate(cut);
+    }
+    let secs = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let log = dir.join(format!("damaged-{secs}.log"));
+    match crate::fsio::write_atomic(&log, |w| std::io::Write::write_all(w, reason.as_bytes())) {
+        Ok(_) => format!("{first}… (all of it in {})", log.display()),
+        Err(_) => format!("{first}…"),
+    }
+}
+
 fn wipe(dir: &Path) -> Result<(), IndexError> {
     wipe_snapshot(dir)?;
     remove_all(

@@ -817,3 +817,34 @@ fn names_that_are_not_utf8_are_documents_of_their_own() {
         );
     }
 }
+
+#[test]
+fn a_long_damage_report_is_one_line_with_the_whole_of_it_in_a_log() {
+    let f = Fixture::new("report");
+    fs::create_dir_all(&f.dir).unwrap();
+    let report: String = (0..101)
+        .map(|i| {
+            format!("*** in database main ***\nPage {i}: btreeInitPage() returns error code 11\n")
+        })
+        .collect();
+    let line = one_line(
+        &f.dir,
+        &format!("database damaged (integrity check: {report})"),
+    );
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(line.len() < 400, "{line}");
+    assert!(line.starts_with("database damaged (integrity check: *** in database main ***"));
+    let log = line
+        .rsplit("all of it in ")
+        .next()
+        .unwrap()
+        .trim_end_matches(')');
+    let kept = fs::read_to_string(log).unwrap();
+    assert!(
+        kept.contains("Page 100: btreeInitPage()"),
+        "the whole report"
+    );
+    // A short reason is left as it is, and no log written.
+    assert_eq!(one_line(&f.dir, "no root recorded"), "no root recorded");
+    assert_eq!(fs::read_dir(&f.dir).unwrap().count(), 1);
+}
