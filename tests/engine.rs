@@ -370,3 +370,47 @@ fn a_second_engine_on_the_same_index_is_refused() {
         }
     }
 }
+
+/// A path an event released (its last writer closed it) may be written again
+/// before the engine reads it, the new write's events still in the debouncer:
+/// the engine asks whether a writer has it open, and waits for its close.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_path_written_again_before_it_is_read_waits_for_its_writer() {
+    use std::io::Write;
+    let dir = TempDir::new("engine-rewrite");
+    dir.write("a.md", text(1, 100));
+    let mut r = start(dir.path(), |_| {});
+    r.snapshot("a.md", |s| doc(s, "a.md").is_some());
+    // A writer truncates a.md, writes half, and pauses with it open.
+    let mut w = std::fs::File::create(dir.path().join("a.md")).unwrap();
+    w.write_all(text(2, 100).as_bytes()).unwrap();
+    w.flush().unwrap();
+    // A stale event names it now (as a close of the previous write would).
+    r.engine
+        .send(Command::Changed(vec![dir.path().join("a.md")]));
+    std::thread::sleep(Duration::from_millis(800));
+    let half = r
+        .last
+        .as_ref()
+        .and_then(|s| doc(s, "a.md").map(|d| d.version));
+    // Drain what came meanwhile: no second version may have been recorded.
+    while let Ok(u) = r.rx.try_recv() {
+        if let Update::Snapshot(s) = u {
+            assert_eq!(
+                doc(&s, "a.md").map(|d| d.version),
+                Some(1),
+                "read mid-write"
+            );
+        }
+    }
+    assert_eq!(half, Some(1));
+    // The rest, and the close: one new version, whole.
+    w.write_all(format!(" {}", text(3, 100)).as_bytes())
+        .unwrap();
+    drop(w);
+    let s = r.snapshot("a.md v2", |s| {
+        doc(s, "a.md").is_some_and(|d| d.version == 2)
+    });
+    assert_eq!(doc(&s, "a.md").unwrap().tokens, 200, "read whole");
+}

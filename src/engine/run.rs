@@ -513,16 +513,22 @@ impl Live {
             })
         });
         let result = match scoped {
-            Some((walk, scope)) => ix.sync_scoped(
-                walk,
-                &Scope {
+            Some((walk, scope)) => {
+                // A path its last event released may be written again by
+                // now, the new write's events still on their way.
+                let held = match &self.watch {
+                    Some(w) => {
+                        w.hold_recent(&walk.files);
+                        held_under(w, &root)
+                    }
+                    None => held,
+                };
+                let scope = Scope {
                     paths: Some(&scope),
                     held,
-                },
-                cfg.max_file_size.0,
-                cfg.order,
-                &mut self.rep,
-            ),
+                };
+                ix.sync_scoped(walk, &scope, cfg.max_file_size.0, cfg.order, &mut self.rep)
+            }
             None => match source::walk_with(&root, &self.filter, cfg.walk_options()) {
                 // Timed rescans have no event telling that a write ended: a
                 // file modified within the debounce window may be half

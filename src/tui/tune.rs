@@ -150,7 +150,7 @@ impl TuneState {
                 _ => Err(format!("{}: a whole number from 1 to {max}", f.label())),
             }
         };
-        Ok(Params {
+        let p = Params {
             table_size: v(Field::TableSize)
                 .parse::<TableSize>()
                 .map_err(|e| format!("table size: {e}"))?,
@@ -160,7 +160,11 @@ impl TuneState {
             bridge_limit: number(Field::BridgeLimit, u32::MAX as u64)? as u32,
             k: number(Field::K, 64)? as usize,
             ..*live
-        })
+        };
+        // A table that cannot be built (larger than the machine's memory)
+        // is the form's error, before anything runs.
+        p.table_params().validate().map_err(|e| e.to_string())?;
+        Ok(p)
     }
 
     /// Replay the history with the live and the tuned settings.

@@ -520,3 +520,14 @@ fn keys_typed_in_one_batch_filter_once_and_later_keys_see_the_result() {
         }]
     );
 }
+
+#[test]
+fn a_table_larger_than_memory_is_the_tune_forms_error() {
+    let mut a = app(120, 40);
+    let live = a.snapshot.as_ref().unwrap().params;
+    a.tune.values[0] = "1000GB".into();
+    let err = a.tune.tuned(&live).unwrap_err();
+    assert!(err.contains("more than this machine's memory"), "{err}");
+    a.tune.values[0] = "1MiB".into();
+    assert!(a.tune.tuned(&live).is_ok());
+}
