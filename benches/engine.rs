@@ -15,15 +15,24 @@ use lineage::origin::table::paper_sizes;
 use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
 use lineage::source::{Filter, WalkOptions};
 
-/// The corpus the targets name; the sweep also runs on a small one.
+/// The corpus the targets name: `$LINEAGE_CORPORA/rust-book-editions` (the
+/// whole book, five editions, 395 pages; CONTRIBUTING.md says how to get it),
+/// else the repository's 74-page extract of it.
 const CORPUS: &str = "rust-book-editions";
 
-fn corpus_dir(name: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpora")
-        .join(name);
-    assert!(p.is_dir(), "benchmarks need {}", p.display());
-    p
+fn corpus_dir(name: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(std::env::var_os("LINEAGE_CORPORA")?).join(name);
+    p.is_dir().then_some(p)
+}
+
+fn main_corpus() -> (String, PathBuf) {
+    corpus_dir(CORPUS).map_or_else(
+        || {
+            let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-book");
+            ("tests/fixtures/rust-book".into(), p)
+        },
+        |p| (CORPUS.into(), p),
+    )
 }
 
 /// Median wall time of `reps` runs of `f` (after one warm-up run).
@@ -71,8 +80,9 @@ fn main() {
         .collect();
     let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
     println!(
-        "machine: {} cores; corpus: {CORPUS}\n",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
+        "machine: {} cores; corpus: {}\n",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        main_corpus().0
     );
     if wanted("tokenize") {
         tokenize();
@@ -86,8 +96,12 @@ fn main() {
     if wanted("sweep") {
         // The ratio depends on the corpus: a scan's fixed costs (process
         // start, the walk) weigh more against a small corpus's replays.
-        sweep_vs_scans(CORPUS);
-        sweep_vs_scans("short-answers");
+        let (name, root) = main_corpus();
+        sweep_vs_scans(&name, &root);
+        match corpus_dir("short-answers") {
+            Some(root) => sweep_vs_scans("short-answers", &root),
+            None => println!("short-answers: skipped (not under $LINEAGE_CORPORA)\n"),
+        }
     }
 }
 
@@ -130,9 +144,9 @@ fn tokenize() {
     );
 }
 
-fn keyed(name: &str) -> Keyed {
+fn keyed(root: &Path) -> Keyed {
     let c = corpus::load(
-        &corpus_dir(name),
+        root,
         &Filter::default_patterns(),
         WalkOptions::default(),
         32 << 20,
@@ -144,7 +158,7 @@ fn keyed(name: &str) -> Keyed {
 
 /// The origin pass over pre-selected units: table + estimation + lucky scores.
 fn origin_pass() {
-    let keyed = keyed(CORPUS);
+    let keyed = keyed(&main_corpus().1);
     let shingles = keyed.total_shingles();
     println!("## origin pass (one core; {shingles} shingles)\n");
     println!(
@@ -196,7 +210,7 @@ fn origin_pass() {
 }
 
 fn md_files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(corpus_dir(CORPUS))
+    let mut v: Vec<PathBuf> = std::fs::read_dir(main_corpus().1)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
@@ -223,7 +237,7 @@ fn lineage() -> Command {
 /// The whole `lineage scan` (process start to JSON written) against `wc -w`
 /// over the same files.
 fn scan_vs_wc() {
-    let root = corpus_dir(CORPUS);
+    let (name, root) = main_corpus();
     let files = md_files();
     let (scan, wc) = medians_side_by_side(
         21,
@@ -236,7 +250,7 @@ fn scan_vs_wc() {
     );
     println!("| command | median |\n| --- | --- |");
     println!(
-        "| `lineage scan {CORPUS} --json --order path` (NHs, 64MiB, Lucky, BE) | {:.1} ms |",
+        "| `lineage scan {name} --json --order path` (NHs, 64MiB, Lucky, BE) | {:.1} ms |",
         scan.as_secs_f64() * 1e3
     );
     println!(
@@ -250,10 +264,9 @@ fn scan_vs_wc() {
 }
 
 /// One sweep of 8 sizes × 3 selectors × 2 evictions against the same 48 scans.
-fn sweep_vs_scans(corpus: &str) {
-    let root = corpus_dir(corpus);
+fn sweep_vs_scans(corpus: &str, root: &Path) {
+    let keyed = keyed(root);
     let root = root.to_str().unwrap();
-    let keyed = keyed(corpus);
     let sizes: Vec<String> = paper_sizes(keyed.total_shingles())
         .iter()
         .map(|s| s.to_string())

@@ -2,7 +2,10 @@
 //! before and after verification, against exact Jaccard (the numbers of
 //! docs/fuzzy-and-sample.md).
 //!
-//! cargo run --release --example fuzzy_sample_accuracy -- ../shared/corpora/short-answers
+//! cargo run --release --example fuzzy_sample_accuracy -- tests/fixtures/rust-book
+//!
+//! (docs/fuzzy-and-sample.md's figures were measured on Clough and Stevenson's
+//! short-answer corpus, which is not part of the repository: pass its folder.)
 //!
 //! Options (key=value after the root): `eps=0.25,0.5` (fuzzification schemes),
 //! `classes=DIR` (read `DIR/prefix-classes-en.tsv` and `DIR/stopwords-en.txt`

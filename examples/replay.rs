@@ -1,17 +1,18 @@
-//! Replay one origin-detection configuration over rust-book-editions, for
+//! Replay one origin-detection configuration over a folder (by default the
+//! repository's `tests/fixtures/rust-book`), for
 //! profiling the origin pass (perf, callgrind) apart from reading and
 //! selecting:
 //!
 //! ```sh
 //! cargo build --release --example replay
-//! target/release/examples/replay nhs lucky 380KiB 50
+//! target/release/examples/replay nhs lucky 380KiB 50 [ROOT]
 //! valgrind --tool=callgrind --toggle-collect='*OriginPass*process*' \
 //!     target/release/examples/replay nhs lucky 380KiB 1
 //! ```
 //!
 //! Prints the time per selected unit on stderr.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use lineage::config::Order;
@@ -22,14 +23,19 @@ use lineage::source::{Filter, WalkOptions};
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [selector, eviction, size, reps] = args.as_slice() else {
-        return Err("usage: replay SELECTOR EVICTION TABLE_SIZE REPETITIONS".into());
+    let (selector, eviction, size, reps, root) = match args.as_slice() {
+        [s, e, t, r] => (s, e, t, r, None),
+        [s, e, t, r, root] => (s, e, t, r, Some(root)),
+        _ => return Err("usage: replay SELECTOR EVICTION TABLE_SIZE REPETITIONS [ROOT]".into()),
     };
     let selector: Selector = selector.parse()?;
     let eviction: Eviction = eviction.parse()?;
     let table_size: TableSize = size.parse()?;
     let reps: usize = reps.parse().map_err(|e| format!("repetitions: {e}"))?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/rust-book-editions");
+    let root = root.map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-book"),
+        PathBuf::from,
+    );
     let corpus = corpus::load(
         &root,
         &Filter::default_patterns(),

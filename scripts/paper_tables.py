@@ -4,7 +4,7 @@ BENCHMARKS.md: seed 003's Table 5/6 (DO/TF of the best selectors with Lucky
 eviction and BE estimation) and Table 9 (NHs with CC and Lucky eviction under
 NB, E, B and BE), ours beside the paper's at the same table fractions.
 
-    lineage sweep ../shared/corpora/rust-book-editions --order path --json \
+    lineage sweep "$LINEAGE_CORPORA"/rust-book-editions --order path --json \
         --selectors nhs,nwin-8,nmod-3,every-4,all --evictions lucky,cc \
         --estimations nb,e,b,be | python3 scripts/paper_tables.py
 """

@@ -5,7 +5,7 @@ on the same corpus and threshold, scored against `lineage pairs --method exact`.
 Not run in CI. Needs `pip install datasketch gaoya regex` and a built binary:
 
     cargo build --release
-    python3 scripts/peers.py ../shared/corpora/rust-book-editions --threshold 0.8
+    python3 scripts/peers.py "$LINEAGE_CORPORA"/rust-book-editions --threshold 0.8
 
 Documents are read as lineage reads them (default include patterns, hidden
 files left out, UTF-8 with replacement) and tokenized as CONTRACT §1 says; the
@@ -31,7 +31,7 @@ TOKEN = regex.compile(r"[\p{Alphabetic}\p{N}][\p{Alphabetic}\p{N}\p{M}]*")
 
 def documents(root):
     """(path, tokens) for every document, by path. HTML is not stripped here:
-    the shared corpora have none."""
+    the corpora measured have none."""
     out = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))

@@ -1,4 +1,4 @@
-//! Accuracy of simhash against exact Jaccard on the shared corpora.
+//! Accuracy of simhash against exact Jaccard on the test fixtures.
 //!
 //! The goal (docs/near-duplicates.md): with verification at J ≥ 0.8 and the
 //! default distance, precision and recall ≥ 0.95 on both corpora. The full
@@ -10,7 +10,7 @@ mod common;
 use std::collections::HashSet;
 use std::time::Instant;
 
-use common::corpus;
+use common::{answers, fixture};
 use lineage::config::Order;
 use lineage::fingerprint::ShingleRoller;
 use lineage::similar::docs::{self, Loaded};
@@ -19,17 +19,22 @@ use lineage::similar::{Pair, exact};
 use lineage::source::{Filter, WalkOptions};
 use lineage::text::{Format, prepare, tokens};
 
-const CORPORA: [&str; 3] = ["rust-book-editions", "short-answers", EDITED];
-/// short-answers plus one edited copy of each document (see [`edited`]).
-const EDITED: &str = "short-answers+edited";
+const CORPORA: [&str; 3] = ["rust-book", "answers", EDITED];
+/// The generated answers plus one edited copy of each document (see [`edited`]).
+const EDITED: &str = "answers+edited";
 const THRESHOLDS: [f64; 4] = [0.5, 0.7, 0.8, 0.9];
 
 fn load(name: &str) -> Loaded {
-    if name == EDITED {
-        return edited();
+    match name {
+        EDITED => edited(),
+        "answers" => load_dir(answers().path()),
+        _ => load_dir(&fixture(name)),
     }
+}
+
+fn load_dir(root: &std::path::Path) -> Loaded {
     docs::load(
-        &corpus(name),
+        root,
         &Filter::default_patterns(),
         WalkOptions::default(),
         32 << 20,
@@ -40,13 +45,15 @@ fn load(name: &str) -> Loaded {
     .unwrap()
 }
 
-/// short-answers has few near duplicates (its answers copy parts of longer
+/// The answers have few near duplicates (they copy parts of longer
 /// sources), so P and R there rest on 2–6 pairs. This adds, for every
 /// document, a copy with each token replaced with probability q, q spread
 /// evenly over 0–4 % (a fixed xorshift), which puts about a hundred pairs at
 /// Jaccard resemblances between ~0.5 and 1, many near each threshold.
 fn edited() -> Loaded {
-    let mut l = load("short-answers");
+    let dir = answers();
+    let root = dir.path();
+    let mut l = load_dir(root);
     let roller = ShingleRoller::new(8);
     let mut rng = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
@@ -55,7 +62,6 @@ fn edited() -> Loaded {
         rng ^= rng << 17;
         rng
     };
-    let root = corpus("short-answers");
     let n = l.paths.len();
     for i in 0..n {
         let bytes = std::fs::read(root.join(&l.paths[i])).unwrap();
@@ -103,7 +109,11 @@ fn verified_simhash_meets_the_goal_at_0_8() {
     for name in CORPORA {
         let l = load(name);
         let truth = ids(&exact::pairs(&l.docs, 0.8));
-        let least = if name == "short-answers" { 2 } else { 50 };
+        let least = match name {
+            "answers" => 2,
+            "rust-book" => 15,
+            _ => 50,
+        };
         assert!(
             truth.len() >= least,
             "{name}: only {} true pairs",
@@ -130,7 +140,7 @@ fn verified_simhash_meets_the_goal_at_0_8() {
 fn unverified_simhash_estimates_are_near_the_truth() {
     // Without verification the estimate from the distance should still be
     // roughly right for the pairs it reports: mean absolute error ≤ 0.1.
-    let l = load("rust-book-editions");
+    let l = load("rust-book");
     let o = Options::new(0.8, 64, false);
     let (found, _) = simhash::pairs(&l.docs, 0.8, &o).unwrap();
     assert!(!found.is_empty());

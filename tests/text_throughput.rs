@@ -1,4 +1,4 @@
-//! Throughput sanity check of tokenize + fingerprint on the Rust book corpus.
+//! Throughput sanity check of tokenize + fingerprint on the Rust book fixture.
 //! Run in release: `cargo test --release --test text_throughput -- --ignored --nocapture`.
 
 use std::path::Path;
@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use lineage::fingerprint::{shingle_keys, token_fps};
 
 fn corpus() -> Option<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/rust-book-editions");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-book");
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -319,8 +319,7 @@ mod perf {
     #[test]
     #[ignore = "workload for perf stat; run in release"]
     fn perf_workload() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/corpora/rust-book-editions");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-book");
         let mut paths: Vec<_> = std::fs::read_dir(dir)
             .expect("corpus")
             .map(|e| e.expect("entry").path())

@@ -123,13 +123,129 @@ pub fn index_documents(root: &Path, index: &Path) -> serde_json::Value {
     ])
 }
 
-/// The shared test corpora (beside the repository, as in CI).
-pub fn corpus(name: &str) -> PathBuf {
+/// A fixture the repository owns (`tests/fixtures/`, see its README).
+pub fn fixture(name: &str) -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpora")
+        .join("tests/fixtures")
         .join(name);
-    assert!(p.is_dir(), "test corpus {} is missing", p.display());
+    assert!(p.exists(), "test fixture {} is missing", p.display());
     p
+}
+
+/// A deterministic xorshift64 stream (tests only need repeatable choices).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// Uniform in `lo..hi`.
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + (self.next() % (hi - lo) as u64) as usize
+    }
+    /// `n` made-up words (`word0`..`word2999`).
+    pub fn words(&mut self, n: usize) -> Vec<String> {
+        (0..n)
+            .map(|_| format!("word{}", self.next() % 3000))
+            .collect()
+    }
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}
+
+/// A short-answer plagiarism corpus in the style of Clough and Stevenson's,
+/// generated: five sources (500 words from five `rust-book` chapters), then
+/// 95 answers of 19 writers that copy their task's source verbatim (`cut`, the
+/// source's first paragraph),
+/// lightly edited (`light`), heavily edited and reordered (`heavy`), or not at
+/// all (`non`). Files are named in order (`--order path`).
+pub fn answers() -> TempDir {
+    const CHAPTERS: [&str; 5] = [
+        "00294_current__ch03-01-variables-and-mutability.md",
+        "00298_current__ch03-05-control-flow.md",
+        "00300_current__ch04-01-what-is-ownership.md",
+        "00304_current__ch05-01-defining-structs.md",
+        "00308_current__ch06-01-defining-an-enum.md",
+    ];
+    const KINDS: [&str; 4] = ["non", "cut", "light", "heavy"];
+    let dir = TempDir::new("answers");
+    let sources: Vec<Vec<String>> = CHAPTERS
+        .iter()
+        .map(|c| {
+            let text = std::fs::read_to_string(fixture("rust-book").join(c)).unwrap();
+            let words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+            words[40..540].to_vec()
+        })
+        .collect();
+    for (t, words) in sources.iter().enumerate() {
+        let task = (b'a' + t as u8) as char;
+        dir.write(
+            &format!("{:05}_orig_task{task}.txt", t + 1),
+            words.join(" "),
+        );
+    }
+    let mut rng = Rng::new(95);
+    let mut order = 6;
+    for writer in 0..19 {
+        for (t, src) in sources.iter().enumerate() {
+            let kind = KINDS[(writer + t) % 4];
+            // A line of the writer's own, except in verbatim copies.
+            let n = if kind == "cut" { 0 } else { rng.range(10, 30) };
+            let mut out = rng.words(n);
+            match kind {
+                "non" => out.extend(rng.words(200)),
+                // Writers answer the same question from the same paragraph,
+                // so cut answers of one task are near duplicates of each other.
+                "cut" => {
+                    let (at, len) = (rng.range(0, 8), rng.range(140, 160));
+                    out.extend_from_slice(&src[at..at + len]);
+                    let n = rng.range(0, 6);
+                    out.extend(rng.words(n));
+                }
+                "light" | "heavy" => {
+                    let (len, p) = if kind == "light" {
+                        (180, 0.08)
+                    } else {
+                        (220, 0.25)
+                    };
+                    let at = rng.range(0, src.len() - len);
+                    let mut chunks: Vec<Vec<String>> = src[at..at + len]
+                        .chunks(12)
+                        .map(<[String]>::to_vec)
+                        .collect();
+                    if kind == "heavy" {
+                        for i in (1..chunks.len()).rev() {
+                            chunks.swap(i, rng.range(0, i + 1));
+                        }
+                        chunks.retain(|_| !rng.chance(0.15));
+                    }
+                    for w in chunks.into_iter().flatten() {
+                        out.push(if rng.chance(p) {
+                            rng.words(1).remove(0)
+                        } else {
+                            w
+                        });
+                    }
+                }
+                _ => unreachable!(),
+            }
+            let task = (b'a' + t as u8) as char;
+            dir.write(
+                &format!("{order:05}_w{writer:02}_task{task}_{kind}.txt"),
+                out.join(" "),
+            );
+            order += 1;
+        }
+    }
+    dir
 }
 
 /// `lineage watch ROOT --json` running, its lines parsed as they come.
