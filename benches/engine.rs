@@ -93,6 +93,9 @@ fn main() {
     if wanted("scan") {
         scan_vs_wc();
     }
+    if wanted("tune") {
+        tune_vs_sweep();
+    }
     if wanted("sweep") {
         // The ratio depends on the corpus: a scan's fixed costs (process
         // start, the walk) weigh more against a small corpus's replays.
@@ -330,5 +333,102 @@ fn sweep_vs_scans(corpus: &str, root: &Path) {
     println!(
         "\nratio: the sweep is {:.1}× faster (target ≥ 10×)\n",
         scans.as_secs_f64() / sweep.as_secs_f64()
+    );
+}
+
+/// Tune's sweep (a shadow run of the engine over its index, from the command
+/// to the last result) against `lineage sweep` of the same runs over the same
+/// files (the whole process), alternated.
+fn tune_vs_sweep() {
+    use lineage::config::Config;
+    use lineage::engine::{Command as Ask, Engine, Options, Update};
+    use lineage::origin::sweep::combinations;
+    use std::sync::mpsc::channel;
+
+    let (name, root) = main_corpus();
+    let home = std::env::temp_dir().join(format!("lineage-bench-tune-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let config = Config {
+        order: Order::Path,
+        ..Config::default()
+    };
+    let (tx, rx) = channel();
+    let engine = Engine::start(
+        Options {
+            root: root.clone(),
+            index_dir: home.join("index"),
+            config: config.clone(),
+        },
+        move |u| {
+            let _ = tx.send(u);
+        },
+    );
+    let files = md_files().len();
+    let shingles = loop {
+        match rx.recv().expect("engine running") {
+            Update::Snapshot(s) if s.progress.is_none() && s.documents.len() == files => {
+                break s.shingles;
+            }
+            Update::Fatal(e) => panic!("{e}"),
+            _ => {}
+        }
+    };
+    let s = &config.sweep;
+    let sizes = paper_sizes(shingles);
+    let runs = combinations(
+        config.params(),
+        &s.selectors,
+        &s.evictions,
+        &s.estimations,
+        &sizes,
+    );
+    let mut generation = 0;
+    let (tune, sweep) = medians_side_by_side(
+        9,
+        || {
+            generation += 1;
+            engine.send(Ask::Shadow {
+                generation,
+                runs: runs.clone(),
+            });
+            loop {
+                match rx.recv().expect("engine running") {
+                    Update::Shadow(u) if u.generation == generation && u.finished => {
+                        assert!(u.error.is_none(), "{:?}", u.error);
+                        assert_eq!(u.results.len(), runs.len());
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        },
+        || {
+            run_quiet(lineage().args([
+                "sweep",
+                root.to_str().unwrap(),
+                "--json",
+                "--order",
+                "path",
+            ]))
+        },
+    );
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&home);
+    println!(
+        "## Tune's sweep against `lineage sweep` ({name}, {} runs)\n",
+        runs.len()
+    );
+    println!("| what | median |\n| --- | --- |");
+    println!(
+        "| Tune: shadow run of the engine over its index | {:.1} ms |",
+        tune.as_secs_f64() * 1e3
+    );
+    println!(
+        "| `lineage sweep {name} --json --order path` (whole process) | {:.1} ms |",
+        sweep.as_secs_f64() * 1e3
+    );
+    println!(
+        "\nratio Tune / lineage sweep: {:.2} (target ≤ 1.10)\n",
+        tune.as_secs_f64() / sweep.as_secs_f64()
     );
 }

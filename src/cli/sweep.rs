@@ -2,19 +2,17 @@
 //! settings scored against it (DO, TF, ssr), replaying cached keys.
 
 use std::io::Write;
-use std::time::Instant;
 
 use clap::Args;
-use rayon::prelude::*;
 use serde::Serialize;
 
 use super::scan::pct;
 use super::{CommonEngineArgs, Fatal, SourceArgs, load, report_skipped, skipped_json};
 use crate::config::Config;
 use crate::origin::history::Keyed;
-use crate::origin::metrics::Score;
-use crate::origin::table::{Counters, DistinctKeys, paper_sizes};
-use crate::origin::{Estimation, Eviction, Params, Selector, TableSize};
+use crate::origin::sweep::{self, Control, Plan, Sweep};
+use crate::origin::table::paper_sizes;
+use crate::origin::{Estimation, Eviction, Selector, TableSize};
 
 #[derive(Args, Debug)]
 pub(super) struct SweepArgs {
@@ -95,97 +93,15 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     } else {
         sizes
     };
-
-    // The exact result is one sequential pass: the other thread meanwhile
-    // selects, once per selector (selection depends only on the selector).
-    let (exact, selections) = rayon::join(
-        || keyed.exact(),
-        || {
-            selectors
-                .par_iter()
-                .map(|&s| {
-                    let units = keyed.select(s);
-                    let n = units.iter().map(Vec::len).sum();
-                    let keys = DistinctKeys::of(units.iter().flatten().map(|u| u.key), n);
-                    (s, units, keys)
-                })
-                .collect::<Vec<(Selector, Vec<Vec<_>>, DistinctKeys)>>()
-        },
-    );
-    let mut combos = Vec::new();
-    for (si, (selector, _, _)) in selections.iter().enumerate() {
-        for &eviction in &evictions {
-            for &estimation in &estimations {
-                for &table_size in &sizes {
-                    let p = Params {
-                        selector: *selector,
-                        eviction,
-                        estimation,
-                        table_size,
-                        ..base
-                    };
-                    p.table_params().validate()?;
-                    combos.push((si, p));
-                }
-            }
-        }
-    }
-    // A run whose table never evicts finds each key from its second lookup on,
-    // whatever its size and eviction policy (so long as no two keys share the
-    // table's 48-bit fingerprint): all such runs of one selector and
-    // estimation have the same figures, and only the first is replayed.
-    let never: Vec<bool> = combos
-        .par_iter()
-        .map(|&(si, p)| {
-            let d = &selections[si].2;
-            d.fingerprints_distinct && p.table_params().never_evicts(&d.keys)
-        })
-        .collect();
-    let mut same_as: Vec<Option<usize>> = vec![None; combos.len()];
-    for (i, &(si, p)) in combos.iter().enumerate() {
-        if !never[i] {
-            continue;
-        }
-        same_as[i] = (0..i)
-            .find(|&j| never[j] && combos[j].0 == si && combos[j].1.estimation == p.estimation);
-    }
-    // Longest runs first (cost grows with the units replayed; Lucky's second
-    // pass over them costs extra), handed out one at a time, so that both
-    // threads stay busy until the end.
-    let cost = |&(si, p): &(usize, Params)| {
-        let units: usize = selections[si].1.iter().map(Vec::len).sum();
-        units * if p.eviction == Eviction::Lucky { 4 } else { 3 }
-    };
-    let mut order: Vec<usize> = (0..combos.len())
-        .filter(|&i| same_as[i].is_none())
-        .collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(cost(&combos[i])));
-    let mut replayed: Vec<(usize, Score, Counters, f64)> = order
-        .into_iter()
-        .par_bridge()
-        .map(|i| {
-            let (si, p) = combos[i];
-            let start = Instant::now();
-            let mut score = Score::default();
-            let mut counts = Vec::new();
-            let stats = keyed
-                .replay_labels(&selections[si].1, p, |d, units, labels| {
-                    let shingles = keyed.shingle_keys[d].len() as u32;
-                    score.add_labels(&exact[d], shingles, units, labels, &mut counts);
-                })
-                .expect("validated table");
-            (i, score, stats.counters, start.elapsed().as_secs_f64())
-        })
-        .collect();
-    replayed.sort_unstable_by_key(|r| r.0);
-    let runs: Vec<RunJson> = combos
+    let asked = sweep::combinations(base, &selectors, &evictions, &estimations, &sizes);
+    let Sweep { exact, runs } = Plan::new(&keyed, &asked)?
+        .run(&Control::default())
+        .ok_or("the sweep stopped before its end")?;
+    let runs: Vec<RunJson> = runs
         .iter()
-        .enumerate()
-        .map(|(i, &(si, p))| {
-            let from = same_as[i].unwrap_or(i);
-            let (_, score, c, seconds) = replayed[replayed.partition_point(|r| r.0 < from)];
-            let tp = p.table_params();
-            let capacity = tp.capacity();
+        .map(|r| {
+            let p = r.params;
+            let (score, c) = (r.score, r.counters);
             RunJson {
                 selector: p.selector.to_string(),
                 table_size: p.table_size.to_string(),
@@ -195,15 +111,14 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
                 dominant_origin: score.dominant_origin(),
                 tf: score.token_freshness(),
                 overall: score.overall(),
-                table_fraction: capacity.map(|cap| pct(cap, shingles)),
-                selected_fraction: capacity.map(|cap| pct(cap, selections[si].2.keys.len() as u64)),
-                capacity_entries: capacity,
-                entry_bytes: tp.layout.entry_bytes(),
+                table_fraction: r.capacity.map(|cap| pct(cap, shingles)),
+                selected_fraction: r.capacity.map(|cap| pct(cap, r.selected_keys)),
+                capacity_entries: r.capacity,
+                entry_bytes: r.entry_bytes,
                 lookups: c.lookups,
                 hits: c.hits,
                 evictions: c.evictions,
-                // A shared run's time is that of the replay that gave it.
-                seconds,
+                seconds: r.seconds,
             }
         })
         .collect();

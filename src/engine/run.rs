@@ -762,8 +762,8 @@ impl Live {
         if let Some((_, cancel)) = self.shadow.take() {
             cancel.store(true, Ordering::Relaxed);
         }
-        let db = match self.ix().reader() {
-            Ok(db) => db,
+        let history = match self.ix().history_reader() {
+            Ok(h) => h,
             Err(e) => return self.rep.error(format!("shadow run: {e}")),
         };
         let cancel = Arc::new(AtomicBool::new(false));
@@ -776,7 +776,7 @@ impl Live {
         let publish = self.rep.publish.clone();
         let spawned = std::thread::Builder::new()
             .name("lineage-shadow".into())
-            .spawn(move || shadow::run(&db, &job, |u| send(&publish, Update::Shadow(u))));
+            .spawn(move || shadow::run(&history, &job, |u| send(&publish, Update::Shadow(u))));
         match spawned {
             Ok(_) => self.shadow = Some((generation, cancel)),
             Err(e) => self.rep.error(format!("shadow run: {e}")),

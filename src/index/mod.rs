@@ -15,7 +15,7 @@ mod near;
 mod process;
 mod reconcile;
 mod replay;
-pub mod schema;
+mod schema;
 mod snapshot;
 
 use std::collections::HashMap;
@@ -346,9 +346,11 @@ impl Index {
         self.preparer.roller()
     }
 
-    /// A read-only view of the database for another thread (shadow runs).
-    pub fn reader(&self) -> Result<schema::Db, IndexError> {
-        Ok(schema::Db::open_reader(&self.dir.join(schema::FILE))?)
+    /// A read-only view of the history for another thread (shadow runs).
+    pub fn history_reader(&self) -> Result<History, IndexError> {
+        Ok(History(schema::Db::open_reader(
+            &self.dir.join(schema::FILE),
+        )?))
     }
 
     /// Files left out, with the reason, sorted by path.
@@ -659,6 +661,16 @@ fn load(
         last_hash,
         instance,
     })
+}
+
+/// A read-only view of an index's history, for another thread.
+pub struct History(Db);
+
+impl History {
+    /// The token fingerprints of versions `0..versions`, in processing order.
+    pub fn fingerprints(&self, versions: u32) -> Result<Vec<Vec<u64>>, String> {
+        self.0.fingerprints(0, versions)
+    }
 }
 
 #[cfg(test)]

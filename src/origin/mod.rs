@@ -8,6 +8,7 @@ pub mod metrics;
 pub mod outcome;
 pub mod pass;
 pub mod select;
+pub mod sweep;
 pub mod table;
 
 pub use estimate::Estimation;
