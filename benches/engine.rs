@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lineage::config::Order;
 use lineage::corpus;
 use lineage::fingerprint::{ShingleRoller, token_fps};
 use lineage::origin::history::Keyed;
 use lineage::origin::table::paper_sizes;
 use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
+use lineage::source::Order;
 use lineage::source::{Filter, WalkOptions};
 
 /// The corpus the targets name: `$LINEAGE_CORPORA/rust-book-editions` (the

@@ -17,10 +17,10 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
 
-use lineage::config::Order;
 use lineage::similar::fuzzy::{self, Lang, Model, Scheme};
 use lineage::similar::sample::{self, SampleParams};
-use lineage::similar::{SimDoc, docs, exact};
+use lineage::similar::{SimDoc, exact};
+use lineage::source::Order;
 use lineage::source::{Filter, WalkOptions};
 
 const THRESHOLDS: [f64; 4] = [0.5, 0.7, 0.8, 0.9];
@@ -222,7 +222,7 @@ fn row(name: &str, t: f64, cand: &[(u32, u32)], truth: &[(u32, u32, f64)], docs:
 }
 
 fn load(root: &Path, k: usize) -> Vec<SimDoc> {
-    docs::load(
+    lineage::corpus::load_similar(
         root,
         &Filter::default_patterns(),
         WalkOptions::default(),

@@ -15,10 +15,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use lineage::config::Order;
 use lineage::corpus;
 use lineage::origin::history::Keyed;
 use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
+use lineage::source::Order;
 use lineage::source::{Filter, WalkOptions};
 
 fn main() -> Result<(), String> {

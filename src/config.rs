@@ -3,57 +3,15 @@
 //! (`directories`), or the one `--config FILE` names. Every key is optional;
 //! `config.example.toml` documents them all.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer};
 
-use crate::origin::table::parse_bytes;
+use crate::bytesize::Bytes;
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use crate::similar::fuzzy::LangChoice;
-use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, WalkOptions};
-
-/// The order documents are processed in (CONTRACT §2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Order {
-    /// Modification time ascending, ties by path bytewise.
-    #[default]
-    Mtime,
-    /// Path bytewise.
-    Path,
-}
-
-impl FromStr for Order {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Order, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "mtime" => Ok(Order::Mtime),
-            "path" => Ok(Order::Path),
-            _ => Err(format!("unknown order '{s}' (expected mtime or path)")),
-        }
-    }
-}
-
-impl fmt::Display for Order {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Order::Mtime => "mtime",
-            Order::Path => "path",
-        })
-    }
-}
-
-/// A byte count written with a unit (`32MiB`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bytes(pub u64);
-
-impl FromStr for Bytes {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Bytes, String> {
-        parse_bytes(s).map(Bytes)
-    }
-}
+use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, WalkOptions};
 
 /// Everything configurable, with its default.
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -6,9 +6,9 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use crate::config::Order;
-use crate::fingerprint::token_fps;
-use crate::source::{self, FileEntry, Filter, RootError, Skipped, WalkOptions};
+use crate::fingerprint::{ShingleRoller, token_fps};
+use crate::similar::{self, SimDoc};
+use crate::source::{self, FileEntry, Filter, Order, RootError, Skipped, WalkOptions};
 use crate::text::{Format, prepare};
 
 /// One document of a run.
@@ -41,7 +41,7 @@ pub fn load_with<T: Send>(
     f: impl Fn(&FileEntry, &str) -> T + Sync,
 ) -> Result<Corpus<T>, RootError> {
     let mut walk = source::walk_with(root, filter, opts)?;
-    sort(&mut walk.files, order);
+    source::sort(&mut walk.files, order);
     let results: Vec<Result<T, Skipped>> = walk
         .files
         .par_iter()
@@ -96,15 +96,34 @@ impl Corpus {
     }
 }
 
-/// Sort files into processing order (CONTRACT §2): modification time, ties
-/// by path bytewise; or path bytewise.
-pub fn sort(files: &mut [FileEntry], order: Order) {
-    match order {
-        Order::Path => files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes())),
-        Order::Mtime => files.sort_by(|a, b| {
-            a.mtime
-                .cmp(&b.mtime)
-                .then_with(|| a.path.as_bytes().cmp(b.path.as_bytes()))
-        }),
-    }
+/// Documents in processing order (index = document id) with their paths, and
+/// the files left out.
+#[derive(Debug, Default)]
+pub struct Similar {
+    pub paths: Vec<String>,
+    pub docs: Vec<SimDoc>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Walk `root`, read every document (in parallel), order them (CONTRACT §2)
+/// and compute their k-shingle sets; keep token texts only if `terms`.
+pub fn load_similar(
+    root: &Path,
+    filter: &Filter,
+    opts: WalkOptions,
+    max_file_size: u64,
+    order: Order,
+    k: usize,
+    terms: bool,
+) -> Result<Similar, RootError> {
+    let roller = ShingleRoller::new(k);
+    let c = load_with(root, filter, opts, max_file_size, order, |f, text| {
+        (f.path.clone(), similar::docs::sim_doc(text, &roller, terms))
+    })?;
+    let (paths, docs) = c.docs.into_iter().unzip();
+    Ok(Similar {
+        paths,
+        docs,
+        skipped: c.skipped,
+    })
 }

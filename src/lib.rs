@@ -5,6 +5,7 @@
 //! The algorithms follow the seed papers; `../shared/ALGORITHMS.md` restates them
 //! and `../shared/spec/CONTRACT.md` fixes the definitions and the JSON interface.
 
+pub mod bytesize;
 pub mod cli;
 pub mod config;
 pub mod corpus;

@@ -10,13 +10,14 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use common::{TempDir, text};
-use lineage::config::{Config, Order};
+use lineage::config::Config;
 use lineage::engine::{Command, Engine, EventKind, Options, Snapshot, Update};
 use lineage::fingerprint::token_fps;
 use lineage::index::{Index, Quiet};
 use lineage::origin::history::Keyed;
 use lineage::origin::metrics::Score;
 use lineage::origin::{Estimation, Eviction, Params, Selector, TableSize};
+use lineage::source::Order;
 use lineage::text::{Format, prepare};
 
 const WAIT: Duration = Duration::from_secs(20);

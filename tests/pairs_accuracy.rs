@@ -11,11 +11,12 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use common::{answers, fixture};
-use lineage::config::Order;
+use lineage::corpus::{Similar, load_similar};
 use lineage::fingerprint::ShingleRoller;
-use lineage::similar::docs::{self, Loaded};
+use lineage::similar::docs;
 use lineage::similar::simhash::{self, Backend, Options};
 use lineage::similar::{Pair, exact};
+use lineage::source::Order;
 use lineage::source::{Filter, WalkOptions};
 use lineage::text::{Format, prepare, tokens};
 
@@ -24,7 +25,7 @@ const CORPORA: [&str; 3] = ["rust-book", "answers", EDITED];
 const EDITED: &str = "answers+edited";
 const THRESHOLDS: [f64; 4] = [0.5, 0.7, 0.8, 0.9];
 
-fn load(name: &str) -> Loaded {
+fn load(name: &str) -> Similar {
     match name {
         EDITED => edited(),
         "answers" => load_dir(answers().path()),
@@ -32,8 +33,8 @@ fn load(name: &str) -> Loaded {
     }
 }
 
-fn load_dir(root: &std::path::Path) -> Loaded {
-    docs::load(
+fn load_dir(root: &std::path::Path) -> Similar {
+    load_similar(
         root,
         &Filter::default_patterns(),
         WalkOptions::default(),
@@ -50,7 +51,7 @@ fn load_dir(root: &std::path::Path) -> Loaded {
 /// document, a copy with each token replaced with probability q, q spread
 /// evenly over 0–4 % (a fixed xorshift), which puts about a hundred pairs at
 /// Jaccard resemblances between ~0.5 and 1, many near each threshold.
-fn edited() -> Loaded {
+fn edited() -> Similar {
     let dir = answers();
     let root = dir.path();
     let mut l = load_dir(root);

@@ -15,10 +15,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{Bytes, Config, Order};
+use crate::bytesize::Bytes;
+use crate::config::Config;
 use crate::corpus::{self, Corpus};
 use crate::origin::Ties;
 use crate::source::Filter;
+use crate::source::Order;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Fatal, SkippedJson, SourceArgs};
 use crate::config::Config;
-use crate::similar::docs::{self, Loaded};
+use crate::corpus::{Similar, load_similar};
 use crate::similar::simhash::{self, Backend};
 use crate::similar::{Method, Pair, SimDoc, cluster, exact, fuzzy, sample};
 use crate::source::Filter;
@@ -67,7 +67,7 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
     }
     let simhash = simhash_options(&args, method, min)?;
     let filter = Filter::new(&config.include, &config.exclude)?;
-    let loaded = docs::load(
+    let loaded = load_similar(
         &args.source.root,
         &filter,
         config.walk_options(),
@@ -195,7 +195,7 @@ fn simhash_options(
 }
 
 /// Stats every method shares: the documents and the cached shingle keys.
-fn common_stats(l: &Loaded) -> Map<String, Value> {
+fn common_stats(l: &Similar) -> Map<String, Value> {
     let n = l.docs.len();
     let shingles: usize = l.docs.iter().map(|d| d.shingles.len()).sum();
     let empty = l.docs.iter().filter(|d| d.shingles.is_empty()).count();
@@ -268,7 +268,7 @@ fn summary(
     out: &mut impl Write,
     method: Method,
     min: f64,
-    l: &Loaded,
+    l: &Similar,
     pairs: &[(&str, &str, f64)],
     clusters: &[Vec<u32>],
     stats: &Map<String, Value>,

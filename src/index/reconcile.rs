@@ -15,9 +15,9 @@ use rayon::prelude::*;
 use super::process::{self, Prepared, Preparer};
 use super::schema::{self, Current, NewVersion, SkipRow, Status};
 use super::{Index, IndexError, Observer, mtime_ns};
-use crate::config::Order;
 use crate::fingerprint::{rabin, token_fps};
 use crate::origin::Outcome;
+use crate::source::Order;
 use crate::source::{self, FileEntry, SkipReason, Walk};
 use crate::text::{Format, prepare};
 
@@ -182,7 +182,7 @@ pub fn plan(
         .cloned()
         .collect();
     p.stale_skips.sort();
-    crate::corpus::sort(&mut p.read, order);
+    crate::source::sort(&mut p.read, order);
     p
 }
 

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::*;
-use crate::config::Order;
 use crate::fingerprint::token_fps;
 use crate::origin::TableSize;
 use crate::origin::history::Keyed;
 use crate::origin::select::Selector;
+use crate::source::Order;
 use crate::source::{self, Filter, WalkOptions};
 use crate::text::{Format, prepare};
 

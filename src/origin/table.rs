@@ -13,6 +13,7 @@
 
 use rayon::prelude::*;
 
+use crate::bytesize::{format_bytes, parse_bytes};
 use crate::fingerprint::top_byte;
 use std::collections::HashMap;
 use std::fmt;
@@ -1410,56 +1411,6 @@ pub fn paper_sizes(shingles: u64) -> Vec<TableSize> {
             TableSize::Bytes((bytes as u64 / 1024 + 1) * 1024)
         })
         .collect()
-}
-
-/// Parse a byte count with an optional unit (case-insensitive, fractions allowed:
-/// `1.5MiB`).
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("invalid size '{s}' (expected e.g. 64MiB, 20MB or unbounded)"))?;
-    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "kb" | "k" => 1_000,
-        "mb" | "m" => 1_000_000,
-        "gb" | "g" => 1_000_000_000,
-        "kib" => 1 << 10,
-        "mib" => 1 << 20,
-        "gib" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "invalid size unit in '{s}' (B, KB, MB, GB, KiB, MiB, GiB)"
-            ));
-        }
-    };
-    let bytes = value * mult as f64;
-    if !(1.0..=1e15).contains(&bytes) {
-        return Err(format!("size '{s}' out of range"));
-    }
-    Ok(bytes.round() as u64)
-}
-
-/// The shortest exact spelling of a byte count: `64MiB`, `20MB`, `1234B`.
-pub fn format_bytes(n: u64) -> String {
-    const UNITS: [(u64, &str); 6] = [
-        (1 << 30, "GiB"),
-        (1_000_000_000, "GB"),
-        (1 << 20, "MiB"),
-        (1_000_000, "MB"),
-        (1 << 10, "KiB"),
-        (1_000, "KB"),
-    ];
-    for (m, u) in UNITS {
-        if n >= m && n.is_multiple_of(m) {
-            return format!("{}{u}", n / m);
-        }
-    }
-    format!("{n}B")
 }
 
 #[cfg(test)]

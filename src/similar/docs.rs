@@ -1,49 +1,10 @@
-//! A root's documents as the near-duplicate methods see them: path, sorted
-//! k-shingle keys and, when a method needs them, the tokens' key texts.
-//!
-//! `corpus::load` keeps only token fingerprints; this reads the same files the
-//! same way (walk, read, prepare, tokenize) and keeps what `SimDoc` holds.
-
-use std::path::Path;
+//! A document as the near-duplicate methods see it: sorted k-shingle keys
+//! and, when a method needs them, the tokens' key texts. Folders are read by
+//! `corpus::load_similar`.
 
 use super::SimDoc;
-use crate::config::Order;
-use crate::corpus;
 use crate::fingerprint::{ShingleRoller, token_fp};
-use crate::source::{Filter, RootError, Skipped, WalkOptions};
 use crate::text::for_each_token;
-
-/// Documents in processing order (index = document id) with their paths, and
-/// the files left out.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    pub paths: Vec<String>,
-    pub docs: Vec<SimDoc>,
-    pub skipped: Vec<Skipped>,
-}
-
-/// Walk `root`, read every document (in parallel), order them (CONTRACT §2)
-/// and compute their k-shingle sets; keep token texts only if `terms`.
-pub fn load(
-    root: &Path,
-    filter: &Filter,
-    opts: WalkOptions,
-    max_file_size: u64,
-    order: Order,
-    k: usize,
-    terms: bool,
-) -> Result<Loaded, RootError> {
-    let roller = ShingleRoller::new(k);
-    let c = corpus::load_with(root, filter, opts, max_file_size, order, |f, text| {
-        (f.path.clone(), sim_doc(text, &roller, terms))
-    })?;
-    let (paths, docs) = c.docs.into_iter().unzip();
-    Ok(Loaded {
-        paths,
-        docs,
-        skipped: c.skipped,
-    })
-}
 
 /// One prepared text as a `SimDoc`.
 pub fn sim_doc(text: &str, roller: &ShingleRoller, terms: bool) -> SimDoc {

@@ -4,7 +4,10 @@
 
 mod gitignore;
 pub mod name;
+pub mod order;
 pub mod watch;
+
+pub use order::{Order, sort};
 
 use std::cell::RefCell;
 use std::fmt;
@@ -147,7 +150,7 @@ impl fmt::Display for SkipReason {
             SkipReason::TooLarge { size, max } => write!(
                 f,
                 "too large: {size} bytes (max_file_size {})",
-                crate::origin::table::format_bytes(*max)
+                crate::bytesize::format_bytes(*max)
             ),
             SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
             SkipReason::Vanished => f.write_str("vanished while being read"),

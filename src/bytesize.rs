@@ -1,0 +1,89 @@
+//! Byte counts as people write them: `64MiB`, `20MB`, `1.5KiB`, `900`.
+
+use std::str::FromStr;
+
+/// A byte count written with a unit (`32MiB`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bytes(pub u64);
+
+impl FromStr for Bytes {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Bytes, String> {
+        parse_bytes(s).map(Bytes)
+    }
+}
+
+/// Parse a byte count with an optional unit (case-insensitive, fractions allowed:
+/// `1.5MiB`).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid size '{s}' (expected e.g. 64MiB, 20MB or unbounded)"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" | "k" => 1_000,
+        "mb" | "m" => 1_000_000,
+        "gb" | "g" => 1_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "invalid size unit in '{s}' (B, KB, MB, GB, KiB, MiB, GiB)"
+            ));
+        }
+    };
+    let bytes = value * mult as f64;
+    if !(1.0..=1e15).contains(&bytes) {
+        return Err(format!("size '{s}' out of range"));
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// The shortest exact spelling of a byte count: `64MiB`, `20MB`, `1234B`.
+pub fn format_bytes(n: u64) -> String {
+    const UNITS: [(u64, &str); 6] = [
+        (1 << 30, "GiB"),
+        (1_000_000_000, "GB"),
+        (1 << 20, "MiB"),
+        (1_000_000, "MB"),
+        (1 << 10, "KiB"),
+        (1_000, "KB"),
+    ];
+    for (m, u) in UNITS {
+        if n >= m && n.is_multiple_of(m) {
+            return format!("{}{u}", n / m);
+        }
+    }
+    format!("{n}B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_and_print_exactly() {
+        let b = |s: &str| parse_bytes(s).unwrap();
+        assert_eq!(b("64MiB"), 64 << 20);
+        assert_eq!(b("20MB"), 20_000_000);
+        assert_eq!(b("512kib"), 512 << 10);
+        assert_eq!(b("1.5KiB"), 1536);
+        assert_eq!(b(" 900 "), 900);
+        for bad in ["12 parsecs", "", "0", "MiB", "1e3", "2000000GB"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+        for n in [64u64 << 20, 20_000_000, 1536, 900, 3 << 30, 1] {
+            assert_eq!(b(&format_bytes(n)), n);
+        }
+        assert_eq!(format_bytes(64 << 20), "64MiB");
+        assert_eq!(format_bytes(20_000_000), "20MB");
+        assert_eq!(format_bytes(1234), "1234B");
+        assert_eq!("1MiB".parse::<Bytes>(), Ok(Bytes(1 << 20)));
+    }
+}
