@@ -293,7 +293,7 @@ fn bad_and_corrupt_indexes_exit_2() {
     let bad_p = root.write("bad.pocket", &bad);
     assert_fails(
         &["pocket", "query", bad_p.to_str().unwrap(), q_s, "--json"],
-        "corrupt",
+        "pocket index is damaged (checksum mismatch)",
     );
     let short = root.write("short.pocket", &bytes[..bytes.len() - 3]);
     assert_fails(

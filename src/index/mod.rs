@@ -9,7 +9,6 @@
 //! fingerprints (no file is re-read). Each repair says so once through
 //! [`Observer::notice`]. The root is only ever read.
 
-mod checksum;
 mod lock;
 mod near;
 mod process;

@@ -31,7 +31,7 @@ use std::path::Path;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, params};
 
-use super::checksum::xxh64;
+use crate::fsio::xxh64::xxh64;
 use crate::origin::outcome::{Outcome, Run};
 use crate::source::name;
 

@@ -1,25 +1,26 @@
 //! The fixed-size table's state as a file beside the database, so a re-open
 //! continues the origin pass without replaying the history.
 //!
-//! Layout (little-endian): magic `LINEAGETABLE` (12 bytes), format
-//! version u32, parameters (u32 length + UTF-8), the database's instance id
-//! u64, document versions covered u64, content hash of the last covered
-//! version u64, payload length u64,
-//! checksum u64 (XXH64 of the fields before the length, the payload, then the
-//! length), then the payload of [`Table::write_state`]. Written to a temp file, fsynced,
-//! renamed over the old one, and the folder fsynced: a crash leaves the old
-//! snapshot or the new one, never a mix.
+//! A framed file ([`crate::fsio::framed`], magic `LINTABLE`) whose payload is
+//! the parameters (u32 length + UTF-8), the database's instance id u64, the
+//! document versions covered u64, the content hash of the last covered
+//! version u64 (all little-endian), then [`Table::write_state`]'s bytes.
+//! Written atomically: a crash leaves the old snapshot or the new one.
 
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io;
 use std::path::Path;
 
-use super::checksum::Xxh64;
+use crate::fsio::framed::{Format, FrameError};
 use crate::origin::table::{Table, TableParams};
 
 pub const FILE: &str = "table.snapshot";
-const MAGIC: &[u8; 12] = b"LINEAGETABLE";
-/// Bump when the layout or [`Table::write_state`]'s bytes change.
-pub const FORMAT: u32 = 1;
+/// Bump the version when the payload or [`Table::write_state`]'s bytes change.
+const FORMAT: Format = Format {
+    magic: b"LINTABLE",
+    version: 2,
+    name: "table snapshot",
+    largest: 1 << 40,
+};
 /// Parameter strings are short; a longer length field is corruption.
 const MAX_PARAMS: usize = 4096;
 
@@ -48,70 +49,72 @@ pub enum Unusable {
     Corrupt(String),
 }
 
+/// Whether `path` is a snapshot of lineage 0.1's first format (magic
+/// `LINEAGETABLE`, before the frame).
+fn written_before_frames(path: &Path) -> bool {
+    crate::fsio::read_bounded(path, FORMAT.largest).is_ok_and(|b| b.starts_with(b"LINEAGETABLE"))
+}
+
 /// Write `table` with `header` atomically as `dir/table.snapshot`.
 pub fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()> {
-    let mut head = Vec::with_capacity(64 + header.params.len());
-    head.extend_from_slice(MAGIC);
-    head.extend_from_slice(&FORMAT.to_le_bytes());
-    head.extend_from_slice(&(header.params.len() as u32).to_le_bytes());
-    head.extend_from_slice(header.params.as_bytes());
-    head.extend_from_slice(&header.instance.to_le_bytes());
-    head.extend_from_slice(&header.versions.to_le_bytes());
-    head.extend_from_slice(&header.last_hash.to_le_bytes());
-    let len_at = head.len() as u64;
-    head.extend_from_slice(&[0; 16]); // payload length and checksum, patched below
-
     // The index folder is ours: whatever else stands at the snapshot's name
     // (a FIFO, a link) is damage, replaced.
     let target = dir.join(FILE);
     if std::fs::symlink_metadata(&target).is_ok_and(|m| !m.is_file()) {
         let _ = std::fs::remove_file(&target);
     }
-    crate::fsio::write_atomic(&target, |out| {
-        let mut w = HashingWriter {
-            inner: &mut *out,
-            hash: Xxh64::default(),
-            len: 0,
-        };
-        w.inner.write_all(&head)?;
-        w.hash.update(&head[..head.len() - 16]);
-        table.write_state(&mut w)?;
-        let (payload_len, mut hash) = (w.len, w.hash);
-        hash.update(&payload_len.to_le_bytes());
-        out.seek(SeekFrom::Start(len_at))?;
-        out.write_all(&payload_len.to_le_bytes())?;
-        out.write_all(&hash.finish().to_le_bytes())
-    })
-    .map(|_| ())
+    FORMAT
+        .write(&target, |mut w| {
+            w.write_all(&(header.params.len() as u32).to_le_bytes())?;
+            w.write_all(header.params.as_bytes())?;
+            for x in [header.instance, header.versions, header.last_hash] {
+                w.write_all(&x.to_le_bytes())?;
+            }
+            table.write_state(&mut w)
+        })
+        .map(|_| ())
 }
 
 pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table), Unusable> {
-    let mut bytes = Vec::new();
-    open(dir)?.read_to_end(&mut bytes).map_err(corrupt)?;
-    let short = || Unusable::Corrupt("truncated".into());
-    let params_len = check_prefix(bytes.get(..20).ok_or_else(short)?)?;
-    let head_len = 20 + params_len + 40;
-    let head = bytes.get(..head_len).ok_or_else(short)?;
-    let (header, payload_len, checksum) = parse_rest(head, params_len)?;
-    let payload = &bytes[head_len..];
-    if payload.len() as u64 != payload_len {
-        return Err(Unusable::Corrupt(format!(
-            "payload of {} bytes, header says {payload_len}",
-            payload.len()
-        )));
+    let path = dir.join(FILE);
+    let payload = FORMAT.read(&path).map_err(|e| match e {
+        FrameError::Io(e) if e.kind() == io::ErrorKind::NotFound => Unusable::Missing,
+        FrameError::Foreign(_) if written_before_frames(&path) => {
+            Unusable::Corrupt("written by an older lineage".into())
+        }
+        e => Unusable::Corrupt(e.to_string()),
+    })?;
+    let bad = || Unusable::Corrupt("bad header".into());
+    let len = u32::from_le_bytes(
+        payload
+            .get(..4)
+            .ok_or_else(bad)?
+            .try_into()
+            .map_err(|_| bad())?,
+    );
+    let len = len as usize;
+    if len > MAX_PARAMS {
+        return Err(bad());
     }
-    let mut h = Xxh64::default();
-    h.update(&head[..head_len - 16]);
-    h.update(payload);
-    h.update(&payload_len.to_le_bytes());
-    if h.finish() != checksum {
-        return Err(Unusable::Corrupt("checksum mismatch".into()));
-    }
+    let fields = payload.get(4..4 + len + 24).ok_or_else(bad)?;
+    let params_text = std::str::from_utf8(&fields[..len]).map_err(|_| bad())?;
+    let u = |i: usize| {
+        let at = len + 8 * i;
+        let mut b = [0; 8];
+        b.copy_from_slice(&fields[at..at + 8]);
+        u64::from_le_bytes(b)
+    };
+    let header = Header {
+        params: params_text.to_string(),
+        instance: u(0),
+        versions: u(1),
+        last_hash: u(2),
+    };
     if header.params != key {
         return Err(Unusable::OtherParams(header.params));
     }
-    let mut r = payload;
-    let table = Table::read_state(params, &mut r).map_err(corrupt)?;
+    let mut r = &payload[4 + len + 24..];
+    let table = Table::read_state(params, &mut r).map_err(|e| Unusable::Corrupt(e.to_string()))?;
     if !r.is_empty() {
         return Err(Unusable::Corrupt(format!(
             "{} bytes after the table state",
@@ -119,80 +122,6 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
         )));
     }
     Ok((header, table))
-}
-
-/// The snapshot's bytes: a regular file no larger than a table can be (a
-/// FIFO or a device put there is damage, not something to wait on).
-fn open(dir: &Path) -> Result<std::io::Cursor<Vec<u8>>, Unusable> {
-    const LARGEST: u64 = 1 << 40;
-    crate::fsio::read_bounded(&dir.join(FILE), LARGEST)
-        .map(std::io::Cursor::new)
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => Unusable::Missing,
-            _ => corrupt(e),
-        })
-}
-
-fn corrupt(e: io::Error) -> Unusable {
-    Unusable::Corrupt(e.to_string())
-}
-
-/// Check magic and format; the length of the parameter string.
-fn check_prefix(head: &[u8]) -> Result<usize, Unusable> {
-    if &head[..12] != MAGIC {
-        return Err(Unusable::Corrupt("not a table snapshot".into()));
-    }
-    let format = u32::from_le_bytes(head[12..16].try_into().expect("4 bytes"));
-    if format != FORMAT {
-        return Err(Unusable::Corrupt(format!(
-            "snapshot format {format}, this lineage writes {FORMAT}"
-        )));
-    }
-    let len = u32::from_le_bytes(head[16..20].try_into().expect("4 bytes")) as usize;
-    if len > MAX_PARAMS {
-        return Err(Unusable::Corrupt("bad header".into()));
-    }
-    Ok(len)
-}
-
-/// The header after the prefix: (header, payload length, checksum).
-fn parse_rest(head: &[u8], params_len: usize) -> Result<(Header, u64, u64), Unusable> {
-    let params = std::str::from_utf8(&head[20..20 + params_len])
-        .map_err(|_| Unusable::Corrupt("bad header".into()))?
-        .to_string();
-    let u = |i: usize| {
-        let at = 20 + params_len + 8 * i;
-        u64::from_le_bytes(head[at..at + 8].try_into().expect("8 bytes"))
-    };
-    Ok((
-        Header {
-            params,
-            instance: u(0),
-            versions: u(1),
-            last_hash: u(2),
-        },
-        u(3),
-        u(4),
-    ))
-}
-
-struct HashingWriter<W> {
-    inner: W,
-    hash: Xxh64,
-    len: u64,
-}
-
-impl<W: Write> Write for HashingWriter<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hash.update(&buf[..n]);
-        self.len += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
 }
 
 #[cfg(test)]
@@ -254,6 +183,18 @@ mod tests {
         // The index folder is ours: the FIFO is replaced by a snapshot.
         write(&d, &h, &t).unwrap();
         assert!(read(&d, "k=8 test", tp).is_ok());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_snapshot_of_the_first_format_is_named_as_such() {
+        let d = dir("old");
+        let (tp, _, _) = sample();
+        fs::write(d.join(FILE), b"LINEAGETABLE\x01\0\0\0rest").unwrap();
+        assert!(matches!(
+            read(&d, "k=8 test", tp),
+            Err(Unusable::Corrupt(m)) if m == "written by an older lineage"
+        ));
         fs::remove_dir_all(&d).unwrap();
     }
 

@@ -9,18 +9,8 @@
 //! our own seeded hash of the codes, so a file stays readable whatever hash `ph`
 //! defaults to in another build.
 //!
-//! File format, little-endian:
-//!
-//! | bytes | field |
-//! | --- | --- |
-//! | 8 | magic `LINPOCKT` |
-//! | 4 | format version (1) |
-//! | 4 | reserved, 0 |
-//! | 8 | content length in bytes |
-//! | 8 | FNV-1a 64 of the content |
-//! | … | content |
-//!
-//! Content: `k` (u32), language choice (u8: 0 auto, 1 en, 2 de), number of
+//! The file is framed ([`crate::fsio::framed`], magic `LINPOCKT`, version 2);
+//! its payload, little-endian: `k` (u32), language choice (u8: 0 auto, 1 en, 2 de), number of
 //! schemes (u8) and each ε (f64), the id of the reference tables (u64), the
 //! root (string), the documents (u32 count; per document its language u8 and
 //! path), the slots (u32 count n; n checksums u16; n+1 posting offsets u32; the
@@ -29,7 +19,7 @@
 
 use std::fmt;
 use std::hash::Hasher;
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
 use ph::BuildSeededHasher;
@@ -37,6 +27,7 @@ use ph::fmph::{GOBuildConf, GOConf, GOFunction, TwoToPowerBitsStatic};
 
 use super::{FuzzyParams, Lang, LangChoice, Scheme};
 use crate::fingerprint::fmix64;
+use crate::fsio::framed::{Format, FrameError};
 
 /// `ph`'s default FMPHGO configuration (16-bit groups, 4-bit seeds) over our hash.
 type Mphf = GOFunction<TwoToPowerBitsStatic<4>, TwoToPowerBitsStatic<2>, CodeHash>;
@@ -275,50 +266,46 @@ pub struct PocketFile {
     pub pocket: Pocket,
 }
 
-pub const MAGIC: &[u8; 8] = b"LINPOCKT";
-pub const VERSION: u32 = 1;
-const HEADER: usize = 32;
+/// The pocket file's frame; version 2 moved to the common frame (XXH64).
+pub const FORMAT: Format = Format {
+    magic: b"LINPOCKT",
+    version: 2,
+    name: "pocket index",
+    largest: 4 << 30,
+};
 
 /// Why a pocket file cannot be used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum PocketError {
-    Io(io::Error),
-    NotPocket,
-    Version(u32),
-    Truncated { expected: u64, found: u64 },
-    Checksum,
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    #[error("pocket index was built with other prefix-class tables; rebuild it")]
     Tables,
+    #[error("pocket index is corrupt: {0}")]
     Corrupt(String),
-}
-
-impl fmt::Display for PocketError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PocketError::Io(e) => write!(f, "{e}"),
-            PocketError::NotPocket => f.write_str("not a lineage pocket index (bad magic)"),
-            PocketError::Version(v) => write!(
-                f,
-                "pocket index format version {v} is not supported (this lineage reads {VERSION})"
-            ),
-            PocketError::Truncated { expected, found } => write!(
-                f,
-                "pocket index is truncated or padded: {found} content bytes, header says {expected}"
-            ),
-            PocketError::Checksum => {
-                f.write_str("pocket index is corrupt (content checksum mismatch)")
-            }
-            PocketError::Tables => {
-                f.write_str("pocket index was built with other prefix-class tables; rebuild it")
-            }
-            PocketError::Corrupt(m) => write!(f, "pocket index is corrupt: {m}"),
-        }
-    }
 }
 
 impl From<io::Error> for PocketError {
     fn from(e: io::Error) -> PocketError {
-        PocketError::Io(e)
+        PocketError::Frame(FrameError::Io(e))
     }
+}
+
+/// The content of a version 1 file (the same 32-byte header, FNV-1a 64 of
+/// the content as its checksum), checked; `None` if `bytes` is not one.
+fn version_1(bytes: &[u8]) -> Option<Result<&[u8], PocketError>> {
+    let head = bytes.get(..32)?;
+    if &head[..8] != FORMAT.magic || head[8..16] != [1, 0, 0, 0, 0, 0, 0, 0] {
+        return None;
+    }
+    let dword = |i: usize| u64::from_le_bytes(head[i..i + 8].try_into().unwrap_or_default());
+    let content = &bytes[32..];
+    let intact = dword(16) == content.len() as u64 && dword(24) == fnv1a64(content);
+    Some(if intact {
+        Ok(content)
+    } else {
+        Err(PocketError::Frame(FrameError::Checksum(FORMAT.name)))
+    })
 }
 
 /// FNV-1a 64: any single changed byte changes it (each step is a bijection
@@ -345,8 +332,8 @@ pub fn tables_id() -> u64 {
 }
 
 impl PocketFile {
-    /// The file's bytes: header and content.
-    pub fn to_bytes(&self) -> io::Result<Vec<u8>> {
+    /// The frame's payload.
+    fn content(&self) -> io::Result<Vec<u8>> {
         let mut c = Vec::new();
         put_u32(&mut c, self.k);
         c.push(match self.params.lang {
@@ -367,57 +354,33 @@ impl PocketFile {
             put_str(&mut c, &d.path)?;
         }
         self.pocket.write(&mut c)?;
-        let mut out = Vec::with_capacity(HEADER + c.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&(c.len() as u64).to_le_bytes());
-        out.extend_from_slice(&fnv1a64(&c).to_le_bytes());
-        out.extend_from_slice(&c);
-        Ok(out)
+        Ok(c)
     }
 
-    /// Write atomically: a temp file beside `path`, then rename. Returns the
-    /// number of bytes written.
+    /// The file's bytes: frame and content.
+    pub fn to_bytes(&self) -> io::Result<Vec<u8>> {
+        Ok(FORMAT.frame(&self.content()?))
+    }
+
+    /// Write atomically (temp file, synced, renamed). Returns the number of
+    /// bytes written.
     pub fn write(&self, path: &Path) -> io::Result<u64> {
-        let bytes = self.to_bytes()?;
-        crate::fsio::write_atomic(path, |w| w.write_all(&bytes))
+        let content = self.content()?;
+        FORMAT.write(path, |w| w.write_all(&content))
     }
 
     /// Read a pocket file: a regular file of at most 4 GiB.
     pub fn read(path: &Path) -> Result<PocketFile, PocketError> {
-        PocketFile::from_bytes(&crate::fsio::read_bounded(path, 4 << 30)?)
+        PocketFile::from_bytes(&crate::fsio::read_bounded(path, FORMAT.largest)?)
     }
 
-    /// Parse and check a file's bytes: magic, version, length and checksum
-    /// before anything else is trusted.
+    /// Parse and check a file's bytes: the frame before anything else is
+    /// trusted.
     pub fn from_bytes(bytes: &[u8]) -> Result<PocketFile, PocketError> {
-        if bytes.len() < 8 || &bytes[..8] != MAGIC {
-            return Err(PocketError::NotPocket);
+        if let Some(content) = version_1(bytes) {
+            return PocketFile::parse(content?);
         }
-        if bytes.len() < HEADER {
-            return Err(PocketError::Truncated {
-                expected: 0,
-                found: 0,
-            });
-        }
-        let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
-        let dword = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-        let version = word(8);
-        if version != VERSION {
-            return Err(PocketError::Version(version));
-        }
-        let content = &bytes[HEADER..];
-        if dword(16) != content.len() as u64 {
-            return Err(PocketError::Truncated {
-                expected: dword(16),
-                found: content.len() as u64,
-            });
-        }
-        if fnv1a64(content) != dword(24) || word(12) != 0 {
-            return Err(PocketError::Checksum);
-        }
-        PocketFile::parse(content)
+        PocketFile::parse(&FORMAT.open(bytes.to_vec())?)
     }
 
     fn parse(content: &[u8]) -> Result<PocketFile, PocketError> {
@@ -606,11 +569,11 @@ mod tests {
         v[8] = 9;
         assert!(matches!(
             PocketFile::from_bytes(&v),
-            Err(PocketError::Version(9))
+            Err(PocketError::Frame(FrameError::Version { found: 9, .. }))
         ));
         assert!(matches!(
             PocketFile::from_bytes(b"PK\x03\x04 a zip file, not ours......"),
-            Err(PocketError::NotPocket)
+            Err(PocketError::Frame(FrameError::Foreign(_)))
         ));
     }
 

@@ -1,5 +1,5 @@
 //! XXH64 (Yann Collet's xxHash, 64-bit, seed 0), streaming: the checksum of
-//! snapshot files and cached fingerprint blobs. Several GB/s, so verifying a
+//! framed files ([`super::framed`]) and cached fingerprint blobs. Several GB/s, so verifying a
 //! 64 MiB snapshot at every open costs little; written out here (60 lines,
 //! checked against the reference vectors) rather than adding a crate.
 

@@ -9,6 +9,9 @@
 //! exists and is not a regular file (a device, a FIFO, a folder) is refused:
 //! renaming over it would destroy it.
 
+pub mod framed;
+pub mod xxh64;
+
 use std::fs::{self, File, OpenOptions};
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read};
