@@ -176,7 +176,7 @@ pub fn origin_view(
         exact_outcome(ix, id)?
     } else {
         ix.outcome(id)?
-            .ok_or_else(|| IndexError::Io(format!("version {id} has no outcome")))?
+            .ok_or(IndexError::Missing(id))?
     };
     let (text, spans) = text_of(ix, rows, id);
     let targets = targets(ix, id, &outcome.runs)?;

@@ -23,14 +23,19 @@ pub fn acquire(dir: &Path) -> Result<Lock, IndexError> {
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| IndexError::Io(format!("cannot open {}: {e}", path.display())))?;
+        .map_err(|source| IndexError::Io {
+            what: "cannot open",
+            path: path.clone(),
+            source,
+        })?;
     match file.try_lock() {
         Ok(()) => Ok(Lock { _file: file }),
         Err(TryLockError::WouldBlock) => Err(IndexError::Locked(dir.to_path_buf())),
-        Err(TryLockError::Error(e)) => Err(IndexError::Io(format!(
-            "cannot lock {}: {e}",
-            path.display()
-        ))),
+        Err(TryLockError::Error(source)) => Err(IndexError::Io {
+            what: "cannot lock",
+            path,
+            source,
+        }),
     }
 }
 

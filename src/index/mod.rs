@@ -18,7 +18,6 @@ mod schema;
 mod snapshot;
 
 use std::collections::HashMap;
-use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -48,43 +47,46 @@ impl Observer for Quiet {
     fn notice(&mut self, _: &str) {}
 }
 
-/// Why an index cannot be used; one line each.
-#[derive(Debug)]
+/// Why the index cannot do what was asked; I/O errors keep their cause, so a
+/// caller can tell a full disk from a damaged file.
+#[derive(Debug, thiserror::Error)]
 pub enum IndexError {
     /// Another process holds the index.
+    #[error("index {} is in use by another lineage process", .0.display())]
     Locked(PathBuf),
     /// The index folder or the root is not usable as asked.
+    #[error("{0}")]
     Location(String),
-    Db(rusqlite::Error),
-    Io(String),
-    Table(TableError),
+    #[error("index database: {0}")]
+    Db(#[from] rusqlite::Error),
+    /// `what` (e.g. "cannot write the table snapshot in") failed on `path`.
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// Still damaged after the rebuild that should have repaired it.
+    #[error("index {}: {reason} (even after a rebuild)", dir.display())]
+    Unrepairable { dir: PathBuf, reason: String },
+    /// The database holds something it cannot: a one-line reason.
+    #[error("the index is damaged: {0}")]
+    Damaged(String),
+    /// A version the history should hold is not there.
+    #[error("version {0} has no outcome in the index")]
+    Missing(u32),
+    #[error(transparent)]
+    Table(#[from] TableError),
     /// An earlier write failed half-way: reopen the index.
+    #[error("index left unusable by an earlier error; reopen it")]
     Poisoned,
 }
 
-impl fmt::Display for IndexError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IndexError::Locked(d) => write!(
-                f,
-                "index {} is in use by another lineage process",
-                d.display()
-            ),
-            IndexError::Location(m) | IndexError::Io(m) => f.write_str(m),
-            IndexError::Db(e) => write!(f, "index database: {e}"),
-            IndexError::Table(e) => e.fmt(f),
-            IndexError::Poisoned => {
-                f.write_str("index left unusable by an earlier error; reopen it")
-            }
-        }
-    }
-}
-
-impl std::error::Error for IndexError {}
-
-impl From<rusqlite::Error> for IndexError {
-    fn from(e: rusqlite::Error) -> IndexError {
-        IndexError::Db(e)
+impl IndexError {
+    fn io(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> IndexError {
+        let path = path.to_path_buf();
+        move |source| IndexError::Io { what, path, source }
     }
 }
 
@@ -252,10 +254,10 @@ impl Index {
                     rebuilt = true;
                 }
                 Err(Load::Rebuild(reason)) => {
-                    return Err(IndexError::Io(format!(
-                        "index {}: {reason} (even after a rebuild)",
-                        dir.display()
-                    )));
+                    return Err(IndexError::Unrepairable {
+                        dir: dir.to_path_buf(),
+                        reason,
+                    });
                 }
                 Err(Load::Fatal(e)) => return Err(e),
             }
@@ -328,7 +330,7 @@ impl Index {
 
     /// Cached token fingerprints of versions `from..to`.
     pub fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, IndexError> {
-        self.db.fingerprints(from, to).map_err(IndexError::Io)
+        self.db.fingerprints(from, to)
     }
 
     /// The k-shingle keys of version `id`, rolled from its cached token
@@ -404,12 +406,8 @@ impl Index {
 }
 
 fn write_snapshot(dir: &Path, header: &snapshot::Header, table: &Table) -> Result<(), IndexError> {
-    snapshot::write(dir, header, table).map_err(|e| {
-        IndexError::Io(format!(
-            "cannot write the table snapshot in {}: {e}",
-            dir.display()
-        ))
-    })
+    snapshot::write(dir, header, table)
+        .map_err(IndexError::io("cannot write the table snapshot in", dir))
 }
 
 /// Check where the index goes and create the folder: never inside the root
@@ -440,9 +438,9 @@ fn prepare_dir(root: &Path, dir: &Path) -> Result<(), IndexError> {
             }
             Ok(())
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir_all(dir).map_err(|e| {
-            IndexError::Io(format!("cannot create index folder {}: {e}", dir.display()))
-        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir).map_err(IndexError::io("cannot create index folder", dir))
+        }
         Err(e) => Err(IndexError::Location(format!(
             "index folder {}: {e}",
             dir.display()
@@ -511,10 +509,7 @@ fn remove_all<'a>(
     for name in names {
         match fs::remove_file(dir.join(name)) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                return Err(IndexError::Io(format!(
-                    "cannot remove {}: {e}",
-                    dir.join(name).display()
-                )));
+                return Err(IndexError::io("cannot remove", &dir.join(name))(e));
             }
             _ => {}
         }
@@ -667,7 +662,7 @@ pub struct History(Db);
 
 impl History {
     /// The token fingerprints of versions `0..versions`, in processing order.
-    pub fn fingerprints(&self, versions: u32) -> Result<Vec<Vec<u64>>, String> {
+    pub fn fingerprints(&self, versions: u32) -> Result<Vec<Vec<u64>>, IndexError> {
         self.0.fingerprints(0, versions)
     }
 }

@@ -31,6 +31,7 @@ use std::path::Path;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, params};
 
+use super::IndexError;
 use crate::fsio::xxh64::xxh64;
 use crate::origin::outcome::{Outcome, Run};
 use crate::source::name;
@@ -371,36 +372,34 @@ impl Db {
 
     /// Cached token fingerprints of versions `from..to`, in order. A missing
     /// row or a blob whose checksum fails is corruption.
-    pub fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, String> {
-        let mut st = self
-            .conn
-            .prepare_cached(
-                "SELECT id, checksum, fps FROM fingerprints WHERE id >= ?1 AND id < ?2 ORDER BY id",
-            )
-            .map_err(|e| e.to_string())?;
-        let mut rows = st.query([from, to]).map_err(|e| e.to_string())?;
+    pub fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, IndexError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT id, checksum, fps FROM fingerprints WHERE id >= ?1 AND id < ?2 ORDER BY id",
+        )?;
+        let mut rows = st.query([from, to])?;
         let mut out = Vec::with_capacity((to - from) as usize);
-        while let Some(r) = rows.next().map_err(|e| e.to_string())? {
-            let id: u32 = r.get(0).map_err(|e| e.to_string())?;
-            let check = r.get::<_, i64>(1).map_err(|e| e.to_string())? as u64;
-            let blob = r.get_ref(2).and_then(|v| Ok(v.as_blob()?));
-            let blob = blob.map_err(|e| e.to_string())?;
+        while let Some(r) = rows.next()? {
+            let id: u32 = r.get(0)?;
+            let check = r.get::<_, i64>(1)? as u64;
+            let blob = r.get_ref(2).and_then(|v| Ok(v.as_blob()?))?;
             if id != from + out.len() as u32 {
-                return Err(format!(
+                return Err(IndexError::Damaged(format!(
                     "fingerprints of version {} missing",
                     from + out.len() as u32
-                ));
+                )));
             }
             if xxh64(blob) != check || blob.len() % 8 != 0 {
-                return Err(format!("fingerprints of version {id} damaged"));
+                return Err(IndexError::Damaged(format!(
+                    "fingerprints of version {id} damaged"
+                )));
             }
             out.push(decode_u64s(blob));
         }
         if out.len() != (to - from) as usize {
-            return Err(format!(
+            return Err(IndexError::Damaged(format!(
                 "fingerprints of version {} missing",
                 from + out.len() as u32
-            ));
+            )));
         }
         Ok(out)
     }

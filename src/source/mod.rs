@@ -176,13 +176,25 @@ pub struct Walk {
     pub skipped: Vec<Skipped>,
 }
 
-/// A root that cannot be walked at all.
-#[derive(Debug)]
-pub struct RootError(pub String);
+/// Why a root cannot be walked.
+#[derive(Debug, thiserror::Error)]
+pub enum RootError {
+    #[error("cannot read root {}: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("root {} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+}
 
-impl fmt::Display for RootError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl RootError {
+    fn unreadable(root: &Path) -> impl Fn(io::Error) -> RootError + '_ {
+        move |source| RootError::Unreadable {
+            path: root.to_path_buf(),
+            source,
+        }
     }
 }
 
@@ -213,13 +225,10 @@ pub fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
 /// and inode (0 where there are none), so a watcher can tell a root that was
 /// replaced or moved away from the one it watches.
 pub fn check_root(root: &Path) -> Result<(u64, u64), RootError> {
-    let cannot = |e: io::Error| RootError(format!("cannot read root {}: {}", root.display(), e));
-    let meta = fs::metadata(root).map_err(cannot)?;
+    let cannot = RootError::unreadable(root);
+    let meta = fs::metadata(root).map_err(&cannot)?;
     if !meta.is_dir() {
-        return Err(RootError(format!(
-            "root {} is not a directory",
-            root.display()
-        )));
+        return Err(RootError::NotADirectory(root.to_path_buf()));
     }
     fs::read_dir(root).map_err(cannot)?;
     #[cfg(unix)]
@@ -234,7 +243,7 @@ pub fn check_root(root: &Path) -> Result<(u64, u64), RootError> {
 /// Walk `root` and list its document files. Unreadable folders and files
 /// inside are reported under `skipped`; an unreadable root is an error.
 pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk, RootError> {
-    let cannot = |e: io::Error| RootError(format!("cannot read root {}: {}", root.display(), e));
+    let cannot = RootError::unreadable(root);
     check_root(root)?;
     let canonical_root = fs::canonicalize(root).map_err(cannot)?;
     let mut out = Walk::default();
