@@ -175,8 +175,7 @@ pub fn origin_view(
     let outcome = if exact {
         exact_outcome(ix, id)?
     } else {
-        ix.outcome(id)?
-            .ok_or(IndexError::Missing(id))?
+        ix.outcome(id)?.ok_or(IndexError::Missing(id))?
     };
     let (text, spans) = text_of(ix, rows, id);
     let targets = targets(ix, id, &outcome.runs)?;

@@ -54,7 +54,9 @@ fn replay_all(
     report: &mut impl FnMut(ShadowUpdate),
 ) -> Result<bool, String> {
     let cancelled = || job.cancel.load(Ordering::Relaxed);
-    let fps = history.fingerprints(job.versions).map_err(|e| e.to_string())?;
+    let fps = history
+        .fingerprints(job.versions)
+        .map_err(|e| e.to_string())?;
     let mut ks: Vec<usize> = job.runs.iter().map(|p| p.k).collect();
     ks.sort_unstable();
     ks.dedup();

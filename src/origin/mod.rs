@@ -4,6 +4,7 @@
 pub mod estimate;
 pub mod exact;
 pub mod history;
+pub mod keymap;
 pub mod metrics;
 pub mod outcome;
 pub mod pass;

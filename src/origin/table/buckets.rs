@@ -1,0 +1,577 @@
+//! The bucketed store and its eviction rules: entries in insertion (or
+//! recency) order, the victim of a full bucket, the lucky scores.
+
+use super::simd::{byte_sum, eq_mask_64, eq_mask16, eq_mask16x64, score_mask};
+use super::*;
+use crate::origin::keymap::splitmix64;
+
+/// One entry's fields, while it moves within its bucket.
+#[derive(Clone, Copy)]
+pub(super) struct Entry {
+    pub(super) hi: u16,
+    pub(super) rec: [u8; 12],
+    pub(super) score: u8,
+}
+
+/// The bucketed store: fields of entry `b * per + i` live at that index.
+/// The fingerprints' high halves and the scores, which are scanned, have
+/// arrays of their own; the low half, checked on a match, and what a hit
+/// returns (origin, offset, neighbour bytes) are one record of `rec_width`
+/// bytes, so a hit reads one line more and moving an entry moves 3 arrays.
+pub(super) struct Buckets {
+    pub(super) n_buckets: usize,
+    pub(super) per: usize,
+    /// Per bucket: below `per`, the fill of a bucket not yet full (its
+    /// entries at slots 0.. in insertion order); `per + h`, a full bucket kept
+    /// as a ring whose oldest entry is at slot h. One u16 for both, so the
+    /// ring costs no memory.
+    pub(super) fill: Vec<u16>,
+    pub(super) hi: Vec<u16>,
+    pub(super) rec: Vec<u8>,
+    pub(super) rec_width: usize,
+    pub(super) score: Vec<u8>,
+    pub(super) layout: Layout,
+    pub(super) eviction: Eviction,
+    pub(super) ties: Ties,
+    pub(super) rng: u64,
+    /// Buckets given a lucky score since the last document ended, each once
+    /// (the first `n_touched`; `touched_bits` marks them): scratch of the
+    /// lucky update, not table memory.
+    pub(super) touched: Vec<u32>,
+    pub(super) n_touched: usize,
+    pub(super) touched_bits: Vec<u64>,
+    /// The buckets of a document's keys, computed once per lookup of a
+    /// document: scratch, not table memory.
+    pub(super) scratch_buckets: Vec<u32>,
+}
+
+impl Buckets {
+    pub(super) fn new(p: TableParams, size: u64) -> Result<Buckets, TableError> {
+        let (n_buckets, per) = p.geometry(size)?;
+        let cap = n_buckets * per;
+        let opt = |on: bool| if on { zeroed::<u8>(cap) } else { Vec::new() };
+        let rec_width = 8 + usize::from(p.layout.offset) + 2 * usize::from(p.layout.neighbours);
+        Ok(Buckets {
+            n_buckets,
+            per,
+            fill: zeroed(n_buckets),
+            hi: zeroed(cap),
+            rec: zeroed(cap * rec_width),
+            rec_width,
+            score: opt(p.layout.score),
+            layout: p.layout,
+            eviction: p.eviction,
+            ties: p.ties,
+            rng: p.seed ^ 0x9e37_79b9_7f4a_7c15,
+            touched: Vec::new(),
+            n_touched: 0,
+            touched_bits: Vec::new(),
+            scratch_buckets: Vec::new(),
+        })
+    }
+
+    pub(super) fn capacity(&self) -> usize {
+        self.n_buckets * self.per
+    }
+
+    pub(super) fn memory_bytes(&self) -> u64 {
+        let vecs = [
+            self.hi.len() * 2,
+            self.rec.len(),
+            self.score.len(),
+            self.fill.len() * 2,
+        ];
+        vecs.iter().sum::<usize>() as u64
+    }
+
+    #[inline]
+    pub(super) fn bucket(&self, key: u64) -> usize {
+        bucket_of(key, self.n_buckets)
+    }
+
+    /// The low word of entry `at`'s fingerprint (its record's first bytes).
+    #[inline]
+    pub(super) fn lo_at(&self, at: usize) -> u32 {
+        let r = &self.rec[at * self.rec_width..at * self.rec_width + 4];
+        u32::from_le_bytes(r.try_into().expect("4 bytes"))
+    }
+
+    #[inline]
+    pub(super) fn prefetch(&self, b: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let base = b * self.per;
+            let p = self.hi[base..].as_ptr().cast::<i8>();
+            // SAFETY: a prefetch is only a hint; it never faults or changes memory,
+            // and SSE is part of the x86_64 baseline.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(p);
+                // A bucket's high halves span two lines when it has 64 entries.
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(2 * self.per - 1));
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = b;
+    }
+
+    /// Position of `key` in bucket `b`, if present. Inlined into lookups and
+    /// lucky updates, whose hot loop it is (a call costs more than the scan of
+    /// a small bucket).
+    #[inline(always)]
+    pub(super) fn find(&self, b: usize, key: u64) -> Option<usize> {
+        let base = b * self.per;
+        let n = self.len(b);
+        let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
+        if let Ok(his) = <&[u16; 64]>::try_from(&self.hi[base..base + self.per]) {
+            // The paper's 64 entries: one mask of the whole bucket (its slots
+            // past the fill exist and are masked off), no branch per chunk.
+            let mut mask = eq_mask16x64(his, hi);
+            if n < 64 {
+                mask &= (1 << n) - 1;
+            }
+            while mask != 0 {
+                let j = mask.trailing_zeros() as usize;
+                if self.lo_at(base + j) == lo {
+                    return Some(j);
+                }
+                mask &= mask - 1;
+            }
+            return None;
+        }
+        // Compare 16 high half-words at a time into a bit mask (vector
+        // compares: half the loads and cache lines of the low words); check
+        // the low word only on a match. When buckets are whole chunks of 16, a
+        // bucket's last, partial chunk is compared whole too (its slots past
+        // the fill exist) and masked to the fill.
+        let recs = &self.rec[base * self.rec_width..(base + self.per) * self.rec_width];
+        let lo_at = |j: usize| {
+            let r = &recs[j * self.rec_width..j * self.rec_width + 4];
+            u32::from_le_bytes(r.try_into().expect("4 bytes"))
+        };
+        let his = &self.hi[base..base + self.per];
+        let at_match = |at: usize, mut mask: u32| {
+            while mask != 0 {
+                let j = at + mask.trailing_zeros() as usize;
+                if lo_at(j) == lo {
+                    return Some(j);
+                }
+                mask &= mask - 1;
+            }
+            None
+        };
+        let mut chunks = his[..n].chunks_exact(16);
+        for (c, chunk) in (&mut chunks).enumerate() {
+            let mask = eq_mask16(chunk.try_into().expect("16 half-words"), hi);
+            if let Some(j) = at_match(16 * c, mask) {
+                return Some(j);
+            }
+        }
+        let at = n / 16 * 16;
+        if at == n {
+            return None;
+        }
+        if self.per.is_multiple_of(16) && n - at > 4 {
+            // The bucket's slots past the fill exist: compare its last, partial
+            // chunk whole, masked to the fill. (Not for a few half-words: a
+            // whole chunk may straddle a second cache line, a miss in a big
+            // table.)
+            let chunk = &his[at..at + 16];
+            let mask =
+                eq_mask16(chunk.try_into().expect("16 half-words"), hi) & ((1 << (n - at)) - 1);
+            return at_match(at, mask);
+        }
+        (at..n).find(|&j| his[j] == hi && lo_at(j) == lo)
+    }
+
+    /// A lookup in bucket `b`. Inlined into the lookups of a document; a
+    /// full bucket's eviction is a call of its own.
+    #[inline(always)]
+    pub(super) fn lookup(
+        &mut self,
+        b: usize,
+        key: u64,
+        ins: Insert,
+        c: &mut Counters,
+    ) -> (Option<Hit>, Slot) {
+        let base = b * self.per;
+        if let Some(i) = self.find(b, key) {
+            let at = base + i;
+            let hit = self.hit_at(at);
+            let at = self.on_hit(b, i);
+            return (
+                Some(hit),
+                Slot {
+                    bucket: b as u32,
+                    at: at as u32,
+                },
+            );
+        }
+        c.inserts += 1;
+        let n = self.len(b);
+        let at = if n < self.per {
+            self.fill[b] += 1;
+            c.occupied += 1;
+            base + n
+        } else {
+            c.evictions += 1;
+            self.evict(b)
+        };
+        self.write(at, key, ins);
+        (
+            None,
+            Slot {
+                bucket: b as u32,
+                at: at as u32,
+            },
+        )
+    }
+
+    /// Free the newest slot of full bucket `b` for a new entry, evicting.
+    #[inline(never)]
+    pub(super) fn evict(&mut self, b: usize) -> usize {
+        let victim = self.victim(b);
+        self.make_newest(b, victim, None)
+    }
+
+    /// Record layout: the fingerprint's low word, the origin (4 bytes each,
+    /// little-endian), then the offset if the
+    /// layout has one, then the previous and next unit's top bytes.
+    pub(super) fn hit_at(&self, at: usize) -> Hit {
+        let r = &self.rec[at * self.rec_width..(at + 1) * self.rec_width];
+        let origin = u32::from_le_bytes(r[4..8].try_into().expect("4 bytes"));
+        let mut rest = r[8..].iter().copied();
+        let offset = if self.layout.offset {
+            rest.next().unwrap_or(0)
+        } else {
+            0
+        };
+        let (prev, next) = if self.layout.neighbours {
+            (rest.next().unwrap_or(0), rest.next().unwrap_or(0))
+        } else {
+            (0, 0)
+        };
+        Hit {
+            origin,
+            offset,
+            prev,
+            next,
+        }
+    }
+
+    fn write(&mut self, at: usize, key: u64, e: Insert) {
+        self.hi[at] = ((key & FP48) >> 32) as u16;
+        let w = self.rec_width;
+        let r = &mut self.rec[at * w..(at + 1) * w];
+        r[..4].copy_from_slice(&(key as u32).to_le_bytes());
+        r[4..8].copy_from_slice(&e.origin.to_le_bytes());
+        let mut i = 8;
+        if self.layout.offset {
+            r[i] = e.offset;
+            i += 1;
+        }
+        if self.layout.neighbours {
+            r[i] = e.prev;
+            r[i + 1] = e.next;
+        }
+        if self.layout.score {
+            self.score[at] = 1;
+        }
+    }
+
+    /// Policy bookkeeping for a found entry; returns where it is afterwards.
+    pub(super) fn on_hit(&mut self, b: usize, i: usize) -> usize {
+        let base = b * self.per;
+        match self.eviction {
+            Eviction::Random | Eviction::Lucky => base + i,
+            Eviction::Lru => {
+                let entry = self.take(base + i);
+                self.make_newest(b, self.age(b, i), Some(entry))
+            }
+            Eviction::Cc => {
+                let at = base + i;
+                let s = &mut self.score[at];
+                if *s < 255 {
+                    *s += 1;
+                    if *s == 255 {
+                        let n = self.len(b);
+                        let bucket = &mut self.score[base..base + n];
+                        if bucket.iter().filter(|&&s| s == 255).count() >= CC_SATURATED {
+                            bucket.iter_mut().for_each(|s| *s >>= 1);
+                        }
+                    }
+                }
+                at
+            }
+        }
+    }
+
+    /// Age (0 = oldest) of the entry to evict from full bucket `b`.
+    pub(super) fn victim(&mut self, b: usize) -> usize {
+        let base = b * self.per;
+        let n = self.per;
+        match self.eviction {
+            Eviction::Lru => 0,
+            Eviction::Random => {
+                self.rng = splitmix64(self.rng);
+                ((u128::from(self.rng) * n as u128) >> 64) as usize
+            }
+            Eviction::Cc | Eviction::Lucky => {
+                let scores = &self.score[base..base + n];
+                // A branch-free fold the compiler vectorizes.
+                let min = scores.iter().fold(u8::MAX, |m, &s| m.min(s));
+                let head = self.head(b);
+                if let Ok(all) = <&[u8; 64]>::try_from(scores) {
+                    // The ring in age order is the mask rotated by the head:
+                    // bit a is the entry of age a.
+                    let by_age = eq_mask_64(all, min).rotate_right(head as u32);
+                    return match self.ties {
+                        Ties::Oldest => by_age.trailing_zeros() as usize,
+                        Ties::Newest => 63 - by_age.leading_zeros() as usize,
+                    };
+                }
+                let age = |slot: usize| {
+                    if slot >= head {
+                        slot - head
+                    } else {
+                        slot + n - head
+                    }
+                };
+                match self.ties {
+                    // In age order the ring starts at the head: the oldest
+                    // tied entry is the first at or after it, else the first.
+                    Ties::Oldest => {
+                        let mut first = None;
+                        for (at, m) in score_mask(scores, min).filter(|&(_, m)| m != 0) {
+                            let after = if at + 64 <= head {
+                                0
+                            } else {
+                                m >> head.saturating_sub(at) << head.saturating_sub(at)
+                            };
+                            if after != 0 {
+                                return age(at + after.trailing_zeros() as usize);
+                            }
+                            first.get_or_insert(at + m.trailing_zeros() as usize);
+                        }
+                        age(first.expect("the minimum is present"))
+                    }
+                    // The newest tied entry is the last before the head, else
+                    // the last.
+                    Ties::Newest => {
+                        let mut last = None;
+                        for (at, m) in score_mask(scores, min).filter(|&(_, m)| m != 0) {
+                            let before = if at >= head {
+                                0
+                            } else if head - at >= 64 {
+                                m
+                            } else {
+                                m & ((1u64 << (head - at)) - 1)
+                            };
+                            if before != 0 {
+                                last = Some((true, at + 63 - before.leading_zeros() as usize));
+                            } else if last.is_none_or(|(early, _)| !early) {
+                                last = Some((false, at + 63 - m.leading_zeros() as usize));
+                            }
+                        }
+                        age(last.expect("the minimum is present").1)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Entries in bucket `b`.
+    #[inline]
+    pub(super) fn len(&self, b: usize) -> usize {
+        usize::from(self.fill[b]).min(self.per)
+    }
+
+    /// Slot (within the bucket) of the oldest entry.
+    #[inline]
+    pub(super) fn head(&self, b: usize) -> usize {
+        usize::from(self.fill[b]).saturating_sub(self.per)
+    }
+
+    /// Age (0 = oldest) of the entry at slot `i` of bucket `b`.
+    #[inline]
+    pub(super) fn age(&self, b: usize, i: usize) -> usize {
+        let head = self.head(b);
+        if i >= head {
+            i - head
+        } else {
+            i + self.per - head
+        }
+    }
+
+    /// Absolute index of the entry of age `a` in bucket `b`.
+    #[inline]
+    pub(super) fn at_age(&self, b: usize, a: usize) -> usize {
+        let s = self.head(b) + a;
+        b * self.per + if s >= self.per { s - self.per } else { s }
+    }
+
+    /// Make the entry of age `a` the newest of bucket `b` (its content `entry`,
+    /// or a free slot for a new entry when `entry` is `None`, evicting the old
+    /// one), keeping the others in order; returns its index. Entries on the
+    /// shorter side of `a` move by one slot; in a full bucket the older side
+    /// moves towards `a` and the head advances, so evicting or refreshing the
+    /// oldest moves nothing.
+    pub(super) fn make_newest(&mut self, b: usize, a: usize, entry: Option<Entry>) -> usize {
+        let n = self.len(b);
+        let full = n == self.per;
+        let at = if full && a < n - 1 - a {
+            // Ages 0..a move one slot up (towards a); slot of age 0 frees.
+            self.shift_ages(b, 0, a, true);
+            let at = self.at_age(b, 0);
+            let head = self.head(b) + 1;
+            self.fill[b] = (self.per + if head == self.per { 0 } else { head }) as u16;
+            at
+        } else {
+            // Ages a+1..n move one slot down; slot of age n-1 frees.
+            self.shift_ages(b, a + 1, n, false);
+            self.at_age(b, n - 1)
+        };
+        if let Some(e) = entry {
+            self.put(at, e);
+        }
+        at
+    }
+
+    /// Move the entries of ages `from..to` one slot up (`up`) or down, as
+    /// whole runs of slots: a run wraps around the ring at most once.
+    pub(super) fn shift_ages(&mut self, b: usize, from: usize, to: usize, up: bool) {
+        if from >= to {
+            return;
+        }
+        let base = b * self.per;
+        let (first, last) = (self.at_age(b, from), self.at_age(b, to - 1));
+        let end = base + self.per;
+        let wraps = first > last;
+        if up {
+            // The entry in the bucket's last slot moves to its first.
+            if wraps || last == end - 1 {
+                if wraps {
+                    self.shift_run(base..last + 1, true, base);
+                }
+                self.move_slot(end - 1, base);
+                self.shift_run(first..end - 1, true, base);
+            } else {
+                self.shift_run(first..last + 1, true, base);
+            }
+        } else if wraps || first == base {
+            // The entry in the bucket's first slot moves to its last.
+            if wraps {
+                self.shift_run(first..end, false, base);
+            }
+            self.move_slot(base, end - 1);
+            self.shift_run(base + 1..last + 1, false, base);
+        } else {
+            self.shift_run(first..last + 1, false, base);
+        }
+    }
+
+    /// Move slots `run` one up or down (within the bucket starting at `base`).
+    pub(super) fn shift_run(&mut self, run: std::ops::Range<usize>, up: bool, base: usize) {
+        if run.is_empty() {
+            return;
+        }
+        debug_assert!(run.start >= base && run.end <= base + self.per);
+        let to = if up { run.start + 1 } else { run.start - 1 };
+        let w = self.rec_width;
+        self.hi.copy_within(run.clone(), to);
+        self.rec.copy_within(run.start * w..run.end * w, to * w);
+        if !self.score.is_empty() {
+            self.score.copy_within(run, to);
+        }
+    }
+
+    pub(super) fn move_slot(&mut self, from: usize, to: usize) {
+        let w = self.rec_width;
+        self.hi[to] = self.hi[from];
+        self.rec.copy_within(from * w..(from + 1) * w, to * w);
+        if !self.score.is_empty() {
+            self.score[to] = self.score[from];
+        }
+    }
+
+    pub(super) fn take(&self, at: usize) -> Entry {
+        let w = self.rec_width;
+        let mut rec = [0u8; 12];
+        rec[..w].copy_from_slice(&self.rec[at * w..(at + 1) * w]);
+        Entry {
+            hi: self.hi[at],
+            rec,
+            score: self.score.get(at).copied().unwrap_or(0),
+        }
+    }
+
+    pub(super) fn put(&mut self, at: usize, e: Entry) {
+        let w = self.rec_width;
+        self.hi[at] = e.hi;
+        self.rec[at * w..(at + 1) * w].copy_from_slice(&e.rec[..w]);
+        if !self.score.is_empty() {
+            self.score[at] = e.score;
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn lucky_add(&mut self, key: u64, slot: Slot, inserted: bool, inc: u32) {
+        if self.score.is_empty() {
+            return;
+        }
+        let b = if slot.bucket == u32::MAX {
+            self.bucket(key)
+        } else {
+            slot.bucket as usize
+        };
+        let base = b * self.per;
+        let end = base + self.len(b);
+        // The lookup's slot is right unless a later unit of the document
+        // evicted an entry before it in the bucket; then search the bucket.
+        let hint = slot.at as usize;
+        let at = if hint >= base
+            && hint < end
+            && self.lo_at(hint) == key as u32
+            && self.hi[hint] == ((key & FP48) >> 32) as u16
+        {
+            hint
+        } else {
+            match self.find(b, key) {
+                Some(i) => base + i,
+                None => return,
+            }
+        };
+        let s = &mut self.score[at];
+        // An inserted entry starts from 1, a found one from its score; as
+        // arithmetic, since which it is follows the data, not a pattern.
+        let start = u32::from(inserted) | (u32::from(*s) * u32::from(!inserted));
+        *s = (start + inc).min(255) as u8;
+        if self.touched_bits.is_empty() {
+            self.touched_bits = vec![0; self.n_buckets.div_ceil(64)];
+            // One more: a write past the last noted bucket is not counted.
+            self.touched = vec![0; self.n_buckets + 1];
+        }
+        // Note the bucket once, without a branch on whether it was noted.
+        let (word, bit) = (b / 64, 1u64 << (b % 64));
+        let fresh = self.touched_bits[word] & bit == 0;
+        self.touched_bits[word] |= bit;
+        self.touched[self.n_touched] = b as u32;
+        self.n_touched += usize::from(fresh);
+    }
+
+    pub(super) fn lucky_end_document(&mut self) {
+        let touched = std::mem::take(&mut self.touched);
+        // Buckets are halved independently of each other: any order will do.
+        for &b in &touched[..self.n_touched] {
+            self.touched_bits[b as usize / 64] = 0;
+            let base = b as usize * self.per;
+            let n = self.len(b as usize);
+            let scores = &mut self.score[base..base + n];
+            if byte_sum(scores) >= LUCKY_LIMIT * n as u32 {
+                scores.iter_mut().for_each(|s| *s >>= 1);
+            }
+        }
+        self.touched = touched;
+        self.n_touched = 0;
+    }
+}

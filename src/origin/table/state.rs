@@ -1,0 +1,148 @@
+//! The table's state as bytes (the snapshot's payload): what a re-open needs
+//! to continue exactly where the last run stopped.
+
+use std::io::{self, Read, Write};
+
+use super::*;
+
+/// The table's state as bytes, for the index's snapshot file (which adds its
+/// own header and checksum). Little-endian; arrays as they are in memory.
+impl Table {
+    /// Write the whole state: counters, then the bucket arrays (or the map).
+    pub fn write_state(&self, w: &mut impl Write) -> io::Result<()> {
+        let c = self.counters;
+        for v in [c.lookups, c.hits, c.inserts, c.evictions, c.occupied] {
+            w.write_all(&v.to_le_bytes())?;
+        }
+        match &self.store {
+            Store::Bucketed(b) => {
+                w.write_all(&b.rng.to_le_bytes())?;
+                w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
+                write_le(w, &b.fill, |x| x.to_le_bytes())?;
+                // The low words live in the records; the format keeps them
+                // an array of their own.
+                let recs = b.rec.chunks_exact(b.rec_width);
+                let lo: Vec<u8> = recs.clone().flat_map(|r| r[..4].to_vec()).collect();
+                w.write_all(&lo)?;
+                write_le(w, &b.hi, |x| x.to_le_bytes())?;
+                let rest: Vec<u8> = recs.flat_map(|r| r[4..].to_vec()).collect();
+                w.write_all(&rest)?;
+                w.write_all(&b.score)
+            }
+            Store::Unbounded(map) => {
+                w.write_all(&(map.len() as u64).to_le_bytes())?;
+                let mut entries: Vec<(&u64, &Hit)> = map.iter().collect();
+                entries.sort_unstable_by_key(|e| *e.0);
+                for (k, h) in entries {
+                    w.write_all(&k.to_le_bytes())?;
+                    w.write_all(&h.origin.to_le_bytes())?;
+                    w.write_all(&[h.offset, h.prev, h.next])?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Rebuild a table of `params` from [`Table::write_state`]'s bytes. Fails
+    /// (`InvalidData`) when the bytes do not fit these parameters.
+    pub fn read_state(params: TableParams, r: &mut impl Read) -> io::Result<Table> {
+        let mut t =
+            Table::new(params).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        let mut c = [0u64; 5];
+        for v in &mut c {
+            *v = read_u64(r)?;
+        }
+        t.counters = Counters {
+            lookups: c[0],
+            hits: c[1],
+            inserts: c[2],
+            evictions: c[3],
+            occupied: c[4],
+        };
+        let bad =
+            |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("table state: {what}"));
+        match &mut t.store {
+            Store::Bucketed(b) => {
+                b.rng = read_u64(r)?;
+                if read_u64(r)? != b.n_buckets as u64 {
+                    return Err(bad("bucket count differs"));
+                }
+                read_le(r, &mut b.fill, u16::from_le_bytes)?;
+                let cap = b.hi.len();
+                let mut lo = vec![0u8; 4 * cap];
+                r.read_exact(&mut lo)?;
+                read_le(r, &mut b.hi, u16::from_le_bytes)?;
+                let mut rest = vec![0u8; cap * (b.rec_width - 4)];
+                r.read_exact(&mut rest)?;
+                let pieces = lo.chunks_exact(4).zip(rest.chunks_exact(b.rec_width - 4));
+                for (rec, (l, o)) in b.rec.chunks_exact_mut(b.rec_width).zip(pieces) {
+                    rec[..4].copy_from_slice(l);
+                    rec[4..].copy_from_slice(o);
+                }
+                r.read_exact(&mut b.score)?;
+                if b.fill.iter().any(|&f| usize::from(f) >= 2 * b.per) {
+                    return Err(bad("bucket state out of range"));
+                }
+                let occupied: u64 = (0..b.n_buckets).map(|i| b.len(i) as u64).sum();
+                if occupied != t.counters.occupied {
+                    return Err(bad("occupancy differs from the counters"));
+                }
+            }
+            Store::Unbounded(map) => {
+                let n = read_u64(r)?;
+                if n != t.counters.occupied {
+                    return Err(bad("occupancy differs from the counters"));
+                }
+                map.reserve(n as usize);
+                for _ in 0..n {
+                    let k = read_u64(r)?;
+                    let mut o = [0u8; 4];
+                    r.read_exact(&mut o)?;
+                    let mut rest = [0u8; 3];
+                    r.read_exact(&mut rest)?;
+                    map.insert(
+                        k,
+                        Hit {
+                            origin: u32::from_le_bytes(o),
+                            offset: rest[0],
+                            prev: rest[1],
+                            next: rest[2],
+                        },
+                    );
+                }
+            }
+        }
+        Ok(t)
+    }
+}
+
+fn write_le<T: Copy, const N: usize>(
+    w: &mut impl Write,
+    v: &[T],
+    f: impl Fn(T) -> [u8; N],
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(v.len() * N);
+    for &x in v {
+        buf.extend_from_slice(&f(x));
+    }
+    w.write_all(&buf)
+}
+
+fn read_le<T, const N: usize>(
+    r: &mut impl Read,
+    v: &mut [T],
+    f: impl Fn([u8; N]) -> T,
+) -> io::Result<()> {
+    let mut buf = vec![0u8; v.len() * N];
+    r.read_exact(&mut buf)?;
+    for (x, b) in v.iter_mut().zip(buf.chunks_exact(N)) {
+        *x = f(b.try_into().expect("N bytes"));
+    }
+    Ok(())
+}
+
+fn read_u64(r: &mut impl Read) -> io::Result<u64> {
+    let mut b = [0u8; 8];
+    r.read_exact(&mut b)?;
+    Ok(u64::from_le_bytes(b))
+}
