@@ -15,7 +15,7 @@ impl FromStr for Bytes {
 
 /// Parse a byte count with an optional unit (case-insensitive, fractions allowed:
 /// `1.5MiB`).
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -46,7 +46,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 /// The shortest exact spelling of a byte count: `64MiB`, `20MB`, `1234B`.
-pub fn format_bytes(n: u64) -> String {
+pub(crate) fn format_bytes(n: u64) -> String {
     const UNITS: [(u64, &str); 6] = [
         (1 << 30, "GiB"),
         (1_000_000_000, "GB"),

@@ -127,7 +127,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub fn bindings(&self) -> [(&'static str, &str); 30] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 30] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -299,7 +299,7 @@ impl Config {
     }
 
     /// Take `p` as the engine settings (the inverse of [`Config::params`]).
-    pub fn set_params(&mut self, p: &Params) {
+    pub(crate) fn set_params(&mut self, p: &Params) {
         self.k = p.k;
         self.selector = p.selector;
         self.table_size = p.table_size;
@@ -320,7 +320,7 @@ impl Config {
     }
 
     /// Check values that parse but make no sense.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         if self.k == 0 || self.k > 64 {
             return Err(format!("k must be between 1 and 64, not {}", self.k));
         }
@@ -356,7 +356,7 @@ impl Config {
     }
 
     /// Parse a config file's text.
-    pub fn from_toml(text: &str) -> Result<Config, String> {
+    pub(crate) fn from_toml(text: &str) -> Result<Config, String> {
         let c: Config = toml::from_str(text).map_err(|e| {
             e.to_string()
                 .lines()
@@ -388,7 +388,7 @@ impl Config {
 }
 
 /// `config.toml` in the platform config directory (e.g. `~/.config/lineage/`).
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "lineage").map(|d| d.config_dir().join("config.toml"))
 }
 

@@ -32,7 +32,7 @@ pub struct Corpus<T = Document> {
 /// Walk `root`, read every document (in parallel), and turn each file's
 /// prepared text into a `T` with `f`; documents come in processing order
 /// (CONTRACT §2), files left out sorted by path.
-pub fn load_with<T: Send>(
+pub(crate) fn load_with<T: Send>(
     root: &Path,
     filter: &Filter,
     opts: WalkOptions,
@@ -88,7 +88,7 @@ pub fn load(
 impl Corpus {
     /// Move every document's token fingerprints out, in order: what a replay
     /// (`origin::history::Keyed`) starts from.
-    pub fn take_fps(&mut self) -> Vec<Vec<u64>> {
+    pub(crate) fn take_fps(&mut self) -> Vec<Vec<u64>> {
         self.docs
             .iter_mut()
             .map(|d| std::mem::take(&mut d.fps))

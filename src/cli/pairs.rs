@@ -16,7 +16,7 @@ use crate::source::Filter;
 
 /// The threshold when none is given: Broder's "roughly the same" is about
 /// 0.9; 0.8 also catches lightly edited copies.
-pub const DEFAULT_MIN_SIMILARITY: f64 = 0.8;
+pub(crate) const DEFAULT_MIN_SIMILARITY: f64 = 0.8;
 
 #[derive(Args, Debug)]
 pub(super) struct PairsArgs {

@@ -15,7 +15,7 @@ use std::io::Write as _;
 use crate::source::name::ESCAPE;
 
 /// `s` with every control character escaped visibly and unambiguously.
-pub fn show(s: &str) -> Cow<'_, str> {
+pub(crate) fn show(s: &str) -> Cow<'_, str> {
     let needs = |c: char| c.is_control() || c == '\\' || c == ESCAPE;
     if !s.chars().any(needs) {
         return Cow::Borrowed(s);
@@ -49,13 +49,13 @@ pub fn show(s: &str) -> Cow<'_, str> {
 
 /// One line on stderr; a full or closed stderr is ignored (there is no
 /// one left to tell).
-pub fn note(line: &str) {
+pub(crate) fn note(line: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{line}");
 }
 
 /// Progress on stderr, overwriting the line (a terminal only).
-pub fn progress(text: &str) {
+pub(crate) fn progress(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = write!(err, "\r\x1b[K{text}");
     let _ = err.flush();

@@ -13,7 +13,7 @@ use crate::similar::cluster::UnionFind;
 use crate::similar::exact::jaccard;
 use crate::similar::simhash::{self, MultiIndex, Sketch, multi};
 
-pub struct Clusters {
+pub(crate) struct Clusters {
     min_similarity: f64,
     index: MultiIndex<u64>,
     /// Verified pairs (a < b) among live documents, with their Jaccard.
@@ -23,12 +23,12 @@ pub struct Clusters {
 
 /// A version's sketch: the simhash of its sorted, deduplicated shingle keys
 /// (all-zero, and never indexed, for an empty set).
-pub fn sketch(set: &[u64]) -> u64 {
+pub(crate) fn sketch(set: &[u64]) -> u64 {
     if set.is_empty() { 0 } else { u64::simhash(set) }
 }
 
 /// Sorted, deduplicated keys: the set whose Jaccard is the similarity.
-pub fn shingle_set(mut keys: Vec<u64>) -> Vec<u64> {
+pub(crate) fn shingle_set(mut keys: Vec<u64>) -> Vec<u64> {
     keys.sort_unstable();
     keys.dedup();
     keys
@@ -76,21 +76,21 @@ impl Clusters {
 
     /// Add live document `id` with its stored sketch (pairs come with
     /// [`Clusters::restore_pair`]).
-    pub fn restore(&mut self, id: u32, sketch: u64) {
+    pub(crate) fn restore(&mut self, id: u32, sketch: u64) {
         if sketch != 0 {
             self.index.insert(id, sketch);
         }
     }
 
     /// A stored pair of two live documents.
-    pub fn restore_pair(&mut self, a: u32, b: u32, similarity: f64) {
+    pub(crate) fn restore_pair(&mut self, a: u32, b: u32, similarity: f64) {
         if similarity >= self.min_similarity {
             self.pairs.insert((a.min(b), a.max(b)), similarity);
         }
     }
 
     /// Forget document `id` (deleted, or replaced by a newer version).
-    pub fn remove(&mut self, id: u32) {
+    pub(crate) fn remove(&mut self, id: u32) {
         if self.index.remove(id) {
             self.pairs.retain(|&(a, b), _| a != id && b != id);
         }
@@ -104,7 +104,7 @@ impl Clusters {
 
     /// The clusters (members ascending, clusters largest first, ties by
     /// first member) and each member's cluster index.
-    pub fn clusters(&self) -> (Vec<super::Cluster>, HashMap<u32, u32>) {
+    pub(crate) fn clusters(&self) -> (Vec<super::Cluster>, HashMap<u32, u32>) {
         let mut ids: Vec<u32> = self.pairs.keys().flat_map(|&(a, b)| [a, b]).collect();
         ids.sort_unstable();
         ids.dedup();

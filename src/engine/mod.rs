@@ -5,7 +5,7 @@
 //! [`Update`]s through a callback; it never waits on the engine.
 
 mod clusters;
-pub mod query;
+pub(crate) mod query;
 mod report;
 mod run;
 mod shadow;

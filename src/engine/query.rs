@@ -14,7 +14,7 @@ use crate::text::{Format, for_each_token, prepare};
 
 /// What the engine knows of each version without asking the database.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Row {
+pub(crate) struct Row {
     pub path: String,
     pub version: u32,
     pub tokens: u32,
@@ -26,7 +26,7 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn fresh_percent(&self) -> f64 {
+    pub(crate) fn fresh_percent(&self) -> f64 {
         if self.tokens == 0 {
             100.0
         } else {
@@ -37,7 +37,11 @@ impl Row {
 
 /// The prepared text of version `id` with its token spans, if the file on
 /// disk still holds that version; otherwise why not.
-pub fn text_of(ix: &Index, rows: &[Row], id: u32) -> (Result<String, String>, Vec<(u32, u32)>) {
+pub(crate) fn text_of(
+    ix: &Index,
+    rows: &[Row],
+    id: u32,
+) -> (Result<String, String>, Vec<(u32, u32)>) {
     let row = &rows[id as usize];
     let gone = |why: &str| Err(format!("{} v{}: {why}", row.path, row.version));
     let text = match ix.current(&row.path) {
@@ -65,7 +69,7 @@ pub fn text_of(ix: &Index, rows: &[Row], id: u32) -> (Result<String, String>, Ve
 /// The exact outcome of version `id` (CONTRACT §3): each shingle's origin is
 /// the earliest version containing it. Reads the cached fingerprints of every
 /// earlier version, keeping only the keys `id` has.
-pub fn exact_outcome(ix: &Index, id: u32) -> Result<Outcome, IndexError> {
+pub(crate) fn exact_outcome(ix: &Index, id: u32) -> Result<Outcome, IndexError> {
     const CHUNK: u32 = 256;
     let k = ix.params().k;
     let roller = ix.roller();
@@ -102,7 +106,11 @@ pub fn exact_outcome(ix: &Index, id: u32) -> Result<Outcome, IndexError> {
 
 /// Where each copied run's passage starts in its origin: the first of the
 /// run's shingles found in the origin, shifted back to the run's start.
-pub fn targets(ix: &Index, id: u32, runs: &[Run]) -> Result<Vec<Option<Target>>, IndexError> {
+pub(crate) fn targets(
+    ix: &Index,
+    id: u32,
+    runs: &[Run],
+) -> Result<Vec<Option<Target>>, IndexError> {
     let k = ix.params().k as u32;
     let keys = ix.shingle_keys(id)?;
     let mut positions: HashMap<u32, HashMap<u64, u32>> = HashMap::new();
@@ -166,7 +174,7 @@ fn legend(rows: &[Row], o: &Outcome) -> Vec<LegendEntry> {
 }
 
 /// Version `id` with its origins, estimated (as recorded) or exact.
-pub fn origin_view(
+pub(crate) fn origin_view(
     ix: &Index,
     rows: &[Row],
     id: u32,
@@ -210,7 +218,7 @@ fn shared_ranges(keys: &[u64], other: &[u64], k: u32) -> Vec<(u32, u32)> {
 }
 
 /// Versions `a` and `b` side by side with their shared passages.
-pub fn compare(ix: &Index, rows: &[Row], a: u32, b: u32) -> Result<CompareView, IndexError> {
+pub(crate) fn compare(ix: &Index, rows: &[Row], a: u32, b: u32) -> Result<CompareView, IndexError> {
     let k = ix.params().k as u32;
     let (ka, kb) = (ix.shingle_keys(a)?, ix.shingle_keys(b)?);
     let sorted = |v: &[u64]| {

@@ -18,7 +18,7 @@ use crate::origin::sweep::{Control, Plan, Scored};
 const PROGRESS_EVERY: Duration = Duration::from_millis(50);
 
 /// A shadow run's job: versions `0..versions` of the index.
-pub struct Job {
+pub(crate) struct Job {
     pub generation: u64,
     pub runs: Vec<Params>,
     pub versions: u32,

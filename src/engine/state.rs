@@ -42,9 +42,9 @@ pub struct Snapshot {
 }
 
 /// Samples kept in [`Snapshot::table_history`].
-pub const HISTORY: usize = 120;
+pub(crate) const HISTORY: usize = 120;
 /// Events kept in [`Snapshot::events`].
-pub const EVENTS: usize = 1000;
+pub(crate) const EVENTS: usize = 1000;
 
 /// One live document.
 #[derive(Clone, Debug, PartialEq)]

@@ -7,9 +7,8 @@
 //! short strings leave the top bits empty.
 
 pub mod rabin;
-pub mod shingle;
+pub(crate) mod shingle;
 
-pub use rabin::{POLY, Rabin};
 pub use shingle::ShingleRoller;
 
 use std::ops::Range;
@@ -37,13 +36,13 @@ pub fn key(rabin: u64) -> u64 {
 /// The top byte of a 62-bit key (bits 54..61): the "first byte" of seed 003's
 /// expansion and bridging checks.
 #[inline]
-pub fn top_byte(key: u64) -> u8 {
+pub(crate) fn top_byte(key: u64) -> u8 {
     (key >> 54) as u8
 }
 
 /// Rabin-64 fingerprint, initial state 1, of a token's key text.
 #[inline]
-pub fn token_fp(key_text: &[u8]) -> u64 {
+pub(crate) fn token_fp(key_text: &[u8]) -> u64 {
     rabin::fingerprint(key_text, 1)
 }
 
@@ -67,7 +66,7 @@ pub fn token_fps(text: &str) -> TokenFps {
 
 /// [`token_fps`] into reused buffers (cleared first), to spare the allocation
 /// and page faults of fresh vectors for every document.
-pub fn token_fps_into(text: &str, out: &mut TokenFps) {
+pub(crate) fn token_fps_into(text: &str, out: &mut TokenFps) {
     assert!(
         u32::try_from(text.len()).is_ok(),
         "prepared text longer than 4 GiB"
@@ -123,7 +122,7 @@ pub fn shingle_keys(fps: &[u64], k: usize, out: &mut Vec<u64>) {
 
 /// The 62-bit key of a segment (hash-breaking): Rabin-64, initial state 1, over
 /// the segment's token fingerprints, big-endian, then finalised.
-pub fn segment_key(fps: &[u64]) -> u64 {
+pub(crate) fn segment_key(fps: &[u64]) -> u64 {
     key(fps.iter().fold(1, |f, &fp| rabin::append64(f, fp)))
 }
 

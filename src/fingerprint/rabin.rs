@@ -9,7 +9,7 @@
 //! [`Rabin`] handles any degree from 8 to 64 one byte at a time.
 
 /// P = x^64 + x^4 + x^3 + x + 1 without its x^64 term (ALGORITHMS §1.4).
-pub const POLY: u64 = 0x1B;
+pub(crate) const POLY: u64 = 0x1B;
 
 /// `a·x mod P` for a polynomial of degree < `degree` (bits above it clear).
 const fn times_x(a: u64, degree: u32, poly: u64) -> u64 {
@@ -23,6 +23,7 @@ const fn times_x(a: u64, degree: u32, poly: u64) -> u64 {
 }
 
 /// `T[j] = j(x)·x^degree mod P` for every byte j (Broder's 8-bit table).
+#[cfg(test)]
 const fn byte_table(degree: u32, poly: u64) -> [u64; 256] {
     // X[i] = x^(degree+i) mod P; X[0] is P without its top term.
     let mut x = [0u64; 8];
@@ -45,6 +46,7 @@ const fn byte_table(degree: u32, poly: u64) -> [u64; 256] {
 
 /// `TABLES[j][b] = b(x)·x^(8j)·x^64 mod P`: the contribution of byte j of `f` when
 /// `f` is shifted by 64 bits (Broder's tables; `append64` does without them).
+#[cfg(test)]
 static TABLES: [[u64; 256]; 8] = {
     let mut tables = [[0u64; 256]; 8];
     tables[0] = byte_table(64, POLY);
@@ -65,7 +67,8 @@ static TABLES: [[u64; 256]; 8] = {
 
 /// Appends one byte: `f·x^8 + byte mod P` (ALGORITHMS §1.2, AOSP's form).
 #[inline]
-pub fn append8(f: u64, byte: u8) -> u64 {
+#[cfg(test)]
+pub(crate) fn append8(f: u64, byte: u8) -> u64 {
     (f << 8) ^ u64::from(byte) ^ TABLES[0][(f >> 56) as usize]
 }
 
@@ -78,7 +81,7 @@ pub fn append8(f: u64, byte: u8) -> u64 {
 /// `POLY` (degree < 8) needs no further reduction and comes from a 16-entry
 /// table.
 #[inline]
-pub fn append64(f: u64, word: u64) -> u64 {
+pub(crate) fn append64(f: u64, word: u64) -> u64 {
     word ^ f ^ (f << 1) ^ (f << 3) ^ (f << 4) ^ OVERFLOW[(f >> 60) as usize]
 }
 
@@ -113,7 +116,7 @@ fn append64_tables(f: u64, word: u64) -> u64 {
 
 /// Carry-less product of two polynomials of degree < 64.
 #[inline]
-pub fn clmul(a: u64, b: u64) -> u128 {
+pub(crate) fn clmul(a: u64, b: u64) -> u128 {
     let a = u128::from(a);
     let mut acc = 0u128;
     for i in 0..64 {
@@ -125,14 +128,14 @@ pub fn clmul(a: u64, b: u64) -> u128 {
 
 /// `a(x)·b(x) mod P`.
 #[inline]
-pub fn mulmod(a: u64, b: u64) -> u64 {
+pub(crate) fn mulmod(a: u64, b: u64) -> u64 {
     let p = clmul(a, b);
     // hi·x^64 + lo is exactly what `append64(hi, lo)` reduces.
     append64((p >> 64) as u64, p as u64)
 }
 
 /// `x^n mod P`.
-pub fn x_pow(n: u64) -> u64 {
+pub(crate) fn x_pow(n: u64) -> u64 {
     // Square-and-multiply on the exponent, high bit first.
     let mut r = 1u64;
     for i in (0..64).rev() {
@@ -259,20 +262,24 @@ fn short_be(b: &[u8]) -> u64 {
 /// The engine uses the faster free functions with the fixed `POLY`; this type is
 /// for other polynomials (e.g. seed 003's 62-bit fingerprints).
 #[derive(Clone, Debug)]
-pub struct Rabin {
+#[cfg(test)]
+pub(crate) struct Rabin {
     degree: u32,
     poly: u64,
     mask: u64,
     table: [u64; 256],
 }
 
+#[cfg(test)]
 impl Rabin {
     /// The degree-64 fingerprinter with `POLY`.
-    pub const STANDARD: Rabin = Rabin::new(64, POLY);
+    #[cfg(test)]
+    pub(crate) const STANDARD: Rabin = Rabin::new(64, POLY);
 
     /// P = x^degree + `poly`; `poly` holds the lower terms (bits below `degree`).
     /// P should be irreducible (see [`is_irreducible`]); this is not checked.
-    pub const fn new(degree: u32, poly: u64) -> Rabin {
+    #[cfg(test)]
+    pub(crate) const fn new(degree: u32, poly: u64) -> Rabin {
         assert!(degree >= 8 && degree <= 64, "degree must be in 8..=64");
         let mask = if degree == 64 {
             u64::MAX
@@ -291,27 +298,21 @@ impl Rabin {
         }
     }
 
-    pub fn degree(&self) -> u32 {
-        self.degree
-    }
-
-    /// The lower terms of P (P without x^degree).
-    pub fn poly(&self) -> u64 {
-        self.poly
-    }
-
     /// Appends one byte: `f·x^8 + byte mod P`, for `f` of degree < `degree`.
     #[inline]
-    pub fn append8(&self, f: u64, byte: u8) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn append8(&self, f: u64, byte: u8) -> u64 {
         (((f << 8) | u64::from(byte)) & self.mask) ^ self.table[(f >> (self.degree - 8)) as usize]
     }
 
     /// The fingerprint of `bytes` with initial state `init` (reduced first).
+    #[cfg(test)]
     pub fn fingerprint(&self, bytes: &[u8], init: u64) -> u64 {
         let init = Poly::new(u128::from(init)).rem(self.modulus()).bits as u64;
         bytes.iter().fold(init, |f, &b| self.append8(f, b))
     }
 
+    #[cfg(test)]
     fn modulus(&self) -> Poly {
         Poly::new((1u128 << self.degree) | u128::from(self.poly))
     }
@@ -320,7 +321,8 @@ impl Rabin {
 /// Whether P = x^degree + `low` is irreducible over GF(2), for `degree` in 1..=64
 /// and `low` below x^degree. Ben-Or's test (ALGORITHMS §1.5, LBFS
 /// `polyirreducible`): P has no factor of degree i iff gcd(P, x^(2^i) − x) = 1.
-pub fn is_irreducible(degree: u32, low: u64) -> bool {
+#[cfg(test)]
+pub(crate) fn is_irreducible(degree: u32, low: u64) -> bool {
     assert!((1..=64).contains(&degree), "degree must be in 1..=64");
     assert!(
         degree == 64 || low >> degree == 0,
@@ -341,24 +343,30 @@ pub fn is_irreducible(degree: u32, low: u64) -> bool {
 /// A polynomial over GF(2) of degree < 128 (bit i = coefficient of x^i); slow,
 /// bit-by-bit arithmetic for tests and setup, not for the hot path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg(test)]
 struct Poly {
     bits: u128,
 }
 
+#[cfg(test)]
 impl Poly {
+    #[cfg(test)]
     fn new(bits: u128) -> Poly {
         Poly { bits }
     }
 
     /// Degree, with deg(0) = -1.
+    #[cfg(test)]
     fn degree(self) -> i32 {
         127 - self.bits.leading_zeros() as i32
     }
 
+    #[cfg(test)]
     fn add(self, other: Poly) -> Poly {
         Poly::new(self.bits ^ other.bits)
     }
 
+    #[cfg(test)]
     fn rem(self, m: Poly) -> Poly {
         let dm = m.degree();
         assert!(dm >= 0, "division by zero polynomial");
@@ -373,6 +381,7 @@ impl Poly {
     }
 
     /// `self·other mod m`, both of degree < deg m <= 64.
+    #[cfg(test)]
     fn mulmod(self, other: Poly, m: Poly) -> Poly {
         let mut acc = Poly::new(0);
         let mut a = self;
@@ -387,6 +396,7 @@ impl Poly {
         acc
     }
 
+    #[cfg(test)]
     fn gcd(self, other: Poly) -> Poly {
         let (mut a, mut b) = (self, other);
         while b.bits != 0 {

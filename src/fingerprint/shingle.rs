@@ -46,10 +46,6 @@ impl ShingleRoller {
         ShingleRoller { k, out: Some(out) }
     }
 
-    pub fn k(&self) -> usize {
-        self.k
-    }
-
     /// `fp·x^(64k) mod P`: what token `fp` contributes when it has k tokens after it.
     #[inline]
     fn outgoing(&self, fp: u64) -> u64 {

@@ -23,11 +23,11 @@ use std::path::Path;
 use super::xxh64::Xxh64;
 
 /// Bytes before the payload.
-pub const HEADER: usize = 32;
+pub(crate) const HEADER: usize = 32;
 
 /// One of lineage's binary formats.
 #[derive(Clone, Copy, Debug)]
-pub struct Format {
+pub(crate) struct Format {
     pub magic: &'static [u8; 8],
     /// Bumped whenever the payload's layout changes.
     pub version: u32,
@@ -63,7 +63,7 @@ pub enum FrameError {
 impl Format {
     /// Write `path` atomically: the frame around what `payload` writes.
     /// Returns the file's size.
-    pub fn write(
+    pub(crate) fn write(
         &self,
         path: &Path,
         payload: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -88,7 +88,8 @@ impl Format {
     }
 
     /// A whole file's bytes around `payload`, as [`Format::write`] writes them.
-    pub fn frame(&self, payload: &[u8]) -> Vec<u8> {
+    #[cfg(test)]
+    pub(crate) fn frame(&self, payload: &[u8]) -> Vec<u8> {
         let head = self.head();
         let len = payload.len() as u64;
         let mut h = Xxh64::default();

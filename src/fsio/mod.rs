@@ -9,8 +9,8 @@
 //! exists and is not a regular file (a device, a FIFO, a folder) is refused:
 //! renaming over it would destroy it.
 
-pub mod framed;
-pub mod xxh64;
+pub(crate) mod framed;
+pub(crate) mod xxh64;
 
 use std::fs::{self, File, OpenOptions};
 use std::hash::{BuildHasher, RandomState};
@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const PREFIX: &str = ".lineage-";
 
 /// Write `target` atomically with what `fill` writes; the bytes written.
-pub fn write_atomic(
+pub(crate) fn write_atomic(
     target: &Path,
     fill: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<u64> {
@@ -50,7 +50,7 @@ pub fn write_atomic(
 }
 
 /// Remove temp files an earlier process left in `dir` (killed mid-write).
-pub fn remove_stale_temps(dir: &Path) {
+pub(crate) fn remove_stale_temps(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -65,7 +65,7 @@ pub fn remove_stale_temps(dir: &Path) {
 
 /// The bytes of `path` if it is a regular file of at most `max` bytes:
 /// opened without blocking (a FIFO) and never read past `max` (a device).
-pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(target_os = "linux")]

@@ -11,7 +11,7 @@ const P5: u64 = 0x27D4_EB2F_1656_67C5;
 
 /// An XXH64 state fed with [`Xxh64::update`].
 #[derive(Clone)]
-pub struct Xxh64 {
+pub(crate) struct Xxh64 {
     acc: [u64; 4],
     buf: [u8; 32],
     buffered: usize,
@@ -76,7 +76,7 @@ impl Xxh64 {
         }
     }
 
-    pub fn finish(&self) -> u64 {
+    pub(crate) fn finish(&self) -> u64 {
         let a = self.acc;
         let mut h = if self.total >= 32 {
             let h = a[0]
@@ -119,7 +119,7 @@ impl Xxh64 {
 }
 
 /// XXH64 of `data` in one call.
-pub fn xxh64(data: &[u8]) -> u64 {
+pub(crate) fn xxh64(data: &[u8]) -> u64 {
     let mut h = Xxh64::default();
     h.update(data);
     h.finish()

@@ -7,16 +7,16 @@ use std::path::Path;
 
 use super::IndexError;
 
-pub const FILE: &str = "lock";
+pub(crate) const FILE: &str = "lock";
 
 /// The held lock; dropping it releases it.
 #[derive(Debug)]
-pub struct Lock {
+pub(crate) struct Lock {
     _file: File,
 }
 
 /// Take the index's lock, or say that another process has it.
-pub fn acquire(dir: &Path) -> Result<Lock, IndexError> {
+pub(crate) fn acquire(dir: &Path) -> Result<Lock, IndexError> {
     let path = dir.join(FILE);
     let file = OpenOptions::new()
         .create(true)

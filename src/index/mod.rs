@@ -23,9 +23,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-pub use near::{Near, NearRow};
-pub use reconcile::{Change, Report, Scope, plan};
-pub use schema::{Current, HistoryRow, SkipRow, Status};
+pub(crate) use near::NearRow;
+pub(crate) use reconcile::{Change, Report, Scope};
+pub(crate) use schema::{Current, HistoryRow, SkipRow, Status};
 
 use crate::origin::table::{Table, TableError};
 use crate::origin::{OriginPass, Outcome, Params};
@@ -92,7 +92,7 @@ impl IndexError {
 
 /// Live documents, versions in the history, skipped files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub documents: u64,
     pub versions: u64,
     pub skipped: u64,
@@ -125,7 +125,7 @@ pub struct Index {
 
 /// The canonical string of the engine parameters: stored in the database and
 /// the snapshot header; an index built with another is re-processed.
-pub fn params_key(p: &Params) -> String {
+pub(crate) fn params_key(p: &Params) -> String {
     format!(
         "k={} selector={} table_size={} bucket_entries={} eviction={} eviction_ties={} \
          estimation={} bridge_limit={} seed={}",
@@ -144,7 +144,7 @@ pub fn params_key(p: &Params) -> String {
 /// The index folder of `root`: `explicit` (`--index DIR`) when given, else
 /// `<base>/<hash of the canonical root>/`, where `base` is the configured
 /// `index_dir` or the platform data directory's `indexes/`.
-pub fn location(
+pub(crate) fn location(
     root: &Path,
     explicit: Option<&Path>,
     base: Option<&Path>,
@@ -169,13 +169,13 @@ pub fn location(
 }
 
 /// A stable name for a canonical root path: its Rabin-64 fingerprint in hex.
-pub fn root_key(canonical_root: &Path) -> String {
+pub(crate) fn root_key(canonical_root: &Path) -> String {
     let bytes = canonical_root.as_os_str().as_encoded_bytes();
     format!("{:016x}", crate::fingerprint::rabin::fingerprint(bytes, 1))
 }
 
 /// Nanoseconds since the Unix epoch (negative before it), as stored.
-pub fn mtime_ns(t: SystemTime) -> i64 {
+pub(crate) fn mtime_ns(t: SystemTime) -> i64 {
     let ns = |d: std::time::Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
     match t.duration_since(SystemTime::UNIX_EPOCH) {
         Ok(d) => ns(d),
@@ -281,12 +281,12 @@ impl Index {
         })
     }
 
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// The canonical root.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
@@ -295,11 +295,11 @@ impl Index {
     }
 
     /// The live origin pass (its table's counters, for display).
-    pub fn pass(&self) -> &OriginPass {
+    pub(crate) fn pass(&self) -> &OriginPass {
         &self.pass
     }
 
-    pub fn counts(&self) -> Counts {
+    pub(crate) fn counts(&self) -> Counts {
         Counts {
             documents: self
                 .current
@@ -312,17 +312,17 @@ impl Index {
     }
 
     /// The latest version of `path`, if it has one.
-    pub fn current(&self, path: &str) -> Option<&Current> {
+    pub(crate) fn current(&self, path: &str) -> Option<&Current> {
         self.current.get(path)
     }
 
     /// Every path with its latest version (live, deleted or replaced).
-    pub fn paths(&self) -> impl Iterator<Item = (&str, &Current)> {
+    pub(crate) fn paths(&self) -> impl Iterator<Item = (&str, &Current)> {
         self.current.iter().map(|(p, c)| (p.as_str(), c))
     }
 
     /// Whether a live document's path starts with `prefix`.
-    pub fn holds_under(&self, prefix: &str) -> bool {
+    pub(crate) fn holds_under(&self, prefix: &str) -> bool {
         self.current
             .iter()
             .any(|(p, c)| c.status == Status::Live && p.starts_with(prefix))
@@ -335,7 +335,7 @@ impl Index {
 
     /// The k-shingle keys of version `id`, rolled from its cached token
     /// fingerprints with the index's own roller.
-    pub fn shingle_keys(&self, id: u32) -> Result<Vec<u64>, IndexError> {
+    pub(crate) fn shingle_keys(&self, id: u32) -> Result<Vec<u64>, IndexError> {
         let fps = self.fingerprints(id, id + 1)?.pop().unwrap_or_default();
         let mut keys = Vec::new();
         self.preparer.roller().keys(&fps, &mut keys);
@@ -343,19 +343,19 @@ impl Index {
     }
 
     /// The roller of the index's k.
-    pub fn roller(&self) -> &crate::fingerprint::ShingleRoller {
+    pub(crate) fn roller(&self) -> &crate::fingerprint::ShingleRoller {
         self.preparer.roller()
     }
 
     /// A read-only view of the history for another thread (shadow runs).
-    pub fn history_reader(&self) -> Result<History, IndexError> {
+    pub(crate) fn history_reader(&self) -> Result<History, IndexError> {
         Ok(History(schema::Db::open_reader(
             &self.dir.join(schema::FILE),
         )?))
     }
 
     /// Files left out, with the reason, sorted by path.
-    pub fn skipped(&self) -> Vec<(&str, &SkipRow)> {
+    pub(crate) fn skipped(&self) -> Vec<(&str, &SkipRow)> {
         let mut v: Vec<_> = self.skipped.iter().map(|(p, s)| (p.as_str(), s)).collect();
         v.sort_by(|a, b| a.0.cmp(b.0));
         v
@@ -363,24 +363,25 @@ impl Index {
 
     /// Every version with its outcome summary, in processing order; read
     /// from the database, not replayed.
-    pub fn history(&self) -> Result<Vec<HistoryRow>, IndexError> {
+    pub(crate) fn history(&self) -> Result<Vec<HistoryRow>, IndexError> {
         Ok(self.db.history()?)
     }
 
     /// Path and version number of version `id` (to name an origin).
-    pub fn version_of(&self, id: u32) -> Result<Option<(String, u32)>, IndexError> {
+    #[cfg(test)]
+    pub(crate) fn version_of(&self, id: u32) -> Result<Option<(String, u32)>, IndexError> {
         Ok(self.db.version_of(id)?)
     }
 
     /// The full outcome of version `id`, token runs included.
-    pub fn outcome(&self, id: u32) -> Result<Option<Outcome>, IndexError> {
+    pub(crate) fn outcome(&self, id: u32) -> Result<Option<Outcome>, IndexError> {
         Ok(self.db.outcome(id)?)
     }
 
     /// Write the table snapshot if the table has processed versions it does
     /// not cover. [`Index::reconcile`] does this at its end; a long-lived
     /// owner (the watcher) calls it when it sees fit.
-    pub fn checkpoint(&mut self) -> Result<(), IndexError> {
+    pub(crate) fn checkpoint(&mut self) -> Result<(), IndexError> {
         self.check_usable()?;
         if !self.snapshot_stale {
             return Ok(());
@@ -658,7 +659,7 @@ fn load(
 }
 
 /// A read-only view of an index's history, for another thread.
-pub struct History(Db);
+pub(crate) struct History(Db);
 
 impl History {
     /// The token fingerprints of versions `0..versions`, in processing order.

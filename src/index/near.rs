@@ -18,7 +18,7 @@ pub struct Near {
 }
 
 /// One version's sketch and the pairs it was found in.
-pub type NearRow = (u32, u64, Vec<(u32, u32, f64)>);
+pub(crate) type NearRow = (u32, u64, Vec<(u32, u32, f64)>);
 
 impl Index {
     /// The stored state, if it was computed with `settings`.
@@ -42,7 +42,7 @@ impl Index {
     }
 
     /// Forget the stored state; what follows is for `settings`.
-    pub fn reset_near(&mut self, settings: &str) -> Result<(), IndexError> {
+    pub(crate) fn reset_near(&mut self, settings: &str) -> Result<(), IndexError> {
         let tx = self.db.transaction()?;
         tx.execute("DELETE FROM sketches", [])?;
         tx.execute("DELETE FROM near", [])?;
@@ -52,7 +52,7 @@ impl Index {
     }
 
     /// Record versions' sketches and pairs, in one transaction.
-    pub fn put_near(&mut self, rows: &[NearRow]) -> Result<(), IndexError> {
+    pub(crate) fn put_near(&mut self, rows: &[NearRow]) -> Result<(), IndexError> {
         if rows.is_empty() {
             return Ok(());
         }

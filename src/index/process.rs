@@ -7,13 +7,13 @@ use crate::origin::select::{DocKeys, Unit};
 use crate::origin::{OriginPass, Params};
 
 /// Computes a version's selected units under fixed parameters.
-pub struct Preparer {
+pub(crate) struct Preparer {
     params: Params,
     roller: ShingleRoller,
 }
 
 /// A version ready for the pass.
-pub struct Prepared {
+pub(crate) struct Prepared {
     pub tokens: u32,
     pub shingles: u32,
     pub units: Vec<Unit>,
@@ -28,12 +28,12 @@ impl Preparer {
     }
 
     /// The k-shingle roller of these parameters.
-    pub fn roller(&self) -> &ShingleRoller {
+    pub(crate) fn roller(&self) -> &ShingleRoller {
         &self.roller
     }
 
     /// Shingle keys and selected units of a version's token fingerprints.
-    pub fn prepare(&self, fps: &[u64]) -> Prepared {
+    pub(crate) fn prepare(&self, fps: &[u64]) -> Prepared {
         let (mut hashes, mut keys, mut units) = (Vec::new(), Vec::new(), Vec::new());
         token_hashes(fps, &mut hashes);
         self.roller.keys(fps, &mut keys);

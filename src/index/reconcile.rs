@@ -76,7 +76,7 @@ pub enum Change {
 
 /// What a walk speaks for: within it, a path not found is gone.
 #[derive(Debug, Default)]
-pub struct Scope<'a> {
+pub(crate) struct Scope<'a> {
     /// Only these paths (a watcher's targeted stat); `None`: the whole root.
     pub paths: Option<&'a [String]>,
     /// Files being written: neither read nor gone until their writer is done.
@@ -85,7 +85,7 @@ pub struct Scope<'a> {
 
 /// The work a walk implies, decided from the stat alone.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Files to read, in processing order.
     pub read: Vec<FileEntry>,
     /// Live paths that are no longer documents: mark their versions deleted.
@@ -99,7 +99,7 @@ pub struct Plan {
 
 /// Compare a walk with the index's state. Outside `scope`, absence says
 /// nothing; files it holds are left as they are.
-pub fn plan(
+pub(crate) fn plan(
     walk: Walk,
     scope: &Scope,
     current: &HashMap<String, Current>,
@@ -288,7 +288,7 @@ impl Index {
 
     /// [`Index::sync`] with a walk of part of the root, or of all of it but
     /// files being written (see [`plan`]).
-    pub fn sync_scoped(
+    pub(crate) fn sync_scoped(
         &mut self,
         walk: Walk,
         scope: &Scope,
@@ -403,7 +403,8 @@ impl Index {
     /// a new version, a stat update, a skip or a deletion — all in one
     /// transaction. The table snapshot is not written (see
     /// [`Index::checkpoint`]).
-    pub fn apply(
+    #[cfg(test)]
+    pub(crate) fn apply(
         &mut self,
         files: &[FileEntry],
         max_file_size: u64,
@@ -416,7 +417,8 @@ impl Index {
 
     /// Mark `path`'s last version deleted (the file is gone); false if it had
     /// no live version.
-    pub fn remove(&mut self, path: &str) -> Result<bool, IndexError> {
+    #[cfg(test)]
+    pub(crate) fn remove(&mut self, path: &str) -> Result<bool, IndexError> {
         self.check_usable()?;
         let Some(c) = self
             .current

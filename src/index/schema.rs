@@ -36,11 +36,11 @@ use crate::fsio::xxh64::xxh64;
 use crate::origin::outcome::{Outcome, Run};
 use crate::source::name;
 
-pub const FILE: &str = "index.db";
+pub(crate) const FILE: &str = "index.db";
 /// Files SQLite keeps beside the database.
-pub const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
+pub(crate) const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 3;
 
 const DDL: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -105,7 +105,7 @@ fn migration(from: i64) -> Option<&'static str> {
 
 /// Where a version stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// The current content of a file in the folder.
     Live = 0,
     /// An earlier version of a path that has a later one.
@@ -123,7 +123,7 @@ impl Status {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Status::Live => "live",
             Status::Replaced => "replaced",
@@ -134,7 +134,7 @@ impl Status {
 
 /// The latest version of a path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Current {
+pub(crate) struct Current {
     pub id: u32,
     pub version: u32,
     pub size: u64,
@@ -147,7 +147,7 @@ pub struct Current {
 
 /// A file left out, with what is needed to not re-read an unchanged binary.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SkipRow {
+pub(crate) struct SkipRow {
     pub reason: String,
     /// Read and found binary: kept while size and mtime are unchanged.
     pub binary: bool,
@@ -156,7 +156,7 @@ pub struct SkipRow {
 }
 
 /// A document version to record.
-pub struct NewVersion<'a> {
+pub(crate) struct NewVersion<'a> {
     pub id: u32,
     pub path: &'a str,
     pub version: u32,
@@ -169,7 +169,7 @@ pub struct NewVersion<'a> {
 
 /// One version of the history with its outcome summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HistoryRow {
+pub(crate) struct HistoryRow {
     pub id: u32,
     pub path: String,
     pub version: u32,
@@ -188,7 +188,7 @@ pub struct HistoryRow {
 
 /// Why the database cannot be used as it is.
 #[derive(Debug)]
-pub enum OpenError {
+pub(crate) enum OpenError {
     /// Not a database, damaged, or not ours: rebuild.
     Corrupt(String),
     /// Another schema version: rebuild.
@@ -208,7 +208,7 @@ impl From<rusqlite::Error> for OpenError {
 }
 
 /// Whether an error says the file is damaged (rather than, say, unwritable).
-pub fn is_corruption(e: &rusqlite::Error) -> bool {
+pub(crate) fn is_corruption(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
         Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
@@ -217,7 +217,7 @@ pub fn is_corruption(e: &rusqlite::Error) -> bool {
 }
 
 /// The open database.
-pub struct Db {
+pub(crate) struct Db {
     conn: Connection,
 }
 
@@ -275,7 +275,7 @@ impl Db {
 
     /// A second, read-only connection to an index another `Db` holds open
     /// (WAL: it reads committed versions while the owner writes).
-    pub fn open_reader(path: &Path) -> rusqlite::Result<Db> {
+    pub(crate) fn open_reader(path: &Path) -> rusqlite::Result<Db> {
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -283,22 +283,22 @@ impl Db {
         Ok(Db { conn })
     }
 
-    pub fn conn(&self) -> &Connection {
+    pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }
 
-    pub fn transaction(&mut self) -> rusqlite::Result<Transaction<'_>> {
+    pub(crate) fn transaction(&mut self) -> rusqlite::Result<Transaction<'_>> {
         self.conn.transaction()
     }
 
-    pub fn meta(&self, key: &str) -> rusqlite::Result<Option<String>> {
+    pub(crate) fn meta(&self, key: &str) -> rusqlite::Result<Option<String>> {
         self.conn
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()
     }
 
     /// Number of versions and whether their ids are exactly 0..count.
-    pub fn version_count(&self) -> rusqlite::Result<(u32, bool)> {
+    pub(crate) fn version_count(&self) -> rusqlite::Result<(u32, bool)> {
         self.conn.query_row(
             "SELECT count(*), coalesce(max(id), -1) FROM versions",
             [],
@@ -310,7 +310,7 @@ impl Db {
     }
 
     /// Every path's latest version.
-    pub fn current(&self) -> rusqlite::Result<HashMap<String, Current>> {
+    pub(crate) fn current(&self) -> rusqlite::Result<HashMap<String, Current>> {
         let mut st = self.conn.prepare(
             "SELECT path, id, version, size, mtime_ns, hash, status, file_id FROM versions
              WHERE status != 1",
@@ -332,7 +332,7 @@ impl Db {
         rows.collect()
     }
 
-    pub fn skipped(&self) -> rusqlite::Result<HashMap<String, SkipRow>> {
+    pub(crate) fn skipped(&self) -> rusqlite::Result<HashMap<String, SkipRow>> {
         let mut st = self
             .conn
             .prepare("SELECT path, reason, binary, size, mtime_ns FROM skipped")?;
@@ -351,7 +351,8 @@ impl Db {
     }
 
     /// Path and version number of version `id`.
-    pub fn version_of(&self, id: u32) -> rusqlite::Result<Option<(String, u32)>> {
+    #[cfg(test)]
+    pub(crate) fn version_of(&self, id: u32) -> rusqlite::Result<Option<(String, u32)>> {
         self.conn
             .query_row(
                 "SELECT path, version FROM versions WHERE id = ?1",
@@ -362,7 +363,7 @@ impl Db {
     }
 
     /// Content hash of version `id`.
-    pub fn content_hash(&self, id: u32) -> rusqlite::Result<Option<u64>> {
+    pub(crate) fn content_hash(&self, id: u32) -> rusqlite::Result<Option<u64>> {
         self.conn
             .query_row("SELECT hash FROM versions WHERE id = ?1", [id], |r| {
                 r.get::<_, i64>(0).map(|h| h as u64)
@@ -405,7 +406,7 @@ impl Db {
     }
 
     /// Every version with its outcome summary, in processing order.
-    pub fn history(&self) -> rusqlite::Result<Vec<HistoryRow>> {
+    pub(crate) fn history(&self) -> rusqlite::Result<Vec<HistoryRow>> {
         let mut st = self.conn.prepare(
             "SELECT v.id, v.path, v.version, v.status, v.tokens, o.shingles, o.selected,
                     o.fresh_tokens, o.top_origin, o.dominant_origin, o.origins, v.hash
@@ -431,7 +432,7 @@ impl Db {
     }
 
     /// The full outcome of version `id` (token runs included).
-    pub fn outcome(&self, id: u32) -> rusqlite::Result<Option<Outcome>> {
+    pub(crate) fn outcome(&self, id: u32) -> rusqlite::Result<Option<Outcome>> {
         self.conn
             .query_row(
                 "SELECT v.tokens, o.shingles, o.selected, o.top_origin, o.dominant_origin,
@@ -455,14 +456,14 @@ impl Db {
     }
 }
 
-pub fn set_meta(c: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+pub(crate) fn set_meta(c: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
     c.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?
         .execute([key, value])?;
     Ok(())
 }
 
 /// Record a new version, its fingerprints and its outcome.
-pub fn insert_version(c: &Connection, v: &NewVersion, o: &Outcome) -> rusqlite::Result<()> {
+pub(crate) fn insert_version(c: &Connection, v: &NewVersion, o: &Outcome) -> rusqlite::Result<()> {
     c.prepare_cached(
         "INSERT INTO versions (id, path, version, mtime_ns, size, hash, tokens, status, file_id)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8)",
@@ -484,7 +485,7 @@ pub fn insert_version(c: &Connection, v: &NewVersion, o: &Outcome) -> rusqlite::
 }
 
 /// Record (or replace) a version's outcome.
-pub fn put_outcome(c: &Connection, o: &Outcome) -> rusqlite::Result<()> {
+pub(crate) fn put_outcome(c: &Connection, o: &Outcome) -> rusqlite::Result<()> {
     c.prepare_cached(
         "INSERT OR REPLACE INTO outcomes
          (id, shingles, selected, fresh_tokens, top_origin, dominant_origin, origins, runs)
@@ -503,14 +504,14 @@ pub fn put_outcome(c: &Connection, o: &Outcome) -> rusqlite::Result<()> {
     Ok(())
 }
 
-pub fn set_status(c: &Connection, id: u32, s: Status) -> rusqlite::Result<()> {
+pub(crate) fn set_status(c: &Connection, id: u32, s: Status) -> rusqlite::Result<()> {
     c.prepare_cached("UPDATE versions SET status = ?2 WHERE id = ?1")?
         .execute(params![id, s as i64])?;
     Ok(())
 }
 
 /// Same content, new stat: only size, mtime, file id (and status) change.
-pub fn touch(
+pub(crate) fn touch(
     c: &Connection,
     id: u32,
     size: u64,
@@ -526,13 +527,13 @@ pub fn touch(
 
 /// Every version of `from` now belongs to `to`, numbered after the
 /// `offset` versions `to` already has.
-pub fn rename(c: &Connection, from: &str, to: &str, offset: u32) -> rusqlite::Result<()> {
+pub(crate) fn rename(c: &Connection, from: &str, to: &str, offset: u32) -> rusqlite::Result<()> {
     c.prepare_cached("UPDATE versions SET path = ?2, version = version + ?3 WHERE path = ?1")?
         .execute(params![&*name::bytes(from), &*name::bytes(to), offset])?;
     Ok(())
 }
 
-pub fn put_skipped(c: &Connection, path: &str, s: &SkipRow) -> rusqlite::Result<()> {
+pub(crate) fn put_skipped(c: &Connection, path: &str, s: &SkipRow) -> rusqlite::Result<()> {
     c.prepare_cached(
         "INSERT OR REPLACE INTO skipped (path, reason, binary, size, mtime_ns)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -547,7 +548,7 @@ pub fn put_skipped(c: &Connection, path: &str, s: &SkipRow) -> rusqlite::Result<
     Ok(())
 }
 
-pub fn delete_skipped(c: &Connection, path: &str) -> rusqlite::Result<()> {
+pub(crate) fn delete_skipped(c: &Connection, path: &str) -> rusqlite::Result<()> {
     c.prepare_cached("DELETE FROM skipped WHERE path = ?1")?
         .execute([&*name::bytes(path)])?;
     Ok(())

@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::fsio::framed::{Format, FrameError};
 use crate::origin::table::{Table, TableParams};
 
-pub const FILE: &str = "table.snapshot";
+pub(crate) const FILE: &str = "table.snapshot";
 /// Bump the version when the payload or [`Table::write_state`]'s bytes change.
 const FORMAT: Format = Format {
     magic: b"LINTABLE",
@@ -26,7 +26,7 @@ const MAX_PARAMS: usize = 4096;
 
 /// What a snapshot says it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Header {
+pub(crate) struct Header {
     /// The engine parameters' canonical string (`index::params_key`).
     pub params: String,
     /// The random id of the database the snapshot goes with (`meta.instance`):
@@ -41,7 +41,7 @@ pub struct Header {
 
 /// Why a snapshot cannot be used.
 #[derive(Debug)]
-pub enum Unusable {
+pub(crate) enum Unusable {
     Missing,
     /// Written with other engine parameters (the header's).
     OtherParams(String),
@@ -56,7 +56,7 @@ fn written_before_frames(path: &Path) -> bool {
 }
 
 /// Write `table` with `header` atomically as `dir/table.snapshot`.
-pub fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()> {
+pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()> {
     // The index folder is ours: whatever else stands at the snapshot's name
     // (a FIFO, a link) is damage, replaced.
     let target = dir.join(FILE);

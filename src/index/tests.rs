@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use super::reconcile::plan;
 use super::*;
 use crate::fingerprint::token_fps;
 use crate::origin::TableSize;

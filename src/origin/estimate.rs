@@ -22,19 +22,19 @@ pub enum Estimation {
 
 impl Estimation {
     /// Whether table entries must carry the unit's offset in its origin.
-    pub fn needs_offset(self) -> bool {
+    pub(crate) fn needs_offset(self) -> bool {
         matches!(self, Estimation::B | Estimation::Be)
     }
 
     /// Whether table entries must carry the neighbours' top bytes.
-    pub fn needs_neighbours(self) -> bool {
+    pub(crate) fn needs_neighbours(self) -> bool {
         matches!(self, Estimation::E | Estimation::Be)
     }
 }
 
 /// Reusable scratch space of the estimation phase.
 #[derive(Default)]
-pub struct Estimator {
+pub(crate) struct Estimator {
     /// Last anchor per (origin, diagonal), keyed by [`diagonal_key`].
     last: KeyMap<usize>,
 }
@@ -50,7 +50,7 @@ impl Estimator {
     /// Labels for the units of document `doc`, whose keys are `keys` and whose
     /// table answers are `hits`. `labels[i]` is the guessed origin of unit i
     /// (`doc` itself when nothing points elsewhere).
-    pub fn estimate(
+    pub(crate) fn estimate(
         &mut self,
         est: Estimation,
         doc: u32,
@@ -149,7 +149,12 @@ fn expand(doc: u32, keys: &[u64], hits: &[Option<Hit>], labels: &mut [u32]) {
 
 /// The lucky-score increment of every unit after its document (ALGORITHMS §4.3
 /// rules (b)–(d); rule (a)'s +1 for found units included): `incs[i]` for unit i.
-pub fn lucky_increments(doc: u32, hits: &[Option<Hit>], labels: &[u32], incs: &mut Vec<u32>) {
+pub(crate) fn lucky_increments(
+    doc: u32,
+    hits: &[Option<Hit>],
+    labels: &[u32],
+    incs: &mut Vec<u32>,
+) {
     let n = labels.len();
     incs.clear();
     incs.extend(hits.iter().map(|h| u32::from(h.is_some())));

@@ -1,18 +1,23 @@
 //! The exact result (CONTRACT §3): every shingle, an unbounded map from key to
 //! the earliest document containing it. The ground truth of every metric.
 
-use super::table::{KeyMap, zeroed};
+#[cfg(test)]
+use super::table::KeyMap;
+use super::table::zeroed;
 
 /// Earliest document of every shingle key seen so far.
 #[derive(Default)]
-pub struct Exact {
+#[cfg(test)]
+pub(crate) struct Exact {
     first: KeyMap<u32>,
 }
 
+#[cfg(test)]
 impl Exact {
     /// Process document `doc` (later than all before it): the exact origin of
     /// each of its shingles into `out`.
-    pub fn origins(&mut self, doc: u32, shingle_keys: &[u64], out: &mut Vec<u32>) {
+    #[cfg(test)]
+    pub(crate) fn origins(&mut self, doc: u32, shingle_keys: &[u64], out: &mut Vec<u32>) {
         out.clear();
         out.extend(
             shingle_keys
@@ -22,7 +27,8 @@ impl Exact {
     }
 
     /// Distinct shingle keys seen.
-    pub fn distinct(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn distinct(&self) -> usize {
         self.first.len()
     }
 }
@@ -32,7 +38,7 @@ impl Exact {
 /// All keys are known up front, so a flat open-addressing table sized for
 /// them can be prefetched a few keys ahead: the pass waits on memory far less
 /// than a growing map does.
-pub fn all_origins(docs: &[Vec<u64>]) -> Vec<Vec<u32>> {
+pub(crate) fn all_origins(docs: &[Vec<u64>]) -> Vec<Vec<u32>> {
     // Far enough ahead for a miss to DRAM to complete.
     const AHEAD: usize = 64;
     // Slot i: a key with its top bit set (keys have 62 bits, so an occupied

@@ -55,7 +55,6 @@ impl Keyed {
     pub fn len(&self) -> usize {
         self.token_fps.len()
     }
-
     pub fn is_empty(&self) -> bool {
         self.token_fps.is_empty()
     }
@@ -65,7 +64,7 @@ impl Keyed {
         self.shingle_keys.iter().map(|s| s.len() as u64).sum()
     }
 
-    pub fn doc_keys(&self, doc: usize) -> DocKeys<'_> {
+    pub(crate) fn doc_keys(&self, doc: usize) -> DocKeys<'_> {
         DocKeys {
             token_fps: &self.token_fps[doc],
             token_hashes: &self.token_hashes[doc],
@@ -121,7 +120,7 @@ impl Keyed {
 
     /// As [`Keyed::replay`], but `each` gets every document's index, units and
     /// their labels instead of an outcome (sweeps score these directly).
-    pub fn replay_labels(
+    pub(crate) fn replay_labels(
         &self,
         units: &[Vec<Unit>],
         params: Params,

@@ -14,7 +14,7 @@ pub(crate) fn splitmix64(state: u64) -> u64 {
 
 /// Keys are already uniformly mixed 62-bit values: hashing them again is waste.
 #[derive(Default)]
-pub struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
@@ -33,4 +33,4 @@ impl Hasher for KeyHasher {
 }
 
 /// A map keyed by 62-bit keys, without rehashing them.
-pub type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+pub(crate) type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;

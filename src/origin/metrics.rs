@@ -39,7 +39,7 @@ impl Score {
     /// Score one document's estimate given as its selected units and their
     /// labels: the same as [`Score::add`] with the outcome built from them,
     /// without building it. `counts` is scratch space.
-    pub fn add_labels(
+    pub(crate) fn add_labels(
         &mut self,
         exact: &Outcome,
         shingles: u32,
@@ -98,7 +98,7 @@ impl Score {
     }
 
     /// Mean of DO and TF.
-    pub fn overall(&self) -> f64 {
+    pub(crate) fn overall(&self) -> f64 {
         (self.dominant_origin() + self.token_freshness()) / 2.0
     }
 }

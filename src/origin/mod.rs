@@ -1,19 +1,19 @@
 //! Origin detection (seed 003): select → table → estimate, and the exact ground
 //! truth and metrics it is measured against.
 
-pub mod estimate;
+pub(crate) mod estimate;
 pub mod exact;
 pub mod history;
 pub mod keymap;
 pub mod metrics;
-pub mod outcome;
-pub mod pass;
+pub(crate) mod outcome;
+pub(crate) mod pass;
 pub mod select;
 pub mod sweep;
 pub mod table;
 
 pub use estimate::Estimation;
-pub use outcome::{Outcome, Run};
+pub(crate) use outcome::{Outcome, Run};
 pub use pass::{OriginPass, Params};
 pub use select::{Selector, Unit};
 pub use table::{Eviction, TableSize, Ties};

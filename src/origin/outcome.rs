@@ -52,7 +52,7 @@ impl Outcome {
         }
     }
 
-    pub fn fresh_tokens(&self) -> u32 {
+    pub(crate) fn fresh_tokens(&self) -> u32 {
         self.runs
             .iter()
             .filter(|r| r.origin.is_none())
@@ -61,14 +61,14 @@ impl Outcome {
     }
 
     /// Maximal runs of copied tokens with their origin.
-    pub fn copied(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+    pub(crate) fn copied(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
         self.runs
             .iter()
             .filter_map(|r| r.origin.map(|o| (r.start, r.end, o)))
     }
 
     /// Maximal runs of fresh tokens.
-    pub fn fresh(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+    pub(crate) fn fresh(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.runs
             .iter()
             .filter(|r| r.origin.is_none())
@@ -110,7 +110,7 @@ fn tally(labels: &[u32], counts: &mut Vec<(u32, u32)>) {
 
 /// The top origin of document `id` from its units' labels, as
 /// [`Outcome::new`] finds it, without sorting: `counts` is scratch space.
-pub fn top_origin_of(id: u32, labels: &[u32], counts: &mut Vec<(u32, u32)>) -> u32 {
+pub(crate) fn top_origin_of(id: u32, labels: &[u32], counts: &mut Vec<(u32, u32)>) -> u32 {
     tally(labels, counts);
     let Some(best) = counts.iter().map(|c| c.1).max() else {
         return id;
@@ -187,7 +187,7 @@ fn token_runs(
 /// start) and their labels: disjoint, increasing `(start, end, origin)` spans
 /// (neighbours may touch and share an origin), each unit labelled other than
 /// `id` contributing its tokens not already covered.
-pub fn copied_spans(
+pub(crate) fn copied_spans(
     id: u32,
     units: impl IntoIterator<Item = (u32, u32)>,
     labels: &[u32],

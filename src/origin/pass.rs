@@ -77,7 +77,7 @@ impl OriginPass {
 
     /// Continue a run from a table restored with [`Table::read_state`] (built
     /// with `params.table_params()`).
-    pub fn resume(params: Params, table: Table) -> OriginPass {
+    pub(crate) fn resume(params: Params, table: Table) -> OriginPass {
         OriginPass {
             table,
             params,

@@ -22,7 +22,7 @@ use super::table::{Counters, DistinctKeys, Eviction, TableError};
 
 /// One run's figures.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Scored {
+pub(crate) struct Scored {
     pub params: Params,
     pub score: Score,
     pub counters: Counters,
@@ -37,18 +37,18 @@ pub struct Scored {
 }
 
 /// What a sweep returns: the exact result and the runs in the order asked.
-pub struct Sweep {
+pub(crate) struct Sweep {
     pub exact: Vec<Outcome>,
     pub runs: Vec<Scored>,
 }
 
 /// Called, from any thread, with a run's index in the runs asked for and its
 /// figures.
-pub type OnScored<'a> = &'a (dyn Fn(usize, &Scored) + Sync);
+pub(crate) type OnScored<'a> = &'a (dyn Fn(usize, &Scored) + Sync);
 
 /// How a caller follows and stops a sweep; every part is optional.
 #[derive(Default)]
-pub struct Control<'a> {
+pub(crate) struct Control<'a> {
     /// Set to stop: the sweep returns `None` within one document's replay.
     pub cancel: Option<&'a AtomicBool>,
     /// Documents replayed so far (out of [`Plan::documents`]).
@@ -72,7 +72,7 @@ struct Selection {
 
 /// A sweep ready to replay: runs validated, exact result and selections made,
 /// duplicates found, replays ordered.
-pub struct Plan<'k> {
+pub(crate) struct Plan<'k> {
     keyed: &'k Keyed,
     runs: Vec<(usize, Params)>,
     exact: Vec<Outcome>,
@@ -166,7 +166,7 @@ impl<'k> Plan<'k> {
     }
 
     /// Documents the replays go through: what [`Control::done`] counts to.
-    pub fn documents(&self) -> u64 {
+    pub(crate) fn documents(&self) -> u64 {
         self.order.len() as u64 * self.keyed.len() as u64
     }
 

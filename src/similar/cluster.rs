@@ -5,7 +5,7 @@ use super::Pair;
 
 /// Disjoint sets over 0..n.
 #[derive(Clone, Debug)]
-pub struct UnionFind {
+pub(crate) struct UnionFind {
     parent: Vec<u32>,
     size: Vec<u32>,
 }
@@ -18,7 +18,7 @@ impl UnionFind {
         }
     }
 
-    pub fn find(&mut self, mut x: u32) -> u32 {
+    pub(crate) fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let grand = self.parent[self.parent[x as usize] as usize];
             self.parent[x as usize] = grand;
@@ -28,7 +28,7 @@ impl UnionFind {
     }
 
     /// Join the sets of `a` and `b`; false if they were one already.
-    pub fn union(&mut self, a: u32, b: u32) -> bool {
+    pub(crate) fn union(&mut self, a: u32, b: u32) -> bool {
         let (mut a, mut b) = (self.find(a), self.find(b));
         if a == b {
             return false;
@@ -46,7 +46,7 @@ impl UnionFind {
 /// leaving out single documents. Members are ordered by `key`, and clusters
 /// largest first, ties by their first member's key, so the result does not
 /// depend on the order of the pairs.
-pub fn clusters<K: Ord>(n: usize, pairs: &[Pair], key: impl Fn(u32) -> K) -> Vec<Vec<u32>> {
+pub(crate) fn clusters<K: Ord>(n: usize, pairs: &[Pair], key: impl Fn(u32) -> K) -> Vec<Vec<u32>> {
     let mut uf = UnionFind::new(n);
     for p in pairs {
         uf.union(p.a, p.b);

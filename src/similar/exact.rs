@@ -16,7 +16,7 @@ use super::{Pair, SimDoc};
 
 /// What the exact method did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ExactStats {
+pub(crate) struct ExactStats {
     /// Shingle occurrences in all sets (Σ |A|).
     pub shingles: u64,
     /// Keys held by more than one document, i.e. posting lists kept.
@@ -32,7 +32,7 @@ pub struct ExactStats {
 }
 
 /// `|a ∩ b|` of two sorted, deduplicated slices.
-pub fn intersection(a: &[u64], b: &[u64]) -> usize {
+pub(crate) fn intersection(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -70,7 +70,7 @@ pub fn pairs(docs: &[SimDoc], min_similarity: f64) -> Vec<Pair> {
 }
 
 /// [`pairs`] with what it took.
-pub fn pairs_with_stats(docs: &[SimDoc], min_similarity: f64) -> (Vec<Pair>, ExactStats) {
+pub(crate) fn pairs_with_stats(docs: &[SimDoc], min_similarity: f64) -> (Vec<Pair>, ExactStats) {
     assert!(
         min_similarity > 0.0,
         "a threshold of 0 would list every pair"

@@ -9,7 +9,7 @@
 //!   minimal perfect hash);
 //! - `sample`: Heintze's fixed-size sample store (Koala).
 
-pub mod cluster;
+pub(crate) mod cluster;
 pub mod docs;
 pub mod exact;
 pub mod fuzzy;
@@ -40,7 +40,7 @@ pub struct Pair {
 
 /// The methods of `lineage pairs --method`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Method {
+pub(crate) enum Method {
     Simhash,
     Fuzzy,
     Sample,

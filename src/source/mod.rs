@@ -3,9 +3,9 @@
 //! every file left out. The root is only ever read.
 
 mod gitignore;
-pub mod name;
-pub mod order;
-pub mod watch;
+pub(crate) mod name;
+pub(crate) mod order;
+pub(crate) mod watch;
 
 pub use order::{Order, sort};
 
@@ -20,7 +20,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
 /// Default include patterns (CONTRACT §1): text-like files.
-pub const DEFAULT_INCLUDE: &[&str] = &[
+pub(crate) const DEFAULT_INCLUDE: &[&str] = &[
     "*.txt",
     "*.md",
     "*.markdown",
@@ -35,7 +35,7 @@ pub const DEFAULT_INCLUDE: &[&str] = &[
 
 /// Default exclude patterns: hidden files and folders (any path component
 /// starting with a dot, such as `.git/`).
-pub const DEFAULT_EXCLUDE: &[&str] = &[".*", "**/.*"];
+pub(crate) const DEFAULT_EXCLUDE: &[&str] = &[".*", "**/.*"];
 
 /// Which files under a root are documents. Patterns match the path relative
 /// to the root with `/` separators; `*` also crosses `/`, so `*.md` matches
@@ -71,11 +71,11 @@ impl Filter {
         Filter::new(&s(DEFAULT_INCLUDE), &s(DEFAULT_EXCLUDE)).expect("valid default patterns")
     }
 
-    pub fn is_excluded(&self, rel: &str) -> bool {
+    pub(crate) fn is_excluded(&self, rel: &str) -> bool {
         self.exclude.is_match(rel)
     }
 
-    pub fn is_document(&self, rel: &str) -> bool {
+    pub(crate) fn is_document(&self, rel: &str) -> bool {
         self.include.is_match(rel) && !self.exclude.is_match(rel)
     }
 }
@@ -96,7 +96,7 @@ pub struct FileEntry {
 /// time where the file system records one (so an inode freed and reused
 /// for a new file within one batch is not taken for the old file). 0 where
 /// the platform has no inodes.
-pub fn file_id(m: &fs::Metadata) -> u64 {
+pub(crate) fn file_id(m: &fs::Metadata) -> u64 {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -217,14 +217,15 @@ impl Default for WalkOptions {
 }
 
 /// Walk `root` with the default [`WalkOptions`].
-pub fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
+#[cfg(test)]
+pub(crate) fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
     walk_with(root, filter, WalkOptions::default())
 }
 
 /// Whether `root` is a folder that can be read, and which one: its device
 /// and inode (0 where there are none), so a watcher can tell a root that was
 /// replaced or moved away from the one it watches.
-pub fn check_root(root: &Path) -> Result<(u64, u64), RootError> {
+pub(crate) fn check_root(root: &Path) -> Result<(u64, u64), RootError> {
     let cannot = RootError::unreadable(root);
     let meta = fs::metadata(root).map_err(&cannot)?;
     if !meta.is_dir() {
@@ -394,7 +395,7 @@ pub fn read(file: &FileEntry, max: u64) -> Result<Vec<u8>, SkipReason> {
 }
 
 /// The bytes of the regular file at `path` ([`read`] without a walk's stat).
-pub fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, SkipReason> {
+pub(crate) fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, SkipReason> {
     let mut f = open_regular(path)?;
     let size = f.metadata().map_err(classify_io)?.len();
     if size > max {
@@ -475,7 +476,7 @@ fn kind_of(ft: fs::FileType) -> &'static str {
 }
 
 /// Why an I/O error on a file leaves it out.
-pub fn classify_io(e: io::Error) -> SkipReason {
+pub(crate) fn classify_io(e: io::Error) -> SkipReason {
     match e.kind() {
         io::ErrorKind::NotFound => SkipReason::Vanished,
         _ if is_loop(&e) => SkipReason::SymlinkLoop,
@@ -484,7 +485,7 @@ pub fn classify_io(e: io::Error) -> SkipReason {
 }
 
 /// `path` relative to `root`, with `/` separators: its [`name`].
-pub fn rel_path(root: &Path, path: &Path) -> String {
+pub(crate) fn rel_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
     let parts: Vec<_> = rel
         .components()

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 
 /// A noncharacter: never meant for interchange, so names hold it rarely (and
 /// then doubled).
-pub const ESCAPE: char = '\u{10FFFE}';
+pub(crate) const ESCAPE: char = '\u{10FFFE}';
 
 /// The name of `bytes` (a relative path, `/`-separated).
-pub fn encode(bytes: &[u8]) -> String {
+pub(crate) fn encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
@@ -33,7 +33,7 @@ pub fn encode(bytes: &[u8]) -> String {
 }
 
 /// The exact bytes a name stands for.
-pub fn bytes(name: &str) -> Cow<'_, [u8]> {
+pub(crate) fn bytes(name: &str) -> Cow<'_, [u8]> {
     if !name.contains(ESCAPE) {
         return Cow::Borrowed(name.as_bytes());
     }
@@ -57,12 +57,12 @@ pub fn bytes(name: &str) -> Cow<'_, [u8]> {
 }
 
 /// Whether the name stands for bytes that are not UTF-8.
-pub fn is_lossy(name: &str) -> bool {
+pub(crate) fn is_lossy(name: &str) -> bool {
     name.contains(ESCAPE) && std::str::from_utf8(&bytes(name)).is_err()
 }
 
 /// The name for people: bytes that are not UTF-8 shown as U+FFFD.
-pub fn display(name: &str) -> Cow<'_, str> {
+pub(crate) fn display(name: &str) -> Cow<'_, str> {
     if !name.contains(ESCAPE) {
         return Cow::Borrowed(name);
     }
@@ -70,12 +70,12 @@ pub fn display(name: &str) -> Cow<'_, str> {
 }
 
 /// The exact bytes as lower-case hex, for JSON, when the name is not UTF-8.
-pub fn hex(name: &str) -> Option<String> {
+pub(crate) fn hex(name: &str) -> Option<String> {
     is_lossy(name).then(|| bytes(name).iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The file `name` stands for under `root`.
-pub fn path(root: &Path, name: &str) -> PathBuf {
+pub(crate) fn path(root: &Path, name: &str) -> PathBuf {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -86,7 +86,7 @@ pub fn path(root: &Path, name: &str) -> PathBuf {
 }
 
 /// The name of one path component.
-pub fn of_os(s: &std::ffi::OsStr) -> Cow<'_, str> {
+pub(crate) fn of_os(s: &std::ffi::OsStr) -> Cow<'_, str> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;

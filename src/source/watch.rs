@@ -17,7 +17,7 @@ use super::{FileEntry, Filter, Walk, WalkOptions, gitignore, rel_path};
 
 /// One debounced batch of file events.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Batch {
+pub(crate) enum Batch {
     /// These paths (absolute) changed; `rescan` when the OS says events
     /// were lost and only a full walk can tell what changed.
     Changed { paths: Vec<PathBuf>, rescan: bool },
@@ -26,7 +26,7 @@ pub enum Batch {
 }
 
 /// A running watch; dropping it stops watching.
-pub struct Watcher {
+pub(crate) struct Watcher {
     _debouncer: Box<dyn std::any::Any + Send>,
     writers: Arc<Mutex<Writers>>,
 }
@@ -35,14 +35,14 @@ impl Watcher {
     /// Files being written (absolute paths): a walk leaves them alone until
     /// their writer closes them or goes quiet (then [`Watcher::released`]
     /// names them).
-    pub fn held(&self) -> HashSet<PathBuf> {
+    pub(crate) fn held(&self) -> HashSet<PathBuf> {
         lock(&self.writers).held(Instant::now())
     }
 
     /// Hold back the files of a walk modified so recently that their writer
     /// may be at work (no event told us: they were written before the watch
     /// began, or in a folder it had not reached yet); released as any other.
-    pub fn hold_recent(&self, files: &[FileEntry]) {
+    pub(crate) fn hold_recent(&self, files: &[FileEntry]) {
         let now = Instant::now();
         let wall = SystemTime::now();
         let mut w = lock(&self.writers);
@@ -59,12 +59,12 @@ impl Watcher {
     }
 
     /// When the next file held back is released for want of a close.
-    pub fn next_release(&self) -> Option<Instant> {
+    pub(crate) fn next_release(&self) -> Option<Instant> {
         lock(&self.writers).next_release()
     }
 
     /// Files whose writer went quiet without closing them: read them now.
-    pub fn released(&self) -> Vec<PathBuf> {
+    pub(crate) fn released(&self) -> Vec<PathBuf> {
         lock(&self.writers).take_released(Instant::now())
     }
 }
@@ -170,9 +170,9 @@ struct Writers {
 /// open for good: read the file (a read that overlaps a write is thrown away
 /// and retried, see `index::reconcile`). Without close events, a file is
 /// held until it has not changed for a poll (the interval and the debounce).
-pub const QUIET_WRITE: Duration = Duration::from_secs(5);
+pub(crate) const QUIET_WRITE: Duration = Duration::from_secs(5);
 /// A file written without pause for this long is read anyway (a log).
-pub const LONGEST_WRITE: Duration = Duration::from_secs(30);
+pub(crate) const LONGEST_WRITE: Duration = Duration::from_secs(30);
 
 impl Writers {
     fn new(closes: bool, quiet: Duration) -> Writers {
@@ -300,7 +300,7 @@ fn release_at(quiet: Duration, first: Instant, last: Instant) -> Instant {
 /// folder among the paths (created, moved or removed), a `.gitignore`, a
 /// symbolic link, a path outside the root, links followed. `holds(prefix)`
 /// tells whether indexed paths start with `prefix` (a removed folder).
-pub fn stat_paths(
+pub(crate) fn stat_paths(
     root: &Path,
     paths: &[PathBuf],
     filter: &Filter,

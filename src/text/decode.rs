@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 /// UTF-8 with invalid sequences replaced by U+FFFD, as `String::from_utf8_lossy`.
-pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
+pub(crate) fn decode(bytes: &[u8]) -> Cow<'_, str> {
     // The strict check is the fast path (`from_utf8_lossy` walks chunks even
     // when every byte is valid).
     match std::str::from_utf8(bytes) {
@@ -13,7 +13,7 @@ pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
 }
 
 /// A file is binary if its first 8 KiB hold a NUL byte (git's rule).
-pub fn looks_binary(bytes: &[u8]) -> bool {
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8192)].contains(&0)
 }
 

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 
 /// Strip markup from `html` (already decoded text).
-pub fn strip(html: &str) -> String {
+pub(crate) fn strip(html: &str) -> String {
     let bytes = html.as_bytes();
     let mut out = String::with_capacity(html.len());
     let mut text_start = 0;

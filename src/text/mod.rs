@@ -6,11 +6,11 @@
 
 use std::borrow::Cow;
 
-pub mod decode;
-pub mod html;
-pub mod token;
+pub(crate) mod decode;
+pub(crate) mod html;
+pub(crate) mod token;
 
-pub use decode::{decode, looks_binary};
+pub(crate) use decode::{decode, looks_binary};
 pub use token::{Token, TokenSink, for_each_token, scan_tokens, tokens};
 
 /// How a file's bytes become prepared text.

@@ -39,7 +39,7 @@ pub enum Tab {
     Events,
 }
 
-pub const TABS: [Tab; 6] = [
+pub(crate) const TABS: [Tab; 6] = [
     Tab::Documents,
     Tab::Origin,
     Tab::Clusters,
@@ -49,7 +49,7 @@ pub const TABS: [Tab; 6] = [
 ];
 
 impl Tab {
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Tab::Documents => "Documents",
             Tab::Origin => "Origin",
@@ -60,7 +60,7 @@ impl Tab {
         }
     }
 
-    pub fn action(self) -> Action {
+    pub(crate) fn action(self) -> Action {
         match self {
             Tab::Documents => Action::Documents,
             Tab::Origin => Action::Origin,
@@ -123,7 +123,7 @@ impl App {
     }
 
     /// A live document by version id.
-    pub fn doc(&self, id: u32) -> Option<&DocRow> {
+    pub(crate) fn doc(&self, id: u32) -> Option<&DocRow> {
         let i = *self.by_id.get(&id)?;
         self.docs.all().get(i as usize)
     }

@@ -19,13 +19,13 @@ pub struct ClusterState {
 }
 
 impl ClusterState {
-    pub fn compare(&mut self, a: u32, b: u32) -> Command {
+    pub(crate) fn compare(&mut self, a: u32, b: u32) -> Command {
         self.requested = Some((a, b));
         Command::Compare { a, b }
     }
 
     /// Take an answer to the latest comparison asked; drop others.
-    pub fn receive(&mut self, v: Arc<CompareView>) -> bool {
+    pub(crate) fn receive(&mut self, v: Arc<CompareView>) -> bool {
         if self.requested != Some((v.a.id, v.b.id)) {
             return false;
         }
@@ -34,13 +34,13 @@ impl ClusterState {
         true
     }
 
-    pub fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         self.compare = None;
         self.requested = None;
     }
 
     /// A new cluster was selected: its pairs start at the top.
-    pub fn select_cluster(&mut self) {
+    pub(crate) fn select_cluster(&mut self) {
         self.pairs = Cursor::default();
     }
 }

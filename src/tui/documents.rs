@@ -24,7 +24,7 @@ pub enum SortKey {
 }
 
 impl SortKey {
-    pub fn next(self) -> SortKey {
+    pub(crate) fn next(self) -> SortKey {
         match self {
             SortKey::Path => SortKey::Fresh,
             SortKey::Fresh => SortKey::Copied,
@@ -33,7 +33,7 @@ impl SortKey {
         }
     }
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             SortKey::Path => "path",
             SortKey::Fresh => "fresh %",
@@ -86,7 +86,7 @@ impl DocList {
     }
 
     /// All documents of the snapshot.
-    pub fn all(&self) -> &[DocRow] {
+    pub(crate) fn all(&self) -> &[DocRow] {
         &self.docs
     }
 
@@ -95,20 +95,20 @@ impl DocList {
         self.view.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.view.is_empty()
     }
 
     /// The `i`th row shown.
-    pub fn row(&self, i: usize) -> &DocRow {
+    pub(crate) fn row(&self, i: usize) -> &DocRow {
         &self.docs[self.view[i] as usize]
     }
 
-    pub fn selected(&self) -> Option<&DocRow> {
+    pub(crate) fn selected(&self) -> Option<&DocRow> {
         (self.cursor.selected < self.view.len()).then(|| self.row(self.cursor.selected))
     }
 
-    pub fn set_docs(&mut self, docs: Arc<[DocRow]>, height: usize) {
+    pub(crate) fn set_docs(&mut self, docs: Arc<[DocRow]>, height: usize) {
         if !Arc::ptr_eq(&docs, &self.docs) {
             let keep = self.selected_id();
             self.docs = docs;
@@ -116,7 +116,7 @@ impl DocList {
         }
     }
 
-    pub fn set_filter(&mut self, filter: &str, height: usize) {
+    pub(crate) fn set_filter(&mut self, filter: &str, height: usize) {
         if filter == self.filter {
             return;
         }
@@ -130,7 +130,7 @@ impl DocList {
         self.refresh(candidates, narrow, keep, height);
     }
 
-    pub fn set_sort(&mut self, sort: SortKey, reverse: bool, height: usize) {
+    pub(crate) fn set_sort(&mut self, sort: SortKey, reverse: bool, height: usize) {
         if (sort, reverse) != (self.sort, self.reverse) {
             let keep = self.selected_id();
             self.sort = sort;
@@ -140,7 +140,7 @@ impl DocList {
         }
     }
 
-    pub fn move_cursor(&mut self, m: Move, height: usize) {
+    pub(crate) fn move_cursor(&mut self, m: Move, height: usize) {
         self.cursor.apply(m, self.view.len(), height);
     }
 

@@ -9,7 +9,7 @@ use crate::config::KeysConfig;
 
 /// What a key asks for; its meaning may depend on the pane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Action {
+pub(crate) enum Action {
     Quit,
     Help,
     NextTab,
@@ -43,7 +43,7 @@ pub enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub const ACTIONS: [(Action, &str, &str); 30] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 30] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -77,14 +77,14 @@ pub const ACTIONS: [(Action, &str, &str); 30] = [
 ];
 
 impl Action {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         ACTIONS.iter().find(|a| a.0 == self).map_or("", |a| a.1)
     }
 }
 
 /// A key with its modifiers (shift folded into the character).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Key {
+pub(crate) struct Key {
     pub code: KeyCode,
     pub mods: KeyModifiers,
 }
@@ -92,7 +92,7 @@ pub struct Key {
 impl Key {
     /// The key a terminal event stands for. Shift is dropped: `G` arrives as
     /// shift+`G` and shift-tab as `BackTab`, so the key itself says it.
-    pub fn from_event(e: &KeyEvent) -> Key {
+    pub(crate) fn from_event(e: &KeyEvent) -> Key {
         Key {
             code: e.code,
             mods: e.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT),
@@ -145,7 +145,7 @@ impl Key {
     }
 
     /// How the key is written in the config and shown in the help.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let mut out = String::new();
         if self.mods.contains(KeyModifiers::CONTROL) {
             out.push_str("ctrl-");
@@ -188,7 +188,7 @@ pub struct Keymap {
 impl Keymap {
     /// The bindings of `[keys]`; an unknown key name or a key bound to two
     /// actions is an error naming both.
-    pub fn from_config(cfg: &KeysConfig) -> Result<Keymap, String> {
+    pub(crate) fn from_config(cfg: &KeysConfig) -> Result<Keymap, String> {
         let mut by_key = HashMap::new();
         let mut keys = Vec::new();
         for (name, spec) in cfg.bindings() {
@@ -213,18 +213,18 @@ impl Keymap {
         Ok(Keymap { by_key, keys })
     }
 
-    pub fn action(&self, key: &KeyEvent) -> Option<Action> {
+    pub(crate) fn action(&self, key: &KeyEvent) -> Option<Action> {
         self.by_key.get(&Key::from_event(key)).copied()
     }
 
     /// The first key of `action`, as shown in the footer ("" when unbound).
-    pub fn first(&self, action: Action) -> String {
+    pub(crate) fn first(&self, action: Action) -> String {
         self.keys_of(action)
             .first()
             .map_or(String::new(), Key::label)
     }
 
-    pub fn keys_of(&self, action: Action) -> &[Key] {
+    pub(crate) fn keys_of(&self, action: Action) -> &[Key] {
         self.keys
             .iter()
             .find(|k| k.0 == action)
@@ -232,7 +232,7 @@ impl Keymap {
     }
 
     /// One line per action for the help overlay: (keys, description).
-    pub fn help(&self) -> Vec<(String, &'static str)> {
+    pub(crate) fn help(&self) -> Vec<(String, &'static str)> {
         ACTIONS
             .iter()
             .map(|&(action, _, text)| {

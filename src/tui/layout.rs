@@ -5,14 +5,14 @@
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 
 /// The frame: status bar, tab bar, the pane, key hints.
-pub struct Screen {
+pub(crate) struct Screen {
     pub status: Rect,
     pub tabs: Rect,
     pub body: Rect,
     pub footer: Rect,
 }
 
-pub fn screen(area: Rect) -> Screen {
+pub(crate) fn screen(area: Rect) -> Screen {
     let [status, tabs, body, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
@@ -29,19 +29,19 @@ pub fn screen(area: Rect) -> Screen {
 }
 
 /// Inside a bordered block.
-pub fn inner(area: Rect) -> Rect {
+pub(crate) fn inner(area: Rect) -> Rect {
     area.inner(Margin::new(1, 1))
 }
 
 /// A bordered table: its header line and its rows.
-pub fn table_rows(area: Rect) -> (Rect, Rect) {
+pub(crate) fn table_rows(area: Rect) -> (Rect, Rect) {
     let [header, rows] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner(area));
     (header, rows)
 }
 
 /// Origin pane: the text and the legend beside it.
-pub fn origin(body: Rect) -> (Rect, Rect) {
+pub(crate) fn origin(body: Rect) -> (Rect, Rect) {
     let legend = (body.width / 3).clamp(20, 40);
     let [text, legend] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(legend)]).areas(body);
@@ -50,14 +50,14 @@ pub fn origin(body: Rect) -> (Rect, Rect) {
 
 /// Clusters pane: the cluster list, the selected cluster's pairs, and the
 /// two sides of a comparison.
-pub struct Clusters {
+pub(crate) struct Clusters {
     pub list: Rect,
     pub pairs: Rect,
     pub left: Rect,
     pub right: Rect,
 }
 
-pub fn clusters(body: Rect) -> Clusters {
+pub(crate) fn clusters(body: Rect) -> Clusters {
     let [top, bottom] =
         Layout::vertical([Constraint::Percentage(40), Constraint::Min(0)]).areas(body);
     let [list, pairs] =
@@ -73,7 +73,7 @@ pub fn clusters(body: Rect) -> Clusters {
 }
 
 /// Table pane: counters, the two sparklines, the bucket-fill histogram.
-pub struct TablePane {
+pub(crate) struct TablePane {
     pub counters: Rect,
     pub hits: Rect,
     pub evictions: Rect,
@@ -95,16 +95,16 @@ pub fn table(body: Rect) -> TablePane {
 }
 
 /// Tune pane: the form, the progress bar, the results (table or chart).
-pub struct Tune {
+pub(crate) struct Tune {
     pub form: Rect,
     pub progress: Rect,
     pub results: Rect,
 }
 
 /// Rows of the Tune form (its fields), inside its border.
-pub const FORM_ROWS: u16 = 7;
+pub(crate) const FORM_ROWS: u16 = 7;
 
-pub fn tune(body: Rect) -> Tune {
+pub(crate) fn tune(body: Rect) -> Tune {
     let [top, progress, results] = Layout::vertical([
         Constraint::Length(FORM_ROWS + 2),
         Constraint::Length(1),
@@ -119,12 +119,12 @@ pub fn tune(body: Rect) -> Tune {
 }
 
 /// Rows of a list drawn in `area` with a border (and `header` lines).
-pub fn rows_height(area: Rect, header: u16) -> usize {
+pub(crate) fn rows_height(area: Rect, header: u16) -> usize {
     inner(area).height.saturating_sub(header) as usize
 }
 
 /// The row of `rows` that screen position (x, y) falls on, if any.
-pub fn row_at(rows: Rect, x: u16, y: u16) -> Option<usize> {
+pub(crate) fn row_at(rows: Rect, x: u16, y: u16) -> Option<usize> {
     rows.contains(ratatui::layout::Position::new(x, y))
         .then(|| (y - rows.y) as usize)
 }

@@ -7,19 +7,19 @@
 //! returns the commands to send the engine) and draws at most ~60 times a
 //! second. It never waits on the engine.
 
-pub mod app;
-pub mod clusters;
-pub mod documents;
+pub(crate) mod app;
+pub(crate) mod clusters;
+pub(crate) mod documents;
 pub mod filter;
-pub mod input;
+pub(crate) mod input;
 pub mod keymap;
-pub mod layout;
-pub mod origin;
+pub(crate) mod layout;
+pub(crate) mod origin;
 pub mod panes;
-pub mod scroll;
-pub mod terminal;
+pub(crate) mod scroll;
+pub(crate) mod terminal;
 pub mod theme;
-pub mod tune;
+pub(crate) mod tune;
 
 #[cfg(test)]
 mod tests;
@@ -39,7 +39,7 @@ use crate::engine::{Engine, Options};
 const FRAME: Duration = Duration::from_millis(16);
 
 /// Whether `NO_COLOR` asks for no colours (set and not empty, per no-color.org).
-pub fn no_color() -> bool {
+pub(crate) fn no_color() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 

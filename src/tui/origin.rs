@@ -50,7 +50,7 @@ impl OriginState {
         }
     }
 
-    pub fn toggle_exact(&mut self) -> Option<Command> {
+    pub(crate) fn toggle_exact(&mut self) -> Option<Command> {
         self.exact = !self.exact;
         let (id, _) = self.requested?;
         self.requested = Some((id, self.exact));
@@ -61,7 +61,7 @@ impl OriginState {
     }
 
     /// Take an answer; answers to anything but the latest question are dropped.
-    pub fn receive(&mut self, view: Arc<OriginView>, width: u16, height: usize) -> bool {
+    pub(crate) fn receive(&mut self, view: Arc<OriginView>, width: u16, height: usize) -> bool {
         if self.requested != Some((view.id, view.exact)) {
             return false;
         }
@@ -90,12 +90,12 @@ impl OriginState {
         true
     }
 
-    pub fn id(&self) -> Option<u32> {
+    pub(crate) fn id(&self) -> Option<u32> {
         self.view.as_ref().map(|v| v.id)
     }
 
     /// Re-wrap for a new width, keeping the top line's text in view.
-    pub fn resize(&mut self, width: u16, height: usize) {
+    pub(crate) fn resize(&mut self, width: u16, height: usize) {
         if width != self.width {
             let top = self.lines.get(self.scroll).map(|l| l.start);
             self.wrap(width);
@@ -106,12 +106,12 @@ impl OriginState {
         }
     }
 
-    pub fn scroll_by(&mut self, d: isize, height: usize) {
+    pub(crate) fn scroll_by(&mut self, d: isize, height: usize) {
         self.scroll = self.scroll.saturating_add_signed(d);
         self.clamp(height);
     }
 
-    pub fn scroll_to(&mut self, line: usize, height: usize) {
+    pub(crate) fn scroll_to(&mut self, line: usize, height: usize) {
         self.scroll = line;
         self.clamp(height);
     }
@@ -123,7 +123,7 @@ impl OriginState {
     }
 
     /// Select the next (or previous) copied block and scroll to it.
-    pub fn step_block(&mut self, forward: bool, height: usize) {
+    pub(crate) fn step_block(&mut self, forward: bool, height: usize) {
         let Some(view) = &self.view else { return };
         let copied = |i: &usize| view.runs[*i].origin.is_some();
         let next = match (self.block, forward) {
@@ -144,7 +144,7 @@ impl OriginState {
 
     /// `Enter` on the selected block: ask for its origin, to land on the
     /// passage it was copied from.
-    pub fn jump(&mut self) -> Option<Command> {
+    pub(crate) fn jump(&mut self) -> Option<Command> {
         let view = self.view.as_ref()?;
         let b = self.block?;
         let target = (*view.targets.get(b)?)?;
@@ -157,7 +157,7 @@ impl OriginState {
     }
 
     /// Back to the document jumped from, if any.
-    pub fn go_back(&mut self) -> Option<Command> {
+    pub(crate) fn go_back(&mut self) -> Option<Command> {
         let (id, scroll) = self.back.pop()?;
         let cmd = self.open(id);
         self.pending = Some((id, Landing::Line(scroll)));
@@ -165,7 +165,7 @@ impl OriginState {
     }
 
     /// The run a click at visual `line`, display column `col` falls in.
-    pub fn run_at(&self, line: usize, col: u16) -> Option<usize> {
+    pub(crate) fn run_at(&self, line: usize, col: u16) -> Option<usize> {
         let view = self.view.as_ref()?;
         let text = view.text.as_ref().ok()?;
         let range = self.lines.get(line)?;
@@ -212,7 +212,7 @@ impl OriginState {
 
 /// Display width of a character as the pane draws it (tabs and other
 /// control characters as one space).
-pub fn char_width(c: char) -> usize {
+pub(crate) fn char_width(c: char) -> usize {
     if c.is_control() {
         1
     } else {
@@ -223,7 +223,7 @@ pub fn char_width(c: char) -> usize {
 /// Break `text` into lines at newlines and, to fit `width` columns, after the
 /// last space that fits (or anywhere in a longer word). Ranges exclude the
 /// newline.
-pub fn wrap(text: &str, width: usize) -> Vec<Range<usize>> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<Range<usize>> {
     let mut lines = Vec::new();
     let mut offset = 0;
     for para in text.split('\n') {

@@ -9,7 +9,7 @@ pub struct Cursor {
 
 /// A move of the selection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Move {
+pub(crate) enum Move {
     By(isize),
     Page(isize),
     Top,
@@ -19,7 +19,7 @@ pub enum Move {
 
 impl Cursor {
     /// Apply `m`, clamped to `0..len`, and scroll so the selection shows.
-    pub fn apply(&mut self, m: Move, len: usize, height: usize) {
+    pub(crate) fn apply(&mut self, m: Move, len: usize, height: usize) {
         let last = len.saturating_sub(1);
         let page = height.max(1) as isize;
         self.selected = match m {
@@ -34,7 +34,7 @@ impl Cursor {
     }
 
     /// Keep the selection inside the window and the window inside the list.
-    pub fn show(&mut self, len: usize, height: usize) {
+    pub(crate) fn show(&mut self, len: usize, height: usize) {
         let height = height.max(1);
         self.selected = self.selected.min(len.saturating_sub(1));
         if self.selected < self.offset {
@@ -46,7 +46,7 @@ impl Cursor {
     }
 
     /// The visible rows `offset..end`.
-    pub fn window(&self, len: usize, height: usize) -> std::ops::Range<usize> {
+    pub(crate) fn window(&self, len: usize, height: usize) -> std::ops::Range<usize> {
         let start = self.offset.min(len);
         start..(start + height).min(len)
     }

@@ -18,10 +18,10 @@ use ratatui::crossterm::terminal::{
 /// from the hook and the guard, does nothing the second time).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+pub(crate) type Term = Terminal<CrosstermBackend<Stdout>>;
 
 /// Restores the terminal when dropped.
-pub struct Guard {
+pub(crate) struct Guard {
     pub terminal: Term,
 }
 
@@ -32,7 +32,7 @@ impl Drop for Guard {
 }
 
 /// Raw mode, the alternate screen, mouse capture; and the panic hook.
-pub fn enter() -> Result<Guard, String> {
+pub(crate) fn enter() -> Result<Guard, String> {
     install_panic_hook();
     let setup = || -> io::Result<Term> {
         enable_raw_mode()?;
@@ -54,13 +54,13 @@ pub fn enter() -> Result<Guard, String> {
 
 /// Whether the terminal is still in full-screen mode: false once a panic on
 /// any thread restored it, after which the UI must stop drawing.
-pub fn active() -> bool {
+pub(crate) fn active() -> bool {
     ACTIVE.load(Ordering::SeqCst)
 }
 
 /// Leave full-screen mode; errors are ignored, as there is nothing better
 /// to do on the way out.
-pub fn restore() {
+pub(crate) fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let _ = execute!(
             io::stdout(),

@@ -17,7 +17,7 @@ pub enum Field {
     K,
 }
 
-pub const FIELDS: [Field; 7] = [
+pub(crate) const FIELDS: [Field; 7] = [
     Field::TableSize,
     Field::Selector,
     Field::Parameter,
@@ -34,7 +34,7 @@ const EVICTIONS: [&str; 4] = ["lucky", "cc", "lru", "random"];
 const ESTIMATIONS: [&str; 4] = ["be", "b", "e", "nb"];
 
 impl Field {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Field::TableSize => "table size",
             Field::Selector => "selector",
@@ -47,7 +47,7 @@ impl Field {
     }
 
     /// The values a choice field cycles through; None for typed fields.
-    pub fn choices(self) -> Option<&'static [&'static str]> {
+    pub(crate) fn choices(self) -> Option<&'static [&'static str]> {
         match self {
             Field::Selector => Some(&SELECTORS),
             Field::Eviction => Some(&EVICTIONS),
@@ -86,7 +86,7 @@ pub struct TuneState {
 }
 
 impl TuneState {
-    pub fn fill(&mut self, p: &Params) {
+    pub(crate) fn fill(&mut self, p: &Params) {
         let sel = p.selector.to_string();
         let (name, param) = sel.split_once('-').unwrap_or((&sel, ""));
         let param = if param.is_empty() { "8" } else { param };
@@ -101,21 +101,21 @@ impl TuneState {
         ];
     }
 
-    pub fn field(&self) -> Field {
+    pub(crate) fn field(&self) -> Field {
         FIELDS[self.focus]
     }
 
-    pub fn value(&self, f: Field) -> &str {
+    pub(crate) fn value(&self, f: Field) -> &str {
         &self.values[f as usize]
     }
 
     /// Whether the selector field's choice takes a parameter.
-    pub fn has_parameter(&self) -> bool {
+    pub(crate) fn has_parameter(&self) -> bool {
         !matches!(self.value(Field::Selector), "nhs" | "hs" | "all")
     }
 
     /// Cycle a choice field by `d`.
-    pub fn cycle(&mut self, d: isize) {
+    pub(crate) fn cycle(&mut self, d: isize) {
         let f = self.field();
         if let Some(choices) = f.choices() {
             let at = choices
@@ -130,14 +130,14 @@ impl TuneState {
         }
     }
 
-    pub fn set(&mut self, f: Field, text: String) {
+    pub(crate) fn set(&mut self, f: Field, text: String) {
         self.values[f as usize] = text;
         self.filled = true;
         self.error = self.tuned(&Params::default()).err();
     }
 
     /// The form's settings: `live` with every field replaced.
-    pub fn tuned(&self, live: &Params) -> Result<Params, String> {
+    pub(crate) fn tuned(&self, live: &Params) -> Result<Params, String> {
         let v = |f| self.value(f).trim();
         let selector = if self.has_parameter() {
             format!("{}-{}", v(Field::Selector), v(Field::Parameter))
@@ -168,7 +168,7 @@ impl TuneState {
     }
 
     /// Replay the history with the live and the tuned settings.
-    pub fn compare(&mut self, snap: &Snapshot) -> Option<Command> {
+    pub(crate) fn compare(&mut self, snap: &Snapshot) -> Option<Command> {
         let tuned = self.checked(snap)?;
         Some(self.start(RunKind::Compare, vec![snap.params, tuned]))
     }
@@ -202,12 +202,12 @@ impl TuneState {
         Some(self.start(RunKind::Sweep { sizes, selectors }, runs))
     }
 
-    pub fn adopt(&mut self, snap: &Snapshot) -> Option<Command> {
+    pub(crate) fn adopt(&mut self, snap: &Snapshot) -> Option<Command> {
         self.checked(snap).map(Command::Adopt)
     }
 
     /// Keep an update of the current generation; drop older ones.
-    pub fn receive(&mut self, u: ShadowUpdate) -> bool {
+    pub(crate) fn receive(&mut self, u: ShadowUpdate) -> bool {
         if u.generation != self.generation || self.kind.is_none() {
             return false;
         }
@@ -215,7 +215,7 @@ impl TuneState {
         true
     }
 
-    pub fn running(&self) -> bool {
+    pub(crate) fn running(&self) -> bool {
         self.kind.is_some() && !self.update.as_ref().is_some_and(|u| u.finished)
     }
 

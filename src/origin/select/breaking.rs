@@ -2,6 +2,7 @@
 //! its segments: units that are segments of tokens, not shingles.
 
 use std::f64::consts::PI;
+#[cfg(test)]
 use std::ops::Range;
 
 /// Revised hash-breaking: cut the tokens into non-overlapping segments at tokens
@@ -9,7 +10,8 @@ use std::ops::Range;
 /// Croft's revision), and write the rest as token ranges into `out` (cleared
 /// first). A breaking token ends its segment; the tail after the last breaker is
 /// a segment too (ALGORITHMS §2, our choice).
-pub fn hash_breaking_segments(hashes: &[u64], p: u32, out: &mut Vec<Range<u32>>) {
+#[cfg(test)]
+pub(crate) fn hash_breaking_segments(hashes: &[u64], p: u32, out: &mut Vec<Range<u32>>) {
     out.clear();
     segments_with(hashes, p, |s, e| out.push(s as u32..e as u32));
 }
@@ -35,7 +37,8 @@ pub(crate) fn segments_with(hashes: &[u64], p: u32, mut emit: impl FnMut(usize, 
 
 /// The DCT fingerprint of one segment from its finalised token hashes
 /// (ALGORITHMS §2 DCT steps 1–5, a 62-bit key).
-pub fn dct_key(hashes: &[u64]) -> u64 {
+#[cfg(test)]
+pub(crate) fn dct_key(hashes: &[u64]) -> u64 {
     dct_key_with(hashes, &mut Vec::new())
 }
 

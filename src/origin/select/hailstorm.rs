@@ -7,7 +7,8 @@
 
 /// Hailstorm over the finalised token hashes: the selected shingle starts, in
 /// order, into `out` (cleared first). No shingles when `hashes.len() < k`.
-pub fn hailstorm(hashes: &[u64], k: usize, out: &mut Vec<u32>) {
+#[cfg(test)]
+pub(crate) fn hailstorm(hashes: &[u64], k: usize, out: &mut Vec<u32>) {
     out.clear();
     let mut suffix = Vec::new();
     hailstorm_with(hashes, k, &mut suffix, |i| out.push(i as u32));

@@ -14,10 +14,12 @@ mod hailstorm;
 mod overlap;
 mod winnowing;
 
-pub use breaking::{dct_key, hash_breaking_segments};
-pub use hailstorm::hailstorm;
-pub use overlap::{no_complete_overlap, no_complete_overlap_in_place};
-pub use winnowing::{robust_winnow, winnow};
+#[cfg(test)]
+pub(crate) use breaking::{dct_key, hash_breaking_segments};
+#[cfg(test)]
+pub(crate) use hailstorm::hailstorm;
+#[cfg(test)]
+pub(crate) use overlap::no_complete_overlap;
 
 use std::cell::RefCell;
 use std::fmt;
@@ -89,7 +91,7 @@ impl Selector {
     }
 
     /// The parameter (l, w or p), if the selector has one.
-    pub fn param(self) -> Option<u32> {
+    pub(crate) fn param(self) -> Option<u32> {
         use Selector::*;
         match self {
             All | Hs | NHs => None,
@@ -98,7 +100,7 @@ impl Selector {
     }
 
     /// Whether the no-complete-overlap pass follows the base selection.
-    pub fn is_no_complete_overlap(self) -> bool {
+    pub(crate) fn is_no_complete_overlap(self) -> bool {
         matches!(self, Selector::NMod(_) | Selector::NWin(_) | Selector::NHs)
     }
 }

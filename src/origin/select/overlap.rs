@@ -8,7 +8,8 @@
 
 /// The kept starts of the greedy minimum cover of the union of the k-shingles
 /// starting at `starts` (sorted ascending).
-pub fn no_complete_overlap(starts: &[u32], k: usize) -> Vec<u32> {
+#[cfg(test)]
+pub(crate) fn no_complete_overlap(starts: &[u32], k: usize) -> Vec<u32> {
     let mut kept = starts.to_vec();
     no_complete_overlap_in_place(&mut kept, k);
     kept
@@ -16,7 +17,8 @@ pub fn no_complete_overlap(starts: &[u32], k: usize) -> Vec<u32> {
 
 /// [`no_complete_overlap`] without allocating: keeps the chosen starts of
 /// `starts` (sorted ascending), in order.
-pub fn no_complete_overlap_in_place(starts: &mut Vec<u32>, k: usize) {
+#[cfg(test)]
+pub(crate) fn no_complete_overlap_in_place(starts: &mut Vec<u32>, k: usize) {
     cover_in_place(starts, k, |&s| s);
 }
 

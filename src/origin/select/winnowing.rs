@@ -8,13 +8,15 @@
 
 /// Plain winnowing: selected shingle positions, increasing, into `out` (cleared
 /// first). A document with fewer than w shingles is one window over all of them.
-pub fn winnow(keys: &[u64], w: usize, out: &mut Vec<u32>) {
+#[cfg(test)]
+pub(crate) fn winnow(keys: &[u64], w: usize, out: &mut Vec<u32>) {
     out.clear();
     winnow_with(keys, w, false, &mut Vec::new(), |i| out.push(i as u32));
 }
 
 /// Robust winnowing (ties keep the previous choice); otherwise as [`winnow`].
-pub fn robust_winnow(keys: &[u64], w: usize, out: &mut Vec<u32>) {
+#[cfg(test)]
+pub(crate) fn robust_winnow(keys: &[u64], w: usize, out: &mut Vec<u32>) {
     out.clear();
     winnow_with(keys, w, true, &mut Vec::new(), |i| out.push(i as u32));
 }

@@ -74,6 +74,7 @@ impl Buckets {
         self.n_buckets * self.per
     }
 
+    #[cfg(test)]
     pub(super) fn memory_bytes(&self) -> u64 {
         let vecs = [
             self.hi.len() * 2,

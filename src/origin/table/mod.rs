@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use crate::bytesize::format_bytes;
 use crate::fingerprint::top_byte;
 
-pub use super::keymap::KeyMap;
+pub(crate) use super::keymap::KeyMap;
 use buckets::Buckets;
 use memory::physical_memory;
 pub(crate) use memory::zeroed;
@@ -79,7 +79,7 @@ pub struct Layout {
 
 impl Layout {
     /// Bytes per entry: 6 (fingerprint) + 4 (origin) + the optional fields.
-    pub fn entry_bytes(self) -> u64 {
+    pub(crate) fn entry_bytes(self) -> u64 {
         10 + u64::from(self.offset) + 2 * u64::from(self.neighbours) + u64::from(self.score)
     }
 }
@@ -107,7 +107,7 @@ pub struct Hit {
 
 /// What a unit leaves in the table when it is not found: itself, as seen in
 /// the document being processed.
-pub type Insert = Hit;
+pub(crate) type Insert = Hit;
 
 /// Totals over the table's life.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -130,7 +130,7 @@ pub struct Slot {
 
 impl Slot {
     /// No hint: the update finds the key's bucket and entry itself.
-    pub const UNKNOWN: Slot = Slot {
+    pub(crate) const UNKNOWN: Slot = Slot {
         bucket: u32::MAX,
         at: u32::MAX,
     };
@@ -213,7 +213,7 @@ impl TableParams {
     }
 
     /// Whether a table can be built with these parameters, without building it.
-    pub fn validate(&self) -> Result<(), TableError> {
+    pub(crate) fn validate(&self) -> Result<(), TableError> {
         match self.size {
             TableSize::Unbounded => Ok(()),
             TableSize::Bytes(size) => self.geometry(size).map(|_| ()),
@@ -232,7 +232,7 @@ impl TableParams {
     /// `distinct` (no two alike), never evicts: no bucket is given more keys
     /// than it holds. Such a table misses each key once and finds it ever
     /// after, whatever its eviction policy.
-    pub fn never_evicts(&self, distinct: &[u64]) -> bool {
+    pub(crate) fn never_evicts(&self, distinct: &[u64]) -> bool {
         let TableSize::Bytes(size) = self.size else {
             return true;
         };
@@ -265,7 +265,7 @@ fn bucket_of(key: u64, n_buckets: usize) -> usize {
 /// 48 bits a bounded table stores (then which keys share a bucket cannot
 /// change what is found).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DistinctKeys {
+pub(crate) struct DistinctKeys {
     pub keys: Vec<u64>,
     pub fingerprints_distinct: bool,
 }
@@ -275,7 +275,7 @@ impl DistinctKeys {
     /// their stored 48 bits first and their top bits after (a bijection of
     /// 64 bits) put equal keys, and keys that share the stored bits, side by
     /// side.
-    pub fn of(keys: impl IntoIterator<Item = u64>, n: usize) -> DistinctKeys {
+    pub(crate) fn of(keys: impl IntoIterator<Item = u64>, n: usize) -> DistinctKeys {
         let fp_first = |k: u64| (k & FP48) << 16 | k >> 48;
         let mut v: Vec<u64> = Vec::with_capacity(n);
         v.extend(keys.into_iter().map(fp_first));
@@ -311,7 +311,7 @@ impl Table {
     }
 
     /// Number of buckets; `None` when unbounded.
-    pub fn buckets(&self) -> Option<u64> {
+    pub(crate) fn buckets(&self) -> Option<u64> {
         match &self.store {
             Store::Bucketed(b) => Some(b.n_buckets as u64),
             Store::Unbounded(_) => None,
@@ -319,19 +319,20 @@ impl Table {
     }
 
     /// Bytes the table's storage occupies (bounded tables: at most the size asked for).
-    pub fn memory_bytes(&self) -> Option<u64> {
+    #[cfg(test)]
+    pub(crate) fn memory_bytes(&self) -> Option<u64> {
         match &self.store {
             Store::Bucketed(b) => Some(b.memory_bytes()),
             Store::Unbounded(_) => None,
         }
     }
 
-    pub fn counters(&self) -> Counters {
+    pub(crate) fn counters(&self) -> Counters {
         self.counters
     }
 
     /// Fill of every bucket, in bucket order (empty when unbounded).
-    pub fn bucket_fill(&self) -> Vec<u16> {
+    pub(crate) fn bucket_fill(&self) -> Vec<u16> {
         match &self.store {
             Store::Bucketed(b) => (0..b.n_buckets).map(|i| b.len(i) as u16).collect(),
             Store::Unbounded(_) => Vec::new(),
@@ -365,7 +366,7 @@ impl Table {
     /// bytes): the answers into `hits` and `slots`. One call a document, so
     /// the lookups are one loop, each bucket computed once and fetched a few
     /// keys ahead (the keys of a document are known in advance).
-    pub fn lookup_document(
+    pub(crate) fn lookup_document(
         &mut self,
         doc: u32,
         keys: &[u64],
@@ -410,7 +411,8 @@ impl Table {
     /// Lucky rules (a)–(d) for one unit after its document: if `key`'s entry is
     /// still in the table, set its score to 1 when the unit inserted it, then
     /// add `inc` (saturating at 255). No-op for tables without scores.
-    pub fn lucky_add(&mut self, key: u64, slot: Slot, inserted: bool, inc: u32) {
+    #[cfg(test)]
+    pub(crate) fn lucky_add(&mut self, key: u64, slot: Slot, inserted: bool, inc: u32) {
         if let Store::Bucketed(b) = &mut self.store {
             b.lucky_add(key, slot, inserted, inc);
         }
@@ -418,7 +420,7 @@ impl Table {
 
     /// [`Table::lucky_add`] for every unit of a document: `slots` and `hits`
     /// from its lookups, `incs` its increments.
-    pub fn lucky_update(
+    pub(crate) fn lucky_update(
         &mut self,
         keys: &[u64],
         slots: &[Slot],
@@ -434,7 +436,7 @@ impl Table {
 
     /// Lucky rule (e) for every bucket touched since the last call: halve all
     /// scores of a bucket whose mean score reached the limit.
-    pub fn lucky_end_document(&mut self) {
+    pub(crate) fn lucky_end_document(&mut self) {
         if let Store::Bucketed(b) = &mut self.store {
             b.lucky_end_document();
         }

@@ -9,7 +9,7 @@ use super::*;
 /// own header and checksum). Little-endian; arrays as they are in memory.
 impl Table {
     /// Write the whole state: counters, then the bucket arrays (or the map).
-    pub fn write_state(&self, w: &mut impl Write) -> io::Result<()> {
+    pub(crate) fn write_state(&self, w: &mut impl Write) -> io::Result<()> {
         let c = self.counters;
         for v in [c.lookups, c.hits, c.inserts, c.evictions, c.occupied] {
             w.write_all(&v.to_le_bytes())?;
@@ -45,7 +45,7 @@ impl Table {
 
     /// Rebuild a table of `params` from [`Table::write_state`]'s bytes. Fails
     /// (`InvalidData`) when the bytes do not fit these parameters.
-    pub fn read_state(params: TableParams, r: &mut impl Read) -> io::Result<Table> {
+    pub(crate) fn read_state(params: TableParams, r: &mut impl Read) -> io::Result<Table> {
         let mut t =
             Table::new(params).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         let mut c = [0u64; 5];

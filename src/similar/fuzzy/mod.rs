@@ -39,10 +39,11 @@ pub enum Lang {
 }
 
 impl Lang {
-    pub const ALL: [Lang; 2] = [Lang::En, Lang::De];
+    #[cfg(test)]
+    pub(crate) const ALL: [Lang; 2] = [Lang::En, Lang::De];
 
     /// The ISO 639-1 code.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Lang::En => "en",
             Lang::De => "de",
@@ -50,7 +51,7 @@ impl Lang {
     }
 
     /// The reference model: stop words and prefix classes.
-    pub fn model(self) -> &'static Model {
+    pub(crate) fn model(self) -> &'static Model {
         static EN: OnceLock<Model> = OnceLock::new();
         static DE: OnceLock<Model> = OnceLock::new();
         match self {
@@ -187,13 +188,13 @@ impl Model {
         })
     }
 
-    pub fn is_stop_word(&self, term: &str) -> bool {
+    pub(crate) fn is_stop_word(&self, term: &str) -> bool {
         self.stop.contains(term)
     }
 
     /// The prefix class of `term`, or `None` if it is no index term (a stop
     /// word, or it starts with a digit).
-    pub fn class_of(&self, term: &str) -> Option<usize> {
+    pub(crate) fn class_of(&self, term: &str) -> Option<usize> {
         let first = term.chars().next()?;
         if first.is_numeric() || self.stop.contains(term) {
             return None;
@@ -215,7 +216,10 @@ impl Model {
 
     /// `pf`: the share of the index-term occurrences of `terms` in each class,
     /// and the number of index-term occurrences; `None` when there are none.
-    pub fn prefix_frequencies<S: AsRef<str>>(&self, terms: &[S]) -> Option<(Vec<f64>, usize)> {
+    pub(crate) fn prefix_frequencies<S: AsRef<str>>(
+        &self,
+        terms: &[S],
+    ) -> Option<(Vec<f64>, usize)> {
         let mut counts = vec![0usize; self.classes.len()];
         let mut n = 0;
         for t in terms {
@@ -240,7 +244,7 @@ impl Model {
     }
 
     /// `Δ`: the relative deviations `(pf_i − e_i)/e_i`; `None` without index terms.
-    pub fn deviations<S: AsRef<str>>(&self, terms: &[S]) -> Option<Vec<f64>> {
+    pub(crate) fn deviations<S: AsRef<str>>(&self, terms: &[S]) -> Option<Vec<f64>> {
         let (pf, _) = self.prefix_frequencies(terms)?;
         Some(
             pf.iter()
@@ -261,7 +265,7 @@ fn content_lines(s: &str) -> impl Iterator<Item = &str> {
 /// The document's language by stop words: the language whose own stop words
 /// (those not also in the other list, such as "in" or "so") occur more often;
 /// English on a tie, including when neither occurs.
-pub fn detect<S: AsRef<str>>(terms: &[S]) -> Lang {
+pub(crate) fn detect<S: AsRef<str>>(terms: &[S]) -> Lang {
     let (en, de) = (Lang::En.model(), Lang::De.model());
     let (mut n_en, mut n_de) = (0usize, 0usize);
     for t in terms {
@@ -285,7 +289,7 @@ pub struct Scheme {
 
 impl Scheme {
     /// ρ(δ): the interval of a deviation.
-    pub fn interval(self, delta: f64) -> u8 {
+    pub(crate) fn interval(self, delta: f64) -> u8 {
         if delta < -self.epsilon {
             0
         } else if delta > self.epsilon {
@@ -296,7 +300,7 @@ impl Scheme {
     }
 
     /// `Σ_i ρ(δ_i)·3^i` over the deviations (at most 80 classes).
-    pub fn raw_code(self, deviations: &[f64]) -> u128 {
+    pub(crate) fn raw_code(self, deviations: &[f64]) -> u128 {
         assert!(deviations.len() <= MAX_CLASSES);
         deviations
             .iter()
@@ -308,7 +312,7 @@ impl Scheme {
 /// The hash code of one scheme: the raw code mixed with the scheme's number and
 /// the language (`fmix64` is a bijection, so distinct inputs of a half never
 /// collide before the final xor).
-pub fn code(raw: u128, scheme: usize, lang: Lang) -> u64 {
+pub(crate) fn code(raw: u128, scheme: usize, lang: Lang) -> u64 {
     let tag = (scheme as u64) << 8 | lang as u64;
     fmix64((raw as u64) ^ fmix64((raw >> 64) as u64 ^ fmix64(tag ^ 0x9e37_79b9_7f4a_7c15)))
 }
@@ -386,7 +390,7 @@ pub fn pairs(docs: &[SimDoc], min_similarity: f64) -> Vec<Pair> {
 }
 
 /// [`pairs`] with explicit settings.
-pub fn pairs_with(docs: &[SimDoc], min_similarity: f64, p: &FuzzyParams) -> Vec<Pair> {
+pub(crate) fn pairs_with(docs: &[SimDoc], min_similarity: f64, p: &FuzzyParams) -> Vec<Pair> {
     verify(docs, &candidates(docs, p), min_similarity)
 }
 
@@ -405,7 +409,7 @@ pub fn verify(docs: &[SimDoc], candidates: &[(u32, u32)], min_similarity: f64) -
         .collect()
 }
 
-pub use super::exact::jaccard;
+pub(crate) use super::exact::jaccard;
 
 /// The [`SimDoc`] of a prepared text, with its token texts.
 pub fn sim_doc(text: &str, k: usize) -> SimDoc {

@@ -36,9 +36,9 @@ type Mphf = GOFunction<TwoToPowerBitsStatic<4>, TwoToPowerBitsStatic<2>, CodeHas
 /// follows its cargo features and `std`'s `DefaultHasher`, neither of which is
 /// promised to stay the same between builds.
 #[derive(Clone, Copy, Default)]
-pub struct CodeHash;
+pub(crate) struct CodeHash;
 
-pub struct CodeHasher(u64);
+pub(crate) struct CodeHasher(u64);
 
 impl Hasher for CodeHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -173,17 +173,17 @@ impl Pocket {
 
     /// Serialized size of the index proper (slots, postings, MPHF), without the
     /// document log.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         4 + 2 * self.slots() + 4 * (self.slots() + 1) + 4 * self.postings() + 4 + self.mphf_bytes()
     }
 
     /// Serialized size of the MPHF in bytes.
-    pub fn mphf_bytes(&self) -> usize {
+    pub(crate) fn mphf_bytes(&self) -> usize {
         self.mphf.as_ref().map_or(0, Mphf::write_bytes)
     }
 
     /// Bits per key of the serialized MPHF.
-    pub fn mphf_bits_per_key(&self) -> f64 {
+    pub(crate) fn mphf_bits_per_key(&self) -> f64 {
         if self.slots() == 0 {
             0.0
         } else {
@@ -267,7 +267,7 @@ pub struct PocketFile {
 }
 
 /// The pocket file's frame; version 2 moved to the common frame (XXH64).
-pub const FORMAT: Format = Format {
+pub(crate) const FORMAT: Format = Format {
     magic: b"LINPOCKT",
     version: 2,
     name: "pocket index",
@@ -310,7 +310,7 @@ fn version_1(bytes: &[u8]) -> Option<Result<&[u8], PocketError>> {
 
 /// FNV-1a 64: any single changed byte changes it (each step is a bijection
 /// of the state for a fixed byte).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
@@ -318,7 +318,7 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 
 /// The id of the shipped reference tables: a query must use the tables the
 /// index was built with, or its codes mean nothing.
-pub fn tables_id() -> u64 {
+pub(crate) fn tables_id() -> u64 {
     fnv1a64(
         [
             include_str!("../../../assets/stopwords-en.txt"),
@@ -358,13 +358,14 @@ impl PocketFile {
     }
 
     /// The file's bytes: frame and content.
-    pub fn to_bytes(&self) -> io::Result<Vec<u8>> {
+    #[cfg(test)]
+    pub(crate) fn to_bytes(&self) -> io::Result<Vec<u8>> {
         Ok(FORMAT.frame(&self.content()?))
     }
 
     /// Write atomically (temp file, synced, renamed). Returns the number of
     /// bytes written.
-    pub fn write(&self, path: &Path) -> io::Result<u64> {
+    pub(crate) fn write(&self, path: &Path) -> io::Result<u64> {
         let content = self.content()?;
         FORMAT.write(path, |w| w.write_all(&content))
     }
@@ -376,7 +377,7 @@ impl PocketFile {
 
     /// Parse and check a file's bytes: the frame before anything else is
     /// trusted.
-    pub fn from_bytes(bytes: &[u8]) -> Result<PocketFile, PocketError> {
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Result<PocketFile, PocketError> {
         if let Some(content) = version_1(bytes) {
             return PocketFile::parse(content?);
         }

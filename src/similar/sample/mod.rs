@@ -84,7 +84,7 @@ impl PrefixTable {
     }
 
     /// The share of all shingles that start with `prefix`.
-    pub fn share(&self, prefix: &[char; 5]) -> f64 {
+    pub(crate) fn share(&self, prefix: &[char; 5]) -> f64 {
         if self.total == 0 {
             0.0
         } else {
@@ -106,7 +106,12 @@ fn shingles_in_order(d: &SimDoc, k: usize) -> Option<Vec<u64>> {
 }
 
 /// A document's substrings in rank order, the first `n`.
-pub fn ranked(d: &SimDoc, table: Option<&PrefixTable>, p: &SampleParams, n: usize) -> Vec<u64> {
+pub(crate) fn ranked(
+    d: &SimDoc,
+    table: Option<&PrefixTable>,
+    p: &SampleParams,
+    n: usize,
+) -> Vec<u64> {
     let refined = table
         .filter(|_| p.common_prefix_share > 0.0)
         .and_then(|t| Some((t, shingles_in_order(d, p.k)?)));
@@ -136,7 +141,7 @@ pub struct Matched {
 impl Matched {
     /// [OURS] With c₁ = |A∩B|/|B| and c₂ = |A∩B|/|A|, the Jaccard resemblance
     /// is 1/(1/c₁ + 1/c₂ − 1); 0 if either direction found nothing.
-    pub fn jaccard_estimate(&self) -> f64 {
+    pub(crate) fn jaccard_estimate(&self) -> f64 {
         if self.ratio_ab <= 0.0 || self.ratio_ba <= 0.0 {
             0.0
         } else {
@@ -233,7 +238,7 @@ pub fn pairs(docs: &[SimDoc], min_similarity: f64) -> Vec<Pair> {
 }
 
 /// [`pairs`] with explicit settings.
-pub fn pairs_with(
+pub(crate) fn pairs_with(
     docs: &[SimDoc],
     min_similarity: f64,
     p: &SampleParams,

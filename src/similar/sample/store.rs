@@ -142,17 +142,17 @@ impl BlockFile {
     }
 
     /// The words, directory first, as written to disk.
-    pub fn words(&self) -> &[u32] {
+    pub(crate) fn words(&self) -> &[u32] {
         &self.words
     }
 
     /// Blocks after the directory.
-    pub fn blocks(&self) -> usize {
+    pub(crate) fn blocks(&self) -> usize {
         self.words.len() / BLOCK_WORDS - DIRECTORY_BLOCKS
     }
 
     /// Blocks in the chain of directory slot `slot`.
-    pub fn chain_len(&self, slot: usize) -> u32 {
+    pub(crate) fn chain_len(&self, slot: usize) -> u32 {
         let mut block = self.words[slot] as usize;
         let mut n = 0;
         while block != 0 {
@@ -163,21 +163,10 @@ impl BlockFile {
     }
 
     /// Entries stored.
-    pub fn entries(&self) -> u64 {
+    pub(crate) fn entries(&self) -> u64 {
         (DIRECTORY_BLOCKS..self.words.len() / BLOCK_WORDS)
             .map(|b| u64::from(self.words[b * BLOCK_WORDS + 1]))
             .sum()
-    }
-
-    /// The document id of every entry.
-    pub fn docs(&self) -> impl Iterator<Item = u32> + '_ {
-        (DIRECTORY_BLOCKS..self.words.len() / BLOCK_WORDS).flat_map(move |b| {
-            let base = b * BLOCK_WORDS;
-            let n = self.words[base + 1] as usize;
-            self.words[base + 2..base + 2 + n]
-                .iter()
-                .map(|e| e & (MAX_DOCS - 1))
-        })
     }
 }
 
@@ -291,7 +280,7 @@ impl SampleStore {
 
     /// The match ratio of `matches` against stored document `doc`: matches
     /// over its stored substrings (100, or fewer for a short document).
-    pub fn ratio(&self, doc: u32, matches: u32) -> f64 {
+    pub(crate) fn ratio(&self, doc: u32, matches: u32) -> f64 {
         let stored = self.log[doc as usize].stored;
         if stored == 0 {
             0.0

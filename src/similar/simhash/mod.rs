@@ -20,7 +20,7 @@
 //!   still ≥ S, so every reported pair's similarity is ≥ S.
 
 pub mod multi;
-pub mod sql;
+pub(crate) mod sql;
 
 use std::fmt;
 use std::fmt::Debug;
@@ -39,7 +39,7 @@ pub use sql::SqlIndex;
 
 /// How many standard deviations of the distance at the threshold the default
 /// verified h allows (one-sided: about 97.7 % of pairs at exactly S).
-pub const RECALL_SIGMAS: f64 = 2.0;
+pub(crate) const RECALL_SIGMAS: f64 = 2.0;
 
 /// Seed of the second 64 bits of a 128-bit sketch's feature hash.
 const SEED_HI: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -167,33 +167,32 @@ impl Slices {
 
     /// Seed 004: h + 1 slices, so a sketch within distance h of the query
     /// equals it on at least one whole slice (pigeonhole).
-    pub fn pigeonhole(bits: u32, h: u32) -> Slices {
+    pub(crate) fn pigeonhole(bits: u32, h: u32) -> Slices {
         Slices::new(bits, (h + 1).clamp(bits.div_ceil(64), bits))
     }
 
-    pub fn bits(&self) -> u32 {
+    pub(crate) fn bits(&self) -> u32 {
         self.bits
     }
 
     pub fn len(&self) -> usize {
         self.ranges.len()
     }
-
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
 
-    pub fn ranges(&self) -> &[(u32, u32)] {
+    pub(crate) fn ranges(&self) -> &[(u32, u32)] {
         &self.ranges
     }
 
     /// The slice values of a sketch.
-    pub fn values<S: Sketch>(&self, s: S) -> impl Iterator<Item = u64> + '_ {
+    pub(crate) fn values<S: Sketch>(&self, s: S) -> impl Iterator<Item = u64> + '_ {
         self.ranges.iter().map(move |&(lo, w)| s.bits(lo, w))
     }
 
     /// The sketch whose slices have these values.
-    pub fn join<S: Sketch>(&self, values: impl IntoIterator<Item = u64>) -> S {
+    pub(crate) fn join<S: Sketch>(&self, values: impl IntoIterator<Item = u64>) -> S {
         self.ranges
             .iter()
             .zip(values)
@@ -204,13 +203,13 @@ impl Slices {
 /// Probability that one sketch bit differs for two sets at Jaccard `j` when
 /// they are equally large (the worst case for a given J): θ/π with
 /// cos θ = 2J/(1+J).
-pub fn flip_probability(j: f64) -> f64 {
+pub(crate) fn flip_probability(j: f64) -> f64 {
     (2.0 * j / (1.0 + j)).clamp(-1.0, 1.0).acos() / std::f64::consts::PI
 }
 
 /// The Jaccard resemblance a Hamming distance `d` of `bits` suggests:
 /// c = cos(π·d/f), J ≈ c/(2 − c), 0 when c ≤ 0.
-pub fn estimate(d: u32, bits: u32) -> f64 {
+pub(crate) fn estimate(d: u32, bits: u32) -> f64 {
     // cos(π/2) is not exactly 0 in floating point.
     if 2 * d >= bits {
         return 0.0;
@@ -221,7 +220,7 @@ pub fn estimate(d: u32, bits: u32) -> f64 {
 
 /// The largest distance whose [`estimate`] is still ≥ `j` (the default h
 /// without verification).
-pub fn distance_for_estimate(j: f64, bits: u32) -> u32 {
+pub(crate) fn distance_for_estimate(j: f64, bits: u32) -> u32 {
     let mut d = 0;
     while d < bits / 2 && estimate(d + 1, bits) >= j {
         d += 1;
@@ -231,7 +230,7 @@ pub fn distance_for_estimate(j: f64, bits: u32) -> u32 {
 
 /// Mean + [`RECALL_SIGMAS`] sd of the distance of a pair at exactly `j` (the
 /// default h with verification), at most f/2.
-pub fn distance_for_recall(j: f64, bits: u32) -> u32 {
+pub(crate) fn distance_for_recall(j: f64, bits: u32) -> u32 {
     let p = flip_probability(j);
     let f = f64::from(bits);
     let h = (f * p + RECALL_SIGMAS * (f * p * (1.0 - p)).sqrt()).ceil();

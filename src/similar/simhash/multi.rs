@@ -26,7 +26,7 @@ pub struct MultiIndex<S: Sketch> {
 
 /// Work of one query.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct QueryCost {
+pub(crate) struct QueryCost {
     /// Hash-map lookups.
     pub probes: u64,
     /// Distinct documents the lookups returned.
@@ -52,14 +52,13 @@ impl<S: Sketch> MultiIndex<S> {
     }
 
     /// The largest per-slice search radius r′.
-    pub fn largest_radius(&self) -> u32 {
+    pub(crate) fn largest_radius(&self) -> u32 {
         self.radius.iter().flatten().copied().max().unwrap_or(0)
     }
 
     pub fn len(&self) -> usize {
         self.sketches.len()
     }
-
     pub fn is_empty(&self) -> bool {
         self.sketches.is_empty()
     }
@@ -74,7 +73,7 @@ impl<S: Sketch> MultiIndex<S> {
     }
 
     /// Remove a document; false if it was not there.
-    pub fn remove(&mut self, doc: u32) -> bool {
+    pub(crate) fn remove(&mut self, doc: u32) -> bool {
         let Some(s) = self.sketches.remove(&doc) else {
             return false;
         };
@@ -91,7 +90,7 @@ impl<S: Sketch> MultiIndex<S> {
 
     /// Every document within distance h of `q`, with its distance, sorted by
     /// document, into `out` (cleared first).
-    pub fn query(&self, q: S, out: &mut Vec<(u32, u32)>) -> QueryCost {
+    pub(crate) fn query(&self, q: S, out: &mut Vec<(u32, u32)>) -> QueryCost {
         out.clear();
         let mut cost = QueryCost::default();
         let mut found: Vec<u32> = Vec::new();

@@ -115,7 +115,8 @@ impl<S: Sketch> SqlIndex<S> {
     }
 
     /// Remove a document; false if it was not there.
-    pub fn remove(&self, doc: u32) -> rusqlite::Result<bool> {
+    #[cfg(test)]
+    pub(crate) fn remove(&self, doc: u32) -> rusqlite::Result<bool> {
         let n = self
             .conn
             .prepare_cached("DELETE FROM simhash WHERE doc = ?1")?
@@ -129,7 +130,6 @@ impl<S: Sketch> SqlIndex<S> {
             .query_row("SELECT count(*) FROM simhash", [], |r| r.get(0))?;
         Ok(n as u64)
     }
-
     pub fn is_empty(&self) -> rusqlite::Result<bool> {
         Ok(self.len()? == 0)
     }
@@ -137,7 +137,7 @@ impl<S: Sketch> SqlIndex<S> {
     /// Every document within distance h of `q`, with its distance, sorted by
     /// document, into `out` (cleared first). Returns the rows the UNION gave
     /// (the candidates examined).
-    pub fn query(&self, q: S, out: &mut Vec<(u32, u32)>) -> rusqlite::Result<u64> {
+    pub(crate) fn query(&self, q: S, out: &mut Vec<(u32, u32)>) -> rusqlite::Result<u64> {
         out.clear();
         let mut stmt = self.conn.prepare_cached(&self.select)?;
         let mut rows = stmt.query(params_from_iter(self.columns(q)))?;
@@ -166,7 +166,8 @@ impl<S: Sketch> SqlIndex<S> {
     }
 
     /// SQLite's plan for the query, one line per step (`EXPLAIN QUERY PLAN`).
-    pub fn query_plan(&self) -> rusqlite::Result<Vec<String>> {
+    #[cfg(test)]
+    pub(crate) fn query_plan(&self) -> rusqlite::Result<Vec<String>> {
         let mut stmt = self
             .conn
             .prepare(&format!("EXPLAIN QUERY PLAN {}", self.select))?;

@@ -13,7 +13,7 @@ use crate::tui::layout;
 use crate::tui::origin::wrap;
 use crate::tui::theme::Theme;
 
-pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let c = layout::clusters(area);
     let clusters = app.snapshot.as_ref().map_or(&[][..], |s| &s.clusters[..]);
     let st = &app.clusters;

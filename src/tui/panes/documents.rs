@@ -13,7 +13,7 @@ use crate::tui::theme::Theme;
 
 const NUMBERS: [u16; 3] = [8, 7, 7];
 
-pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let docs = &app.docs;
     let (sort, reverse) = docs.sort();
     let mut title = vec![Span::raw(format!(

@@ -13,12 +13,12 @@ use crate::tui::layout;
 use crate::tui::theme::Theme;
 
 /// `HH:MM:SS` (UTC) of a time in milliseconds since the epoch.
-pub fn clock(ms: i64) -> String {
+pub(crate) fn clock(ms: i64) -> String {
     let s = ms.div_euclid(1000).rem_euclid(86_400);
     format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
-pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let events = app.snapshot.as_ref().map_or(&[][..], |s| &s.events[..]);
     let (_, rows_area) = layout::table_rows(area);
     let rows = app

@@ -2,13 +2,13 @@
 //! screen is the status bar, the tab bar, the current pane, the key hints,
 //! and the help overlay on top when open.
 
-pub mod clusters;
-pub mod documents;
-pub mod events;
-pub mod origin;
-pub mod status;
+pub(crate) mod clusters;
+pub(crate) mod documents;
+pub(crate) mod events;
+pub(crate) mod origin;
+pub(crate) mod status;
 pub mod table;
-pub mod tune;
+pub(crate) mod tune;
 
 use std::ops::Range;
 
@@ -41,7 +41,7 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
 }
 
 /// A bordered block with a title; the border marks focus.
-pub fn block<'a>(theme: &Theme, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
+pub(crate) fn block<'a>(theme: &Theme, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
     Block::new()
         .borders(Borders::ALL)
         .border_style(if focused { theme.key } else { theme.border })
@@ -49,7 +49,7 @@ pub fn block<'a>(theme: &Theme, title: impl Into<Line<'a>>, focused: bool) -> Bl
 }
 
 /// `n` with thousands separators.
-pub fn count(n: u64) -> String {
+pub(crate) fn count(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
@@ -63,7 +63,7 @@ pub fn count(n: u64) -> String {
 
 /// A path cut to `width` columns in the middle: its first folder and its
 /// end, which tell paths apart best (`v1/…ation.md`), or only its end.
-pub fn fit_path(s: &str, width: usize) -> String {
+pub(crate) fn fit_path(s: &str, width: usize) -> String {
     let shown = crate::source::name::display(s);
     let s = shown.as_ref();
     let n = s.chars().count();
@@ -83,7 +83,7 @@ pub fn fit_path(s: &str, width: usize) -> String {
 }
 
 /// The byte range of tokens `start..end` in a text with token `spans`.
-pub fn token_bytes(spans: &[(u32, u32)], tokens: Range<u32>) -> Option<Range<usize>> {
+pub(crate) fn token_bytes(spans: &[(u32, u32)], tokens: Range<u32>) -> Option<Range<usize>> {
     if tokens.start >= tokens.end {
         return None;
     }
@@ -95,7 +95,7 @@ pub fn token_bytes(spans: &[(u32, u32)], tokens: Range<u32>) -> Option<Range<usi
 /// One visual line `line` of `text`, styled by `overlays` (byte ranges, in
 /// order of precedence: later ones patch earlier ones). Control characters
 /// show as spaces so the width matches the wrap.
-pub fn styled_line<'a>(
+pub(crate) fn styled_line<'a>(
     text: &'a str,
     line: Range<usize>,
     base: Style,

@@ -12,7 +12,7 @@ use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::theme::Theme;
 
-pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let (text_area, legend_area) = layout::origin(area);
     let o = &app.origin;
     let Some(view) = &o.view else {

@@ -14,7 +14,7 @@ use crate::tui::theme::Theme;
 
 /// Root, documents, versions, indexing, table, live settings, watch mode;
 /// on a narrow terminal the least telling parts are left out.
-pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     // (importance, text, style): 0 always shows, higher goes first.
     let mut parts: Vec<(u8, String, Style)> = vec![(6, "lineage".into(), theme.title)];
     if let Some(e) = &app.fatal {
@@ -100,7 +100,7 @@ fn labels(keymap: &Keymap) -> Vec<(Tab, String, u16)> {
         .collect()
 }
 
-pub fn tabs(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn tabs(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let mut spans = Vec::new();
     for (t, label, _) in labels(&app.keymap) {
         let style = if t == app.tab {
@@ -115,7 +115,7 @@ pub fn tabs(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 }
 
 /// The tab whose label is at column `x` of the tab bar.
-pub fn tab_at(keymap: &Keymap, x: u16) -> Option<Tab> {
+pub(crate) fn tab_at(keymap: &Keymap, x: u16) -> Option<Tab> {
     labels(keymap)
         .into_iter()
         .find(|(_, label, at)| (*at..*at + label.chars().count() as u16).contains(&x))
@@ -154,7 +154,7 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
     }
 }
 
-pub fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let mut spans = Vec::new();
     let mut hint = |key: String, what: &str| {
         spans.push(Span::styled(format!(" {key}"), theme.key));
@@ -186,7 +186,7 @@ pub fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 
 /// Every binding, from the keymap, over the middle of the screen; in two
 /// columns when one does not fit.
-pub fn help(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn help(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let rows = app.keymap.help();
     let keys_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
     let what_w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);

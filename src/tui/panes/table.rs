@@ -14,7 +14,7 @@ use crate::tui::theme::Theme;
 
 /// Per sample, in per mille: hits per lookup and evictions per insert since
 /// the sample before (the counters are cumulative).
-pub fn rates(history: &[TableStats]) -> (Vec<u64>, Vec<u64>) {
+pub(crate) fn rates(history: &[TableStats]) -> (Vec<u64>, Vec<u64>) {
     let per_mille = |n: u64, d: u64| (n * 1000).checked_div(d).unwrap_or(0);
     history
         .windows(2)
@@ -29,7 +29,7 @@ pub fn rates(history: &[TableStats]) -> (Vec<u64>, Vec<u64>) {
         .unzip()
 }
 
-pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let a = layout::table(area);
     let Some(s) = &app.snapshot else {
         f.render_widget(

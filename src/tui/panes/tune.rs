@@ -17,7 +17,7 @@ use crate::tui::layout;
 use crate::tui::theme::Theme;
 use crate::tui::tune::{FIELDS, Field, RunKind};
 
-pub fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let a = layout::tune(area);
     let t = &app.tune;
     let live = app.snapshot.as_ref().map(|s| &s.params);

@@ -12,7 +12,7 @@ use crate::origin::table::paper_sizes;
 use crate::origin::{Params, Run, Selector, TableSize};
 use crate::text::token::tokens;
 
-pub const PATHS: [&str; 29] = [
+pub(crate) const PATHS: [&str; 29] = [
     "v1/alerts.md",
     "v1/api.md",
     "v1/calibration.md",
@@ -45,12 +45,12 @@ pub const PATHS: [&str; 29] = [
 ];
 
 /// v1/installation.md, v2/installation.md.
-pub const V1_INSTALL: u32 = 5;
-pub const V2_INSTALL: u32 = 13;
-pub const FAQ: u32 = 28;
+pub(crate) const V1_INSTALL: u32 = 5;
+pub(crate) const V2_INSTALL: u32 = 13;
+pub(crate) const FAQ: u32 = 28;
 
-pub const V1_TEXT: &str = include_str!("../../../assets/demo/v1/installation.md");
-pub const V2_TEXT: &str = include_str!("../../../assets/demo/v2/installation.md");
+pub(crate) const V1_TEXT: &str = include_str!("../../../assets/demo/v1/installation.md");
+pub(crate) const V2_TEXT: &str = include_str!("../../../assets/demo/v2/installation.md");
 
 /// The earlier version of the same page, if there is one: what later pages
 /// copy from.
@@ -68,7 +68,7 @@ fn previous(path: &str) -> Option<u32> {
         .map(|i| i as u32)
 }
 
-pub fn docs() -> Vec<DocRow> {
+pub(crate) fn docs() -> Vec<DocRow> {
     PATHS
         .iter()
         .enumerate()
@@ -114,7 +114,7 @@ fn stats(versions: u64) -> TableStats {
     }
 }
 
-pub fn snapshot() -> Snapshot {
+pub(crate) fn snapshot() -> Snapshot {
     let history: Vec<TableStats> = (1..=29).map(stats).collect();
     let fill: Vec<u64> = (0..=64u64)
         .map(|f| if f < 40 { 0 } else { (f - 40) * (64 - f) / 6 })
@@ -207,7 +207,7 @@ fn spans(text: &str) -> Vec<(u32, u32)> {
 
 /// v2/installation.md: its first 60 % copied from v1's, a fresh sentence,
 /// then 20 tokens from the FAQ, the rest copied from v1 again.
-pub fn origin_view(exact: bool) -> OriginView {
+pub(crate) fn origin_view(exact: bool) -> OriginView {
     let spans = spans(V2_TEXT);
     let n = spans.len() as u32;
     let a = n * 6 / 10;
@@ -280,7 +280,7 @@ pub fn origin_view(exact: bool) -> OriginView {
 }
 
 /// v1/installation.md, all its own.
-pub fn v1_view() -> OriginView {
+pub(crate) fn v1_view() -> OriginView {
     let spans = spans(V1_TEXT);
     let n = spans.len() as u32;
     OriginView {
@@ -305,7 +305,7 @@ pub fn v1_view() -> OriginView {
     }
 }
 
-pub fn compare_view() -> CompareView {
+pub(crate) fn compare_view() -> CompareView {
     let side = |id, path: &str, text: &str| {
         let spans = spans(text);
         let n = spans.len() as u32;
@@ -340,7 +340,7 @@ fn result(params: Params, i: usize) -> ShadowResult {
 }
 
 /// The live settings and the tuned ones, both finished.
-pub fn shadow_compare(generation: u64, live: Params, tuned: Params) -> ShadowUpdate {
+pub(crate) fn shadow_compare(generation: u64, live: Params, tuned: Params) -> ShadowUpdate {
     ShadowUpdate {
         generation,
         done: 2,
@@ -352,7 +352,7 @@ pub fn shadow_compare(generation: u64, live: Params, tuned: Params) -> ShadowUpd
 }
 
 /// A sweep of the paper's sizes × (nhs, every-4), 12 of 16 runs done.
-pub fn shadow_sweep(generation: u64, base: Params, shingles: u64) -> ShadowUpdate {
+pub(crate) fn shadow_sweep(generation: u64, base: Params, shingles: u64) -> ShadowUpdate {
     let sizes = paper_sizes(shingles);
     let results = [Selector::NHs, Selector::Every(4)]
         .iter()
