@@ -31,7 +31,7 @@ pub struct Corpus<T = Document> {
 
 /// Walk `root`, read every document (in parallel), and turn each file's
 /// prepared text into a `T` with `f`; documents come in processing order
-/// (CONTRACT §2), files left out sorted by path.
+/// (docs/formats.md §2), files left out sorted by path.
 pub(crate) fn load_with<T: Send>(
     root: &Path,
     filter: &Filter,
@@ -105,7 +105,7 @@ pub struct Similar {
     pub skipped: Vec<Skipped>,
 }
 
-/// Walk `root`, read every document (in parallel), order them (CONTRACT §2)
+/// Walk `root`, read every document (in parallel), order them (docs/formats.md §2)
 /// and compute their k-shingle sets; keep token texts only if `terms`.
 pub fn load_similar(
     root: &Path,

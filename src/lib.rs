@@ -1,9 +1,9 @@
 //! lineage: what in a folder of documents is copied from where.
 //!
-//! Layers only look down: `text` → `fingerprint` → `origin` → `source` → `index`
-//! → `cli`; `tui` (the only user of ratatui) draws the engine's state.
-//! The algorithms follow the seed papers; `../shared/ALGORITHMS.md` restates them
-//! and `../shared/spec/CONTRACT.md` fixes the definitions and the JSON interface.
+//! The modules are layers that only look down; `docs/architecture.md` states
+//! the order (and `tests/layers.rs` enforces it). `docs/algorithms.md`
+//! describes the algorithms as implemented, `docs/formats.md` the definitions
+//! and every JSON and file format.
 
 pub mod bytesize;
 pub mod cli;

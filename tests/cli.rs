@@ -1,4 +1,4 @@
-//! End-to-end tests of `lineage scan` and `lineage sweep` against CONTRACT §2–6,
+//! End-to-end tests of `lineage scan` and `lineage sweep` against docs/formats.md §2–6,
 //! driving the real binary.
 
 mod common;
@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use common::{TempDir, answers, fixture, lineage, lineage_json};
 use serde_json::Value;
 
-/// The exact result of CONTRACT §2 computed the slow, obvious way: shingles as
+/// The exact result of docs/formats.md §2 computed the slow, obvious way: shingles as
 /// token strings, origins by search over earlier documents.
 struct Reference {
     docs: Vec<RefDoc>,
@@ -231,7 +231,7 @@ fn rust_book_exact_baselines_match_the_fixture_notes() {
     assert!((pct - FRESH_PERCENT).abs() < 0.05, "fresh {pct}");
 }
 
-/// DO and TF of a scan report against an exact report, per CONTRACT §4.
+/// DO and TF of a scan report against an exact report, per docs/formats.md §4.
 fn score(est: &Value, exact: &Value) -> (f64, f64, f64) {
     let (mut with_dom, mut found, mut tokens, mut agree, mut sh, mut sel) = (0, 0, 0, 0, 0, 0);
     let fresh_set = |d: &Value| {

@@ -1,5 +1,5 @@
 //! The public pipeline end to end: prepared text → token fingerprints → shingle
-//! keys, against the test vectors of ALGORITHMS §1.7.
+//! keys, against the test vectors of docs/algorithms.md §1.7.
 
 use lineage::fingerprint::{ShingleRoller, fmix64, key, shingle_keys, token_fps};
 use lineage::text::{Format, prepare};

@@ -1,4 +1,4 @@
-//! End-to-end tests of `lineage pairs` against CONTRACT §6, driving the real
+//! End-to-end tests of `lineage pairs` against docs/formats.md §6, driving the real
 //! binary on a folder with planted near duplicates.
 
 mod common;

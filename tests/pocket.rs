@@ -1,4 +1,4 @@
-//! The pocket index (seed 002): the MPHF index against brute force, the
+//! The pocket index (Potthast): the MPHF index against brute force, the
 //! checksum's false-match rate, and `lineage pocket build` + `query` end to end.
 
 mod common;

@@ -1,5 +1,5 @@
 //! Selection ratios (ssr = selected units / shingles, percent, over all documents)
-//! of the selectors on real text, against ALGORITHMS §2's sanity numbers.
+//! of the selectors on real text, against docs/algorithms.md §2's sanity numbers.
 //!
 //! Both texts are fixtures of the repository (`tests/fixtures/README.md`): the
 //! GPL-3 verbatim, and chapters of the Rust book across five editions.
@@ -73,11 +73,11 @@ fn check(docs: &[Doc], corpus: &str, want: &[(&str, f64, f64)]) {
     assert!(misses.is_empty(), "{corpus}: {misses:#?}");
 }
 
-/// ALGORITHMS §2: GPL-3, k = 8, regression targets ± 2 percentage points.
+/// docs/algorithms.md §2: GPL-3, k = 8, regression targets ± 2 percentage points.
 #[test]
 fn ssr_on_gpl3_matches_the_sanity_numbers() {
     let text = std::fs::read_to_string(GPL3)
-        .unwrap_or_else(|e| panic!("{GPL3} is needed for ALGORITHMS §2's figures: {e}"));
+        .unwrap_or_else(|e| panic!("{GPL3} is needed for docs/algorithms.md §2's figures: {e}"));
     let docs = [prepare(&text)];
     let n = docs[0].fps.len();
     assert!(
@@ -145,7 +145,7 @@ fn ssr_on_rust_book_editions() {
         &docs,
         "rust-book",
         &[
-            // Context-free and 2/k for distinct tokens (seed 003).
+            // Context-free and 2/k for distinct tokens (Abdel-Hamid et al. 2009).
             ("hs", 25.0, 2.0),
             ("nhs", 16.1, 2.0),
             // Exactly one in four, up to each document's tail.

@@ -1,4 +1,4 @@
-//! `lineage pairs ROOT`: near-duplicate pairs and clusters (CONTRACT §6).
+//! `lineage pairs ROOT`: near-duplicate pairs and clusters (docs/formats.md §6).
 
 use std::io::Write;
 use std::time::Instant;
@@ -22,7 +22,7 @@ pub(crate) const DEFAULT_MIN_SIMILARITY: f64 = 0.8;
 pub(super) struct PairsArgs {
     #[command(flatten)]
     source: SourceArgs,
-    /// Print the CONTRACT's JSON instead of a summary.
+    /// Print the JSON of docs/formats.md §6 instead of a summary.
     #[arg(long)]
     json: bool,
     /// How pairs are found: simhash, fuzzy, sample or exact (the ground
@@ -47,7 +47,7 @@ pub(super) struct PairsArgs {
     /// similarity, without computing the exact Jaccard of candidates.
     #[arg(long)]
     no_verify: bool,
-    /// Simhash: index memory (multi-index hashing) or sqlite (seed 004's
+    /// Simhash: index memory (multi-index hashing) or sqlite (the sliced Hamming table's
     /// sliced table) [default: memory].
     #[arg(long, value_name = "INDEX")]
     simhash_index: Option<Backend>,

@@ -1,4 +1,4 @@
-//! `lineage pocket build|query`: Potthast's pocket index on disk (seed 002).
+//! `lineage pocket build|query`: Potthast's pocket index on disk (Potthast).
 //!
 //! `build` fuzzy-fingerprints the documents of a root and writes the index;
 //! `query` fingerprints files outside the index and lists the indexed

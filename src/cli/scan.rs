@@ -15,7 +15,7 @@ use crate::origin::{Estimation, Eviction, Outcome, Params, Selector, TableSize};
 pub(super) struct ScanArgs {
     #[command(flatten)]
     source: SourceArgs,
-    /// Print the CONTRACT's JSON report instead of a summary.
+    /// Print the JSON of docs/formats.md §6 report instead of a summary.
     #[arg(long)]
     json: bool,
     #[command(flatten)]

@@ -18,7 +18,7 @@ use crate::origin::{Estimation, Eviction, Selector, TableSize};
 pub(super) struct SweepArgs {
     #[command(flatten)]
     source: SourceArgs,
-    /// Print the CONTRACT's JSON instead of a table.
+    /// Print the JSON of docs/formats.md §6 instead of a table.
     #[arg(long)]
     json: bool,
     /// Comma-separated table sizes (e.g. 16KiB,1MB,unbounded) [default: eight

@@ -1,5 +1,5 @@
 //! `lineage watch ROOT`: keep the folder's index up to date as files change,
-//! and say what each change did (with `--json`, CONTRACT §6: one object per
+//! and say what each change did (with `--json`, docs/formats.md §6: one object per
 //! line). Runs until interrupted; the index is consistent at every instant.
 //! The work is the engine's (`crate::engine`): at a terminal this opens the
 //! TUI (`crate::tui`); otherwise it prints the engine's events.
@@ -21,7 +21,7 @@ use crate::index;
 pub(super) struct WatchArgs {
     #[command(flatten)]
     source: SourceArgs,
-    /// Print one JSON object per line (CONTRACT §6) instead of opening the
+    /// Print one JSON object per line (docs/formats.md §6) instead of opening the
     /// full-screen view (which opens only when stdin and stdout are a
     /// terminal; otherwise readable lines are printed).
     #[arg(long)]

@@ -1,4 +1,4 @@
-//! Live near-duplicate clusters (seed 004 used live): every live document's
+//! Live near-duplicate clusters (the sliced Hamming table used live): every live document's
 //! 64-bit simhash in an in-memory multi-index; a new version queries it for
 //! documents within Hamming distance h, and each candidate is verified by the
 //! exact Jaccard resemblance of the two k-shingle sets (fetched by the

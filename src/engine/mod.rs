@@ -1,4 +1,4 @@
-//! The one owner of the live state (DESIGN "Threads"): in its own thread it
+//! The one owner of the live state (docs/architecture.md, "Threads"): in its own thread it
 //! opens the root's index, applies file changes in order, answers queries and
 //! runs shadow replays, and publishes immutable [`Snapshot`]s. Whoever shows
 //! the state (the TUI, `watch --json`, tests) sends [`Command`]s and receives

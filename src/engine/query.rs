@@ -66,7 +66,7 @@ pub(crate) fn text_of(
     (text, spans)
 }
 
-/// The exact outcome of version `id` (CONTRACT §3): each shingle's origin is
+/// The exact outcome of version `id` (docs/formats.md §3): each shingle's origin is
 /// the earliest version containing it. Reads the cached fingerprints of every
 /// earlier version, keeping only the keys `id` has.
 pub(crate) fn exact_outcome(ix: &Index, id: u32) -> Result<Outcome, IndexError> {

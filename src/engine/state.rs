@@ -1,4 +1,4 @@
-//! What the engine publishes (DESIGN "Threads"): immutable snapshots of the
+//! What the engine publishes (docs/architecture.md, "Threads"): immutable snapshots of the
 //! live state, and the answers to queries. Plain data, shared by `Arc`, so a
 //! reader (the TUI, a test, `watch --json`) never waits on the engine.
 
@@ -168,9 +168,9 @@ pub struct OriginView {
     pub id: u32,
     pub path: String,
     pub version: u32,
-    /// The exact result (CONTRACT §3) rather than the live settings' estimate.
+    /// The exact result (docs/formats.md §3) rather than the live settings' estimate.
     pub exact: bool,
-    /// The prepared text (CONTRACT §1), or why it cannot be shown (the file
+    /// The prepared text (docs/formats.md §1), or why it cannot be shown (the file
     /// changed or vanished since this version).
     pub text: Result<String, String>,
     /// Byte span of every token in `text` (empty without text).
@@ -236,7 +236,7 @@ pub struct ShadowUpdate {
     pub error: Option<String>,
 }
 
-/// One replay of the whole history, scored against the exact result (CONTRACT §4).
+/// One replay of the whole history, scored against the exact result (docs/formats.md §4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShadowResult {
     pub params: Params,

@@ -1,4 +1,4 @@
-//! Rabin fingerprints (seed 001, ALGORITHMS §1) of tokens and shingles.
+//! Rabin fingerprints (Broder 1993, docs/algorithms.md §1) of tokens and shingles.
 //!
 //! Token fingerprints are Rabin-64 (P = x^64+x^4+x^3+x+1, initial state 1) of the
 //! token's key text. Shingle fingerprints are Rabin-64 (initial state 0) of the k
@@ -27,13 +27,13 @@ pub fn fmix64(mut x: u64) -> u64 {
 }
 
 /// The 62-bit key of a Rabin value: what buckets, modulo tests, minima and the
-/// table all use (seed 003 speaks of 62-bit fingerprints).
+/// table all use (Abdel-Hamid et al. 2009 speaks of 62-bit fingerprints).
 #[inline]
 pub fn key(rabin: u64) -> u64 {
     fmix64(rabin) >> 2
 }
 
-/// The top byte of a 62-bit key (bits 54..61): the "first byte" of seed 003's
+/// The top byte of a 62-bit key (bits 54..61): the "first byte" of Abdel-Hamid et al. 2009's
 /// expansion and bridging checks.
 #[inline]
 pub(crate) fn top_byte(key: u64) -> u8 {

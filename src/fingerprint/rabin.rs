@@ -1,4 +1,4 @@
-//! Rabin fingerprints over GF(2) (ALGORITHMS §1).
+//! Rabin fingerprints over GF(2) (docs/algorithms.md §1).
 //!
 //! A byte string s is read as a polynomial S(x) over GF(2), first bit highest;
 //! its fingerprint is S(x) mod P(x) for an irreducible P. Bit i of a `u64` is the
@@ -8,7 +8,7 @@
 //! lookups (the tables remain for `append8` and as a check in the tests).
 //! [`Rabin`] handles any degree from 8 to 64 one byte at a time.
 
-/// P = x^64 + x^4 + x^3 + x + 1 without its x^64 term (ALGORITHMS §1.4).
+/// P = x^64 + x^4 + x^3 + x + 1 without its x^64 term (docs/algorithms.md §1.4).
 pub(crate) const POLY: u64 = 0x1B;
 
 /// `a·x mod P` for a polynomial of degree < `degree` (bits above it clear).
@@ -65,7 +65,7 @@ static TABLES: [[u64; 256]; 8] = {
     tables
 };
 
-/// Appends one byte: `f·x^8 + byte mod P` (ALGORITHMS §1.2, AOSP's form).
+/// Appends one byte: `f·x^8 + byte mod P` (docs/algorithms.md §1.2, AOSP's form).
 #[inline]
 #[cfg(test)]
 pub(crate) fn append8(f: u64, byte: u8) -> u64 {
@@ -257,10 +257,10 @@ fn short_be(b: &[u8]) -> u64 {
 }
 
 /// A Rabin fingerprinter for P = x^degree + `poly`, any degree from 8 to 64,
-/// one byte at a time (LBFS's form for degree < 64, ALGORITHMS §1.2).
+/// one byte at a time (LBFS's form for degree < 64, docs/algorithms.md §1.2).
 ///
 /// The engine uses the faster free functions with the fixed `POLY`; this type is
-/// for other polynomials (e.g. seed 003's 62-bit fingerprints).
+/// for other polynomials (e.g. Abdel-Hamid et al. 2009's 62-bit fingerprints).
 #[derive(Clone, Debug)]
 #[cfg(test)]
 pub(crate) struct Rabin {
@@ -319,7 +319,7 @@ impl Rabin {
 }
 
 /// Whether P = x^degree + `low` is irreducible over GF(2), for `degree` in 1..=64
-/// and `low` below x^degree. Ben-Or's test (ALGORITHMS §1.5, LBFS
+/// and `low` below x^degree. Ben-Or's test (docs/algorithms.md §1.5, LBFS
 /// `polyirreducible`): P has no factor of degree i iff gcd(P, x^(2^i) − x) = 1.
 #[cfg(test)]
 pub(crate) fn is_irreducible(degree: u32, low: u64) -> bool {

@@ -1,7 +1,7 @@
 //! Rolling shingle fingerprints, one token (8 bytes) at a time.
 //!
 //! The fingerprint of a k-shingle is Rabin-64, initial state 0, over the 8k
-//! bytes of its token fingerprints, big-endian (ALGORITHMS §1.6). Rolling: append
+//! bytes of its token fingerprints, big-endian (docs/algorithms.md §1.6). Rolling: append
 //! the incoming token's 8 bytes, then remove the outgoing token's contribution
 //! `fp_out·x^(64k) mod P` (append first, remove after, as §1.3).
 //!

@@ -1,4 +1,4 @@
-//! The persistent index of one root (DESIGN "The index"): the document log
+//! The persistent index of one root (docs/architecture.md, "What lies on disk"): the document log
 //! with every version's cached token fingerprints and outcome summary in an
 //! embedded SQLite database, and the fixed-size table's state in a snapshot
 //! file beside it, so that a re-open continues where the last run stopped.

@@ -1,4 +1,4 @@
-//! Bringing the index up to the folder (CONTRACT §2): files whose size and
+//! Bringing the index up to the folder (docs/formats.md §2): files whose size and
 //! mtime are unchanged are not read; changed ones are read and hashed; the
 //! same content only updates the stat, other content is a new version, later
 //! than everything, processed through the live origin pass; a file that is

@@ -14,7 +14,7 @@
 //!               dominant_origin, origins BLOB, runs BLOB)
 //! skipped      (path PRIMARY KEY, reason, binary, size, mtime_ns)
 //! sketches     (id PRIMARY KEY, simhash)           -- 64-bit simhash of the
-//!                                                  -- k-shingle set (seed 004)
+//!                                                  -- k-shingle set (the sliced Hamming table)
 //! near         (a, b, similarity)                  -- verified near-duplicate
 //!                                                  -- pairs, a < b; meta.near
 //!                                                  -- names their settings

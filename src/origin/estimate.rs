@@ -1,4 +1,4 @@
-//! The estimation phase (seed 003 §2.3, ALGORITHMS §4): from the hits of a
+//! The estimation phase (Abdel-Hamid et al. 2009 §2.3, docs/algorithms.md §4): from the hits of a
 //! document's selected units, guess an origin for every selected unit.
 
 use std::fmt;
@@ -84,7 +84,7 @@ impl Estimator {
         }
     }
 
-    /// Bridging (seed 003 conditions (a)–(d), and (e), (f) when `checked`): two
+    /// Bridging (Abdel-Hamid et al. 2009 conditions (a)–(d), and (e), (f) when `checked`): two
     /// anchors i < j of one origin whose offsets differ as their positions do
     /// (the same diagonal, mod 256), with j − i < T and no consistent partner in
     /// between, label the unfound units between them.
@@ -147,7 +147,7 @@ fn expand(doc: u32, keys: &[u64], hits: &[Option<Hit>], labels: &mut [u32]) {
     }
 }
 
-/// The lucky-score increment of every unit after its document (ALGORITHMS §4.3
+/// The lucky-score increment of every unit after its document (docs/algorithms.md §4.3
 /// rules (b)–(d); rule (a)'s +1 for found units included): `incs[i]` for unit i.
 pub(crate) fn lucky_increments(
     doc: u32,

@@ -1,4 +1,4 @@
-//! The exact result (CONTRACT §3): every shingle, an unbounded map from key to
+//! The exact result (docs/formats.md §3): every shingle, an unbounded map from key to
 //! the earliest document containing it. The ground truth of every metric.
 
 #[cfg(test)]

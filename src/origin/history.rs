@@ -73,7 +73,7 @@ impl Keyed {
         }
     }
 
-    /// The exact result of every document (CONTRACT §3).
+    /// The exact result of every document (docs/formats.md §3).
     pub fn exact(&self) -> Vec<Outcome> {
         let k = self.k as u32;
         all_origins(&self.shingle_keys)

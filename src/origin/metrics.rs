@@ -1,4 +1,4 @@
-//! The paper's quality measures (seed 003 §3.2, CONTRACT §4): ssr, DO, TF.
+//! The paper's quality measures (Abdel-Hamid et al. 2009 §3.2, docs/formats.md §4): ssr, DO, TF.
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! Origin detection (seed 003): select → table → estimate, and the exact ground
+//! Origin detection (Abdel-Hamid et al. 2009): select → table → estimate, and the exact ground
 //! truth and metrics it is measured against.
 
 pub(crate) mod estimate;

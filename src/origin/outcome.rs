@@ -1,4 +1,4 @@
-//! What a run says about one document (CONTRACT §2–3): origin counts, the top
+//! What a run says about one document (docs/formats.md §2–3): origin counts, the top
 //! and dominant origin, and which tokens are fresh or copied from where.
 
 use serde::Serialize;
@@ -125,7 +125,7 @@ pub(crate) fn top_origin_of(id: u32, labels: &[u32], counts: &mut Vec<(u32, u32)
 }
 
 /// The origin with the largest count; on a tie the document itself if it is
-/// among the tied, else the earliest (CONTRACT §2).
+/// among the tied, else the earliest (docs/formats.md §2).
 fn top_origin(id: u32, counts: &[(u32, u32)]) -> u32 {
     let Some(&(first, best)) = counts.first() else {
         return id;

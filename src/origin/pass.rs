@@ -6,7 +6,7 @@ use super::estimate::{Estimation, Estimator, lucky_increments};
 use super::select::{Selector, Unit};
 use super::table::{Eviction, Hit, Layout, Slot, Table, TableError, TableParams, TableSize, Ties};
 
-/// The settings of an estimated run (CONTRACT §5).
+/// The settings of an estimated run (docs/formats.md §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
     pub k: usize,

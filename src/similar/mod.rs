@@ -1,9 +1,9 @@
-//! Near-duplicate detection (seeds 000, 002, 004; ALGORITHMS §6–9): which
+//! Near-duplicate detection (seeds 000, 002, 004; docs/algorithms.md §6–9): which
 //! documents are (almost) the same, by four methods measured against one truth.
 //!
 //! - `exact`: Jaccard resemblance of k-shingle sets through an inverted index,
 //!   the ground truth;
-//! - `simhash`: Charikar's simhash with seed 004's sliced Hamming index (SQLite)
+//! - `simhash`: Charikar's simhash with a sliced Hamming index (SQLite)
 //!   and an in-memory multi-index;
 //! - `fuzzy`: Stein's fuzzy fingerprints with Potthast's pocket index (a
 //!   minimal perfect hash);

@@ -19,7 +19,7 @@ use std::time::SystemTime;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
-/// Default include patterns (CONTRACT §1): text-like files.
+/// Default include patterns (docs/formats.md §1): text-like files.
 pub(crate) const DEFAULT_INCLUDE: &[&str] = &[
     "*.txt",
     "*.md",
@@ -65,7 +65,7 @@ impl Filter {
         })
     }
 
-    /// The default filter of CONTRACT §1.
+    /// The default filter of docs/formats.md §1.
     pub fn default_patterns() -> Filter {
         let s = |v: &[&str]| v.iter().map(|p| p.to_string()).collect::<Vec<_>>();
         Filter::new(&s(DEFAULT_INCLUDE), &s(DEFAULT_EXCLUDE)).expect("valid default patterns")

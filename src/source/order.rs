@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use super::FileEntry;
 
-/// The order documents are processed in (CONTRACT §2).
+/// The order documents are processed in (docs/formats.md §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Order {
     /// Modification time ascending, ties by path bytewise.
@@ -36,7 +36,7 @@ impl fmt::Display for Order {
     }
 }
 
-/// Sort files into processing order (CONTRACT §2): modification time, ties
+/// Sort files into processing order (docs/formats.md §2): modification time, ties
 /// by path bytewise; or path bytewise.
 pub fn sort(files: &mut [FileEntry], order: Order) {
     match order {

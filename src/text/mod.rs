@@ -1,4 +1,4 @@
-//! Decoding, HTML stripping and tokenizing (CONTRACT §1). No dependency on the rest.
+//! Decoding, HTML stripping and tokenizing (docs/formats.md §1). No dependency on the rest.
 //!
 //! A document's *prepared text* is its bytes decoded as UTF-8 (invalid sequences
 //! become U+FFFD) and, for HTML, with markup replaced by spaces and entities

@@ -1,4 +1,4 @@
-//! Tokens (CONTRACT §1): a maximal run that starts with an alphanumeric character
+//! Tokens (docs/formats.md §1): a maximal run that starts with an alphanumeric character
 //! and continues with alphanumerics or combining marks (Mn, Mc, Me). The key text
 //! is NFC(lowercase(token)).
 //!
@@ -461,7 +461,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// CONTRACT §1 written out with chars, as the Python check reads it.
+    /// docs/formats.md §1 written out with chars, as the Python check reads it.
     fn naive(text: &str) -> Vec<Token> {
         let mut out = Vec::new();
         let mut current: Option<usize> = None;

@@ -1,4 +1,4 @@
-//! The full-screen view of `lineage watch` (DESIGN "The TUI", "Threads"). The
+//! The full-screen view of `lineage watch` (docs/architecture.md, "Threads"). The
 //! only place that knows ratatui and crossterm.
 //!
 //! Three kinds of threads meet in one channel: the input thread forwards

@@ -1,4 +1,4 @@
-//! Revised hash-breaking (Seo & Croft; seed 003 §2.1) and DCT fingerprints of
+//! Revised hash-breaking (Seo & Croft; Abdel-Hamid et al. 2009 §2.1) and DCT fingerprints of
 //! its segments: units that are segments of tokens, not shingles.
 
 use std::f64::consts::PI;
@@ -9,7 +9,7 @@ use std::ops::Range;
 /// whose hash is divisible by `p`, drop segments shorter than `p` tokens (Seo &
 /// Croft's revision), and write the rest as token ranges into `out` (cleared
 /// first). A breaking token ends its segment; the tail after the last breaker is
-/// a segment too (ALGORITHMS §2, our choice).
+/// a segment too (docs/algorithms.md §2, our choice).
 #[cfg(test)]
 pub(crate) fn hash_breaking_segments(hashes: &[u64], p: u32, out: &mut Vec<Range<u32>>) {
     out.clear();
@@ -36,7 +36,7 @@ pub(crate) fn segments_with(hashes: &[u64], p: u32, mut emit: impl FnMut(usize, 
 }
 
 /// The DCT fingerprint of one segment from its finalised token hashes
-/// (ALGORITHMS §2 DCT steps 1–5, a 62-bit key).
+/// (docs/algorithms.md §2 DCT steps 1–5, a 62-bit key).
 #[cfg(test)]
 pub(crate) fn dct_key(hashes: &[u64]) -> u64 {
     dct_key_with(hashes, &mut Vec::new())

@@ -1,4 +1,4 @@
-//! Hailstorm (seed 003 §2.1): shingle i is selected iff the minimum token hash of
+//! Hailstorm (Abdel-Hamid et al. 2009 §2.1): shingle i is selected iff the minimum token hash of
 //! the shingle sits at its first or its last token (ties count).
 //!
 //! Context-free (the decision reads only the shingle's own tokens) and with total

@@ -1,4 +1,4 @@
-//! Selection algorithms (seed 003 §2.1, ALGORITHMS §2): which units of a document
+//! Selection algorithms (Abdel-Hamid et al. 2009 §2.1, docs/algorithms.md §2): which units of a document
 //! are sent to the table.
 //!
 //! For shingle-based selectors a unit is a k-shingle (start position, its key).
@@ -6,7 +6,7 @@
 //!
 //! A document with fewer than k tokens has no shingles and gets no units from any
 //! selector, Hb and DCT included although their segments do not depend on k:
-//! CONTRACT §2 gives such a document only fresh tokens and itself as top origin,
+//! docs/formats.md §2 gives such a document only fresh tokens and itself as top origin,
 //! which units found in the table could contradict.
 
 mod breaking;
@@ -33,7 +33,7 @@ pub struct Unit {
     pub end: u32,
 }
 
-/// A selection algorithm with its parameter (CONTRACT §5).
+/// A selection algorithm with its parameter (docs/formats.md §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Selector {
     /// Every shingle.

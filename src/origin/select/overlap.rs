@@ -1,7 +1,7 @@
-//! The no-complete-overlap pass of NM-l, NW-w and NHs (seed 003 §2.1): discard
+//! The no-complete-overlap pass of NM-l, NW-w and NHs (Abdel-Hamid et al. 2009 §2.1): discard
 //! selected shingles whose tokens are all covered by the shingles kept.
 //!
-//! The seed leaves the order of discarding open. ALGORITHMS §2 fixes it as the
+//! The seed leaves the order of discarding open. docs/algorithms.md §2 fixes it as the
 //! greedy minimum interval cover of the union of the selected shingles, which
 //! reproduces the seed's remark that with k = 8 Every-8th is the no-overlap
 //! variant of both All and Every-4th (up to the document's tail, see the tests).

@@ -1,4 +1,4 @@
-//! Winnowing (Schleimer, Wilkerson, Aiken 2003; seed 003 §2.1): the minimum key
+//! Winnowing (Schleimer, Wilkerson, Aiken 2003; Abdel-Hamid et al. 2009 §2.1): the minimum key
 //! of every window of w consecutive shingles, each distinct position once.
 //!
 //! Plain winnowing breaks ties to the rightmost minimum (the seed's rule). Robust

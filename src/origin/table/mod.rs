@@ -1,4 +1,4 @@
-//! The fixed-size bucketed hash table of seed 003 §2.2 (ALGORITHMS §3), and the
+//! The fixed-size bucketed hash table of Abdel-Hamid et al. 2009 §2.2 (docs/algorithms.md §3), and the
 //! unbounded exact mode.
 //!
 //! The table owns exactly the memory `--table-size` names: buckets of
@@ -45,7 +45,7 @@ pub enum Eviction {
     Lru,
     /// Copy-Count: the entry found least often.
     Cc,
-    /// Lucky: the entry with the lowest lucky score (seed 003 §2.2, ALGORITHMS §4.3).
+    /// Lucky: the entry with the lowest lucky score (Abdel-Hamid et al. 2009 §2.2, docs/algorithms.md §4.3).
     Lucky,
 }
 
@@ -65,7 +65,7 @@ pub enum TableSize {
 }
 
 /// Which optional fields an entry carries; the estimation and eviction
-/// algorithms decide (seed 003: "between 14 and 18 bytes"; ours use a 4-byte
+/// algorithms decide (Abdel-Hamid et al. 2009: "between 14 and 18 bytes"; ours use a 4-byte
 /// document id, so 10 to 14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
@@ -187,9 +187,9 @@ enum Store {
 }
 
 const FP48: u64 = (1 << 48) - 1;
-/// CC halves a bucket's counts when this many reach 255 (seed 003).
+/// CC halves a bucket's counts when this many reach 255 (Abdel-Hamid et al. 2009).
 const CC_SATURATED: usize = 10;
-/// Lucky halves a bucket's scores when their mean reaches this (seed 003 (e)).
+/// Lucky halves a bucket's scores when their mean reaches this (Abdel-Hamid et al. 2009 (e)).
 const LUCKY_LIMIT: u32 = 11;
 
 impl TableParams {
@@ -362,7 +362,7 @@ impl Table {
     }
 
     /// [`Table::lookup`] of every key of document `doc` in order, each
-    /// inserted as seed 003 stores a unit (its offset, its neighbours' top
+    /// inserted as Abdel-Hamid et al. 2009 stores a unit (its offset, its neighbours' top
     /// bytes): the answers into `hits` and `slots`. One call a document, so
     /// the lookups are one loop, each bucket computed once and fetched a few
     /// keys ahead (the keys of a document are known in advance).

@@ -76,7 +76,7 @@ impl fmt::Display for TableSize {
     }
 }
 
-/// The paper's table fractions (seed 003 Table 2, blogs: 20 MB … 5 GB), in
+/// The paper's table fractions (Abdel-Hamid et al. 2009 Table 2, blogs: 20 MB … 5 GB), in
 /// percent of all shingles.
 pub const PAPER_FRACTIONS: [f64; 8] = [0.1, 0.3, 0.7, 1.4, 3.3, 6.8, 13.7, 34.2];
 

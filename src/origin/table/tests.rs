@@ -334,7 +334,7 @@ fn state_round_trips_and_continues_identically() {
     }
 }
 
-/// The semantics of ALGORITHMS §3 written plainly: a bucket is a Vec in
+/// The semantics of docs/algorithms.md §3 written plainly: a bucket is a Vec in
 /// insertion order (LRU: recency order); eviction removes and appends.
 struct Model {
     buckets: Vec<Vec<(u64, Hit, u8)>>,

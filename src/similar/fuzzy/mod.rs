@@ -1,4 +1,4 @@
-//! Stein's fuzzy fingerprints (seed 002, ALGORITHMS §7): a document's
+//! Stein's fuzzy fingerprints (Potthast, docs/algorithms.md §7): a document's
 //! distribution of index terms over prefix classes, compared with the
 //! language's expected distribution and fuzzified into a few hash codes. Two
 //! documents are candidates iff they share a code; `pocket` stores the codes in
@@ -326,7 +326,7 @@ pub struct FuzzyParams {
 
 impl Default for FuzzyParams {
     /// Two schemes, ε = 0.35 and 0.7: with the 26 shipped classes they found
-    /// 98.8% of the rust-book pairs at J ≥ 0.9 where ALGORITHMS §7's 0.25 and
+    /// 98.8% of the rust-book pairs at J ≥ 0.9 where docs/algorithms.md §7's 0.25 and
     /// 0.5 found 91.7% (docs/fuzzy-and-sample.md).
     fn default() -> FuzzyParams {
         FuzzyParams {

@@ -1,4 +1,4 @@
-//! Potthast's "Wikipedia in the Pocket" index (seed 002, ALGORITHMS §7–8): a
+//! Potthast's "Wikipedia in the Pocket" index (Potthast, docs/algorithms.md §7–8): a
 //! minimal perfect hash function (MPHF) maps every fuzzy-fingerprint code of the
 //! collection to a slot; a slot holds the code's postings (document ids) and a
 //! 16-bit checksum of the code. An MPHF sends unknown codes to arbitrary slots,

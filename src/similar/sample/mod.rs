@@ -1,10 +1,10 @@
-//! Heintze's fixed-size sample store (Koala; seed 000, ALGORITHMS §6): every
+//! Heintze's fixed-size sample store (Koala; Heintze 1996, docs/algorithms.md §6): every
 //! document keeps its 100 lowest-hash substrings, a search looks up 1000, and
 //! the match ratio says how much of a stored document the query contains.
 //!
 //! Substrings are the document's k-shingles and their "hash" for selection is
 //! the shingle key. Koala's refinement avoids substrings with common starts:
-//! [OURS, ALGORITHMS §6] a shingle whose first five letters (of its tokens'
+//! [OURS, docs/algorithms.md §6] a shingle whose first five letters (of its tokens'
 //! key texts, concatenated) make up more than `common_prefix_share` of all
 //! shingles of the collection ranks after every other shingle; among equals the
 //! lowest key wins. The rule needs the shingles' text, so it applies to a

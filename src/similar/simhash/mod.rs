@@ -1,6 +1,6 @@
-//! Charikar's simhash (ALGORITHMS §9) over k-shingle sets, with a Hamming
-//! index: seed 004's sliced table in SQLite, or in memory by multi-index
-//! hashing (Norouzi, Punjani, Fleet), of which seed 004 is the special case.
+//! Charikar's simhash (docs/algorithms.md §9) over k-shingle sets, with a Hamming
+//! index: the sliced Hamming table in SQLite, or in memory by multi-index
+//! hashing (Norouzi, Punjani, Fleet), of which the sliced Hamming table is the special case.
 //!
 //! Every shingle key is a feature of weight 1 whose bits are `fmix64(key)`
 //! (two seeded mixes for 128 bits); bit i of the sketch is 1 when more features
@@ -305,7 +305,7 @@ pub struct SimhashStats {
     pub hamming_distance: u32,
     pub index: String,
     /// Slices of the index (m) and how far each is searched (the largest
-    /// per-slice radius: 0 for seed 004's exact slice lookups).
+    /// per-slice radius: 0 for the sliced Hamming table's exact slice lookups).
     pub slices: u32,
     pub slice_radius: u32,
     pub verify: bool,
@@ -365,7 +365,7 @@ impl<S: Sketch> Index<S> for SqlIndex<S> {
 
 /// Near-duplicate pairs by simhash: each document, in order, queries the
 /// index for earlier ones within distance h and is then inserted (the live
-/// use of seed 004); candidates are verified by exact Jaccard ≥
+/// use of the sliced Hamming table); candidates are verified by exact Jaccard ≥
 /// `min_similarity` unless `opts.verify` is off, when every pair within h is
 /// reported with its [`estimate`]. Sorted by (a, b).
 pub fn pairs(

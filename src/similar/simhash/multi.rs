@@ -1,4 +1,4 @@
-//! Multi-index hashing (Norouzi, Punjani, Fleet; ALGORITHMS §9): one hash map
+//! Multi-index hashing (Norouzi, Punjani, Fleet; docs/algorithms.md §9): one hash map
 //! per slice, slice value → documents.
 //!
 //! With m slices and search radius h = m·r′ + a (0 ≤ a < m), a sketch within
@@ -147,7 +147,7 @@ fn radii(m: u32, h: u32) -> Vec<Option<u32>> {
 /// the expected work of a query, probes × (1 + documents per probed value),
 /// with uniform sketches putting n / 2^w documents on each value of a w-bit
 /// slice. Few wide slices need many probes; many narrow ones return many
-/// candidates (seed 004's h + 1 is the narrowest choice).
+/// candidates (the sliced Hamming table's h + 1 is the narrowest choice).
 pub fn choose_slices(bits: u32, h: u32, n: usize) -> Slices {
     let lowest = bits.div_ceil(64);
     let highest = (h + 1).clamp(lowest, bits);
@@ -239,7 +239,7 @@ mod tests {
     fn slice_choice_balances_probes_and_candidates() {
         // Few documents: wide slices cost probes for nothing, so many slices.
         assert_eq!(choose_slices(64, 3, 10).len(), 4);
-        // h = 16: seed 004's 17 slices of ~4 bits would return nearly every
+        // h = 16: the sliced Hamming table's 17 slices of ~4 bits would return nearly every
         // document; a few wider slices probed within radius 1–2 do better.
         let m = choose_slices(64, 16, 400).len();
         assert!((5..17).contains(&m), "{m}");
