@@ -9,6 +9,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::clusters::{Clusters, shingle_set};
+use super::folder::{Check, Folder};
 use super::query::{self, Row};
 use super::report::{Publish, Reporter, send};
 use super::shadow::{self, Job};
@@ -41,17 +42,8 @@ struct Live {
     documents: Arc<[DocRow]>,
     cluster_list: Arc<[Cluster]>,
     dirty: bool,
-    watching: Watching,
-    /// The OS watch (or poller); none while the root is gone.
-    watch: Option<watcher::Watcher>,
-    /// Where the watcher's batches go.
-    events: Sender<Input>,
-    /// The canonical root and the device and inode of the folder watched
-    /// there; `None` while it is gone.
-    root: PathBuf,
-    root_id: Option<(u64, u64)>,
-    /// Timed rescans, root checks and index retries, this often.
-    every: Duration,
+    /// The folder at the root's path and how its changes are noticed.
+    folder: Folder,
     /// The index could not be written and is closed (`ix` is `None`): why.
     /// Retried every tick; a full walk catches up once it opens.
     down: Option<String>,
@@ -113,21 +105,19 @@ pub(super) fn main(opts: Options, rx: Receiver<Input>, tx: Sender<Input>, publis
         Ok(ix) => ix,
         Err(e) => return fatal(e.to_string()),
     };
-    let w = &opts.config.watch;
-    let every = Duration::from_secs(w.rescan_secs.clamp(1, 86_400));
-    let root = ix.root().to_path_buf();
-    let root_id = match source::check_root(&root) {
+    let root_id = match source::check_root(ix.root()) {
         Ok(id) => id,
         Err(e) => return fatal(e.to_string()),
     };
-    let mut live = match Live::new(opts, filter, ix, rep, tx, every) {
+    let mut live = match Live::new(opts, filter, ix, rep, tx) {
         Ok(l) => l,
         Err(e) => return fatal(e.to_string()),
     };
     // Watch first, then walk: a change made during the walk is then in the
     // walk or in an event (or both, which is harmless).
-    live.root_id = Some(root_id);
-    live.attach();
+    if let Err(why) = live.folder.start(root_id) {
+        live.rep.error(why);
+    }
     live.sync(None);
     live.publish();
     live.run(&rx);
@@ -140,14 +130,9 @@ impl Live {
         ix: Index,
         rep: Reporter,
         events: Sender<Input>,
-        every: Duration,
     ) -> Result<Live, IndexError> {
         let mut live = Live {
-            root: ix.root().to_path_buf(),
-            root_id: None,
-            watch: None,
-            events,
-            every,
+            folder: Folder::new(ix.root().to_path_buf(), &opts.config.watch, events),
             down: None,
             clusters: Clusters::new(opts.config.watch.min_similarity, 0),
             opts,
@@ -159,7 +144,6 @@ impl Live {
             documents: Arc::from([]),
             cluster_list: Arc::from([]),
             dirty: true,
-            watching: Watching::Starting,
             shadow: None,
             settling: 0,
             rep,
@@ -255,25 +239,23 @@ impl Live {
     fn run(&mut self, rx: &Receiver<Input>) {
         // Deadlines, not timeouts: commands arriving often (a person
         // scrolling) must not put off ticks, releases or the checkpoint.
-        let mut next_tick = Instant::now() + self.every;
+        let mut next_tick = Instant::now() + self.folder.every;
         // When the table last changed without being saved since.
         let mut unsaved: Option<Instant> = Some(Instant::now());
         loop {
             let now = Instant::now();
             if now >= next_tick {
-                next_tick = now + self.every;
+                next_tick = now + self.folder.every;
                 if self.tick() {
                     unsaved = Some(now);
                     self.publish();
                 }
                 continue;
             }
-            let release = self.watch.as_ref().and_then(|w| w.next_release());
+            let release = self.folder.next_release();
             if release.is_some_and(|r| now >= r) {
-                let paths = self.watch.as_ref().map(|w| w.released());
-                if let Some(p) = paths.filter(|p| !p.is_empty())
-                    && self.sync(Some(p))
-                {
+                let paths = self.folder.released();
+                if !paths.is_empty() && self.sync(Some(paths)) {
                     unsaved = Some(now);
                     self.publish();
                 }
@@ -315,13 +297,8 @@ impl Live {
                         for e in errors {
                             self.rep.error(format!("watching: {e}"));
                         }
-                        if !matches!(self.watching, Watching::Rescanning(_) | Watching::RootGone) {
-                            let why = format!(
-                                "events may be lost; rescanning every {} s from now on",
-                                self.every.as_secs()
-                            );
-                            self.rep.error(why.clone());
-                            self.watching = Watching::Rescanning(why);
+                        if let Some(why) = self.folder.lost_events() {
+                            self.rep.error(why);
                         }
                         full = true;
                     }
@@ -347,42 +324,7 @@ impl Live {
         if let Some(changed) = self.check_root() {
             return changed;
         }
-        matches!(self.watching, Watching::Rescanning(_)) && self.sync(None)
-    }
-
-    /// Watch the root (again): OS events, the poller, or timed rescans when
-    /// neither can be had.
-    fn attach(&mut self) {
-        self.watch = None;
-        let w = &self.opts.config.watch;
-        let events = self.events.clone();
-        match watcher::start(
-            &self.root,
-            w.poll,
-            Duration::from_millis(w.debounce_ms),
-            self.every,
-            move |b| {
-                let _ = events.send(Input::Files(b));
-            },
-        ) {
-            Ok(watch) => {
-                self.watch = Some(watch);
-                self.watching = if w.poll {
-                    Watching::Polling
-                } else {
-                    Watching::Events
-                };
-            }
-            Err(e) => {
-                let why = format!(
-                    "cannot watch {} ({e}); rescanning every {} s instead",
-                    self.root.display(),
-                    self.every.as_secs()
-                );
-                self.rep.error(why.clone());
-                self.watching = Watching::Rescanning(why);
-            }
-        }
+        self.folder.rescanning() && self.sync(None)
     }
 
     /// Whether the folder at the root's path is still the one watched. Gone:
@@ -391,26 +333,23 @@ impl Live {
     /// watched and walked. `None` if nothing changed, else whether a
     /// snapshot is due.
     fn check_root(&mut self) -> Option<bool> {
-        match source::check_root(&self.root) {
-            Ok(id) if Some(id) == self.root_id => None,
-            Ok(id) => {
-                let how = if self.root_id.is_some() {
+        match self.folder.check() {
+            Check::Same => None,
+            Check::Back { replaced } => {
+                let how = if replaced {
                     "was replaced or moved; watching the folder now at its path"
                 } else {
                     "is back; watching it again"
                 };
                 self.rep
-                    .notice(&format!("root {} {how}", self.root.display()));
-                self.root_id = Some(id);
-                self.attach();
+                    .notice(&format!("root {} {how}", self.folder.root().display()));
+                if let Watching::Rescanning(why) = &self.folder.watching {
+                    self.rep.error(why.clone());
+                }
                 self.sync(None);
                 Some(true)
             }
-            Err(_) if self.root_id.is_none() => None,
-            Err(e) => {
-                self.watch = None;
-                self.root_id = None;
-                self.watching = Watching::RootGone;
+            Check::Gone(e) => {
                 self.rep.error(format!(
                     "{e}: its documents are marked deleted until a folder is back at its path"
                 ));
@@ -479,9 +418,7 @@ impl Live {
 
     /// The files the watcher holds back (being written), relative to the root.
     fn held(&self) -> HashSet<String> {
-        self.watch
-            .as_ref()
-            .map_or_else(HashSet::new, |w| held_under(w, &self.root))
+        self.folder.held()
     }
 
     /// Save the table snapshot if it is behind.
@@ -499,14 +436,14 @@ impl Live {
     /// is due). Nothing while the index is closed or the root gone: a full
     /// walk catches up then.
     fn sync(&mut self, paths: Option<Vec<PathBuf>>) -> bool {
-        if self.ix.is_none() || self.root_id.is_none() {
+        if self.ix.is_none() || self.folder.gone() {
             return false;
         }
         let events = self.rep.next_n;
         let held = self.held();
         let cfg = &self.opts.config;
         let ix = self.ix.as_mut().expect("index open");
-        let root = self.root.clone();
+        let root = self.folder.root().to_path_buf();
         let scoped = paths.and_then(|p| {
             watcher::stat_paths(&root, &p, &self.filter, cfg.walk_options(), |prefix| {
                 ix.holds_under(prefix)
@@ -516,16 +453,10 @@ impl Live {
             Some((walk, scope)) => {
                 // A path its last event released may be written again by
                 // now, the new write's events still on their way.
-                let held = match &self.watch {
-                    Some(w) => {
-                        w.hold_recent(&walk.files);
-                        held_under(w, &root)
-                    }
-                    None => held,
-                };
+                self.folder.hold_recent(&walk.files);
                 let scope = Scope {
                     paths: Some(&scope),
-                    held,
+                    held: held.union(&self.folder.held()).cloned().collect(),
                 };
                 ix.sync_scoped(walk, &scope, cfg.max_file_size.0, cfg.order, &mut self.rep)
             }
@@ -535,7 +466,7 @@ impl Live {
                 // written, so the whole rescan waits for the next tick (a few
                 // times at most: a file written without pause still gets in).
                 Ok(walk)
-                    if matches!(self.watching, Watching::Rescanning(_))
+                    if self.folder.rescanning()
                         && self.settling < SETTLE_TICKS
                         && unsettled(&walk, Duration::from_millis(cfg.watch.debounce_ms)) =>
                 {
@@ -546,14 +477,11 @@ impl Live {
                     self.settling = 0;
                     // Files written just now, with no event telling their
                     // writer is done: held like any other being written.
-                    let held = match &self.watch {
-                        Some(w) => {
-                            w.hold_recent(&walk.files);
-                            held_under(w, &root)
-                        }
-                        None => held,
+                    self.folder.hold_recent(&walk.files);
+                    let scope = Scope {
+                        paths: None,
+                        held: held.union(&self.folder.held()).cloned().collect(),
                     };
-                    let scope = Scope { paths: None, held };
                     ix.sync_scoped(walk, &scope, cfg.max_file_size.0, cfg.order, &mut self.rep)
                 }
                 // The root itself failed: gone, replaced or unreadable.
@@ -812,7 +740,7 @@ impl Live {
         if self.ix.is_none() {
             // Closed: the last snapshot stands; the events go out.
             let last = Snapshot {
-                watching: self.watching.clone(),
+                watching: self.folder.watching.clone(),
                 ..(*self.rep.last).clone()
             };
             return self.rep.publish(last);
@@ -846,7 +774,7 @@ impl Live {
             skipped: counts.skipped,
             shingles: self.rows.iter().map(|r| u64::from(r.shingles)).sum(),
             progress: None,
-            watching: self.watching.clone(),
+            watching: self.folder.watching.clone(),
         };
         self.rep.publish(s);
     }
@@ -880,15 +808,6 @@ impl Live {
         self.cluster_list = clusters.into();
         self.dirty = false;
     }
-}
-
-/// The files `w` holds back (being written), relative to `root`.
-fn held_under(w: &watcher::Watcher, root: &std::path::Path) -> HashSet<String> {
-    w.held()
-        .iter()
-        .filter(|p| p.starts_with(root))
-        .map(|p| source::rel_path(root, p))
-        .collect()
 }
 
 /// Notices kept back, for an index that may not open after all.
