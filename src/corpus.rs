@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::fingerprint::{ShingleRoller, token_fps};
 use crate::similar::{self, SimDoc};
-use crate::source::{self, FileEntry, Filter, Order, RootError, Skipped, WalkOptions};
+use crate::source::{self, FileEntry, Filter, Order, RootError, SkipReason, Skipped, WalkOptions};
 use crate::text::{Format, prepare};
 
 /// One document of a run.
@@ -29,6 +29,19 @@ pub struct Corpus<T = Document> {
     pub skipped: Vec<Skipped>,
 }
 
+/// Read `f` safely (a regular file, bounded, not binary) and hand its raw
+/// bytes and prepared text (decoded, markup stripped) to `use_text`: the one
+/// way every command, the index and the watcher included, reads a document.
+pub(crate) fn read_text<T>(
+    f: &FileEntry,
+    max_file_size: u64,
+    use_text: impl FnOnce(&[u8], &str) -> T,
+) -> Result<T, SkipReason> {
+    let bytes = source::read(f, max_file_size)?;
+    let text = prepare(&bytes, Format::from_path(&f.path));
+    Ok(use_text(&bytes, &text))
+}
+
 /// Walk `root`, read every document (in parallel), and turn each file's
 /// prepared text into a `T` with `f`; documents come in processing order
 /// (docs/formats.md §2), files left out sorted by path.
@@ -46,11 +59,10 @@ pub(crate) fn load_with<T: Send>(
         .files
         .par_iter()
         .map(|file| {
-            let bytes = source::read(file, max_file_size).map_err(|reason| Skipped {
+            read_text(file, max_file_size, |_, text| f(file, text)).map_err(|reason| Skipped {
                 path: file.path.clone(),
                 reason,
-            })?;
-            Ok(f(file, &prepare(&bytes, Format::from_path(&file.path))))
+            })
         })
         .collect();
     let mut corpus = Corpus {

@@ -11,7 +11,6 @@
 
 mod lock;
 mod near;
-mod process;
 mod reconcile;
 mod replay;
 mod schema;
@@ -27,9 +26,9 @@ pub(crate) use near::NearRow;
 pub(crate) use reconcile::{Change, Report, Scope};
 pub(crate) use schema::{Current, HistoryRow, SkipRow, Status};
 
+use crate::origin::prepare::Preparer;
 use crate::origin::table::{Table, TableError};
 use crate::origin::{OriginPass, Outcome, Params};
-use process::Preparer;
 use schema::{Db, OpenError};
 
 /// Where an index reports what it repairs and how far a long step is.

@@ -12,14 +12,13 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rayon::prelude::*;
 
-use super::process::{self, Prepared, Preparer};
 use super::schema::{self, Current, NewVersion, SkipRow, Status};
 use super::{Index, IndexError, Observer, mtime_ns};
 use crate::fingerprint::{rabin, token_fps};
 use crate::origin::Outcome;
+use crate::origin::prepare::{self, Prepared, Preparer};
 use crate::source::Order;
-use crate::source::{self, FileEntry, SkipReason, Walk};
-use crate::text::{Format, prepare};
+use crate::source::{FileEntry, SkipReason, Walk};
 
 /// Files read and processed per transaction: a crash loses at most one batch.
 const BATCH_FILES: usize = 128;
@@ -203,16 +202,20 @@ enum NotRead {
 }
 
 fn read_one(f: &FileEntry, max_file_size: u64, preparer: &Preparer) -> Result<ReadDoc, NotRead> {
-    let bytes = source::read(f, max_file_size).map_err(NotRead::Skip)?;
+    let read = crate::corpus::read_text(f, max_file_size, |bytes, text| {
+        (
+            bytes.len() as u64,
+            rabin::fingerprint(bytes, 1),
+            token_fps(text).fps,
+        )
+    });
+    let (len, hash, fps) = read.map_err(NotRead::Skip)?;
     let same = std::fs::symlink_metadata(&f.abs).is_ok_and(|m| {
         m.len() == f.size && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
     });
-    if !same || bytes.len() as u64 != f.size {
+    if !same || len != f.size {
         return Err(NotRead::Changing);
     }
-    let hash = rabin::fingerprint(&bytes, 1);
-    let text = prepare(&bytes, Format::from_path(&f.path));
-    let fps = token_fps(&text).fps;
     let prepared = preparer.prepare(&fps);
     Ok(ReadDoc {
         hash,
@@ -528,7 +531,7 @@ impl Index {
             if let Some(c) = &cur {
                 schema::set_status(&tx, c.id, Status::Replaced)?;
             }
-            let outcome = process::run(&mut self.pass, id, &doc.prepared);
+            let outcome = prepare::run(&mut self.pass, id, &doc.prepared);
             let v = NewVersion {
                 id,
                 path: &f.path,

@@ -6,10 +6,10 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::process::{self, Preparer};
 use super::schema::{self, Db};
 use super::{Load, Observer};
 use crate::origin::OriginPass;
+use crate::origin::prepare::{self, Preparer};
 
 /// Versions per database read and per transaction.
 const CHUNK: u32 = 512;
@@ -37,7 +37,7 @@ pub(super) fn run(
         let outcomes: Vec<_> = prepared
             .iter()
             .enumerate()
-            .map(|(i, p)| process::run(pass, at + i as u32, p))
+            .map(|(i, p)| prepare::run(pass, at + i as u32, p))
             .collect();
         if end > through {
             let tx = db.transaction()?;

@@ -12,7 +12,7 @@ use super::outcome::Outcome;
 use super::pass::{OriginPass, Params};
 use super::select::{DocKeys, Selector, Unit};
 use super::table::{Counters, TableError};
-use crate::fingerprint::{ShingleRoller, token_hashes};
+use crate::fingerprint::ShingleRoller;
 
 /// Every document's keys for one shingle length k, in processing order.
 pub struct Keyed {
@@ -37,12 +37,7 @@ impl Keyed {
         let roller = ShingleRoller::new(k);
         let (token_hashes_v, shingle_keys_v) = token_fps
             .par_iter()
-            .map(|fps| {
-                let (mut h, mut s) = (Vec::new(), Vec::new());
-                token_hashes(fps, &mut h);
-                roller.keys(fps, &mut s);
-                (h, s)
-            })
+            .map(|fps| super::prepare::keys(&roller, fps))
             .unzip();
         Keyed {
             k,

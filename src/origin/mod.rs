@@ -8,6 +8,7 @@ pub mod keymap;
 pub mod metrics;
 pub(crate) mod outcome;
 pub(crate) mod pass;
+pub(crate) mod prepare;
 pub mod select;
 pub mod sweep;
 pub mod table;

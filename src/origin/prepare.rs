@@ -1,10 +1,21 @@
-//! One document version through the origin pass: keys and selection, which
-//! depend on the document alone and run in parallel, then the sequential pass.
+//! One document through the origin pass: its keys and selected units, which
+//! depend on the document alone (so they run in parallel), then the
+//! sequential pass. The one place a document's token fingerprints become
+//! what a selector reads, for the index and watcher (one version at a time)
+//! and for `Keyed` (a whole history for scans and sweeps).
 
+use super::outcome::Outcome;
+use super::select::{DocKeys, Unit};
+use super::{OriginPass, Params};
 use crate::fingerprint::{ShingleRoller, token_hashes};
-use crate::origin::outcome::Outcome;
-use crate::origin::select::{DocKeys, Unit};
-use crate::origin::{OriginPass, Params};
+
+/// A document's token hashes and k-shingle keys, from its token fingerprints.
+pub(crate) fn keys(roller: &ShingleRoller, fps: &[u64]) -> (Vec<u64>, Vec<u64>) {
+    let (mut hashes, mut keys) = (Vec::new(), Vec::new());
+    token_hashes(fps, &mut hashes);
+    roller.keys(fps, &mut keys);
+    (hashes, keys)
+}
 
 /// Computes a version's selected units under fixed parameters.
 pub(crate) struct Preparer {
@@ -20,7 +31,7 @@ pub(crate) struct Prepared {
 }
 
 impl Preparer {
-    pub fn new(params: Params) -> Preparer {
+    pub(crate) fn new(params: Params) -> Preparer {
         Preparer {
             params,
             roller: ShingleRoller::new(params.k),
@@ -34,9 +45,8 @@ impl Preparer {
 
     /// Shingle keys and selected units of a version's token fingerprints.
     pub(crate) fn prepare(&self, fps: &[u64]) -> Prepared {
-        let (mut hashes, mut keys, mut units) = (Vec::new(), Vec::new(), Vec::new());
-        token_hashes(fps, &mut hashes);
-        self.roller.keys(fps, &mut keys);
+        let (hashes, keys) = keys(&self.roller, fps);
+        let mut units = Vec::new();
         let doc = DocKeys {
             token_fps: fps,
             token_hashes: &hashes,
@@ -53,7 +63,7 @@ impl Preparer {
 }
 
 /// Process version `id` (later than every version before it).
-pub fn run(pass: &mut OriginPass, id: u32, p: &Prepared) -> Outcome {
+pub(crate) fn run(pass: &mut OriginPass, id: u32, p: &Prepared) -> Outcome {
     let labels = pass.process(id, &p.units);
     Outcome::new(
         id,
