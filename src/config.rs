@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer};
 use crate::bytesize::Bytes;
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use crate::similar::fuzzy::LangChoice;
-use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, WalkOptions};
+use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
 
 /// Everything configurable, with its default.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -320,49 +320,54 @@ impl Config {
     }
 
     /// Check values that parse but make no sense.
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
         if self.k == 0 || self.k > 64 {
-            return Err(format!("k must be between 1 and 64, not {}", self.k));
+            return Err(ConfigError::Value(format!(
+                "k must be between 1 and 64, not {}",
+                self.k
+            )));
         }
         if self.bucket_entries == 0 || self.bucket_entries > 1024 {
-            return Err(format!(
+            return Err(ConfigError::Value(format!(
                 "bucket_entries must be between 1 and 1024, not {}",
                 self.bucket_entries
-            ));
+            )));
         }
         if self.bridge_limit == 0 {
-            return Err("bridge_limit must be at least 1".into());
+            return Err(ConfigError::Value("bridge_limit must be at least 1".into()));
         }
         let w = &self.watch;
         if !(1..=86_400).contains(&w.rescan_secs) {
-            return Err(format!(
+            return Err(ConfigError::Value(format!(
                 "watch.rescan_secs must be between 1 and 86400, not {}",
                 w.rescan_secs
-            ));
+            )));
         }
         if !(10..=60_000).contains(&w.debounce_ms) {
-            return Err(format!(
+            return Err(ConfigError::Value(format!(
                 "watch.debounce_ms must be between 10 and 60000, not {}",
                 w.debounce_ms
-            ));
+            )));
         }
         let m = self.watch.min_similarity;
         if !(m > 0.0 && m <= 1.0) {
-            return Err(format!(
+            return Err(ConfigError::Value(format!(
                 "watch.min_similarity must be above 0 and at most 1, not {m}"
-            ));
+            )));
         }
         Ok(())
     }
 
     /// Parse a config file's text.
-    pub(crate) fn from_toml(text: &str) -> Result<Config, String> {
+    pub(crate) fn from_toml(text: &str) -> Result<Config, ConfigError> {
         let c: Config = toml::from_str(text).map_err(|e| {
-            e.to_string()
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .collect::<Vec<_>>()
-                .join("; ")
+            ConfigError::Value(
+                e.to_string()
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
         })?;
         c.validate()?;
         Ok(c)
@@ -370,7 +375,7 @@ impl Config {
 
     /// Load `explicit` (which must exist), or else the platform config file if
     /// there is one, or else the defaults.
-    pub fn load(explicit: Option<&Path>) -> Result<Config, String> {
+    pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
         let path = match explicit {
             Some(p) => p.to_path_buf(),
             None => match default_path() {
@@ -379,12 +384,34 @@ impl Config {
             },
         };
         // A regular file of at most 1 MiB: not a FIFO, not /dev/zero.
-        let bytes = crate::source::read_file(&path, 1 << 20)
-            .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| format!("config {}: not UTF-8 text", path.display()))?;
-        Config::from_toml(&text).map_err(|e| format!("config {}: {e}", path.display()))
+        let bytes =
+            crate::source::read_file(&path, 1 << 20).map_err(|reason| ConfigError::Read {
+                path: path.clone(),
+                reason,
+            })?;
+        let Ok(text) = String::from_utf8(bytes) else {
+            return Err(ConfigError::NotText(path));
+        };
+        Config::from_toml(&text).map_err(|e| ConfigError::Invalid {
+            path,
+            message: e.to_string(),
+        })
     }
+}
+
+/// Why settings cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {}: {reason}", path.display())]
+    Read { path: PathBuf, reason: SkipReason },
+    #[error("config {}: not UTF-8 text", .0.display())]
+    NotText(PathBuf),
+    /// The file parses badly or holds a value out of range.
+    #[error("config {}: {message}", path.display())]
+    Invalid { path: PathBuf, message: String },
+    /// A value out of range, from the file or a flag.
+    #[error("{0}")]
+    Value(String),
 }
 
 /// `config.toml` in the platform config directory (e.g. `~/.config/lineage/`).
@@ -492,11 +519,13 @@ mod tests {
         assert!(
             Config::from_toml("colour = 1")
                 .unwrap_err()
+                .to_string()
                 .contains("colour")
         );
         assert!(
             Config::from_toml("eviction = \"fifo\"")
                 .unwrap_err()
+                .to_string()
                 .contains("fifo")
         );
         assert!(Config::from_toml("k = 0").is_err());

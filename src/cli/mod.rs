@@ -167,7 +167,7 @@ pub fn run() -> ExitCode {
         }
     };
     let result = Config::load(cli.config.as_deref())
-        .map_err(Fatal)
+        .map_err(Fatal::from)
         .and_then(|config| match cli.command {
             Command::Scan(args) => scan::run(args, config),
             Command::Sweep(args) => sweep::run(args, config),

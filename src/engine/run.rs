@@ -667,9 +667,9 @@ impl Live {
             Command::Adopt(params) => {
                 let mut config = self.opts.config.clone();
                 config.set_params(&params);
-                if let Err(e) = config
-                    .validate()
-                    .and_then(|_| params.table_params().validate().map_err(|e| e.to_string()))
+                let valid = config.validate().map_err(|e| e.to_string());
+                if let Err(e) =
+                    valid.and_then(|_| params.table_params().validate().map_err(|e| e.to_string()))
                 {
                     self.rep.error(format!("cannot adopt these settings: {e}"));
                     return true;
