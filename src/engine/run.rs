@@ -13,6 +13,7 @@ use super::folder::{Check, Folder};
 use super::query::{self, Row};
 use super::report::{Publish, Reporter, send};
 use super::shadow::{self, Job};
+use super::view;
 use super::*;
 use crate::index::{Change, Index, IndexError, NearRow, Observer, Scope, Status};
 use crate::origin::Outcome;
@@ -573,32 +574,7 @@ impl Live {
     }
 
     fn version_event(&mut self, id: u32) {
-        let r = &self.rows[id as usize];
-        let name = |o: u32| {
-            let r = &self.rows[o as usize];
-            (r.path.clone(), r.version)
-        };
-        let origins = r
-            .origins
-            .iter()
-            .map(|&(o, units)| {
-                let (path, version) = name(o);
-                OriginShare {
-                    id: o,
-                    path,
-                    version,
-                    units,
-                }
-            })
-            .collect();
-        let kind = EventKind::Version {
-            path: r.path.clone(),
-            version: r.version,
-            id,
-            fresh_percent: r.fresh_percent(),
-            dominant_path: r.dominant_origin.map(|o| name(o).0),
-            origins,
-        };
+        let kind = view::version_event(&self.rows, id);
         self.rep.push(kind);
     }
 
@@ -783,27 +759,9 @@ impl Live {
     fn rebuild(&mut self) {
         let (clusters, of) = self.clusters.clusters();
         let ix = self.ix();
-        let mut docs: Vec<DocRow> = self
-            .live
-            .iter()
-            .map(|(path, &id)| {
-                let r = &self.rows[id as usize];
-                DocRow {
-                    id,
-                    path: path.clone(),
-                    version: r.version,
-                    tokens: r.tokens,
-                    fresh_percent: r.fresh_percent(),
-                    dominant_origin: r.dominant_origin,
-                    dominant_path: r
-                        .dominant_origin
-                        .map(|o| self.rows[o as usize].path.clone()),
-                    cluster: of.get(&id).copied(),
-                    mtime_ns: ix.current(path).map_or(0, |c| c.mtime_ns),
-                }
-            })
-            .collect();
-        docs.sort_unstable_by_key(|d| d.id);
+        let docs = view::doc_rows(&self.rows, &self.live, &of, |path| {
+            ix.current(path).map_or(0, |c| c.mtime_ns)
+        });
         self.documents = docs.into();
         self.cluster_list = clusters.into();
         self.dirty = false;

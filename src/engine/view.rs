@@ -1,0 +1,133 @@
+//! What the engine's rows turn into on screen: the Documents pane's rows and
+//! a new version's event. Pure functions of the version rows, so they are
+//! tested without an index.
+
+use std::collections::HashMap;
+
+use super::query::Row;
+use super::{DocRow, EventKind, OriginShare};
+
+/// One row per live document, by id: its latest version's figures, its
+/// dominant origin's path and its cluster (`cluster_of`), with the file's
+/// modification time from `mtime_ns`.
+pub(super) fn doc_rows(
+    rows: &[Row],
+    live: &HashMap<String, u32>,
+    cluster_of: &HashMap<u32, u32>,
+    mtime_ns: impl Fn(&str) -> i64,
+) -> Vec<DocRow> {
+    let mut docs: Vec<DocRow> = live
+        .iter()
+        .map(|(path, &id)| {
+            let r = &rows[id as usize];
+            DocRow {
+                id,
+                path: path.clone(),
+                version: r.version,
+                tokens: r.tokens,
+                fresh_percent: r.fresh_percent(),
+                dominant_origin: r.dominant_origin,
+                dominant_path: r.dominant_origin.map(|o| rows[o as usize].path.clone()),
+                cluster: cluster_of.get(&id).copied(),
+                mtime_ns: mtime_ns(path),
+            }
+        })
+        .collect();
+    docs.sort_unstable_by_key(|d| d.id);
+    docs
+}
+
+/// The event of version `id`: its figures and every origin it drew on,
+/// named by path and version.
+pub(super) fn version_event(rows: &[Row], id: u32) -> EventKind {
+    let r = &rows[id as usize];
+    let name = |o: u32| {
+        let r = &rows[o as usize];
+        (r.path.clone(), r.version)
+    };
+    let origins = r
+        .origins
+        .iter()
+        .map(|&(o, units)| {
+            let (path, version) = name(o);
+            OriginShare {
+                id: o,
+                path,
+                version,
+                units,
+            }
+        })
+        .collect();
+    EventKind::Version {
+        path: r.path.clone(),
+        version: r.version,
+        id,
+        fresh_percent: r.fresh_percent(),
+        dominant_path: r.dominant_origin.map(|o| name(o).0),
+        origins,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(path: &str, version: u32, fresh: u32, origins: &[(u32, u32)]) -> Row {
+        Row {
+            path: path.into(),
+            version,
+            tokens: 100,
+            shingles: 93,
+            fresh_tokens: fresh,
+            dominant_origin: origins.first().map(|o| o.0),
+            origins: origins.to_vec(),
+        }
+    }
+
+    fn rows() -> Vec<Row> {
+        vec![
+            row("a.md", 1, 100, &[]),
+            row("b.md", 1, 40, &[(0, 30)]),
+            // a.md again: its second version copies b.md most, then itself.
+            row("a.md", 2, 10, &[(1, 50), (0, 20)]),
+        ]
+    }
+
+    #[test]
+    fn only_live_versions_become_rows_in_id_order() {
+        let rows = rows();
+        let live = HashMap::from([("a.md".to_string(), 2), ("b.md".to_string(), 1)]);
+        let clusters = HashMap::from([(2, 0), (1, 0)]);
+        let docs = doc_rows(&rows, &live, &clusters, |p| p.len() as i64);
+        let ids: Vec<u32> = docs.iter().map(|d| d.id).collect();
+        assert_eq!(ids, [1, 2]);
+        let a = &docs[1];
+        assert_eq!((a.path.as_str(), a.version), ("a.md", 2));
+        assert_eq!(a.dominant_path.as_deref(), Some("b.md"));
+        assert_eq!(a.fresh_percent, 10.0);
+        assert_eq!((a.cluster, a.mtime_ns), (Some(0), 4));
+        assert_eq!(docs[0].dominant_path.as_deref(), Some("a.md"));
+    }
+
+    #[test]
+    fn a_version_event_names_every_origin_by_path_and_version() {
+        let EventKind::Version {
+            path,
+            version,
+            origins,
+            dominant_path,
+            fresh_percent,
+            ..
+        } = version_event(&rows(), 2)
+        else {
+            panic!("a version event");
+        };
+        assert_eq!((path.as_str(), version, fresh_percent), ("a.md", 2, 10.0));
+        assert_eq!(dominant_path.as_deref(), Some("b.md"));
+        let named: Vec<(&str, u32, u32)> = origins
+            .iter()
+            .map(|o| (o.path.as_str(), o.version, o.units))
+            .collect();
+        assert_eq!(named, [("b.md", 1, 50), ("a.md", 1, 20)]);
+    }
+}
