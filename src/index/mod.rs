@@ -626,6 +626,9 @@ fn load(
             (0, fresh_table()?, format!("is of other parameters ({p})"))
         }
         Err(snapshot::Unusable::Corrupt(r)) => (0, fresh_table()?, format!("is damaged ({r})")),
+        Err(snapshot::Unusable::Older) => {
+            (0, fresh_table()?, "was written by an older lineage".into())
+        }
     };
     let mut pass = OriginPass::resume(params, table);
     if start < versions {

@@ -43,6 +43,8 @@ pub(crate) struct Header {
 #[derive(Debug)]
 pub(crate) enum Unusable {
     Missing,
+    /// Written by a lineage before the common frame (format 1).
+    Older,
     /// Written with other engine parameters (the header's).
     OtherParams(String),
     /// Unreadable, truncated, bad checksum, other format: a one-line reason.
@@ -80,7 +82,7 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
     let payload = FORMAT.read(&path).map_err(|e| match e {
         FrameError::Io(e) if e.kind() == io::ErrorKind::NotFound => Unusable::Missing,
         FrameError::Foreign(_) if written_before_frames(&path) => {
-            Unusable::Corrupt("written by an older lineage".into())
+            Unusable::Older
         }
         e => Unusable::Corrupt(e.to_string()),
     })?;
@@ -193,7 +195,7 @@ mod tests {
         fs::write(d.join(FILE), b"LINEAGETABLE\x01\0\0\0rest").unwrap();
         assert!(matches!(
             read(&d, "k=8 test", tp),
-            Err(Unusable::Corrupt(m)) if m == "written by an older lineage"
+            Err(Unusable::Older)
         ));
         fs::remove_dir_all(&d).unwrap();
     }
