@@ -726,15 +726,7 @@ impl Live {
         }
         let ix = self.ix();
         let table = ix.pass().table();
-        let mut bucket_fill = vec![0u64; usize::from(ix.params().bucket_entries) + 1];
-        let fills = table.bucket_fill();
-        if fills.is_empty() {
-            bucket_fill.clear();
-        }
-        let top = bucket_fill.len().saturating_sub(1);
-        for f in fills {
-            bucket_fill[usize::from(f).min(top)] += 1;
-        }
+        let bucket_fill = view::fill_histogram(&table.bucket_fill(), ix.params().bucket_entries);
         let counts = ix.counts();
         let s = Snapshot {
             seq: 0,

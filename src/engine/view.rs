@@ -37,6 +37,19 @@ pub(super) fn doc_rows(
     docs
 }
 
+/// How many buckets hold 0, 1, …, `per` entries (empty for an unbounded
+/// table, which has no buckets).
+pub(super) fn fill_histogram(fills: &[u16], per: u16) -> Vec<u64> {
+    if fills.is_empty() {
+        return Vec::new();
+    }
+    let mut h = vec![0u64; usize::from(per) + 1];
+    for &f in fills {
+        h[usize::from(f.min(per))] += 1;
+    }
+    h
+}
+
 /// The event of version `id`: its figures and every origin it drew on,
 /// named by path and version.
 pub(super) fn version_event(rows: &[Row], id: u32) -> EventKind {
@@ -91,6 +104,12 @@ mod tests {
             // a.md again: its second version copies b.md most, then itself.
             row("a.md", 2, 10, &[(1, 50), (0, 20)]),
         ]
+    }
+
+    #[test]
+    fn the_fill_histogram_counts_buckets_by_entries() {
+        assert_eq!(fill_histogram(&[0, 2, 2, 3, 9], 3), [1, 0, 2, 2]);
+        assert!(fill_histogram(&[], 64).is_empty());
     }
 
     #[test]

@@ -81,9 +81,7 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
     let path = dir.join(FILE);
     let payload = FORMAT.read(&path).map_err(|e| match e {
         FrameError::Io(e) if e.kind() == io::ErrorKind::NotFound => Unusable::Missing,
-        FrameError::Foreign(_) if written_before_frames(&path) => {
-            Unusable::Older
-        }
+        FrameError::Foreign(_) if written_before_frames(&path) => Unusable::Older,
         e => Unusable::Corrupt(e.to_string()),
     })?;
     let bad = || Unusable::Corrupt("bad header".into());
@@ -193,10 +191,7 @@ mod tests {
         let d = dir("old");
         let (tp, _, _) = sample();
         fs::write(d.join(FILE), b"LINEAGETABLE\x01\0\0\0rest").unwrap();
-        assert!(matches!(
-            read(&d, "k=8 test", tp),
-            Err(Unusable::Older)
-        ));
+        assert!(matches!(read(&d, "k=8 test", tp), Err(Unusable::Older)));
         fs::remove_dir_all(&d).unwrap();
     }
 
