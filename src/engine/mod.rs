@@ -11,6 +11,7 @@ mod report;
 mod run;
 mod shadow;
 pub mod state;
+mod store;
 mod view;
 
 use std::path::PathBuf;

@@ -13,6 +13,7 @@ use super::folder::{Check, Folder};
 use super::query::{self, Row};
 use super::report::{Publish, Reporter, send};
 use super::shadow::{self, Job};
+use super::store::Store;
 use super::view;
 use super::*;
 use crate::index::{Change, Index, IndexError, NearRow, Observer, Scope, Status};
@@ -33,7 +34,8 @@ const CHECKPOINT_IDLE: Duration = Duration::from_secs(10);
 struct Live {
     opts: Options,
     filter: Filter,
-    ix: Option<Index>,
+    /// The index, open or closed after a failed write.
+    store: Store,
     /// Every version, by id.
     rows: Vec<Row>,
     /// Live path → its current version id.
@@ -45,9 +47,6 @@ struct Live {
     dirty: bool,
     /// The folder at the root's path and how its changes are noticed.
     folder: Folder,
-    /// The index could not be written and is closed (`ix` is `None`): why.
-    /// Retried every tick; a full walk catches up once it opens.
-    down: Option<String>,
     shadow: Option<(u64, Arc<AtomicBool>)>,
     /// Timed rescans put off in a row (see [`SETTLE_TICKS`]).
     settling: u32,
@@ -134,11 +133,10 @@ impl Live {
     ) -> Result<Live, IndexError> {
         let mut live = Live {
             folder: Folder::new(ix.root().to_path_buf(), &opts.config.watch, events),
-            down: None,
             clusters: Clusters::new(opts.config.watch.min_similarity, 0),
             opts,
             filter,
-            ix: Some(ix),
+            store: Store::new(ix),
             rows: Vec::new(),
             live: HashMap::new(),
             table_history: VecDeque::new(),
@@ -154,13 +152,13 @@ impl Live {
     }
 
     fn ix(&self) -> &Index {
-        self.ix.as_ref().expect("index open")
+        self.store.ix.as_ref().expect("index open")
     }
 
     /// Every version's row from the index (paths and version numbers move
     /// with a rename).
     fn load_rows(&mut self) -> Result<(), IndexError> {
-        let ix = self.ix.as_ref().expect("index open");
+        let ix = self.store.ix.as_ref().expect("index open");
         self.rows = ix
             .history()?
             .into_iter()
@@ -180,7 +178,7 @@ impl Live {
     /// Rows, live documents and clusters from the index.
     fn load(&mut self) -> Result<(), IndexError> {
         self.load_rows()?;
-        let ix = self.ix.as_ref().expect("index open");
+        let ix = self.store.ix.as_ref().expect("index open");
         self.live = ix
             .paths()
             .filter(|(_, c)| c.status == Status::Live)
@@ -225,7 +223,7 @@ impl Live {
                 .progress("comparing documents", n as u64 + 1, missing.len() as u64);
         }
         drop(cache);
-        let ix = self.ix.as_mut().expect("index open");
+        let ix = self.store.ix.as_mut().expect("index open");
         if stored.is_none() {
             ix.reset_near(&settings)?;
         }
@@ -319,7 +317,7 @@ impl Live {
     /// Every `every`: retry a closed index, check the root, rescan when
     /// events are not to be had. True if a snapshot is due.
     fn tick(&mut self) -> bool {
-        if self.ix.is_none() {
+        if self.store.ix.is_none() {
             return self.recover();
         }
         if let Some(changed) = self.check_root() {
@@ -355,7 +353,7 @@ impl Live {
                     "{e}: its documents are marked deleted until a folder is back at its path"
                 ));
                 let cfg = &self.opts.config;
-                if let Some(ix) = self.ix.as_mut() {
+                if let Some(ix) = self.store.ix.as_mut() {
                     let gone = ix.sync(
                         source::Walk::default(),
                         cfg.max_file_size.0,
@@ -380,16 +378,9 @@ impl Live {
     /// caught up by a full walk when it can be written again (a full disk);
     /// anything else is reported and the engine goes on.
     fn failed(&mut self, e: IndexError) {
-        if !matches!(e, IndexError::Poisoned | IndexError::Db(_)) {
-            return self.rep.error(e.to_string());
+        if let Some(message) = self.store.failed(e) {
+            self.rep.error(message);
         }
-        self.ix = None;
-        if self.down.is_none() {
-            self.rep.error(format!(
-                "the index cannot be written ({e}); changes are caught up when it can be"
-            ));
-        }
-        self.down = Some(e.to_string());
     }
 
     /// Reopen a closed index and catch up with the folder; true if it opened.
@@ -400,14 +391,13 @@ impl Live {
         let Ok(ix) = Index::open(&self.opts.root, &self.opts.index_dir, params, &mut notes) else {
             return false;
         };
-        self.ix = Some(ix);
+        self.store.ix = Some(ix);
         if let Err(e) = self.load() {
             self.failed(e);
             return true;
         }
         self.sync(None);
-        if self.ix.is_some() {
-            self.down = None;
+        if self.store.caught_up() {
             for n in notes.0 {
                 self.rep.notice(&n);
             }
@@ -424,7 +414,7 @@ impl Live {
 
     /// Save the table snapshot if it is behind.
     fn checkpoint(&mut self) {
-        if let Some(ix) = self.ix.as_mut()
+        if let Some(ix) = self.store.ix.as_mut()
             && let Err(e) = ix.checkpoint()
         {
             self.rep.error(format!("saving the table snapshot: {e}"));
@@ -437,13 +427,13 @@ impl Live {
     /// is due). Nothing while the index is closed or the root gone: a full
     /// walk catches up then.
     fn sync(&mut self, paths: Option<Vec<PathBuf>>) -> bool {
-        if self.ix.is_none() || self.folder.gone() {
+        if self.store.ix.is_none() || self.folder.gone() {
             return false;
         }
         let events = self.rep.next_n;
         let held = self.held();
         let cfg = &self.opts.config;
-        let ix = self.ix.as_mut().expect("index open");
+        let ix = self.store.ix.as_mut().expect("index open");
         let root = self.folder.root().to_path_buf();
         let scoped = paths.and_then(|p| {
             watcher::stat_paths(&root, &p, &self.filter, cfg.walk_options(), |prefix| {
@@ -551,7 +541,11 @@ impl Live {
         if renamed {
             self.load_rows()?;
         }
-        self.ix.as_mut().expect("index open").put_near(&near)?;
+        self.store
+            .ix
+            .as_mut()
+            .expect("index open")
+            .put_near(&near)?;
         self.sample_table();
         self.dirty = true;
         Ok(())
@@ -564,7 +558,7 @@ impl Live {
             self.clusters.remove(old);
         }
         let Some(id) = id else { return Ok(None) };
-        let ix = self.ix.as_ref().expect("index open");
+        let ix = self.store.ix.as_ref().expect("index open");
         let set = shingle_set(ix.shingle_keys(id)?);
         let row = self.clusters.insert(id, &set, |o| {
             ix.shingle_keys(o).map(|k| shingle_set(k).into())
@@ -588,7 +582,7 @@ impl Live {
 
     /// Answer a command; true if the live state changed.
     fn command(&mut self, c: Command) -> bool {
-        if let Some(why) = &self.down
+        if let Some(why) = self.store.down()
             && !matches!(c, Command::Cancel { .. })
         {
             self.rep.error(format!(
@@ -693,7 +687,7 @@ impl Live {
         self.checkpoint();
         let old = self.opts.config.params();
         let (root, dir) = (self.opts.root.clone(), self.opts.index_dir.clone());
-        self.ix = None;
+        self.store.ix = None;
         let mut opened = Index::open(&root, &dir, params, &mut self.rep).map(|ix| (ix, params));
         if let Err(e) = &opened {
             self.rep.error(format!("reopening the index: {e}"));
@@ -701,7 +695,7 @@ impl Live {
         }
         match opened {
             Ok((ix, p)) => {
-                self.ix = Some(ix);
+                self.store.ix = Some(ix);
                 self.opts.config.set_params(&p);
                 if let Err(e) = self.load() {
                     self.failed(e);
@@ -713,7 +707,7 @@ impl Live {
     }
 
     fn publish(&mut self) {
-        if self.ix.is_none() {
+        if self.store.ix.is_none() {
             // Closed: the last snapshot stands; the events go out.
             let last = Snapshot {
                 watching: self.folder.watching.clone(),
