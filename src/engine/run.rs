@@ -99,7 +99,7 @@ pub(super) fn main(opts: Options, rx: Receiver<Input>, tx: Sender<Input>, publis
     let fatal = |e: String| send(&publish, Update::Fatal(e));
     let filter = match Filter::new(&opts.config.include, &opts.config.exclude) {
         Ok(f) => f,
-        Err(e) => return fatal(e),
+        Err(e) => return fatal(e.to_string()),
     };
     let ix = match Index::open(&opts.root, &opts.index_dir, opts.config.params(), &mut rep) {
         Ok(ix) => ix,

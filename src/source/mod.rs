@@ -37,6 +37,15 @@ pub(crate) const DEFAULT_INCLUDE: &[&str] = &[
 /// starting with a dot, such as `.git/`).
 pub(crate) const DEFAULT_EXCLUDE: &[&str] = &[".*", "**/.*"];
 
+/// An include or exclude pattern that is not a glob.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid pattern '{pattern}': {source}")]
+pub struct PatternError {
+    pub pattern: String,
+    #[source]
+    pub source: globset::Error,
+}
+
 /// Which files under a root are documents. Patterns match the path relative
 /// to the root with `/` separators; `*` also crosses `/`, so `*.md` matches
 /// `a/b.md`. Include patterns ignore case.
@@ -46,7 +55,7 @@ pub struct Filter {
 }
 
 impl Filter {
-    pub fn new(include: &[String], exclude: &[String]) -> Result<Filter, String> {
+    pub fn new(include: &[String], exclude: &[String]) -> Result<Filter, PatternError> {
         let build = |patterns: &[String], case_insensitive: bool| {
             let mut b = GlobSetBuilder::new();
             for p in patterns {
@@ -54,10 +63,16 @@ impl Filter {
                     .case_insensitive(case_insensitive)
                     .literal_separator(false)
                     .build()
-                    .map_err(|e| format!("invalid pattern '{p}': {e}"))?;
+                    .map_err(|source| PatternError {
+                        pattern: p.clone(),
+                        source,
+                    })?;
                 b.add(glob);
             }
-            b.build().map_err(|e| e.to_string())
+            b.build().map_err(|source| PatternError {
+                pattern: patterns.join(" "),
+                source,
+            })
         };
         Ok(Filter {
             include: build(include, true)?,
@@ -497,6 +512,17 @@ pub(crate) fn rel_path(root: &Path, path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pattern_that_is_not_a_glob_is_named() {
+        let e = Filter::new(&["*.md".into(), "a[b".into()], &[])
+            .err()
+            .unwrap();
+        assert_eq!(e.pattern, "a[b");
+        assert!(e.to_string().starts_with("invalid pattern 'a[b': "), "{e}");
+        let e = Filter::new(&[], &["{x".into()]).err().unwrap();
+        assert_eq!(e.pattern, "{x");
+    }
 
     #[test]
     fn default_filter_takes_text_and_skips_hidden() {
