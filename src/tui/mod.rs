@@ -16,6 +16,7 @@ pub mod keymap;
 pub(crate) mod layout;
 pub(crate) mod origin;
 pub mod panes;
+pub(crate) mod paths;
 pub(crate) mod scroll;
 pub(crate) mod terminal;
 pub mod theme;

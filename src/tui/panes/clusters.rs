@@ -6,11 +6,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, fit_path, styled_line, token_bytes};
+use super::{block, styled_line, token_bytes};
 use crate::engine::Side;
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::origin::wrap;
+use crate::tui::paths;
 use crate::tui::theme::Theme;
 
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
@@ -41,7 +42,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let room = w.saturating_sub(head.chars().count());
             let line = Line::from(vec![
                 Span::raw(head),
-                Span::styled(fit_path(&first, room), theme.muted),
+                Span::styled(paths::fit(&first, "", room, 1), theme.muted),
             ]);
             if i == st.list.selected {
                 line.style(theme.selected)
@@ -69,11 +70,14 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         .window(pairs.len(), height)
         .map(|i| {
             let (a, b, sim) = pairs[i];
+            let (a, b) = (path(a), path(b));
+            // What tells the two apart stays on both sides.
+            let keep = paths::tails(&[&a, &b]);
             let line = Line::from(vec![
                 Span::styled(format!("{sim:.3} "), theme.key),
-                Span::raw(fit_path(&path(a), room)),
+                Span::raw(paths::fit(&a, "", room, keep[0])),
                 Span::styled(" ↔ ", theme.muted),
-                Span::raw(fit_path(&path(b), room)),
+                Span::raw(paths::fit(&b, "", room, keep[1])),
             ]);
             if i == st.pairs.selected && st.on_pairs {
                 line.style(theme.selected)

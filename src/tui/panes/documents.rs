@@ -6,10 +6,12 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
 
-use super::{block, count, fit_path};
+use super::{block, count};
 use crate::tui::app::{App, Input};
 use crate::tui::layout;
+use crate::tui::paths;
 use crate::tui::theme::Theme;
+use unicode_width::UnicodeWidthStr;
 
 const NUMBERS: [u16; 3] = [8, 7, 7];
 
@@ -44,7 +46,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         let d = docs.row(i);
         let origin = match (&d.dominant_path, d.dominant_origin) {
             (_, Some(o)) if o == d.id => Span::styled("(itself)", theme.muted),
-            (Some(p), _) => Span::raw(fit_path(p, origin_w as usize)),
+            (Some(p), _) => Span::raw(paths::fit(p, "", origin_w as usize, 1)),
             (None, _) => Span::styled("—", theme.muted),
         };
         let version = if d.version > 1 {
@@ -52,7 +54,12 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         } else {
             String::new()
         };
-        let path = fit_path(&d.path, (path_w as usize).saturating_sub(version.len()));
+        let path = paths::fit(
+            &d.path,
+            "",
+            (path_w as usize).saturating_sub(version.width()),
+            1,
+        );
         let row = Row::new([
             Cell::from(Line::from(vec![
                 Span::raw(path),

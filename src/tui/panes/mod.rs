@@ -61,27 +61,6 @@ pub(crate) fn count(n: u64) -> String {
     out
 }
 
-/// A path cut to `width` columns in the middle: its first folder and its
-/// end, which tell paths apart best (`v1/…ation.md`), or only its end.
-pub(crate) fn fit_path(s: &str, width: usize) -> String {
-    let shown = crate::source::name::display(s);
-    let s = shown.as_ref();
-    let n = s.chars().count();
-    if n <= width {
-        return s.to_string();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let tail = |k: usize| s.chars().skip(n - k).collect::<String>();
-    match s.split_once('/') {
-        Some((head, _)) if !head.is_empty() && head.chars().count() + 2 + 6 <= width => {
-            format!("{head}/…{}", tail(width - head.chars().count() - 2))
-        }
-        _ => format!("…{}", tail(width - 1)),
-    }
-}
-
 /// The byte range of tokens `start..end` in a text with token `spans`.
 pub(crate) fn token_bytes(spans: &[(u32, u32)], tokens: Range<u32>) -> Option<Range<usize>> {
     if tokens.start >= tokens.end {
@@ -139,9 +118,6 @@ mod tests {
         assert_eq!(count(0), "0");
         assert_eq!(count(1234567), "1,234,567");
         assert_eq!(count(100), "100");
-        assert_eq!(fit_path("v1/guide/install.md", 10), "v1/…all.md");
-        assert_eq!(fit_path("v1/guide/install.md", 7), "…all.md");
-        assert_eq!(fit_path("faq.md", 10), "faq.md");
     }
 
     #[test]

@@ -7,9 +7,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, fit_path, styled_line, token_bytes};
+use super::{block, styled_line, token_bytes};
 use crate::tui::app::App;
 use crate::tui::layout;
+use crate::tui::paths;
 use crate::tui::theme::Theme;
 
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
@@ -71,22 +72,31 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     );
 
     let w = layout::inner(legend_area).width as usize;
+    // Each origin's path shows what tells it from the others listed.
+    let listed: Vec<&str> = view.legend.iter().map(|e| e.path.as_str()).collect();
+    let keep = paths::tails(&listed);
     // Two lines an origin: its colour and share, then its path.
     let legend: Vec<Line> = view
         .legend
         .iter()
-        .flat_map(|e| {
+        .zip(keep)
+        .flat_map(|(e, keep)| {
+            let width = w.saturating_sub(1);
             let (style, path) = if e.origin == view.id {
                 (theme.base, "new text".to_string())
             } else {
-                (theme.origin(e.origin), format!("{} v{}", e.path, e.version))
+                let version = format!(" v{}", e.version);
+                (
+                    theme.origin(e.origin),
+                    paths::fit(&e.path, &version, width, keep),
+                )
             };
             [
                 Line::from(vec![
                     Span::styled("    ", style),
                     Span::raw(format!(" {:.1}%", e.percent)),
                 ]),
-                Line::from(format!(" {}", fit_path(&path, w.saturating_sub(1)))),
+                Line::from(format!(" {path}")),
             ]
         })
         .collect();

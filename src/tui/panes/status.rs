@@ -6,10 +6,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use super::{block, count, fit_path};
+use super::{block, count};
 use crate::engine::Watching;
 use crate::tui::app::{App, Input, TABS, Tab};
 use crate::tui::keymap::{Action, Keymap};
+use crate::tui::paths;
 use crate::tui::theme::Theme;
 
 /// Root, documents, versions, indexing, table, live settings, watch mode;
@@ -28,7 +29,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let root = s.root.display().to_string();
             parts.push((
                 1,
-                fit_path(&root, (area.width / 4).max(12) as usize),
+                paths::fit(&root, "", (area.width / 4).max(12) as usize, 1),
                 theme.base,
             ));
             parts.push((

@@ -1,0 +1,205 @@
+//! Paths cut to a width so that what tells them apart stays visible: the
+//! file name, the folders that distinguish a path from its neighbours in the
+//! same list, the first folder, and a version suffix, which is never cut.
+//! What goes is the middle, shown as `…`. Widths are terminal columns.
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// For each path, how many of its last components (the file name is one)
+/// tell it apart from every other path of `paths`.
+pub(crate) fn tails(paths: &[&str]) -> Vec<usize> {
+    let split: Vec<Vec<&str>> = paths.iter().map(|p| p.split('/').collect()).collect();
+    let ends_with = |a: &[&str], b: &[&str], k: usize| {
+        a.len() >= k && b.len() >= k && a[a.len() - k..] == b[b.len() - k..]
+    };
+    split
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let mut k = 1;
+            while k < a.len()
+                && split
+                    .iter()
+                    .enumerate()
+                    .any(|(j, b)| j != i && b != a && ends_with(a, b, k))
+            {
+                k += 1;
+            }
+            k
+        })
+        .collect()
+}
+
+/// `path` (shown with its control characters escaped) and then `suffix`
+/// (e.g. ` v2`) in at most `width` columns. Keeps the last `keep`
+/// components (at least the file name) whole, then the first folder, then
+/// the folders nearest the file; what does not fit is one `…`. A tail too
+/// wide on its own is cut in its middle, keeping its end (the extension).
+pub(crate) fn fit(path: &str, suffix: &str, width: usize, keep: usize) -> String {
+    let shown = crate::source::name::display(path);
+    let shown = shown.as_ref();
+    let room = width.saturating_sub(suffix.width());
+    if shown.width() <= room {
+        return format!("{shown}{suffix}");
+    }
+    if room == 0 {
+        return cut_middle(suffix, width);
+    }
+    let comps: Vec<&str> = shown.split('/').collect();
+    let n = comps.len();
+    let keep = keep.clamp(1, n);
+    let render = |front: usize, back: usize| {
+        let mut parts: Vec<&str> = comps[..front].to_vec();
+        if front < back {
+            parts.push("…");
+        }
+        parts.extend_from_slice(&comps[back..]);
+        parts.join("/")
+    };
+    let mut back = n - keep;
+    let mut best = render(0, back);
+    if best.width() > room {
+        // The tail's first folder is what differs from the neighbours: keep
+        // it and the file name, drop the folders between them.
+        let squeezed = match keep {
+            1 => comps[n - 1].to_string(),
+            2 => format!("{}/{}", comps[back], comps[n - 1]),
+            _ => format!("{}/…/{}", comps[back], comps[n - 1]),
+        };
+        return format!("{}{suffix}", cut_middle(&squeezed, room));
+    }
+    let mut front = 0;
+    // The first folder of a relative path (an absolute one starts with `/`).
+    if back > 0 && !comps[0].is_empty() && render(1, back).width() <= room {
+        front = 1;
+        best = render(1, back);
+    }
+    while back > front && render(front, back - 1).width() <= room {
+        back -= 1;
+        best = render(front, back);
+    }
+    format!("{best}{suffix}")
+}
+
+/// `s` in at most `width` columns, its middle replaced by `…`; the end gets
+/// the larger half.
+fn cut_middle(s: &str, width: usize) -> String {
+    if s.width() <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let left = (width - 1) / 2;
+    let right = width - 1 - left;
+    let mut head = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > left {
+            break;
+        }
+        used += w;
+        head.push(c);
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in s.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w > right {
+            break;
+        }
+        used += w;
+        tail.push(c);
+    }
+    tail.reverse();
+    format!("{head}…{}", tail.into_iter().collect::<String>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn what_differs_stays_visible() {
+        let a = "llvm/docs/ClangCommandLineReference.rst.txt";
+        let b = "clang/docs/ClangCommandLineReference.rst.txt";
+        let k = tails(&[a, b]);
+        assert_eq!(k, [3, 3]);
+        // The first folder is what differs; the file name is kept whole.
+        assert_eq!(
+            fit(a, " v1", 43, k[0]),
+            "llvm/…/ClangCommandLineReference.rst.txt v1"
+        );
+        assert_eq!(
+            fit(b, " v1", 44, k[1]),
+            "clang/…/ClangCommandLineReference.rst.txt v1"
+        );
+        // Narrower: the differing folder and the name's end survive.
+        let narrow = fit(b, " v1", 24, k[1]);
+        assert!(
+            narrow.starts_with("clang/…") && narrow.ends_with(".rst.txt v1"),
+            "{narrow}"
+        );
+        // Two versions of one page: the version folder decides.
+        let (p, q) = ("v1/guide/LangImpl01.rst.txt", "v2/guide/LangImpl01.rst.txt");
+        assert_eq!(tails(&[p, q]), [3, 3]);
+        assert_eq!(fit(p, "", 24, 3), "v1/…/LangImpl01.rst.txt");
+        assert_eq!(fit(p, "", 23, 1), "v1/…/LangImpl01.rst.txt");
+        assert_eq!(fit(p, "", 22, 1), "…/LangImpl01.rst.txt");
+    }
+
+    #[test]
+    fn a_short_list_needs_only_file_names() {
+        assert_eq!(tails(&["a/x.md", "b/y.md", "c/d/z.md"]), [1, 1, 1]);
+        assert_eq!(tails(&["a/x.md", "b/c/x.md"]), [2, 2]);
+        // The same path twice is not a reason to show more of it.
+        assert_eq!(tails(&["a/x.md", "a/x.md"]), [1, 1]);
+    }
+
+    #[test]
+    fn the_middle_goes_first_and_the_version_never() {
+        let p = "docs/guide/reference/installation.md";
+        assert_eq!(
+            fit(p, " v3", 80, 1),
+            "docs/guide/reference/installation.md v3"
+        );
+        assert_eq!(fit(p, " v3", 35, 1), "docs/…/reference/installation.md v3");
+        assert_eq!(fit(p, " v3", 25, 1), "docs/…/installation.md v3");
+        assert_eq!(fit(p, " v3", 20, 1), "…/installation.md v3");
+        assert_eq!(fit(p, " v3", 12, 1), "inst…n.md v3");
+        assert_eq!(fit(p, " v3", 3, 1), " v3");
+        assert_eq!(fit(p, " v3", 2, 1), "…3");
+    }
+
+    #[test]
+    fn wide_characters_count_as_two_columns() {
+        let p = "文档/指南/安装说明.md";
+        let got = fit(p, "", 12, 1);
+        assert!(got.width() <= 12, "{got}");
+        assert!(got.ends_with(".md"), "{got}");
+    }
+
+    proptest! {
+        #[test]
+        fn never_wider_than_asked_and_the_suffix_stays(
+            parts in proptest::collection::vec("[a-zé文]{1,12}", 1..6),
+            width in 0usize..60,
+            keep in 1usize..4,
+        ) {
+            let path = parts.join("/");
+            let got = fit(&path, " v2", width, keep);
+            prop_assert!(got.width() <= width, "{}", got);
+            if width >= 3 {
+                prop_assert!(got.ends_with(" v2"), "{}", got);
+            }
+            let name = parts.last().unwrap();
+            // The file name is whole whenever it fits beside the suffix.
+            if name.width() + 3 + 2 <= width {
+                let got = fit(&path, " v2", width, 1);
+                prop_assert!(got.ends_with(&format!("{name} v2")), "{}", got);
+            }
+        }
+    }
+}
