@@ -14,6 +14,9 @@ use crate::tui::origin::wrap;
 use crate::tui::paths;
 use crate::tui::theme::Theme;
 
+/// Columns a cluster's first page needs to be recognisable.
+const MIN_NAME: usize = 12;
+
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let c = layout::clusters(area);
     let clusters = app.snapshot.as_ref().map_or(&[][..], |s| &s.clusters[..]);
@@ -31,13 +34,17 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 .pairs
                 .iter()
                 .fold((1.0f64, 0.0f64), |(lo, hi), p| (lo.min(p.2), hi.max(p.2)));
-            let head = format!(
+            let mut head = format!(
                 "#{:<3} {:>3} docs {:.2}–{:.2} ",
                 i + 1,
                 cl.members.len(),
                 lo,
                 hi
             );
+            // Narrow: a short head, so the cluster's first page shows.
+            if w.saturating_sub(head.chars().count()) < MIN_NAME {
+                head = format!("#{} {}× {:.2} ", i + 1, cl.members.len(), hi);
+            }
             let first = cl.members.first().map(|&m| path(m)).unwrap_or_default();
             let room = w.saturating_sub(head.chars().count());
             let line = Line::from(vec![

@@ -46,7 +46,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         let d = docs.row(i);
         let origin = match (&d.dominant_path, d.dominant_origin) {
             (_, Some(o)) if o == d.id => Span::styled("(itself)", theme.muted),
-            (Some(p), _) => Span::raw(paths::fit(p, "", origin_w as usize, 1)),
+            // The folders that tell the origin from the page itself stay.
+            (Some(p), _) => {
+                let keep = paths::tails(&[&d.path, p])[1];
+                Span::raw(paths::fit(p, "", origin_w as usize, keep))
+            }
             (None, _) => Span::styled("—", theme.muted),
         };
         let version = if d.version > 1 {
