@@ -47,3 +47,39 @@ fn the_demo_has_near_duplicate_clusters() {
             .any(|c| c.as_array().unwrap().iter().any(|p| p == "v3/api.html"))
     );
 }
+
+/// The README's first command runs the demo with a small table: evictions
+/// and hits are at work from the first screen, and the origins stay nearly
+/// those of the exact result.
+#[test]
+fn the_readme_settings_show_eviction_with_origins_intact() {
+    let readme =
+        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let command = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --release -- watch assets/demo"))
+        .expect("the README's first command");
+    let flags: Vec<&str> = command.split_whitespace().skip(6).collect();
+    assert!(flags.contains(&"--table-size"), "{command}");
+    let root = demo();
+    let mut args = vec![
+        "sweep",
+        &root,
+        "--json",
+        "--selectors",
+        "nhs",
+        "--evictions",
+        "lucky",
+    ];
+    let size = flags[flags.iter().position(|&f| f == "--table-size").unwrap() + 1];
+    args.extend(["--sizes", size]);
+    if let Some(i) = flags.iter().position(|&f| f == "--order") {
+        args.extend(["--order", flags[i + 1]]);
+    }
+    let r = lineage_json(&args);
+    let run = &r["runs"][0];
+    assert!(run["evictions"].as_u64().unwrap() > 100, "{run}");
+    assert!(run["hits"].as_u64().unwrap() > 100, "{run}");
+    assert!(run["do"].as_f64().unwrap() >= 90.0, "{run}");
+    assert!(run["tf"].as_f64().unwrap() >= 90.0, "{run}");
+}
