@@ -90,6 +90,8 @@ pub struct App {
     pub fatal: Option<String>,
     pub tab: Tab,
     pub help: bool,
+    /// First line of the help overlay shown (it scrolls).
+    pub help_scroll: usize,
     pub input: Option<Input>,
     /// A filter typed but not yet applied (see [`update_all`]).
     pub(super) pending_filter: Option<String>,
@@ -111,6 +113,7 @@ impl App {
             fatal: None,
             tab: Tab::Documents,
             help: false,
+            help_scroll: 0,
             input: None,
             pending_filter: None,
             docs: DocList::new(matcher),

@@ -26,11 +26,19 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
         return;
     };
     if app.help {
+        let s = &mut app.help_scroll;
         match action {
             Action::Help | Action::Back => app.help = false,
             Action::Quit => app.quit = true,
+            Action::Down => *s += 1,
+            Action::Up => *s = s.saturating_sub(1),
+            Action::PageDown => *s += 10,
+            Action::PageUp => *s = s.saturating_sub(10),
+            Action::Top => *s = 0,
+            Action::Bottom => *s = usize::MAX,
             _ => {}
         }
+        app.help_scroll = app.help_scroll.min(super::help::max_scroll(app, app.size));
         return;
     }
     act(app, action, out);
@@ -84,7 +92,10 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
     let at = TABS.iter().position(|&t| t == app.tab).unwrap_or(0);
     match action {
         Action::Quit => app.quit = true,
-        Action::Help => app.help = true,
+        Action::Help => {
+            app.help = true;
+            app.help_scroll = 0;
+        }
         Action::NextTab => switch(app, TABS[(at + 1) % TABS.len()], out),
         Action::PrevTab => switch(app, TABS[(at + TABS.len() - 1) % TABS.len()], out),
         Action::Rescan => out.push(Command::Rescan),

@@ -1,7 +1,7 @@
 //! The frame around the panes: status bar, tab bar, key hints, help overlay.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
@@ -10,8 +10,8 @@ use super::{block, count};
 use crate::engine::Watching;
 use crate::tui::app::{App, Input, TABS, Tab};
 use crate::tui::keymap::{Action, Keymap};
-use crate::tui::paths;
 use crate::tui::theme::Theme;
+use crate::tui::{help, paths};
 
 /// Root, documents, versions, indexing, table, live settings, watch mode;
 /// on a narrow terminal the least telling parts are left out.
@@ -185,52 +185,29 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Every binding, from the keymap, over the middle of the screen; in two
-/// columns when one does not fit.
+/// Every binding and every term, over the middle of the screen, scrolled.
 pub(crate) fn help(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
-    let rows = app.keymap.help();
-    let keys_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
-    let what_w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
-    let cell = |(keys, what): &(String, &str)| {
-        vec![
-            Span::styled(format!(" {keys:>keys_w$} "), theme.key),
-            Span::raw(format!(" {what:<what_w$} ")),
-        ]
-    };
-    let fits = rows.len() + 2 <= area.height as usize;
-    let per_column = if fits {
-        rows.len()
-    } else {
-        rows.len().div_ceil(2)
-    };
-    let lines: Vec<Line> = (0..per_column)
-        .map(|i| {
-            let mut spans = cell(&rows[i]);
-            if let Some(r) = rows.get(i + per_column).filter(|_| !fits) {
-                spans.extend(cell(r));
-            }
-            Line::from(spans)
-        })
-        .collect();
-    let columns = if fits { 1 } else { 2 };
-    let w = ((keys_w + what_w + 4) * columns + 2) as u16;
-    let [popup] = Layout::horizontal([Constraint::Length(w.min(area.width))])
-        .flex(Flex::Center)
-        .areas(area);
-    let h = (lines.len() as u16 + 2).min(area.height);
-    let [popup] = Layout::vertical([Constraint::Length(h)])
-        .flex(Flex::Center)
-        .areas(popup);
+    let popup = help::popup(area);
+    let inner_h = popup.height.saturating_sub(2) as usize;
+    let lines = help::lines(app, theme, popup.width.saturating_sub(2) as usize);
+    let top = app.help_scroll.min(lines.len().saturating_sub(inner_h));
     f.render_widget(Clear, popup);
     let k = |a| app.keymap.first(a);
     let title = format!(
-        " Keys ({} or {} to close) ",
+        " Keys and terms ({} or {} to close) ",
         k(Action::Help),
         k(Action::Back)
     );
+    let position = format!(
+        " {}–{} of {} ",
+        top + 1,
+        (top + inner_h).min(lines.len()),
+        lines.len()
+    );
+    let shown: Vec<Line> = lines.into_iter().skip(top).take(inner_h).collect();
     f.render_widget(
-        Paragraph::new(lines)
-            .block(block(theme, title, true))
+        Paragraph::new(shown)
+            .block(block(theme, title, true).title_bottom(Line::from(position).right_aligned()))
             .style(theme.base),
         popup,
     );

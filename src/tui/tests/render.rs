@@ -137,6 +137,11 @@ fn help_overlay_and_filter_input() {
     press(&mut a, KeyCode::Enter);
     keys(&mut a, "?");
     insta::assert_snapshot!("help", screen(&a, &dark()));
+    // A small terminal scrolls the help down to the terms.
+    let mut small = app(40, 12);
+    keys(&mut small, "?");
+    press(&mut small, KeyCode::End);
+    insta::assert_snapshot!("help_40x12_end", screen(&small, &dark()));
 }
 
 #[test]

@@ -476,6 +476,16 @@ fn help_opens_and_closes_and_ctrl_c_always_quits() {
     assert_eq!(a.tab, Tab::Documents, "keys go to the help while it shows");
     press(&mut a, KeyCode::Esc);
     assert!(!a.help);
+    // It scrolls, and not past its last page: one key up from the end moves.
+    keys(&mut a, "?");
+    press(&mut a, KeyCode::End);
+    let last = a.help_scroll;
+    assert!(last > 0 && last == crate::tui::help::max_scroll(&a, a.size));
+    press(&mut a, KeyCode::Up);
+    assert_eq!(a.help_scroll, last - 1);
+    press(&mut a, KeyCode::Home);
+    assert_eq!(a.help_scroll, 0);
+    keys(&mut a, "?");
     keys(&mut a, "/ab");
     press_with(&mut a, KeyCode::Char('c'), KeyModifiers::CONTROL);
     assert!(a.quit);
