@@ -131,7 +131,7 @@ impl Lines {
                         "fresh_percent": fresh_percent, "dominant_origin": dominant_path,
                         "origins": origins,
                     }),
-                    format!("v{version} {path}: {fresh_percent:.1}% fresh{from}"),
+                    format!("{path}, version {version}: {fresh_percent:.1}% fresh{from}"),
                 )
             }
             EventKind::Skipped { path, reason } => self.line(

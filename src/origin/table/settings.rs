@@ -83,11 +83,15 @@ pub const PAPER_FRACTIONS: [f64; 8] = [0.1, 0.3, 0.7, 1.4, 3.3, 6.8, 13.7, 34.2]
 /// Eight table sizes that hold the paper's fractions of `shingles` in entries of
 /// the widest kind (14 bytes), rounded up to whole KiB: the default sweep.
 pub fn paper_sizes(shingles: u64) -> Vec<TableSize> {
-    PAPER_FRACTIONS
+    let mut sizes: Vec<TableSize> = PAPER_FRACTIONS
         .iter()
         .map(|f| {
             let bytes = shingles as f64 * f / 100.0 * 14.0;
             TableSize::Bytes((bytes as u64 / 1024 + 1) * 1024)
         })
-        .collect()
+        .collect();
+    // A small collection rounds neighbouring fractions to one KiB count:
+    // each size once.
+    sizes.dedup();
+    sizes
 }

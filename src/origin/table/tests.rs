@@ -476,3 +476,13 @@ fn every_bucket_is_reachable() {
     assert_eq!(b.bucket((1 << 62) - 1), 999);
     assert_eq!(b.bucket(0), 0);
 }
+
+#[test]
+fn paper_sizes_are_distinct_even_for_a_tiny_collection() {
+    for shingles in [0u64, 100, 5_000, 18_839, 840_168] {
+        let s = paper_sizes(shingles);
+        assert!(!s.is_empty());
+        assert!(s.windows(2).all(|w| w[0] != w[1]), "{shingles}: {s:?}");
+    }
+    assert_eq!(paper_sizes(840_168).len(), 8);
+}
