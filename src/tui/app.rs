@@ -92,6 +92,8 @@ pub struct App {
     pub help: bool,
     /// First line of the help overlay shown (it scrolls).
     pub help_scroll: usize,
+    /// An event opened in full (a notice or an error too long for its row).
+    pub event_detail: Option<String>,
     pub input: Option<Input>,
     /// A filter typed but not yet applied (see [`update_all`]).
     pub(super) pending_filter: Option<String>,
@@ -114,6 +116,7 @@ impl App {
             tab: Tab::Documents,
             help: false,
             help_scroll: 0,
+            event_detail: None,
             input: None,
             pending_filter: None,
             docs: DocList::new(matcher),

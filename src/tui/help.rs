@@ -123,7 +123,7 @@ pub(crate) fn max_scroll(app: &App, area: Rect) -> usize {
 
 /// `text` in lines of at most `width` characters, broken at spaces (a word
 /// longer than a line is cut).
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut line = String::new();
     for word in text.split(' ') {

@@ -25,6 +25,14 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
     let Some(action) = app.keymap.action(&k) else {
         return;
     };
+    if app.event_detail.is_some() {
+        match action {
+            Action::Back | Action::Select => app.event_detail = None,
+            Action::Quit => app.quit = true,
+            _ => {}
+        }
+        return;
+    }
     if app.help {
         let s = &mut app.help_scroll;
         match action {
@@ -267,18 +275,28 @@ fn tune_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
     }
 }
 
+/// Enter on an event: a version (or a rename) opens its origins; any other
+/// event opens in full.
 fn open_event(app: &mut App, out: &mut Vec<Command>) {
-    let id = app
+    let Some(kind) = app
         .snapshot
         .as_ref()
-        .and_then(|s| match &s.events.get(app.events.selected)?.kind {
-            EventKind::Version { id, .. } | EventKind::Renamed { id, .. } => Some(*id),
-            _ => None,
-        });
-    if let Some(id) = id {
-        out.push(app.origin.open(id));
-        app.origin.back.clear();
-        app.tab = Tab::Origin;
+        .and_then(|s| s.events.get(app.events.selected))
+        .map(|e| e.kind.clone())
+    else {
+        return;
+    };
+    match kind {
+        EventKind::Version { id, .. } | EventKind::Renamed { id, .. } => {
+            out.push(app.origin.open(id));
+            app.origin.back.clear();
+            app.tab = Tab::Origin;
+        }
+        other => {
+            let plain = super::theme::Theme::new(crate::config::ThemeName::Dark, true);
+            let (what, _, text) = super::panes::events::describe(&other, &plain);
+            app.event_detail = Some(format!("{what}: {text}"));
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
 
-use super::{block, count};
+use super::{block, count, count_in};
 use crate::tui::app::{App, Input};
 use crate::tui::layout;
 use crate::tui::paths;
@@ -69,7 +69,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 Span::raw(path),
                 Span::styled(version, theme.muted),
             ])),
-            Cell::from(Line::from(count(u64::from(d.tokens))).right_aligned()),
+            Cell::from(
+                Line::from(count_in(u64::from(d.tokens), NUMBERS[0] as usize)).right_aligned(),
+            ),
             Cell::from(Line::from(format!("{:.1}", d.fresh_percent)).right_aligned()),
             Cell::from(origin),
             Cell::from(

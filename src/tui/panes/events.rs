@@ -3,8 +3,9 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::text::Span;
-use ratatui::widgets::{Cell, Row, Table};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Clear, Paragraph, Row, Table};
 
 use super::{block, count};
 use crate::engine::EventKind;
@@ -18,6 +19,54 @@ pub(crate) fn clock(ms: i64) -> String {
     format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
+/// An event's kind, its style, and what it says in full.
+pub(crate) fn describe(kind: &EventKind, theme: &Theme) -> (&'static str, Style, String) {
+    match kind {
+        EventKind::Version {
+            path,
+            version,
+            fresh_percent,
+            dominant_path,
+            ..
+        } => (
+            "version",
+            theme.good,
+            format!(
+                "{path} v{version}: {fresh_percent:.1}% fresh{}",
+                dominant_path
+                    .as_ref()
+                    .map_or(String::new(), |d| format!(", mostly from {d}"))
+            ),
+        ),
+        EventKind::Deleted { path } => ("deleted", theme.warning, path.clone()),
+        EventKind::Renamed { from, to, .. } => ("renamed", theme.title, format!("{from} → {to}")),
+        EventKind::Skipped { path, reason } => {
+            ("skipped", theme.muted, format!("{path}: {reason}"))
+        }
+        EventKind::Error(m) => ("error", theme.error, m.clone()),
+        EventKind::Notice(m) => ("notice", theme.title, m.clone()),
+    }
+}
+
+/// An event's whole text over the middle of the screen, wrapped.
+pub(crate) fn detail(text: &str, theme: &Theme, area: Rect, f: &mut Frame) {
+    let popup = crate::tui::help::popup(area);
+    let width = popup.width.saturating_sub(2) as usize;
+    let lines: Vec<Line> = crate::tui::help::wrap(text, width.max(1))
+        .into_iter()
+        .map(Line::raw)
+        .collect();
+    let h = (lines.len() as u16 + 2).min(popup.height);
+    let popup = Rect { height: h, ..popup };
+    f.render_widget(Clear, popup);
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block(theme, " Event (esc to close) ", true))
+            .style(theme.base),
+        popup,
+    );
+}
+
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let events = app.snapshot.as_ref().map_or(&[][..], |s| &s.events[..]);
     let (_, rows_area) = layout::table_rows(area);
@@ -26,33 +75,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         .window(events.len(), rows_area.height as usize)
         .map(|i| {
             let e = &events[i];
-            let (kind, style, what) = match &e.kind {
-                EventKind::Version {
-                    path,
-                    version,
-                    fresh_percent,
-                    dominant_path,
-                    ..
-                } => (
-                    "version",
-                    theme.good,
-                    format!(
-                        "{path} v{version}: {fresh_percent:.1}% fresh{}",
-                        dominant_path
-                            .as_ref()
-                            .map_or(String::new(), |d| format!(", mostly from {d}"))
-                    ),
-                ),
-                EventKind::Deleted { path } => ("deleted", theme.warning, path.clone()),
-                EventKind::Renamed { from, to, .. } => {
-                    ("renamed", theme.title, format!("{from} → {to}"))
-                }
-                EventKind::Skipped { path, reason } => {
-                    ("skipped", theme.muted, format!("{path}: {reason}"))
-                }
-                EventKind::Error(m) => ("error", theme.error, m.clone()),
-                EventKind::Notice(m) => ("notice", theme.title, m.clone()),
-            };
+            let (kind, style, what) = describe(&e.kind, theme);
             let row = Row::new([
                 Cell::from(Span::styled(clock(e.at_ms), theme.muted)),
                 Cell::from(Span::styled(kind, style)),

@@ -35,6 +35,9 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
         Tab::Events => events::render(app, theme, s.body, f),
     }
     status::footer(app, theme, s.footer, f);
+    if let Some(text) = &app.event_detail {
+        events::detail(text, theme, f.area(), f);
+    }
     if app.help {
         status::help(app, theme, f.area(), f);
     }
@@ -59,6 +62,26 @@ pub(crate) fn count(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// `n` with thousands separators if that fits in `width` columns, else
+/// short with a unit (`4.7M`, `12M`, `3.1G`), which always fits in 5.
+pub(crate) fn count_in(n: u64, width: usize) -> String {
+    let full = count(n);
+    if full.len() <= width {
+        return full;
+    }
+    // Thresholds where the smaller unit would round up to 1000.
+    let (v, unit) = match n {
+        0..999_500 => (n as f64 / 1e3, "k"),
+        999_500..999_500_000 => (n as f64 / 1e6, "M"),
+        _ => (n as f64 / 1e9, "G"),
+    };
+    if v < 9.95 {
+        format!("{v:.1}{unit}")
+    } else {
+        format!("{v:.0}{unit}")
+    }
 }
 
 /// The byte range of tokens `start..end` in a text with token `spans`.
@@ -112,6 +135,27 @@ pub(crate) fn styled_line<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_fit_their_column() {
+        assert_eq!(count_in(4_718_592, 9), "4,718,592");
+        assert_eq!(count_in(4_718_592, 7), "4.7M");
+        assert_eq!(count_in(47_185_920, 7), "47M");
+        assert_eq!(count_in(999_999, 6), "1.0M");
+        assert_eq!(count_in(12_345, 5), "12k");
+        assert_eq!(count_in(3_100_000_000, 7), "3.1G");
+        for n in [
+            0u64,
+            9,
+            999,
+            12_345,
+            999_999,
+            4_718_592,
+            u64::from(u32::MAX),
+        ] {
+            assert!(count_in(n, 5).len() <= 5, "{n}: {}", count_in(n, 5));
+        }
+    }
 
     #[test]
     fn counts_and_cut_paths() {

@@ -145,6 +145,27 @@ fn help_overlay_and_filter_input() {
 }
 
 #[test]
+fn a_long_event_opens_in_full() {
+    let mut a = app(40, 12);
+    let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+    let long = "index /home/ana/.local/share/lineage/roots/3f2a: adopting new settings: \
+                k=8 selector=win-8 table=12KiB bucket=64 eviction=lucky ties=oldest \
+                estimation=be bridge=30 seed=0 (replaying 29 versions from cached fingerprints)";
+    s.events = vec![crate::engine::Event {
+        n: 9,
+        at_ms: 0,
+        kind: crate::engine::EventKind::Notice(long.into()),
+    }]
+    .into();
+    engine(&mut a, Update::Snapshot(std::sync::Arc::new(s)));
+    keys(&mut a, "6");
+    press(&mut a, KeyCode::Enter);
+    let shown = screen(&a, &dark());
+    assert!(shown.contains("(replaying 29"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
 fn an_engine_failure_and_no_snapshot_yet() {
     let mut a = App::new(
         crate::tui::keymap::Keymap::default(),

@@ -442,6 +442,24 @@ fn events_open_the_origins_of_a_version() {
 }
 
 #[test]
+fn any_other_event_opens_in_full_and_closes() {
+    let mut a = app(80, 24);
+    keys(&mut a, "6");
+    // The second row is the notice.
+    press(&mut a, KeyCode::Down);
+    assert!(press(&mut a, KeyCode::Enter).is_empty());
+    assert_eq!(
+        a.event_detail.as_deref(),
+        Some("notice: table snapshot written")
+    );
+    assert_eq!(a.tab, Tab::Events);
+    keys(&mut a, "3");
+    assert_eq!(a.tab, Tab::Events, "keys go to the open event");
+    press(&mut a, KeyCode::Esc);
+    assert!(a.event_detail.is_none());
+}
+
+#[test]
 fn rebound_keys_from_the_config_file() {
     let cfg =
         Config::from_toml("[keys]\nquit = \"ctrl-q\"\nnext_tab = \"ctrl-n tab\"\nfilter = \"f\"\n")
