@@ -20,13 +20,26 @@ impl Default for Fuzzy {
 }
 
 impl Matcher for Fuzzy {
+    /// Words separated by spaces must each match, in any order (as fzf's
+    /// extended search): `current ch04-01` finds `…current__ch04-01-….md`.
     fn score(&self, pattern: &str, text: &str) -> Option<i64> {
+        let mut terms = pattern.split_whitespace().peekable();
+        if terms.peek().is_none() {
+            // Nothing but spaces asks for nothing: every path.
+            return Some(0);
+        }
+        terms.map(|t| self.term(t, text)).sum()
+    }
+}
+
+impl Fuzzy {
+    fn term(&self, term: &str, text: &str) -> Option<i64> {
         // Most paths fail a plain subsequence test, which costs far less than
         // skim's scoring matrix; skim is asked only about the rest.
-        if pattern.is_ascii() && text.is_ascii() && !subsequence(pattern, text) {
+        if term.is_ascii() && text.is_ascii() && !subsequence(term, text) {
             return None;
         }
-        self.0.fuzzy_match(text, pattern)
+        self.0.fuzzy_match(text, term)
     }
 }
 
@@ -61,6 +74,20 @@ mod tests {
     }
 
     #[test]
+    fn words_match_each_in_any_order() {
+        let m = Fuzzy::default();
+        let path = "00287_current__ch04-01-what-is-ownership.md";
+        assert!(m.score("current ch04-01", path).is_some());
+        assert!(m.score("ch04-01 current", path).is_some(), "any order");
+        assert!(m.score("current ch05", path).is_none(), "every word");
+        assert!(m.score("  current  ", path).is_some());
+        // More words only narrow: what matches the longer also matches the shorter.
+        let (short, long) = (m.score("current", path), m.score("current own", path));
+        assert!(short.is_some() && long.is_some());
+        assert!(m.score("   ", path).is_some(), "blank matches all");
+    }
+
+    #[test]
     fn the_quick_test_rejects_only_what_skim_rejects() {
         let skim = SkimMatcherV2::default().smart_case();
         let m = Fuzzy::default();
@@ -72,7 +99,7 @@ mod tests {
             "",
         ];
         let patterns = [
-            "", "v", "V", "inst", "Inst", "API", "api", "z/f", "md.", "b c", "zz",
+            "", "v", "V", "inst", "Inst", "API", "api", "z/f", "md.", "zz",
         ];
         for t in texts {
             for p in patterns {
