@@ -2,13 +2,17 @@
 
 use std::str::FromStr;
 
-/// A byte count written with a unit (`32MiB`).
+/// A byte count written with a unit (`32MiB`), or `0`; where a count must
+/// be positive, the setting that takes it says so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bytes(pub u64);
 
 impl FromStr for Bytes {
     type Err = String;
     fn from_str(s: &str) -> Result<Bytes, String> {
+        if s.trim() == "0" {
+            return Ok(Bytes(0));
+        }
         parse_bytes(s).map(Bytes)
     }
 }
@@ -63,6 +67,25 @@ pub(crate) fn format_bytes(n: u64) -> String {
     format!("{n}B")
 }
 
+/// A byte count for reading, to three digits: `50.4KiB`, `512MiB`, `900B`.
+pub(crate) fn approx_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n}B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 999.5 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    match v {
+        v if v < 9.995 => format!("{v:.2}{}", UNITS[unit]),
+        v if v < 99.95 => format!("{v:.1}{}", UNITS[unit]),
+        v => format!("{v:.0}{}", UNITS[unit]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +108,15 @@ mod tests {
         assert_eq!(format_bytes(20_000_000), "20MB");
         assert_eq!(format_bytes(1234), "1234B");
         assert_eq!("1MiB".parse::<Bytes>(), Ok(Bytes(1 << 20)));
+        // Nothing at all is a count, but not a size (table sizes use parse_bytes).
+        assert_eq!(" 0 ".parse::<Bytes>(), Ok(Bytes(0)));
+        assert!("0MiB".parse::<Bytes>().is_err());
+        let a: Vec<String> = [900, 51_659, 1 << 20, 512 << 20, 1_000_000_000, 5 << 40]
+            .map(approx_bytes)
+            .to_vec();
+        assert_eq!(
+            a,
+            ["900B", "50.4KiB", "1.00MiB", "512MiB", "954MiB", "5.00TiB"]
+        );
     }
 }

@@ -3,6 +3,8 @@
 //! (`directories`), or the one `--config FILE` names. Every key is optional;
 //! `config.example.toml` documents them all.
 
+mod save;
+
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -12,6 +14,7 @@ use crate::bytesize::Bytes;
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use crate::similar::fuzzy::LangChoice;
 use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
+pub(crate) use save::{save_params, snippet};
 
 /// Everything configurable, with its default.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -35,6 +38,10 @@ pub struct Config {
     pub order: Order,
     #[serde(deserialize_with = "parsed")]
     pub max_file_size: Bytes,
+    /// Bytes of compressed text the index keeps of past versions (so their
+    /// passages can be shown); 0 keeps none.
+    #[serde(deserialize_with = "parsed")]
+    pub history_budget: Bytes,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
     /// Language of fuzzy fingerprints' prefix classes: auto, en or de.
@@ -51,6 +58,13 @@ pub struct Config {
     pub watch: WatchConfig,
     pub tui: TuiConfig,
     pub keys: KeysConfig,
+    /// The file these settings are read from, or would be if it existed
+    /// (where adopted settings are saved); None without a config folder.
+    #[serde(skip)]
+    pub file: Option<PathBuf>,
+    /// Engine settings given as command-line flags, which outrank the file.
+    #[serde(skip)]
+    pub flags: Vec<&'static str>,
 }
 
 /// The TUI's look (`lineage watch` without `--json`).
@@ -123,11 +137,13 @@ pub struct KeysConfig {
     pub sweep: String,
     pub adopt: String,
     pub rescan: String,
+    pub versions: String,
+    pub compare_version: String,
 }
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 30] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 32] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -159,6 +175,8 @@ impl KeysConfig {
             ("sweep", &self.sweep),
             ("adopt", &self.adopt),
             ("rescan", &self.rescan),
+            ("versions", &self.versions),
+            ("compare_version", &self.compare_version),
         ]
     }
 }
@@ -197,6 +215,8 @@ impl Default for KeysConfig {
             sweep: k("w"),
             adopt: k("A"),
             rescan: k("r"),
+            versions: k("v"),
+            compare_version: k("c"),
         }
     }
 }
@@ -257,6 +277,7 @@ impl Default for Config {
             seed: p.seed,
             order: Order::Mtime,
             max_file_size: Bytes(32 << 20),
+            history_budget: Bytes(512 << 20),
             include: DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect(),
             exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
             lang: LangChoice::Auto,
@@ -267,6 +288,8 @@ impl Default for Config {
             watch: WatchConfig::default(),
             tui: TuiConfig::default(),
             keys: KeysConfig::default(),
+            file: None,
+            flags: Vec::new(),
         }
     }
 }
@@ -333,6 +356,11 @@ impl Config {
                 self.bucket_entries
             )));
         }
+        if self.max_file_size.0 == 0 {
+            return Err(ConfigError::Value(
+                "max_file_size must be at least 1 byte".into(),
+            ));
+        }
         if self.bridge_limit == 0 {
             return Err(ConfigError::Value("bridge_limit must be at least 1".into()));
         }
@@ -380,7 +408,12 @@ impl Config {
             Some(p) => p.to_path_buf(),
             None => match default_path() {
                 Some(p) if p.is_file() => p,
-                _ => return Ok(Config::default()),
+                other => {
+                    return Ok(Config {
+                        file: other,
+                        ..Config::default()
+                    });
+                }
             },
         };
         // A regular file of at most 1 MiB: not a FIFO, not /dev/zero.
@@ -392,10 +425,12 @@ impl Config {
         let Ok(text) = String::from_utf8(bytes) else {
             return Err(ConfigError::NotText(path));
         };
-        Config::from_toml(&text).map_err(|e| ConfigError::Invalid {
-            path,
+        let mut c = Config::from_toml(&text).map_err(|e| ConfigError::Invalid {
+            path: path.clone(),
             message: e.to_string(),
-        })
+        })?;
+        c.file = Some(path);
+        Ok(c)
     }
 }
 
@@ -474,6 +509,7 @@ mod tests {
             "seed",
             "order",
             "max_file_size",
+            "history_budget",
             "include",
             "exclude",
             "gitignore",

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::{TempDir, text};
 use lineage::config::Config;
-use lineage::engine::{Command, Engine, EventKind, Options, Snapshot, Update};
+use lineage::engine::{Command, Engine, EventKind, Options, Snapshot, Update, VersionStatus};
 use lineage::fingerprint::token_fps;
 use lineage::index::{Index, Quiet};
 use lineage::origin::history::Keyed;
@@ -414,4 +414,48 @@ fn a_path_written_again_before_it_is_read_waits_for_its_writer() {
         doc(s, "a.md").is_some_and(|d| d.version == 2)
     });
     assert_eq!(doc(&s, "a.md").unwrap().tokens, 200, "read whole");
+}
+
+#[test]
+fn earlier_and_deleted_versions_show_their_own_words() {
+    let dir = TempDir::new("engine-history");
+    let (v1, v2) = (text(20, 200), text(21, 200));
+    dir.write("a.md", &v1);
+    let mut r = start(dir.path(), |_| {});
+    let s = r.snapshot("v1", |s| doc(s, "a.md").is_some());
+    let first = doc(&s, "a.md").unwrap().id;
+    dir.write("a.md", &v2);
+    let s = r.snapshot("v2", |s| doc(s, "a.md").is_some_and(|d| d.version == 2));
+    let second = doc(&s, "a.md").unwrap().id;
+    let origin = |r: &mut Running, id| {
+        r.engine.send(Command::Origin { id, exact: false });
+        r.wait_for("origin view", |u| match u {
+            Update::Origin(v) if v.id == id => Some(v.clone()),
+            _ => None,
+        })
+    };
+    // The first version's file is gone; its text is the index's.
+    let v = origin(&mut r, first);
+    assert_eq!(v.text.as_deref(), Ok(v1.as_str()));
+    assert_eq!(v.status, VersionStatus::Replaced { latest: 2 });
+    let listed: Vec<(u32, u32, bool)> = (v.versions.iter())
+        .map(|x| (x.id, x.version, x.text_kept))
+        .collect();
+    assert_eq!(listed, [(first, 1, true), (second, 2, true)]);
+    std::fs::remove_file(dir.path().join("a.md")).unwrap();
+    r.snapshot("deleted", |s| s.documents.is_empty());
+    let v = origin(&mut r, second);
+    assert_eq!(v.text.as_deref(), Ok(v2.as_str()));
+    assert_eq!(v.status, VersionStatus::Deleted);
+    // Two versions side by side, with their versions named.
+    r.engine.send(Command::Compare {
+        a: first,
+        b: second,
+    });
+    let c = r.wait_for("compare view", |u| match u {
+        Update::Compare(c) => Some(c.clone()),
+        _ => None,
+    });
+    assert_eq!((c.a.version, c.b.version), (1, 2));
+    assert_eq!(c.a.text.as_deref(), Ok(v1.as_str()));
 }

@@ -78,15 +78,25 @@ impl Drop for Tmux {
 }
 
 fn start(root: &Path, home: &Path) -> Tmux {
+    start_with(root, home, "")
+}
+
+/// `lineage watch ROOT` with `extra` arguments, in a tmux server of its own.
+fn start_with(root: &Path, home: &Path, extra: &str) -> Tmux {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let t = Tmux {
-        socket: format!("lineage-test-{}", std::process::id()),
+        socket: format!(
+            "lineage-test-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ),
     };
     let bin = env!("CARGO_BIN_EXE_lineage");
     let index = home.join("index");
     let command = format!(
         // The shell says when lineage has exited, and keeps the terminal
         // open to read its state (a dead pane's last output can race its exit).
-        "{bin} watch {} --index {} --order path --debounce-ms 100 2>{}; \
+        "{bin} watch {} --index {} --order path --debounce-ms 100 {extra} 2>{}; \
          echo lineage exited $?; sleep 60",
         root.display(),
         index.display(),
@@ -196,4 +206,52 @@ fn the_origin_pane_names_the_source_of_a_new_copy() {
     );
     let stderr = std::fs::read_to_string(home.join("stderr")).unwrap();
     assert!(stderr.is_empty(), "stderr: {stderr}");
+}
+
+#[test]
+fn adopted_settings_saved_in_the_config_are_there_after_a_restart() {
+    let dir = TempDir::new("tmux-adopt");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(root.join("calibration.md"), GUIDE).unwrap();
+    let config = home.join("my-lineage.toml");
+    let mine = "# my settings, kept by hand\n\n[watch]\n# a slow editor\ndebounce_ms = 300\n";
+    std::fs::write(&config, mine).unwrap();
+    let extra = format!("--config {}", config.display());
+    let t = start_with(&root, &home, &extra);
+    t.wait("the status bar", |s| s.contains("of 64MiB"));
+
+    // Tune: type a table size, adopt it, and save it.
+    t.keys(&["5", "Enter"]);
+    t.keys(&["BSpace"; 10]);
+    t.keys(&["16KiB", "Enter", "A"]);
+    let s = t.wait("adopt's question", |s| {
+        s.contains("Make these the live settings?")
+    });
+    assert!(s.contains("64MiB → 16KiB"), "{s}");
+    t.keys(&["s"]);
+    let s = t.wait("the saved message", |s| s.contains("adopted and saved in"));
+    assert!(!s.contains("outrank"), "no flag outranks the file:\n{s}");
+    t.wait("the new table live", |s| s.contains("of 16KiB"));
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
+
+    // The file keeps the person's lines and gains the settings.
+    let saved = std::fs::read_to_string(&config).unwrap();
+    for kept in [
+        "# my settings, kept by hand",
+        "[watch]\n# a slow editor\ndebounce_ms = 300",
+    ] {
+        assert!(saved.contains(kept), "{kept:?} in:\n{saved}");
+    }
+    assert!(saved.contains("table_size = \"16KiB\""), "{saved}");
+    drop(t);
+
+    // A restart with the same command: the saved settings are live at once.
+    let t = start_with(&root, &home, &extra);
+    let s = t.wait("the saved table at start", |s| s.contains("calibration.md"));
+    t.wait("the saved table at start", |s| s.contains("of 16KiB"));
+    assert!(!s.contains("of 64MiB"), "{s}");
 }

@@ -2,7 +2,6 @@
 //! and exit.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -10,9 +9,9 @@ use serde::Serialize;
 
 use super::scan::EstimatedArgs;
 use super::show::{self, show};
-use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs};
+use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, StoreArgs};
 use crate::config::Config;
-use crate::index::{self, HistoryRow, Index, Observer, Report};
+use crate::index::{HistoryRow, Index, Observer, Read, Report};
 use crate::source::{self, Filter};
 
 #[derive(Args, Debug)]
@@ -27,10 +26,8 @@ pub(super) struct IndexArgs {
     /// origin, origin counts); with --json under "history".
     #[arg(long)]
     documents: bool,
-    /// This root's index folder [default: indexes/<hash of the root> in the
-    /// platform data directory, or in the configured index_dir].
-    #[arg(long, value_name = "DIR")]
-    index: Option<PathBuf>,
+    #[command(flatten)]
+    store: StoreArgs,
     #[command(flatten)]
     estimated: EstimatedArgs,
     #[command(flatten)]
@@ -41,15 +38,16 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     args.source.apply(&mut config);
     args.common.apply(&mut config);
     args.estimated.apply(&mut config);
+    args.store.apply(&mut config);
     config.validate()?;
     let params = config.params();
     let filter = Filter::new(&config.include, &config.exclude)?;
     let root = &args.source.root;
-    let base = (!config.index_dir.is_empty()).then(|| PathBuf::from(&config.index_dir));
-    let dir = index::location(root, args.index.as_deref(), base.as_deref())?;
+    let dir = args.store.dir(root, &config)?;
     let started = Instant::now();
     let mut obs = Stderr::new();
     let mut ix = Index::open(root, &dir, params, &mut obs)?;
+    ix.set_history_budget(config.history_budget.0)?;
     let walk = source::walk_with(root, &filter, config.walk_options())?;
     let report = ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
     obs.clear();
@@ -67,6 +65,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
             versions: counts.versions,
             skipped: counts.skipped,
             files_read: report.files_read,
+            texts_bytes: ix.texts_bytes(),
             history: history
                 .as_deref()
                 .map(|h| h.iter().map(VersionJson::new).collect()),
@@ -86,7 +85,13 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
             counts.skipped
         )?;
         summary(&mut out, &report, started.elapsed())?;
-        writeln!(out, "index: {}", show(&ix.dir().display().to_string()))?;
+        writeln!(
+            out,
+            "index: {} (texts kept: {} of {})",
+            show(&ix.dir().display().to_string()),
+            crate::bytesize::approx_bytes(ix.texts_bytes()),
+            crate::bytesize::approx_bytes(config.history_budget.0)
+        )?;
         if let Some(h) = &history {
             listing(&mut out, h)?;
         }
@@ -153,6 +158,8 @@ struct IndexJson {
     versions: u64,
     skipped: u64,
     files_read: u64,
+    /// Compressed bytes of the kept texts (at most history_budget).
+    texts_bytes: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     history: Option<Vec<VersionJson>>,
 }
@@ -205,14 +212,14 @@ impl VersionJson {
 }
 
 /// Notices as `lineage: …` lines; progress as one `\r` line, only on a terminal.
-struct Stderr {
+pub(super) struct Stderr {
     tty: bool,
     shown: bool,
     last: Option<Instant>,
 }
 
 impl Stderr {
-    fn new() -> Stderr {
+    pub(super) fn new() -> Stderr {
         Stderr {
             tty: std::io::stderr().is_terminal(),
             shown: false,
@@ -220,7 +227,7 @@ impl Stderr {
         }
     }
 
-    fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         if self.shown {
             show::progress("");
             self.shown = false;

@@ -2,6 +2,7 @@
 //! (`--json`) or a readable summary. Bad arguments or an unreadable root: one
 //! line on stderr and exit status 2.
 
+mod explain;
 mod index;
 mod pairs;
 mod pocket;
@@ -55,6 +56,10 @@ enum Command {
     Pocket(pocket::PocketArgs),
     /// Bring the persistent index of a folder up to date, then exit.
     Index(index::IndexArgs),
+    /// One document's passages, each new or copied from an earlier version
+    /// (with the origin's words), from the index; any version, deleted pages
+    /// too.
+    Explain(explain::ExplainArgs),
     /// Watch a folder: the full-screen view of documents, origins, clusters,
     /// the table and tuning at a terminal; one line per change otherwise.
     ///
@@ -110,6 +115,37 @@ struct CommonEngineArgs {
     seed: Option<u64>,
 }
 
+/// Where a root's persistent index is, and what it keeps (index, watch,
+/// explain).
+#[derive(Args, Debug, Clone)]
+struct StoreArgs {
+    /// This root's index folder [default: indexes/<hash of the root> in the
+    /// platform data directory, or in the configured index_dir].
+    #[arg(long, value_name = "DIR")]
+    index: Option<PathBuf>,
+    /// Compressed bytes of past versions' texts the index keeps (so their
+    /// passages can be shown); past it the oldest go first; 0 keeps none
+    /// [config: history_budget; default: 512MiB].
+    #[arg(long, value_name = "SIZE")]
+    history_budget: Option<Bytes>,
+}
+
+impl StoreArgs {
+    fn apply(&self, c: &mut Config) {
+        set(&mut c.history_budget, self.history_budget);
+    }
+
+    /// The index folder of `root`.
+    fn dir(&self, root: &std::path::Path, c: &Config) -> Result<PathBuf, Fatal> {
+        let base = (!c.index_dir.is_empty()).then(|| PathBuf::from(&c.index_dir));
+        Ok(crate::index::location(
+            root,
+            self.index.as_deref(),
+            base.as_deref(),
+        )?)
+    }
+}
+
 impl SourceArgs {
     fn apply(&self, c: &mut Config) {
         set(&mut c.order, self.order);
@@ -127,17 +163,32 @@ impl SourceArgs {
 
 impl CommonEngineArgs {
     fn apply(&self, c: &mut Config) {
-        set(&mut c.k, self.k);
-        set(&mut c.eviction_ties, self.eviction_ties);
-        set(&mut c.bridge_limit, self.bridge_limit);
-        set(&mut c.bucket_entries, self.bucket_entries);
-        set(&mut c.seed, self.seed);
+        flag(c, "k", self.k, |c| &mut c.k);
+        flag(c, "eviction_ties", self.eviction_ties, |c| {
+            &mut c.eviction_ties
+        });
+        flag(c, "bridge_limit", self.bridge_limit, |c| {
+            &mut c.bridge_limit
+        });
+        flag(c, "bucket_entries", self.bucket_entries, |c| {
+            &mut c.bucket_entries
+        });
+        flag(c, "seed", self.seed, |c| &mut c.seed);
     }
 }
 
 fn set<T>(slot: &mut T, value: Option<T>) {
     if let Some(v) = value {
         *slot = v;
+    }
+}
+
+/// [`set`] an engine setting, noting that a flag gave it (it outranks the
+/// config file, where the TUI saves adopted settings).
+fn flag<T>(c: &mut Config, name: &'static str, value: Option<T>, slot: fn(&mut Config) -> &mut T) {
+    if let Some(v) = value {
+        *slot(c) = v;
+        c.flags.push(name);
     }
 }
 
@@ -174,6 +225,7 @@ pub fn run() -> ExitCode {
             Command::Pairs(args) => pairs::run(args, config),
             Command::Pocket(args) => pocket::run(args, config),
             Command::Index(args) => index::run(args, config),
+            Command::Explain(args) => explain::run(args, config),
             Command::Watch(args) => watch::run(args, config),
         });
     match result {

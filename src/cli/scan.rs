@@ -44,10 +44,10 @@ pub(super) struct EstimatedArgs {
 
 impl EstimatedArgs {
     pub(super) fn apply(&self, c: &mut Config) {
-        super::set(&mut c.selector, self.selector);
-        super::set(&mut c.table_size, self.table_size);
-        super::set(&mut c.eviction, self.eviction);
-        super::set(&mut c.estimation, self.estimation);
+        super::flag(c, "selector", self.selector, |c| &mut c.selector);
+        super::flag(c, "table_size", self.table_size, |c| &mut c.table_size);
+        super::flag(c, "eviction", self.eviction, |c| &mut c.eviction);
+        super::flag(c, "estimation", self.estimation, |c| &mut c.estimation);
     }
 }
 

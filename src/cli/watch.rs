@@ -5,17 +5,15 @@
 //! TUI (`crate::tui`); otherwise it prints the engine's events.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::sync::mpsc;
 
 use clap::Args;
 use serde_json::json;
 
 use super::scan::EstimatedArgs;
-use super::{CommonEngineArgs, Fatal, SourceArgs};
+use super::{CommonEngineArgs, Fatal, SourceArgs, StoreArgs};
 use crate::config::Config;
 use crate::engine::{self, Engine, Event, EventKind, Update};
-use crate::index;
 
 #[derive(Args, Debug)]
 pub(super) struct WatchArgs {
@@ -26,9 +24,8 @@ pub(super) struct WatchArgs {
     /// terminal; otherwise readable lines are printed).
     #[arg(long)]
     json: bool,
-    /// This root's index folder [default: as `lineage index`].
-    #[arg(long, value_name = "DIR")]
-    index: Option<PathBuf>,
+    #[command(flatten)]
+    store: StoreArgs,
     /// Poll the folder instead of asking the OS for events (network and
     /// virtual file systems) [config: watch.poll].
     #[arg(long)]
@@ -56,6 +53,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     args.source.apply(&mut config);
     args.common.apply(&mut config);
     args.estimated.apply(&mut config);
+    args.store.apply(&mut config);
     config.watch.poll |= args.poll;
     super::set(&mut config.watch.debounce_ms, args.debounce_ms);
     super::set(&mut config.watch.rescan_secs, args.rescan_secs);
@@ -64,8 +62,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     crate::source::Filter::new(&config.include, &config.exclude)?;
     let root = args.source.root.as_path();
     crate::source::check_root(root)?;
-    let base = (!config.index_dir.is_empty()).then(|| PathBuf::from(&config.index_dir));
-    let index_dir = index::location(root, args.index.as_deref(), base.as_deref())?;
+    let index_dir = args.store.dir(root, &config)?;
     let opts = engine::Options {
         root: root.to_path_buf(),
         index_dir,

@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use super::{CompareView, LegendEntry, OriginView, Side, Target};
+use super::{CompareView, LegendEntry, OriginView, Side, Target, VersionInfo, VersionStatus};
 use crate::fingerprint::rabin;
-use crate::index::{Index, IndexError, Status};
+use crate::index::{IndexError, Kept, Read, Status};
 use crate::origin::{Outcome, Run};
 use crate::similar::exact::jaccard;
 use crate::source::{self, SkipReason};
@@ -25,6 +25,23 @@ pub(crate) struct Row {
     pub origins: Vec<(u32, u32)>,
 }
 
+/// Every version's row, from the index's history.
+pub(crate) fn rows(ix: &impl Read) -> Result<Vec<Row>, IndexError> {
+    Ok(ix
+        .history()?
+        .into_iter()
+        .map(|h| Row {
+            path: h.path,
+            version: h.version,
+            tokens: h.tokens,
+            shingles: h.shingles,
+            fresh_tokens: h.fresh_tokens,
+            dominant_origin: h.dominant_origin,
+            origins: h.origins,
+        })
+        .collect())
+}
+
 impl Row {
     pub(crate) fn fresh_percent(&self) -> f64 {
         if self.tokens == 0 {
@@ -35,29 +52,50 @@ impl Row {
     }
 }
 
-/// The prepared text of version `id` with its token spans, if the file on
-/// disk still holds that version; otherwise why not.
+/// Where version `id` stands in its page's history.
+pub(crate) fn status_of(ix: &impl Read, rows: &[Row], id: u32) -> VersionStatus {
+    match ix.current(&rows[id as usize].path) {
+        Some(c) if c.id != id => VersionStatus::Replaced { latest: c.version },
+        Some(c) if c.status == Status::Deleted => VersionStatus::Deleted,
+        _ => VersionStatus::Live,
+    }
+}
+
+/// The prepared text of version `id` with its token spans: kept by the
+/// index, or else read from its file if that still holds this version;
+/// otherwise why it cannot be shown.
 pub(crate) fn text_of(
-    ix: &Index,
+    ix: &impl Read,
     rows: &[Row],
     id: u32,
 ) -> (Result<String, String>, Vec<(u32, u32)>) {
     let row = &rows[id as usize];
     let gone = |why: &str| Err(format!("{} v{}: {why}", row.path, row.version));
-    let text = match ix.current(&row.path) {
-        Some(c) if c.id != id => gone("a later version replaced it; old texts are not kept"),
-        Some(c) if c.status == Status::Deleted => gone("deleted; its text is not kept"),
+    let prepared = |bytes: &[u8]| Ok(prepare(bytes, Format::from_path(&row.path)).into_owned());
+    let not_kept = |kept: &Kept| match kept {
+        Kept::Dropped => "its text was dropped to keep the history within history_budget",
+        _ => "its text was not kept (history_budget is 0, or an older lineage indexed it)",
+    };
+    let text = match (ix.text(id), ix.current(&row.path)) {
+        (Ok(Kept::Text(bytes)), _) => prepared(&bytes),
+        (Err(e), _) => gone(&format!("its stored text cannot be read ({e})")),
+        (Ok(kept), Some(c)) if c.id != id => {
+            gone(&format!("a later version replaced it; {}", not_kept(&kept)))
+        }
+        (Ok(kept), Some(c)) if c.status == Status::Deleted => {
+            gone(&format!("deleted; {}", not_kept(&kept)))
+        }
         // Its stored size bounds the read: the file is that version or not.
-        Some(c) => match source::read_file(&source::name::path(ix.root(), &row.path), c.size) {
-            Ok(bytes) if rabin::fingerprint(&bytes, 1) == c.hash => {
-                Ok(prepare(&bytes, Format::from_path(&row.path)).into_owned())
+        (Ok(_), Some(c)) => {
+            match source::read_file(&source::name::path(ix.root(), &row.path), c.size) {
+                Ok(bytes) if rabin::fingerprint(&bytes, 1) == c.hash => prepared(&bytes),
+                Ok(_) | Err(SkipReason::TooLarge { .. }) => {
+                    gone("the file changed since; its new version is on its way")
+                }
+                Err(e) => gone(&format!("cannot read it ({e})")),
             }
-            Ok(_) | Err(SkipReason::TooLarge { .. }) => {
-                gone("the file changed since; its new version is on its way")
-            }
-            Err(e) => gone(&format!("cannot read it ({e})")),
-        },
-        None => gone("not in the index"),
+        }
+        (Ok(_), None) => gone("not in the index"),
     };
     let mut spans = Vec::new();
     if let Ok(t) = &text {
@@ -69,7 +107,7 @@ pub(crate) fn text_of(
 /// The exact outcome of version `id` (docs/formats.md §3): each shingle's origin is
 /// the earliest version containing it. Reads the cached fingerprints of every
 /// earlier version, keeping only the keys `id` has.
-pub(crate) fn exact_outcome(ix: &Index, id: u32) -> Result<Outcome, IndexError> {
+pub(crate) fn exact_outcome(ix: &impl Read, id: u32) -> Result<Outcome, IndexError> {
     const CHUNK: u32 = 256;
     let k = ix.params().k;
     let roller = ix.roller();
@@ -107,7 +145,7 @@ pub(crate) fn exact_outcome(ix: &Index, id: u32) -> Result<Outcome, IndexError> 
 /// Where each copied run's passage starts in its origin: the first of the
 /// run's shingles found in the origin, shifted back to the run's start.
 pub(crate) fn targets(
-    ix: &Index,
+    ix: &impl Read,
     id: u32,
     runs: &[Run],
 ) -> Result<Vec<Option<Target>>, IndexError> {
@@ -175,7 +213,7 @@ fn legend(rows: &[Row], o: &Outcome) -> Vec<LegendEntry> {
 
 /// Version `id` with its origins, estimated (as recorded) or exact.
 pub(crate) fn origin_view(
-    ix: &Index,
+    ix: &impl Read,
     rows: &[Row],
     id: u32,
     exact: bool,
@@ -192,6 +230,8 @@ pub(crate) fn origin_view(
         id,
         path: row.path.clone(),
         version: row.version,
+        status: status_of(ix, rows, id),
+        versions: versions_of(ix, rows, &row.path),
         exact,
         text,
         spans,
@@ -199,6 +239,22 @@ pub(crate) fn origin_view(
         runs: outcome.runs,
         targets,
     })
+}
+
+/// Every version of `path`, oldest first.
+fn versions_of(ix: &impl Read, rows: &[Row], path: &str) -> Vec<VersionInfo> {
+    let live = ix.current(path).filter(|c| c.status == Status::Live);
+    (rows.iter().enumerate())
+        .filter(|(_, r)| r.path == path)
+        .map(|(id, r)| VersionInfo {
+            id: id as u32,
+            version: r.version,
+            tokens: r.tokens,
+            fresh_percent: r.fresh_percent(),
+            text_kept: ix.has_text(id as u32).unwrap_or(false)
+                || live.is_some_and(|c| c.id == id as u32),
+        })
+        .collect()
 }
 
 /// Token ranges of `keys`' shingles that `other` (sorted) also has, merged.
@@ -218,7 +274,12 @@ fn shared_ranges(keys: &[u64], other: &[u64], k: u32) -> Vec<(u32, u32)> {
 }
 
 /// Versions `a` and `b` side by side with their shared passages.
-pub(crate) fn compare(ix: &Index, rows: &[Row], a: u32, b: u32) -> Result<CompareView, IndexError> {
+pub(crate) fn compare(
+    ix: &impl Read,
+    rows: &[Row],
+    a: u32,
+    b: u32,
+) -> Result<CompareView, IndexError> {
     let k = ix.params().k as u32;
     let (ka, kb) = (ix.shingle_keys(a)?, ix.shingle_keys(b)?);
     let sorted = |v: &[u64]| {
@@ -233,6 +294,7 @@ pub(crate) fn compare(ix: &Index, rows: &[Row], a: u32, b: u32) -> Result<Compar
         Side {
             id,
             path: rows[id as usize].path.clone(),
+            version: rows[id as usize].version,
             text,
             spans,
             shared: shared_ranges(keys, other, k),

@@ -16,7 +16,7 @@ use super::shadow::{self, Job};
 use super::store::Store;
 use super::view;
 use super::*;
-use crate::index::{Change, Index, IndexError, NearRow, Observer, Scope, Status};
+use crate::index::{Change, Index, IndexError, NearRow, Observer, Read, Scope, Status};
 use crate::origin::Outcome;
 use crate::source::watch::{self as watcher, Batch};
 use crate::source::{self, Filter};
@@ -101,7 +101,7 @@ pub(super) fn main(opts: Options, rx: Receiver<Input>, tx: Sender<Input>, publis
         Ok(f) => f,
         Err(e) => return fatal(e.to_string()),
     };
-    let ix = match Index::open(&opts.root, &opts.index_dir, opts.config.params(), &mut rep) {
+    let ix = match open_index(&opts, opts.config.params(), &mut rep) {
         Ok(ix) => ix,
         Err(e) => return fatal(e.to_string()),
     };
@@ -159,19 +159,7 @@ impl Live {
     /// with a rename).
     fn load_rows(&mut self) -> Result<(), IndexError> {
         let ix = self.store.ix.as_ref().expect("index open");
-        self.rows = ix
-            .history()?
-            .into_iter()
-            .map(|h| Row {
-                path: h.path,
-                version: h.version,
-                tokens: h.tokens,
-                shingles: h.shingles,
-                fresh_tokens: h.fresh_tokens,
-                dominant_origin: h.dominant_origin,
-                origins: h.origins,
-            })
-            .collect();
+        self.rows = query::rows(ix)?;
         Ok(())
     }
 
@@ -388,7 +376,7 @@ impl Live {
     fn recover(&mut self) -> bool {
         let params = self.opts.config.params();
         let mut notes = Notes::default();
-        let Ok(ix) = Index::open(&self.opts.root, &self.opts.index_dir, params, &mut notes) else {
+        let Ok(ix) = open_index(&self.opts, params, &mut notes) else {
             return false;
         };
         self.store.ix = Some(ix);
@@ -686,12 +674,11 @@ impl Live {
     fn reopen(&mut self, params: Params) {
         self.checkpoint();
         let old = self.opts.config.params();
-        let (root, dir) = (self.opts.root.clone(), self.opts.index_dir.clone());
         self.store.ix = None;
-        let mut opened = Index::open(&root, &dir, params, &mut self.rep).map(|ix| (ix, params));
+        let mut opened = open_index(&self.opts, params, &mut self.rep).map(|ix| (ix, params));
         if let Err(e) = &opened {
             self.rep.error(format!("reopening the index: {e}"));
-            opened = Index::open(&root, &dir, old, &mut self.rep).map(|ix| (ix, old));
+            opened = open_index(&self.opts, old, &mut self.rep).map(|ix| (ix, old));
         }
         match opened {
             Ok((ix, p)) => {
@@ -790,4 +777,15 @@ fn table_stats(ix: &Index, versions: u64) -> TableStats {
         entry_bytes: ix.params().table_params().layout.entry_bytes(),
         versions,
     }
+}
+
+/// Open the root's index for `params`, its texts within the configured budget.
+fn open_index(
+    opts: &Options,
+    params: Params,
+    obs: &mut dyn crate::index::Observer,
+) -> Result<Index, IndexError> {
+    let mut ix = Index::open(&opts.root, &opts.index_dir, params, obs)?;
+    ix.set_history_budget(opts.config.history_budget.0)?;
+    Ok(ix)
 }

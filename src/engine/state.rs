@@ -168,6 +168,10 @@ pub struct OriginView {
     pub id: u32,
     pub path: String,
     pub version: u32,
+    /// Whether this version is its page's current one.
+    pub status: VersionStatus,
+    /// Every version of its path, oldest first (this one among them).
+    pub versions: Vec<VersionInfo>,
     /// The exact result (docs/formats.md §3) rather than the live settings' estimate.
     pub exact: bool,
     /// The prepared text (docs/formats.md §1), or why it cannot be shown (the file
@@ -182,6 +186,29 @@ pub struct OriginView {
     pub targets: Vec<Option<Target>>,
     /// The origins with their shares, most first; the document itself for new text.
     pub legend: Vec<LegendEntry>,
+}
+
+/// Where a version stands in its page's history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionStatus {
+    /// The page's current content.
+    Live,
+    /// An earlier version: the page has a later one (`latest`, its number).
+    Replaced { latest: u32 },
+    /// The page's last version; its file is gone.
+    Deleted,
+}
+
+/// One version of a page, for the list of its versions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VersionInfo {
+    pub id: u32,
+    pub version: u32,
+    pub tokens: u32,
+    /// Percent of its tokens not copied (estimated, live settings).
+    pub fresh_percent: f64,
+    /// Its text can be shown (kept by the index, or on disk).
+    pub text_kept: bool,
 }
 
 /// A passage in an origin document.
@@ -216,6 +243,7 @@ pub struct CompareView {
 pub struct Side {
     pub id: u32,
     pub path: String,
+    pub version: u32,
     pub text: Result<String, String>,
     pub spans: Vec<(u32, u32)>,
     /// Token ranges covered by shingles the other document also has.

@@ -11,10 +11,12 @@
 
 mod lock;
 mod near;
+mod read;
 mod reconcile;
 mod replay;
 mod schema;
 mod snapshot;
+mod texts;
 
 use std::collections::HashMap;
 use std::fs;
@@ -23,12 +25,14 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 pub(crate) use near::NearRow;
+pub(crate) use read::{Read, ReadOnly};
 pub(crate) use reconcile::{Change, Report, Scope};
 pub(crate) use schema::{Current, HistoryRow, SkipRow, Status};
+pub(crate) use texts::Kept;
 
 use crate::origin::prepare::Preparer;
 use crate::origin::table::{Table, TableError};
-use crate::origin::{OriginPass, Outcome, Params};
+use crate::origin::{OriginPass, Params};
 use schema::{Db, OpenError};
 
 /// Where an index reports what it repairs and how far a long step is.
@@ -119,6 +123,10 @@ pub struct Index {
     /// Set while a batch is being written: in-memory state may be ahead of
     /// the database if it fails.
     poisoned: bool,
+    /// Bytes the text store may hold (0: texts are not kept).
+    history_budget: u64,
+    /// Bytes it holds.
+    texts_total: u64,
     _lock: lock::Lock,
 }
 
@@ -138,6 +146,29 @@ pub(crate) fn params_key(p: &Params) -> String {
         p.bridge_limit,
         p.seed
     )
+}
+
+/// The parameters [`params_key`] wrote, or None if it is not such a string.
+pub(crate) fn params_from_key(key: &str) -> Option<Params> {
+    let mut p = Params::default();
+    let mut seen = 0;
+    for pair in key.split(' ') {
+        let (name, value) = pair.split_once('=')?;
+        match name {
+            "k" => p.k = value.parse().ok()?,
+            "selector" => p.selector = value.parse().ok()?,
+            "table_size" => p.table_size = value.parse().ok()?,
+            "bucket_entries" => p.bucket_entries = value.parse().ok()?,
+            "eviction" => p.eviction = value.parse().ok()?,
+            "eviction_ties" => p.ties = value.parse().ok()?,
+            "estimation" => p.estimation = value.parse().ok()?,
+            "bridge_limit" => p.bridge_limit = value.parse().ok()?,
+            "seed" => p.seed = value.parse().ok()?,
+            _ => return None,
+        }
+        seen += 1;
+    }
+    (seen == 9).then_some(p)
 }
 
 /// The index folder of `root`: `explicit` (`--index DIR`) when given, else
@@ -207,6 +238,7 @@ struct Loaded {
     instance: u64,
     current: HashMap<String, Current>,
     skipped: HashMap<String, SkipRow>,
+    texts_total: u64,
 }
 
 impl Index {
@@ -276,21 +308,34 @@ impl Index {
             skipped: loaded.skipped,
             snapshot_stale: false,
             poisoned: false,
+            history_budget: texts::DEFAULT_BUDGET,
+            texts_total: loaded.texts_total,
             _lock: lock,
         })
     }
 
+    /// Keep texts within `budget` bytes from now on (0: keep none); a lower
+    /// budget drops texts at once (index/texts.rs says which).
+    pub fn set_history_budget(&mut self, budget: u64) -> Result<(), IndexError> {
+        self.check_usable()?;
+        self.history_budget = budget;
+        if self.texts_total > budget {
+            self.poisoned = true;
+            let tx = self.db.transaction()?;
+            texts::enforce(&tx, budget, &mut self.texts_total)?;
+            tx.commit()?;
+            self.poisoned = false;
+        }
+        Ok(())
+    }
+
+    /// Bytes the text store holds (compressed).
+    pub(crate) fn texts_bytes(&self) -> u64 {
+        self.texts_total
+    }
+
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
-    }
-
-    /// The canonical root.
-    pub(crate) fn root(&self) -> &Path {
-        &self.root
-    }
-
-    pub fn params(&self) -> &Params {
-        &self.params
     }
 
     /// The live origin pass (its table's counters, for display).
@@ -310,11 +355,6 @@ impl Index {
         }
     }
 
-    /// The latest version of `path`, if it has one.
-    pub(crate) fn current(&self, path: &str) -> Option<&Current> {
-        self.current.get(path)
-    }
-
     /// Every path with its latest version (live, deleted or replaced).
     pub(crate) fn paths(&self) -> impl Iterator<Item = (&str, &Current)> {
         self.current.iter().map(|(p, c)| (p.as_str(), c))
@@ -325,25 +365,6 @@ impl Index {
         self.current
             .iter()
             .any(|(p, c)| c.status == Status::Live && p.starts_with(prefix))
-    }
-
-    /// Cached token fingerprints of versions `from..to`.
-    pub fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, IndexError> {
-        self.db.fingerprints(from, to)
-    }
-
-    /// The k-shingle keys of version `id`, rolled from its cached token
-    /// fingerprints with the index's own roller.
-    pub(crate) fn shingle_keys(&self, id: u32) -> Result<Vec<u64>, IndexError> {
-        let fps = self.fingerprints(id, id + 1)?.pop().unwrap_or_default();
-        let mut keys = Vec::new();
-        self.preparer.roller().keys(&fps, &mut keys);
-        Ok(keys)
-    }
-
-    /// The roller of the index's k.
-    pub(crate) fn roller(&self) -> &crate::fingerprint::ShingleRoller {
-        self.preparer.roller()
     }
 
     /// A read-only view of the history for another thread (shadow runs).
@@ -360,21 +381,10 @@ impl Index {
         v
     }
 
-    /// Every version with its outcome summary, in processing order; read
-    /// from the database, not replayed.
-    pub(crate) fn history(&self) -> Result<Vec<HistoryRow>, IndexError> {
-        Ok(self.db.history()?)
-    }
-
     /// Path and version number of version `id` (to name an origin).
     #[cfg(test)]
     pub(crate) fn version_of(&self, id: u32) -> Result<Option<(String, u32)>, IndexError> {
         Ok(self.db.version_of(id)?)
-    }
-
-    /// The full outcome of version `id`, token runs included.
-    pub(crate) fn outcome(&self, id: u32) -> Result<Option<Outcome>, IndexError> {
-        Ok(self.db.outcome(id)?)
     }
 
     /// Write the table snapshot if the table has processed versions it does
@@ -652,6 +662,7 @@ fn load(
     Ok(Loaded {
         current: db.current()?,
         skipped: db.skipped()?,
+        texts_total: texts::total(db.conn())?,
         db,
         pass,
         versions,

@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use rayon::prelude::*;
 
 use super::schema::{self, Current, NewVersion, SkipRow, Status};
+use super::texts::{self, Packed};
 use super::{Index, IndexError, Observer, mtime_ns};
 use crate::fingerprint::{rabin, token_fps};
 use crate::origin::Outcome;
@@ -97,7 +98,8 @@ pub(crate) struct Plan {
 }
 
 /// Compare a walk with the index's state. Outside `scope`, absence says
-/// nothing; files it holds are left as they are.
+/// nothing; files it holds are left as they are. With `keep_texts`, a live
+/// document whose text was never stored is read for it.
 pub(crate) fn plan(
     walk: Walk,
     scope: &Scope,
@@ -105,6 +107,7 @@ pub(crate) fn plan(
     skipped: &HashMap<String, SkipRow>,
     max_file_size: u64,
     order: Order,
+    keep_texts: bool,
 ) -> Plan {
     let paths: Option<HashSet<&str>> = scope.paths.map(|s| s.iter().map(String::as_str).collect());
     let in_scope =
@@ -139,10 +142,11 @@ pub(crate) fn plan(
         }
         let same_stat =
             |size: Option<u64>, mtime: Option<i64>| size == Some(f.size) && mtime == Some(m);
-        if current
-            .get(&f.path)
-            .is_some_and(|c| c.status == Status::Live && same_stat(Some(c.size), Some(c.mtime_ns)))
-        {
+        if current.get(&f.path).is_some_and(|c| {
+            c.status == Status::Live
+                && same_stat(Some(c.size), Some(c.mtime_ns))
+                && !(keep_texts && c.text_never_kept)
+        }) {
             p.unchanged += 1;
             documents.insert(f.path);
             continue;
@@ -190,6 +194,8 @@ struct ReadDoc {
     hash: u64,
     fps: Vec<u64>,
     prepared: Prepared,
+    /// Its bytes for the text store, when they are to be kept.
+    packed: Option<Packed>,
 }
 
 /// Why a file read gives no document.
@@ -201,15 +207,23 @@ enum NotRead {
     Changing,
 }
 
-fn read_one(f: &FileEntry, max_file_size: u64, preparer: &Preparer) -> Result<ReadDoc, NotRead> {
+/// Read `f`; `keep(hash)` says whether its bytes go to the text store.
+fn read_one(
+    f: &FileEntry,
+    max_file_size: u64,
+    preparer: &Preparer,
+    keep: impl Fn(u64) -> bool,
+) -> Result<ReadDoc, NotRead> {
     let read = crate::corpus::read_text(f, max_file_size, |bytes, text| {
+        let hash = rabin::fingerprint(bytes, 1);
         (
             bytes.len() as u64,
-            rabin::fingerprint(bytes, 1),
+            hash,
             token_fps(text).fps,
+            keep(hash).then(|| Packed::new(bytes)),
         )
     });
-    let (len, hash, fps) = read.map_err(NotRead::Skip)?;
+    let (len, hash, fps, packed) = read.map_err(NotRead::Skip)?;
     let same = std::fs::symlink_metadata(&f.abs).is_ok_and(|m| {
         m.len() == f.size && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
     });
@@ -221,6 +235,7 @@ fn read_one(f: &FileEntry, max_file_size: u64, preparer: &Preparer) -> Result<Re
         hash,
         fps,
         prepared,
+        packed,
     })
 }
 
@@ -308,6 +323,7 @@ impl Index {
             &self.skipped,
             max_file_size,
             order,
+            self.history_budget > 0,
         );
         let mut report = Report {
             unchanged: plan.unchanged,
@@ -443,10 +459,20 @@ impl Index {
         report: &mut Report,
     ) -> Result<Vec<Change>, IndexError> {
         self.check_usable()?;
-        let preparer = &self.preparer;
+        let (preparer, current) = (&self.preparer, &self.current);
+        let keep_texts = self.history_budget > 0;
         let read: Vec<_> = files
             .par_iter()
-            .map(|f| read_one(f, max_file_size, preparer))
+            .map(|f| {
+                // A new content, or one whose text the store never had.
+                let keep = |hash| {
+                    keep_texts
+                        && current
+                            .get(&f.path)
+                            .is_none_or(|c| c.hash != hash || c.text_never_kept)
+                };
+                read_one(f, max_file_size, preparer, keep)
+            })
             .collect();
         self.poisoned = true;
         let tx = self.db.transaction()?;
@@ -513,17 +539,23 @@ impl Index {
             }
             if let Some(c) = cur.as_ref().filter(|c| c.hash == doc.hash) {
                 schema::touch(&tx, c.id, f.size, m, f.file_id)?;
+                // Read only for the text store (an index of an older lineage).
+                let for_text = c.text_never_kept && c.status == Status::Live && !renamed;
+                if let Some(p) = doc.packed.as_ref().filter(|_| c.text_never_kept) {
+                    self.texts_total += texts::put(&tx, c.id, p)?;
+                }
                 if c.status == Status::Deleted {
                     report.revived += 1;
                     changes.push(Change::Revived {
                         path: f.path.clone(),
                         id: c.id,
                     });
-                } else if !renamed {
+                } else if !renamed && !for_text {
                     report.touched += 1;
                 }
                 let e = self.current.get_mut(&f.path).expect("current");
                 (e.size, e.mtime_ns, e.file_id, e.status) = (f.size, m, f.file_id, Status::Live);
+                e.text_never_kept &= doc.packed.is_none();
                 continue;
             }
             let id = self.versions;
@@ -543,6 +575,9 @@ impl Index {
                 fps: &doc.fps,
             };
             schema::insert_version(&tx, &v, &outcome)?;
+            if let Some(p) = &doc.packed {
+                self.texts_total += texts::put(&tx, id, p)?;
+            }
             self.versions += 1;
             self.last_hash = doc.hash;
             self.snapshot_stale = true;
@@ -556,6 +591,7 @@ impl Index {
                     hash: doc.hash,
                     status: Status::Live,
                     file_id: f.file_id,
+                    text_never_kept: doc.packed.is_none(),
                 },
             );
             report.new_versions += 1;
@@ -566,6 +602,7 @@ impl Index {
             });
         }
         schema::set_meta(&tx, "outcomes_through", &self.versions.to_string())?;
+        texts::enforce(&tx, self.history_budget, &mut self.texts_total)?;
         tx.commit()?;
         self.poisoned = false;
         Ok(changes)

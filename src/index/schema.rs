@@ -8,7 +8,8 @@
 //!                                                  -- (a BLOB); 1, 2, … per path
 //!               mtime_ns, size, hash,              -- Rabin-64 of the bytes
 //!               tokens, status,                    -- 0 live, 1 replaced, 2 deleted
-//!               file_id)                           -- device, inode, birth (renames)
+//!               file_id,                           -- device, inode, birth (renames)
+//!               text)                              -- texts.id (index/texts.rs)
 //! fingerprints (id PRIMARY KEY, checksum, fps BLOB) -- token fps, u64 LE; XXH64
 //! outcomes     (id PRIMARY KEY, shingles, selected, fresh_tokens, top_origin,
 //!               dominant_origin, origins BLOB, runs BLOB)
@@ -18,6 +19,8 @@
 //! near         (a, b, similarity)                  -- verified near-duplicate
 //!                                                  -- pairs, a < b; meta.near
 //!                                                  -- names their settings
+//! texts        (id PRIMARY KEY, checksum, size,    -- every version's bytes,
+//!               stored, zstd BLOB)                 -- once per content
 //! ```
 //!
 //! Writes go through one transaction per batch (the caller's), so a crash at
@@ -40,9 +43,24 @@ pub(crate) const FILE: &str = "index.db";
 /// Files SQLite keeps beside the database.
 pub(crate) const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
-const DDL: &str = "
+/// The text store (index/texts.rs), in the schema and in its migration.
+macro_rules! texts_ddl {
+    () => {
+        "CREATE TABLE texts (
+            id       INTEGER PRIMARY KEY,
+            checksum INTEGER NOT NULL,
+            size     INTEGER NOT NULL,
+            stored   INTEGER NOT NULL,
+            zstd     BLOB    NOT NULL
+         );
+         CREATE UNIQUE INDEX texts_content ON texts (checksum, size);"
+    };
+}
+
+const DDL: &str = concat!(
+    "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE versions (
     id       INTEGER PRIMARY KEY,
@@ -54,6 +72,7 @@ CREATE TABLE versions (
     tokens   INTEGER NOT NULL,
     status   INTEGER NOT NULL,
     file_id  INTEGER NOT NULL DEFAULT 0,
+    text     INTEGER,
     UNIQUE (path, version)
 );
 CREATE TABLE fingerprints (
@@ -88,16 +107,29 @@ CREATE TABLE near (
     similarity REAL    NOT NULL,
     PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
-";
+",
+    texts_ddl!()
+);
 
 /// Schema upgrades in place, each from its version to the next: an index
 /// of an older format keeps its history.
-const MIGRATIONS: &[(i64, &str)] = &[(
-    2,
-    "ALTER TABLE versions ADD COLUMN file_id INTEGER NOT NULL DEFAULT 0;
-     UPDATE versions SET path = CAST(path AS BLOB);
-     UPDATE skipped SET path = CAST(path AS BLOB);",
-)];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        2,
+        "ALTER TABLE versions ADD COLUMN file_id INTEGER NOT NULL DEFAULT 0;
+         UPDATE versions SET path = CAST(path AS BLOB);
+         UPDATE skipped SET path = CAST(path AS BLOB);",
+    ),
+    // Texts are kept from here on; a live document's text is stored at the
+    // next walk (its `text` is NULL: never stored), earlier ones are gone.
+    (
+        3,
+        concat!(
+            "ALTER TABLE versions ADD COLUMN text INTEGER;",
+            texts_ddl!()
+        ),
+    ),
+];
 
 fn migration(from: i64) -> Option<&'static str> {
     MIGRATIONS.iter().find(|m| m.0 == from).map(|m| m.1)
@@ -143,6 +175,8 @@ pub(crate) struct Current {
     pub status: Status,
     /// The file's identity when last seen ([`crate::source::file_id`]).
     pub file_id: u64,
+    /// The text store never had its text (see index/texts.rs).
+    pub text_never_kept: bool,
 }
 
 /// A file left out, with what is needed to not re-read an unchanged binary.
@@ -312,8 +346,8 @@ impl Db {
     /// Every path's latest version.
     pub(crate) fn current(&self) -> rusqlite::Result<HashMap<String, Current>> {
         let mut st = self.conn.prepare(
-            "SELECT path, id, version, size, mtime_ns, hash, status, file_id FROM versions
-             WHERE status != 1",
+            "SELECT path, id, version, size, mtime_ns, hash, status, file_id, text IS NULL
+             FROM versions WHERE status != 1",
         )?;
         let rows = st.query_map([], |r| {
             Ok((
@@ -326,6 +360,7 @@ impl Db {
                     hash: r.get::<_, i64>(5)? as u64,
                     status: Status::from_i64(r.get(6)?),
                     file_id: r.get::<_, i64>(7)? as u64,
+                    text_never_kept: r.get(8)?,
                 },
             ))
         })?;

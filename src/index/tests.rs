@@ -9,9 +9,9 @@ use std::time::{Duration, SystemTime};
 use super::reconcile::plan;
 use super::*;
 use crate::fingerprint::token_fps;
-use crate::origin::TableSize;
 use crate::origin::history::Keyed;
 use crate::origin::select::Selector;
+use crate::origin::{Outcome, TableSize};
 use crate::source::Order;
 use crate::source::{self, Filter, WalkOptions};
 use crate::text::{Format, prepare};
@@ -492,6 +492,7 @@ fn plan_reads_only_what_changed() {
         hash: 0,
         status,
         file_id: 0,
+        text_never_kept: false,
     };
     let current = HashMap::from([
         ("same.md".to_string(), cur(1, 10, Status::Live)),
@@ -522,7 +523,15 @@ fn plan_reads_only_what_changed() {
         paths: Some(&scope),
         held: HashSet::new(),
     };
-    let p = plan(scoped, &targeted, &current, &skipped, MAX, Order::Mtime);
+    let p = plan(
+        scoped,
+        &targeted,
+        &current,
+        &skipped,
+        MAX,
+        Order::Mtime,
+        true,
+    );
     assert!(p.gone.is_empty() && p.stale_skips.is_empty());
     // A file being written is neither read nor gone, in a full walk too.
     let writing = Scope {
@@ -530,7 +539,7 @@ fn plan_reads_only_what_changed() {
         held: HashSet::from(["new.md".to_string(), "gone.md".to_string()]),
     };
     let again = source::walk(&f.root, &Filter::default_patterns()).unwrap();
-    let p = plan(again, &writing, &current, &skipped, MAX, Order::Mtime);
+    let p = plan(again, &writing, &current, &skipped, MAX, Order::Mtime, true);
     let read: Vec<_> = p.read.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(read, ["changed.md"]);
     assert!(p.gone.is_empty(), "{:?}", p.gone);
@@ -541,6 +550,7 @@ fn plan_reads_only_what_changed() {
         &skipped,
         MAX,
         Order::Mtime,
+        true,
     );
     let read: Vec<_> = p.read.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(read, ["new.md", "changed.md"], "in mtime order");
@@ -756,10 +766,12 @@ fn an_index_of_the_previous_format_is_migrated_with_its_history() {
     let (ix, _, _) = f.run(params());
     let want = history_of(&ix);
     drop(ix);
-    // Schema 2: the same tables without versions.file_id.
+    // Schema 2: the same tables without versions.file_id, versions.text
+    // and the texts.
     let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
     db.execute_batch(
-        "ALTER TABLE versions DROP COLUMN file_id; PRAGMA user_version = 2;
+        "ALTER TABLE versions DROP COLUMN file_id; ALTER TABLE versions DROP COLUMN text;
+         DROP TABLE texts; PRAGMA user_version = 2;
          UPDATE versions SET path = CAST(path AS TEXT);
          UPDATE meta SET value = '2' WHERE key = 'schema_version';",
     )
@@ -768,8 +780,14 @@ fn an_index_of_the_previous_format_is_migrated_with_its_history() {
     let (ix, report, notes) = f.run(params());
     assert!(notes.is_empty(), "no rebuild: {notes:?}");
     assert_eq!(history_of(&ix), want);
-    // Unknown identities: the stat still matches, nothing is read.
-    assert_eq!((report.files_read, report.unchanged), (0, 2));
+    // Unknown identities, no texts: each live file is read once for its
+    // text, and that is no change (no new version, not "touched").
+    assert_eq!((report.files_read, report.unchanged), (2, 0));
+    assert_eq!((report.new_versions, report.touched), (0, 0));
+    assert!(matches!(ix.text(0).unwrap(), Kept::Text(t) if t == text(1, 40).as_bytes()));
+    drop(ix);
+    let (ix, report, _) = f.run(params());
+    assert_eq!((report.files_read, report.unchanged), (0, 2), "read once");
     drop(ix);
     let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
     let text: i64 = db
@@ -848,4 +866,106 @@ fn a_long_damage_report_is_one_line_with_the_whole_of_it_in_a_log() {
     // A short reason is left as it is, and no log written.
     assert_eq!(one_line(&f.dir, "no root recorded"), "no root recorded");
     assert_eq!(fs::read_dir(&f.dir).unwrap().count(), 1);
+}
+
+/// The kept text of version `id`.
+fn kept(ix: &Index, id: u32) -> Kept {
+    ix.text(id).unwrap()
+}
+
+#[test]
+fn every_version_keeps_its_text_once_per_content() {
+    let f = Fixture::new("texts");
+    let (v1, v2) = (text(1, 300), text(2, 300));
+    f.write("a.md", &v1, 10);
+    let (ix, _, _) = f.run(params());
+    let one = ix.texts_bytes();
+    assert!(one > 0 && one < v1.len() as u64, "compressed: {one}");
+    drop(ix);
+    f.write("a.md", &v2, 20);
+    let (ix, _, _) = f.run(params());
+    let two = ix.texts_bytes();
+    assert!(two > one);
+    drop(ix);
+    // Back to the first words: a third version, but no new stored text.
+    f.write("a.md", &v1, 30);
+    let (ix, report, _) = f.run(params());
+    assert_eq!(report.new_versions, 1);
+    assert_eq!(ix.texts_bytes(), two, "the same content is stored once");
+    assert_eq!(kept(&ix, 0), Kept::Text(v1.clone().into_bytes()));
+    assert_eq!(kept(&ix, 1), Kept::Text(v2.clone().into_bytes()));
+    assert_eq!(kept(&ix, 2), Kept::Text(v1.clone().into_bytes()));
+    drop(ix);
+    // Gone from the folder, its words stay.
+    fs::remove_file(f.root.join("a.md")).unwrap();
+    let (ix, report, _) = f.run(params());
+    assert_eq!(report.deleted, 1);
+    assert_eq!(kept(&ix, 1), Kept::Text(v2.into_bytes()));
+}
+
+#[test]
+fn the_history_budget_drops_the_oldest_texts_and_zero_keeps_none() {
+    let f = Fixture::new("budget");
+    // Ten versions of one page, then a second page.
+    for i in 0..10 {
+        f.write("a.md", &text(100 + i, 400), 10 + i);
+        let (ix, _, _) = f.run(params());
+        drop(ix);
+    }
+    f.write("b.md", &text(7, 400), 100);
+    let (mut ix, _, _) = f.run(params());
+    let all = ix.texts_bytes();
+    // Room for about a third: the oldest versions of a go, both live pages stay.
+    ix.set_history_budget(all / 3).unwrap();
+    assert!(ix.texts_bytes() <= all / 3);
+    let state: Vec<bool> = (0..11)
+        .map(|id| matches!(kept(&ix, id), Kept::Text(_)))
+        .collect();
+    let first_kept = state.iter().position(|&k| k).unwrap();
+    assert!(first_kept >= 5, "{state:?}");
+    assert!(
+        state[first_kept..].iter().all(|&k| k),
+        "oldest first: {state:?}"
+    );
+    assert_eq!(kept(&ix, 0), Kept::Dropped);
+    drop(ix);
+
+    // Budget 0: nothing is kept, and no file is read for it.
+    let g = Fixture::new("budget0");
+    g.write("c.md", &text(3, 100), 10);
+    let (mut ix, _) = g.open(params());
+    ix.set_history_budget(0).unwrap();
+    let walk = source::walk(&g.root, &Filter::default_patterns()).unwrap();
+    ix.reconcile(walk, MAX, Order::Mtime, &mut Quiet).unwrap();
+    assert_eq!((ix.texts_bytes(), kept(&ix, 0)), (0, Kept::Never));
+    let walk = source::walk(&g.root, &Filter::default_patterns()).unwrap();
+    let report = ix.reconcile(walk, MAX, Order::Mtime, &mut Quiet).unwrap();
+    assert_eq!(report.files_read, 0);
+    drop(ix);
+    // A budget again: the live page's text is read and kept at the next walk.
+    let (_, report, _) = g.run(params());
+    assert_eq!(report.files_read, 1);
+}
+
+#[test]
+fn the_settings_key_reads_back_as_the_settings() {
+    use crate::origin::{Estimation, Eviction, Ties};
+    let p = Params {
+        k: 5,
+        selector: Selector::NWin(8),
+        table_size: TableSize::Bytes(12 << 10),
+        bucket_entries: 16,
+        eviction: Eviction::Cc,
+        ties: Ties::Newest,
+        estimation: Estimation::Nb,
+        bridge_limit: 7,
+        seed: 42,
+    };
+    assert_eq!(params_from_key(&params_key(&p)), Some(p));
+    assert_eq!(
+        params_from_key(&params_key(&Params::default())),
+        Some(Params::default())
+    );
+    assert_eq!(params_from_key("k=8"), None, "all nine or nothing");
+    assert_eq!(params_from_key(&params_key(&p).replace("cc", "zz")), None);
 }

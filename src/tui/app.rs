@@ -27,6 +27,8 @@ pub enum Msg {
     /// Nothing happened, but look again (the input thread's wake-up after a
     /// panic elsewhere restored the terminal).
     Tick,
+    /// Adopted settings were saved in the config file (the file), or not.
+    Saved(Result<std::path::PathBuf, String>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +96,8 @@ pub struct App {
     pub help_scroll: usize,
     /// An event opened in full (a notice or an error too long for its row).
     pub event_detail: Option<String>,
+    /// The list of the shown page's versions, when open.
+    pub versions: Option<Cursor>,
     pub input: Option<Input>,
     /// A filter typed but not yet applied (see [`update_all`]).
     pub(super) pending_filter: Option<String>,
@@ -117,6 +121,7 @@ impl App {
             help: false,
             help_scroll: 0,
             event_detail: None,
+            versions: None,
             input: None,
             pending_filter: None,
             docs: DocList::new(matcher),
@@ -213,6 +218,11 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
         Msg::Input(_) => {}
         Msg::Engine(u) => engine(app, u),
         Msg::Tick => {}
+        Msg::Saved(r) => {
+            if let Some(p) = app.tune.save.take() {
+                app.event_detail = app.tune.saved(r, &p);
+            }
+        }
     }
 }
 

@@ -16,6 +16,9 @@ pub struct ClusterState {
     requested: Option<(u32, u32)>,
     /// First line of both sides of the comparison.
     pub scroll: usize,
+    /// The pane the comparison was asked from (two versions of a page,
+    /// from Origin): closing it goes back there.
+    pub return_to: Option<super::app::Tab>,
 }
 
 impl ClusterState {
@@ -34,9 +37,11 @@ impl ClusterState {
         true
     }
 
-    pub(crate) fn close(&mut self) {
+    /// Close the comparison; the pane it was asked from, if not this one.
+    pub(crate) fn close(&mut self) -> Option<super::app::Tab> {
         self.compare = None;
         self.requested = None;
+        self.return_to.take()
     }
 
     /// A new cluster was selected: its pairs start at the top.

@@ -22,6 +22,17 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
         app.input = typing(app, input, k);
         return;
     }
+    // Adopt asks first: enter or y adopts, s adopts and saves, esc or n not.
+    if app.tune.confirm.is_some() {
+        let (adopt, save) = match k.code {
+            KeyCode::Enter | KeyCode::Char('y') => (true, false),
+            KeyCode::Char('s') => (true, true),
+            KeyCode::Esc | KeyCode::Char('n') => (false, false),
+            _ => return,
+        };
+        out.extend(app.tune.answer(adopt, save));
+        return;
+    }
     let Some(action) = app.keymap.action(&k) else {
         return;
     };
@@ -32,6 +43,9 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
             _ => {}
         }
         return;
+    }
+    if app.versions.is_some() {
+        return super::versions::key(app, action, out);
     }
     if app.help {
         let s = &mut app.help_scroll;
@@ -219,6 +233,10 @@ fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Select => app.origin.jump(),
         Action::Back => app.origin.go_back(),
         Action::Exact => app.origin.toggle_exact(),
+        Action::Versions => {
+            super::versions::open(app);
+            None
+        }
         Action::NextBlock | Action::PrevBlock => {
             app.origin.step_block(action == Action::NextBlock, h);
             None
@@ -244,7 +262,11 @@ fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
                 out.push(app.clusters.compare(a, b));
             }
         }
-        Action::Back if app.clusters.compare.is_some() => app.clusters.close(),
+        Action::Back if app.clusters.compare.is_some() => {
+            if let Some(tab) = app.clusters.close() {
+                app.tab = tab;
+            }
+        }
         Action::Back => app.clusters.on_pairs = false,
         _ => {}
     }
@@ -267,7 +289,10 @@ fn tune_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
             let cmd = match action {
                 Action::Apply => app.tune.compare(&snap),
                 Action::Sweep => app.tune.sweep(&snap),
-                _ => app.tune.adopt(&snap),
+                _ => {
+                    app.tune.adopt(&snap);
+                    None
+                }
             };
             out.extend(cmd);
         }

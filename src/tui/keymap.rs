@@ -40,10 +40,12 @@ pub(crate) enum Action {
     Sweep,
     Adopt,
     Rescan,
+    Versions,
+    CompareVersion,
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 30] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 32] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -74,6 +76,12 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 30] = [
     (Action::Sweep, "sweep", "sweep table sizes"),
     (Action::Adopt, "adopt", "make tuned settings live"),
     (Action::Rescan, "rescan", "rescan the folder"),
+    (Action::Versions, "versions", "versions of the page shown"),
+    (
+        Action::CompareVersion,
+        "compare_version",
+        "compare a version with the one shown",
+    ),
 ];
 
 impl Action {

@@ -22,6 +22,7 @@ pub(crate) mod scroll;
 pub(crate) mod terminal;
 pub mod theme;
 pub(crate) mod tune;
+pub(crate) mod versions;
 
 #[cfg(test)]
 mod tests;
@@ -61,6 +62,8 @@ pub fn run(opts: Options) -> Result<(), String> {
     );
     // The configured settings until the engine reports the live ones.
     app.tune.fill(&opts.config.params());
+    app.tune.config_file = opts.config.file.clone();
+    app.tune.flags = opts.config.flags.clone();
 
     let (tx, rx) = mpsc::channel::<Msg>();
     let stop = Arc::new(AtomicBool::new(false));
@@ -125,6 +128,14 @@ fn ui_loop(
         dirty |= !batch.is_empty();
         for c in update_all(app, batch) {
             engine.send(c);
+        }
+        // Saving adopted settings is the one write the view makes.
+        if let Some(p) = app.tune.save {
+            let r = match &app.tune.config_file {
+                Some(file) => crate::config::save_params(file, &p).map_err(|e| e.to_string()),
+                None => Err("no config folder (HOME is not set); use --config FILE".into()),
+            };
+            update(app, Msg::Saved(r));
         }
         if app.quit {
             return Ok(());

@@ -83,6 +83,17 @@ pub struct TuneState {
     pub kind: Option<RunKind>,
     /// The latest update of the current generation.
     pub update: Option<ShadowUpdate>,
+    /// Settings to adopt once the person says yes.
+    pub confirm: Option<Params>,
+    /// Adopted settings to save into the config file (the UI loop does it
+    /// and answers with [`super::app::Msg::Saved`]).
+    pub save: Option<Params>,
+    /// What the last adopt did, for the form's status line.
+    pub message: Option<String>,
+    /// The config file adopted settings are saved in (None: no config folder).
+    pub config_file: Option<std::path::PathBuf>,
+    /// Engine settings given as flags: they outrank the saved file.
+    pub flags: Vec<&'static str>,
 }
 
 impl TuneState {
@@ -202,8 +213,67 @@ impl TuneState {
         Some(self.start(RunKind::Sweep { sizes, selectors }, runs))
     }
 
-    pub(crate) fn adopt(&mut self, snap: &Snapshot) -> Option<Command> {
-        self.checked(snap).map(Command::Adopt)
+    /// Ask before adopting: the form's settings wait for a yes.
+    pub(crate) fn adopt(&mut self, snap: &Snapshot) {
+        self.confirm = self.checked(snap);
+        self.message = None;
+    }
+
+    /// The person's answer to [`TuneState::adopt`]: adopt (and save), or not.
+    pub(crate) fn answer(&mut self, adopt: bool, save: bool) -> Option<Command> {
+        let p = self.confirm.take()?;
+        if !adopt {
+            return None;
+        }
+        self.message = Some(if save {
+            self.save = Some(p);
+            "adopted; saving…".to_string()
+        } else {
+            match &self.config_file {
+                Some(f) => format!("adopted for this session (not saved in {})", f.display()),
+                None => "adopted for this session".to_string(),
+            }
+        });
+        Some(Command::Adopt(p))
+    }
+
+    /// "--table-size outranks" (or "--k --seed outrank"): the flags given,
+    /// which the saved file cannot override; None without any.
+    pub(crate) fn outranking(&self) -> Option<String> {
+        let flags: Vec<String> = (self.flags.iter())
+            .map(|f| format!("--{}", f.replace('_', "-")))
+            .collect();
+        match flags.len() {
+            0 => None,
+            1 => Some(format!("{} outranks", flags[0])),
+            _ => Some(format!("{} outrank", flags.join(" "))),
+        }
+    }
+
+    /// The save's outcome; on failure, the lines to paste instead.
+    pub(crate) fn saved(
+        &mut self,
+        r: Result<std::path::PathBuf, String>,
+        p: &Params,
+    ) -> Option<String> {
+        match r {
+            Ok(file) => {
+                let mut m = format!("adopted and saved in {}", file.display());
+                if let Some(flags) = self.outranking() {
+                    m.push_str(&format!(" (but {flags} the file: start without)"));
+                }
+                self.message = Some(m);
+                None
+            }
+            Err(e) => {
+                self.message = Some(format!("adopted; not saved: {e}"));
+                Some(format!(
+                    "Not saved ({e}). To keep these settings, put these lines at the top of \
+                     a config file (before any [table]):\n\n{}",
+                    crate::config::snippet(p)
+                ))
+            }
+        }
     }
 
     /// Keep an update of the current generation; drop older ones.
@@ -226,6 +296,7 @@ impl TuneState {
     }
 
     fn start(&mut self, kind: RunKind, runs: Vec<Params>) -> Command {
+        self.message = None;
         self.generation += 1;
         self.kind = Some(kind);
         self.update = None;

@@ -3,8 +3,10 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
 
 use super::{block, styled_line, token_bytes};
 use crate::engine::Side;
@@ -109,24 +111,48 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             f.render_widget(hint, c.left.union(c.right));
         }
         Some(v) => {
-            let sim = format!(" · similarity {:.3} ", v.similarity);
-            side(&v.a, &sim, st.scroll, theme, c.left, f);
-            side(&v.b, &sim, st.scroll, theme, c.right, f);
+            // Both sides' paths keep what tells them apart.
+            let keep = paths::tails(&[&v.a.path, &v.b.path]);
+            side(&v.a, v.similarity, keep[0], st.scroll, theme, c.left, f);
+            side(&v.b, v.similarity, keep[1], st.scroll, theme, c.right, f);
         }
     }
 }
 
 /// One document of a comparison, shared passages marked.
-fn side(s: &Side, sim: &str, scroll: usize, theme: &Theme, area: Rect, f: &mut Frame) {
+fn side(
+    s: &Side,
+    similarity: f64,
+    keep: usize,
+    scroll: usize,
+    theme: &Theme,
+    area: Rect,
+    f: &mut Frame,
+) {
     let inner = layout::inner(area);
-    let title = format!(" {}{sim}", s.path);
+    // The word "similarity" goes before the figure, the path's middle last.
+    let room = inner.width as usize;
+    let long = format!(" · similarity {similarity:.3} ");
+    let version = format!(" v{}", s.version);
+    let shown = crate::source::name::display(&s.path);
+    let whole = 1 + shown.width() + version.len() + long.len();
+    let sim = if whole <= room {
+        long
+    } else {
+        format!(" · {similarity:.3} ")
+    };
+    let suffix = format!("{version}{sim}");
+    let title = format!(" {}", paths::fit(&s.path, &suffix, room - 1, keep));
     let body = match &s.text {
         Err(why) => Paragraph::new(Line::styled(why.as_str(), theme.error)),
         Ok(text) => {
-            let shared: Vec<_> = s
-                .shared
-                .iter()
-                .filter_map(|&(a, b)| Some((token_bytes(&s.spans, a..b)?, theme.shared)))
+            // Shared passages in their colour; what the other lacks in bold.
+            let changed = theme.base.add_modifier(Modifier::BOLD);
+            let shared: Vec<_> = changed_ranges(&s.shared, s.spans.len() as u32)
+                .into_iter()
+                .map(|r| (r, changed))
+                .chain(s.shared.iter().map(|&(a, b)| (a..b, theme.shared)))
+                .filter_map(|(r, style)| Some((token_bytes(&s.spans, r)?, style)))
                 .collect();
             let lines = wrap(text, inner.width.max(1) as usize);
             let lines: Vec<Line> = lines
@@ -139,4 +165,36 @@ fn side(s: &Side, sim: &str, scroll: usize, theme: &Theme, area: Rect, f: &mut F
         }
     };
     f.render_widget(body.block(block(theme, title, false)), area);
+}
+
+/// The token ranges of `0..tokens` outside the (sorted, merged) `shared`.
+fn changed_ranges(shared: &[(u32, u32)], tokens: u32) -> Vec<std::ops::Range<u32>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &(a, b) in shared {
+        if a > at {
+            out.push(at..a.min(tokens));
+        }
+        at = at.max(b);
+    }
+    if at < tokens {
+        out.push(at..tokens);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changed_ranges;
+
+    #[test]
+    fn changed_is_what_is_not_shared() {
+        assert_eq!(
+            changed_ranges(&[(2, 5), (5, 7), (9, 10)], 12),
+            [0..2, 7..9, 10..12]
+        );
+        assert_eq!(changed_ranges(&[], 3), vec![0..3]);
+        assert_eq!(changed_ranges(&[(0, 3)], 3), []);
+        assert_eq!(changed_ranges(&[], 0), []);
+    }
 }

@@ -9,6 +9,7 @@ pub(crate) mod origin;
 pub(crate) mod status;
 pub mod table;
 pub(crate) mod tune;
+pub(crate) mod versions;
 
 use std::ops::Range;
 
@@ -35,6 +36,12 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
         Tab::Events => events::render(app, theme, s.body, f),
     }
     status::footer(app, theme, s.footer, f);
+    if app.versions.is_some() {
+        versions::render(app, theme, s.body, f);
+    }
+    if app.tune.confirm.is_some() {
+        tune::confirm(app, theme, s.body, f);
+    }
     if let Some(text) = &app.event_detail {
         events::detail(text, theme, f.area(), f);
     }

@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{block, styled_line, token_bytes};
+use crate::engine::VersionStatus;
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::paths;
@@ -29,7 +30,17 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         return;
     };
     let mode = if view.exact { "exact" } else { "estimated" };
-    let title = format!(" {} v{} · {mode} ", view.path, view.version);
+    // An earlier version or a deleted page says so: its text is from the index.
+    let status = match view.status {
+        VersionStatus::Live => String::new(),
+        VersionStatus::Replaced { latest } => format!(" · replaced by v{latest}"),
+        VersionStatus::Deleted => " · deleted".to_string(),
+    };
+    let title = Line::from(vec![
+        Span::raw(format!(" {} v{}", view.path, view.version)),
+        Span::styled(status, theme.warning),
+        Span::raw(format!(" · {mode} ")),
+    ]);
     let inner = layout::inner(text_area);
     let body = match &view.text {
         Err(why) => Paragraph::new(Line::styled(why.as_str(), theme.error)),

@@ -136,6 +136,7 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
             (Action::NextBlock, "next block"),
             (Action::Select, "jump to origin"),
             (Action::Back, "back"),
+            (Action::Versions, "versions"),
             (Action::Exact, "exact/estimate"),
         ],
         Tab::Clusters => &[

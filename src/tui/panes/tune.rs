@@ -76,6 +76,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let update = t.update.as_ref();
     if let Some(e) = t.error.as_ref().or(update.and_then(|u| u.error.as_ref())) {
         f.render_widget(Line::styled(format!(" {e}"), theme.error), a.progress);
+    } else if let Some(m) = &t.message {
+        f.render_widget(Line::styled(format!(" {m}"), theme.good), a.progress);
     } else if t.kind.is_some() {
         let (done, total) = update.map_or((0, 1), |u| (u.done, u.total.max(1)));
         let state = if t.running() { "replaying" } else { "done" };
@@ -104,6 +106,108 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             sweep(results, sizes, selectors, theme, a.results, f)
         }
     }
+}
+
+/// Adopt's question over the pane: what changes, what it costs, the keys.
+pub(crate) fn confirm(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let (Some(p), Some(snap)) = (&app.tune.confirm, &app.snapshot) else {
+        return;
+    };
+    let live = &snap.params;
+    let mut lines = vec![Line::styled(" Make these the live settings?", theme.title)];
+    let changes: [(&str, String, String); 6] = [
+        (
+            "table size",
+            live.table_size.to_string(),
+            p.table_size.to_string(),
+        ),
+        (
+            "selector",
+            live.selector.to_string(),
+            p.selector.to_string(),
+        ),
+        (
+            "eviction",
+            live.eviction.to_string(),
+            p.eviction.to_string(),
+        ),
+        (
+            "estimation",
+            live.estimation.to_string(),
+            p.estimation.to_string(),
+        ),
+        (
+            "bridge limit",
+            live.bridge_limit.to_string(),
+            p.bridge_limit.to_string(),
+        ),
+        ("k", live.k.to_string(), p.k.to_string()),
+    ];
+    let mut any = false;
+    for (name, was, now) in changes.iter().filter(|c| c.1 != c.2) {
+        any = true;
+        lines.push(Line::from(vec![
+            Span::styled(format!("   {name:<13}"), theme.header),
+            Span::styled(was.clone(), theme.muted),
+            Span::raw(" → "),
+            Span::styled(now.clone(), theme.key),
+        ]));
+    }
+    if !any {
+        lines.push(Line::styled(
+            "   (the same as the live settings)",
+            theme.muted,
+        ));
+    }
+    lines.push(Line::raw(format!(
+        " The index's {} versions are re-processed with them from cached \
+         fingerprints; no file is read.",
+        count(snap.versions)
+    )));
+    lines.push(Line::default());
+    let file = app.tune.config_file.as_ref().map_or_else(
+        || "a config file (none found)".to_string(),
+        |f| f.display().to_string(),
+    );
+    lines.push(Line::from(vec![
+        Span::styled(" enter", theme.key),
+        Span::raw(" adopt   "),
+        Span::styled("s", theme.key),
+        Span::raw(format!(" adopt and save in {file}   ")),
+        Span::styled("esc", theme.key),
+        Span::raw(" cancel"),
+    ]));
+    if let Some(flags) = app.tune.outranking() {
+        lines.push(Line::styled(
+            format!(" Given on the command line, {flags} the file."),
+            theme.warning,
+        ));
+    }
+    let popup = crate::tui::help::popup(area);
+    let width = popup.width.saturating_sub(2) as usize;
+    let wrapped: Vec<Line> = lines
+        .into_iter()
+        .flat_map(|l| {
+            if l.width() <= width {
+                vec![l]
+            } else {
+                let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+                crate::tui::help::wrap(&text, width.max(1))
+                    .into_iter()
+                    .map(|t| Line::styled(t, l.style))
+                    .collect()
+            }
+        })
+        .collect();
+    let h = (wrapped.len() as u16 + 2).min(popup.height);
+    let popup = Rect { height: h, ..popup };
+    f.render_widget(ratatui::widgets::Clear, popup);
+    f.render_widget(
+        Paragraph::new(wrapped)
+            .block(block(theme, " Adopt ", true))
+            .style(theme.base),
+        popup,
+    );
 }
 
 /// A run's settings, the selector and size (what sweeps vary) first.

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use crate::engine::{
     Cluster, CompareView, DocRow, Event, EventKind, LegendEntry, OriginView, Progress,
-    ShadowResult, ShadowUpdate, Side, Snapshot, TableStats, Target, Watching,
+    ShadowResult, ShadowUpdate, Side, Snapshot, TableStats, Target, VersionInfo, VersionStatus,
+    Watching,
 };
 use crate::origin::table::paper_sizes;
 use crate::origin::{Params, Run, Selector, TableSize};
@@ -270,6 +271,14 @@ pub(crate) fn origin_view(exact: bool) -> OriginView {
         id: V2_INSTALL,
         path: "v2/installation.md".into(),
         version: 2,
+        status: VersionStatus::Live,
+        versions: vec![VersionInfo {
+            id: V2_INSTALL,
+            version: 2,
+            tokens: n,
+            fresh_percent: share(12),
+            text_kept: true,
+        }],
         exact,
         text: Ok(V2_TEXT.to_string()),
         spans,
@@ -287,6 +296,14 @@ pub(crate) fn v1_view() -> OriginView {
         id: V1_INSTALL,
         path: "v1/installation.md".into(),
         version: 1,
+        status: VersionStatus::Live,
+        versions: vec![VersionInfo {
+            id: V1_INSTALL,
+            version: 1,
+            tokens: n,
+            fresh_percent: 100.0,
+            text_kept: true,
+        }],
         exact: false,
         text: Ok(V1_TEXT.to_string()),
         spans,
@@ -305,6 +322,23 @@ pub(crate) fn v1_view() -> OriginView {
     }
 }
 
+/// Version 2 of v2/installation.md when a third has replaced it: its
+/// versions listed, the first of them too old to have its text kept.
+pub(crate) fn versions_view() -> OriginView {
+    let mut v = origin_view(false);
+    v.status = VersionStatus::Replaced { latest: 3 };
+    let mut first = v.versions[0].clone();
+    (first.id, first.version, first.text_kept) = (VERSION_1, 1, false);
+    let mut third = v.versions[0].clone();
+    (third.id, third.version, third.fresh_percent) = (VERSION_3, 3, 2.5);
+    v.versions = vec![first, v.versions[0].clone(), third];
+    v
+}
+
+/// Ids of the other versions in [`versions_view`].
+pub(crate) const VERSION_1: u32 = 3;
+pub(crate) const VERSION_3: u32 = 28;
+
 pub(crate) fn compare_view() -> CompareView {
     let side = |id, path: &str, text: &str| {
         let spans = spans(text);
@@ -312,6 +346,7 @@ pub(crate) fn compare_view() -> CompareView {
         Side {
             id,
             path: path.into(),
+            version: 1,
             text: Ok(text.to_string()),
             spans,
             shared: vec![(0, 40), (48, n * 2 / 3)],

@@ -145,6 +145,40 @@ fn help_overlay_and_filter_input() {
 }
 
 #[test]
+fn adopt_asks_first() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.tune.config_file = Some("/home/ana/.config/lineage/config.toml".into());
+        a.tune.flags = vec!["table_size"];
+        keys(&mut a, "5");
+        // The selector, one choice on.
+        keys(&mut a, "j");
+        press(&mut a, KeyCode::Right);
+        keys(&mut a, "A");
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("Make these the live settings?"), "{shown}");
+        assert!(shown.contains("--table-size"), "{shown}");
+        insta::assert_snapshot!(format!("adopt_{w}x{h}"), shown);
+    }
+}
+
+#[test]
+fn versions_of_a_replaced_page() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.origin.open(fixture::V2_INSTALL);
+        a.tab = crate::tui::app::Tab::Origin;
+        engine(&mut a, Update::Origin(Arc::new(fixture::versions_view())));
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("replaced by v3"), "{shown}");
+        keys(&mut a, "v");
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("text not kept") && shown.contains("current"));
+        insta::assert_snapshot!(format!("versions_{w}x{h}"), shown);
+    }
+}
+
+#[test]
 fn a_long_event_opens_in_full() {
     let mut a = app(40, 12);
     let mut s = (**a.snapshot.as_ref().unwrap()).clone();

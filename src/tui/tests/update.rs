@@ -358,26 +358,39 @@ fn sweep_asks_the_paper_sizes_for_two_selectors() {
     assert!(matches!(a.tune.kind, Some(RunKind::Sweep { .. })));
 }
 
-#[test]
-fn adopt_sends_the_typed_settings_and_not_invalid_ones() {
+/// The Tune form with `size` typed into its table size.
+fn tune_with_size(size: &str) -> crate::tui::App {
     let mut a = app(80, 24);
     keys(&mut a, "5");
-    // Type a table size into the first field.
     press(&mut a, KeyCode::Enter);
     for _ in 0..10 {
         press(&mut a, KeyCode::Backspace);
     }
-    keys(&mut a, "1MiB");
+    keys(&mut a, size);
     press(&mut a, KeyCode::Enter);
+    a
+}
+
+#[test]
+fn adopt_asks_then_sends_the_typed_settings_and_not_invalid_ones() {
+    let mut a = tune_with_size("1MiB");
     let live = a.snapshot.as_ref().unwrap().params;
-    let out = keys(&mut a, "A");
-    assert_eq!(
-        out,
-        [Command::Adopt(crate::origin::Params {
-            table_size: TableSize::Bytes(1 << 20),
-            ..live
-        })]
-    );
+    let tuned = crate::origin::Params {
+        table_size: TableSize::Bytes(1 << 20),
+        ..live
+    };
+    // A asks; esc (or n) leaves everything as it was.
+    assert_eq!(keys(&mut a, "A"), []);
+    assert_eq!(a.tune.confirm, Some(tuned));
+    assert_eq!(press(&mut a, KeyCode::Esc), []);
+    assert_eq!((a.tune.confirm, a.tab), (None, Tab::Tune));
+    // Keys other than the answers do nothing while it asks.
+    keys(&mut a, "A");
+    assert_eq!(keys(&mut a, "jq"), []);
+    assert!(!a.quit && a.tune.confirm.is_some());
+    assert_eq!(press(&mut a, KeyCode::Enter), [Command::Adopt(tuned)]);
+    assert!(a.tune.save.is_none(), "enter adopts without saving");
+    assert!(a.tune.message.as_ref().unwrap().contains("this session"));
     press(&mut a, KeyCode::Enter);
     keys(&mut a, "X");
     press(&mut a, KeyCode::Enter);
@@ -387,6 +400,7 @@ fn adopt_sends_the_typed_settings_and_not_invalid_ones() {
         a.tune.error
     );
     assert_eq!(keys(&mut a, "A"), []);
+    assert_eq!(a.tune.confirm, None, "invalid settings are not asked about");
     // Esc while typing leaves the field as it was.
     press(&mut a, KeyCode::Enter);
     keys(&mut a, "zz");
@@ -558,4 +572,93 @@ fn a_table_larger_than_memory_is_the_tune_forms_error() {
     assert!(err.contains("more than this machine's memory"), "{err}");
     a.tune.values[0] = "1MiB".into();
     assert!(a.tune.tuned(&live).is_ok());
+}
+
+#[test]
+fn versions_open_an_earlier_one_or_compare_it_and_come_back() {
+    use super::fixture::{VERSION_1, VERSION_3, versions_view};
+    let mut a = app(80, 24);
+    open_v2(&mut a);
+    let compare = fixture::compare_view;
+    engine(&mut a, Update::Origin(Arc::new(versions_view())));
+    keys(&mut a, "v");
+    assert_eq!(a.versions.map(|c| c.selected), Some(1), "on the one shown");
+    // Up to version 1 and open it; back returns to version 2.
+    press(&mut a, KeyCode::Up);
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Origin {
+            id: VERSION_1,
+            exact: false
+        }]
+    );
+    assert!(a.versions.is_none());
+    assert_eq!(a.origin.back.last().map(|b| b.0), Some(V2_INSTALL));
+    // Enter on the version shown only closes the list.
+    engine(&mut a, Update::Origin(Arc::new(versions_view())));
+    a.origin.open(V2_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(versions_view())));
+    keys(&mut a, "v");
+    assert!(press(&mut a, KeyCode::Enter).is_empty());
+    // Version 3 beside the one shown, the older on the left; esc comes back.
+    keys(&mut a, "vj");
+    assert_eq!(
+        keys(&mut a, "c"),
+        [Command::Compare {
+            a: V2_INSTALL.min(VERSION_3),
+            b: V2_INSTALL.max(VERSION_3)
+        }]
+    );
+    assert_eq!(a.tab, Tab::Clusters);
+    let mut c = compare();
+    (c.a.id, c.b.id) = (V2_INSTALL.min(VERSION_3), V2_INSTALL.max(VERSION_3));
+    engine(&mut a, Update::Compare(Arc::new(c)));
+    assert!(a.clusters.compare.is_some());
+    press(&mut a, KeyCode::Esc);
+    assert_eq!(a.tab, Tab::Origin, "back where the comparison was asked");
+    assert!(a.clusters.compare.is_none());
+    // A comparison asked in Clusters closes into Clusters.
+    keys(&mut a, "v");
+    press(&mut a, KeyCode::Esc);
+    assert!(a.versions.is_none(), "esc closes the list");
+}
+
+#[test]
+fn s_adopts_and_saves_and_a_failed_save_shows_what_to_paste() {
+    let mut a = tune_with_size("12KiB");
+    a.tune.config_file = Some("/home/ana/.config/lineage/config.toml".into());
+    a.tune.flags = vec!["table_size"];
+    keys(&mut a, "A");
+    let out = keys(&mut a, "s");
+    let Some(Command::Adopt(p)) = out.first().cloned() else {
+        panic!("{out:?}")
+    };
+    assert_eq!(p.table_size, TableSize::Bytes(12 << 10));
+    assert_eq!(a.tune.save, Some(p), "the UI loop saves it");
+    // Saved: the message names the file and the flag that outranks it.
+    update(
+        &mut a,
+        Msg::Saved(Ok("/home/ana/dotfiles/lineage.toml".into())),
+    );
+    let m = a.tune.message.clone().unwrap();
+    assert!(
+        m.contains("saved in /home/ana/dotfiles/lineage.toml"),
+        "{m}"
+    );
+    assert!(m.contains("--table-size"), "{m}");
+    assert!(a.tune.save.is_none() && a.event_detail.is_none());
+    // Not saved: why, and the lines to paste instead, opened in full.
+    keys(&mut a, "A");
+    keys(&mut a, "s");
+    update(&mut a, Msg::Saved(Err("cannot write it: disk full".into())));
+    assert!(
+        a.tune
+            .message
+            .as_ref()
+            .unwrap()
+            .contains("not saved: cannot write it")
+    );
+    let detail = a.event_detail.clone().unwrap();
+    assert!(detail.contains("table_size = \"12KiB\""), "{detail}");
+    assert!(detail.contains("selector = \"nhs\""), "{detail}");
 }

@@ -1,0 +1,314 @@
+//! `lineage explain ROOT PATH`: one document's origin breakdown from the
+//! index, as the Origin pane shows it: its passages in order, each new or
+//! copied from an earlier version, with the origin's own words.
+//!
+//! The index is brought up to date first (a walk: unchanged files are not
+//! read), with the settings it was built with; if a running lineage holds
+//! it, that process keeps it current and explain reads what it committed.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::Serialize;
+
+use super::index::Stderr;
+use super::show::show;
+use super::{Fatal, PathJson, SourceArgs, StoreArgs};
+use crate::config::Config;
+use crate::engine::query::{self, Row};
+use crate::engine::{OriginView, VersionStatus};
+use crate::index::{self, Index, IndexError, Read, ReadOnly};
+use crate::source::{self, Filter};
+
+#[derive(Args, Debug)]
+pub(super) struct ExplainArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// The document: its path under ROOT (as `scan` and the TUI name it),
+    /// or a path to it from here. A deleted page is found by its old path.
+    path: PathBuf,
+    /// Which of its versions (1 is its first) [default: the latest].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    version: Option<u32>,
+    /// The exact origins (the earliest version holding each shingle) instead
+    /// of the estimate the index recorded with its settings.
+    #[arg(long)]
+    exact: bool,
+    /// Print `lineage-explain/1` JSON (docs/formats.md §6) instead of text.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+pub(super) fn run(args: ExplainArgs, mut config: Config) -> Result<(), Fatal> {
+    args.source.apply(&mut config);
+    args.store.apply(&mut config);
+    config.validate()?;
+    let root = args.source.root.as_path();
+    source::check_root(root)?;
+    let dir = args.store.dir(root, &config)?;
+    match update(root, &dir, &config) {
+        Ok(()) | Err(IndexError::Locked(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let ix = ReadOnly::open(&dir)?;
+    let rows = query::rows(&ix)?;
+    let name = document_name(root, &args.path);
+    let id = pick(&rows, &name, args.version)?;
+    let view = query::origin_view(&ix, &rows, id, args.exact)?;
+    let explained = Explained::new(&ix, &rows, &view);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if args.json {
+        serde_json::to_writer(&mut out, &explained.json(&ix))?;
+        writeln!(out)?;
+    } else {
+        explained.text(&ix, &mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Bring the index of `root` up to date with the settings it has (a new
+/// index: the configured ones), so nothing is re-processed.
+fn update(root: &Path, dir: &Path, config: &Config) -> Result<(), IndexError> {
+    let params = ReadOnly::open(dir).map_or(config.params(), |r| *r.params());
+    let filter = Filter::new(&config.include, &config.exclude)
+        .map_err(|e| IndexError::Location(e.to_string()))?;
+    let mut obs = Stderr::new();
+    let mut ix = Index::open(root, dir, params, &mut obs)?;
+    ix.set_history_budget(config.history_budget.0)?;
+    let walk = source::walk_with(root, &filter, config.walk_options())
+        .map_err(|e| IndexError::Location(e.to_string()))?;
+    ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
+    obs.clear();
+    Ok(())
+}
+
+/// The document's name in the index: `path` relative to the root, whether
+/// given from the root or from here (an existing file under the root).
+fn document_name(root: &Path, path: &Path) -> String {
+    let inside = std::fs::canonicalize(path)
+        .ok()
+        .zip(std::fs::canonicalize(root).ok())
+        .and_then(|(p, r)| p.strip_prefix(&r).ok().map(Path::to_path_buf));
+    let rel = inside.unwrap_or_else(|| {
+        path.components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect()
+    });
+    source::name::of_os(rel.as_os_str()).into_owned()
+}
+
+/// The version id of `name`'s version `version` (the latest if None).
+fn pick(rows: &[Row], name: &str, version: Option<u32>) -> Result<u32, Fatal> {
+    let versions: Vec<(u32, u32)> = (rows.iter().enumerate())
+        .filter(|(_, r)| r.path == name)
+        .map(|(id, r)| (id as u32, r.version))
+        .collect();
+    let shown = show(name);
+    let Some(&(latest, last)) = versions.iter().max_by_key(|v| v.1) else {
+        return Err(Fatal(format!(
+            "{shown} is not a document of this index (see `lineage index ROOT --documents`)"
+        )));
+    };
+    match version {
+        None => Ok(latest),
+        Some(n) => versions
+            .iter()
+            .find(|v| v.1 == n)
+            .map(|v| v.0)
+            .ok_or_else(|| Fatal(format!("{shown} has versions 1 to {last}, not {n}"))),
+    }
+}
+
+/// A document's passages with their origins' words.
+struct Explained<'a> {
+    view: &'a OriginView,
+    rows: &'a [Row],
+    passages: Vec<Passage>,
+}
+
+struct Passage {
+    tokens: (u32, u32),
+    text: Option<String>,
+    /// Version id of the origin; None for new text.
+    origin: Option<u32>,
+    origin_text: Option<String>,
+}
+
+impl<'a> Explained<'a> {
+    fn new(ix: &impl Read, rows: &'a [Row], view: &'a OriginView) -> Explained<'a> {
+        // Each origin's text and token spans, read once.
+        type Text = (Option<String>, Vec<(u32, u32)>);
+        let mut origins: HashMap<u32, Text> = HashMap::new();
+        let passages = (view.runs.iter().zip(&view.targets))
+            .map(|(r, target)| {
+                let origin = r.origin.filter(|&o| o != view.id);
+                let origin_text = target.and_then(|t| {
+                    let (text, spans) = origins.entry(t.id).or_insert_with(|| {
+                        let (text, spans) = query::text_of(ix, rows, t.id);
+                        (text.ok(), spans)
+                    });
+                    let len = r.end - r.start;
+                    slice(text.as_deref()?, spans, t.token, t.token + len)
+                });
+                Passage {
+                    tokens: (r.start, r.end),
+                    text: view
+                        .text
+                        .as_deref()
+                        .ok()
+                        .and_then(|t| slice(t, &view.spans, r.start, r.end)),
+                    origin,
+                    origin_text,
+                }
+            })
+            .collect();
+        Explained {
+            view,
+            rows,
+            passages,
+        }
+    }
+
+    fn name(&self, id: u32) -> String {
+        let r = &self.rows[id as usize];
+        format!("{} v{}", show(&r.path), r.version)
+    }
+
+    fn text(&self, ix: &impl Read, out: &mut impl Write) -> std::io::Result<()> {
+        let v = self.view;
+        let status = match v.status {
+            VersionStatus::Live => "live".to_string(),
+            VersionStatus::Replaced { latest } => format!("replaced by v{latest}"),
+            VersionStatus::Deleted => "deleted".to_string(),
+        };
+        let p = ix.params();
+        let how = if v.exact {
+            "exact".to_string()
+        } else {
+            format!(
+                "estimated ({} {} {} k={})",
+                p.selector, p.eviction, p.estimation, p.k
+            )
+        };
+        let tokens = v
+            .spans
+            .len()
+            .max(self.passages.last().map_or(0, |p| p.tokens.1 as usize));
+        writeln!(
+            out,
+            "{}, version {} ({status}), {tokens} tokens, {how}",
+            show(&v.path),
+            v.version
+        )?;
+        if let Err(why) = &v.text {
+            writeln!(out, "text not shown: {}", show(why))?;
+        }
+        writeln!(out, "origins:")?;
+        for e in &v.legend {
+            let who = if e.origin == v.id {
+                "new text".to_string()
+            } else {
+                self.name(e.origin)
+            };
+            writeln!(out, "  {:5.1} %  {who}", e.percent)?;
+        }
+        for p in &self.passages {
+            let from = match p.origin {
+                Some(o) => format!("from {}", self.name(o)),
+                None => "new".to_string(),
+            };
+            writeln!(out, "\ntokens {}–{} {from}", p.tokens.0, p.tokens.1)?;
+            for line in p.text.as_deref().unwrap_or("").lines() {
+                writeln!(out, "  │ {}", show(line))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn json(&self, ix: &impl Read) -> ExplainJson {
+        let v = self.view;
+        let version_json = |id: u32| {
+            let r = &self.rows[id as usize];
+            VersionJson {
+                path: PathJson::new(&r.path),
+                version: r.version,
+            }
+        };
+        ExplainJson {
+            format: "lineage-explain/1",
+            path: PathJson::new(&v.path),
+            version: v.version,
+            status: match v.status {
+                VersionStatus::Live => "live",
+                VersionStatus::Replaced { .. } => "replaced",
+                VersionStatus::Deleted => "deleted",
+            },
+            exact: v.exact,
+            params: index::params_key(ix.params()),
+            text_error: v.text.as_ref().err().cloned(),
+            origins: (v.legend.iter())
+                .map(|e| OriginJson {
+                    origin: (e.origin != v.id).then(|| version_json(e.origin)),
+                    percent: e.percent,
+                })
+                .collect(),
+            passages: (self.passages.iter())
+                .map(|p| PassageJson {
+                    tokens: [p.tokens.0, p.tokens.1],
+                    text: p.text.clone(),
+                    origin: p.origin.map(version_json),
+                    origin_text: p.origin_text.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Tokens `start..end` of a text with token `spans`, as written there.
+fn slice(text: &str, spans: &[(u32, u32)], start: u32, end: u32) -> Option<String> {
+    let range = crate::tui::panes::token_bytes(spans, start..end)?;
+    text.get(range).map(str::to_string)
+}
+
+#[derive(Serialize)]
+struct ExplainJson {
+    format: &'static str,
+    #[serde(flatten)]
+    path: PathJson,
+    version: u32,
+    status: &'static str,
+    exact: bool,
+    params: String,
+    /// Why the text cannot be shown (passages then carry no text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text_error: Option<String>,
+    origins: Vec<OriginJson>,
+    passages: Vec<PassageJson>,
+}
+
+#[derive(Serialize)]
+struct VersionJson {
+    #[serde(flatten)]
+    path: PathJson,
+    version: u32,
+}
+
+#[derive(Serialize)]
+struct OriginJson {
+    /// None for the document's own new text.
+    origin: Option<VersionJson>,
+    percent: f64,
+}
+
+#[derive(Serialize)]
+struct PassageJson {
+    tokens: [u32; 2],
+    text: Option<String>,
+    origin: Option<VersionJson>,
+    origin_text: Option<String>,
+}

@@ -1,0 +1,74 @@
+//! The list of the shown page's versions, over the Origin pane.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::{block, count};
+use crate::engine::VersionStatus;
+use crate::tui::app::App;
+use crate::tui::keymap::Action;
+use crate::tui::theme::Theme;
+
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let (Some(c), Some(view)) = (app.versions, &app.origin.view) else {
+        return;
+    };
+    let popup = crate::tui::help::popup(area);
+    let height = popup.height.saturating_sub(4) as usize;
+    let latest = view.versions.last().map(|v| v.id);
+    let rows = c.window(view.versions.len(), height).map(|i| {
+        let v = &view.versions[i];
+        let mut note = Vec::new();
+        if v.id == view.id {
+            note.push("shown");
+        }
+        if Some(v.id) == latest {
+            note.push(match view.status {
+                VersionStatus::Deleted => "deleted",
+                _ => "current",
+            });
+        }
+        if !v.text_kept {
+            note.push("text not kept");
+        }
+        let line = Line::from(vec![
+            Span::styled(format!(" v{:<4}", v.version), theme.key),
+            Span::raw(format!(
+                "{:>9} tokens {:>6.1}% new  ",
+                count(u64::from(v.tokens)),
+                v.fresh_percent
+            )),
+            Span::styled(note.join(", "), theme.muted),
+        ]);
+        if i == c.selected {
+            line.style(theme.selected)
+        } else {
+            line
+        }
+    });
+    let k = |a| app.keymap.first(a);
+    let mut lines: Vec<Line> = rows.collect();
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        format!(
+            " {} open · {} compare with v{} · {} close",
+            k(Action::Select),
+            k(Action::CompareVersion),
+            view.version,
+            k(Action::Back)
+        ),
+        theme.muted,
+    ));
+    let title = format!(" Versions of {} ({}) ", view.path, view.versions.len());
+    let h = (lines.len() as u16 + 2).min(popup.height);
+    let popup = Rect { height: h, ..popup };
+    f.render_widget(Clear, popup);
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block(theme, title, true))
+            .style(theme.base),
+        popup,
+    );
+}

@@ -1,0 +1,67 @@
+//! The versions of the page shown in Origin, listed over it: open an
+//! earlier version (its text is kept by the index), or compare one with the
+//! version shown.
+
+use super::app::{App, Tab};
+use super::keymap::Action;
+use super::scroll::{Cursor, Move};
+use crate::engine::Command;
+
+/// Rows of the list that fit on screen (the overlay's inside).
+fn height(app: &App) -> usize {
+    super::help::popup(app.size).height.saturating_sub(4) as usize
+}
+
+/// Open the list on the version shown.
+pub(crate) fn open(app: &mut App) {
+    let Some(view) = &app.origin.view else { return };
+    let at = view.versions.iter().position(|v| v.id == view.id);
+    let mut c = Cursor::default();
+    c.apply(Move::To(at.unwrap_or(0)), view.versions.len(), height(app));
+    app.versions = Some(c);
+}
+
+/// A key while the list is open.
+pub(crate) fn key(app: &mut App, action: Action, out: &mut Vec<Command>) {
+    let (Some(mut c), Some(view)) = (app.versions, app.origin.view.clone()) else {
+        app.versions = None;
+        return;
+    };
+    let n = view.versions.len();
+    let h = height(app);
+    let chosen = view.versions.get(c.selected).map(|v| v.id);
+    match action {
+        Action::Up => c.apply(Move::By(-1), n, h),
+        Action::Down => c.apply(Move::By(1), n, h),
+        Action::PageUp => c.apply(Move::Page(-1), n, h),
+        Action::PageDown => c.apply(Move::Page(1), n, h),
+        Action::Top => c.apply(Move::Top, n, h),
+        Action::Bottom => c.apply(Move::Bottom, n, h),
+        Action::Select => {
+            app.versions = None;
+            if let Some(id) = chosen.filter(|&id| id != view.id) {
+                app.origin.back.push((view.id, app.origin.scroll));
+                out.push(app.origin.open(id));
+            }
+            return;
+        }
+        Action::CompareVersion => {
+            app.versions = None;
+            if let Some(id) = chosen.filter(|&id| id != view.id) {
+                // Older on the left.
+                let (a, b) = (id.min(view.id), id.max(view.id));
+                out.push(app.clusters.compare(a, b));
+                app.clusters.return_to = Some(Tab::Origin);
+                app.tab = Tab::Clusters;
+            }
+            return;
+        }
+        Action::Back | Action::Versions => {
+            app.versions = None;
+            return;
+        }
+        Action::Quit => app.quit = true,
+        _ => {}
+    }
+    app.versions = Some(c);
+}

@@ -1,0 +1,142 @@
+//! `lineage explain` end to end: the passages of a page and their origins'
+//! words, from an index it brings up to date, of any version, deleted pages
+//! too, and beside a running watcher that holds the index.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::{TempDir, text};
+use serde_json::Value;
+
+fn lineage<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .output()
+        .unwrap()
+}
+
+fn json<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) -> Value {
+    let out = lineage(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn explain_names_each_passage_and_its_origins_words_in_any_version() {
+    let dir = TempDir::new("explain");
+    let home = TempDir::new("explain-ix");
+    let ix = home.path().join("ix");
+    let (root, ix) = (dir.path().to_str().unwrap(), ix.to_str().unwrap());
+    let a = text(1, 300);
+    let words: Vec<&str> = a.split(' ').collect();
+    let copied = words[100..200].join(" ");
+    dir.write("a.md", &a);
+    let b = format!("{} {copied} {}", text(2, 40), text(3, 40));
+    dir.write("b.md", &b);
+    let base = ["explain", root, "--index", ix, "--order", "path", "--json"];
+    let with = |more: &[&'static str]| -> Vec<String> {
+        base.iter().chain(more).map(|s| s.to_string()).collect()
+    };
+
+    let e = json(&with(&["b.md"]));
+    assert_eq!(e["format"], "lineage-explain/1");
+    assert_eq!(
+        (e["path"].as_str(), e["version"].as_u64()),
+        (Some("b.md"), Some(1))
+    );
+    assert_eq!(e["status"], "live");
+    let passages = e["passages"].as_array().unwrap();
+    let from_a: Vec<&Value> = passages
+        .iter()
+        .filter(|p| p["origin"]["path"] == "a.md")
+        .collect();
+    assert_eq!(from_a.len(), 1, "{passages:?}");
+    // The copied passage's words are a's words, in b and in a.
+    let p = from_a[0];
+    assert!(copied.contains(p["text"].as_str().unwrap()), "{p}");
+    assert_eq!(p["text"], p["origin_text"]);
+    assert!(p["text"].as_str().unwrap().split(' ').count() > 80);
+    // The passages cover the page in order.
+    let mut at = 0;
+    for p in passages {
+        assert_eq!(p["tokens"][0].as_u64(), Some(at));
+        at = p["tokens"][1].as_u64().unwrap();
+    }
+    assert_eq!(at, 180);
+    // New text has no origin.
+    assert!(
+        passages
+            .iter()
+            .any(|p| p["origin"].is_null() && p["origin_text"].is_null())
+    );
+
+    // a changes, then goes: its first version still shows its own words.
+    dir.write("a.md", text(4, 50));
+    json(&with(&["a.md"]));
+    std::fs::remove_file(dir.path().join("a.md")).unwrap();
+    let old = json(&with(&["a.md", "--version", "1", "--exact"]));
+    assert_eq!(old["status"], "replaced");
+    assert_eq!(old["exact"], true);
+    let all: Vec<&str> = (old["passages"].as_array().unwrap().iter())
+        .map(|p| p["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(all.join(" "), a);
+    let last = json(&with(&["a.md"]));
+    assert_eq!(
+        (last["version"].as_u64(), last["status"].as_str()),
+        (Some(2), Some("deleted"))
+    );
+
+    // A path given from here names the same page; the readable form too.
+    let b_path = dir.path().join("b.md");
+    let out = lineage(&["explain", root, b_path.to_str().unwrap(), "--index", ix]);
+    let text_out = String::from_utf8(out.stdout).unwrap();
+    assert!(text_out.starts_with("b.md, version 1 (live)"), "{text_out}");
+    assert!(text_out.contains("from a.md v1"), "{text_out}");
+
+    // What is not there is one line and exit 2.
+    for (args, says) in [
+        (vec!["nope.md"], "not a document"),
+        (vec!["b.md", "--version", "3"], "versions 1 to 1"),
+    ] {
+        let out = lineage(&with(&args));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("lineage: ") && err.contains(says), "{err}");
+    }
+}
+
+#[test]
+fn explain_reads_beside_a_watcher_that_holds_the_index() {
+    let dir = TempDir::new("explain-watch");
+    let home = TempDir::new("explain-watch-ix");
+    let ix = home.path().join("ix");
+    let (root, ixs) = (dir.path().to_str().unwrap(), ix.to_str().unwrap());
+    dir.write("a.md", text(5, 100));
+    let mut watch = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(["watch", root, "--index", ixs, "--json"])
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The watcher's first line: a.md is in its index.
+    let mut first = String::new();
+    let stdout = watch.stdout.take().unwrap();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut first).unwrap();
+    assert!(first.contains("a.md"), "{first}");
+    let e = json(&["explain", root, "a.md", "--index", ixs, "--json"]);
+    watch.kill().unwrap();
+    let _ = watch.wait();
+    assert_eq!(
+        e["passages"][0]["text"]
+            .as_str()
+            .map(|t| t.split(' ').count()),
+        Some(100)
+    );
+}
