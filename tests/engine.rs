@@ -459,3 +459,46 @@ fn earlier_and_deleted_versions_show_their_own_words() {
     assert_eq!((c.a.version, c.b.version), (1, 2));
     assert_eq!(c.a.text.as_deref(), Ok(v1.as_str()));
 }
+
+#[test]
+fn after_a_restart_events_show_the_history_and_nothing_is_told_twice() {
+    let dir = TempDir::new("engine-restart");
+    dir.write("a.md", text(30, 100));
+    dir.write("b.md", text(31, 100));
+    let home = TempDir::new("engine-restart-home");
+    let index = home.path().to_path_buf();
+    let mut r = start_in(dir.path(), home, |_| {});
+    r.snapshot("both", |s| s.documents.len() == 2);
+    let Running { engine, _home, .. } = r;
+    drop(engine);
+    assert!(index.join("index").exists());
+
+    let mut r = start_in(dir.path(), _home, |_| {});
+    let s = r.snapshot("reopened", |s| s.documents.len() == 2);
+    let names: Vec<(&str, u64)> = (s.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::Version { path, .. } => Some((path.as_str(), e.n)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, [("b.md", 2), ("a.md", 1)], "newest first");
+    let mtime = std::fs::metadata(dir.path().join("b.md"))
+        .unwrap()
+        .modified()
+        .unwrap()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    assert_eq!(s.events[0].at_ms, mtime, "timed by the file");
+    // They are the history, not news: no Events update carries them.
+    dir.write("c.md", text(32, 100));
+    let fresh = r.wait_for("c.md's event", |u| match u {
+        Update::Events(e) => Some(e.clone()),
+        _ => None,
+    });
+    assert!(
+        fresh.iter().all(|e| !matches!(&e.kind,
+            EventKind::Version { path, .. } if path != "c.md")),
+        "{fresh:?}"
+    );
+}

@@ -23,6 +23,8 @@ pub(crate) struct Row {
     pub dominant_origin: Option<u32>,
     /// (origin, units), most first.
     pub origins: Vec<(u32, u32)>,
+    /// The file's modification time when the version was seen.
+    pub mtime_ns: i64,
 }
 
 /// Every version's row, from the index's history.
@@ -38,6 +40,7 @@ pub(crate) fn rows(ix: &impl Read) -> Result<Vec<Row>, IndexError> {
             fresh_tokens: h.fresh_tokens,
             dominant_origin: h.dominant_origin,
             origins: h.origins,
+            mtime_ns: h.mtime_ns,
         })
         .collect())
 }

@@ -148,6 +148,9 @@ impl Live {
             rep,
         };
         live.load()?;
+        // The Events pane after a restart: the history's newest versions.
+        live.rep.events = view::past_events(&live.rows, EVENTS).into();
+        live.rep.next_n = live.rows.len() as u64;
         Ok(live)
     }
 
@@ -499,7 +502,8 @@ impl Live {
                     outcome,
                 } => {
                     debug_assert_eq!(outcome.id as usize, self.rows.len());
-                    self.rows.push(row(&path, version, &outcome));
+                    let mtime = self.ix().current(&path).map_or(0, |c| c.mtime_ns);
+                    self.rows.push(row(&path, version, &outcome, mtime));
                     near.extend(self.set_live(&path, Some(outcome.id))?);
                     self.version_event(outcome.id);
                 }
@@ -751,8 +755,9 @@ impl Observer for Notes {
     }
 }
 
-fn row(path: &str, version: u32, o: &Outcome) -> Row {
+fn row(path: &str, version: u32, o: &Outcome, mtime_ns: i64) -> Row {
     Row {
+        mtime_ns,
         path: path.to_string(),
         version,
         tokens: o.tokens,

@@ -36,13 +36,27 @@ pub fn run(history: &History, job: &Job, mut report: impl FnMut(ShadowUpdate)) {
         finished: false,
         error: None,
     };
-    match replay_all(history, job, &mut update, &mut report) {
+    let outcome = replay_all(history, job, &mut update, &mut report);
+    // The replays' tables and keys are freed by now; hand the pages back.
+    give_back_memory();
+    match outcome {
         Ok(true) => {}
         Ok(false) => return,
         Err(e) => update.error = Some(e),
     }
     update.finished = true;
     report(update);
+}
+
+/// Return freed heap pages to the OS. glibc keeps them in its arenas for
+/// reuse, so without this a watcher that ran one sweep stays at the sweep's
+/// size for the rest of its life.
+fn give_back_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; any thread may call it.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Whether it ran to the end (false: cancelled). Runs are grouped by

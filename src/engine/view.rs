@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::query::Row;
-use super::{DocRow, EventKind, OriginShare};
+use super::{DocRow, Event, EventKind, OriginShare};
 
 /// One row per live document, by id: its latest version's figures, its
 /// dominant origin's path and its cluster (`cluster_of`), with the file's
@@ -81,6 +81,21 @@ pub(super) fn version_event(rows: &[Row], id: u32) -> EventKind {
     }
 }
 
+/// The newest `n` versions as events, newest first, numbered by id from 1
+/// and timed by their file's modification time: what happened before this
+/// process started, as far as the index knows.
+pub(super) fn past_events(rows: &[Row], n: usize) -> Vec<Event> {
+    (0..rows.len() as u32)
+        .rev()
+        .take(n)
+        .map(|id| Event {
+            n: u64::from(id) + 1,
+            at_ms: rows[id as usize].mtime_ns.div_euclid(1_000_000),
+            kind: version_event(rows, id),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,7 +109,26 @@ mod tests {
             fresh_tokens: fresh,
             dominant_origin: origins.first().map(|o| o.0),
             origins: origins.to_vec(),
+            mtime_ns: i64::from(version) * 1_500_000_000_000_000_000 / 2,
         }
+    }
+
+    #[test]
+    fn past_events_are_the_newest_versions_newest_first() {
+        let rows = rows();
+        let e = past_events(&rows, 2);
+        let seen: Vec<(u64, u32)> = e
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::Version { id, .. } => (e.n, *id),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(seen, [(3, 2), (2, 1)]);
+        assert_eq!(e[0].at_ms, 1_500_000_000_000, "the version's mtime in ms");
+        assert_eq!(e[0].kind, version_event(&rows, 2));
+        assert_eq!(past_events(&rows, 10).len(), 3);
+        assert!(past_events(&[], 10).is_empty());
     }
 
     fn rows() -> Vec<Row> {

@@ -218,6 +218,8 @@ pub(crate) struct HistoryRow {
     pub dominant_origin: Option<u32>,
     /// (origin, units), most first.
     pub origins: Vec<(u32, u32)>,
+    /// The file's modification time when this version was last seen.
+    pub mtime_ns: i64,
 }
 
 /// Why the database cannot be used as it is.
@@ -444,7 +446,8 @@ impl Db {
     pub(crate) fn history(&self) -> rusqlite::Result<Vec<HistoryRow>> {
         let mut st = self.conn.prepare(
             "SELECT v.id, v.path, v.version, v.status, v.tokens, o.shingles, o.selected,
-                    o.fresh_tokens, o.top_origin, o.dominant_origin, o.origins, v.hash
+                    o.fresh_tokens, o.top_origin, o.dominant_origin, o.origins, v.hash,
+                    v.mtime_ns
              FROM versions v JOIN outcomes o ON o.id = v.id ORDER BY v.id",
         )?;
         let rows = st.query_map([], |r| {
@@ -461,6 +464,7 @@ impl Db {
                 top_origin: r.get(8)?,
                 dominant_origin: r.get(9)?,
                 origins: decode_pairs(r.get_ref(10)?.as_blob()?),
+                mtime_ns: r.get(12)?,
             })
         })?;
         rows.collect()

@@ -17,7 +17,7 @@ use super::layout;
 use super::origin::OriginState;
 use super::scroll::Cursor;
 use super::tune::{Field, TuneState};
-use crate::engine::{Command, DocRow, Snapshot, Update};
+use crate::engine::{Command, DocRow, Snapshot, Update, VersionStatus};
 
 /// What the UI loop receives, from the input thread or the engine.
 #[derive(Debug)]
@@ -216,7 +216,7 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
         Msg::Input(Event::Mouse(m)) => input::mouse(app, m, out),
         Msg::Input(Event::Resize(w, h)) => resize(app, w, h),
         Msg::Input(_) => {}
-        Msg::Engine(u) => engine(app, u),
+        Msg::Engine(u) => engine(app, u, out),
         Msg::Tick => {}
         Msg::Saved(r) => {
             if let Some(p) = app.tune.save.take() {
@@ -226,9 +226,23 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
     }
 }
 
-fn engine(app: &mut App, u: Update) {
+fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
     match u {
-        Update::Snapshot(s) => snapshot(app, s),
+        Update::Snapshot(s) => {
+            // The page shown stopped being live (deleted, or a new version):
+            // ask again, so its title says what it is now.
+            let shown = app
+                .origin
+                .view
+                .as_ref()
+                .filter(|v| v.status == VersionStatus::Live);
+            let gone = shown.is_some_and(|v| !s.documents.iter().any(|d| d.id == v.id));
+            let ask = (gone && app.origin.requested.map(|r| r.0) == app.origin.id())
+                .then(|| app.origin.refresh())
+                .flatten();
+            snapshot(app, s);
+            out.extend(ask);
+        }
         Update::Origin(v) => {
             let text = app.origin_text();
             app.origin.receive(v, text.width, text.height as usize);

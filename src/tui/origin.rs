@@ -50,6 +50,16 @@ impl OriginState {
         }
     }
 
+    /// Ask again for the document shown (its answer keeps the scroll).
+    pub(crate) fn refresh(&mut self) -> Option<Command> {
+        let id = self.id()?;
+        self.requested = Some((id, self.exact));
+        Some(Command::Origin {
+            id,
+            exact: self.exact,
+        })
+    }
+
     pub(crate) fn toggle_exact(&mut self) -> Option<Command> {
         self.exact = !self.exact;
         let (id, _) = self.requested?;

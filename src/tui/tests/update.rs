@@ -662,3 +662,36 @@ fn s_adopts_and_saves_and_a_failed_save_shows_what_to_paste() {
     assert!(detail.contains("table_size = \"12KiB\""), "{detail}");
     assert!(detail.contains("selector = \"nhs\""), "{detail}");
 }
+
+#[test]
+fn a_page_shown_that_stops_being_live_is_asked_again() {
+    let mut a = app(80, 24);
+    open_v2(&mut a);
+    a.origin.scroll_by(5, 10);
+    // The same snapshot again: nothing to ask.
+    let same = (**a.snapshot.as_ref().unwrap()).clone();
+    assert_eq!(engine(&mut a, Update::Snapshot(Arc::new(same.clone()))), []);
+    // v2/installation.md gone from the live documents: asked again.
+    let mut s = same;
+    s.documents = s
+        .documents
+        .iter()
+        .filter(|d| d.id != V2_INSTALL)
+        .cloned()
+        .collect();
+    let out = engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+    assert_eq!(
+        out,
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+    // Its answer says deleted and keeps the place.
+    let mut v = fixture::origin_view(false);
+    v.status = crate::engine::VersionStatus::Deleted;
+    engine(&mut a, Update::Origin(Arc::new(v)));
+    assert_eq!(a.origin.scroll, 5);
+    // Once known not to be live, later snapshots ask nothing.
+    assert_eq!(engine(&mut a, Update::Snapshot(Arc::new(s))), []);
+}
