@@ -139,11 +139,13 @@ pub struct KeysConfig {
     pub rescan: String,
     pub versions: String,
     pub compare_version: String,
+    pub sweep_view: String,
+    pub take_point: String,
 }
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 32] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 34] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -177,6 +179,8 @@ impl KeysConfig {
             ("rescan", &self.rescan),
             ("versions", &self.versions),
             ("compare_version", &self.compare_version),
+            ("sweep_view", &self.sweep_view),
+            ("take_point", &self.take_point),
         ]
     }
 }
@@ -217,6 +221,8 @@ impl Default for KeysConfig {
             rescan: k("r"),
             versions: k("v"),
             compare_version: k("c"),
+            sweep_view: k("t"),
+            take_point: k("T"),
         }
     }
 }

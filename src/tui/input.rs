@@ -193,6 +193,12 @@ fn step(app: &mut App, m: Move) {
                 }
             }
         }
+        // Page keys pick a row of a sweep's table; other moves the field.
+        Tab::Tune if app.tune.sweep_table && matches!(m, Move::Page(_)) => {
+            if let Move::Page(d) = m {
+                app.tune.move_point(d);
+            }
+        }
         Tab::Tune => {
             let mut c = Cursor {
                 selected: app.tune.focus,
@@ -281,6 +287,8 @@ fn tune_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Select => {
             app.input = Some(Input::Field(field, app.tune.value(field).to_string()));
         }
+        Action::SweepView => app.tune.sweep_table = !app.tune.sweep_table,
+        Action::TakePoint => app.tune.take_point(),
         Action::Apply | Action::Sweep | Action::Adopt => {
             let Some(snap) = app.snapshot.clone() else {
                 app.tune.error = Some("the engine has not reported yet".into());

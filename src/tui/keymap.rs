@@ -42,10 +42,12 @@ pub(crate) enum Action {
     Rescan,
     Versions,
     CompareVersion,
+    SweepView,
+    TakePoint,
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 32] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 34] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -81,6 +83,16 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 32] = [
         Action::CompareVersion,
         "compare_version",
         "compare a version with the one shown",
+    ),
+    (
+        Action::SweepView,
+        "sweep_view",
+        "sweep: chart ↔ table of numbers",
+    ),
+    (
+        Action::TakePoint,
+        "take_point",
+        "sweep: the table's row into the form",
     ),
 ];
 

@@ -94,6 +94,10 @@ pub struct TuneState {
     pub config_file: Option<std::path::PathBuf>,
     /// Engine settings given as flags: they outrank the saved file.
     pub flags: Vec<&'static str>,
+    /// A sweep's results as a table of numbers instead of the chart.
+    pub sweep_table: bool,
+    /// The table size picked in that table (an index into the sizes).
+    pub point: usize,
 }
 
 impl TuneState {
@@ -276,6 +280,42 @@ impl TuneState {
         }
     }
 
+    /// Move the picked row of a sweep's table by `d`.
+    pub(crate) fn move_point(&mut self, d: isize) {
+        if let Some(RunKind::Sweep { sizes, .. }) = &self.kind {
+            let last = sizes.len().saturating_sub(1);
+            self.point = self.point.saturating_add_signed(d).min(last);
+        }
+    }
+
+    /// The picked sweep row into the form: its table size and the selector
+    /// with the best overall score there.
+    pub(crate) fn take_point(&mut self) {
+        let (Some(RunKind::Sweep { sizes, selectors }), Some(u)) = (&self.kind, &self.update)
+        else {
+            return;
+        };
+        let Some(&size) = sizes.get(self.point) else {
+            return;
+        };
+        let best = (selectors.iter().enumerate())
+            .filter_map(|(j, &sel)| Some((sel, u.results.get(j * sizes.len() + self.point)?)))
+            .max_by(|a, b| a.1.overall.total_cmp(&b.1.overall));
+        let Some((selector, _)) = best else {
+            self.error = Some("that point has not been replayed yet".into());
+            return;
+        };
+        let live = self.tuned(&Params::default()).unwrap_or_default();
+        self.fill(&Params {
+            table_size: size,
+            selector,
+            ..live
+        });
+        self.filled = true;
+        self.error = None;
+        self.message = Some(format!("in the form: {selector} at {size}"));
+    }
+
     /// Keep an update of the current generation; drop older ones.
     pub(crate) fn receive(&mut self, u: ShadowUpdate) -> bool {
         if u.generation != self.generation || self.kind.is_none() {
@@ -297,6 +337,7 @@ impl TuneState {
 
     fn start(&mut self, kind: RunKind, runs: Vec<Params>) -> Command {
         self.message = None;
+        self.point = 0;
         self.generation += 1;
         self.kind = Some(kind);
         self.update = None;

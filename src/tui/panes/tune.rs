@@ -102,8 +102,22 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             a.results,
         ),
         Some(RunKind::Compare) => compare(results, theme, a.results, f),
+        Some(RunKind::Sweep { sizes, selectors }) if t.sweep_table => {
+            let k = |a| app.keymap.first(a);
+            let keys = format!(
+                " {}/{} pick a row · {} into the form · {} chart ",
+                k(Action::PageUp),
+                k(Action::PageDown),
+                k(Action::TakePoint),
+                k(Action::SweepView)
+            );
+            sweep_table(
+                results, sizes, selectors, t.point, &keys, theme, a.results, f,
+            )
+        }
         Some(RunKind::Sweep { sizes, selectors }) => {
-            sweep(results, sizes, selectors, theme, a.results, f)
+            let keys = format!(" {} numbers ", app.keymap.first(Action::SweepView));
+            sweep(results, sizes, selectors, &keys, theme, a.results, f)
         }
     }
 }
@@ -273,11 +287,90 @@ fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
     );
 }
 
-/// DO and TF (percent) against the table size (log scale), per selector.
+/// A sweep's table size as people read it (`24.5MiB`, not `25058KiB`).
+fn size_label(s: &TableSize) -> String {
+    match s {
+        TableSize::Bytes(b) => crate::bytesize::approx_bytes(*b),
+        TableSize::Unbounded => "unbounded".into(),
+    }
+}
+
+/// A sweep's numbers: one row per table size (its share of all shingles),
+/// DO, TF and overall per selector; the picked row marked.
+#[allow(clippy::too_many_arguments)]
+fn sweep_table(
+    results: &[ShadowResult],
+    sizes: &[TableSize],
+    selectors: &[Selector],
+    point: usize,
+    keys: &str,
+    theme: &Theme,
+    area: Rect,
+    f: &mut Frame,
+) {
+    // Two header lines: the selector over its three columns.
+    let cell = |top: String, bottom: &str| {
+        let lines = vec![Line::from(top), Line::from(bottom.to_string())];
+        Cell::from(ratatui::text::Text::from(lines).right_aligned())
+    };
+    let mut head = vec![
+        Cell::from(ratatui::text::Text::from(vec![
+            Line::raw(""),
+            Line::raw("size"),
+        ])),
+        cell(String::new(), "table %"),
+    ];
+    for sel in selectors {
+        head.push(cell(sel.to_string(), "DO"));
+        head.push(cell(String::new(), "TF"));
+        head.push(cell(String::new(), "overall"));
+    }
+    let num = |x: Option<f64>| {
+        Cell::from(Line::from(x.map_or("…".into(), |x| format!("{x:.1}"))).right_aligned())
+    };
+    let rows = sizes.iter().enumerate().map(|(i, s)| {
+        let at = |j: usize| results.get(j * sizes.len() + i);
+        let fraction = (0..selectors.len()).find_map(|j| at(j)?.table_fraction);
+        let mut cells = vec![Cell::from(size_label(s)), num(fraction)];
+        for j in 0..selectors.len() {
+            let r = at(j);
+            cells.push(num(r.map(|r| r.dominant_origin)));
+            cells.push(num(r.map(|r| r.token_freshness)));
+            cells.push(num(r.map(|r| r.overall)));
+        }
+        Row::new(cells)
+    });
+    let mut widths = vec![Constraint::Length(9), Constraint::Length(8)];
+    for sel in selectors {
+        let w = (sel.to_string().len() as u16).max(7);
+        widths.extend([
+            Constraint::Length(w),
+            Constraint::Length(6),
+            Constraint::Length(7),
+        ]);
+    }
+    // The picked row stays in view: the table scrolls to it.
+    let mut state = ratatui::widgets::TableState::default().with_selected(Some(point));
+    f.render_stateful_widget(
+        Table::new(rows, widths)
+            .header(Row::new(head).height(2).style(theme.header))
+            .row_highlight_style(theme.selected)
+            .block(
+                block(theme, " Sweep: DO, TF, overall (%) by table size ", false)
+                    .title_bottom(Line::styled(keys.to_string(), theme.muted).right_aligned()),
+            ),
+        area,
+        &mut state,
+    );
+}
+
+/// DO and TF (percent) against the table size (log scale), per selector;
+/// the legend in the title, where it fits at any size.
 fn sweep(
     results: &[ShadowResult],
     sizes: &[TableSize],
     selectors: &[Selector],
+    keys: &str,
     theme: &Theme,
     area: Rect,
     f: &mut Frame,
@@ -318,13 +411,21 @@ fn sweep(
         (Some(a), Some(b)) => (x(a), x(b).max(x(a) + 1.0)),
         _ => (0.0, 1.0),
     };
-    let label = |s: Option<&TableSize>| Span::raw(s.map_or(String::new(), |s| s.to_string()));
+    let label = |s: Option<&TableSize>| Span::raw(s.map_or(String::new(), size_label));
+    let mut title = vec![Span::raw(" Sweep (%) against table size: ")];
+    // The same marks and styles as the datasets, in their order.
+    for (j, (name, ..)) in series.iter().enumerate() {
+        for (k, (metric, mark)) in [("DO", "⠉⠒"), ("TF", "••")].into_iter().enumerate() {
+            title.push(Span::styled(mark, styles[(j * 2 + k) % styles.len()]));
+            title.push(Span::raw(format!(" {metric} {name}  ")));
+        }
+    }
     let chart = Chart::new(datasets)
-        .block(block(
-            theme,
-            " Sweep: DO and TF (%) against table size ",
-            false,
-        ))
+        .hidden_legend_constraints((Constraint::Length(0), Constraint::Length(0)))
+        .block(
+            block(theme, Line::from(title), false)
+                .title_bottom(Line::styled(keys.to_string(), theme.muted).right_aligned()),
+        )
         .x_axis(
             Axis::default()
                 .title("table size")

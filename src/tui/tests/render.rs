@@ -145,6 +145,21 @@ fn help_overlay_and_filter_input() {
 }
 
 #[test]
+fn a_sweep_as_a_table_of_numbers() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = sweep(w, h);
+        keys(&mut a, "t");
+        press(&mut a, KeyCode::PageDown);
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("overall") && shown.contains("every-4"),
+            "{shown}"
+        );
+        insta::assert_snapshot!(format!("sweep_table_{w}x{h}"), shown);
+    }
+}
+
+#[test]
 fn adopt_asks_first() {
     for (w, h) in [(80, 24), (120, 40)] {
         let mut a = app(w, h);

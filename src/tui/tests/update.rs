@@ -15,7 +15,7 @@ use crate::tui::filter::Fuzzy;
 use crate::tui::keymap::Keymap;
 use crate::tui::layout;
 use crate::tui::origin::wrap;
-use crate::tui::tune::RunKind;
+use crate::tui::tune::{FIELDS, RunKind};
 
 fn paths(app: &crate::tui::App) -> Vec<String> {
     (0..app.docs.len())
@@ -356,6 +356,40 @@ fn sweep_asks_the_paper_sizes_for_two_selectors() {
     );
     assert!(runs[8..].iter().all(|r| r.selector == Selector::Every(4)));
     assert!(matches!(a.tune.kind, Some(RunKind::Sweep { .. })));
+}
+
+#[test]
+fn a_sweeps_table_row_goes_into_the_form() {
+    let mut a = app(80, 24);
+    keys(&mut a, "5w");
+    let s = fixture::snapshot();
+    engine(
+        &mut a,
+        Update::Shadow(fixture::shadow_sweep(1, s.params, s.shingles)),
+    );
+    let sizes = crate::origin::table::paper_sizes(s.shingles);
+    // Page keys move the form's focus until the table is shown.
+    press(&mut a, KeyCode::PageDown);
+    assert_eq!((a.tune.point, a.tune.focus), (0, FIELDS.len() - 1));
+    keys(&mut a, "gt");
+    assert!(a.tune.sweep_table);
+    press(&mut a, KeyCode::PageDown);
+    press(&mut a, KeyCode::PageDown);
+    assert_eq!((a.tune.point, a.tune.focus), (2, 0), "the form stays put");
+    keys(&mut a, "T");
+    // NHs scores best there (the fixture's overall is higher for it).
+    assert_eq!(
+        a.tune.value(crate::tui::tune::Field::TableSize),
+        sizes[2].to_string()
+    );
+    assert_eq!(a.tune.value(crate::tui::tune::Field::Selector), "nhs");
+    assert!(a.tune.message.as_ref().unwrap().contains("in the form"));
+    for _ in 0..20 {
+        press(&mut a, KeyCode::PageDown);
+    }
+    assert_eq!(a.tune.point, sizes.len() - 1, "clamped to the last size");
+    keys(&mut a, "t");
+    assert!(!a.tune.sweep_table, "t goes back to the chart");
 }
 
 /// The Tune form with `size` typed into its table size.
