@@ -130,13 +130,15 @@ impl DocList {
         self.refresh(candidates, narrow, keep, height);
     }
 
+    /// A new order starts at its top: what was selected mid-way in the old
+    /// order says nothing about where the user wants to look in the new one.
     pub(crate) fn set_sort(&mut self, sort: SortKey, reverse: bool, height: usize) {
         if (sort, reverse) != (self.sort, self.reverse) {
-            let keep = self.selected_id();
             self.sort = sort;
             self.reverse = reverse;
             let rows = std::mem::take(&mut self.view);
-            self.refresh(Some(rows), false, keep, height);
+            self.cursor = Cursor::default();
+            self.refresh(Some(rows), false, None, height);
         }
     }
 
