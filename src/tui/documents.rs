@@ -146,6 +146,14 @@ impl DocList {
         self.cursor.apply(m, self.view.len(), height);
     }
 
+    /// Byte offsets in row `i`'s path of the characters the filter matched.
+    pub(crate) fn matches(&self, i: usize) -> Vec<usize> {
+        if self.filter.trim().is_empty() {
+            return Vec::new();
+        }
+        self.matcher.indices(&self.filter, &self.row(i).path)
+    }
+
     fn selected_id(&self) -> Option<u32> {
         self.selected().map(|d| d.id)
     }

@@ -58,17 +58,26 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         } else {
             String::new()
         };
-        let path = paths::fit(
+        // The characters the filter matched stand out.
+        let path = paths::fit_marked(
             &d.path,
             "",
             (path_w as usize).saturating_sub(version.width()),
             1,
+            &docs.matches(i),
         );
+        let mut path: Vec<Span> = (path.into_iter())
+            .map(|(s, m)| {
+                if m {
+                    Span::styled(s, theme.matched)
+                } else {
+                    Span::raw(s)
+                }
+            })
+            .collect();
+        path.push(Span::styled(version, theme.muted));
         let row = Row::new([
-            Cell::from(Line::from(vec![
-                Span::raw(path),
-                Span::styled(version, theme.muted),
-            ])),
+            Cell::from(Line::from(path)),
             Cell::from(
                 Line::from(count_in(u64::from(d.tokens), NUMBERS[0] as usize)).right_aligned(),
             ),

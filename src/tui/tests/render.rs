@@ -33,6 +33,14 @@ fn documents(w: u16, h: u16) -> App {
     a
 }
 
+/// Documents filtered by two words: their matched characters marked.
+fn filtered(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "/v2 inst");
+    press(&mut a, KeyCode::Enter);
+    a
+}
+
 fn origin(w: u16, h: u16) -> App {
     let mut a = app(w, h);
     a.origin.open(fixture::V2_INSTALL);
@@ -108,7 +116,9 @@ macro_rules! panes {
 
 mod pane {
     use super::{dark, screen};
-    panes!(documents, origin, clusters, table, tune, sweep, events);
+    panes!(
+        documents, filtered, origin, clusters, table, tune, sweep, events
+    );
 }
 
 #[test]
