@@ -119,6 +119,8 @@ pub struct KeysConfig {
     pub exact: String,
     pub next_block: String,
     pub prev_block: String,
+    pub next_match: String,
+    pub prev_match: String,
     pub apply: String,
     pub sweep: String,
     pub adopt: String,
@@ -127,7 +129,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 30] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 32] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -155,6 +157,8 @@ impl KeysConfig {
             ("exact", &self.exact),
             ("next_block", &self.next_block),
             ("prev_block", &self.prev_block),
+            ("next_match", &self.next_match),
+            ("prev_match", &self.prev_match),
             ("apply", &self.apply),
             ("sweep", &self.sweep),
             ("adopt", &self.adopt),
@@ -193,6 +197,9 @@ impl Default for KeysConfig {
             exact: k("x"),
             next_block: k("n"),
             prev_block: k("N"),
+            // n and N are the copied blocks'.
+            next_match: k("]"),
+            prev_match: k("["),
             apply: k("a"),
             sweep: k("w"),
             adopt: k("A"),

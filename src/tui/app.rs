@@ -77,6 +77,8 @@ impl Tab {
 pub enum Input {
     Filter(String),
     Field(Field, String),
+    /// A search of the Origin pane's text.
+    Search(String),
 }
 
 pub struct App {

@@ -57,6 +57,7 @@ fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
     let (mut text, field) = match input {
         Input::Filter(t) => (t, None),
         Input::Field(f, t) => (t, Some(f)),
+        Input::Search(t) => return searching(app, t, k),
     };
     match k.code {
         KeyCode::Enter => {
@@ -93,6 +94,31 @@ fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
     }
 }
 
+/// A key while a search of the Origin text is typed: each key searches again.
+fn searching(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
+    let h = app.origin_text().height as usize;
+    match k.code {
+        KeyCode::Enter => return None,
+        KeyCode::Esc => {
+            app.origin.search = None;
+            return None;
+        }
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char(c)
+            if !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            text.push(c)
+        }
+        _ => return Some(Input::Search(text)),
+    }
+    app.origin.search(&text, h);
+    Some(Input::Search(text))
+}
+
 fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
     if let Some(&tab) = TABS.iter().find(|t| t.action() == action) {
         return switch(app, tab, out);
@@ -113,6 +139,10 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::PageDown => step(app, Move::Page(1)),
         Action::Top => step(app, Move::Top),
         Action::Bottom => step(app, Move::Bottom),
+        Action::Filter if app.tab == Tab::Origin && app.origin.view.is_some() => {
+            let query = app.origin.search.as_ref().map(|s| s.query.clone());
+            app.input = Some(Input::Search(query.unwrap_or_default()));
+        }
         Action::Filter => {
             app.tab = Tab::Documents;
             app.input = Some(Input::Filter(app.docs.filter().to_string()));
@@ -217,10 +247,18 @@ fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
     let h = app.origin_text().height as usize;
     let cmd = match action {
         Action::Select => app.origin.jump(),
+        Action::Back if app.origin.search.is_some() => {
+            app.origin.search = None;
+            None
+        }
         Action::Back => app.origin.go_back(),
         Action::Exact => app.origin.toggle_exact(),
         Action::NextBlock | Action::PrevBlock => {
             app.origin.step_block(action == Action::NextBlock, h);
+            None
+        }
+        Action::NextMatch | Action::PrevMatch => {
+            app.origin.step_match(action == Action::NextMatch, h);
             None
         }
         _ => None,

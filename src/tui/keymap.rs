@@ -36,6 +36,8 @@ pub(crate) enum Action {
     Exact,
     NextBlock,
     PrevBlock,
+    NextMatch,
+    PrevMatch,
     Apply,
     Sweep,
     Adopt,
@@ -43,7 +45,7 @@ pub(crate) enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 30] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 32] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -64,12 +66,18 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 30] = [
     (Action::Bottom, "bottom", "last"),
     (Action::Select, "select", "open, jump, compare, edit"),
     (Action::Back, "back", "back, clear"),
-    (Action::Filter, "filter", "filter documents"),
+    (
+        Action::Filter,
+        "filter",
+        "filter documents; Origin: search its text",
+    ),
     (Action::Sort, "sort", "next sort key"),
     (Action::Reverse, "reverse", "reverse order"),
     (Action::Exact, "exact", "estimated ↔ exact"),
     (Action::NextBlock, "next_block", "next copied block"),
     (Action::PrevBlock, "prev_block", "previous copied block"),
+    (Action::NextMatch, "next_match", "next search match"),
+    (Action::PrevMatch, "prev_match", "previous search match"),
     (Action::Apply, "apply", "shadow run: tuned vs live"),
     (Action::Sweep, "sweep", "sweep table sizes"),
     (Action::Adopt, "adopt", "make tuned settings live"),

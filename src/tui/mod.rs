@@ -19,6 +19,7 @@ pub(crate) mod origin;
 pub mod panes;
 pub(crate) mod paths;
 pub(crate) mod scroll;
+pub(crate) mod search;
 pub(crate) mod terminal;
 pub mod theme;
 pub(crate) mod tune;

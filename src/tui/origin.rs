@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use unicode_width::UnicodeWidthChar;
 
+use super::search::Search;
 use crate::engine::{Command, OriginView};
 
 /// Where to put the view of a document being opened.
@@ -37,6 +38,8 @@ pub struct OriginState {
     pending: Option<(u32, Landing)>,
     /// Documents jumped from (id, scroll), for `back`.
     pub back: Vec<(u32, usize)>,
+    /// A search of the text; it stays when another document opens.
+    pub search: Option<Search>,
 }
 
 impl OriginState {
@@ -68,6 +71,9 @@ impl OriginState {
         let same_doc = self.view.as_ref().is_some_and(|v| v.id == view.id);
         self.view = Some(view);
         self.wrap(width);
+        if let Some(query) = self.search.take().map(|s| s.query) {
+            self.search = Some(Search::new(&query, self.text()));
+        }
         let landing = self.pending.take().filter(|p| Some(p.0) == self.id());
         if let Some((_, landing)) = landing {
             self.block = None;
@@ -139,6 +145,46 @@ impl OriginState {
                 self.scroll = line.saturating_sub(2);
                 self.clamp(height);
             }
+        }
+    }
+
+    /// Search for `query` from the top line shown on; its first match there
+    /// (or the first of all) comes into view.
+    pub(crate) fn search(&mut self, query: &str, height: usize) {
+        let mut s = Search::new(query, self.text());
+        s.first_from(self.lines.get(self.scroll).map_or(0, |l| l.start));
+        self.search = Some(s);
+        self.show_match(height);
+    }
+
+    /// The next (or previous) match, into view.
+    pub(crate) fn step_match(&mut self, forward: bool, height: usize) {
+        if let Some(s) = &mut self.search {
+            s.step(forward);
+            self.show_match(height);
+        }
+    }
+
+    fn show_match(&mut self, height: usize) {
+        let Some(m) = self
+            .search
+            .as_ref()
+            .and_then(|s| Some(s.matches[s.current?].start))
+        else {
+            return;
+        };
+        let line = self.line_of_byte(m);
+        if line < self.scroll || line >= self.scroll + height {
+            self.scroll = line.saturating_sub(2);
+            self.clamp(height);
+        }
+    }
+
+    /// The text shown ("" without one).
+    fn text(&self) -> &str {
+        match self.view.as_ref().map(|v| &v.text) {
+            Some(Ok(t)) => t,
+            _ => "",
         }
     }
 

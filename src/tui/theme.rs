@@ -22,6 +22,8 @@ pub struct Theme {
     pub input: Style,
     /// Characters a filter or a search matched.
     pub matched: Style,
+    /// The search match brought into view (over `matched`).
+    pub current_match: Style,
     pub gauge: Style,
     pub hit: Style,
     pub eviction: Style,
@@ -58,6 +60,7 @@ impl Theme {
                 good: fg(Color::LightGreen),
                 input: fg(Color::White).bg(Color::Blue),
                 matched: fg(Color::LightYellow).add_modifier(b | Modifier::UNDERLINED),
+                current_match: fg(Color::Black).bg(Color::LightYellow),
                 gauge: fg(Color::Cyan).bg(Color::Black),
                 hit: fg(Color::LightGreen),
                 eviction: fg(Color::LightRed),
@@ -96,6 +99,7 @@ impl Theme {
                 good: fg(Color::Green),
                 input: fg(Color::Black).bg(Color::Rgb(255, 255, 175)),
                 matched: fg(Color::Magenta).add_modifier(b | Modifier::UNDERLINED),
+                current_match: fg(Color::White).bg(Color::Magenta),
                 gauge: fg(Color::Blue).bg(Color::Rgb(230, 230, 230)),
                 hit: fg(Color::Green),
                 eviction: fg(Color::Red),
@@ -140,6 +144,7 @@ impl Theme {
             good: Style::new(),
             input: m(Modifier::UNDERLINED),
             matched: m(Modifier::BOLD | Modifier::UNDERLINED),
+            current_match: m(Modifier::REVERSED),
             gauge: Style::new(),
             hit: Style::new(),
             eviction: Style::new(),

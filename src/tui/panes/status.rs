@@ -134,6 +134,7 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
         ],
         Tab::Origin => &[
             (Action::NextBlock, "next block"),
+            (Action::Filter, "search"),
             (Action::Select, "jump to origin"),
             (Action::Back, "back"),
             (Action::Exact, "exact/estimate"),
@@ -166,6 +167,19 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             hint("type".into(), "fuzzy filter");
             hint("enter".into(), "keep");
             hint("esc".into(), "clear");
+        }
+        Some(Input::Search(query)) => {
+            spans.push(Span::styled(format!(" /{query}▏"), theme.input));
+            spans.push(Span::raw(" "));
+            if let Some(s) = &app.origin.search {
+                spans.push(Span::styled(format!("{} ", s.position()), theme.muted));
+            }
+            let mut hint = |key: &str, what: &str| {
+                spans.push(Span::styled(format!(" {key}"), theme.key));
+                spans.push(Span::styled(format!(" {what} "), theme.muted));
+            };
+            hint("enter", "keep");
+            hint("esc", "clear");
         }
         Some(Input::Field(field, _)) => {
             hint("type".into(), field.label());

@@ -53,6 +53,13 @@ fn origin(w: u16, h: u16) -> App {
     a
 }
 
+/// A search typed in the Origin pane: matches marked, the current one most.
+fn search(w: u16, h: u16) -> App {
+    let mut a = origin(w, h);
+    keys(&mut a, "/tidewater");
+    a
+}
+
 fn clusters(w: u16, h: u16) -> App {
     let mut a = app(w, h);
     keys(&mut a, "3");
@@ -117,7 +124,7 @@ macro_rules! panes {
 mod pane {
     use super::{dark, screen};
     panes!(
-        documents, filtered, origin, clusters, table, tune, sweep, events
+        documents, filtered, origin, search, clusters, table, tune, sweep, events
     );
 }
 

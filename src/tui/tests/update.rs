@@ -566,3 +566,67 @@ fn a_table_larger_than_memory_is_the_tune_forms_error() {
     a.tune.values[0] = "1MiB".into();
     assert!(a.tune.tuned(&live).is_ok());
 }
+
+#[test]
+fn slash_in_origin_searches_its_text_and_steps_through_the_matches() {
+    let mut a = app(80, 24);
+    open_v2(&mut a);
+    let h = a.origin_text().height as usize;
+    // From the middle of the text: the first match at or after the top line.
+    press(&mut a, KeyCode::PageDown);
+    press(&mut a, KeyCode::PageDown);
+    let top = a.origin.lines[a.origin.scroll].start;
+    keys(&mut a, "/TideWater");
+    assert_eq!(a.input, Some(Input::Search("TideWater".into())));
+    assert_eq!(a.tab, Tab::Origin, "the pane stays");
+    let text = fixture::V2_TEXT;
+    let s = a.origin.search.clone().unwrap();
+    let expected: Vec<usize> = text
+        .to_ascii_lowercase()
+        .match_indices("tidewater")
+        .map(|m| m.0)
+        .collect();
+    assert_eq!(
+        s.matches.iter().map(|m| m.start).collect::<Vec<_>>(),
+        expected
+    );
+    assert!(
+        s.matches
+            .iter()
+            .all(|m| text[m.clone()].eq_ignore_ascii_case("tidewater"))
+    );
+    let c = s.current.unwrap();
+    assert!(s.matches[c].start >= top && (c == 0 || s.matches[c - 1].start < top));
+    let in_view = |a: &crate::tui::App| {
+        let s = a.origin.search.as_ref().unwrap();
+        let at = s.matches[s.current.unwrap()].start;
+        let line = a.origin.lines.iter().position(|l| l.end >= at).unwrap();
+        (a.origin.scroll..a.origin.scroll + h).contains(&line)
+    };
+    assert!(in_view(&a));
+    // Enter ends typing, the matches stay; the match keys step and wrap.
+    press(&mut a, KeyCode::Enter);
+    assert_eq!(a.input, None);
+    keys(&mut a, "]");
+    assert_eq!(a.origin.search.as_ref().unwrap().current, Some(c + 1));
+    assert!(in_view(&a));
+    // Round the start to the last, and on round the end back.
+    for _ in 0..=c + 1 {
+        keys(&mut a, "[");
+    }
+    assert_eq!(
+        a.origin.search.as_ref().unwrap().current,
+        Some(expected.len() - 1)
+    );
+    assert!(in_view(&a));
+    keys(&mut a, "]");
+    assert_eq!(a.origin.search.as_ref().unwrap().current, Some(0));
+    assert!(in_view(&a));
+    // n still selects copied blocks.
+    keys(&mut a, "n");
+    assert!(a.origin.block.is_some());
+    // Esc clears the search (and only that).
+    press(&mut a, KeyCode::Esc);
+    assert_eq!(a.origin.search, None);
+    assert_eq!(a.origin.id(), Some(V2_INSTALL));
+}
