@@ -266,39 +266,149 @@ pub(crate) fn char_width(c: char) -> usize {
     }
 }
 
-/// Break `text` into lines at newlines and, to fit `width` columns, after the
-/// last space that fits (or anywhere in a longer word). Ranges exclude the
-/// newline.
+/// Break `text` into lines of at most `width` columns: after the last space
+/// that fits (or anywhere in a longer word), and at newlines, except that a
+/// newline inside a paragraph is a space ([`soft_breaks`]): source texts are
+/// often wrapped at 72–80 columns, and keeping those breaks in a narrower
+/// pane leaves one-word orphan lines. Ranges index `text` itself (spans are
+/// its byte offsets), so a line may hold a paragraph's newline (drawn as a
+/// space); a hard newline, and a space or newline where a line breaks, is in
+/// no range.
 pub(crate) fn wrap(text: &str, width: usize) -> Vec<Range<usize>> {
+    let mut soft = soft_breaks(text).into_iter().peekable();
     let mut lines = Vec::new();
-    let mut offset = 0;
-    for para in text.split('\n') {
-        let mut start = 0;
-        let mut w = 0;
-        let mut space = None;
-        for (i, c) in para.char_indices() {
-            let cw = char_width(c);
-            if w + cw > width && i > start {
-                let cut = space.filter(|&s| s > start).unwrap_or(i);
-                lines.push(offset + start..offset + cut);
-                w = para[cut..i].chars().map(char_width).sum();
-                start = cut;
-                space = None;
+    let (mut start, mut w, mut space) = (0, 0, None);
+    for (i, c) in text.char_indices() {
+        let flows = c == '\n' && soft.next_if_eq(&i).is_some();
+        if c == '\n' && !flows {
+            lines.push(start..i);
+            (start, w, space) = (i + 1, 0, None);
+            continue;
+        }
+        let blank = c == ' ' || flows;
+        let cw = char_width(c);
+        if w + cw > width && i > start {
+            if blank {
+                // The blank that does not fit is the break itself.
+                lines.push(start..i);
+                (start, w, space) = (i + 1, 0, None);
+                continue;
             }
-            w += cw;
-            if c == ' ' {
-                space = Some(i + 1);
+            let cut = space.filter(|&s| s > start).unwrap_or(i);
+            lines.push(start..cut);
+            w = text[cut..i].chars().map(char_width).sum();
+            start = cut;
+            space = None;
+            if w + cw > width && i > start {
+                // What followed the space does not fit beside a wide char.
+                lines.push(start..i);
+                (start, w) = (i, 0);
             }
         }
-        lines.push(offset + start..offset + para.len());
-        offset += para.len() + 1;
+        w += cw;
+        if blank {
+            space = Some(i + 1);
+        }
     }
+    lines.push(start..text.len());
     lines
+}
+
+/// The newlines of `text` that join two lines of one paragraph. A break
+/// stays before a blank line, a list item (`- `, `* `, `+ `, `1. `), a
+/// heading, a block quote, a table row, indented or fenced code, and after
+/// a line ending in two spaces (Markdown's hard break), a heading, a table
+/// row or code.
+pub(crate) fn soft_breaks(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    // The newline ending the previous line, if that line may flow on.
+    let mut open: Option<usize> = None;
+    let mut offset = 0;
+    for line in text.split('\n') {
+        let fence = {
+            let t = line.trim_start_matches(' ');
+            line.len() - t.len() <= 3 && (t.starts_with("```") || t.starts_with("~~~"))
+        };
+        let code = fenced || fence || is_indented_code(line);
+        fenced ^= fence;
+        if let Some(nl) = open
+            && !code
+            && continues(line)
+        {
+            out.push(nl);
+        }
+        let ends = offset + line.len();
+        open = (!code && flows_on(line)).then_some(ends);
+        offset = ends + 1;
+    }
+    out
+}
+
+fn is_indented_code(line: &str) -> bool {
+    line.starts_with("    ") || line.starts_with('\t')
+}
+
+/// Whether a paragraph may go on after `line`.
+fn flows_on(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.is_empty() && !line.ends_with("  ") && !t.starts_with('#') && !t.starts_with('|')
+}
+
+/// Whether `line` goes on with the paragraph before it.
+fn continues(line: &str) -> bool {
+    let t = line.trim_start();
+    let ordered = {
+        let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+    };
+    !t.is_empty()
+        && !ordered
+        && !["- ", "* ", "+ ", "#", ">", "|"]
+            .iter()
+            .any(|p| t.starts_with(p))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::prelude::*;
+
+    fn shown(t: &str, width: usize) -> Vec<&str> {
+        wrap(t, width).into_iter().map(|r| &t[r]).collect()
+    }
+
+    #[test]
+    fn a_paragraph_wrapped_at_80_columns_flows_into_a_narrower_pane() {
+        let t = "Tidewater runs on any Linux system with systemd and a\n\
+                 64-bit or 32-bit ARM processor.\n";
+        assert_eq!(
+            shown(t, 40),
+            [
+                "Tidewater runs on any Linux system with ",
+                "systemd and a\n64-bit or 32-bit ARM ",
+                "processor.",
+                ""
+            ]
+        );
+    }
+
+    #[test]
+    fn breaks_stay_before_blocks_and_after_hard_breaks() {
+        let t = "Intro line\nstill intro\n\n- item one\n  goes on\n* item two\n1. three\n\
+                 # Head\nafter head\n> quote\n| a | b |\n| c | d |\n    code\nplain  \nhard\n\
+                 ```\nfenced\nlines\n```\nend";
+        let soft: Vec<&str> = soft_breaks(t)
+            .into_iter()
+            .map(|nl| {
+                let a = t[..nl].rfind('\n').map_or(0, |p| p + 1);
+                &t[a..nl]
+            })
+            .collect();
+        // Only these lines flow into the next one.
+        assert_eq!(soft, ["Intro line", "- item one"]);
+    }
 
     #[test]
     fn wrapping_breaks_after_spaces_and_inside_long_words() {
@@ -310,5 +420,42 @@ mod tests {
             .map(|r| &"abcdefghijkl"[r])
             .collect();
         assert_eq!(lines, ["abcde", "fghij", "kl"]);
+    }
+
+    proptest! {
+        #[test]
+        fn every_byte_is_shown_once_or_is_a_break_and_lines_fit(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    "[a-zé]{1,14}", Just(" ".to_string()), Just("\n".to_string()),
+                    Just("\n- ".to_string()), Just("\n# ".to_string()), Just("  \n".to_string()),
+                    Just("\n```\n".to_string()), Just("\n    ".to_string()), Just("文字".to_string()),
+                ],
+                0..60,
+            ),
+            width in 1usize..30,
+        ) {
+            let t: String = parts.concat();
+            let lines = wrap(&t, width);
+            let mut covered = vec![0u8; t.len()];
+            let mut last_end = 0;
+            for l in &lines {
+                prop_assert!(l.start >= last_end && l.start <= l.end, "{:?}", lines);
+                last_end = l.end;
+                for b in l.clone() {
+                    covered[b] += 1;
+                }
+                let line = &t[l.clone()];
+                let w: usize = line.chars().map(char_width).sum();
+                prop_assert!(w <= width || line.chars().count() == 1, "{:?} at {}", line, width);
+                for hard in ["\n\n", "\n-", "\n#", "  \n", "\n```", "```\n", "\n    "] {
+                    prop_assert!(!line.contains(hard), "{:?} joined in {:?}", hard, line);
+                }
+            }
+            for (b, n) in covered.iter().enumerate() {
+                prop_assert!(*n == 1 || (*n == 0 && matches!(t.as_bytes()[b], b' ' | b'\n')),
+                    "byte {} of {:?} shown {} times", b, t, n);
+            }
+        }
     }
 }
