@@ -193,7 +193,9 @@ fn step(app: &mut App, m: Move) {
             if let (Move::Page(d), Some(_)) = (m, &app.clusters.compare) {
                 // Pages scroll the comparison; lines move in the lists.
                 let page = layout::inner(c.left).height.max(1) as isize;
-                app.clusters.scroll = app.clusters.scroll.saturating_add_signed(d * page);
+                for s in &mut app.clusters.scroll {
+                    *s = s.saturating_add_signed(d * page);
+                }
             } else if app.clusters.on_pairs {
                 let n = app.pairs_len();
                 app.clusters
@@ -283,6 +285,13 @@ fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
             }
         }
         Action::Back if app.clusters.compare.is_some() => app.clusters.close(),
+        Action::NextBlock | Action::PrevBlock if app.clusters.compare.is_some() => {
+            let c = layout::clusters(app.body());
+            let (l, r) = (layout::inner(c.left), layout::inner(c.right));
+            let forward = action == Action::NextBlock;
+            app.clusters
+                .step_passage(forward, [l.width, r.width], l.height as usize);
+        }
         Action::Back => app.clusters.on_pairs = false,
         _ => {}
     }

@@ -74,8 +74,16 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 32] = [
     (Action::Sort, "sort", "next sort key"),
     (Action::Reverse, "reverse", "reverse order"),
     (Action::Exact, "exact", "estimated ↔ exact"),
-    (Action::NextBlock, "next_block", "next copied block"),
-    (Action::PrevBlock, "prev_block", "previous copied block"),
+    (
+        Action::NextBlock,
+        "next_block",
+        "next copied block (Compare: shared passage)",
+    ),
+    (
+        Action::PrevBlock,
+        "prev_block",
+        "previous copied block (or passage)",
+    ),
     (Action::NextMatch, "next_match", "next search match"),
     (Action::PrevMatch, "prev_match", "previous search match"),
     (Action::Apply, "apply", "shadow run: tuned vs live"),

@@ -110,8 +110,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         }
         Some(v) => {
             let sim = format!(" · similarity {:.3} ", v.similarity);
-            side(&v.a, &sim, st.scroll, theme, c.left, f);
-            side(&v.b, &sim, st.scroll, theme, c.right, f);
+            side(&v.a, &sim, st.scroll[0], theme, c.left, f);
+            side(&v.b, &sim, st.scroll[1], theme, c.right, f);
         }
     }
 }
@@ -120,6 +120,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 fn side(s: &Side, sim: &str, scroll: usize, theme: &Theme, area: Rect, f: &mut Frame) {
     let inner = layout::inner(area);
     let title = format!(" {}{sim}", s.path);
+    let mut position = String::new();
     let body = match &s.text {
         Err(why) => Paragraph::new(Line::styled(why.as_str(), theme.error)),
         Ok(text) => {
@@ -129,6 +130,9 @@ fn side(s: &Side, sim: &str, scroll: usize, theme: &Theme, area: Rect, f: &mut F
                 .filter_map(|&(a, b)| Some((token_bytes(&s.spans, a..b)?, theme.shared)))
                 .collect();
             let lines = wrap(text, inner.width.max(1) as usize);
+            if !lines.is_empty() {
+                position = format!(" {}/{} ", (scroll + 1).min(lines.len()), lines.len());
+            }
             let lines: Vec<Line> = lines
                 .into_iter()
                 .skip(scroll)
@@ -138,5 +142,9 @@ fn side(s: &Side, sim: &str, scroll: usize, theme: &Theme, area: Rect, f: &mut F
             Paragraph::new(lines)
         }
     };
-    f.render_widget(body.block(block(theme, title, false)), area);
+    let bottom = Line::from(position).right_aligned();
+    f.render_widget(
+        body.block(block(theme, title, false).title_bottom(bottom)),
+        area,
+    );
 }

@@ -143,6 +143,7 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
             (Action::Select, "pairs/compare"),
             (Action::Left, "clusters"),
             (Action::PageDown, "scroll"),
+            (Action::NextBlock, "next passage"),
             (Action::Back, "close"),
         ],
         Tab::Table => &[(Action::Rescan, "rescan")],

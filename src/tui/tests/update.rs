@@ -429,7 +429,8 @@ fn clusters_compare_a_pair_and_close_it() {
     engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
     assert!(a.clusters.compare.is_some());
     press(&mut a, KeyCode::PageDown);
-    assert!(a.clusters.scroll > 0);
+    assert!(a.clusters.scroll[0] > 0 && a.clusters.scroll[0] == a.clusters.scroll[1]);
+    press(&mut a, KeyCode::Home);
     press(&mut a, KeyCode::Esc);
     assert!(a.clusters.compare.is_none());
 }
@@ -629,4 +630,34 @@ fn slash_in_origin_searches_its_text_and_steps_through_the_matches() {
     press(&mut a, KeyCode::Esc);
     assert_eq!(a.origin.search, None);
     assert_eq!(a.origin.id(), Some(V2_INSTALL));
+}
+
+#[test]
+fn passage_keys_bring_each_side_of_a_comparison_to_its_next_shared_passage() {
+    let mut a = app(80, 24);
+    keys(&mut a, "3");
+    press(&mut a, KeyCode::Enter);
+    press(&mut a, KeyCode::Enter);
+    engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
+    let v = a.clusters.compare.clone().unwrap();
+    let c = layout::clusters(layout::screen(a.size).body);
+    let (l, r) = (layout::inner(c.left), layout::inner(c.right));
+    // Where the second passage (from token 48) starts on each side, as wrapped.
+    let line_of = |side: &crate::engine::Side, width: u16| {
+        let text = side.text.as_ref().unwrap();
+        let byte = side.spans[48].0 as usize;
+        wrap(text, width as usize)
+            .iter()
+            .position(|line| line.end >= byte)
+            .unwrap()
+    };
+    let second = [line_of(&v.a, l.width), line_of(&v.b, r.width)];
+    assert!(second[0] > 0 && second[1] > 0);
+    keys(&mut a, "n");
+    assert_eq!(a.clusters.scroll, second);
+    // No passage after the last: it stays; back to the first, at the top.
+    keys(&mut a, "n");
+    assert_eq!(a.clusters.scroll, second);
+    keys(&mut a, "N");
+    assert_eq!(a.clusters.scroll, [0, 0]);
 }
