@@ -25,7 +25,8 @@ pub enum Msg {
     Input(Event),
     Engine(Update),
     /// Nothing happened, but look again (the input thread's wake-up after a
-    /// panic elsewhere restored the terminal).
+    /// panic elsewhere restored the terminal, or the UI loop's after a quiet
+    /// while with a rescan asked).
     Tick,
 }
 
@@ -104,6 +105,9 @@ pub struct App {
     pub clusters: ClusterState,
     pub events: Cursor,
     pub tune: TuneState,
+    /// A rescan was asked and not yet seen through: the `seq` of the
+    /// snapshot shown when it was asked.
+    pub rescan: Option<u64>,
     pub quit: bool,
 }
 
@@ -126,6 +130,7 @@ impl App {
             clusters: ClusterState::default(),
             events: Cursor::default(),
             tune: TuneState::default(),
+            rescan: None,
             quit: false,
         }
     }
@@ -214,7 +219,9 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
         Msg::Input(Event::Resize(w, h)) => resize(app, w, h),
         Msg::Input(_) => {}
         Msg::Engine(u) => engine(app, u),
-        Msg::Tick => {}
+        // A rescan that finds nothing new publishes no snapshot: after a
+        // quiet while it is over.
+        Msg::Tick => app.rescan = None,
     }
 }
 
@@ -241,6 +248,10 @@ fn snapshot(app: &mut App, s: Arc<Snapshot>) {
     if !app.tune.filled {
         app.tune.fill(&s.params);
         app.tune.filled = true;
+    }
+    // A later snapshot with no indexing under way: the rescan is done.
+    if app.rescan.is_some_and(|asked| s.seq > asked) && s.progress.is_none() {
+        app.rescan = None;
     }
     let h = app.docs_height();
     app.docs.set_docs(s.documents.clone(), h);

@@ -132,7 +132,10 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
         }
         Action::NextTab => switch(app, TABS[(at + 1) % TABS.len()], out),
         Action::PrevTab => switch(app, TABS[(at + TABS.len() - 1) % TABS.len()], out),
-        Action::Rescan => out.push(Command::Rescan),
+        Action::Rescan => {
+            out.push(Command::Rescan);
+            app.rescan = Some(app.snapshot.as_ref().map_or(0, |s| s.seq));
+        }
         Action::Up => step(app, Move::By(-1)),
         Action::Down => step(app, Move::By(1)),
         Action::PageUp => step(app, Move::Page(-1)),

@@ -40,6 +40,9 @@ use crate::engine::{Engine, Options};
 
 /// The shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(16);
+/// How long a rescan with no answer shows as asked: the engine publishes
+/// nothing when a rescan finds nothing new.
+const RESCAN_QUIET: Duration = Duration::from_secs(3);
 
 /// Whether `NO_COLOR` asks for no colours (set and not empty, per no-color.org).
 pub(crate) fn no_color() -> bool {
@@ -111,6 +114,12 @@ fn ui_loop(
             match rx.recv_timeout(FRAME.saturating_sub(last_draw.elapsed())) {
                 Ok(m) => Some(m),
                 Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            }
+        } else if app.rescan.is_some() {
+            match rx.recv_timeout(RESCAN_QUIET) {
+                Ok(m) => Some(m),
+                Err(RecvTimeoutError::Timeout) => Some(Msg::Tick),
                 Err(RecvTimeoutError::Disconnected) => return Ok(()),
             }
         } else {

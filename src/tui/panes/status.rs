@@ -21,6 +21,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     if let Some(e) = &app.fatal {
         parts.push((0, format!("stopped: {e}"), theme.error));
     }
+    if app.rescan.is_some() {
+        parts.push((0, "rescan asked…".into(), theme.warning));
+    }
     match &app.snapshot {
         None if app.fatal.is_none() => parts.push((0, "starting…".into(), theme.muted)),
         None => {}

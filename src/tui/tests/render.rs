@@ -60,6 +60,13 @@ fn search(w: u16, h: u16) -> App {
     a
 }
 
+/// A rescan asked, not yet answered.
+fn rescan(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "r");
+    a
+}
+
 fn clusters(w: u16, h: u16) -> App {
     let mut a = app(w, h);
     keys(&mut a, "3");
@@ -124,7 +131,7 @@ macro_rules! panes {
 mod pane {
     use super::{dark, screen};
     panes!(
-        documents, filtered, origin, search, clusters, table, tune, sweep, events
+        documents, filtered, origin, search, rescan, clusters, table, tune, sweep, events
     );
 }
 

@@ -661,3 +661,24 @@ fn passage_keys_bring_each_side_of_a_comparison_to_its_next_shared_passage() {
     keys(&mut a, "N");
     assert_eq!(a.clusters.scroll, [0, 0]);
 }
+
+#[test]
+fn a_rescan_shows_as_asked_until_a_snapshot_without_indexing() {
+    let mut a = app(80, 24);
+    assert_eq!(keys(&mut a, "r"), [Command::Rescan]);
+    let asked = a.snapshot.as_ref().unwrap().seq;
+    assert_eq!(a.rescan, Some(asked));
+    // Indexing under way: still asked.
+    let mut s = fixture::snapshot();
+    s.seq = asked + 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+    assert!(a.rescan.is_some());
+    s.seq = asked + 2;
+    s.progress = None;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    assert_eq!(a.rescan, None);
+    // No answer at all (nothing new was found): the UI loop's quiet tick ends it.
+    keys(&mut a, "r");
+    update(&mut a, Msg::Tick);
+    assert_eq!(a.rescan, None);
+}
