@@ -34,6 +34,10 @@ pub struct Theme {
     pub shared: Style,
     /// Copied text, one style per origin (see [`Theme::origin`]).
     pub palette: Vec<Style>,
+    /// What the Origins legend shows in an origin's style: a block of its
+    /// colour, or without colours a word (bold or italic spaces look like
+    /// any other spaces).
+    pub swatch: &'static str,
 }
 
 impl Theme {
@@ -83,6 +87,7 @@ impl Theme {
                 ]
                 .map(|(f, b)| Style::new().fg(f).bg(b))
                 .to_vec(),
+                swatch: "    ",
             },
             ThemeName::Light => Theme {
                 base: Style::new(),
@@ -122,6 +127,7 @@ impl Theme {
                 ]
                 .map(|c| Style::new().fg(Color::Black).bg(c))
                 .to_vec(),
+                swatch: "    ",
             },
         }
     }
@@ -151,11 +157,33 @@ impl Theme {
             bar: Style::new(),
             block_selected: m(Modifier::REVERSED | Modifier::BOLD),
             shared: m(Modifier::UNDERLINED),
-            // Neighbouring blocks of different origins still differ.
-            palette: vec![
-                m(Modifier::UNDERLINED),
-                m(Modifier::UNDERLINED | Modifier::ITALIC),
-            ],
+            // Every combination of bold, dim (never both: terminals end
+            // them together), italic and underline; reverse video stays the
+            // selected block's.
+            palette: {
+                let (b, d, i, u) = (
+                    Modifier::BOLD,
+                    Modifier::DIM,
+                    Modifier::ITALIC,
+                    Modifier::UNDERLINED,
+                );
+                [
+                    u,
+                    i,
+                    b,
+                    d,
+                    u | i,
+                    b | u,
+                    b | i,
+                    d | u,
+                    d | i,
+                    b | u | i,
+                    d | u | i,
+                ]
+                .map(m)
+                .to_vec()
+            },
+            swatch: "text",
         }
     }
 
@@ -164,5 +192,28 @@ impl Theme {
         // Fibonacci hashing spreads consecutive ids over the palette.
         let h = (u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize;
         self.palette[h % self.palette.len()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_colour_origins_still_have_many_styles() {
+        let t = Theme::new(ThemeName::Dark, true);
+        let mut seen = t.palette.clone();
+        seen.dedup();
+        seen.sort_by_key(|s| s.add_modifier.bits());
+        seen.dedup();
+        assert!(seen.len() >= 8, "{seen:?}");
+        for s in &t.palette {
+            assert!(s.fg.is_none() && s.bg.is_none(), "{s:?}");
+            assert_ne!(*s, t.base);
+            assert!(
+                !s.add_modifier.contains(Modifier::REVERSED),
+                "the selection's"
+            );
+        }
     }
 }

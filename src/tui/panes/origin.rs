@@ -119,7 +119,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             };
             [
                 Line::from(vec![
-                    Span::styled("    ", style),
+                    Span::styled(theme.swatch, style),
                     Span::raw(format!(" {:.1}%", e.percent)),
                 ]),
                 Line::from(format!(" {path}")),

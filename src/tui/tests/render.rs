@@ -215,3 +215,47 @@ fn a_tiny_terminal_does_not_panic() {
         }
     }
 }
+
+/// Without colours, seven origins in one text: each legend entry shows its
+/// style on a word, the same style as its blocks in the text.
+#[test]
+fn no_color_tells_many_origins_apart() {
+    let plain = Theme::new(ThemeName::Dark, true);
+    // Seven origins with seven different styles (ids hash onto the palette).
+    let mut ids: Vec<u32> = Vec::new();
+    for id in 0..29u32 {
+        let fresh = !ids.iter().any(|&o| plain.origin(o) == plain.origin(id));
+        if id != fixture::V2_INSTALL && fresh && ids.len() < 7 {
+            ids.push(id);
+        }
+    }
+    assert_eq!(ids.len(), 7);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.origin.open(fixture::V2_INSTALL);
+        a.tab = crate::tui::app::Tab::Origin;
+        let view = fixture::many_origins_view(&ids);
+        engine(&mut a, Update::Origin(Arc::new(view.clone())));
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| draw(&a, &plain, f)).unwrap();
+        let buf = t.backend().buffer().clone();
+        // Each legend swatch has the style of its origin's text.
+        let legend = crate::tui::layout::inner(
+            crate::tui::layout::origin(crate::tui::layout::screen(a.size).body).1,
+        );
+        for (k, e) in view.legend.iter().enumerate() {
+            let y = legend.y + 2 * k as u16;
+            if y >= legend.bottom() {
+                break;
+            }
+            let cell = &buf[(legend.x, y)];
+            let want = if e.origin == view.id {
+                plain.base
+            } else {
+                plain.origin(e.origin)
+            };
+            assert_eq!(cell.modifier, want.add_modifier, "{} at row {y}", e.path);
+        }
+        insta::assert_snapshot!(format!("no_color_origins_{w}x{h}"), format!("{buf:?}"));
+    }
+}
