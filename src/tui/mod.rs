@@ -11,6 +11,7 @@ pub(crate) mod app;
 pub(crate) mod clusters;
 pub(crate) mod documents;
 pub mod filter;
+pub(crate) mod glyphs;
 pub(crate) mod help;
 pub(crate) mod input;
 pub mod keymap;

@@ -5,7 +5,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::glyphs;
 
 use super::search::Search;
 use crate::engine::{Command, OriginView};
@@ -217,8 +219,8 @@ impl OriginState {
         let range = self.lines.get(line)?;
         let mut w = 0u16;
         let mut byte = None;
-        for (i, c) in text[range.clone()].char_indices() {
-            w += char_width(c) as u16;
+        for (i, g) in text[range.clone()].grapheme_indices(true) {
+            w += glyphs::width(g) as u16;
             if w > col {
                 byte = Some(range.start + i);
                 break;
@@ -256,16 +258,6 @@ impl OriginState {
     }
 }
 
-/// Display width of a character as the pane draws it (tabs and other
-/// control characters as one space).
-pub(crate) fn char_width(c: char) -> usize {
-    if c.is_control() {
-        1
-    } else {
-        c.width().unwrap_or(0)
-    }
-}
-
 /// Break `text` into lines of at most `width` columns: after the last space
 /// that fits (or anywhere in a longer word), and at newlines, except that a
 /// newline inside a paragraph is a space ([`soft_breaks`]): source texts are
@@ -278,15 +270,19 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<Range<usize>> {
     let mut soft = soft_breaks(text).into_iter().peekable();
     let mut lines = Vec::new();
     let (mut start, mut w, mut space) = (0, 0, None);
-    for (i, c) in text.char_indices() {
-        let flows = c == '\n' && soft.next_if_eq(&i).is_some();
-        if c == '\n' && !flows {
+    // By grapheme cluster, so a glyph is never split between two lines. A
+    // newline is one (`\r\n` too: its `\r` stays in the line, drawn blank).
+    for (i, g) in text.grapheme_indices(true) {
+        let i = if g == "\r\n" { i + 1 } else { i };
+        let g = if g == "\r\n" { "\n" } else { g };
+        let flows = g == "\n" && soft.next_if_eq(&i).is_some();
+        if g == "\n" && !flows {
             lines.push(start..i);
             (start, w, space) = (i + 1, 0, None);
             continue;
         }
-        let blank = c == ' ' || flows;
-        let cw = char_width(c);
+        let blank = g == " " || flows;
+        let cw = glyphs::width(g);
         if w + cw > width && i > start {
             if blank {
                 // The blank that does not fit is the break itself.
@@ -296,7 +292,7 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<Range<usize>> {
             }
             let cut = space.filter(|&s| s > start).unwrap_or(i);
             lines.push(start..cut);
-            w = text[cut..i].chars().map(char_width).sum();
+            w = glyphs::str_width(&text[cut..i]);
             start = cut;
             space = None;
             if w + cw > width && i > start {
@@ -430,6 +426,7 @@ mod tests {
                     "[a-zé]{1,14}", Just(" ".to_string()), Just("\n".to_string()),
                     Just("\n- ".to_string()), Just("\n# ".to_string()), Just("  \n".to_string()),
                     Just("\n```\n".to_string()), Just("\n    ".to_string()), Just("文字".to_string()),
+                    Just("👩\u{200d}💻".to_string()), Just("e\u{301}".to_string()),
                 ],
                 0..60,
             ),
@@ -437,6 +434,12 @@ mod tests {
         ) {
             let t: String = parts.concat();
             let lines = wrap(&t, width);
+            // No glyph is split between lines.
+            let mut bounds: Vec<usize> = t.grapheme_indices(true).map(|g| g.0).collect();
+            bounds.push(t.len());
+            for l in &lines {
+                prop_assert!(bounds.contains(&l.start) && bounds.contains(&l.end), "{:?} in {:?}", l, t);
+            }
             let mut covered = vec![0u8; t.len()];
             let mut last_end = 0;
             for l in &lines {
@@ -446,8 +449,8 @@ mod tests {
                     covered[b] += 1;
                 }
                 let line = &t[l.clone()];
-                let w: usize = line.chars().map(char_width).sum();
-                prop_assert!(w <= width || line.chars().count() == 1, "{:?} at {}", line, width);
+                let w = glyphs::str_width(line);
+                prop_assert!(w <= width || line.graphemes(true).count() == 1, "{:?} at {}", line, width);
                 for hard in ["\n\n", "\n-", "\n#", "  \n", "\n```", "```\n", "\n    "] {
                     prop_assert!(!line.contains(hard), "{:?} joined in {:?}", hard, line);
                 }

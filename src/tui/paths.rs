@@ -3,7 +3,9 @@
 //! same list, the first folder, and a version suffix, which is never cut.
 //! What goes is the middle, shown as `…`. Widths are terminal columns.
 
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::glyphs;
 
 /// For each path, how many of its last components (the file name is one)
 /// tell it apart from every other path of `paths`.
@@ -30,12 +32,13 @@ pub(crate) fn tails(paths: &[&str]) -> Vec<usize> {
         .collect()
 }
 
-/// A fitted path char by char, each with its byte offset in the shown path
-/// (None for the `…` and the suffix), so marks on the path survive the cut.
-type Traced = Vec<(char, Option<usize>)>;
+/// A fitted path glyph by glyph (grapheme clusters: a path is never cut
+/// inside one), each with its byte offset in the shown path (None for the
+/// `…` and the suffix), so marks on the path survive the cut.
+type Traced<'a> = Vec<(&'a str, Option<usize>)>;
 
-fn width_of(t: &[(char, Option<usize>)]) -> usize {
-    t.iter().map(|(c, _)| c.width().unwrap_or(0)).sum()
+fn width_of(t: &[(&str, Option<usize>)]) -> usize {
+    t.iter().map(|(g, _)| glyphs::width(g)).sum()
 }
 
 /// `path` (shown with its control characters escaped) and then `suffix`
@@ -68,20 +71,26 @@ pub(crate) fn fit_marked(
         &[]
     };
     let mut runs: Vec<(String, bool)> = Vec::new();
-    for (c, at) in traced(&shown, suffix, width, keep) {
-        let m = at.is_some_and(|b| marks.binary_search(&b).is_ok());
+    for (g, at) in traced(&shown, suffix, width, keep) {
+        // A glyph is marked when any of its chars matched.
+        let m = at.is_some_and(|b| {
+            let i = marks.partition_point(|&m| m < b);
+            marks.get(i).is_some_and(|&m| m < b + g.len())
+        });
         match runs.last_mut() {
-            Some((s, lm)) if *lm == m => s.push(c),
-            _ => runs.push((c.to_string(), m)),
+            Some((s, lm)) if *lm == m => s.push_str(g),
+            _ => runs.push((g.to_string(), m)),
         }
     }
     runs
 }
 
-fn traced(shown: &str, suffix: &str, width: usize, keep: usize) -> Traced {
-    let chars: Traced = shown.char_indices().map(|(i, c)| (c, Some(i))).collect();
-    let suffix: Traced = suffix.chars().map(|c| (c, None)).collect();
-    let with_suffix = |mut t: Traced| {
+fn traced<'a>(shown: &'a str, suffix: &'a str, width: usize, keep: usize) -> Traced<'a> {
+    let chars: Traced<'a> = (shown.grapheme_indices(true))
+        .map(|(i, g)| (g, Some(i)))
+        .collect();
+    let suffix: Traced<'a> = suffix.graphemes(true).map(|g| (g, None)).collect();
+    let with_suffix = |mut t: Traced<'a>| -> Traced<'a> {
         t.extend(suffix.iter().copied());
         t
     };
@@ -95,8 +104,8 @@ fn traced(shown: &str, suffix: &str, width: usize, keep: usize) -> Traced {
     // Components as ranges of `chars` (between the slashes).
     let mut comps = Vec::new();
     let mut from = 0;
-    for (i, (c, _)) in chars.iter().enumerate() {
-        if *c == '/' {
+    for (i, (g, _)) in chars.iter().enumerate() {
+        if *g == "/" {
             comps.push(from..i);
             from = i + 1;
         }
@@ -104,9 +113,9 @@ fn traced(shown: &str, suffix: &str, width: usize, keep: usize) -> Traced {
     comps.push(from..chars.len());
     let n = comps.len();
     let keep = keep.clamp(1, n);
-    let ellipsis = ('…', None);
+    let ellipsis = ("…", None);
     // The first `front` components, `…`, the components from `back` on.
-    let render = |front: usize, back: usize| -> Traced {
+    let render = |front: usize, back: usize| -> Traced<'a> {
         if front >= back {
             return chars.clone();
         }
@@ -147,7 +156,7 @@ fn traced(shown: &str, suffix: &str, width: usize, keep: usize) -> Traced {
 
 /// `s` in at most `width` columns, its middle replaced by `…`; the end gets
 /// the larger half.
-fn cut_middle(s: &[(char, Option<usize>)], width: usize) -> Traced {
+fn cut_middle<'a>(s: &[(&'a str, Option<usize>)], width: usize) -> Traced<'a> {
     if width_of(s) <= width {
         return s.to_vec();
     }
@@ -158,26 +167,26 @@ fn cut_middle(s: &[(char, Option<usize>)], width: usize) -> Traced {
     let right = width - 1 - left;
     let mut head = Vec::new();
     let mut used = 0;
-    for &(c, at) in s {
-        let w = c.width().unwrap_or(0);
+    for &(g, at) in s {
+        let w = glyphs::width(g);
         if used + w > left {
             break;
         }
         used += w;
-        head.push((c, at));
+        head.push((g, at));
     }
     let mut tail = Vec::new();
     let mut used = 0;
-    for &(c, at) in s.iter().rev() {
-        let w = c.width().unwrap_or(0);
+    for &(g, at) in s.iter().rev() {
+        let w = glyphs::width(g);
         if used + w > right {
             break;
         }
         used += w;
-        tail.push((c, at));
+        tail.push((g, at));
     }
     tail.reverse();
-    head.push(('…', None));
+    head.push(("…", None));
     head.extend(tail);
     head
 }
@@ -186,7 +195,6 @@ fn cut_middle(s: &[(char, Option<usize>)], width: usize) -> Traced {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use unicode_width::UnicodeWidthStr;
 
     #[test]
     fn what_differs_stays_visible() {
@@ -244,8 +252,32 @@ mod tests {
     fn wide_characters_count_as_two_columns() {
         let p = "文档/指南/安装说明.md";
         let got = fit(p, "", 12, 1);
-        assert!(got.width() <= 12, "{got}");
+        assert!(glyphs::str_width(&got) <= 12, "{got}");
         assert!(got.ends_with(".md"), "{got}");
+    }
+
+    #[test]
+    fn glyphs_are_measured_whole_and_never_cut_apart() {
+        // 2 + 1 + 8 columns: it fits in 11 as drawn (4 + 1 + 8 char by char).
+        assert_eq!(fit("👩‍💻/notes.md", "", 11, 1), "👩‍💻/notes.md");
+        let family = "👨‍👩‍👧‍👦";
+        let name = format!("{family}{family}{family}{family}.md");
+        for width in 1..12 {
+            let got = fit(&name, "", width, 1);
+            assert!(glyphs::str_width(&got) <= width, "{got}");
+            // Whole families only, around the `…`.
+            let rest = got.replace(family, "").replace('…', "").replace(".md", "");
+            assert!(
+                ["", "d", "md", "m"].contains(&rest.as_str()),
+                "{width}: {got:?}"
+            );
+        }
+        let accents = "a\u{301}\u{302}b\u{301}c\u{301}d\u{301}e\u{301}f.md";
+        let got = fit(accents, "", 6, 1);
+        assert!(
+            !got.contains("…\u{301}") && !got.contains("…\u{302}"),
+            "{got:?}"
+        );
     }
 
     #[test]
@@ -273,13 +305,13 @@ mod tests {
         ) {
             let path = parts.join("/");
             let got = fit(&path, " v2", width, keep);
-            prop_assert!(got.width() <= width, "{}", got);
+            prop_assert!(glyphs::str_width(&got) <= width, "{}", got);
             if width >= 3 {
                 prop_assert!(got.ends_with(" v2"), "{}", got);
             }
             let name = parts.last().unwrap();
             // The file name is whole whenever it fits beside the suffix.
-            if name.width() + 3 + 2 <= width {
+            if glyphs::str_width(name) + 3 + 2 <= width {
                 let got = fit(&path, " v2", width, 1);
                 prop_assert!(got.ends_with(&format!("{name} v2")), "{}", got);
             }

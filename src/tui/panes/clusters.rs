@@ -9,10 +9,10 @@ use ratatui::widgets::Paragraph;
 use super::{block, styled_line, token_bytes};
 use crate::engine::Side;
 use crate::tui::app::App;
-use crate::tui::layout;
 use crate::tui::origin::wrap;
 use crate::tui::paths;
 use crate::tui::theme::Theme;
+use crate::tui::{glyphs, layout};
 
 /// Columns a cluster's first page needs to be recognisable.
 const MIN_NAME: usize = 12;
@@ -42,11 +42,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 hi
             );
             // Narrow: a short head, so the cluster's first page shows.
-            if w.saturating_sub(head.chars().count()) < MIN_NAME {
+            if w.saturating_sub(glyphs::str_width(&head)) < MIN_NAME {
                 head = format!("#{} {}× {:.2} ", i + 1, cl.members.len(), hi);
             }
             let first = cl.members.first().map(|&m| path(m)).unwrap_or_default();
-            let room = w.saturating_sub(head.chars().count());
+            let room = w.saturating_sub(glyphs::str_width(&head));
             let line = Line::from(vec![
                 Span::raw(head),
                 Span::styled(paths::fit(&first, "", room, 1), theme.muted),

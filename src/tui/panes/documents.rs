@@ -9,9 +9,8 @@ use ratatui::widgets::{Cell, Row, Table};
 use super::{block, count, count_in};
 use crate::tui::app::{App, Input};
 use crate::tui::layout;
-use crate::tui::paths;
 use crate::tui::theme::Theme;
-use unicode_width::UnicodeWidthStr;
+use crate::tui::{glyphs, paths};
 
 const NUMBERS: [u16; 3] = [8, 7, 7];
 
@@ -62,7 +61,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         let path = paths::fit_marked(
             &d.path,
             "",
-            (path_w as usize).saturating_sub(version.width()),
+            (path_w as usize).saturating_sub(glyphs::str_width(&version)),
             1,
             &docs.matches(i),
         );

@@ -11,7 +11,7 @@ use crate::engine::Watching;
 use crate::tui::app::{App, Input, TABS, Tab};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::{help, paths};
+use crate::tui::{glyphs, help, paths};
 
 /// Root, documents, versions, indexing, table, live settings, watch mode;
 /// on a narrow terminal the least telling parts are left out.
@@ -72,7 +72,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         }
     }
     let width = |parts: &[(u8, String, Style)]| -> usize {
-        parts.iter().map(|p| p.1.chars().count() + 3).sum::<usize>()
+        parts
+            .iter()
+            .map(|p| glyphs::str_width(&p.1) + 3)
+            .sum::<usize>()
     };
     while width(&parts) > area.width as usize {
         let Some(least) = (0..parts.len())

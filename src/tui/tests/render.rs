@@ -259,3 +259,114 @@ fn no_color_tells_many_origins_apart() {
         insta::assert_snapshot!(format!("no_color_origins_{w}x{h}"), format!("{buf:?}"));
     }
 }
+
+/// Names with emoji ZWJ sequences, flags and combining marks, drawn as a
+/// terminal sees consecutive frames: only the cells ratatui finds changed
+/// are written, onto a screen where a wide glyph covers the cell after it
+/// and writing over either half of it blanks the other. After the rows move,
+/// the screen must equal a fresh drawing of the new frame: no glyph of an
+/// old one left behind.
+#[test]
+fn wide_and_combined_glyphs_leave_nothing_behind() {
+    let names = [
+        "👩‍💻/notes.md",
+        "cafe\u{301}/menu\u{301}.md",
+        "👨‍👩‍👧‍👦 family/🏳️‍🌈 pride/a very long name that will be cut 👩‍💻👩‍💻👩‍💻.md",
+        "a\u{301}\u{302}\u{303}/x.md",
+        "🇫🇷/flags 🇩🇪🇯🇵.md",
+        "日本語/ファイル名.md",
+    ];
+    for (w, h) in [(80, 24), (120, 40), (50, 12)] {
+        let mut a = app(w, h);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        let mut docs = s.documents.to_vec();
+        for (i, n) in names.iter().enumerate() {
+            docs[2 * i].path = n.to_string();
+            docs[2 * i + 1].dominant_path = Some(n.to_string());
+        }
+        s.documents = docs.into();
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        let theme = dark();
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut prev = t.draw(|f| draw(&a, &theme, f)).unwrap().buffer.clone();
+        let mut screen = Screen::new(w, h);
+        screen.apply(&ratatui::buffer::Buffer::empty(prev.area), &prev);
+        for step in ["j", "s", "S", "jjj", "s", "G", "g", "/👩", "\u{1b}"] {
+            if step == "\u{1b}" {
+                press(&mut a, KeyCode::Esc);
+            } else {
+                keys(&mut a, step);
+            }
+            let next = t.draw(|f| draw(&a, &theme, f)).unwrap().buffer.clone();
+            screen.apply(&prev, &next);
+            assert_eq!(
+                screen.rows(),
+                Screen::of(&next).rows(),
+                "after {step} at {w}x{h}"
+            );
+            prev = next;
+        }
+    }
+}
+
+/// A terminal's cells: a glyph, or "" where the wide glyph before covers it.
+struct Screen {
+    w: u16,
+    cells: Vec<String>,
+}
+
+impl Screen {
+    fn new(w: u16, h: u16) -> Screen {
+        Screen {
+            w,
+            cells: vec![" ".into(); w as usize * h as usize],
+        }
+    }
+
+    /// The screen showing `buf` on a blank terminal.
+    fn of(buf: &ratatui::buffer::Buffer) -> Screen {
+        let mut s = Screen::new(buf.area.width, buf.area.height);
+        s.apply(&ratatui::buffer::Buffer::empty(buf.area), buf);
+        s
+    }
+
+    /// Write what ratatui sends to go from `prev` to `next`.
+    fn apply(&mut self, prev: &ratatui::buffer::Buffer, next: &ratatui::buffer::Buffer) {
+        for (x, y, cell) in prev.diff(next) {
+            let i = y as usize * self.w as usize + x as usize;
+            let width = crate::tui::glyphs::width(cell.symbol()).max(1);
+            let row_end = (y as usize + 1) * self.w as usize;
+            for j in i..(i + width).min(row_end) {
+                self.blank_around(j, row_end);
+            }
+            self.cells[i] = cell.symbol().to_string();
+            for j in i + 1..(i + width).min(row_end) {
+                self.cells[j] = String::new();
+            }
+        }
+    }
+
+    /// Writing at `j` destroys the wide glyph it is part of.
+    fn blank_around(&mut self, j: usize, row_end: usize) {
+        let mut head = j;
+        while self.cells[head].is_empty() && !head.is_multiple_of(self.w as usize) {
+            head -= 1;
+        }
+        let mut k = head + 1;
+        if self.cells[head].is_empty() || crate::tui::glyphs::width(&self.cells[head]) > 1 {
+            self.cells[head] = " ".into();
+            while k < row_end && self.cells[k].is_empty() {
+                self.cells[k] = " ".into();
+                k += 1;
+            }
+        }
+    }
+
+    fn rows(&self) -> Vec<String> {
+        self.cells
+            .chunks(self.w as usize)
+            .map(|r| r.concat())
+            .collect()
+    }
+}
