@@ -125,11 +125,12 @@ pub struct KeysConfig {
     pub sweep: String,
     pub adopt: String,
     pub rescan: String,
+    pub copy: String,
 }
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 32] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 33] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -163,6 +164,7 @@ impl KeysConfig {
             ("sweep", &self.sweep),
             ("adopt", &self.adopt),
             ("rescan", &self.rescan),
+            ("copy", &self.copy),
         ]
     }
 }
@@ -204,6 +206,7 @@ impl Default for KeysConfig {
             sweep: k("w"),
             adopt: k("A"),
             rescan: k("r"),
+            copy: k("y"),
         }
     }
 }

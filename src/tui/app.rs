@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 
 use super::clusters::ClusterState;
 use super::documents::DocList;
+use super::effects::Effect;
 use super::filter::Matcher;
 use super::input;
 use super::keymap::{Action, Keymap};
@@ -108,6 +109,10 @@ pub struct App {
     /// A rescan was asked and not yet seen through: the `seq` of the
     /// snapshot shown when it was asked.
     pub rescan: Option<u64>,
+    /// What the UI loop is to do with the terminal, in order.
+    pub effects: Vec<Effect>,
+    /// A line for the footer until the next key (`copied …`).
+    pub message: Option<String>,
     pub quit: bool,
 }
 
@@ -131,6 +136,8 @@ impl App {
             events: Cursor::default(),
             tune: TuneState::default(),
             rescan: None,
+            effects: Vec::new(),
+            message: None,
             quit: false,
         }
     }

@@ -19,6 +19,9 @@ pub struct ClusterState {
     /// First line shown of each side of the comparison (left, right): page
     /// keys move both, passage keys each to its own next shared passage.
     pub scroll: [usize; 2],
+    /// The next copy takes the pair's second document (copying twice gives
+    /// both).
+    pub copy_second: bool,
 }
 
 impl ClusterState {

@@ -7,6 +7,7 @@ use ratatui::crossterm::event::{
 };
 
 use super::app::{App, Input, TABS, Tab};
+use super::effects::Effect;
 use super::keymap::Action;
 use super::layout;
 use super::scroll::{Cursor, Move};
@@ -18,6 +19,7 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
         app.quit = true;
         return;
     }
+    app.message = None;
     if let Some(input) = app.input.take() {
         app.input = typing(app, input, k);
         return;
@@ -136,6 +138,7 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
             out.push(Command::Rescan);
             app.rescan = Some(app.snapshot.as_ref().map_or(0, |s| s.seq));
         }
+        Action::Copy => copy(app),
         Action::Up => step(app, Move::By(-1)),
         Action::Down => step(app, Move::By(1)),
         Action::PageUp => step(app, Move::Page(-1)),
@@ -323,6 +326,41 @@ fn tune_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         }
         _ => {}
     }
+}
+
+/// Put the document's path on the clipboard: the selected one (Documents),
+/// the one shown (Origin), a side of the selected or compared pair (Clusters:
+/// again for the other side).
+fn copy(app: &mut App) {
+    let Some(snap) = app.snapshot.clone() else {
+        return;
+    };
+    let name = match app.tab {
+        Tab::Documents => app.docs.selected().map(|d| d.path.clone()),
+        Tab::Origin => app.origin.view.as_ref().map(|v| v.path.clone()),
+        Tab::Clusters => {
+            let pair = match &app.clusters.compare {
+                Some(v) => Some((v.a.path.clone(), v.b.path.clone())),
+                None => (snap.clusters.get(app.clusters.list.selected))
+                    .and_then(|c| c.pairs.get(app.clusters.pairs.selected))
+                    .and_then(|&(a, b, _)| {
+                        Some((app.doc(a)?.path.clone(), app.doc(b)?.path.clone()))
+                    }),
+            };
+            let second = app.clusters.copy_second;
+            app.clusters.copy_second = !second;
+            pair.map(|(a, b)| if second { b } else { a })
+        }
+        _ => None,
+    };
+    let Some(name) = name else {
+        app.message = Some("no document here to copy".into());
+        return;
+    };
+    let path = crate::source::name::path(&snap.root, &name);
+    app.effects
+        .push(Effect::Copy(super::effects::path_bytes(&path)));
+    app.message = Some(format!("copied {}", path.display()));
 }
 
 /// Enter on an event: a version (or a rename) opens its origins; any other

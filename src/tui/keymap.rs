@@ -42,10 +42,11 @@ pub(crate) enum Action {
     Sweep,
     Adopt,
     Rescan,
+    Copy,
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 32] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 33] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -90,6 +91,7 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 32] = [
     (Action::Sweep, "sweep", "sweep table sizes"),
     (Action::Adopt, "adopt", "make tuned settings live"),
     (Action::Rescan, "rescan", "rescan the folder"),
+    (Action::Copy, "copy", "copy the document's path (OSC 52)"),
 ];
 
 impl Action {

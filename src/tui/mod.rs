@@ -10,6 +10,7 @@
 pub(crate) mod app;
 pub(crate) mod clusters;
 pub(crate) mod documents;
+pub(crate) mod effects;
 pub mod filter;
 pub(crate) mod glyphs;
 pub(crate) mod help;
@@ -137,11 +138,30 @@ fn ui_loop(
         for c in update_all(app, batch) {
             engine.send(c);
         }
+        for e in std::mem::take(&mut app.effects) {
+            effect(terminal, e)?;
+        }
         if app.quit {
             return Ok(());
         }
         if !terminal::active() {
             return Err("stopped after a panic (its message is above)".into());
+        }
+    }
+}
+
+/// Do what a key asked of the terminal.
+fn effect(terminal: &mut terminal::Term, e: effects::Effect) -> Result<(), String> {
+    use std::io::Write;
+    match e {
+        effects::Effect::Copy(bytes) => {
+            let out = terminal.backend_mut();
+            ratatui::crossterm::queue!(
+                out,
+                ratatui::crossterm::style::Print(effects::osc52(&bytes))
+            )
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("cannot write to the terminal: {e}"))
         }
     }
 }

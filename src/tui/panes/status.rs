@@ -165,6 +165,10 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
 
 pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let mut spans = Vec::new();
+    if let Some(m) = &app.message {
+        spans.push(Span::styled(format!(" {m} "), theme.good));
+        spans.push(Span::styled("│", theme.muted));
+    }
     let mut hint = |key: String, what: &str| {
         spans.push(Span::styled(format!(" {key}"), theme.key));
         spans.push(Span::styled(format!(" {what} "), theme.muted));

@@ -60,6 +60,13 @@ fn search(w: u16, h: u16) -> App {
     a
 }
 
+/// A path copied: the footer says which.
+fn copied(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "jy");
+    a
+}
+
 /// A rescan asked, not yet answered.
 fn rescan(w: u16, h: u16) -> App {
     let mut a = app(w, h);
@@ -131,7 +138,7 @@ macro_rules! panes {
 mod pane {
     use super::{dark, screen};
     panes!(
-        documents, filtered, origin, search, rescan, clusters, table, tune, sweep, events
+        documents, filtered, origin, search, rescan, copied, clusters, table, tune, sweep, events
     );
 }
 

@@ -682,3 +682,49 @@ fn a_rescan_shows_as_asked_until_a_snapshot_without_indexing() {
     update(&mut a, Msg::Tick);
     assert_eq!(a.rescan, None);
 }
+
+#[test]
+fn y_copies_the_documents_full_path_through_the_terminal() {
+    use crate::tui::effects::Effect;
+    let mut a = app(80, 24);
+    let root = "/home/ana/tidewater-docs";
+    press(&mut a, KeyCode::Down);
+    let name = a.docs.selected().unwrap().path.clone();
+    keys(&mut a, "y");
+    let want = format!("{root}/{name}");
+    assert_eq!(a.effects, [Effect::Copy(want.clone().into_bytes())]);
+    assert_eq!(
+        a.message.as_deref(),
+        Some(format!("copied {want}").as_str())
+    );
+    // The message lasts until the next key.
+    a.effects.clear();
+    press(&mut a, KeyCode::Down);
+    assert_eq!(a.message, None);
+    // Origin: the document shown.
+    press(&mut a, KeyCode::Home);
+    open_v2(&mut a);
+    keys(&mut a, "y");
+    assert_eq!(
+        a.effects,
+        [Effect::Copy(
+            format!("{root}/v2/installation.md").into_bytes()
+        )]
+    );
+    // Clusters: one side of the pair, then the other.
+    a.effects.clear();
+    keys(&mut a, "3");
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "yy");
+    assert_eq!(
+        a.effects,
+        [
+            Effect::Copy(format!("{root}/v1/installation.md").into_bytes()),
+            Effect::Copy(format!("{root}/v2/installation.md").into_bytes()),
+        ]
+    );
+    // Nothing to copy on the Table pane.
+    a.effects.clear();
+    keys(&mut a, "4y");
+    assert!(a.effects.is_empty());
+}
