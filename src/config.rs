@@ -126,11 +126,12 @@ pub struct KeysConfig {
     pub adopt: String,
     pub rescan: String,
     pub copy: String,
+    pub edit: String,
 }
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 33] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 34] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -165,6 +166,7 @@ impl KeysConfig {
             ("adopt", &self.adopt),
             ("rescan", &self.rescan),
             ("copy", &self.copy),
+            ("edit", &self.edit),
         ]
     }
 }
@@ -207,6 +209,7 @@ impl Default for KeysConfig {
             adopt: k("A"),
             rescan: k("r"),
             copy: k("y"),
+            edit: k("e"),
         }
     }
 }

@@ -78,8 +78,13 @@ impl Drop for Tmux {
 }
 
 fn start(root: &Path, home: &Path) -> Tmux {
+    start_with(root, home, "origin", &[])
+}
+
+/// `name`: tests run side by side, each with a tmux server of its own.
+fn start_with(root: &Path, home: &Path, name: &str, vars: &[(&str, &str)]) -> Tmux {
     let t = Tmux {
-        socket: format!("lineage-test-{}", std::process::id()),
+        socket: format!("lineage-test-{}-{name}", std::process::id()),
     };
     let bin = env!("CARGO_BIN_EXE_lineage");
     let index = home.join("index");
@@ -98,7 +103,8 @@ fn start(root: &Path, home: &Path) -> Tmux {
         env("XDG_CONFIG_HOME", &home.join("config")),
         env("XDG_DATA_HOME", &home.join("data")),
     );
-    t.ok(&[
+    let extra: Vec<String> = vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut args = vec![
         "-f",
         "/dev/null",
         "new-session",
@@ -117,8 +123,12 @@ fn start(root: &Path, home: &Path) -> Tmux {
         &d,
         "-e",
         "NO_COLOR=",
-        &command,
-    ]);
+    ];
+    for e in &extra {
+        args.extend(["-e", e.as_str()]);
+    }
+    args.push(&command);
+    t.ok(&args);
     t
 }
 
@@ -194,6 +204,71 @@ fn the_origin_pane_names_the_source_of_a_new_copy() {
         t.screen().starts_with("lineage exited 0"),
         "the shell writes where the view began"
     );
+    let stderr = std::fs::read_to_string(home.join("stderr")).unwrap();
+    assert!(stderr.is_empty(), "stderr: {stderr}");
+}
+
+#[test]
+fn e_opens_the_editor_at_the_line_in_view_and_the_view_comes_back() {
+    let dir = TempDir::new("tmux-editor");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    // Sixty list items: one line each in the file and on screen.
+    let text: String = (1..=60)
+        .map(|i| format!("- step {i} of the tide gauge setup\n"))
+        .collect();
+    std::fs::write(root.join("guide.md"), text).unwrap();
+    // An "editor" that writes down its arguments and exits.
+    let args = home.join("editor-args");
+    let script = home.join("editor.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n", args.display()),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let editor = script.display().to_string();
+    let t = start_with(
+        &root,
+        &home,
+        "editor",
+        &[("VISUAL", ""), ("EDITOR", &editor)],
+    );
+    t.wait("the document", |s| s.contains("guide.md"));
+    t.keys(&["Enter"]);
+    t.wait("its text", |s| s.contains("step 1 of the tide"));
+    // Five lines down: the top line shown is the file's sixth.
+    t.keys(&["j", "j", "j", "j", "j"]);
+    t.wait("the scrolled view", |s| s.contains("│- step 6 of"));
+    t.keys(&["e"]);
+    let end = Instant::now() + Duration::from_secs(15);
+    while !args.exists() {
+        assert!(
+            Instant::now() < end,
+            "the editor did not run:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let got = std::fs::read_to_string(&args).unwrap();
+    let file = root.canonicalize().unwrap().join("guide.md");
+    assert_eq!(got, format!("+6\n{}\n", file.display()));
+    // The view is back, redrawn, and still answers keys.
+    let s = t.wait("the view again", |s| {
+        s.contains("Origins") && s.contains("│- step 6 of") && s.contains("edited")
+    });
+    assert_eq!(t.format("#{alternate_on}"), "1", "full screen again: {s}");
+    t.keys(&["1"]);
+    t.wait("the Documents pane", |s| s.contains("Documents 1 of 1"));
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
     let stderr = std::fs::read_to_string(home.join("stderr")).unwrap();
     assert!(stderr.is_empty(), "stderr: {stderr}");
 }

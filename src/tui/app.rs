@@ -113,6 +113,8 @@ pub struct App {
     pub effects: Vec<Effect>,
     /// A line for the footer until the next key (`copied …`).
     pub message: Option<String>,
+    /// The editor command (`$VISUAL`, `$EDITOR` or `vi`; see `tui::editor`).
+    pub editor: String,
     pub quit: bool,
 }
 
@@ -138,6 +140,7 @@ impl App {
             rescan: None,
             effects: Vec::new(),
             message: None,
+            editor: "vi".into(),
             quit: false,
         }
     }

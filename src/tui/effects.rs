@@ -7,10 +7,14 @@
 
 use std::path::Path;
 
+use super::editor::EditorCall;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
     /// Put these bytes (a path) on the clipboard.
     Copy(Vec<u8>),
+    /// Run an editor, with the terminal, until it exits.
+    Edit(EditorCall),
 }
 
 /// The OSC 52 sequence that asks the terminal to put `bytes` on the

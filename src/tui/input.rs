@@ -139,6 +139,7 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
             app.rescan = Some(app.snapshot.as_ref().map_or(0, |s| s.seq));
         }
         Action::Copy => copy(app),
+        Action::Edit => edit(app),
         Action::Up => step(app, Move::By(-1)),
         Action::Down => step(app, Move::By(1)),
         Action::PageUp => step(app, Move::Page(-1)),
@@ -361,6 +362,51 @@ fn copy(app: &mut App) {
     app.effects
         .push(Effect::Copy(super::effects::path_bytes(&path)));
     app.message = Some(format!("copied {}", path.display()));
+}
+
+/// Open the editor on the document shown in Origin (at the selected copied
+/// block, else at the top line shown) or selected in Documents (at its top).
+fn edit(app: &mut App) {
+    let Some(snap) = app.snapshot.clone() else {
+        return;
+    };
+    let (name, line) = match (app.tab, &app.origin.view) {
+        (Tab::Origin, Some(v)) => {
+            let o = &app.origin;
+            let block = (o.block.and_then(|b| v.runs.get(b)))
+                .and_then(|r| super::panes::token_bytes(&v.spans, r.start..r.end));
+            let at =
+                block.map_or_else(|| o.lines.get(o.scroll).map_or(0, |l| l.start), |b| b.start);
+            let html = crate::text::Format::from_path(&v.path) == crate::text::Format::Html;
+            let line = match &v.text {
+                Ok(t) => super::editor::file_line(t, at, html),
+                Err(_) => Some(1),
+            };
+            (v.path.clone(), line)
+        }
+        (Tab::Documents, _) => match app.docs.selected() {
+            Some(d) => (d.path.clone(), Some(1)),
+            None => return,
+        },
+        _ => {
+            app.message = Some("no document here to edit".into());
+            return;
+        }
+    };
+    let file = crate::source::name::path(&snap.root, &name);
+    match super::editor::call(&app.editor, line.unwrap_or(1), &file) {
+        Ok(call) => {
+            app.message = Some(match line {
+                Some(l) => format!("edited {} at line {l}", file.display()),
+                None => format!(
+                    "edited {} at line 1: an HTML file's lines are not its text's",
+                    file.display()
+                ),
+            });
+            app.effects.push(Effect::Edit(call));
+        }
+        Err(e) => app.message = Some(e),
+    }
 }
 
 /// Enter on an event: a version (or a rename) opens its origins; any other

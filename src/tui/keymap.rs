@@ -43,10 +43,11 @@ pub(crate) enum Action {
     Adopt,
     Rescan,
     Copy,
+    Edit,
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 33] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 34] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -92,6 +93,11 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 33] = [
     (Action::Adopt, "adopt", "make tuned settings live"),
     (Action::Rescan, "rescan", "rescan the folder"),
     (Action::Copy, "copy", "copy the document's path (OSC 52)"),
+    (
+        Action::Edit,
+        "edit",
+        "open the document in $VISUAL/$EDITOR at this line",
+    ),
 ];
 
 impl Action {

@@ -10,6 +10,7 @@
 pub(crate) mod app;
 pub(crate) mod clusters;
 pub(crate) mod documents;
+pub(crate) mod editor;
 pub(crate) mod effects;
 pub mod filter;
 pub(crate) mod glyphs;
@@ -68,20 +69,23 @@ pub fn run(opts: Options) -> Result<(), String> {
     // The configured settings until the engine reports the live ones.
     app.tune.fill(&opts.config.params());
 
+    app.editor = editor::from_env();
+
     let (tx, rx) = mpsc::channel::<Msg>();
     let stop = Arc::new(AtomicBool::new(false));
+    let pause = Pause::default();
     let input = {
-        let (tx, stop) = (tx.clone(), stop.clone());
+        let (tx, stop, pause) = (tx.clone(), stop.clone(), pause.clone());
         std::thread::Builder::new()
             .name("lineage-input".into())
-            .spawn(move || read_input(tx, stop))
+            .spawn(move || read_input(tx, stop, pause))
             .map_err(|e| e.to_string())?
     };
     let engine = Engine::start(opts, move |u| {
         let _ = tx.send(Msg::Engine(u));
     });
 
-    let result = ui_loop(&mut app, &theme, &mut guard.terminal, &rx, &engine);
+    let result = ui_loop(&mut app, &theme, &mut guard.terminal, &rx, &engine, &pause);
     stop.store(true, Ordering::SeqCst);
     // Leave the full screen first: stopping the engine saves the table.
     drop(guard);
@@ -100,6 +104,7 @@ fn ui_loop(
     terminal: &mut terminal::Term,
     rx: &mpsc::Receiver<Msg>,
     engine: &Engine,
+    pause: &Pause,
 ) -> Result<(), String> {
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
@@ -139,7 +144,7 @@ fn ui_loop(
             engine.send(c);
         }
         for e in std::mem::take(&mut app.effects) {
-            effect(terminal, e)?;
+            effect(app, terminal, pause, e)?;
         }
         if app.quit {
             return Ok(());
@@ -151,25 +156,81 @@ fn ui_loop(
 }
 
 /// Do what a key asked of the terminal.
-fn effect(terminal: &mut terminal::Term, e: effects::Effect) -> Result<(), String> {
+fn effect(
+    app: &mut App,
+    terminal: &mut terminal::Term,
+    pause: &Pause,
+    e: effects::Effect,
+) -> Result<(), String> {
     use std::io::Write;
     match e {
         effects::Effect::Copy(bytes) => {
             let out = terminal.backend_mut();
-            ratatui::crossterm::queue!(
-                out,
-                ratatui::crossterm::style::Print(effects::osc52(&bytes))
-            )
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("cannot write to the terminal: {e}"))
+            let seq = ratatui::crossterm::style::Print(effects::osc52(&bytes));
+            ratatui::crossterm::queue!(out, seq)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("cannot write to the terminal: {e}"))
         }
+        effects::Effect::Edit(call) => {
+            // The editor reads the keys now: the input thread must not.
+            pause.hold();
+            let ran = terminal::suspend().and_then(|()| {
+                std::process::Command::new(&call.program)
+                    .args(&call.args)
+                    .status()
+            });
+            let back = terminal::resume(terminal);
+            pause.release();
+            back.map_err(|e| format!("cannot restore the terminal: {e}"))?;
+            match ran {
+                Ok(s) if s.success() => {}
+                Ok(s) => app.message = Some(format!("{} ended with {s}", call.program)),
+                Err(e) => app.message = Some(format!("cannot run {}: {e}", call.program)),
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Tells the input thread to stop reading the terminal while another
+/// program has it, and hears that it has.
+#[derive(Clone, Default)]
+struct Pause {
+    asked: Arc<AtomicBool>,
+    idle: Arc<AtomicBool>,
+}
+
+impl Pause {
+    /// Ask, and wait (a poll's length at most) until the input thread rests.
+    fn hold(&self) {
+        self.idle.store(false, Ordering::SeqCst);
+        self.asked.store(true, Ordering::SeqCst);
+        let end = Instant::now() + Duration::from_millis(500);
+        while !self.idle.load(Ordering::SeqCst) && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn release(&self) {
+        self.asked.store(false, Ordering::SeqCst);
+    }
+
+    /// The input thread: whether to rest now.
+    fn resting(&self) -> bool {
+        let asked = self.asked.load(Ordering::SeqCst);
+        self.idle.store(asked, Ordering::SeqCst);
+        asked
     }
 }
 
 /// Forward terminal events until told to stop (polling, so it notices), or
 /// until a panic restored the terminal (then wake the UI loop to stop).
-fn read_input(tx: mpsc::Sender<Msg>, stop: Arc<AtomicBool>) {
+fn read_input(tx: mpsc::Sender<Msg>, stop: Arc<AtomicBool>, pause: Pause) {
     while !stop.load(Ordering::SeqCst) {
+        if pause.resting() {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        }
         if !terminal::active() {
             let _ = tx.send(Msg::Tick);
             return;

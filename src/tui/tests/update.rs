@@ -728,3 +728,53 @@ fn y_copies_the_documents_full_path_through_the_terminal() {
     keys(&mut a, "4y");
     assert!(a.effects.is_empty());
 }
+
+#[test]
+fn e_asks_for_the_editor_at_the_files_line_of_the_block_or_the_top() {
+    use crate::tui::effects::Effect;
+    let mut a = app(80, 24);
+    a.editor = "code -w".into();
+    let file = "/home/ana/tidewater-docs/v2/installation.md";
+    open_v2(&mut a);
+    let text = fixture::V2_TEXT;
+    // The line of the file that holds `byte`, counted in the file's own lines.
+    let line_of = |byte: usize| {
+        let mut at = 0;
+        for (n, l) in text.split_inclusive('\n').enumerate() {
+            if byte < at + l.len() {
+                return n + 1;
+            }
+            at += l.len();
+        }
+        unreachable!()
+    };
+    let edit = |a: &mut crate::tui::App| -> Vec<String> {
+        a.effects.clear();
+        keys(a, "e");
+        match a.effects.as_slice() {
+            [Effect::Edit(c)] => {
+                assert_eq!(c.program, "code");
+                c.args
+                    .iter()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .collect()
+            }
+            other => panic!("{other:?}"),
+        }
+    };
+    // No block selected: the top line shown.
+    press(&mut a, KeyCode::PageDown);
+    let top = a.origin.lines[a.origin.scroll].start;
+    assert_eq!(edit(&mut a), ["-w", &format!("+{}", line_of(top)), file]);
+    assert!(line_of(top) > 1);
+    // A copied block selected: its first line.
+    keys(&mut a, "nn");
+    let v = a.origin.view.clone().unwrap();
+    let run = v.runs[a.origin.block.unwrap()];
+    let start = v.spans[run.start as usize].0 as usize;
+    assert_eq!(edit(&mut a), ["-w", &format!("+{}", line_of(start)), file]);
+    assert!(a.message.as_deref().unwrap().starts_with("edited"));
+    // From Documents: the selected document at its top.
+    keys(&mut a, "1");
+    assert_eq!(edit(&mut a)[1], "+1");
+}
