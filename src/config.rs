@@ -127,11 +127,12 @@ pub struct KeysConfig {
     pub rescan: String,
     pub copy: String,
     pub edit: String,
+    pub export: String,
 }
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 34] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 35] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -167,6 +168,7 @@ impl KeysConfig {
             ("rescan", &self.rescan),
             ("copy", &self.copy),
             ("edit", &self.edit),
+            ("export", &self.export),
         ]
     }
 }
@@ -210,6 +212,8 @@ impl Default for KeysConfig {
             rescan: k("r"),
             copy: k("y"),
             edit: k("e"),
+            // x is `exact`.
+            export: k("X"),
         }
     }
 }

@@ -81,6 +81,8 @@ pub enum Input {
     Field(Field, String),
     /// A search of the Origin pane's text.
     Search(String),
+    /// The file to export the current pane to.
+    Export(String),
 }
 
 pub struct App {
@@ -115,6 +117,8 @@ pub struct App {
     pub message: Option<String>,
     /// The editor command (`$VISUAL`, `$EDITOR` or `vi`; see `tui::editor`).
     pub editor: String,
+    /// The directory lineage was started from: exports go there by default.
+    pub start_dir: std::path::PathBuf,
     pub quit: bool,
 }
 
@@ -141,6 +145,7 @@ impl App {
             effects: Vec::new(),
             message: None,
             editor: "vi".into(),
+            start_dir: ".".into(),
             quit: false,
         }
     }

@@ -5,7 +5,7 @@
 //! [`update`]: super::app::update
 //! [`App::effects`]: super::app::App::effects
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::editor::EditorCall;
 
@@ -15,6 +15,13 @@ pub enum Effect {
     Copy(Vec<u8>),
     /// Run an editor, with the terminal, until it exits.
     Edit(EditorCall),
+    /// Write an export (`rows` rows) to `path`, unless it is inside `root`.
+    Export {
+        path: PathBuf,
+        root: PathBuf,
+        bytes: Vec<u8>,
+        rows: usize,
+    },
 }
 
 /// The OSC 52 sequence that asks the terminal to put `bytes` on the

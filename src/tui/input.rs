@@ -60,6 +60,7 @@ fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
         Input::Filter(t) => (t, None),
         Input::Field(f, t) => (t, Some(f)),
         Input::Search(t) => return searching(app, t, k),
+        Input::Export(t) => return exporting(app, t, k),
     };
     match k.code {
         KeyCode::Enter => {
@@ -121,6 +122,38 @@ fn searching(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
     Some(Input::Search(text))
 }
 
+/// A key while the export's file name is typed; enter exports.
+fn exporting(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
+    match k.code {
+        KeyCode::Enter => {
+            let (Some(snap), Ok(table)) = (app.snapshot.clone(), super::export::table(app)) else {
+                return None;
+            };
+            let path = super::export::target(&app.start_dir, &text);
+            app.effects.push(Effect::Export {
+                bytes: super::export::render(&table, &path),
+                rows: table.rows.len(),
+                root: snap.root.clone(),
+                path,
+            });
+            return None;
+        }
+        KeyCode::Esc => return None,
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char(c)
+            if !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            text.push(c)
+        }
+        _ => {}
+    }
+    Some(Input::Export(text))
+}
+
 fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
     if let Some(&tab) = TABS.iter().find(|t| t.action() == action) {
         return switch(app, tab, out);
@@ -140,6 +173,10 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
         }
         Action::Copy => copy(app),
         Action::Edit => edit(app),
+        Action::Export => match super::export::table(app) {
+            Ok(_) => app.input = Some(Input::Export(super::export::default_name(app.tab))),
+            Err(e) => app.message = Some(e),
+        },
         Action::Up => step(app, Move::By(-1)),
         Action::Down => step(app, Move::By(1)),
         Action::PageUp => step(app, Move::Page(-1)),

@@ -44,10 +44,11 @@ pub(crate) enum Action {
     Rescan,
     Copy,
     Edit,
+    Export,
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 34] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 35] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -97,6 +98,11 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 34] = [
         Action::Edit,
         "edit",
         "open the document in $VISUAL/$EDITOR at this line",
+    ),
+    (
+        Action::Export,
+        "export",
+        "export the pane's rows to CSV or JSON",
     ),
 ];
 

@@ -12,6 +12,7 @@ pub(crate) mod clusters;
 pub(crate) mod documents;
 pub(crate) mod editor;
 pub(crate) mod effects;
+pub(crate) mod export;
 pub mod filter;
 pub(crate) mod glyphs;
 pub(crate) mod help;
@@ -70,6 +71,7 @@ pub fn run(opts: Options) -> Result<(), String> {
     app.tune.fill(&opts.config.params());
 
     app.editor = editor::from_env();
+    app.start_dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
 
     let (tx, rx) = mpsc::channel::<Msg>();
     let stop = Arc::new(AtomicBool::new(false));
@@ -170,6 +172,18 @@ fn effect(
             ratatui::crossterm::queue!(out, seq)
                 .and_then(|()| out.flush())
                 .map_err(|e| format!("cannot write to the terminal: {e}"))
+        }
+        effects::Effect::Export {
+            path,
+            root,
+            bytes,
+            rows,
+        } => {
+            app.message = Some(match export::write(&path, &root, &bytes) {
+                Ok(()) => format!("exported {rows} rows to {}", path.display()),
+                Err(e) => e,
+            });
+            Ok(())
         }
         effects::Effect::Edit(call) => {
             // The editor reads the keys now: the input thread must not.

@@ -179,6 +179,17 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             hint("enter".into(), "keep");
             hint("esc".into(), "clear");
         }
+        Some(Input::Export(name)) => {
+            spans.push(Span::styled(" export to ", theme.muted));
+            spans.push(Span::styled(format!("{name}▏"), theme.input));
+            spans.push(Span::raw(" "));
+            let mut hint = |key: &str, what: &str| {
+                spans.push(Span::styled(format!(" {key}"), theme.key));
+                spans.push(Span::styled(format!(" {what} "), theme.muted));
+            };
+            hint("enter", "write (.json: JSON, else CSV)");
+            hint("esc", "cancel");
+        }
         Some(Input::Search(query)) => {
             spans.push(Span::styled(format!(" /{query}▏"), theme.input));
             spans.push(Span::raw(" "));

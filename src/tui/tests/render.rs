@@ -67,6 +67,13 @@ fn copied(w: u16, h: u16) -> App {
     a
 }
 
+/// The export's file name being typed in the footer.
+fn exporting(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "X");
+    a
+}
+
 /// A rescan asked, not yet answered.
 fn rescan(w: u16, h: u16) -> App {
     let mut a = app(w, h);
@@ -138,7 +145,8 @@ macro_rules! panes {
 mod pane {
     use super::{dark, screen};
     panes!(
-        documents, filtered, origin, search, rescan, copied, clusters, table, tune, sweep, events
+        documents, filtered, origin, search, rescan, copied, exporting, clusters, table, tune,
+        sweep, events
     );
 }
 

@@ -778,3 +778,81 @@ fn e_asks_for_the_editor_at_the_files_line_of_the_block_or_the_top() {
     keys(&mut a, "1");
     assert_eq!(edit(&mut a)[1], "+1");
 }
+
+#[test]
+fn x_exports_the_rows_as_shown_to_csv_or_json() {
+    use crate::tui::effects::Effect;
+    let mut a = app(80, 24);
+    a.start_dir = "/work/out".into();
+    keys(&mut a, "/inst");
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "S");
+    let shown = paths(&a);
+    keys(&mut a, "X");
+    assert_eq!(a.input, Some(Input::Export("lineage-documents.csv".into())));
+    press(&mut a, KeyCode::Enter);
+    let [
+        Effect::Export {
+            path,
+            root,
+            bytes,
+            rows,
+        },
+    ] = a.effects.as_slice()
+    else {
+        panic!("{:?}", a.effects);
+    };
+    assert_eq!(
+        path,
+        std::path::Path::new("/work/out/lineage-documents.csv")
+    );
+    assert_eq!(root, std::path::Path::new("/home/ana/tidewater-docs"));
+    assert_eq!(*rows, 3);
+    let csv = String::from_utf8(bytes.clone()).unwrap();
+    let lines: Vec<&str> = csv.split("\r\n").collect();
+    assert!(
+        lines[0].starts_with("path,version,tokens,fresh_percent"),
+        "{csv}"
+    );
+    let got: Vec<&str> = lines[1..4]
+        .iter()
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(got, shown, "filtered and in the order shown");
+    // A .json name writes JSON; the Origin pane exports its runs.
+    a.effects.clear();
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "S");
+    open_v2(&mut a);
+    keys(&mut a, "X");
+    for _ in 0..3 {
+        press(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "json");
+    press(&mut a, KeyCode::Enter);
+    let [
+        Effect::Export {
+            path, bytes, rows, ..
+        },
+    ] = a.effects.as_slice()
+    else {
+        panic!("{:?}", a.effects);
+    };
+    assert_eq!(path, std::path::Path::new("/work/out/lineage-origin.json"));
+    let v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    let runs = a.origin.view.as_ref().unwrap().runs.clone();
+    assert_eq!(
+        (*rows, v.as_array().unwrap().len()),
+        (runs.len(), runs.len())
+    );
+    assert_eq!(v[0]["origin"], "v1/installation.md");
+    assert_eq!(v[1]["origin"], serde_json::Value::Null, "new text");
+    assert_eq!(v[2]["first_token"], runs[2].start);
+    // Esc cancels; the Tune pane has nothing to export.
+    a.effects.clear();
+    keys(&mut a, "X");
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "5X");
+    assert!(a.effects.is_empty() && a.input.is_none());
+    assert!(a.message.is_some());
+}
