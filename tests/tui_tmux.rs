@@ -162,8 +162,14 @@ fn the_origin_pane_names_the_source_of_a_new_copy() {
         format!("# FAQ\n\nHow do I calibrate the gauge? From the guide:\n\n{paragraph}\n"),
     )
     .unwrap();
-    let s = t.wait("faq.md in the list", |s| s.contains("faq.md"));
-    let row = s.lines().find(|l| l.contains("faq.md")).unwrap();
+    // A row of the list (the status bar names the last change too).
+    let row_of = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with('│') && l.contains("faq.md"))
+            .map(str::to_string)
+    };
+    let s = t.wait("faq.md in the list", |s| row_of(s).is_some());
+    let row = row_of(&s).unwrap();
     assert!(
         row.contains("calibration.md"),
         "dominant origin in the row: {row}"

@@ -264,6 +264,7 @@ fn snapshot(app: &mut App, s: Arc<Snapshot>) {
         app.tune.fill(&s.params);
         app.tune.filled = true;
     }
+    app.tune.seen(&s);
     // A later snapshot with no indexing under way: the rescan is done.
     if app.rescan.is_some_and(|asked| s.seq > asked) && s.progress.is_none() {
         app.rescan = None;

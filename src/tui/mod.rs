@@ -7,6 +7,7 @@
 //! returns the commands to send the engine) and draws at most ~60 times a
 //! second. It never waits on the engine.
 
+pub(crate) mod activity;
 pub(crate) mod app;
 pub(crate) mod clusters;
 pub(crate) mod documents;

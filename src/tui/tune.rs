@@ -83,6 +83,9 @@ pub struct TuneState {
     pub kind: Option<RunKind>,
     /// The latest update of the current generation.
     pub update: Option<ShadowUpdate>,
+    /// Settings asked to become live, and the newest event number then
+    /// (a later "cannot adopt" error ends the wait too).
+    pub adopting: Option<(Params, u64)>,
 }
 
 impl TuneState {
@@ -203,7 +206,25 @@ impl TuneState {
     }
 
     pub(crate) fn adopt(&mut self, snap: &Snapshot) -> Option<Command> {
-        self.checked(snap).map(Command::Adopt)
+        let p = self.checked(snap)?;
+        let seen = snap.events.first().map_or(0, |e| e.n);
+        self.adopting = Some((p, seen));
+        Some(Command::Adopt(p))
+    }
+
+    /// A new snapshot: adopting is over once its settings are live and
+    /// nothing is replayed, or the engine refused them.
+    pub(crate) fn seen(&mut self, snap: &Snapshot) {
+        let Some((p, seen)) = self.adopting else {
+            return;
+        };
+        let live = snap.params == p && snap.progress.is_none();
+        let refused = snap.events.iter().take_while(|e| e.n > seen).any(|e| {
+            matches!(&e.kind, crate::engine::EventKind::Error(m) if m.starts_with("cannot adopt"))
+        });
+        if live || refused {
+            self.adopting = None;
+        }
     }
 
     /// Keep an update of the current generation; drop older ones.

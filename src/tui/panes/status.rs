@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::{block, count};
-use crate::engine::Watching;
+use crate::tui::activity::{self, Tone};
 use crate::tui::app::{App, Input, TABS, Tab};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::Theme;
@@ -41,15 +41,15 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 theme.base,
             ));
             parts.push((5, format!("{} versions", count(s.versions)), theme.muted));
-            if let Some(pr) = &s.progress {
-                let pct = pr.done as f64 * 100.0 / pr.total.max(1) as f64;
-                let text = format!(
-                    "{} {}/{} ({pct:.0}%)",
-                    pr.what,
-                    count(pr.done),
-                    count(pr.total)
-                );
-                parts.push((0, text, theme.warning));
+            // What the engine does now, in the place that always shows.
+            if let Some((text, tone)) = activity::activity(app, (area.width / 4).max(12) as usize) {
+                let style = match tone {
+                    Tone::Busy => theme.warning,
+                    Tone::Idle => theme.good,
+                    Tone::Waiting => theme.muted,
+                    Tone::Failed => theme.error,
+                };
+                parts.push((0, text, style));
             }
             let table = match s.table.capacity {
                 Some(c) => format!(
@@ -62,13 +62,6 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             parts.push((3, table, theme.base));
             let live = format!("{} {} {} k={}", p.selector, p.eviction, p.estimation, p.k);
             parts.push((4, live, theme.base));
-            parts.push(match &s.watching {
-                Watching::Starting => (2, "starting".into(), theme.muted),
-                Watching::Events => (2, "watching".into(), theme.good),
-                Watching::Polling => (2, "polling".into(), theme.good),
-                Watching::Rescanning(why) => (2, format!("rescanning ({why})"), theme.warning),
-                Watching::RootGone => (2, "root gone, waiting".into(), theme.error),
-            });
         }
     }
     let width = |parts: &[(u8, String, Style)]| -> usize {

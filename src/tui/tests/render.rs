@@ -385,3 +385,72 @@ impl Screen {
             .collect()
     }
 }
+
+/// The status bar says what the engine does now: indexing, adopting
+/// settings, a shadow run, rescanning, or watching since the last change.
+#[test]
+fn the_status_bar_says_what_the_engine_is_doing() {
+    use crate::engine::Watching;
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut lines = Vec::new();
+        let mut shot = |a: &App, what: &str| {
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|f| draw(a, &dark(), f)).unwrap();
+            let b = t.backend().buffer();
+            let row: String = (0..w).map(|x| b[(x, 0)].symbol().to_string()).collect();
+            lines.push(format!("{what:>10}: {row}"));
+            row
+        };
+        let mut a = app(w, h);
+        assert!(shot(&a, "indexing").contains("indexing 27/29 (93%)"));
+        // Done indexing: watching, since the newest version's change.
+        let mut s = fixture::snapshot();
+        s.progress = None;
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+        let row = shot(&a, "watching");
+        assert!(
+            row.contains("watching · last change 22:43:20 v2/installation.md"),
+            "{row}"
+        );
+        // A shadow run under way.
+        keys(&mut a, "5");
+        press(&mut a, KeyCode::Down);
+        press(&mut a, KeyCode::Right);
+        keys(&mut a, "a");
+        assert!(shot(&a, "shadow").contains("shadow run starting"));
+        let live = s.params;
+        let tuned = a.tune.tuned(&live).unwrap();
+        let mut u = fixture::shadow_compare(1, live, tuned);
+        (u.done, u.finished) = (1, false);
+        engine(&mut a, Update::Shadow(u));
+        assert!(shot(&a, "shadow").contains("shadow run 1/2"));
+        engine(
+            &mut a,
+            Update::Shadow(fixture::shadow_compare(1, live, tuned)),
+        );
+        // Adopting: until the settings are live and nothing is replayed.
+        keys(&mut a, "A");
+        assert!(shot(&a, "adopting").contains("adopting settings…"));
+        let mut replaying = s.clone();
+        replaying.seq += 1;
+        replaying.params = tuned;
+        replaying.progress = Some(crate::engine::Progress {
+            what: "replaying".into(),
+            done: 12,
+            total: 29,
+        });
+        engine(&mut a, Update::Snapshot(Arc::new(replaying.clone())));
+        assert!(shot(&a, "adopting").contains("adopting settings… replaying 12/29"));
+        replaying.seq += 1;
+        replaying.progress = None;
+        engine(&mut a, Update::Snapshot(Arc::new(replaying.clone())));
+        assert!(shot(&a, "adopted").contains("watching ·"));
+        // Timed rescans, with their reason.
+        replaying.seq += 1;
+        replaying.watching = Watching::Rescanning("OS events lost".into());
+        engine(&mut a, Update::Snapshot(Arc::new(replaying)));
+        assert!(shot(&a, "rescanning").contains("rescanning (OS events lost)"));
+        insta::assert_snapshot!(format!("status_activity_{w}x{h}"), lines.join("\n"));
+    }
+}
