@@ -173,6 +173,12 @@ impl App {
         layout::inner(layout::origin(self.body()).0)
     }
 
+    /// The text widths of the two sides of a comparison.
+    pub(super) fn compare_widths(&self) -> [u16; 2] {
+        let c = layout::clusters(self.body());
+        [layout::inner(c.left).width, layout::inner(c.right).width]
+    }
+
     pub(super) fn clusters_len(&self) -> usize {
         self.snapshot.as_ref().map_or(0, |s| s.clusters.len())
     }
@@ -248,7 +254,8 @@ fn engine(app: &mut App, u: Update) {
             app.origin.receive(v, text.width, text.height as usize);
         }
         Update::Compare(v) => {
-            app.clusters.receive(v);
+            let widths = app.compare_widths();
+            app.clusters.receive(v, widths);
         }
         Update::Shadow(u) => {
             app.tune.receive(u);
@@ -292,6 +299,8 @@ fn resize(app: &mut App, w: u16, h: u16) {
     app.size = Rect::new(0, 0, w, h);
     let text = app.origin_text();
     app.origin.resize(text.width, text.height as usize);
+    let widths = app.compare_widths();
+    app.clusters.wrap(widths);
     let h = app.docs_height();
     let n = app.docs.len();
     app.docs.cursor.show(n, h);

@@ -331,10 +331,10 @@ fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Back if app.clusters.compare.is_some() => app.clusters.close(),
         Action::NextBlock | Action::PrevBlock if app.clusters.compare.is_some() => {
             let c = layout::clusters(app.body());
-            let (l, r) = (layout::inner(c.left), layout::inner(c.right));
+            let height = layout::inner(c.left).height as usize;
             let forward = action == Action::NextBlock;
-            app.clusters
-                .step_passage(forward, [l.width, r.width], l.height as usize);
+            let widths = app.compare_widths();
+            app.clusters.step_passage(forward, widths, height);
         }
         Action::Back => app.clusters.on_pairs = false,
         _ => {}

@@ -9,7 +9,9 @@ use ratatui::widgets::Paragraph;
 use super::{block, styled_line, token_bytes};
 use crate::engine::Side;
 use crate::tui::app::App;
-use crate::tui::origin::wrap;
+use std::borrow::Cow;
+
+use crate::tui::clusters::side_lines;
 use crate::tui::paths;
 use crate::tui::theme::Theme;
 use crate::tui::{glyphs, layout};
@@ -110,14 +112,47 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         }
         Some(v) => {
             let sim = format!(" · similarity {:.3} ", v.similarity);
-            side(&v.a, &sim, st.scroll[0], theme, c.left, f);
-            side(&v.b, &sim, st.scroll[1], theme, c.right, f);
+            // The wrapped lines kept for this width, or wrapped now.
+            let lines = |i: usize, area: Rect| {
+                let w = layout::inner(area).width;
+                if st.widths[i] == w {
+                    Cow::Borrowed(&st.lines[i])
+                } else {
+                    Cow::Owned(side_lines(if i == 0 { &v.a } else { &v.b }, w))
+                }
+            };
+            side(
+                &v.a,
+                &lines(0, c.left),
+                &sim,
+                st.scroll[0],
+                theme,
+                c.left,
+                f,
+            );
+            side(
+                &v.b,
+                &lines(1, c.right),
+                &sim,
+                st.scroll[1],
+                theme,
+                c.right,
+                f,
+            );
         }
     }
 }
 
 /// One document of a comparison, shared passages marked.
-fn side(s: &Side, sim: &str, scroll: usize, theme: &Theme, area: Rect, f: &mut Frame) {
+fn side(
+    s: &Side,
+    lines: &[std::ops::Range<usize>],
+    sim: &str,
+    scroll: usize,
+    theme: &Theme,
+    area: Rect,
+    f: &mut Frame,
+) {
     let inner = layout::inner(area);
     let title = format!(" {}{sim}", s.path);
     let mut position = String::new();
@@ -129,15 +164,13 @@ fn side(s: &Side, sim: &str, scroll: usize, theme: &Theme, area: Rect, f: &mut F
                 .iter()
                 .filter_map(|&(a, b)| Some((token_bytes(&s.spans, a..b)?, theme.shared)))
                 .collect();
-            let lines = wrap(text, inner.width.max(1) as usize);
             if !lines.is_empty() {
                 position = format!(" {}/{} ", (scroll + 1).min(lines.len()), lines.len());
             }
-            let lines: Vec<Line> = lines
-                .into_iter()
+            let lines: Vec<Line> = (lines.iter())
                 .skip(scroll)
                 .take(inner.height as usize)
-                .map(|l| styled_line(text, l, theme.base, &shared))
+                .map(|l| styled_line(text, l.clone(), theme.base, &shared))
                 .collect();
             Paragraph::new(lines)
         }

@@ -660,6 +660,14 @@ fn passage_keys_bring_each_side_of_a_comparison_to_its_next_shared_passage() {
     assert_eq!(a.clusters.scroll, second);
     keys(&mut a, "N");
     assert_eq!(a.clusters.scroll, [0, 0]);
+    // The wrapped sides are kept, and wrapped again for a new size.
+    let text = v.a.text.as_ref().unwrap();
+    assert_eq!(a.clusters.lines[0], wrap(text, l.width as usize));
+    update(&mut a, Msg::Input(Event::Resize(120, 40)));
+    let c = layout::clusters(layout::screen(a.size).body);
+    let w = layout::inner(c.left).width;
+    assert_ne!(w, l.width);
+    assert_eq!(a.clusters.lines[0], wrap(text, w as usize));
 }
 
 #[test]
