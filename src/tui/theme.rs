@@ -20,9 +20,12 @@ pub struct Theme {
     pub warning: Style,
     pub good: Style,
     pub input: Style,
-    /// Characters a filter or a search matched.
+    /// Characters the Documents filter matched.
     pub matched: Style,
-    /// The search match brought into view (over `matched`).
+    /// Search matches in the Origin text: colours of their own, as they lie
+    /// over any origin's colour.
+    pub found: Style,
+    /// The search match brought into view.
     pub current_match: Style,
     pub gauge: Style,
     pub hit: Style,
@@ -64,7 +67,10 @@ impl Theme {
                 good: fg(Color::LightGreen),
                 input: fg(Color::White).bg(Color::Blue),
                 matched: fg(Color::LightYellow).add_modifier(b | Modifier::UNDERLINED),
-                current_match: fg(Color::Black).bg(Color::LightYellow),
+                found: fg(Color::Black)
+                    .bg(Color::White)
+                    .add_modifier(b | Modifier::UNDERLINED),
+                current_match: fg(Color::White).bg(Color::Red).add_modifier(b),
                 gauge: fg(Color::Cyan).bg(Color::Black),
                 hit: fg(Color::LightGreen),
                 eviction: fg(Color::LightRed),
@@ -104,7 +110,10 @@ impl Theme {
                 good: fg(Color::Green),
                 input: fg(Color::Black).bg(Color::Rgb(255, 255, 175)),
                 matched: fg(Color::Magenta).add_modifier(b | Modifier::UNDERLINED),
-                current_match: fg(Color::White).bg(Color::Magenta),
+                found: fg(Color::White)
+                    .bg(Color::Black)
+                    .add_modifier(b | Modifier::UNDERLINED),
+                current_match: fg(Color::White).bg(Color::Red).add_modifier(b),
                 gauge: fg(Color::Blue).bg(Color::Rgb(230, 230, 230)),
                 hit: fg(Color::Green),
                 eviction: fg(Color::Red),
@@ -150,7 +159,8 @@ impl Theme {
             good: Style::new(),
             input: m(Modifier::UNDERLINED),
             matched: m(Modifier::BOLD | Modifier::UNDERLINED),
-            current_match: m(Modifier::REVERSED),
+            found: m(Modifier::BOLD | Modifier::UNDERLINED),
+            current_match: m(Modifier::REVERSED | Modifier::BOLD),
             gauge: Style::new(),
             hit: Style::new(),
             eviction: Style::new(),

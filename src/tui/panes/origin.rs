@@ -56,9 +56,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 .flat_map(|s| {
                     s.matches.iter().enumerate().map(move |(i, m)| {
                         let style = if Some(i) == s.current {
-                            theme.matched.patch(theme.current_match)
+                            theme.current_match
                         } else {
-                            theme.matched
+                            theme.found
                         };
                         (m.clone(), style)
                     })
