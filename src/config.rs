@@ -133,6 +133,8 @@ pub struct KeysConfig {
     pub exact: String,
     pub next_block: String,
     pub prev_block: String,
+    pub next_match: String,
+    pub prev_match: String,
     pub apply: String,
     pub sweep: String,
     pub adopt: String,
@@ -141,11 +143,14 @@ pub struct KeysConfig {
     pub compare_version: String,
     pub sweep_view: String,
     pub take_point: String,
+    pub copy: String,
+    pub edit: String,
+    pub export: String,
 }
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 34] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 39] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -173,6 +178,8 @@ impl KeysConfig {
             ("exact", &self.exact),
             ("next_block", &self.next_block),
             ("prev_block", &self.prev_block),
+            ("next_match", &self.next_match),
+            ("prev_match", &self.prev_match),
             ("apply", &self.apply),
             ("sweep", &self.sweep),
             ("adopt", &self.adopt),
@@ -181,6 +188,9 @@ impl KeysConfig {
             ("compare_version", &self.compare_version),
             ("sweep_view", &self.sweep_view),
             ("take_point", &self.take_point),
+            ("copy", &self.copy),
+            ("edit", &self.edit),
+            ("export", &self.export),
         ]
     }
 }
@@ -215,6 +225,9 @@ impl Default for KeysConfig {
             exact: k("x"),
             next_block: k("n"),
             prev_block: k("N"),
+            // n and N are the copied blocks'.
+            next_match: k("]"),
+            prev_match: k("["),
             apply: k("a"),
             sweep: k("w"),
             adopt: k("A"),
@@ -223,6 +236,10 @@ impl Default for KeysConfig {
             compare_version: k("c"),
             sweep_view: k("t"),
             take_point: k("T"),
+            copy: k("y"),
+            edit: k("e"),
+            // x is `exact`.
+            export: k("X"),
         }
     }
 }

@@ -78,18 +78,14 @@ impl Drop for Tmux {
 }
 
 fn start(root: &Path, home: &Path) -> Tmux {
-    start_with(root, home, "")
+    start_with(root, home, "origin", &[], "")
 }
 
-/// `lineage watch ROOT` with `extra` arguments, in a tmux server of its own.
-fn start_with(root: &Path, home: &Path, extra: &str) -> Tmux {
-    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// `name`: tests run side by side, each with a tmux server of its own;
+/// `vars` go to lineage's environment, `extra` to its command line.
+fn start_with(root: &Path, home: &Path, name: &str, vars: &[(&str, &str)], extra: &str) -> Tmux {
     let t = Tmux {
-        socket: format!(
-            "lineage-test-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ),
+        socket: format!("lineage-test-{}-{name}", std::process::id()),
     };
     let bin = env!("CARGO_BIN_EXE_lineage");
     let index = home.join("index");
@@ -108,7 +104,8 @@ fn start_with(root: &Path, home: &Path, extra: &str) -> Tmux {
         env("XDG_CONFIG_HOME", &home.join("config")),
         env("XDG_DATA_HOME", &home.join("data")),
     );
-    t.ok(&[
+    let env_vars: Vec<String> = vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut args = vec![
         "-f",
         "/dev/null",
         "new-session",
@@ -127,8 +124,12 @@ fn start_with(root: &Path, home: &Path, extra: &str) -> Tmux {
         &d,
         "-e",
         "NO_COLOR=",
-        &command,
-    ]);
+    ];
+    for e in &env_vars {
+        args.extend(["-e", e.as_str()]);
+    }
+    args.push(&command);
+    t.ok(&args);
     t
 }
 
@@ -162,8 +163,14 @@ fn the_origin_pane_names_the_source_of_a_new_copy() {
         format!("# FAQ\n\nHow do I calibrate the gauge? From the guide:\n\n{paragraph}\n"),
     )
     .unwrap();
-    let s = t.wait("faq.md in the list", |s| s.contains("faq.md"));
-    let row = s.lines().find(|l| l.contains("faq.md")).unwrap();
+    // A row of the list (the status bar names the last change too).
+    let row_of = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with('│') && l.contains("faq.md"))
+            .map(str::to_string)
+    };
+    let s = t.wait("faq.md in the list", |s| row_of(s).is_some());
+    let row = row_of(&s).unwrap();
     assert!(
         row.contains("calibration.md"),
         "dominant origin in the row: {row}"
@@ -209,6 +216,72 @@ fn the_origin_pane_names_the_source_of_a_new_copy() {
 }
 
 #[test]
+fn e_opens_the_editor_at_the_line_in_view_and_the_view_comes_back() {
+    let dir = TempDir::new("tmux-editor");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    // Sixty list items: one line each in the file and on screen.
+    let text: String = (1..=60)
+        .map(|i| format!("- step {i} of the tide gauge setup\n"))
+        .collect();
+    std::fs::write(root.join("guide.md"), text).unwrap();
+    // An "editor" that writes down its arguments and exits.
+    let args = home.join("editor-args");
+    let script = home.join("editor.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n", args.display()),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let editor = script.display().to_string();
+    let t = start_with(
+        &root,
+        &home,
+        "editor",
+        &[("VISUAL", ""), ("EDITOR", &editor)],
+        "",
+    );
+    t.wait("the document", |s| s.contains("guide.md"));
+    t.keys(&["Enter"]);
+    t.wait("its text", |s| s.contains("step 1 of the tide"));
+    // Five lines down: the top line shown is the file's sixth.
+    t.keys(&["j", "j", "j", "j", "j"]);
+    t.wait("the scrolled view", |s| s.contains("│- step 6 of"));
+    t.keys(&["e"]);
+    let end = Instant::now() + Duration::from_secs(15);
+    while !args.exists() {
+        assert!(
+            Instant::now() < end,
+            "the editor did not run:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let got = std::fs::read_to_string(&args).unwrap();
+    let file = root.canonicalize().unwrap().join("guide.md");
+    assert_eq!(got, format!("+6\n{}\n", file.display()));
+    // The view is back, redrawn, and still answers keys.
+    let s = t.wait("the view again", |s| {
+        s.contains("Origins") && s.contains("│- step 6 of") && s.contains("edited")
+    });
+    assert_eq!(t.format("#{alternate_on}"), "1", "full screen again: {s}");
+    t.keys(&["1"]);
+    t.wait("the Documents pane", |s| s.contains("Documents 1 of 1"));
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
+    let stderr = std::fs::read_to_string(home.join("stderr")).unwrap();
+    assert!(stderr.is_empty(), "stderr: {stderr}");
+}
+
+#[test]
 fn adopted_settings_saved_in_the_config_are_there_after_a_restart() {
     let dir = TempDir::new("tmux-adopt");
     let root = dir.path().join("docs");
@@ -220,7 +293,7 @@ fn adopted_settings_saved_in_the_config_are_there_after_a_restart() {
     let mine = "# my settings, kept by hand\n\n[watch]\n# a slow editor\ndebounce_ms = 300\n";
     std::fs::write(&config, mine).unwrap();
     let extra = format!("--config {}", config.display());
-    let t = start_with(&root, &home, &extra);
+    let t = start_with(&root, &home, "adopt", &[], &extra);
     t.wait("the status bar", |s| s.contains("of 64MiB"));
 
     // Tune: type a table size, adopt it, and save it.
@@ -250,7 +323,7 @@ fn adopted_settings_saved_in_the_config_are_there_after_a_restart() {
     drop(t);
 
     // A restart with the same command: the saved settings are live at once.
-    let t = start_with(&root, &home, &extra);
+    let t = start_with(&root, &home, "adopt", &[], &extra);
     let s = t.wait("the saved table at start", |s| s.contains("calibration.md"));
     t.wait("the saved table at start", |s| s.contains("of 16KiB"));
     assert!(!s.contains("of 64MiB"), "{s}");

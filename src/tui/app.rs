@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 
 use super::clusters::ClusterState;
 use super::documents::DocList;
+use super::effects::Effect;
 use super::filter::Matcher;
 use super::input;
 use super::keymap::{Action, Keymap};
@@ -25,7 +26,8 @@ pub enum Msg {
     Input(Event),
     Engine(Update),
     /// Nothing happened, but look again (the input thread's wake-up after a
-    /// panic elsewhere restored the terminal).
+    /// panic elsewhere restored the terminal, or the UI loop's after a quiet
+    /// while with a rescan asked).
     Tick,
     /// Adopted settings were saved in the config file (the file), or not.
     Saved(Result<std::path::PathBuf, String>),
@@ -79,6 +81,10 @@ impl Tab {
 pub enum Input {
     Filter(String),
     Field(Field, String),
+    /// A search of the Origin pane's text.
+    Search(String),
+    /// The file to export the current pane to.
+    Export(String),
 }
 
 pub struct App {
@@ -106,6 +112,17 @@ pub struct App {
     pub clusters: ClusterState,
     pub events: Cursor,
     pub tune: TuneState,
+    /// A rescan was asked and not yet seen through: the `seq` of the
+    /// snapshot shown when it was asked.
+    pub rescan: Option<u64>,
+    /// What the UI loop is to do with the terminal, in order.
+    pub effects: Vec<Effect>,
+    /// A line for the footer until the next key (`copied …`).
+    pub message: Option<String>,
+    /// The editor command (`$VISUAL`, `$EDITOR` or `vi`; see `tui::editor`).
+    pub editor: String,
+    /// The directory lineage was started from: exports go there by default.
+    pub start_dir: std::path::PathBuf,
     pub quit: bool,
 }
 
@@ -129,6 +146,11 @@ impl App {
             clusters: ClusterState::default(),
             events: Cursor::default(),
             tune: TuneState::default(),
+            rescan: None,
+            effects: Vec::new(),
+            message: None,
+            editor: "vi".into(),
+            start_dir: ".".into(),
             quit: false,
         }
     }
@@ -154,6 +176,12 @@ impl App {
     /// The Origin pane's text area (inside its border).
     pub(super) fn origin_text(&self) -> Rect {
         layout::inner(layout::origin(self.body()).0)
+    }
+
+    /// The text widths of the two sides of a comparison.
+    pub(super) fn compare_widths(&self) -> [u16; 2] {
+        let c = layout::clusters(self.body());
+        [layout::inner(c.left).width, layout::inner(c.right).width]
     }
 
     pub(super) fn clusters_len(&self) -> usize {
@@ -217,7 +245,9 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
         Msg::Input(Event::Resize(w, h)) => resize(app, w, h),
         Msg::Input(_) => {}
         Msg::Engine(u) => engine(app, u, out),
-        Msg::Tick => {}
+        // A rescan that finds nothing new publishes no snapshot: after a
+        // quiet while it is over.
+        Msg::Tick => app.rescan = None,
         Msg::Saved(r) => {
             if let Some(p) = app.tune.save.take() {
                 app.event_detail = app.tune.saved(r, &p);
@@ -248,7 +278,8 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
             app.origin.receive(v, text.width, text.height as usize);
         }
         Update::Compare(v) => {
-            app.clusters.receive(v);
+            let widths = app.compare_widths();
+            app.clusters.receive(v, widths);
         }
         Update::Shadow(u) => {
             app.tune.receive(u);
@@ -263,6 +294,11 @@ fn snapshot(app: &mut App, s: Arc<Snapshot>) {
     if !app.tune.filled {
         app.tune.fill(&s.params);
         app.tune.filled = true;
+    }
+    app.tune.seen(&s);
+    // A later snapshot with no indexing under way: the rescan is done.
+    if app.rescan.is_some_and(|asked| s.seq > asked) && s.progress.is_none() {
+        app.rescan = None;
     }
     let h = app.docs_height();
     app.docs.set_docs(s.documents.clone(), h);
@@ -287,6 +323,8 @@ fn resize(app: &mut App, w: u16, h: u16) {
     app.size = Rect::new(0, 0, w, h);
     let text = app.origin_text();
     app.origin.resize(text.width, text.height as usize);
+    let widths = app.compare_widths();
+    app.clusters.wrap(widths);
     let h = app.docs_height();
     let n = app.docs.len();
     app.docs.cursor.show(n, h);

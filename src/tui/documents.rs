@@ -130,18 +130,28 @@ impl DocList {
         self.refresh(candidates, narrow, keep, height);
     }
 
+    /// A new order starts at its top: what was selected mid-way in the old
+    /// order says nothing about where the user wants to look in the new one.
     pub(crate) fn set_sort(&mut self, sort: SortKey, reverse: bool, height: usize) {
         if (sort, reverse) != (self.sort, self.reverse) {
-            let keep = self.selected_id();
             self.sort = sort;
             self.reverse = reverse;
             let rows = std::mem::take(&mut self.view);
-            self.refresh(Some(rows), false, keep, height);
+            self.cursor = Cursor::default();
+            self.refresh(Some(rows), false, None, height);
         }
     }
 
     pub(crate) fn move_cursor(&mut self, m: Move, height: usize) {
         self.cursor.apply(m, self.view.len(), height);
+    }
+
+    /// Byte offsets in row `i`'s path of the characters the filter matched.
+    pub(crate) fn matches(&self, i: usize) -> Vec<usize> {
+        if self.filter.trim().is_empty() {
+            return Vec::new();
+        }
+        self.matcher.indices(&self.filter, &self.row(i).path)
     }
 
     fn selected_id(&self) -> Option<u32> {

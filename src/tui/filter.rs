@@ -8,6 +8,10 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 pub trait Matcher: Send + Sync {
     /// Some score when `text` matches `pattern` (higher is better), else None.
     fn score(&self, pattern: &str, text: &str) -> Option<i64>;
+
+    /// Byte offsets in `text` of the characters `pattern` matched, ascending
+    /// (empty when it does not match), to mark them on screen.
+    fn indices(&self, pattern: &str, text: &str) -> Vec<usize>;
 }
 
 /// Skim's algorithm (as fzf's): the pattern's characters in order, smart case.
@@ -29,6 +33,29 @@ impl Matcher for Fuzzy {
             return Some(0);
         }
         terms.map(|t| self.term(t, text)).sum()
+    }
+
+    /// Every word's matches, together.
+    fn indices(&self, pattern: &str, text: &str) -> Vec<usize> {
+        let mut chars = Vec::new();
+        for t in pattern.split_whitespace() {
+            match self.0.fuzzy_indices(text, t) {
+                Some((_, found)) => chars.extend(found),
+                None => return Vec::new(),
+            }
+        }
+        chars.sort_unstable();
+        chars.dedup();
+        // Skim counts characters; the pane cuts strings by bytes.
+        let mut at = chars.into_iter().peekable();
+        let mut out = Vec::new();
+        for (n, (byte, _)) in text.char_indices().enumerate() {
+            if at.peek() == Some(&n) {
+                out.push(byte);
+                at.next();
+            }
+        }
+        out
     }
 }
 
@@ -85,6 +112,17 @@ mod tests {
         let (short, long) = (m.score("current", path), m.score("current own", path));
         assert!(short.is_some() && long.is_some());
         assert!(m.score("   ", path).is_some(), "blank matches all");
+    }
+
+    #[test]
+    fn indices_are_bytes_of_every_words_match() {
+        let m = Fuzzy::default();
+        assert_eq!(m.indices("v2 inst", "v2/install.md"), [0, 1, 3, 4, 5, 6]);
+        // Bytes, not characters: é takes two.
+        assert_eq!(m.indices("md", "é/x.md"), [5, 6]);
+        assert!(m.indices("zz", "v2/install.md").is_empty());
+        assert!(m.indices("v2 zz", "v2/install.md").is_empty(), "every word");
+        assert!(m.indices("  ", "v2/install.md").is_empty());
     }
 
     #[test]

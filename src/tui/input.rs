@@ -7,6 +7,7 @@ use ratatui::crossterm::event::{
 };
 
 use super::app::{App, Input, TABS, Tab};
+use super::effects::Effect;
 use super::keymap::Action;
 use super::layout;
 use super::scroll::{Cursor, Move};
@@ -18,6 +19,7 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
         app.quit = true;
         return;
     }
+    app.message = None;
     if let Some(input) = app.input.take() {
         app.input = typing(app, input, k);
         return;
@@ -30,7 +32,13 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
             KeyCode::Esc | KeyCode::Char('n') => (false, false),
             _ => return,
         };
-        out.extend(app.tune.answer(adopt, save));
+        let seen = (app.snapshot.as_ref())
+            .and_then(|s| s.events.first())
+            .map_or(0, |e| e.n);
+        out.extend(app.tune.answer(adopt, save, seen));
+        if let Some(p) = app.tune.save {
+            app.effects.push(super::effects::Effect::Save(p));
+        }
         return;
     }
     let Some(action) = app.keymap.action(&k) else {
@@ -71,6 +79,8 @@ fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
     let (mut text, field) = match input {
         Input::Filter(t) => (t, None),
         Input::Field(f, t) => (t, Some(f)),
+        Input::Search(t) => return searching(app, t, k),
+        Input::Export(t) => return exporting(app, t, k),
     };
     match k.code {
         KeyCode::Enter => {
@@ -107,6 +117,63 @@ fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
     }
 }
 
+/// A key while a search of the Origin text is typed: each key searches again.
+fn searching(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
+    let h = app.origin_text().height as usize;
+    match k.code {
+        KeyCode::Enter => return None,
+        KeyCode::Esc => {
+            app.origin.search = None;
+            return None;
+        }
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char(c)
+            if !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            text.push(c)
+        }
+        _ => return Some(Input::Search(text)),
+    }
+    app.origin.search(&text, h);
+    Some(Input::Search(text))
+}
+
+/// A key while the export's file name is typed; enter exports.
+fn exporting(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
+    match k.code {
+        KeyCode::Enter => {
+            let (Some(snap), Ok(table)) = (app.snapshot.clone(), super::export::table(app)) else {
+                return None;
+            };
+            let path = super::export::target(&app.start_dir, &text);
+            app.effects.push(Effect::Export {
+                bytes: super::export::render(&table, &path),
+                rows: table.rows.len(),
+                root: snap.root.clone(),
+                path,
+            });
+            return None;
+        }
+        KeyCode::Esc => return None,
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char(c)
+            if !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            text.push(c)
+        }
+        _ => {}
+    }
+    Some(Input::Export(text))
+}
+
 fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
     if let Some(&tab) = TABS.iter().find(|t| t.action() == action) {
         return switch(app, tab, out);
@@ -120,13 +187,26 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
         }
         Action::NextTab => switch(app, TABS[(at + 1) % TABS.len()], out),
         Action::PrevTab => switch(app, TABS[(at + TABS.len() - 1) % TABS.len()], out),
-        Action::Rescan => out.push(Command::Rescan),
+        Action::Rescan => {
+            out.push(Command::Rescan);
+            app.rescan = Some(app.snapshot.as_ref().map_or(0, |s| s.seq));
+        }
+        Action::Copy => copy(app),
+        Action::Edit => edit(app),
+        Action::Export => match super::export::table(app) {
+            Ok(_) => app.input = Some(Input::Export(super::export::default_name(app.tab))),
+            Err(e) => app.message = Some(e),
+        },
         Action::Up => step(app, Move::By(-1)),
         Action::Down => step(app, Move::By(1)),
         Action::PageUp => step(app, Move::Page(-1)),
         Action::PageDown => step(app, Move::Page(1)),
         Action::Top => step(app, Move::Top),
         Action::Bottom => step(app, Move::Bottom),
+        Action::Filter if app.tab == Tab::Origin && app.origin.view.is_some() => {
+            let query = app.origin.search.as_ref().map(|s| s.query.clone());
+            app.input = Some(Input::Search(query.unwrap_or_default()));
+        }
         Action::Filter => {
             app.tab = Tab::Documents;
             app.input = Some(Input::Filter(app.docs.filter().to_string()));
@@ -177,7 +257,9 @@ fn step(app: &mut App, m: Move) {
             if let (Move::Page(d), Some(_)) = (m, &app.clusters.compare) {
                 // Pages scroll the comparison; lines move in the lists.
                 let page = layout::inner(c.left).height.max(1) as isize;
-                app.clusters.scroll = app.clusters.scroll.saturating_add_signed(d * page);
+                for s in &mut app.clusters.scroll {
+                    *s = s.saturating_add_signed(d * page);
+                }
             } else if app.clusters.on_pairs {
                 let n = app.pairs_len();
                 app.clusters
@@ -237,6 +319,10 @@ fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
     let h = app.origin_text().height as usize;
     let cmd = match action {
         Action::Select => app.origin.jump(),
+        Action::Back if app.origin.search.is_some() => {
+            app.origin.search = None;
+            None
+        }
         Action::Back => app.origin.go_back(),
         Action::Exact => app.origin.toggle_exact(),
         Action::Versions => {
@@ -245,6 +331,10 @@ fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         }
         Action::NextBlock | Action::PrevBlock => {
             app.origin.step_block(action == Action::NextBlock, h);
+            None
+        }
+        Action::NextMatch | Action::PrevMatch => {
+            app.origin.step_match(action == Action::NextMatch, h);
             None
         }
         _ => None,
@@ -272,6 +362,13 @@ fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
             if let Some(tab) = app.clusters.close() {
                 app.tab = tab;
             }
+        }
+        Action::NextBlock | Action::PrevBlock if app.clusters.compare.is_some() => {
+            let c = layout::clusters(app.body());
+            let height = layout::inner(c.left).height as usize;
+            let forward = action == Action::NextBlock;
+            let widths = app.compare_widths();
+            app.clusters.step_passage(forward, widths, height);
         }
         Action::Back => app.clusters.on_pairs = false,
         _ => {}
@@ -305,6 +402,86 @@ fn tune_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
             out.extend(cmd);
         }
         _ => {}
+    }
+}
+
+/// Put the document's path on the clipboard: the selected one (Documents),
+/// the one shown (Origin), a side of the selected or compared pair (Clusters:
+/// again for the other side).
+fn copy(app: &mut App) {
+    let Some(snap) = app.snapshot.clone() else {
+        return;
+    };
+    let name = match app.tab {
+        Tab::Documents => app.docs.selected().map(|d| d.path.clone()),
+        Tab::Origin => app.origin.view.as_ref().map(|v| v.path.clone()),
+        Tab::Clusters => {
+            let pair = match &app.clusters.compare {
+                Some(v) => Some((v.a.path.clone(), v.b.path.clone())),
+                None => (snap.clusters.get(app.clusters.list.selected))
+                    .and_then(|c| c.pairs.get(app.clusters.pairs.selected))
+                    .and_then(|&(a, b, _)| {
+                        Some((app.doc(a)?.path.clone(), app.doc(b)?.path.clone()))
+                    }),
+            };
+            let second = app.clusters.copy_second;
+            app.clusters.copy_second = !second;
+            pair.map(|(a, b)| if second { b } else { a })
+        }
+        _ => None,
+    };
+    let Some(name) = name else {
+        app.message = Some("no document here to copy".into());
+        return;
+    };
+    let path = crate::source::name::path(&snap.root, &name);
+    app.effects
+        .push(Effect::Copy(super::effects::path_bytes(&path)));
+    app.message = Some(format!("copied {}", path.display()));
+}
+
+/// Open the editor on the document shown in Origin (at the selected copied
+/// block, else at the top line shown) or selected in Documents (at its top).
+fn edit(app: &mut App) {
+    let Some(snap) = app.snapshot.clone() else {
+        return;
+    };
+    let (name, line) = match (app.tab, &app.origin.view) {
+        (Tab::Origin, Some(v)) => {
+            let o = &app.origin;
+            let block = (o.block.and_then(|b| v.runs.get(b)))
+                .and_then(|r| super::panes::token_bytes(&v.spans, r.start..r.end));
+            let at =
+                block.map_or_else(|| o.lines.get(o.scroll).map_or(0, |l| l.start), |b| b.start);
+            let html = crate::text::Format::from_path(&v.path) == crate::text::Format::Html;
+            let line = match &v.text {
+                Ok(t) => super::editor::file_line(t, at, html),
+                Err(_) => Some(1),
+            };
+            (v.path.clone(), line)
+        }
+        (Tab::Documents, _) => match app.docs.selected() {
+            Some(d) => (d.path.clone(), Some(1)),
+            None => return,
+        },
+        _ => {
+            app.message = Some("no document here to edit".into());
+            return;
+        }
+    };
+    let file = crate::source::name::path(&snap.root, &name);
+    match super::editor::call(&app.editor, line.unwrap_or(1), &file) {
+        Ok(call) => {
+            app.message = Some(match line {
+                Some(l) => format!("edited {} at line {l}", file.display()),
+                None => format!(
+                    "edited {} at line 1: an HTML file's lines are not its text's",
+                    file.display()
+                ),
+            });
+            app.effects.push(Effect::Edit(call));
+        }
+        Err(e) => app.message = Some(e),
     }
 }
 

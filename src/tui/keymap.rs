@@ -36,6 +36,8 @@ pub(crate) enum Action {
     Exact,
     NextBlock,
     PrevBlock,
+    NextMatch,
+    PrevMatch,
     Apply,
     Sweep,
     Adopt,
@@ -44,10 +46,13 @@ pub(crate) enum Action {
     CompareVersion,
     SweepView,
     TakePoint,
+    Copy,
+    Edit,
+    Export,
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 34] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 39] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -68,12 +73,26 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 34] = [
     (Action::Bottom, "bottom", "last"),
     (Action::Select, "select", "open, jump, compare, edit"),
     (Action::Back, "back", "back, clear"),
-    (Action::Filter, "filter", "filter documents"),
+    (
+        Action::Filter,
+        "filter",
+        "filter documents; Origin: search its text",
+    ),
     (Action::Sort, "sort", "next sort key"),
     (Action::Reverse, "reverse", "reverse order"),
     (Action::Exact, "exact", "estimated ↔ exact"),
-    (Action::NextBlock, "next_block", "next copied block"),
-    (Action::PrevBlock, "prev_block", "previous copied block"),
+    (
+        Action::NextBlock,
+        "next_block",
+        "next copied block (Compare: shared passage)",
+    ),
+    (
+        Action::PrevBlock,
+        "prev_block",
+        "previous copied block (or passage)",
+    ),
+    (Action::NextMatch, "next_match", "next search match"),
+    (Action::PrevMatch, "prev_match", "previous search match"),
     (Action::Apply, "apply", "shadow run: tuned vs live"),
     (Action::Sweep, "sweep", "sweep table sizes"),
     (Action::Adopt, "adopt", "make tuned settings live"),
@@ -93,6 +112,17 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 34] = [
         Action::TakePoint,
         "take_point",
         "sweep: the table's row into the form",
+    ),
+    (Action::Copy, "copy", "copy the document's path (OSC 52)"),
+    (
+        Action::Edit,
+        "edit",
+        "open the document in $VISUAL/$EDITOR at this line",
+    ),
+    (
+        Action::Export,
+        "export",
+        "export the pane's rows to CSV or JSON",
     ),
 ];
 

@@ -7,10 +7,15 @@
 //! returns the commands to send the engine) and draws at most ~60 times a
 //! second. It never waits on the engine.
 
+pub(crate) mod activity;
 pub(crate) mod app;
 pub(crate) mod clusters;
 pub(crate) mod documents;
+pub(crate) mod editor;
+pub(crate) mod effects;
+pub(crate) mod export;
 pub mod filter;
+pub(crate) mod glyphs;
 pub(crate) mod help;
 pub(crate) mod input;
 pub mod keymap;
@@ -19,6 +24,7 @@ pub(crate) mod origin;
 pub mod panes;
 pub(crate) mod paths;
 pub(crate) mod scroll;
+pub(crate) mod search;
 pub(crate) mod terminal;
 pub mod theme;
 pub(crate) mod tune;
@@ -40,6 +46,9 @@ use crate::engine::{Engine, Options};
 
 /// The shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(16);
+/// How long a rescan with no answer shows as asked: the engine publishes
+/// nothing when a rescan finds nothing new.
+const RESCAN_QUIET: Duration = Duration::from_secs(3);
 
 /// Whether `NO_COLOR` asks for no colours (set and not empty, per no-color.org).
 pub(crate) fn no_color() -> bool {
@@ -65,20 +74,24 @@ pub fn run(opts: Options) -> Result<(), String> {
     app.tune.config_file = opts.config.file.clone();
     app.tune.flags = opts.config.flags.clone();
 
+    app.editor = editor::from_env();
+    app.start_dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
+
     let (tx, rx) = mpsc::channel::<Msg>();
     let stop = Arc::new(AtomicBool::new(false));
+    let pause = Pause::default();
     let input = {
-        let (tx, stop) = (tx.clone(), stop.clone());
+        let (tx, stop, pause) = (tx.clone(), stop.clone(), pause.clone());
         std::thread::Builder::new()
             .name("lineage-input".into())
-            .spawn(move || read_input(tx, stop))
+            .spawn(move || read_input(tx, stop, pause))
             .map_err(|e| e.to_string())?
     };
     let engine = Engine::start(opts, move |u| {
         let _ = tx.send(Msg::Engine(u));
     });
 
-    let result = ui_loop(&mut app, &theme, &mut guard.terminal, &rx, &engine);
+    let result = ui_loop(&mut app, &theme, &mut guard.terminal, &rx, &engine, &pause);
     stop.store(true, Ordering::SeqCst);
     // Leave the full screen first: stopping the engine saves the table.
     drop(guard);
@@ -97,6 +110,7 @@ fn ui_loop(
     terminal: &mut terminal::Term,
     rx: &mpsc::Receiver<Msg>,
     engine: &Engine,
+    pause: &Pause,
 ) -> Result<(), String> {
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
@@ -115,6 +129,12 @@ fn ui_loop(
                 Err(RecvTimeoutError::Timeout) => None,
                 Err(RecvTimeoutError::Disconnected) => return Ok(()),
             }
+        } else if app.rescan.is_some() {
+            match rx.recv_timeout(RESCAN_QUIET) {
+                Ok(m) => Some(m),
+                Err(RecvTimeoutError::Timeout) => Some(Msg::Tick),
+                Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            }
         } else {
             match rx.recv() {
                 Ok(m) => Some(m),
@@ -129,13 +149,8 @@ fn ui_loop(
         for c in update_all(app, batch) {
             engine.send(c);
         }
-        // Saving adopted settings is the one write the view makes.
-        if let Some(p) = app.tune.save {
-            let r = match &app.tune.config_file {
-                Some(file) => crate::config::save_params(file, &p).map_err(|e| e.to_string()),
-                None => Err("no config folder (HOME is not set); use --config FILE".into()),
-            };
-            update(app, Msg::Saved(r));
+        for e in std::mem::take(&mut app.effects) {
+            effect(app, terminal, pause, e)?;
         }
         if app.quit {
             return Ok(());
@@ -146,10 +161,102 @@ fn ui_loop(
     }
 }
 
+/// Do what a key asked of the terminal.
+fn effect(
+    app: &mut App,
+    terminal: &mut terminal::Term,
+    pause: &Pause,
+    e: effects::Effect,
+) -> Result<(), String> {
+    use std::io::Write;
+    match e {
+        effects::Effect::Save(p) => {
+            let r = match &app.tune.config_file {
+                Some(file) => crate::config::save_params(file, &p).map_err(|e| e.to_string()),
+                None => Err("no config folder (HOME is not set); use --config FILE".into()),
+            };
+            update(app, Msg::Saved(r));
+            Ok(())
+        }
+        effects::Effect::Copy(bytes) => {
+            let out = terminal.backend_mut();
+            let seq = ratatui::crossterm::style::Print(effects::osc52(&bytes));
+            ratatui::crossterm::queue!(out, seq)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("cannot write to the terminal: {e}"))
+        }
+        effects::Effect::Export {
+            path,
+            root,
+            bytes,
+            rows,
+        } => {
+            app.message = Some(match export::write(&path, &root, &bytes) {
+                Ok(()) => format!("exported {rows} rows to {}", path.display()),
+                Err(e) => e,
+            });
+            Ok(())
+        }
+        effects::Effect::Edit(call) => {
+            // The editor reads the keys now: the input thread must not.
+            pause.hold();
+            let ran = terminal::suspend().and_then(|()| {
+                std::process::Command::new(&call.program)
+                    .args(&call.args)
+                    .status()
+            });
+            let back = terminal::resume(terminal);
+            pause.release();
+            back.map_err(|e| format!("cannot restore the terminal: {e}"))?;
+            match ran {
+                Ok(s) if s.success() => {}
+                Ok(s) => app.message = Some(format!("{} ended with {s}", call.program)),
+                Err(e) => app.message = Some(format!("cannot run {}: {e}", call.program)),
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Tells the input thread to stop reading the terminal while another
+/// program has it, and hears that it has.
+#[derive(Clone, Default)]
+struct Pause {
+    asked: Arc<AtomicBool>,
+    idle: Arc<AtomicBool>,
+}
+
+impl Pause {
+    /// Ask, and wait (a poll's length at most) until the input thread rests.
+    fn hold(&self) {
+        self.idle.store(false, Ordering::SeqCst);
+        self.asked.store(true, Ordering::SeqCst);
+        let end = Instant::now() + Duration::from_millis(500);
+        while !self.idle.load(Ordering::SeqCst) && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn release(&self) {
+        self.asked.store(false, Ordering::SeqCst);
+    }
+
+    /// The input thread: whether to rest now.
+    fn resting(&self) -> bool {
+        let asked = self.asked.load(Ordering::SeqCst);
+        self.idle.store(asked, Ordering::SeqCst);
+        asked
+    }
+}
+
 /// Forward terminal events until told to stop (polling, so it notices), or
 /// until a panic restored the terminal (then wake the UI loop to stop).
-fn read_input(tx: mpsc::Sender<Msg>, stop: Arc<AtomicBool>) {
+fn read_input(tx: mpsc::Sender<Msg>, stop: Arc<AtomicBool>, pause: Pause) {
     while !stop.load(Ordering::SeqCst) {
+        if pause.resting() {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        }
         if !terminal::active() {
             let _ = tx.send(Msg::Tick);
             return;

@@ -5,8 +5,11 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
 
+use super::glyphs;
+
+use super::search::Search;
 use crate::engine::{Command, OriginView};
 
 /// Where to put the view of a document being opened.
@@ -37,6 +40,8 @@ pub struct OriginState {
     pending: Option<(u32, Landing)>,
     /// Documents jumped from (id, scroll), for `back`.
     pub back: Vec<(u32, usize)>,
+    /// A search of the text; it stays when another document opens.
+    pub search: Option<Search>,
 }
 
 impl OriginState {
@@ -78,6 +83,9 @@ impl OriginState {
         let same_doc = self.view.as_ref().is_some_and(|v| v.id == view.id);
         self.view = Some(view);
         self.wrap(width);
+        if let Some(query) = self.search.take().map(|s| s.query) {
+            self.search = Some(Search::new(&query, self.text()));
+        }
         let landing = self.pending.take().filter(|p| Some(p.0) == self.id());
         if let Some((_, landing)) = landing {
             self.block = None;
@@ -152,6 +160,46 @@ impl OriginState {
         }
     }
 
+    /// Search for `query` from the top line shown on; its first match there
+    /// (or the first of all) comes into view.
+    pub(crate) fn search(&mut self, query: &str, height: usize) {
+        let mut s = Search::new(query, self.text());
+        s.first_from(self.lines.get(self.scroll).map_or(0, |l| l.start));
+        self.search = Some(s);
+        self.show_match(height);
+    }
+
+    /// The next (or previous) match, into view.
+    pub(crate) fn step_match(&mut self, forward: bool, height: usize) {
+        if let Some(s) = &mut self.search {
+            s.step(forward);
+            self.show_match(height);
+        }
+    }
+
+    fn show_match(&mut self, height: usize) {
+        let Some(m) = self
+            .search
+            .as_ref()
+            .and_then(|s| Some(s.matches[s.current?].start))
+        else {
+            return;
+        };
+        let line = self.line_of_byte(m);
+        if line < self.scroll || line >= self.scroll + height {
+            self.scroll = line.saturating_sub(2);
+            self.clamp(height);
+        }
+    }
+
+    /// The text shown ("" without one).
+    fn text(&self) -> &str {
+        match self.view.as_ref().map(|v| &v.text) {
+            Some(Ok(t)) => t,
+            _ => "",
+        }
+    }
+
     /// `Enter` on the selected block: ask for its origin, to land on the
     /// passage it was copied from.
     pub(crate) fn jump(&mut self) -> Option<Command> {
@@ -181,8 +229,8 @@ impl OriginState {
         let range = self.lines.get(line)?;
         let mut w = 0u16;
         let mut byte = None;
-        for (i, c) in text[range.clone()].char_indices() {
-            w += char_width(c) as u16;
+        for (i, g) in text[range.clone()].grapheme_indices(true) {
+            w += glyphs::width(g) as u16;
             if w > col {
                 byte = Some(range.start + i);
                 break;
@@ -220,49 +268,153 @@ impl OriginState {
     }
 }
 
-/// Display width of a character as the pane draws it (tabs and other
-/// control characters as one space).
-pub(crate) fn char_width(c: char) -> usize {
-    if c.is_control() {
-        1
-    } else {
-        c.width().unwrap_or(0)
-    }
-}
-
-/// Break `text` into lines at newlines and, to fit `width` columns, after the
-/// last space that fits (or anywhere in a longer word). Ranges exclude the
-/// newline.
+/// Break `text` into lines of at most `width` columns: after the last space
+/// that fits (or anywhere in a longer word), and at newlines, except that a
+/// newline inside a paragraph is a space ([`soft_breaks`]): source texts are
+/// often wrapped at 72–80 columns, and keeping those breaks in a narrower
+/// pane leaves one-word orphan lines. Ranges index `text` itself (spans are
+/// its byte offsets), so a line may hold a paragraph's newline (drawn as a
+/// space); a hard newline, and a space or newline where a line breaks, is in
+/// no range.
 pub(crate) fn wrap(text: &str, width: usize) -> Vec<Range<usize>> {
+    let mut soft = soft_breaks(text).into_iter().peekable();
     let mut lines = Vec::new();
-    let mut offset = 0;
-    for para in text.split('\n') {
-        let mut start = 0;
-        let mut w = 0;
-        let mut space = None;
-        for (i, c) in para.char_indices() {
-            let cw = char_width(c);
-            if w + cw > width && i > start {
-                let cut = space.filter(|&s| s > start).unwrap_or(i);
-                lines.push(offset + start..offset + cut);
-                w = para[cut..i].chars().map(char_width).sum();
-                start = cut;
-                space = None;
+    let (mut start, mut w, mut space) = (0, 0, None);
+    // By grapheme cluster, so a glyph is never split between two lines. A
+    // newline is one (`\r\n` too: its `\r` stays in the line, drawn blank).
+    for (i, g) in text.grapheme_indices(true) {
+        let i = if g == "\r\n" { i + 1 } else { i };
+        let g = if g == "\r\n" { "\n" } else { g };
+        let flows = g == "\n" && soft.next_if_eq(&i).is_some();
+        if g == "\n" && !flows {
+            lines.push(start..i);
+            (start, w, space) = (i + 1, 0, None);
+            continue;
+        }
+        let blank = g == " " || flows;
+        let cw = glyphs::width(g);
+        if w + cw > width && i > start {
+            if blank {
+                // The blank that does not fit is the break itself.
+                lines.push(start..i);
+                (start, w, space) = (i + 1, 0, None);
+                continue;
             }
-            w += cw;
-            if c == ' ' {
-                space = Some(i + 1);
+            let cut = space.filter(|&s| s > start).unwrap_or(i);
+            lines.push(start..cut);
+            w = glyphs::str_width(&text[cut..i]);
+            start = cut;
+            space = None;
+            if w + cw > width && i > start {
+                // What followed the space does not fit beside a wide char.
+                lines.push(start..i);
+                (start, w) = (i, 0);
             }
         }
-        lines.push(offset + start..offset + para.len());
-        offset += para.len() + 1;
+        w += cw;
+        if blank {
+            space = Some(i + 1);
+        }
     }
+    lines.push(start..text.len());
     lines
+}
+
+/// The newlines of `text` that join two lines of one paragraph. A break
+/// stays before a blank line, a list item (`- `, `* `, `+ `, `1. `), a
+/// heading, a block quote, a table row, indented or fenced code, and after
+/// a line ending in two spaces (Markdown's hard break), a heading, a table
+/// row or code.
+pub(crate) fn soft_breaks(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    // The newline ending the previous line, if that line may flow on.
+    let mut open: Option<usize> = None;
+    let mut offset = 0;
+    for line in text.split('\n') {
+        let fence = {
+            let t = line.trim_start_matches(' ');
+            line.len() - t.len() <= 3 && (t.starts_with("```") || t.starts_with("~~~"))
+        };
+        let code = fenced || fence || is_indented_code(line);
+        fenced ^= fence;
+        if let Some(nl) = open
+            && !code
+            && continues(line)
+        {
+            out.push(nl);
+        }
+        let ends = offset + line.len();
+        open = (!code && flows_on(line)).then_some(ends);
+        offset = ends + 1;
+    }
+    out
+}
+
+fn is_indented_code(line: &str) -> bool {
+    line.starts_with("    ") || line.starts_with('\t')
+}
+
+/// Whether a paragraph may go on after `line`.
+fn flows_on(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.is_empty() && !line.ends_with("  ") && !t.starts_with('#') && !t.starts_with('|')
+}
+
+/// Whether `line` goes on with the paragraph before it.
+fn continues(line: &str) -> bool {
+    let t = line.trim_start();
+    let ordered = {
+        let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+    };
+    !t.is_empty()
+        && !ordered
+        && !["- ", "* ", "+ ", "#", ">", "|"]
+            .iter()
+            .any(|p| t.starts_with(p))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::prelude::*;
+
+    fn shown(t: &str, width: usize) -> Vec<&str> {
+        wrap(t, width).into_iter().map(|r| &t[r]).collect()
+    }
+
+    #[test]
+    fn a_paragraph_wrapped_at_80_columns_flows_into_a_narrower_pane() {
+        let t = "Tidewater runs on any Linux system with systemd and a\n\
+                 64-bit or 32-bit ARM processor.\n";
+        assert_eq!(
+            shown(t, 40),
+            [
+                "Tidewater runs on any Linux system with ",
+                "systemd and a\n64-bit or 32-bit ARM ",
+                "processor.",
+                ""
+            ]
+        );
+    }
+
+    #[test]
+    fn breaks_stay_before_blocks_and_after_hard_breaks() {
+        let t = "Intro line\nstill intro\n\n- item one\n  goes on\n* item two\n1. three\n\
+                 # Head\nafter head\n> quote\n| a | b |\n| c | d |\n    code\nplain  \nhard\n\
+                 ```\nfenced\nlines\n```\nend";
+        let soft: Vec<&str> = soft_breaks(t)
+            .into_iter()
+            .map(|nl| {
+                let a = t[..nl].rfind('\n').map_or(0, |p| p + 1);
+                &t[a..nl]
+            })
+            .collect();
+        // Only these lines flow into the next one.
+        assert_eq!(soft, ["Intro line", "- item one"]);
+    }
 
     #[test]
     fn wrapping_breaks_after_spaces_and_inside_long_words() {
@@ -274,5 +426,49 @@ mod tests {
             .map(|r| &"abcdefghijkl"[r])
             .collect();
         assert_eq!(lines, ["abcde", "fghij", "kl"]);
+    }
+
+    proptest! {
+        #[test]
+        fn every_byte_is_shown_once_or_is_a_break_and_lines_fit(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    "[a-zé]{1,14}", Just(" ".to_string()), Just("\n".to_string()),
+                    Just("\n- ".to_string()), Just("\n# ".to_string()), Just("  \n".to_string()),
+                    Just("\n```\n".to_string()), Just("\n    ".to_string()), Just("文字".to_string()),
+                    Just("👩\u{200d}💻".to_string()), Just("e\u{301}".to_string()),
+                ],
+                0..60,
+            ),
+            width in 1usize..30,
+        ) {
+            let t: String = parts.concat();
+            let lines = wrap(&t, width);
+            // No glyph is split between lines.
+            let mut bounds: Vec<usize> = t.grapheme_indices(true).map(|g| g.0).collect();
+            bounds.push(t.len());
+            for l in &lines {
+                prop_assert!(bounds.contains(&l.start) && bounds.contains(&l.end), "{:?} in {:?}", l, t);
+            }
+            let mut covered = vec![0u8; t.len()];
+            let mut last_end = 0;
+            for l in &lines {
+                prop_assert!(l.start >= last_end && l.start <= l.end, "{:?}", lines);
+                last_end = l.end;
+                for b in l.clone() {
+                    covered[b] += 1;
+                }
+                let line = &t[l.clone()];
+                let w = glyphs::str_width(line);
+                prop_assert!(w <= width || line.graphemes(true).count() == 1, "{:?} at {}", line, width);
+                for hard in ["\n\n", "\n-", "\n#", "  \n", "\n```", "```\n", "\n    "] {
+                    prop_assert!(!line.contains(hard), "{:?} joined in {:?}", hard, line);
+                }
+            }
+            for (b, n) in covered.iter().enumerate() {
+                prop_assert!(*n == 1 || (*n == 0 && matches!(t.as_bytes()[b], b' ' | b'\n')),
+                    "byte {} of {:?} shown {} times", b, t, n);
+            }
+        }
     }
 }

@@ -3,7 +3,9 @@
 //! same list, the first folder, and a version suffix, which is never cut.
 //! What goes is the middle, shown as `…`. Widths are terminal columns.
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::glyphs;
 
 /// For each path, how many of its last components (the file name is one)
 /// tell it apart from every other path of `paths`.
@@ -30,6 +32,15 @@ pub(crate) fn tails(paths: &[&str]) -> Vec<usize> {
         .collect()
 }
 
+/// A fitted path glyph by glyph (grapheme clusters: a path is never cut
+/// inside one), each with its byte offset in the shown path (None for the
+/// `…` and the suffix), so marks on the path survive the cut.
+type Traced<'a> = Vec<(&'a str, Option<usize>)>;
+
+fn width_of(t: &[(&str, Option<usize>)]) -> usize {
+    t.iter().map(|(g, _)| glyphs::width(g)).sum()
+}
+
 /// `path` (shown with its control characters escaped) and then `suffix`
 /// (e.g. ` v2`) in at most `width` columns. Keeps the last `keep`
 /// components (at least the file name) whole, then the first folder, then
@@ -37,83 +48,147 @@ pub(crate) fn tails(paths: &[&str]) -> Vec<usize> {
 /// wide on its own is cut in its middle, keeping its end (the extension).
 pub(crate) fn fit(path: &str, suffix: &str, width: usize, keep: usize) -> String {
     let shown = crate::source::name::display(path);
-    let shown = shown.as_ref();
-    let room = width.saturating_sub(suffix.width());
-    if shown.width() <= room {
-        return format!("{shown}{suffix}");
+    traced(&shown, suffix, width, keep)
+        .into_iter()
+        .map(|t| t.0)
+        .collect()
+}
+
+/// [`fit`] in runs of marked and unmarked text: `marked` holds the byte
+/// offsets in `path` of characters to mark (a filter's matches, ascending).
+/// A path shown escaped is not marked: its offsets differ from the name's.
+pub(crate) fn fit_marked(
+    path: &str,
+    suffix: &str,
+    width: usize,
+    keep: usize,
+    marked: &[usize],
+) -> Vec<(String, bool)> {
+    let shown = crate::source::name::display(path);
+    let marks = if matches!(shown, std::borrow::Cow::Borrowed(_)) {
+        marked
+    } else {
+        &[]
+    };
+    let mut runs: Vec<(String, bool)> = Vec::new();
+    for (g, at) in traced(&shown, suffix, width, keep) {
+        // A glyph is marked when any of its chars matched.
+        let m = at.is_some_and(|b| {
+            let i = marks.partition_point(|&m| m < b);
+            marks.get(i).is_some_and(|&m| m < b + g.len())
+        });
+        match runs.last_mut() {
+            Some((s, lm)) if *lm == m => s.push_str(g),
+            _ => runs.push((g.to_string(), m)),
+        }
+    }
+    runs
+}
+
+fn traced<'a>(shown: &'a str, suffix: &'a str, width: usize, keep: usize) -> Traced<'a> {
+    let chars: Traced<'a> = (shown.grapheme_indices(true))
+        .map(|(i, g)| (g, Some(i)))
+        .collect();
+    let suffix: Traced<'a> = suffix.graphemes(true).map(|g| (g, None)).collect();
+    let with_suffix = |mut t: Traced<'a>| -> Traced<'a> {
+        t.extend(suffix.iter().copied());
+        t
+    };
+    let room = width.saturating_sub(width_of(&suffix));
+    if width_of(&chars) <= room {
+        return with_suffix(chars);
     }
     if room == 0 {
-        return cut_middle(suffix, width);
+        return cut_middle(&suffix, width);
     }
-    let comps: Vec<&str> = shown.split('/').collect();
+    // Components as ranges of `chars` (between the slashes).
+    let mut comps = Vec::new();
+    let mut from = 0;
+    for (i, (g, _)) in chars.iter().enumerate() {
+        if *g == "/" {
+            comps.push(from..i);
+            from = i + 1;
+        }
+    }
+    comps.push(from..chars.len());
     let n = comps.len();
     let keep = keep.clamp(1, n);
-    let render = |front: usize, back: usize| {
-        let mut parts: Vec<&str> = comps[..front].to_vec();
-        if front < back {
-            parts.push("…");
+    let ellipsis = ("…", None);
+    // The first `front` components, `…`, the components from `back` on.
+    let render = |front: usize, back: usize| -> Traced<'a> {
+        if front >= back {
+            return chars.clone();
         }
-        parts.extend_from_slice(&comps[back..]);
-        parts.join("/")
+        let mut t = chars[..comps[front].start].to_vec();
+        t.push(ellipsis);
+        t.extend_from_slice(&chars[comps[back].start - 1..]);
+        t
     };
     let mut back = n - keep;
     let mut best = render(0, back);
-    if best.width() > room {
+    if width_of(&best) > room {
         // The tail's first folder is what differs from the neighbours: keep
         // it and the file name, drop the folders between them.
         let squeezed = match keep {
-            1 => comps[n - 1].to_string(),
-            2 => format!("{}/{}", comps[back], comps[n - 1]),
-            _ => format!("{}/…/{}", comps[back], comps[n - 1]),
+            1 => chars[comps[n - 1].start..].to_vec(),
+            2 => chars[comps[back].start..].to_vec(),
+            _ => {
+                let mut t = chars[comps[back].start..=comps[back].end].to_vec();
+                t.push(ellipsis);
+                t.extend_from_slice(&chars[comps[n - 1].start - 1..]);
+                t
+            }
         };
-        return format!("{}{suffix}", cut_middle(&squeezed, room));
+        return with_suffix(cut_middle(&squeezed, room));
     }
     let mut front = 0;
     // The first folder of a relative path (an absolute one starts with `/`).
-    if back > 0 && !comps[0].is_empty() && render(1, back).width() <= room {
+    if back > 0 && !comps[0].is_empty() && width_of(&render(1, back)) <= room {
         front = 1;
         best = render(1, back);
     }
-    while back > front && render(front, back - 1).width() <= room {
+    while back > front && width_of(&render(front, back - 1)) <= room {
         back -= 1;
         best = render(front, back);
     }
-    format!("{best}{suffix}")
+    with_suffix(best)
 }
 
 /// `s` in at most `width` columns, its middle replaced by `…`; the end gets
 /// the larger half.
-fn cut_middle(s: &str, width: usize) -> String {
-    if s.width() <= width {
-        return s.to_string();
+fn cut_middle<'a>(s: &[(&'a str, Option<usize>)], width: usize) -> Traced<'a> {
+    if width_of(s) <= width {
+        return s.to_vec();
     }
     if width == 0 {
-        return String::new();
+        return Vec::new();
     }
     let left = (width - 1) / 2;
     let right = width - 1 - left;
-    let mut head = String::new();
+    let mut head = Vec::new();
     let mut used = 0;
-    for c in s.chars() {
-        let w = c.width().unwrap_or(0);
+    for &(g, at) in s {
+        let w = glyphs::width(g);
         if used + w > left {
             break;
         }
         used += w;
-        head.push(c);
+        head.push((g, at));
     }
-    let mut tail: Vec<char> = Vec::new();
+    let mut tail = Vec::new();
     let mut used = 0;
-    for c in s.chars().rev() {
-        let w = c.width().unwrap_or(0);
+    for &(g, at) in s.iter().rev() {
+        let w = glyphs::width(g);
         if used + w > right {
             break;
         }
         used += w;
-        tail.push(c);
+        tail.push((g, at));
     }
     tail.reverse();
-    format!("{head}…{}", tail.into_iter().collect::<String>())
+    head.push(("…", None));
+    head.extend(tail);
+    head
 }
 
 #[cfg(test)]
@@ -177,8 +252,48 @@ mod tests {
     fn wide_characters_count_as_two_columns() {
         let p = "文档/指南/安装说明.md";
         let got = fit(p, "", 12, 1);
-        assert!(got.width() <= 12, "{got}");
+        assert!(glyphs::str_width(&got) <= 12, "{got}");
         assert!(got.ends_with(".md"), "{got}");
+    }
+
+    #[test]
+    fn glyphs_are_measured_whole_and_never_cut_apart() {
+        // 2 + 1 + 8 columns: it fits in 11 as drawn (4 + 1 + 8 char by char).
+        assert_eq!(fit("👩‍💻/notes.md", "", 11, 1), "👩‍💻/notes.md");
+        let family = "👨‍👩‍👧‍👦";
+        let name = format!("{family}{family}{family}{family}.md");
+        for width in 1..12 {
+            let got = fit(&name, "", width, 1);
+            assert!(glyphs::str_width(&got) <= width, "{got}");
+            // Whole families only, around the `…`.
+            let rest = got.replace(family, "").replace('…', "").replace(".md", "");
+            assert!(
+                ["", "d", "md", "m"].contains(&rest.as_str()),
+                "{width}: {got:?}"
+            );
+        }
+        let accents = "a\u{301}\u{302}b\u{301}c\u{301}d\u{301}e\u{301}f.md";
+        let got = fit(accents, "", 6, 1);
+        assert!(
+            !got.contains("…\u{301}") && !got.contains("…\u{302}"),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn marks_follow_their_characters_through_the_cut() {
+        let p = "docs/guide/reference/installation.md";
+        // "inst" in the file name, "d" of docs.
+        let marked = [0, 21, 22, 23, 24];
+        let runs = fit_marked(p, "", 25, 1, &marked);
+        let text: String = runs.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(text, "docs/…/installation.md");
+        let on: Vec<&str> = runs.iter().filter(|r| r.1).map(|r| r.0.as_str()).collect();
+        assert_eq!(on, ["d", "inst"]);
+        // Cut inside the name: marks on what is left stay, none on the `…`.
+        let runs = fit_marked(p, "", 9, 1, &marked);
+        let on: Vec<&str> = runs.iter().filter(|r| r.1).map(|r| r.0.as_str()).collect();
+        assert_eq!(on, ["inst"]);
     }
 
     proptest! {
@@ -190,13 +305,13 @@ mod tests {
         ) {
             let path = parts.join("/");
             let got = fit(&path, " v2", width, keep);
-            prop_assert!(got.width() <= width, "{}", got);
+            prop_assert!(glyphs::str_width(&got) <= width, "{}", got);
             if width >= 3 {
                 prop_assert!(got.ends_with(" v2"), "{}", got);
             }
             let name = parts.last().unwrap();
             // The file name is whole whenever it fits beside the suffix.
-            if name.width() + 3 + 2 <= width {
+            if glyphs::str_width(name) + 3 + 2 <= width {
                 let got = fit(&path, " v2", width, 1);
                 prop_assert!(got.ends_with(&format!("{name} v2")), "{}", got);
             }

@@ -72,6 +72,27 @@ pub(crate) fn restore() {
     }
 }
 
+/// Hand the terminal to another program (an editor): the normal screen,
+/// cooked mode, no mouse capture, the cursor shown. Full-screen mode still
+/// counts as active: [`resume`] comes back to it.
+pub(crate) fn suspend() -> io::Result<()> {
+    execute!(
+        io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        ratatui::crossterm::cursor::Show
+    )?;
+    disable_raw_mode()
+}
+
+/// Back to full-screen mode after [`suspend`], the whole screen to redraw.
+pub(crate) fn resume(t: &mut Term) -> io::Result<()> {
+    enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    t.hide_cursor()?;
+    t.clear()
+}
+
 fn install_panic_hook() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {

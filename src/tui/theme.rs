@@ -20,6 +20,13 @@ pub struct Theme {
     pub warning: Style,
     pub good: Style,
     pub input: Style,
+    /// Characters the Documents filter matched.
+    pub matched: Style,
+    /// Search matches in the Origin text: colours of their own, as they lie
+    /// over any origin's colour.
+    pub found: Style,
+    /// The search match brought into view.
+    pub current_match: Style,
     pub gauge: Style,
     pub hit: Style,
     pub eviction: Style,
@@ -30,6 +37,10 @@ pub struct Theme {
     pub shared: Style,
     /// Copied text, one style per origin (see [`Theme::origin`]).
     pub palette: Vec<Style>,
+    /// What the Origins legend shows in an origin's style: a block of its
+    /// colour, or without colours a word (bold or italic spaces look like
+    /// any other spaces).
+    pub swatch: &'static str,
 }
 
 impl Theme {
@@ -55,6 +66,11 @@ impl Theme {
                 warning: fg(Color::Yellow),
                 good: fg(Color::LightGreen),
                 input: fg(Color::White).bg(Color::Blue),
+                matched: fg(Color::LightYellow).add_modifier(b | Modifier::UNDERLINED),
+                found: fg(Color::Black)
+                    .bg(Color::White)
+                    .add_modifier(b | Modifier::UNDERLINED),
+                current_match: fg(Color::White).bg(Color::Red).add_modifier(b),
                 gauge: fg(Color::Cyan).bg(Color::Black),
                 hit: fg(Color::LightGreen),
                 eviction: fg(Color::LightRed),
@@ -77,6 +93,7 @@ impl Theme {
                 ]
                 .map(|(f, b)| Style::new().fg(f).bg(b))
                 .to_vec(),
+                swatch: "    ",
             },
             ThemeName::Light => Theme {
                 base: Style::new(),
@@ -92,6 +109,11 @@ impl Theme {
                 warning: fg(Color::Rgb(175, 95, 0)),
                 good: fg(Color::Green),
                 input: fg(Color::Black).bg(Color::Rgb(255, 255, 175)),
+                matched: fg(Color::Magenta).add_modifier(b | Modifier::UNDERLINED),
+                found: fg(Color::White)
+                    .bg(Color::Black)
+                    .add_modifier(b | Modifier::UNDERLINED),
+                current_match: fg(Color::White).bg(Color::Red).add_modifier(b),
                 gauge: fg(Color::Blue).bg(Color::Rgb(230, 230, 230)),
                 hit: fg(Color::Green),
                 eviction: fg(Color::Red),
@@ -114,6 +136,7 @@ impl Theme {
                 ]
                 .map(|c| Style::new().fg(Color::Black).bg(c))
                 .to_vec(),
+                swatch: "    ",
             },
         }
     }
@@ -135,17 +158,42 @@ impl Theme {
             warning: m(Modifier::BOLD),
             good: Style::new(),
             input: m(Modifier::UNDERLINED),
+            matched: m(Modifier::BOLD | Modifier::UNDERLINED),
+            found: m(Modifier::BOLD | Modifier::UNDERLINED),
+            current_match: m(Modifier::REVERSED | Modifier::BOLD),
             gauge: Style::new(),
             hit: Style::new(),
             eviction: Style::new(),
             bar: Style::new(),
             block_selected: m(Modifier::REVERSED | Modifier::BOLD),
             shared: m(Modifier::UNDERLINED),
-            // Neighbouring blocks of different origins still differ.
-            palette: vec![
-                m(Modifier::UNDERLINED),
-                m(Modifier::UNDERLINED | Modifier::ITALIC),
-            ],
+            // Every combination of bold, dim (never both: terminals end
+            // them together), italic and underline; reverse video stays the
+            // selected block's.
+            palette: {
+                let (b, d, i, u) = (
+                    Modifier::BOLD,
+                    Modifier::DIM,
+                    Modifier::ITALIC,
+                    Modifier::UNDERLINED,
+                );
+                [
+                    u,
+                    i,
+                    b,
+                    d,
+                    u | i,
+                    b | u,
+                    b | i,
+                    d | u,
+                    d | i,
+                    b | u | i,
+                    d | u | i,
+                ]
+                .map(m)
+                .to_vec()
+            },
+            swatch: "text",
         }
     }
 
@@ -154,5 +202,28 @@ impl Theme {
         // Fibonacci hashing spreads consecutive ids over the palette.
         let h = (u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize;
         self.palette[h % self.palette.len()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_colour_origins_still_have_many_styles() {
+        let t = Theme::new(ThemeName::Dark, true);
+        let mut seen = t.palette.clone();
+        seen.dedup();
+        seen.sort_by_key(|s| s.add_modifier.bits());
+        seen.dedup();
+        assert!(seen.len() >= 8, "{seen:?}");
+        for s in &t.palette {
+            assert!(s.fg.is_none() && s.bg.is_none(), "{s:?}");
+            assert_ne!(*s, t.base);
+            assert!(
+                !s.add_modifier.contains(Modifier::REVERSED),
+                "the selection's"
+            );
+        }
     }
 }

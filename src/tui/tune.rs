@@ -98,6 +98,9 @@ pub struct TuneState {
     pub sweep_table: bool,
     /// The table size picked in that table (an index into the sizes).
     pub point: usize,
+    /// Settings asked to become live, and the newest event number then
+    /// (a later "cannot adopt" error ends the wait too).
+    pub adopting: Option<(Params, u64)>,
 }
 
 impl TuneState {
@@ -223,12 +226,14 @@ impl TuneState {
         self.message = None;
     }
 
-    /// The person's answer to [`TuneState::adopt`]: adopt (and save), or not.
-    pub(crate) fn answer(&mut self, adopt: bool, save: bool) -> Option<Command> {
+    /// The person's answer to [`TuneState::adopt`]: adopt (and save), or
+    /// not. `seen` is the newest event number now (see [`TuneState::seen`]).
+    pub(crate) fn answer(&mut self, adopt: bool, save: bool, seen: u64) -> Option<Command> {
         let p = self.confirm.take()?;
         if !adopt {
             return None;
         }
+        self.adopting = Some((p, seen));
         self.message = Some(if save {
             self.save = Some(p);
             "adopted; saving…".to_string()
@@ -314,6 +319,21 @@ impl TuneState {
         self.filled = true;
         self.error = None;
         self.message = Some(format!("in the form: {selector} at {size}"));
+    }
+
+    /// A new snapshot: adopting is over once its settings are live and
+    /// nothing is replayed, or the engine refused them.
+    pub(crate) fn seen(&mut self, snap: &Snapshot) {
+        let Some((p, seen)) = self.adopting else {
+            return;
+        };
+        let live = snap.params == p && snap.progress.is_none();
+        let refused = snap.events.iter().take_while(|e| e.n > seen).any(|e| {
+            matches!(&e.kind, crate::engine::EventKind::Error(m) if m.starts_with("cannot adopt"))
+        });
+        if live || refused {
+            self.adopting = None;
+        }
     }
 
     /// Keep an update of the current generation; drop older ones.

@@ -11,10 +11,12 @@ use unicode_width::UnicodeWidthStr;
 use super::{block, styled_line, token_bytes};
 use crate::engine::Side;
 use crate::tui::app::App;
-use crate::tui::layout;
-use crate::tui::origin::wrap;
+use std::borrow::Cow;
+
+use crate::tui::clusters::side_lines;
 use crate::tui::paths;
 use crate::tui::theme::Theme;
+use crate::tui::{glyphs, layout};
 
 /// Columns a cluster's first page needs to be recognisable.
 const MIN_NAME: usize = 12;
@@ -44,11 +46,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 hi
             );
             // Narrow: a short head, so the cluster's first page shows.
-            if w.saturating_sub(head.chars().count()) < MIN_NAME {
+            if w.saturating_sub(glyphs::str_width(&head)) < MIN_NAME {
                 head = format!("#{} {}× {:.2} ", i + 1, cl.members.len(), hi);
             }
             let first = cl.members.first().map(|&m| path(m)).unwrap_or_default();
-            let room = w.saturating_sub(head.chars().count());
+            let room = w.saturating_sub(glyphs::str_width(&head));
             let line = Line::from(vec![
                 Span::raw(head),
                 Span::styled(paths::fit(&first, "", room, 1), theme.muted),
@@ -113,25 +115,50 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         Some(v) => {
             // Both sides' paths keep what tells them apart.
             let keep = paths::tails(&[&v.a.path, &v.b.path]);
-            side(&v.a, v.similarity, keep[0], st.scroll, theme, c.left, f);
-            side(&v.b, v.similarity, keep[1], st.scroll, theme, c.right, f);
+            // The wrapped lines kept for this width, or wrapped now.
+            let lines = |i: usize, area: Rect| {
+                let w = layout::inner(area).width;
+                if st.widths[i] == w {
+                    Cow::Borrowed(&st.lines[i])
+                } else {
+                    Cow::Owned(side_lines(if i == 0 { &v.a } else { &v.b }, w))
+                }
+            };
+            side(
+                &v.a,
+                &lines(0, c.left),
+                side_title(
+                    &v.a,
+                    v.similarity,
+                    keep[0],
+                    layout::inner(c.left).width as usize,
+                ),
+                st.scroll[0],
+                theme,
+                c.left,
+                f,
+            );
+            side(
+                &v.b,
+                &lines(1, c.right),
+                side_title(
+                    &v.b,
+                    v.similarity,
+                    keep[1],
+                    layout::inner(c.right).width as usize,
+                ),
+                st.scroll[1],
+                theme,
+                c.right,
+                f,
+            );
         }
     }
 }
 
-/// One document of a comparison, shared passages marked.
-fn side(
-    s: &Side,
-    similarity: f64,
-    keep: usize,
-    scroll: usize,
-    theme: &Theme,
-    area: Rect,
-    f: &mut Frame,
-) {
-    let inner = layout::inner(area);
-    // The word "similarity" goes before the figure, the path's middle last.
-    let room = inner.width as usize;
+/// A comparison side's title: its path and version, then the similarity;
+/// the word "similarity" goes before the figure, the path's middle last.
+fn side_title(s: &Side, similarity: f64, keep: usize, room: usize) -> String {
     let long = format!(" · similarity {similarity:.3} ");
     let version = format!(" v{}", s.version);
     let shown = crate::source::name::display(&s.path);
@@ -142,7 +169,24 @@ fn side(
         format!(" · {similarity:.3} ")
     };
     let suffix = format!("{version}{sim}");
-    let title = format!(" {}", paths::fit(&s.path, &suffix, room - 1, keep));
+    format!(
+        " {}",
+        paths::fit(&s.path, &suffix, room.saturating_sub(1), keep)
+    )
+}
+
+/// One document of a comparison, shared passages marked.
+fn side(
+    s: &Side,
+    lines: &[std::ops::Range<usize>],
+    title: String,
+    scroll: usize,
+    theme: &Theme,
+    area: Rect,
+    f: &mut Frame,
+) {
+    let inner = layout::inner(area);
+    let mut position = String::new();
     let body = match &s.text {
         Err(why) => Paragraph::new(Line::styled(why.as_str(), theme.error)),
         Ok(text) => {
@@ -154,17 +198,22 @@ fn side(
                 .chain(s.shared.iter().map(|&(a, b)| (a..b, theme.shared)))
                 .filter_map(|(r, style)| Some((token_bytes(&s.spans, r)?, style)))
                 .collect();
-            let lines = wrap(text, inner.width.max(1) as usize);
-            let lines: Vec<Line> = lines
-                .into_iter()
+            if !lines.is_empty() {
+                position = format!(" {}/{} ", (scroll + 1).min(lines.len()), lines.len());
+            }
+            let lines: Vec<Line> = (lines.iter())
                 .skip(scroll)
                 .take(inner.height as usize)
-                .map(|l| styled_line(text, l, theme.base, &shared))
+                .map(|l| styled_line(text, l.clone(), theme.base, &shared))
                 .collect();
             Paragraph::new(lines)
         }
     };
-    f.render_widget(body.block(block(theme, title, false)), area);
+    let bottom = Line::from(position).right_aligned();
+    f.render_widget(
+        body.block(block(theme, title, false).title_bottom(bottom)),
+        area,
+    );
 }
 
 /// The token ranges of `0..tokens` outside the (sorted, merged) `shared`.

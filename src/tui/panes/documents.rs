@@ -9,9 +9,8 @@ use ratatui::widgets::{Cell, Row, Table};
 use super::{block, count, count_in};
 use crate::tui::app::{App, Input};
 use crate::tui::layout;
-use crate::tui::paths;
 use crate::tui::theme::Theme;
-use unicode_width::UnicodeWidthStr;
+use crate::tui::{glyphs, paths};
 
 const NUMBERS: [u16; 3] = [8, 7, 7];
 
@@ -58,17 +57,26 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         } else {
             String::new()
         };
-        let path = paths::fit(
+        // The characters the filter matched stand out.
+        let path = paths::fit_marked(
             &d.path,
             "",
-            (path_w as usize).saturating_sub(version.width()),
+            (path_w as usize).saturating_sub(glyphs::str_width(&version)),
             1,
+            &docs.matches(i),
         );
+        let mut path: Vec<Span> = (path.into_iter())
+            .map(|(s, m)| {
+                if m {
+                    Span::styled(s, theme.matched)
+                } else {
+                    Span::raw(s)
+                }
+            })
+            .collect();
+        path.push(Span::styled(version, theme.muted));
         let row = Row::new([
-            Cell::from(Line::from(vec![
-                Span::raw(path),
-                Span::styled(version, theme.muted),
-            ])),
+            Cell::from(Line::from(path)),
             Cell::from(
                 Line::from(count_in(u64::from(d.tokens), NUMBERS[0] as usize)).right_aligned(),
             ),

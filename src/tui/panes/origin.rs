@@ -60,6 +60,21 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             if let Some(r) = o.mark.clone().and_then(|m| token_bytes(&view.spans, m)) {
                 marks.push((r, theme.block_selected));
             }
+            // Search matches on top of everything, the current one the most.
+            let found: Vec<_> = o
+                .search
+                .iter()
+                .flat_map(|s| {
+                    s.matches.iter().enumerate().map(move |(i, m)| {
+                        let style = if Some(i) == s.current {
+                            theme.current_match
+                        } else {
+                            theme.found
+                        };
+                        (m.clone(), style)
+                    })
+                })
+                .collect();
             let lines = o.lines.iter().skip(o.scroll).take(inner.height as usize);
             let lines = lines.map(|line| {
                 // The copied runs that reach into this line.
@@ -67,16 +82,27 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 let last = copied.partition_point(|(r, _)| r.start < line.end);
                 let mut overlays = copied[first..last.max(first)].to_vec();
                 overlays.extend(marks.iter().cloned());
+                let first = found.partition_point(|(r, _)| r.end <= line.start);
+                let last = found.partition_point(|(r, _)| r.start < line.end);
+                overlays.extend_from_slice(&found[first..last.max(first)]);
                 styled_line(text, line.clone(), theme.base, &overlays)
             });
             Paragraph::new(lines.collect::<Vec<_>>())
         }
     };
-    let position = if o.lines.is_empty() {
+    let mut position = if o.lines.is_empty() {
         String::new()
     } else {
         format!(" {}/{} ", (o.scroll + 1).min(o.lines.len()), o.lines.len())
     };
+    if let Some(at) = o
+        .search
+        .as_ref()
+        .map(|s| s.position())
+        .filter(|p| !p.is_empty())
+    {
+        position = format!(" {at} ·{position}");
+    }
     f.render_widget(
         body.block(block(theme, title, true).title_bottom(Line::from(position).right_aligned())),
         text_area,
@@ -104,7 +130,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             };
             [
                 Line::from(vec![
-                    Span::styled("    ", style),
+                    Span::styled(theme.swatch, style),
                     Span::raw(format!(" {:.1}%", e.percent)),
                 ]),
                 Line::from(format!(" {path}")),

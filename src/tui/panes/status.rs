@@ -7,11 +7,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::{block, count};
-use crate::engine::Watching;
+use crate::tui::activity::{self, Tone};
 use crate::tui::app::{App, Input, TABS, Tab};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::{help, paths};
+use crate::tui::{glyphs, help, paths};
 
 /// Root, documents, versions, indexing, table, live settings, watch mode;
 /// on a narrow terminal the least telling parts are left out.
@@ -20,6 +20,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let mut parts: Vec<(u8, String, Style)> = vec![(6, "lineage".into(), theme.title)];
     if let Some(e) = &app.fatal {
         parts.push((0, format!("stopped: {e}"), theme.error));
+    }
+    if app.rescan.is_some() {
+        parts.push((0, "rescan asked…".into(), theme.warning));
     }
     match &app.snapshot {
         None if app.fatal.is_none() => parts.push((0, "starting…".into(), theme.muted)),
@@ -38,15 +41,15 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 theme.base,
             ));
             parts.push((5, format!("{} versions", count(s.versions)), theme.muted));
-            if let Some(pr) = &s.progress {
-                let pct = pr.done as f64 * 100.0 / pr.total.max(1) as f64;
-                let text = format!(
-                    "{} {}/{} ({pct:.0}%)",
-                    pr.what,
-                    count(pr.done),
-                    count(pr.total)
-                );
-                parts.push((0, text, theme.warning));
+            // What the engine does now, in the place that always shows.
+            if let Some((text, tone)) = activity::activity(app, (area.width / 4).max(12) as usize) {
+                let style = match tone {
+                    Tone::Busy => theme.warning,
+                    Tone::Idle => theme.good,
+                    Tone::Waiting => theme.muted,
+                    Tone::Failed => theme.error,
+                };
+                parts.push((0, text, style));
             }
             let table = match s.table.capacity {
                 Some(c) => format!(
@@ -59,17 +62,13 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             parts.push((3, table, theme.base));
             let live = format!("{} {} {} k={}", p.selector, p.eviction, p.estimation, p.k);
             parts.push((4, live, theme.base));
-            parts.push(match &s.watching {
-                Watching::Starting => (2, "starting".into(), theme.muted),
-                Watching::Events => (2, "watching".into(), theme.good),
-                Watching::Polling => (2, "polling".into(), theme.good),
-                Watching::Rescanning(why) => (2, format!("rescanning ({why})"), theme.warning),
-                Watching::RootGone => (2, "root gone, waiting".into(), theme.error),
-            });
         }
     }
     let width = |parts: &[(u8, String, Style)]| -> usize {
-        parts.iter().map(|p| p.1.chars().count() + 3).sum::<usize>()
+        parts
+            .iter()
+            .map(|p| glyphs::str_width(&p.1) + 3)
+            .sum::<usize>()
     };
     while width(&parts) > area.width as usize {
         let Some(least) = (0..parts.len())
@@ -134,6 +133,7 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
         ],
         Tab::Origin => &[
             (Action::NextBlock, "next block"),
+            (Action::Filter, "search"),
             (Action::Select, "jump to origin"),
             (Action::Back, "back"),
             (Action::Versions, "versions"),
@@ -143,6 +143,7 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
             (Action::Select, "pairs/compare"),
             (Action::Left, "clusters"),
             (Action::PageDown, "scroll"),
+            (Action::NextBlock, "next passage"),
             (Action::Back, "close"),
         ],
         Tab::Table => &[(Action::Rescan, "rescan")],
@@ -158,6 +159,10 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
 
 pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let mut spans = Vec::new();
+    if let Some(m) = &app.message {
+        spans.push(Span::styled(format!(" {m} "), theme.good));
+        spans.push(Span::styled("│", theme.muted));
+    }
     let mut hint = |key: String, what: &str| {
         spans.push(Span::styled(format!(" {key}"), theme.key));
         spans.push(Span::styled(format!(" {what} "), theme.muted));
@@ -167,6 +172,30 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             hint("type".into(), "fuzzy filter");
             hint("enter".into(), "keep");
             hint("esc".into(), "clear");
+        }
+        Some(Input::Export(name)) => {
+            spans.push(Span::styled(" export to ", theme.muted));
+            spans.push(Span::styled(format!("{name}▏"), theme.input));
+            spans.push(Span::raw(" "));
+            let mut hint = |key: &str, what: &str| {
+                spans.push(Span::styled(format!(" {key}"), theme.key));
+                spans.push(Span::styled(format!(" {what} "), theme.muted));
+            };
+            hint("enter", "write (.json: JSON, else CSV)");
+            hint("esc", "cancel");
+        }
+        Some(Input::Search(query)) => {
+            spans.push(Span::styled(format!(" /{query}▏"), theme.input));
+            spans.push(Span::raw(" "));
+            if let Some(s) = &app.origin.search {
+                spans.push(Span::styled(format!("{} ", s.position()), theme.muted));
+            }
+            let mut hint = |key: &str, what: &str| {
+                spans.push(Span::styled(format!(" {key}"), theme.key));
+                spans.push(Span::styled(format!(" {what} "), theme.muted));
+            };
+            hint("enter", "keep");
+            hint("esc", "clear");
         }
         Some(Input::Field(field, _)) => {
             hint("type".into(), field.label());

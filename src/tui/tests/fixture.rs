@@ -411,3 +411,35 @@ pub(crate) fn shadow_sweep(generation: u64, base: Params, shingles: u64) -> Shad
         error: None,
     }
 }
+
+/// v2/installation.md cut into runs from each of `origins` in turn (every
+/// other run), then its own text: a legend of many origins.
+pub(crate) fn many_origins_view(origins: &[u32]) -> OriginView {
+    let mut v = origin_view(false);
+    let n = v.spans.len() as u32;
+    let k = origins.len() as u32 + 1;
+    let step = n / k;
+    v.runs = (0..k)
+        .map(|i| Run {
+            start: i * step,
+            end: if i + 1 == k { n } else { (i + 1) * step },
+            origin: origins.get(i as usize).copied(),
+        })
+        .collect();
+    v.targets = v.runs.iter().map(|_| None).collect();
+    let share = |r: &Run| (r.end - r.start) as f64 * 100.0 / n as f64;
+    v.legend = v
+        .runs
+        .iter()
+        .map(|r| {
+            let id = r.origin.unwrap_or(V2_INSTALL);
+            LegendEntry {
+                origin: id,
+                path: PATHS[id as usize].into(),
+                version: 1,
+                percent: share(r),
+            }
+        })
+        .collect();
+    v
+}

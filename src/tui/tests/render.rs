@@ -33,6 +33,14 @@ fn documents(w: u16, h: u16) -> App {
     a
 }
 
+/// Documents filtered by two words: their matched characters marked.
+fn filtered(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "/v2 inst");
+    press(&mut a, KeyCode::Enter);
+    a
+}
+
 fn origin(w: u16, h: u16) -> App {
     let mut a = app(w, h);
     a.origin.open(fixture::V2_INSTALL);
@@ -42,6 +50,34 @@ fn origin(w: u16, h: u16) -> App {
         Update::Origin(Arc::new(fixture::origin_view(false))),
     );
     keys(&mut a, "nn");
+    a
+}
+
+/// A search typed in the Origin pane: matches marked, the current one most.
+fn search(w: u16, h: u16) -> App {
+    let mut a = origin(w, h);
+    keys(&mut a, "/tidewater");
+    a
+}
+
+/// A path copied: the footer says which.
+fn copied(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "jy");
+    a
+}
+
+/// The export's file name being typed in the footer.
+fn exporting(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "X");
+    a
+}
+
+/// A rescan asked, not yet answered.
+fn rescan(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "r");
     a
 }
 
@@ -108,7 +144,10 @@ macro_rules! panes {
 
 mod pane {
     use super::{dark, screen};
-    panes!(documents, origin, clusters, table, tune, sweep, events);
+    panes!(
+        documents, filtered, origin, search, rescan, copied, exporting, clusters, table, tune,
+        sweep, events
+    );
 }
 
 #[test]
@@ -238,5 +277,235 @@ fn a_tiny_terminal_does_not_panic() {
             keys(&mut a, &tab.to_string());
             screen(&a, &dark());
         }
+    }
+}
+
+/// Without colours, seven origins in one text: each legend entry shows its
+/// style on a word, the same style as its blocks in the text.
+#[test]
+fn no_color_tells_many_origins_apart() {
+    let plain = Theme::new(ThemeName::Dark, true);
+    // Seven origins with seven different styles (ids hash onto the palette).
+    let mut ids: Vec<u32> = Vec::new();
+    for id in 0..29u32 {
+        let fresh = !ids.iter().any(|&o| plain.origin(o) == plain.origin(id));
+        if id != fixture::V2_INSTALL && fresh && ids.len() < 7 {
+            ids.push(id);
+        }
+    }
+    assert_eq!(ids.len(), 7);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.origin.open(fixture::V2_INSTALL);
+        a.tab = crate::tui::app::Tab::Origin;
+        let view = fixture::many_origins_view(&ids);
+        engine(&mut a, Update::Origin(Arc::new(view.clone())));
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| draw(&a, &plain, f)).unwrap();
+        let buf = t.backend().buffer().clone();
+        // Each legend swatch has the style of its origin's text.
+        let legend = crate::tui::layout::inner(
+            crate::tui::layout::origin(crate::tui::layout::screen(a.size).body).1,
+        );
+        for (k, e) in view.legend.iter().enumerate() {
+            let y = legend.y + 2 * k as u16;
+            if y >= legend.bottom() {
+                break;
+            }
+            let cell = &buf[(legend.x, y)];
+            let want = if e.origin == view.id {
+                plain.base
+            } else {
+                plain.origin(e.origin)
+            };
+            assert_eq!(cell.modifier, want.add_modifier, "{} at row {y}", e.path);
+        }
+        insta::assert_snapshot!(format!("no_color_origins_{w}x{h}"), format!("{buf:?}"));
+    }
+}
+
+/// Names with emoji ZWJ sequences, flags and combining marks, drawn as a
+/// terminal sees consecutive frames: only the cells ratatui finds changed
+/// are written, onto a screen where a wide glyph covers the cell after it
+/// and writing over either half of it blanks the other. After the rows move,
+/// the screen must equal a fresh drawing of the new frame: no glyph of an
+/// old one left behind.
+#[test]
+fn wide_and_combined_glyphs_leave_nothing_behind() {
+    let names = [
+        "👩‍💻/notes.md",
+        "cafe\u{301}/menu\u{301}.md",
+        "👨‍👩‍👧‍👦 family/🏳️‍🌈 pride/a very long name that will be cut 👩‍💻👩‍💻👩‍💻.md",
+        "a\u{301}\u{302}\u{303}/x.md",
+        "🇫🇷/flags 🇩🇪🇯🇵.md",
+        "日本語/ファイル名.md",
+    ];
+    for (w, h) in [(80, 24), (120, 40), (50, 12)] {
+        let mut a = app(w, h);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        let mut docs = s.documents.to_vec();
+        for (i, n) in names.iter().enumerate() {
+            docs[2 * i].path = n.to_string();
+            docs[2 * i + 1].dominant_path = Some(n.to_string());
+        }
+        s.documents = docs.into();
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        let theme = dark();
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut prev = t.draw(|f| draw(&a, &theme, f)).unwrap().buffer.clone();
+        let mut screen = Screen::new(w, h);
+        screen.apply(&ratatui::buffer::Buffer::empty(prev.area), &prev);
+        for step in ["j", "s", "S", "jjj", "s", "G", "g", "/👩", "\u{1b}"] {
+            if step == "\u{1b}" {
+                press(&mut a, KeyCode::Esc);
+            } else {
+                keys(&mut a, step);
+            }
+            let next = t.draw(|f| draw(&a, &theme, f)).unwrap().buffer.clone();
+            screen.apply(&prev, &next);
+            assert_eq!(
+                screen.rows(),
+                Screen::of(&next).rows(),
+                "after {step} at {w}x{h}"
+            );
+            prev = next;
+        }
+    }
+}
+
+/// A terminal's cells: a glyph, or "" where the wide glyph before covers it.
+struct Screen {
+    w: u16,
+    cells: Vec<String>,
+}
+
+impl Screen {
+    fn new(w: u16, h: u16) -> Screen {
+        Screen {
+            w,
+            cells: vec![" ".into(); w as usize * h as usize],
+        }
+    }
+
+    /// The screen showing `buf` on a blank terminal.
+    fn of(buf: &ratatui::buffer::Buffer) -> Screen {
+        let mut s = Screen::new(buf.area.width, buf.area.height);
+        s.apply(&ratatui::buffer::Buffer::empty(buf.area), buf);
+        s
+    }
+
+    /// Write what ratatui sends to go from `prev` to `next`.
+    fn apply(&mut self, prev: &ratatui::buffer::Buffer, next: &ratatui::buffer::Buffer) {
+        for (x, y, cell) in prev.diff(next) {
+            let i = y as usize * self.w as usize + x as usize;
+            let width = crate::tui::glyphs::width(cell.symbol()).max(1);
+            let row_end = (y as usize + 1) * self.w as usize;
+            for j in i..(i + width).min(row_end) {
+                self.blank_around(j, row_end);
+            }
+            self.cells[i] = cell.symbol().to_string();
+            for j in i + 1..(i + width).min(row_end) {
+                self.cells[j] = String::new();
+            }
+        }
+    }
+
+    /// Writing at `j` destroys the wide glyph it is part of.
+    fn blank_around(&mut self, j: usize, row_end: usize) {
+        let mut head = j;
+        while self.cells[head].is_empty() && !head.is_multiple_of(self.w as usize) {
+            head -= 1;
+        }
+        let mut k = head + 1;
+        if self.cells[head].is_empty() || crate::tui::glyphs::width(&self.cells[head]) > 1 {
+            self.cells[head] = " ".into();
+            while k < row_end && self.cells[k].is_empty() {
+                self.cells[k] = " ".into();
+                k += 1;
+            }
+        }
+    }
+
+    fn rows(&self) -> Vec<String> {
+        self.cells
+            .chunks(self.w as usize)
+            .map(|r| r.concat())
+            .collect()
+    }
+}
+
+/// The status bar says what the engine does now: indexing, adopting
+/// settings, a shadow run, rescanning, or watching since the last change.
+#[test]
+fn the_status_bar_says_what_the_engine_is_doing() {
+    use crate::engine::Watching;
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut lines = Vec::new();
+        let mut shot = |a: &App, what: &str| {
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|f| draw(a, &dark(), f)).unwrap();
+            let b = t.backend().buffer();
+            let row: String = (0..w).map(|x| b[(x, 0)].symbol().to_string()).collect();
+            lines.push(format!("{what:>10}: {row}"));
+            row
+        };
+        let mut a = app(w, h);
+        assert!(shot(&a, "indexing").contains("indexing 27/29 (93%)"));
+        // Done indexing: watching, since the newest version's change.
+        let mut s = fixture::snapshot();
+        s.progress = None;
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+        let row = shot(&a, "watching");
+        assert!(
+            row.contains("watching · last change 22:43:20 v2/installation.md"),
+            "{row}"
+        );
+        // A shadow run under way.
+        keys(&mut a, "5");
+        press(&mut a, KeyCode::Down);
+        press(&mut a, KeyCode::Right);
+        keys(&mut a, "a");
+        assert!(shot(&a, "shadow").contains("shadow run starting"));
+        let live = s.params;
+        let tuned = a.tune.tuned(&live).unwrap();
+        let mut u = fixture::shadow_compare(1, live, tuned);
+        (u.done, u.finished) = (1, false);
+        engine(&mut a, Update::Shadow(u));
+        assert!(shot(&a, "shadow").contains("shadow run 1/2"));
+        engine(
+            &mut a,
+            Update::Shadow(fixture::shadow_compare(1, live, tuned)),
+        );
+        // Adopting (asked, then confirmed): until the settings are live and
+        // nothing is replayed.
+        keys(&mut a, "A");
+        assert!(
+            !shot(&a, "asking").contains("adopting"),
+            "not before the yes"
+        );
+        press(&mut a, KeyCode::Enter);
+        assert!(shot(&a, "adopting").contains("adopting settings…"));
+        let mut replaying = s.clone();
+        replaying.seq += 1;
+        replaying.params = tuned;
+        replaying.progress = Some(crate::engine::Progress {
+            what: "replaying".into(),
+            done: 12,
+            total: 29,
+        });
+        engine(&mut a, Update::Snapshot(Arc::new(replaying.clone())));
+        assert!(shot(&a, "adopting").contains("adopting settings… replaying 12/29"));
+        replaying.seq += 1;
+        replaying.progress = None;
+        engine(&mut a, Update::Snapshot(Arc::new(replaying.clone())));
+        assert!(shot(&a, "adopted").contains("watching ·"));
+        // Timed rescans, with their reason.
+        replaying.seq += 1;
+        replaying.watching = Watching::Rescanning("OS events lost".into());
+        engine(&mut a, Update::Snapshot(Arc::new(replaying)));
+        assert!(shot(&a, "rescanning").contains("rescanning (OS events lost)"));
+        insta::assert_snapshot!(format!("status_activity_{w}x{h}"), lines.join("\n"));
     }
 }

@@ -96,13 +96,20 @@ fn sort_keys_order_the_rows() {
 }
 
 #[test]
-fn the_selection_follows_its_document_through_a_new_order() {
+fn a_new_order_starts_at_its_top() {
     let mut a = app(80, 24);
-    press(&mut a, KeyCode::Down);
-    press(&mut a, KeyCode::Down);
-    let id = a.docs.selected().unwrap().id;
+    // Far enough down that the list has scrolled.
+    for _ in 0..25 {
+        press(&mut a, KeyCode::Down);
+    }
+    assert!(a.docs.cursor.offset > 0);
     keys(&mut a, "s");
-    assert_eq!(a.docs.selected().unwrap().id, id);
+    assert_eq!((a.docs.cursor.selected, a.docs.cursor.offset), (0, 0));
+    for _ in 0..25 {
+        press(&mut a, KeyCode::Down);
+    }
+    keys(&mut a, "S");
+    assert_eq!((a.docs.cursor.selected, a.docs.cursor.offset), (0, 0));
 }
 
 #[test]
@@ -470,7 +477,8 @@ fn clusters_compare_a_pair_and_close_it() {
     engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
     assert!(a.clusters.compare.is_some());
     press(&mut a, KeyCode::PageDown);
-    assert!(a.clusters.scroll > 0);
+    assert!(a.clusters.scroll[0] > 0 && a.clusters.scroll[0] == a.clusters.scroll[1]);
+    press(&mut a, KeyCode::Home);
     press(&mut a, KeyCode::Esc);
     assert!(a.clusters.compare.is_none());
 }
@@ -728,4 +736,301 @@ fn a_page_shown_that_stops_being_live_is_asked_again() {
     assert_eq!(a.origin.scroll, 5);
     // Once known not to be live, later snapshots ask nothing.
     assert_eq!(engine(&mut a, Update::Snapshot(Arc::new(s))), []);
+}
+
+#[test]
+fn slash_in_origin_searches_its_text_and_steps_through_the_matches() {
+    let mut a = app(80, 24);
+    open_v2(&mut a);
+    let h = a.origin_text().height as usize;
+    // From the middle of the text: the first match at or after the top line.
+    press(&mut a, KeyCode::PageDown);
+    press(&mut a, KeyCode::PageDown);
+    let top = a.origin.lines[a.origin.scroll].start;
+    keys(&mut a, "/TideWater");
+    assert_eq!(a.input, Some(Input::Search("TideWater".into())));
+    assert_eq!(a.tab, Tab::Origin, "the pane stays");
+    let text = fixture::V2_TEXT;
+    let s = a.origin.search.clone().unwrap();
+    let expected: Vec<usize> = text
+        .to_ascii_lowercase()
+        .match_indices("tidewater")
+        .map(|m| m.0)
+        .collect();
+    assert_eq!(
+        s.matches.iter().map(|m| m.start).collect::<Vec<_>>(),
+        expected
+    );
+    assert!(
+        s.matches
+            .iter()
+            .all(|m| text[m.clone()].eq_ignore_ascii_case("tidewater"))
+    );
+    let c = s.current.unwrap();
+    assert!(s.matches[c].start >= top && (c == 0 || s.matches[c - 1].start < top));
+    let in_view = |a: &crate::tui::App| {
+        let s = a.origin.search.as_ref().unwrap();
+        let at = s.matches[s.current.unwrap()].start;
+        let line = a.origin.lines.iter().position(|l| l.end >= at).unwrap();
+        (a.origin.scroll..a.origin.scroll + h).contains(&line)
+    };
+    assert!(in_view(&a));
+    // Enter ends typing, the matches stay; the match keys step and wrap.
+    press(&mut a, KeyCode::Enter);
+    assert_eq!(a.input, None);
+    keys(&mut a, "]");
+    assert_eq!(a.origin.search.as_ref().unwrap().current, Some(c + 1));
+    assert!(in_view(&a));
+    // Round the start to the last, and on round the end back.
+    for _ in 0..=c + 1 {
+        keys(&mut a, "[");
+    }
+    assert_eq!(
+        a.origin.search.as_ref().unwrap().current,
+        Some(expected.len() - 1)
+    );
+    assert!(in_view(&a));
+    keys(&mut a, "]");
+    assert_eq!(a.origin.search.as_ref().unwrap().current, Some(0));
+    assert!(in_view(&a));
+    // n still selects copied blocks.
+    keys(&mut a, "n");
+    assert!(a.origin.block.is_some());
+    // Esc clears the search (and only that).
+    press(&mut a, KeyCode::Esc);
+    assert_eq!(a.origin.search, None);
+    assert_eq!(a.origin.id(), Some(V2_INSTALL));
+}
+
+#[test]
+fn passage_keys_bring_each_side_of_a_comparison_to_its_next_shared_passage() {
+    let mut a = app(80, 24);
+    keys(&mut a, "3");
+    press(&mut a, KeyCode::Enter);
+    press(&mut a, KeyCode::Enter);
+    engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
+    let v = a.clusters.compare.clone().unwrap();
+    let c = layout::clusters(layout::screen(a.size).body);
+    let (l, r) = (layout::inner(c.left), layout::inner(c.right));
+    // Where the second passage (from token 48) starts on each side, as wrapped.
+    let line_of = |side: &crate::engine::Side, width: u16| {
+        let text = side.text.as_ref().unwrap();
+        let byte = side.spans[48].0 as usize;
+        wrap(text, width as usize)
+            .iter()
+            .position(|line| line.end >= byte)
+            .unwrap()
+    };
+    let second = [line_of(&v.a, l.width), line_of(&v.b, r.width)];
+    assert!(second[0] > 0 && second[1] > 0);
+    keys(&mut a, "n");
+    assert_eq!(a.clusters.scroll, second);
+    // No passage after the last: it stays; back to the first, at the top.
+    keys(&mut a, "n");
+    assert_eq!(a.clusters.scroll, second);
+    keys(&mut a, "N");
+    assert_eq!(a.clusters.scroll, [0, 0]);
+    // The wrapped sides are kept, and wrapped again for a new size.
+    let text = v.a.text.as_ref().unwrap();
+    assert_eq!(a.clusters.lines[0], wrap(text, l.width as usize));
+    update(&mut a, Msg::Input(Event::Resize(120, 40)));
+    let c = layout::clusters(layout::screen(a.size).body);
+    let w = layout::inner(c.left).width;
+    assert_ne!(w, l.width);
+    assert_eq!(a.clusters.lines[0], wrap(text, w as usize));
+}
+
+#[test]
+fn a_rescan_shows_as_asked_until_a_snapshot_without_indexing() {
+    let mut a = app(80, 24);
+    assert_eq!(keys(&mut a, "r"), [Command::Rescan]);
+    let asked = a.snapshot.as_ref().unwrap().seq;
+    assert_eq!(a.rescan, Some(asked));
+    // Indexing under way: still asked.
+    let mut s = fixture::snapshot();
+    s.seq = asked + 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+    assert!(a.rescan.is_some());
+    s.seq = asked + 2;
+    s.progress = None;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    assert_eq!(a.rescan, None);
+    // No answer at all (nothing new was found): the UI loop's quiet tick ends it.
+    keys(&mut a, "r");
+    update(&mut a, Msg::Tick);
+    assert_eq!(a.rescan, None);
+}
+
+#[test]
+fn y_copies_the_documents_full_path_through_the_terminal() {
+    use crate::tui::effects::Effect;
+    let mut a = app(80, 24);
+    let root = "/home/ana/tidewater-docs";
+    press(&mut a, KeyCode::Down);
+    let name = a.docs.selected().unwrap().path.clone();
+    keys(&mut a, "y");
+    let want = format!("{root}/{name}");
+    assert_eq!(a.effects, [Effect::Copy(want.clone().into_bytes())]);
+    assert_eq!(
+        a.message.as_deref(),
+        Some(format!("copied {want}").as_str())
+    );
+    // The message lasts until the next key.
+    a.effects.clear();
+    press(&mut a, KeyCode::Down);
+    assert_eq!(a.message, None);
+    // Origin: the document shown.
+    press(&mut a, KeyCode::Home);
+    open_v2(&mut a);
+    keys(&mut a, "y");
+    assert_eq!(
+        a.effects,
+        [Effect::Copy(
+            format!("{root}/v2/installation.md").into_bytes()
+        )]
+    );
+    // Clusters: one side of the pair, then the other.
+    a.effects.clear();
+    keys(&mut a, "3");
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "yy");
+    assert_eq!(
+        a.effects,
+        [
+            Effect::Copy(format!("{root}/v1/installation.md").into_bytes()),
+            Effect::Copy(format!("{root}/v2/installation.md").into_bytes()),
+        ]
+    );
+    // Nothing to copy on the Table pane.
+    a.effects.clear();
+    keys(&mut a, "4y");
+    assert!(a.effects.is_empty());
+}
+
+#[test]
+fn e_asks_for_the_editor_at_the_files_line_of_the_block_or_the_top() {
+    use crate::tui::effects::Effect;
+    let mut a = app(80, 24);
+    a.editor = "code -w".into();
+    let file = "/home/ana/tidewater-docs/v2/installation.md";
+    open_v2(&mut a);
+    let text = fixture::V2_TEXT;
+    // The line of the file that holds `byte`, counted in the file's own lines.
+    let line_of = |byte: usize| {
+        let mut at = 0;
+        for (n, l) in text.split_inclusive('\n').enumerate() {
+            if byte < at + l.len() {
+                return n + 1;
+            }
+            at += l.len();
+        }
+        unreachable!()
+    };
+    let edit = |a: &mut crate::tui::App| -> Vec<String> {
+        a.effects.clear();
+        keys(a, "e");
+        match a.effects.as_slice() {
+            [Effect::Edit(c)] => {
+                assert_eq!(c.program, "code");
+                c.args
+                    .iter()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .collect()
+            }
+            other => panic!("{other:?}"),
+        }
+    };
+    // No block selected: the top line shown.
+    press(&mut a, KeyCode::PageDown);
+    let top = a.origin.lines[a.origin.scroll].start;
+    assert_eq!(edit(&mut a), ["-w", &format!("+{}", line_of(top)), file]);
+    assert!(line_of(top) > 1);
+    // A copied block selected: its first line.
+    keys(&mut a, "nn");
+    let v = a.origin.view.clone().unwrap();
+    let run = v.runs[a.origin.block.unwrap()];
+    let start = v.spans[run.start as usize].0 as usize;
+    assert_eq!(edit(&mut a), ["-w", &format!("+{}", line_of(start)), file]);
+    assert!(a.message.as_deref().unwrap().starts_with("edited"));
+    // From Documents: the selected document at its top.
+    keys(&mut a, "1");
+    assert_eq!(edit(&mut a)[1], "+1");
+}
+
+#[test]
+fn x_exports_the_rows_as_shown_to_csv_or_json() {
+    use crate::tui::effects::Effect;
+    let mut a = app(80, 24);
+    a.start_dir = "/work/out".into();
+    keys(&mut a, "/inst");
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "S");
+    let shown = paths(&a);
+    keys(&mut a, "X");
+    assert_eq!(a.input, Some(Input::Export("lineage-documents.csv".into())));
+    press(&mut a, KeyCode::Enter);
+    let [
+        Effect::Export {
+            path,
+            root,
+            bytes,
+            rows,
+        },
+    ] = a.effects.as_slice()
+    else {
+        panic!("{:?}", a.effects);
+    };
+    assert_eq!(
+        path,
+        std::path::Path::new("/work/out/lineage-documents.csv")
+    );
+    assert_eq!(root, std::path::Path::new("/home/ana/tidewater-docs"));
+    assert_eq!(*rows, 3);
+    let csv = String::from_utf8(bytes.clone()).unwrap();
+    let lines: Vec<&str> = csv.split("\r\n").collect();
+    assert!(
+        lines[0].starts_with("path,version,tokens,fresh_percent"),
+        "{csv}"
+    );
+    let got: Vec<&str> = lines[1..4]
+        .iter()
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(got, shown, "filtered and in the order shown");
+    // A .json name writes JSON; the Origin pane exports its runs.
+    a.effects.clear();
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "S");
+    open_v2(&mut a);
+    keys(&mut a, "X");
+    for _ in 0..3 {
+        press(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "json");
+    press(&mut a, KeyCode::Enter);
+    let [
+        Effect::Export {
+            path, bytes, rows, ..
+        },
+    ] = a.effects.as_slice()
+    else {
+        panic!("{:?}", a.effects);
+    };
+    assert_eq!(path, std::path::Path::new("/work/out/lineage-origin.json"));
+    let v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    let runs = a.origin.view.as_ref().unwrap().runs.clone();
+    assert_eq!(
+        (*rows, v.as_array().unwrap().len()),
+        (runs.len(), runs.len())
+    );
+    assert_eq!(v[0]["origin"], "v1/installation.md");
+    assert_eq!(v[1]["origin"], serde_json::Value::Null, "new text");
+    assert_eq!(v[2]["first_token"], runs[2].start);
+    // Esc cancels; the Tune pane has nothing to export.
+    a.effects.clear();
+    keys(&mut a, "X");
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "5X");
+    assert!(a.effects.is_empty() && a.input.is_none());
+    assert!(a.message.is_some());
 }

@@ -1,0 +1,134 @@
+//! Searching the Origin pane's text: every place a query occurs, ignoring
+//! case, as byte ranges of the text (the same offsets the spans use), and
+//! which of them is current.
+
+use std::ops::Range;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Search {
+    pub query: String,
+    /// Where the query occurs, in text order, not overlapping.
+    pub matches: Vec<Range<usize>>,
+    /// Index into `matches` of the one brought into view.
+    pub current: Option<usize>,
+}
+
+impl Search {
+    /// `query`'s matches in `text`, none current yet.
+    pub(crate) fn new(query: &str, text: &str) -> Search {
+        Search {
+            query: query.to_string(),
+            matches: find_all(text, query),
+            current: None,
+        }
+    }
+
+    /// The first match starting at or after byte `from`, else the first.
+    pub(crate) fn first_from(&mut self, from: usize) {
+        let at = self.matches.partition_point(|m| m.start < from);
+        self.current = match self.matches.len() {
+            0 => None,
+            n => Some(at % n),
+        };
+    }
+
+    /// The next (or previous) match, round the end.
+    pub(crate) fn step(&mut self, forward: bool) {
+        let n = self.matches.len();
+        if n == 0 {
+            return;
+        }
+        self.current = Some(match (self.current, forward) {
+            (None, true) => 0,
+            (None, false) => n - 1,
+            (Some(c), true) => (c + 1) % n,
+            (Some(c), false) => (c + n - 1) % n,
+        });
+    }
+
+    /// `match 3/12`, or `no match`.
+    pub(crate) fn position(&self) -> String {
+        match (self.current, self.matches.len()) {
+            (_, 0) if self.query.is_empty() => String::new(),
+            (_, 0) => "no match".into(),
+            (Some(c), n) => format!("match {}/{n}", c + 1),
+            (None, n) => format!("{n} matches"),
+        }
+    }
+}
+
+/// Where `query` occurs in `text`, ignoring case (Unicode lower case, so
+/// `É` finds `é`), as byte ranges of `text`.
+pub(crate) fn find_all(text: &str, query: &str) -> Vec<Range<usize>> {
+    let q: Vec<char> = query.chars().flat_map(char::to_lowercase).collect();
+    if q.is_empty() {
+        return Vec::new();
+    }
+    // Each lower-cased char with the byte offset of the char it came from.
+    let folded: Vec<(usize, char)> = text
+        .char_indices()
+        .flat_map(|(i, c)| c.to_lowercase().map(move |l| (i, l)))
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + q.len() <= folded.len() {
+        let whole = i == 0 || folded[i - 1].0 != folded[i].0;
+        if whole
+            && folded[i..i + q.len()]
+                .iter()
+                .map(|f| f.1)
+                .eq(q.iter().copied())
+        {
+            let last = folded[i + q.len() - 1].0;
+            let end = last + text[last..].chars().next().map_or(0, char::len_utf8);
+            // A match ends with a whole char of the text.
+            let j = i + q.len();
+            if j == folded.len() || folded[j].0 != last {
+                out.push(folded[i].0..end);
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_ignore_case_and_index_the_text() {
+        let t = "Install it. INSTALL again; reinstall. Édition édition";
+        let found: Vec<&str> = find_all(t, "install")
+            .iter()
+            .map(|r| &t[r.clone()])
+            .collect();
+        assert_eq!(found, ["Install", "INSTALL", "install"]);
+        let found: Vec<&str> = find_all(t, "éDITION")
+            .iter()
+            .map(|r| &t[r.clone()])
+            .collect();
+        assert_eq!(found, ["Édition", "édition"]);
+        assert!(find_all(t, "").is_empty());
+        assert!(find_all(t, "zz").is_empty());
+        // Not overlapping.
+        assert_eq!(find_all("aaaa", "aa"), [0..2, 2..4]);
+    }
+
+    #[test]
+    fn steps_go_round_and_say_where_they_are() {
+        let mut s = Search::new("a", "a b a b a");
+        s.first_from(3);
+        assert_eq!(s.position(), "match 2/3");
+        s.step(true);
+        s.step(true);
+        assert_eq!(s.current, Some(0));
+        s.step(false);
+        assert_eq!(s.position(), "match 3/3");
+        s.first_from(100);
+        assert_eq!(s.current, Some(0), "past the last: the first");
+        assert_eq!(Search::new("z", "a").position(), "no match");
+    }
+}
