@@ -502,3 +502,22 @@ fn after_a_restart_events_show_the_history_and_nothing_is_told_twice() {
         "{fresh:?}"
     );
 }
+
+#[test]
+fn a_rescan_that_finds_nothing_is_still_answered() {
+    let dir = TempDir::new("engine-rescan");
+    dir.write("a.md", text(40, 50));
+    let mut r = start(dir.path(), |_| {});
+    let s = r.snapshot("a.md", |s| s.documents.len() == 1);
+    // Let the start settle, then ask: a newer snapshot comes, nothing changed.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut before = r.last.as_ref().map_or(s.seq, |l| l.seq);
+    while let Ok(u) = r.rx.try_recv() {
+        if let Update::Snapshot(n) = u {
+            before = before.max(n.seq);
+        }
+    }
+    r.engine.send(Command::Rescan);
+    let after = r.snapshot("the rescan's answer", |n| n.seq > before);
+    assert_eq!(after.versions, 1);
+}

@@ -643,7 +643,12 @@ impl Live {
                 self.reopen(params);
                 true
             }
-            Command::Rescan => self.sync(None),
+            // Asked for: always answered with a snapshot, even when the
+            // walk found nothing new (the TUI waits for it).
+            Command::Rescan => {
+                self.sync(None);
+                true
+            }
             Command::Quit | Command::Changed(_) => unreachable!("handled by the loop"),
         }
     }

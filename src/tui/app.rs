@@ -245,8 +245,8 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
         Msg::Input(Event::Resize(w, h)) => resize(app, w, h),
         Msg::Input(_) => {}
         Msg::Engine(u) => engine(app, u, out),
-        // A rescan that finds nothing new publishes no snapshot: after a
-        // quiet while it is over.
+        // A rescan the engine could not answer (its index closed): after
+        // a quiet while it is no longer shown as asked.
         Msg::Tick => app.rescan = None,
         Msg::Saved(r) => {
             if let Some(p) = app.tune.save.take() {

@@ -46,8 +46,8 @@ use crate::engine::{Engine, Options};
 
 /// The shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(16);
-/// How long a rescan with no answer shows as asked: the engine publishes
-/// nothing when a rescan finds nothing new.
+/// How long a rescan with no answer shows as asked: the engine answers
+/// every rescan with a snapshot, unless its index is closed (a full disk).
 const RESCAN_QUIET: Duration = Duration::from_secs(3);
 
 /// Whether `NO_COLOR` asks for no colours (set and not empty, per no-color.org).

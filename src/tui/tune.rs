@@ -46,6 +46,29 @@ impl Field {
         }
     }
 
+    /// What the field trades, in one line (shown under the form).
+    pub(crate) fn trade(self) -> &'static str {
+        match self {
+            Field::TableSize => "more memory holds more shingles: fewer evictions, truer origins",
+            Field::Selector => {
+                "which shingles are kept: more finds more copies, fills the table sooner"
+            }
+            Field::Parameter => {
+                "the selector's rate: smaller keeps more (higher ssr), bigger saves room"
+            }
+            Field::Eviction => {
+                "which entry a full bucket drops: lucky keeps entries that found copies"
+            }
+            Field::Estimation => {
+                "how unmatched stretches get an origin: b bridges gaps, e expands, be both"
+            }
+            Field::BridgeLimit => {
+                "longest gap, in selected units, bridged between units of one origin"
+            }
+            Field::K => "shingle length: longer makes fewer chance matches, misses short copies",
+        }
+    }
+
     /// The values a choice field cycles through; None for typed fields.
     pub(crate) fn choices(self) -> Option<&'static [&'static str]> {
         match self {

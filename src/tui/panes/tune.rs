@@ -68,8 +68,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         k(Action::Sweep),
         k(Action::Adopt)
     );
+    // What the focused field trades, in the form's bottom border.
+    let trade = Line::styled(format!(" {} ", t.field().trade()), theme.muted);
     f.render_widget(
-        Paragraph::new(lines).block(block(theme, title, true)),
+        Paragraph::new(lines).block(block(theme, title, true).title_bottom(trade)),
         a.form,
     );
 
@@ -244,7 +246,7 @@ fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
             "overall",
             "hits",
             "evictions",
-            "s",
+            "secs",
         ]
         .map(|h| match h {
             "" | "settings" => Cell::from(h),

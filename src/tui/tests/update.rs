@@ -1034,3 +1034,27 @@ fn x_exports_the_rows_as_shown_to_csv_or_json() {
     assert!(a.effects.is_empty() && a.input.is_none());
     assert!(a.message.is_some());
 }
+
+#[test]
+fn each_tune_field_says_what_it_trades_within_an_80_column_border() {
+    for f in FIELDS {
+        let t = f.trade();
+        assert!(!t.is_empty() && t.chars().count() + 4 <= 78, "{f:?}: {t}");
+    }
+    let mut a = app(80, 24);
+    keys(&mut a, "5j");
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| {
+        crate::tui::panes::draw(
+            &a,
+            &crate::tui::theme::Theme::new(crate::config::ThemeName::Dark, false),
+            f,
+        )
+    })
+    .unwrap();
+    let shown = format!("{:?}", t.backend().buffer());
+    assert!(
+        shown.contains(crate::tui::tune::Field::Selector.trade()),
+        "{shown}"
+    );
+}
