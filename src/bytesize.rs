@@ -27,7 +27,7 @@ pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
     let (num, unit) = t.split_at(split);
     let value: f64 = num
         .parse()
-        .map_err(|_| format!("invalid size '{s}' (expected e.g. 64MiB, 20MB or unbounded)"))?;
+        .map_err(|_| format!("invalid size '{s}' (expected e.g. 64MiB or 20MB)"))?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "kb" | "k" => 1_000,

@@ -140,3 +140,33 @@ fn explain_reads_beside_a_watcher_that_holds_the_index() {
         Some(100)
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_hostile_name_is_shown_escaped_and_found_by_its_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("explain-names");
+    let home = TempDir::new("explain-names-ix");
+    let ix = home.path().join("ix");
+    let evil = std::ffi::OsStr::from_bytes(b"evil\x1b]0;pwned\x07\xff.md");
+    std::fs::write(dir.path().join(evil), text(6, 40)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .arg("explain")
+        .arg(dir.path())
+        .arg(evil)
+        .args(["--index", ix.to_str().unwrap()])
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.stdout.contains(&0x1b) && !out.stdout.contains(&0x07));
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        shown.starts_with("evil\\x1b]0;pwned\\x07\\xff.md, version 1"),
+        "{shown}"
+    );
+}

@@ -63,7 +63,10 @@ impl FromStr for TableSize {
         if s.eq_ignore_ascii_case("unbounded") {
             return Ok(TableSize::Unbounded);
         }
-        parse_bytes(s).map(TableSize::Bytes)
+        parse_bytes(s)
+            .map(TableSize::Bytes)
+            // A table, unlike a byte count, may also be unbounded.
+            .map_err(|e| e.replace("64MiB or 20MB", "64MiB, 20MB or unbounded"))
     }
 }
 
