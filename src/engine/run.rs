@@ -177,7 +177,9 @@ impl Live {
             .collect();
         let min = self.opts.config.watch.min_similarity;
         let mut clusters = Clusters::new(min, self.live.len());
-        let settings = format!("k={} min_similarity={min}", ix.params().k);
+        // `keys=2`: sketches of shingle keys of mixed token fingerprints;
+        // pairs stored under other settings are computed again.
+        let settings = format!("k={} min_similarity={min} keys=2", ix.params().k);
         let stored = ix.near(&settings)?;
         let mut ids: Vec<u32> = self.live.values().copied().collect();
         ids.sort_unstable();

@@ -2,7 +2,9 @@
 //!
 //! Token fingerprints are Rabin-64 (P = x^64+x^4+x^3+x+1, initial state 1) of the
 //! token's key text. Shingle fingerprints are Rabin-64 (initial state 0) of the k
-//! token fingerprints, big-endian, rolled one token at a time. Every use of the
+//! token fingerprints, each first mixed non-linearly (`shingle::compose`, so
+//! structured text cannot cancel through the linear sparse P), big-endian,
+//! rolled one token at a time. Every use of the
 //! bits goes through the bijective finaliser `fmix64` (§1.6): raw Rabin values of
 //! short strings leave the top bits empty.
 
@@ -121,17 +123,24 @@ pub fn shingle_keys(fps: &[u64], k: usize, out: &mut Vec<u64>) {
 }
 
 /// The 62-bit key of a segment (hash-breaking): Rabin-64, initial state 1, over
-/// the segment's token fingerprints, big-endian, then finalised.
+/// the segment's mixed token fingerprints (as shingles), big-endian, then
+/// finalised.
 pub(crate) fn segment_key(fps: &[u64]) -> u64 {
-    key(fps.iter().fold(1, |f, &fp| rabin::append64(f, fp)))
+    key(fps
+        .iter()
+        .fold(1, |f, &fp| rabin::append64(f, shingle::compose(fp))))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The bytes a shingle or segment fingerprint is taken of: the mixed
+    /// token fingerprints, big-endian.
     fn be_bytes(fps: &[u64]) -> Vec<u8> {
-        fps.iter().flat_map(|f| f.to_be_bytes()).collect()
+        fps.iter()
+            .flat_map(|&f| shingle::compose(f).to_be_bytes())
+            .collect()
     }
 
     #[test]

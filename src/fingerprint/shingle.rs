@@ -1,7 +1,13 @@
 //! Rolling shingle fingerprints, one token (8 bytes) at a time.
 //!
 //! The fingerprint of a k-shingle is Rabin-64, initial state 0, over the 8k
-//! bytes of its token fingerprints, big-endian (docs/algorithms.md §1.6). Rolling: append
+//! bytes of its tokens' mixed fingerprints, big-endian (docs/algorithms.md
+//! §1.6). The mix ([`compose`]) comes first because Rabin is linear and P is
+//! sparse: a short token's fingerprint is its own bytes, so two shingles that
+//! differ only in two adjacent short tokens collided whenever
+//! clmul(Δa, x^4+x^3+x+1) = Δb (`font color 3d ffffff size 3d 5 8` and the
+//! same ending `3 b`). Mixed, the differences are pseudo-random and such a
+//! relation holds by chance only (2^-64). Rolling: append
 //! the incoming token's 8 bytes, then remove the outgoing token's contribution
 //! `fp_out·x^(64k) mod P` (append first, remove after, as §1.3).
 //!
@@ -11,8 +17,16 @@
 //! four shifted copies of `fp_out`, and its unreduced 128-bit sum joins
 //! `f·x^64 + fp_in` before a single reduction. Other k use byte tables.
 
-use super::key;
 use super::rabin::{append64, mulmod, x_pow};
+use super::{fmix64, key};
+
+/// A token fingerprint as it enters a shingle: a non-linear bijection
+/// (MurmurHash3's finaliser after adding the golden ratio, so it is not the
+/// same function as the token hashes Hailstorm orders by).
+#[inline(always)]
+pub(crate) fn compose(fp: u64) -> u64 {
+    fmix64(fp.wrapping_add(0x9E37_79B9_7F4A_7C15))
+}
 
 /// Rolls k-shingle fingerprints over token fingerprints.
 #[derive(Clone)]
@@ -126,13 +140,13 @@ fn roll(
         return;
     }
     let (first, rest) = fps.split_at(k);
-    let mut f = first.iter().fold(0, |f, &fp| append64(f, fp));
+    let mut f = first.iter().fold(0, |f, &fp| append64(f, compose(fp)));
     out.reserve(rest.len() + 1);
     out.push(finish(f));
     // A zip of slices has an exact length: `extend` writes without a capacity
     // check per element.
     out.extend(rest.iter().zip(fps).map(|(&fp_in, &fp_out)| {
-        f = step(f, fp_in, fp_out);
+        f = step(f, compose(fp_in), compose(fp_out));
         finish(f)
     }));
 }
@@ -145,7 +159,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn direct(window: &[u64]) -> u64 {
-        let bytes: Vec<u8> = window.iter().flat_map(|f| f.to_be_bytes()).collect();
+        let bytes: Vec<u8> = window
+            .iter()
+            .flat_map(|&f| compose(f).to_be_bytes())
+            .collect();
         fingerprint(&bytes, 0)
     }
 
@@ -195,10 +212,9 @@ mod tests {
         let mut raw = Vec::new();
         r.fingerprints(&fps, &mut raw);
         assert_eq!(raw.len(), 7);
-        assert_eq!(
-            &raw[..3],
-            &[0x1e6c3dde4a8a, 0x1370eb1ac645d, 0x13f6f24ea52ed]
-        );
+        for (i, &f) in raw.iter().enumerate() {
+            assert_eq!(f, direct(&fps[i..i + 3]), "shingle {i}");
+        }
         let mut keys = Vec::new();
         r.keys(&fps, &mut keys);
         assert_eq!(keys.len(), raw.len());
@@ -207,9 +223,57 @@ mod tests {
             assert!(k < 1 << 62);
             assert_ne!(k, f >> 2, "finaliser applied");
         }
-        // The raw values all sit below 2^50; the keys use the top bits.
-        assert!(raw.iter().all(|&f| f < 1 << 50));
+        // Mixed tokens fill all 64 bits even for short words.
+        assert!(raw.iter().any(|&f| f >> 60 != 0));
         assert!(keys.iter().any(|&k| k >> 54 != 0));
+    }
+
+    /// Rabin over the unmixed token fingerprints: how shingles were composed
+    /// before the mix (the control of the collision tests).
+    fn linear(window: &[u64]) -> u64 {
+        let bytes: Vec<u8> = window.iter().flat_map(|f| f.to_be_bytes()).collect();
+        fingerprint(&bytes, 0)
+    }
+
+    #[test]
+    fn the_mail_markup_that_collided_no_longer_does() {
+        let fps = |t: &str| crate::fingerprint::token_fps(t).fps;
+        let a = fps("font color 3d ffffff size 3d 5 8");
+        let b = fps("font color 3d ffffff size 3d 3 b");
+        // "5 8" and "3 b": Δa = 0x06, Δb = 0x5a = clmul(0x06, 0x1b).
+        assert_eq!(linear(&a), linear(&b), "the linear composition collides");
+        let r = ShingleRoller::new(8);
+        let (mut ka, mut kb) = (Vec::new(), Vec::new());
+        r.keys(&a, &mut ka);
+        r.keys(&b, &mut kb);
+        assert_ne!(ka, kb);
+    }
+
+    proptest! {
+        /// Two k-shingles that differ in two adjacent tokens whose
+        /// differences are related through P (the family that collides
+        /// when tokens enter unmixed) get different keys.
+        #[test]
+        fn adjacent_tokens_related_through_p_do_not_collide(
+            k in 2usize..10,
+            window in proptest::collection::vec(any::<u64>(), 10),
+            at in 0usize..9,
+            da in 1u64..(1 << 56),
+        ) {
+            let at = at % (k - 1);
+            let a = window[..k].to_vec();
+            let mut b = a.clone();
+            // Δb = Δa·x^64 mod P, so Δa·x^64 + Δb ≡ 0: the pair cancels.
+            let db = mulmod(da, x_pow(64));
+            b[at] ^= da;
+            b[at + 1] ^= db;
+            prop_assert_eq!(linear(&a), linear(&b));
+            let r = ShingleRoller::new(k);
+            let (mut ka, mut kb) = (Vec::new(), Vec::new());
+            r.keys(&a, &mut ka);
+            r.keys(&b, &mut kb);
+            prop_assert_ne!(ka, kb);
+        }
     }
 
     proptest! {

@@ -14,10 +14,11 @@ use crate::fsio::framed::{Format, FrameError};
 use crate::origin::table::{Table, TableParams};
 
 pub(crate) const FILE: &str = "table.snapshot";
-/// Bump the version when the payload or [`Table::write_state`]'s bytes change.
+/// Bump the version when the payload or [`Table::write_state`]'s bytes change,
+/// or the keys in them (3: shingle keys of mixed token fingerprints).
 const FORMAT: Format = Format {
     magic: b"LINTABLE",
-    version: 2,
+    version: 3,
     name: "table snapshot",
     largest: 1 << 40,
 };
@@ -82,6 +83,7 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
     let payload = FORMAT.read(&path).map_err(|e| match e {
         FrameError::Io(e) if e.kind() == io::ErrorKind::NotFound => Unusable::Missing,
         FrameError::Foreign(_) if written_before_frames(&path) => Unusable::Older,
+        FrameError::Version { found, .. } if found < FORMAT.version => Unusable::Older,
         e => Unusable::Corrupt(e.to_string()),
     })?;
     let bad = || Unusable::Corrupt("bad header".into());
@@ -192,6 +194,24 @@ mod tests {
         let (tp, _, _) = sample();
         fs::write(d.join(FILE), b"LINEAGETABLE\x01\0\0\0rest").unwrap();
         assert!(matches!(read(&d, "k=8 test", tp), Err(Unusable::Older)));
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_snapshot_of_an_earlier_framed_format_is_older_and_a_later_one_damage() {
+        let d = dir("v2");
+        let (tp, t, h) = sample();
+        write(&d, &h, &t).unwrap();
+        let mut bytes = fs::read(d.join(FILE)).unwrap();
+        // The format version is the word after the magic; the checksum is
+        // not looked at before the version is.
+        for (v, older) in [(2u32, true), (FORMAT.version + 1, false)] {
+            bytes[8..12].copy_from_slice(&v.to_le_bytes());
+            fs::write(d.join(FILE), &bytes).unwrap();
+            let r = read(&d, "k=8 test", tp);
+            assert_eq!(matches!(r, Err(Unusable::Older)), older, "version {v}");
+            assert!(r.is_err());
+        }
         fs::remove_dir_all(&d).unwrap();
     }
 

@@ -254,12 +254,20 @@ impl TableParams {
     }
 }
 
-/// The bucket of a 62-bit key among `n_buckets`: its top bits, scaled to the
-/// bucket count (multiply-shift, so any count works, not only powers of two).
+/// The bucket of a 62-bit key among `n_buckets`: the top bits of a mix of
+/// the whole key, scaled to the bucket count (multiply-shift, so any count
+/// works). Not the key's own top bits: winnowing keeps the smallest keys of
+/// each window, so those bits are skewed low and the upper buckets would
+/// stay empty (docs/algorithms.md §3). The entry stores the key's low 48
+/// bits, as before.
 #[inline]
 fn bucket_of(key: u64, n_buckets: usize) -> usize {
-    ((u128::from(key & ((1 << 62) - 1)) * n_buckets as u128) >> 62) as usize
+    let mixed = crate::fingerprint::fmix64(key ^ BUCKET_SALT);
+    ((u128::from(mixed) * n_buckets as u128) >> 64) as usize
 }
+
+/// Keeps the bucket mix apart from the finaliser that made the key.
+const BUCKET_SALT: u64 = 0x5851_f42d_4c95_7f2d;
 
 /// The distinct keys of a key stream, and whether no two of them share the
 /// 48 bits a bounded table stores (then which keys share a bucket cannot

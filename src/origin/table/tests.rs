@@ -17,6 +17,15 @@ fn params(size: TableSize, eviction: Eviction, per: u16) -> TableParams {
     }
 }
 
+/// The `i`-th key (counting up from 1) that falls in bucket `b` of `n`; the
+/// keys of one bucket differ in their low bits, as stored.
+fn in_bucket(b: usize, n: usize, i: u64) -> u64 {
+    (1..)
+        .filter(|&k| bucket_of(k, n) == b)
+        .nth(i as usize)
+        .unwrap()
+}
+
 fn ins(origin: u32) -> Insert {
     Hit {
         origin,
@@ -28,10 +37,10 @@ fn ins(origin: u32) -> Insert {
 
 #[test]
 fn never_evicts_iff_no_bucket_overflows() {
-    // Two buckets of 4 entries; keys spread by their top bits.
+    // Two buckets of 4 entries.
     let p = params(TableSize::Bytes(2 * (4 * 14 + 2)), Eviction::Lucky, 4);
-    let low = |i: u64| i;
-    let high = |i: u64| (1 << 61) | (100 + i);
+    let low = |i: u64| in_bucket(0, 2, i);
+    let high = |i: u64| in_bucket(1, 2, i);
     let keys: Vec<u64> = (0..4).map(low).chain((0..4).map(high)).collect();
     assert!(p.never_evicts(&keys));
     let keys: Vec<u64> = (0..5).map(low).chain((0..3).map(high)).collect();
@@ -411,8 +420,9 @@ proptest::proptest! {
             rng: p.seed ^ 0x9e37_79b9_7f4a_7c15,
         };
         for (n, &(k, op)) in ops.iter().enumerate() {
-            // Keys 1..=90 in bucket 0, their top-bit twins in bucket 1.
-            let (key, b) = if k % 2 == 0 { (k + 1, 0) } else { ((1 << 61) + k, 1) };
+            // Keys of bucket 0 for even k, of bucket 1 for odd.
+            let b = (k % 2) as usize;
+            let key = in_bucket(b, 2, k / 2);
             if op == 3 && eviction == Eviction::Lucky {
                 // A lucky update of a key, wherever it is now.
                 let inc = (n % 5) as u32;
@@ -466,15 +476,32 @@ fn every_bucket_is_reachable() {
         unreachable!()
     };
     assert_eq!(b.n_buckets, 1000);
-    let mut seen = vec![false; 1000];
+    let fill = |keys: &mut dyn Iterator<Item = u64>| {
+        let mut f = vec![0u32; 1000];
+        for k in keys {
+            f[b.bucket(k)] += 1;
+        }
+        f
+    };
     let mut x = 1u64;
-    for _ in 0..100_000 {
+    let spread = fill(&mut (0..100_000).map(|_| {
         x = splitmix64(x);
-        seen[b.bucket(x >> 2)] = true;
-    }
-    assert!(seen.iter().all(|&s| s));
-    assert_eq!(b.bucket((1 << 62) - 1), 999);
-    assert_eq!(b.bucket(0), 0);
+        x >> 2
+    }));
+    assert!(spread.iter().all(|&n| n > 0));
+    // Small keys, as the minima that winnowing keeps are skewed low: all
+    // below 2^52 here, so their top ten bits are zero (a bucket index of
+    // those bits put every one in bucket 0); the mix fills the buckets evenly.
+    let mut x = 7u64;
+    let small = fill(&mut (0..100_000).map(|_| {
+        x = splitmix64(x);
+        x >> 12
+    }));
+    assert!(
+        small.iter().all(|&n| n > 30 && n < 200),
+        "{:?}",
+        small.iter().max()
+    );
 }
 
 #[test]
