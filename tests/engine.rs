@@ -148,7 +148,11 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
     let (root, ix_dir) = (dir.path().to_path_buf(), r._home.path().join("index"));
     drop(r.engine);
     let ix = Index::open(&root, &ix_dir, Config::default().params(), &mut Quiet);
-    let near = ix.unwrap().near("k=8 min_similarity=0.7").unwrap().unwrap();
+    let near = ix
+        .unwrap()
+        .near("k=8 min_similarity=0.7 keys=2")
+        .unwrap()
+        .unwrap();
     assert_eq!(near.sketches.len(), 3);
     assert_eq!(near.pairs.len(), 1);
     assert_eq!((near.pairs[0].0, near.pairs[0].1), (a_id, c.id));
