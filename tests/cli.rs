@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{TempDir, answers, fixture, lineage, lineage_json};
+use common::{TempDir, answers, fixture, lineage, lineage_json, mails};
 use serde_json::Value;
 
 /// The exact result of docs/formats.md §2 computed the slow, obvious way: shingles as
@@ -196,6 +196,16 @@ fn exact_scan_equals_the_reference_on_a_crafted_folder() {
     assert_eq!(e["path"], "sub/e.md");
     assert_eq!(e["dominant_origin"], 0);
     assert_eq!(e["fresh_tokens"], 0);
+}
+
+#[test]
+fn exact_scan_equals_the_reference_on_mail_markup() {
+    // Markup of short tokens (hex, numbers, `3d`) is where shingle keys
+    // composed linearly from raw token fingerprints collided.
+    let dir = mails(80);
+    let report = scan_exact(dir.path());
+    assert_eq!(report["documents"].as_array().unwrap().len(), 80);
+    assert_matches_reference(&report, dir.path());
 }
 
 #[test]

@@ -328,3 +328,60 @@ impl Drop for Watch {
         let _ = self.child.wait();
     }
 }
+
+/// A mail folder of the kind that made linear shingle keys collide: MIME
+/// headers and boundaries, quoted-printable HTML parts full of hex colours
+/// and small numbers (`<font color=3D"#ffffff" size=3D"5">`), replies quoting
+/// earlier mails. Two of them carry the issue's own pair of short-token
+/// endings, `3d 5 8` and `3d 3 b`, whose raw Rabin differences cancel
+/// through x^64 + x^4 + x^3 + x + 1. Deterministic; `n` mails of ~200 tokens.
+pub fn mails(n: usize) -> TempDir {
+    let dir = TempDir::new("mails");
+    let mut r = Rng::new(0x6d61_696c);
+    let mut bodies: Vec<String> = Vec::new();
+    let hex = |r: &mut Rng| format!("{:06x}", r.next() & 0xff_ffff);
+    for i in 0..n {
+        let mut m = format!(
+            "From: user{}@example.org\nTo: list@example.org\nSubject: re {}\n\
+             Message-ID: <{:016x}@mail.example.org>\nMIME-Version: 1.0\n\
+             Content-Type: multipart/alternative; boundary=\"=_{:012x}\"\n\n\
+             --=_{:012x}\nContent-Type: text/plain; charset=us-ascii\n\n",
+            r.range(0, 40),
+            r.words(3).join(" "),
+            r.next(),
+            r.next() & 0xffff_ffff_ffff,
+            r.next() & 0xffff_ffff_ffff,
+        );
+        let len = r.range(20, 60);
+        m.push_str(&r.words(len).join(" "));
+        if i > 0 && r.chance(0.5) {
+            // A reply quotes part of an earlier mail.
+            let quoted = &bodies[r.range(0, bodies.len())];
+            let cut: Vec<&str> = quoted.split(' ').take(40).collect();
+            m.push_str("\n> ");
+            m.push_str(&cut.join(" "));
+        }
+        m.push_str(
+            "\n\n--=_boundary\nContent-Type: text/html; charset=quoted-printable\n\
+                    Content-Transfer-Encoding: quoted-printable\n\n",
+        );
+        for _ in 0..r.range(4, 10) {
+            let (colour, size, len) = (hex(&mut r), r.range(1, 8), r.range(2, 6));
+            let words = r.words(len).join(" ");
+            let (bg, width) = (hex(&mut r), r.range(1, 100));
+            m.push_str(&format!(
+                "<font color=3D\"#{colour}\" size=3D\"{size}\">{words}</font>=\n\
+                 <td bgcolor=3D\"#{bg}\" width=3D{width}>\n"
+            ));
+        }
+        if i == n / 3 {
+            m.push_str("<font color=3D\"#ffffff\" size=3D\"5 8\">\n");
+        }
+        if i == 2 * n / 3 {
+            m.push_str("<font color=3D\"#ffffff\" size=3D\"3 b\">\n");
+        }
+        dir.write(&format!("mail-{i:04}.txt"), &m);
+        bodies.push(m);
+    }
+    dir
+}
