@@ -184,6 +184,8 @@ pub(super) struct TableJson {
     capacity_entries: Option<u64>,
     entry_bytes: u64,
     buckets: Option<u64>,
+    /// At most how many false matches one lookup makes (null: unbounded).
+    false_match_per_lookup: Option<f64>,
     lookups: u64,
     hits: u64,
     inserts: u64,
@@ -198,6 +200,7 @@ impl TableJson {
             capacity_entries: s.capacity,
             entry_bytes: s.entry_bytes,
             buckets: s.buckets,
+            false_match_per_lookup: s.false_match,
             lookups: c.lookups,
             hits: c.hits,
             inserts: c.inserts,

@@ -89,6 +89,8 @@ pub struct TableStats {
     pub capacity: Option<u64>,
     pub buckets: Option<u64>,
     pub entry_bytes: u64,
+    /// At most how many false matches a lookup makes (None: unbounded).
+    pub false_match: Option<f64>,
     /// Versions processed when sampled.
     pub versions: u64,
 }

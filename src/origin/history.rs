@@ -29,6 +29,10 @@ pub struct ReplayStats {
     pub capacity: Option<u64>,
     pub buckets: Option<u64>,
     pub entry_bytes: u64,
+    /// False matches a lookup can make at most ([`Table::false_match_bound`]).
+    ///
+    /// [`Table::false_match_bound`]: crate::origin::table::Table::false_match_bound
+    pub false_match: Option<f64>,
 }
 
 impl Keyed {
@@ -132,6 +136,7 @@ impl Keyed {
             capacity: t.capacity(),
             buckets: t.buckets(),
             entry_bytes: params.table_params().layout.entry_bytes(),
+            false_match: t.false_match_bound(),
         })
     }
 }

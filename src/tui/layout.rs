@@ -81,7 +81,7 @@ pub(crate) struct TablePane {
 }
 
 pub fn table(body: Rect) -> TablePane {
-    let [top, fill] = Layout::vertical([Constraint::Length(12), Constraint::Min(0)]).areas(body);
+    let [top, fill] = Layout::vertical([Constraint::Length(13), Constraint::Min(0)]).areas(body);
     let [counters, sparks] =
         Layout::horizontal([Constraint::Length(40), Constraint::Min(0)]).areas(top);
     let [hits, evictions] =

@@ -326,6 +326,17 @@ impl Table {
         }
     }
 
+    /// At most how many entries a lookup of an absent key can take for it:
+    /// an entry stores 48 bits of its key, and the bucket is a mix of the
+    /// whole key, so each entry of the key's bucket agrees by chance with
+    /// probability 2^-48. None for an unbounded table (whole keys).
+    pub fn false_match_bound(&self) -> Option<f64> {
+        match &self.store {
+            Store::Bucketed(b) => Some(b.per as f64 / (FP48 as f64 + 1.0)),
+            Store::Unbounded(_) => None,
+        }
+    }
+
     /// Bytes the table's storage occupies (bounded tables: at most the size asked for).
     #[cfg(test)]
     pub(crate) fn memory_bytes(&self) -> Option<u64> {

@@ -513,3 +513,13 @@ fn paper_sizes_are_distinct_even_for_a_tiny_collection() {
     }
     assert_eq!(paper_sizes(840_168).len(), 8);
 }
+
+#[test]
+fn the_false_match_bound_is_a_buckets_entries_over_the_stored_bits() {
+    let t = Table::new(params(TableSize::Bytes(64 * 1024), Eviction::Lucky, 64)).unwrap();
+    assert_eq!(t.false_match_bound(), Some(64.0 / (1u64 << 48) as f64));
+    let t = Table::new(params(TableSize::Bytes(64 * 1024), Eviction::Lucky, 8)).unwrap();
+    assert_eq!(t.false_match_bound(), Some(8.0 / (1u64 << 48) as f64));
+    let t = Table::new(params(TableSize::Unbounded, Eviction::Lucky, 64)).unwrap();
+    assert_eq!(t.false_match_bound(), None, "whole keys: no false match");
+}

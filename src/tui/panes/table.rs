@@ -29,6 +29,16 @@ pub(crate) fn rates(history: &[TableStats]) -> (Vec<u64>, Vec<u64>) {
         .unzip()
 }
 
+/// " (73/KiB)": entries the table holds per KiB of its size.
+fn per_kib(t: &TableStats, p: &crate::origin::Params) -> String {
+    match (t.capacity, p.table_size) {
+        (Some(c), crate::origin::TableSize::Bytes(b)) if b > 0 => {
+            format!(" ({:.0}/KiB)", c as f64 * 1024.0 / b as f64)
+        }
+        _ => String::new(),
+    }
+}
+
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let a = layout::table(area);
     let Some(s) = &app.snapshot else {
@@ -72,7 +82,18 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             t.buckets.map_or("—".into(), count),
             String::new(),
         ),
-        row("entry bytes", t.entry_bytes.to_string(), String::new()),
+        // What a byte of table buys, and what a stored 48-bit key risks.
+        row(
+            "entry bytes",
+            t.entry_bytes.to_string(),
+            per_kib(t, &s.params),
+        ),
+        row(
+            "false match",
+            t.false_match
+                .map_or("none".into(), |f| format!("≤ {f:.1e}")),
+            " per lookup".into(),
+        ),
         row("versions", count(t.versions), String::new()),
     ];
     f.render_widget(

@@ -111,6 +111,7 @@ fn stats(versions: u64) -> TableStats {
         capacity: Some(18_724),
         buckets: Some(293),
         entry_bytes: 14,
+        false_match: Some(64.0 / 2f64.powi(48)),
         versions,
     }
 }
