@@ -42,6 +42,54 @@ pub(crate) fn read_text<T>(
     Ok(use_text(&bytes, &text))
 }
 
+/// Documents read at once by [`stream_with`]: enough to keep both cores
+/// busy, few enough that memory stays small.
+const BATCH_FILES: usize = 256;
+const BATCH_BYTES: u64 = 64 << 20;
+
+/// [`load_with`] without holding the documents: a batch at a time is read
+/// and turned into `T` with `f` in parallel, then each document goes to
+/// `each` in processing order; whatever `each` keeps is all that stays.
+/// Returns the files left out, sorted by path.
+pub(crate) fn stream_with<T: Send, E: From<RootError>>(
+    root: &Path,
+    filter: &Filter,
+    opts: WalkOptions,
+    max_file_size: u64,
+    order: Order,
+    f: impl Fn(&FileEntry, &str) -> T + Sync,
+    mut each: impl FnMut(&FileEntry, T) -> Result<(), E>,
+) -> Result<Vec<Skipped>, E> {
+    let mut walk = source::walk_with(root, filter, opts)?;
+    source::sort(&mut walk.files, order);
+    let mut skipped = walk.skipped;
+    let mut rest = walk.files.as_slice();
+    while !rest.is_empty() {
+        let (mut n, mut bytes) = (0, 0);
+        while n < rest.len() && n < BATCH_FILES && (n == 0 || bytes < BATCH_BYTES) {
+            bytes += rest[n].size.min(max_file_size);
+            n += 1;
+        }
+        let (batch, tail) = rest.split_at(n);
+        let read: Vec<Result<T, SkipReason>> = batch
+            .par_iter()
+            .map(|file| read_text(file, max_file_size, |_, text| f(file, text)))
+            .collect();
+        for (file, r) in batch.iter().zip(read) {
+            match r {
+                Ok(t) => each(file, t)?,
+                Err(reason) => skipped.push(Skipped {
+                    path: file.path.clone(),
+                    reason,
+                }),
+            }
+        }
+        rest = tail;
+    }
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(skipped)
+}
+
 /// Walk `root`, read every document (in parallel), and turn each file's
 /// prepared text into a `T` with `f`; documents come in processing order
 /// (docs/formats.md §2), files left out sorted by path.
@@ -53,30 +101,12 @@ pub(crate) fn load_with<T: Send>(
     order: Order,
     f: impl Fn(&FileEntry, &str) -> T + Sync,
 ) -> Result<Corpus<T>, RootError> {
-    let mut walk = source::walk_with(root, filter, opts)?;
-    source::sort(&mut walk.files, order);
-    let results: Vec<Result<T, Skipped>> = walk
-        .files
-        .par_iter()
-        .map(|file| {
-            read_text(file, max_file_size, |_, text| f(file, text)).map_err(|reason| Skipped {
-                path: file.path.clone(),
-                reason,
-            })
-        })
-        .collect();
-    let mut corpus = Corpus {
-        docs: Vec::with_capacity(results.len()),
-        skipped: walk.skipped,
-    };
-    for r in results {
-        match r {
-            Ok(d) => corpus.docs.push(d),
-            Err(s) => corpus.skipped.push(s),
-        }
-    }
-    corpus.skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(corpus)
+    let mut docs = Vec::new();
+    let skipped = stream_with(root, filter, opts, max_file_size, order, f, |_, t| {
+        docs.push(t);
+        Ok::<(), RootError>(())
+    })?;
+    Ok(Corpus { docs, skipped })
 }
 
 /// Walk `root` and fingerprint every document's tokens.
@@ -138,4 +168,77 @@ pub fn load_similar(
         docs,
         skipped: c.skipped,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streaming_gives_what_loading_gives_in_order_and_stops_on_an_error() {
+        let root = std::env::temp_dir().join(format!("lineage-stream-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        // More files than a batch, a binary one, and names out of walk order.
+        for i in (0..300).rev() {
+            std::fs::write(
+                root.join(format!("sub/p{i:03}.md")),
+                format!("page {i} words"),
+            )
+            .unwrap();
+        }
+        std::fs::write(root.join("b.md"), b"\0\x01binary").unwrap();
+        let filter = Filter::default_patterns();
+        let opts = WalkOptions::default();
+        let mut streamed = Vec::new();
+        let skipped = stream_with::<_, RootError>(
+            &root,
+            &filter,
+            opts,
+            1 << 20,
+            Order::Path,
+            |f, text| (f.path.clone(), token_fps(text).fps),
+            |_, doc| {
+                streamed.push(doc);
+                Ok(())
+            },
+        )
+        .unwrap();
+        // Path order across batches, each document as read on its own.
+        let want: Vec<(String, Vec<u64>)> = (0..300)
+            .map(|i| {
+                let fps = token_fps(&format!("page {i} words")).fps;
+                (format!("sub/p{i:03}.md"), fps)
+            })
+            .collect();
+        assert_eq!(streamed, want);
+        let skipped: Vec<(&str, &SkipReason)> = skipped
+            .iter()
+            .map(|s| (s.path.as_str(), &s.reason))
+            .collect();
+        assert_eq!(skipped, [("b.md", &SkipReason::Binary)]);
+        // An error from `each` ends the stream there.
+        #[derive(Debug, PartialEq)]
+        struct Closed;
+        impl From<RootError> for Closed {
+            fn from(_: RootError) -> Closed {
+                unreachable!("the root is there")
+            }
+        }
+        let mut n = 0;
+        let r = stream_with::<_, Closed>(
+            &root,
+            &filter,
+            opts,
+            1 << 20,
+            Order::Path,
+            |_, _| (),
+            |_, ()| {
+                n += 1;
+                if n == 5 { Err(Closed) } else { Ok(()) }
+            },
+        );
+        assert_eq!((r, n), (Err(Closed), 5));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

@@ -1,15 +1,23 @@
 //! `lineage scan ROOT`: every document's origins under one setting.
+//!
+//! Documents stream through: a batch is read, tokenized, keyed and selected
+//! in parallel, then goes through the origin pass in order, and each
+//! document's result is written as it comes. What stays is the table, one
+//! batch, and a path and a few numbers a document for the summary, so memory
+//! does not grow with the text (README, "Memory").
 
 use std::io::Write;
 
 use clap::Args;
 use serde::Serialize;
 
-use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, load, report_skipped, skipped_json};
+use super::{CommonEngineArgs, Fatal, PathJson, SkippedJson, SourceArgs, skipped_line};
 use crate::config::Config;
-use crate::corpus::Corpus;
-use crate::origin::history::{Keyed, ReplayStats};
-use crate::origin::{Estimation, Eviction, Outcome, Params, Selector, TableSize};
+use crate::fingerprint::token_fps;
+use crate::origin::history::ReplayStats;
+use crate::origin::prepare::{self, Preparer};
+use crate::origin::{Estimation, Eviction, OriginPass, Outcome, Params, Selector, TableSize};
+use crate::source::Filter;
 
 #[derive(Args, Debug)]
 pub(super) struct ScanArgs {
@@ -59,37 +67,82 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let params = config.params();
     // Fail on an impossible table before reading anything.
     params.table_params().validate()?;
-    let mut corpus = load(&args.source.root, &config)?;
-    let keyed = Keyed::new(corpus.take_fps(), params.k);
-    let units = keyed.select(params.selector);
-    let mut outcomes = Vec::with_capacity(keyed.len());
-    let stats = keyed.replay(&units, params, |o| outcomes.push(o))?;
+    let filter = Filter::new(&config.include, &config.exclude)?;
+    let preparer = Preparer::new(params);
+    let mut pass = OriginPass::new(params)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // The report's object is written around the documents, its fields in
+    // the order they had as one struct: format, params, documents, table,
+    // skipped.
     if args.json {
-        let report = Report {
-            format: "lineage-report/1",
-            params: ParamsJson::new(&params, &config),
-            documents: outcomes.iter().map(|o| DocJson::new(o, &corpus)).collect(),
-            table: TableJson::new(&stats),
-            skipped: skipped_json(&corpus),
-        };
-        serde_json::to_writer(&mut out, &report)?;
-        writeln!(out)?;
+        write!(out, "{{\"format\":\"lineage-report/1\",\"params\":")?;
+        serde_json::to_writer(&mut out, &ParamsJson::new(&params, &config))?;
+        write!(out, ",\"documents\":[")?;
+    }
+    let mut seen = Seen::default();
+    let skipped = crate::corpus::stream_with(
+        &args.source.root,
+        &filter,
+        config.walk_options(),
+        config.max_file_size.0,
+        config.order,
+        |_, text| preparer.prepare(&token_fps(text).fps),
+        |file, prepared| -> Result<(), Fatal> {
+            let o = prepare::run(&mut pass, seen.paths.len() as u32, &prepared);
+            if args.json {
+                if o.id > 0 {
+                    out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut out, &DocJson::new(&o, &file.path))?;
+            }
+            seen.add(&o, &file.path);
+            Ok(())
+        },
+    )?;
+    let stats = ReplayStats::of(&pass);
+    if args.json {
+        write!(out, "],\"table\":")?;
+        serde_json::to_writer(&mut out, &TableJson::new(&stats))?;
+        write!(out, ",\"skipped\":")?;
+        let skipped: Vec<SkippedJson> = skipped.iter().map(SkippedJson::new).collect();
+        serde_json::to_writer(&mut out, &skipped)?;
+        writeln!(out, "}}")?;
     } else {
-        report_skipped(&corpus);
-        summary(&mut out, &corpus, &outcomes, &params, &stats)?;
+        for s in &skipped {
+            skipped_line(&s.path, &s.reason.to_string());
+        }
+        summary(&mut out, &seen, skipped.len(), &params, &stats)?;
     }
     out.flush()?;
     Ok(())
 }
 
-#[derive(Serialize)]
-struct Report {
-    format: &'static str,
-    params: ParamsJson,
-    documents: Vec<DocJson>,
-    table: TableJson,
-    skipped: Vec<super::SkippedJson>,
+/// What the readable summary needs of the documents gone by: their paths
+/// (to name origins), totals, and which copy most from another one.
+#[derive(Default)]
+struct Seen {
+    paths: Vec<String>,
+    tokens: u64,
+    shingles: u64,
+    selected: u64,
+    fresh: u64,
+    /// (fresh tokens, tokens, id, top origin) of documents whose top origin
+    /// is another document.
+    copied: Vec<(u32, u32, u32, u32)>,
+}
+
+impl Seen {
+    fn add(&mut self, o: &Outcome, path: &str) {
+        self.paths.push(path.to_string());
+        self.tokens += u64::from(o.tokens);
+        self.shingles += u64::from(o.shingles);
+        self.selected += u64::from(o.selected);
+        self.fresh += u64::from(o.fresh_tokens());
+        if o.top_origin != o.id && o.tokens > 0 {
+            self.copied
+                .push((o.fresh_tokens(), o.tokens, o.id, o.top_origin));
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -152,10 +205,10 @@ struct DocJson {
 }
 
 impl DocJson {
-    fn new(o: &Outcome, corpus: &Corpus) -> DocJson {
+    fn new(o: &Outcome, path: &str) -> DocJson {
         DocJson {
             id: o.id,
-            path: PathJson::new(&corpus.docs[o.id as usize].path),
+            path: PathJson::new(path),
             tokens: o.tokens,
             shingles: o.shingles,
             selected: o.selected,
@@ -213,27 +266,26 @@ impl TableJson {
 /// The readable report: totals, the table, and the documents that copy most.
 fn summary(
     out: &mut impl Write,
-    corpus: &Corpus,
-    outcomes: &[Outcome],
+    seen: &Seen,
+    skipped: usize,
     p: &Params,
     s: &ReplayStats,
 ) -> std::io::Result<()> {
-    let tokens: u64 = outcomes.iter().map(|o| u64::from(o.tokens)).sum();
-    let shingles: u64 = outcomes.iter().map(|o| u64::from(o.shingles)).sum();
-    let selected: u64 = outcomes.iter().map(|o| u64::from(o.selected)).sum();
-    let fresh: u64 = outcomes.iter().map(|o| u64::from(o.fresh_tokens())).sum();
     writeln!(
         out,
-        "{} documents, {tokens} tokens, {shingles} shingles; {selected} selected by {} (ssr {:.1}%)",
-        outcomes.len(),
+        "{} documents, {} tokens, {} shingles; {} selected by {} (ssr {:.1}%)",
+        seen.paths.len(),
+        seen.tokens,
+        seen.shingles,
+        seen.selected,
         p.selector,
-        pct(selected, shingles)
+        pct(seen.selected, seen.shingles)
     )?;
     writeln!(
         out,
         "fresh: {:.1}% of tokens; copied: {:.1}%",
-        pct(fresh, tokens),
-        100.0 - pct(fresh, tokens)
+        pct(seen.fresh, seen.tokens),
+        100.0 - pct(seen.fresh, seen.tokens)
     )?;
     let c = s.counters;
     let cap = s
@@ -253,18 +305,13 @@ fn summary(
         c.evictions,
         c.occupied
     )?;
-    let mut copied: Vec<&Outcome> = outcomes
-        .iter()
-        .filter(|o| o.top_origin != o.id && o.tokens > 0)
-        .collect();
+    let path = |id: u32| super::show::show(&seen.paths[id as usize]);
+    let mut copied: Vec<&(u32, u32, u32, u32)> = seen.copied.iter().collect();
     // Least fresh first; ties by path.
+    let share = |c: &(u32, u32, u32, u32)| f64::from(c.0) / f64::from(c.1);
     copied.sort_by(|a, b| {
-        let share = |o: &Outcome| f64::from(o.fresh_tokens()) / f64::from(o.tokens);
-        share(a).total_cmp(&share(b)).then_with(|| {
-            corpus.docs[a.id as usize]
-                .path
-                .cmp(&corpus.docs[b.id as usize].path)
-        })
+        let by_path = || seen.paths[a.2 as usize].cmp(&seen.paths[b.2 as usize]);
+        share(a).total_cmp(&share(b)).then_with(by_path)
     });
     if !copied.is_empty() {
         writeln!(
@@ -273,25 +320,21 @@ fn summary(
             copied.len()
         )?;
         writeln!(out, "  {:>6}  {:<40}  from", "fresh", "document")?;
-        for o in copied.iter().take(20) {
+        for &&(fresh, tokens, id, top) in copied.iter().take(20) {
             writeln!(
                 out,
                 "  {:>5.1}%  {:<40}  {}",
-                pct(u64::from(o.fresh_tokens()), u64::from(o.tokens)),
-                super::show::show(&corpus.docs[o.id as usize].path),
-                super::show::show(&corpus.docs[o.top_origin as usize].path)
+                pct(u64::from(fresh), u64::from(tokens)),
+                path(id),
+                path(top)
             )?;
         }
         if copied.len() > 20 {
             writeln!(out, "  … and {} more (--json lists all)", copied.len() - 20)?;
         }
     }
-    if !corpus.skipped.is_empty() {
-        writeln!(
-            out,
-            "\n{} files skipped (listed on stderr)",
-            corpus.skipped.len()
-        )?;
+    if skipped > 0 {
+        writeln!(out, "\n{skipped} files skipped (listed on stderr)")?;
     }
     Ok(())
 }

@@ -35,6 +35,20 @@ pub struct ReplayStats {
     pub false_match: Option<f64>,
 }
 
+impl ReplayStats {
+    /// The table of `pass` now.
+    pub(crate) fn of(pass: &OriginPass) -> ReplayStats {
+        let t = pass.table();
+        ReplayStats {
+            counters: t.counters(),
+            capacity: t.capacity(),
+            buckets: t.buckets(),
+            entry_bytes: pass.params().table_params().layout.entry_bytes(),
+            false_match: t.false_match_bound(),
+        }
+    }
+}
+
 impl Keyed {
     /// Compute hashes and shingle keys of every document (in parallel).
     pub fn new(token_fps: Vec<Vec<u64>>, k: usize) -> Keyed {
@@ -130,13 +144,6 @@ impl Keyed {
         for (d, doc_units) in units.iter().enumerate() {
             each(d, doc_units, pass.process(d as u32, doc_units));
         }
-        let t = pass.table();
-        Ok(ReplayStats {
-            counters: t.counters(),
-            capacity: t.capacity(),
-            buckets: t.buckets(),
-            entry_bytes: params.table_params().layout.entry_bytes(),
-            false_match: t.false_match_bound(),
-        })
+        Ok(ReplayStats::of(&pass))
     }
 }
