@@ -323,7 +323,8 @@ fn adopted_settings_saved_in_the_config_are_there_after_a_restart() {
     drop(t);
 
     // A restart with the same command: the saved settings are live at once.
-    let t = start_with(&root, &home, "adopt", &[], &extra);
+    // (A server of another name: the first one's may still be shutting down.)
+    let t = start_with(&root, &home, "adopt-again", &[], &extra);
     let s = t.wait("the saved table at start", |s| s.contains("calibration.md"));
     t.wait("the saved table at start", |s| s.contains("of 16KiB"));
     assert!(!s.contains("of 64MiB"), "{s}");
