@@ -49,8 +49,9 @@ const BATCH_BYTES: u64 = 64 << 20;
 
 /// [`load_with`] without holding the documents: a batch at a time is read
 /// and turned into `T` with `f` in parallel, then each document goes to
-/// `each` in processing order; whatever `each` keeps is all that stays.
-/// Returns the files left out, sorted by path.
+/// `each` in processing order, on this thread, while the next batch is
+/// being read; whatever `each` keeps is all that stays (two batches at
+/// most are in memory). Returns the files left out, sorted by path.
 pub(crate) fn stream_with<T: Send, E: From<RootError>>(
     root: &Path,
     filter: &Filter,
@@ -63,31 +64,57 @@ pub(crate) fn stream_with<T: Send, E: From<RootError>>(
     let mut walk = source::walk_with(root, filter, opts)?;
     source::sort(&mut walk.files, order);
     let mut skipped = walk.skipped;
-    let mut rest = walk.files.as_slice();
-    while !rest.is_empty() {
+    let read = |batch: &[FileEntry]| -> Vec<Result<T, SkipReason>> {
+        batch
+            .par_iter()
+            .map(|file| read_text(file, max_file_size, |_, text| f(file, text)))
+            .collect()
+    };
+    let mut batches = batches(&walk.files, max_file_size);
+    let mut current = batches.next().map(|b| (b, read(b)));
+    while let Some((batch, docs)) = current.take() {
+        let (next, done) = std::thread::scope(|s| {
+            let reader = batches.next().map(|b| s.spawn(move || (b, read(b))));
+            let mut done = Ok(());
+            for (file, r) in batch.iter().zip(docs) {
+                match r {
+                    Ok(t) => done = each(file, t),
+                    Err(reason) => skipped.push(Skipped {
+                        path: file.path.clone(),
+                        reason,
+                    }),
+                }
+                if done.is_err() {
+                    break;
+                }
+            }
+            let next = reader.map(|h| h.join().expect("the reading thread does not panic"));
+            (next, done)
+        });
+        done?;
+        current = next;
+    }
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(skipped)
+}
+
+/// `files` in batches of at most [`BATCH_FILES`] files or [`BATCH_BYTES`]
+/// bytes (a file counted at most `max_file_size`), at least one file each.
+fn batches(files: &[FileEntry], max_file_size: u64) -> impl Iterator<Item = &[FileEntry]> {
+    let mut rest = files;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
         let (mut n, mut bytes) = (0, 0);
         while n < rest.len() && n < BATCH_FILES && (n == 0 || bytes < BATCH_BYTES) {
             bytes += rest[n].size.min(max_file_size);
             n += 1;
         }
         let (batch, tail) = rest.split_at(n);
-        let read: Vec<Result<T, SkipReason>> = batch
-            .par_iter()
-            .map(|file| read_text(file, max_file_size, |_, text| f(file, text)))
-            .collect();
-        for (file, r) in batch.iter().zip(read) {
-            match r {
-                Ok(t) => each(file, t)?,
-                Err(reason) => skipped.push(Skipped {
-                    path: file.path.clone(),
-                    reason,
-                }),
-            }
-        }
         rest = tail;
-    }
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(skipped)
+        Some(batch)
+    })
 }
 
 /// Walk `root`, read every document (in parallel), and turn each file's
