@@ -20,6 +20,12 @@ impl FromStr for Bytes {
 /// Parse a byte count with an optional unit (case-insensitive, fractions allowed:
 /// `1.5MiB`).
 pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
+    parse_bytes_or(s, "64MiB or 20MB")
+}
+
+/// [`parse_bytes`], naming `examples` of what is expected when `s` is not
+/// a number (a setting that also takes words names them).
+pub(crate) fn parse_bytes_or(s: &str, examples: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -27,7 +33,7 @@ pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
     let (num, unit) = t.split_at(split);
     let value: f64 = num
         .parse()
-        .map_err(|_| format!("invalid size '{s}' (expected e.g. 64MiB or 20MB)"))?;
+        .map_err(|_| format!("invalid size '{s}' (expected e.g. {examples})"))?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "kb" | "k" => 1_000,

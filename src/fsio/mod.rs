@@ -49,6 +49,24 @@ pub(crate) fn write_atomic(
     written
 }
 
+/// `p` made absolute with symlinks resolved as far as it exists: where a
+/// file lineage writes would really land (is it inside the watched folder?).
+pub(crate) fn resolve(p: &Path) -> io::Result<PathBuf> {
+    let abs = std::path::absolute(p)?;
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name().unwrap_or_default().to_os_string());
+        existing = match existing.parent() {
+            Some(parent) => parent,
+            None => break,
+        };
+    }
+    let mut out = fs::canonicalize(existing)?;
+    out.extend(rest.iter().rev());
+    Ok(out)
+}
+
 /// Remove temp files an earlier process left in `dir` (killed mid-write).
 pub(crate) fn remove_stale_temps(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {

@@ -423,7 +423,7 @@ fn write_snapshot(dir: &Path, header: &snapshot::Header, table: &Table) -> Resul
 /// Check where the index goes and create the folder: never inside the root
 /// (the root is only read), never over a folder that is not an index.
 fn prepare_dir(root: &Path, dir: &Path) -> Result<(), IndexError> {
-    let abs = resolve(dir)
+    let abs = crate::fsio::resolve(dir)
         .map_err(|e| IndexError::Location(format!("index folder {}: {e}", dir.display())))?;
     if abs.starts_with(root) {
         return Err(IndexError::Location(format!(
@@ -456,23 +456,6 @@ fn prepare_dir(root: &Path, dir: &Path) -> Result<(), IndexError> {
             dir.display()
         ))),
     }
-}
-
-/// `p` made absolute with symlinks resolved as far as it exists.
-fn resolve(p: &Path) -> io::Result<PathBuf> {
-    let abs = std::path::absolute(p)?;
-    let mut existing = abs.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        rest.push(existing.file_name().unwrap_or_default().to_os_string());
-        existing = match existing.parent() {
-            Some(parent) => parent,
-            None => break,
-        };
-    }
-    let mut out = fs::canonicalize(existing)?;
-    out.extend(rest.iter().rev());
-    Ok(out)
 }
 
 /// Remove the snapshot and database files (not the lock, which we hold);

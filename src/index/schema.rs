@@ -55,7 +55,8 @@ macro_rules! texts_ddl {
             stored   INTEGER NOT NULL,
             zstd     BLOB    NOT NULL
          );
-         CREATE UNIQUE INDEX texts_content ON texts (checksum, size);"
+         CREATE UNIQUE INDEX texts_content ON texts (checksum, size);
+         CREATE INDEX texts_stored ON texts (stored);"
     };
 }
 

@@ -5,7 +5,7 @@
 //! [`update`]: super::app::update
 //! [`App::effects`]: super::app::App::effects
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::editor::EditorCall;
 
@@ -53,19 +53,6 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
-}
-
-/// A path's bytes as the OS has them (a name need not be UTF-8).
-pub(crate) fn path_bytes(p: &Path) -> Vec<u8> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        p.as_os_str().as_bytes().to_vec()
-    }
-    #[cfg(not(unix))]
-    {
-        p.to_string_lossy().into_owned().into_bytes()
-    }
 }
 
 #[cfg(test)]

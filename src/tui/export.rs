@@ -245,21 +245,11 @@ pub(crate) fn target(start: &Path, typed: &str) -> PathBuf {
 /// Write `bytes` to `target` atomically, unless it lies inside `root` (the
 /// watched folder: lineage only reads it). Symbolic links are followed.
 pub(crate) fn write(target: &Path, root: &Path, bytes: &[u8]) -> Result<(), String> {
-    let name = target
-        .file_name()
-        .ok_or_else(|| format!("{} names no file", target.display()))?;
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let dir = dir
-        .canonicalize()
-        .map_err(|e| format!("cannot export to {}: {e}", dir.display()))?;
-    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let mut full = dir.join(name);
-    if let Ok(real) = full.canonicalize() {
-        full = real;
+    if target.file_name().is_none() {
+        return Err(format!("{} names no file", target.display()));
     }
+    let resolve = |p: &Path| crate::fsio::resolve(p).unwrap_or_else(|_| p.to_path_buf());
+    let (full, root) = (resolve(target), resolve(root));
     if full.starts_with(&root) {
         return Err(format!(
             "not exported: {} is inside the watched folder, which lineage only reads",
@@ -325,7 +315,9 @@ mod tests {
         {
             // A link beside the root that leads into it.
             std::os::unix::fs::symlink(&root, base.join("link")).unwrap();
-            assert!(write(&base.join("link/out.csv"), &root, b"x").is_err());
+            let e = write(&base.join("link/out.csv"), &root, b"x").unwrap_err();
+            assert!(e.contains("inside the watched folder"), "{e}");
+            assert!(!root.join("out.csv").exists());
         }
         let outside = base.join("out.csv");
         write(&outside, &root, b"a,b\r\n").unwrap();

@@ -96,17 +96,9 @@ fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
             }
             return None;
         }
-        KeyCode::Backspace => {
-            text.pop();
+        _ => {
+            edit_text(&mut text, &k);
         }
-        KeyCode::Char(c)
-            if !k
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
-            text.push(c)
-        }
-        _ => {}
     }
     match field {
         Some(f) => Some(Input::Field(f, text)),
@@ -114,6 +106,26 @@ fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
             app.pending_filter = Some(text.clone());
             Some(Input::Filter(text))
         }
+    }
+}
+
+/// Backspace or a character (without ctrl or alt) edits `text`: whether
+/// `k` was one of them.
+fn edit_text(text: &mut String, k: &KeyEvent) -> bool {
+    match k.code {
+        KeyCode::Backspace => {
+            text.pop();
+            true
+        }
+        KeyCode::Char(c)
+            if !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            text.push(c);
+            true
+        }
+        _ => false,
     }
 }
 
@@ -126,17 +138,8 @@ fn searching(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
             app.origin.search = None;
             return None;
         }
-        KeyCode::Backspace => {
-            text.pop();
-        }
-        KeyCode::Char(c)
-            if !k
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
-            text.push(c)
-        }
-        _ => return Some(Input::Search(text)),
+        _ if !edit_text(&mut text, &k) => return Some(Input::Search(text)),
+        _ => {}
     }
     app.origin.search(&text, h);
     Some(Input::Search(text))
@@ -159,17 +162,9 @@ fn exporting(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
             return None;
         }
         KeyCode::Esc => return None,
-        KeyCode::Backspace => {
-            text.pop();
+        _ => {
+            edit_text(&mut text, &k);
         }
-        KeyCode::Char(c)
-            if !k
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
-            text.push(c)
-        }
-        _ => {}
     }
     Some(Input::Export(text))
 }
@@ -436,7 +431,8 @@ fn copy(app: &mut App) {
     };
     let path = crate::source::name::path(&snap.root, &name);
     app.effects
-        .push(Effect::Copy(super::effects::path_bytes(&path)));
+        // The path's bytes as the OS has them (a name need not be UTF-8).
+        .push(Effect::Copy(path.as_os_str().as_encoded_bytes().to_vec()));
     app.message = Some(format!("copied {}", path.display()));
 }
 

@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{Eviction, TableSize, Ties};
-use crate::bytesize::{format_bytes, parse_bytes};
+use crate::bytesize::{format_bytes, parse_bytes_or};
 
 impl FromStr for Eviction {
     type Err = String;
@@ -63,10 +63,7 @@ impl FromStr for TableSize {
         if s.eq_ignore_ascii_case("unbounded") {
             return Ok(TableSize::Unbounded);
         }
-        parse_bytes(s)
-            .map(TableSize::Bytes)
-            // A table, unlike a byte count, may also be unbounded.
-            .map_err(|e| e.replace("64MiB or 20MB", "64MiB, 20MB or unbounded"))
+        parse_bytes_or(s, "64MiB, 20MB or unbounded").map(TableSize::Bytes)
     }
 }
 

@@ -115,43 +115,17 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         Some(v) => {
             // Both sides' paths keep what tells them apart.
             let keep = paths::tails(&[&v.a.path, &v.b.path]);
-            // The wrapped lines kept for this width, or wrapped now.
-            let lines = |i: usize, area: Rect| {
+            for (i, (side_of, area)) in [(&v.a, c.left), (&v.b, c.right)].into_iter().enumerate() {
                 let w = layout::inner(area).width;
-                if st.widths[i] == w {
+                // The wrapped lines kept for this width, or wrapped now.
+                let lines = if st.widths[i] == w {
                     Cow::Borrowed(&st.lines[i])
                 } else {
-                    Cow::Owned(side_lines(if i == 0 { &v.a } else { &v.b }, w))
-                }
-            };
-            side(
-                &v.a,
-                &lines(0, c.left),
-                side_title(
-                    &v.a,
-                    v.similarity,
-                    keep[0],
-                    layout::inner(c.left).width as usize,
-                ),
-                st.scroll[0],
-                theme,
-                c.left,
-                f,
-            );
-            side(
-                &v.b,
-                &lines(1, c.right),
-                side_title(
-                    &v.b,
-                    v.similarity,
-                    keep[1],
-                    layout::inner(c.right).width as usize,
-                ),
-                st.scroll[1],
-                theme,
-                c.right,
-                f,
-            );
+                    Cow::Owned(side_lines(side_of, w))
+                };
+                let title = side_title(side_of, v.similarity, keep[i], w as usize);
+                side(side_of, &lines, title, st.scroll[i], theme, area, f);
+            }
         }
     }
 }

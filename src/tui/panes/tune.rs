@@ -21,18 +21,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let a = layout::tune(area);
     let t = &app.tune;
     let live = app.snapshot.as_ref().map(|s| &s.params);
-    let live_value = |field: Field| -> String {
-        let Some(p) = live else { return String::new() };
-        match field {
-            Field::TableSize => p.table_size.to_string(),
-            Field::Selector => p.selector.to_string(),
-            Field::Parameter => String::new(),
-            Field::Eviction => p.eviction.to_string(),
-            Field::Estimation => p.estimation.to_string(),
-            Field::BridgeLimit => p.bridge_limit.to_string(),
-            Field::K => p.k.to_string(),
-        }
-    };
+    let live_value = |field: Field| live.map_or(String::new(), |p| setting(p, field));
     let lines: Vec<Line> = FIELDS
         .iter()
         .enumerate()
@@ -124,6 +113,20 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     }
 }
 
+/// What `p` sets for a field of the form, as written (the selector whole,
+/// with its parameter; the parameter field itself says nothing more).
+fn setting(p: &Params, field: Field) -> String {
+    match field {
+        Field::TableSize => p.table_size.to_string(),
+        Field::Selector => p.selector.to_string(),
+        Field::Parameter => String::new(),
+        Field::Eviction => p.eviction.to_string(),
+        Field::Estimation => p.estimation.to_string(),
+        Field::BridgeLimit => p.bridge_limit.to_string(),
+        Field::K => p.k.to_string(),
+    }
+}
+
 /// Adopt's question over the pane: what changes, what it costs, the keys.
 pub(crate) fn confirm(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let (Some(p), Some(snap)) = (&app.tune.confirm, &app.snapshot) else {
@@ -131,42 +134,18 @@ pub(crate) fn confirm(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     };
     let live = &snap.params;
     let mut lines = vec![Line::styled(" Make these the live settings?", theme.title)];
-    let changes: [(&str, String, String); 6] = [
-        (
-            "table size",
-            live.table_size.to_string(),
-            p.table_size.to_string(),
-        ),
-        (
-            "selector",
-            live.selector.to_string(),
-            p.selector.to_string(),
-        ),
-        (
-            "eviction",
-            live.eviction.to_string(),
-            p.eviction.to_string(),
-        ),
-        (
-            "estimation",
-            live.estimation.to_string(),
-            p.estimation.to_string(),
-        ),
-        (
-            "bridge limit",
-            live.bridge_limit.to_string(),
-            p.bridge_limit.to_string(),
-        ),
-        ("k", live.k.to_string(), p.k.to_string()),
-    ];
     let mut any = false;
-    for (name, was, now) in changes.iter().filter(|c| c.1 != c.2) {
+    for field in FIELDS {
+        let (was, now) = (setting(live, field), setting(p, field));
+        if was == now {
+            continue;
+        }
         any = true;
         lines.push(Line::from(vec![
-            Span::styled(format!("   {name:<13}"), theme.header),
-            Span::styled(was.clone(), theme.muted),
+            Span::styled(format!("   {:<13}", field.label()), theme.header),
+            Span::styled(was, theme.muted),
             Span::raw(" → "),
-            Span::styled(now.clone(), theme.key),
+            Span::styled(now, theme.key),
         ]));
     }
     if !any {

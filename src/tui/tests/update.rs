@@ -378,6 +378,9 @@ fn a_sweeps_table_row_goes_into_the_form() {
     // Page keys move the form's focus until the table is shown.
     press(&mut a, KeyCode::PageDown);
     assert_eq!((a.tune.point, a.tune.focus), (0, FIELDS.len() - 1));
+    // The form's selector elsewhere first, so taking the point must set it.
+    keys(&mut a, "gjl");
+    assert_eq!(a.tune.value(crate::tui::tune::Field::Selector), "hs");
     keys(&mut a, "gt");
     assert!(a.tune.sweep_table);
     press(&mut a, KeyCode::PageDown);
