@@ -44,10 +44,10 @@ Collections and their sources:
 
 Commands (each takes the git directory of a clone of the source repository):
 
-  scripts/corpora.py laws  --git-dir /path/to/gesetze/.git  --out /work/corpora/gesetze-de
-  scripts/corpora.py docs  --git-dir /path/to/git/.git      --out /work/corpora/git-docs
-  scripts/corpora.py wiki  --git-dir /path/to/peps/.git     --out /work/corpora/wiki-revisions
-  scripts/corpora.py mails --git-dir /path/to/peps/.git     --out /work/corpora/mails
+  scripts/corpora.py laws  --git-dir /path/to/gesetze/.git  --out "$LINEAGE_CORPORA"/gesetze-de
+  scripts/corpora.py docs  --git-dir /path/to/git/.git      --out "$LINEAGE_CORPORA"/git-docs
+  scripts/corpora.py wiki  --git-dir /path/to/peps/.git     --out "$LINEAGE_CORPORA"/wiki-revisions
+  scripts/corpora.py mails --git-dir /path/to/peps/.git     --out "$LINEAGE_CORPORA"/mails
 
 The output folder is emptied first (it must not exist or must hold only what
 an earlier run of this script wrote: a `.corpora` marker file is checked).

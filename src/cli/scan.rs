@@ -42,7 +42,7 @@ pub(super) struct EstimatedArgs {
     /// Table memory, e.g. 20MB, 64MiB, 512KiB, or unbounded [default: 64MiB].
     #[arg(long, value_name = "SIZE")]
     table_size: Option<TableSize>,
-    /// Eviction: random, lru, cc (copy count) or lucky [default: lucky].
+    /// Eviction: random, lru, cc (copy count), lucky or bottom-k [default: lucky].
     #[arg(long, value_name = "POLICY")]
     eviction: Option<Eviction>,
     /// Estimation: nb, e (expansion), b (bridging) or be [default: be].

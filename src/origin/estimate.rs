@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::table::{Hit, KeyMap};
+use super::table::{Hit, KeyMap, Slot};
 use crate::fingerprint::top_byte;
 
 /// How origins of units not found in the table are guessed.
@@ -144,6 +144,38 @@ fn expand(doc: u32, keys: &[u64], hits: &[Option<Hit>], labels: &mut [u32]) {
         {
             labels[i - 1] = h.origin;
         }
+    }
+}
+
+/// Units outside their bucket's sample (bottom-k) were neither found nor
+/// stored: each still unlabelled one takes the label of its nearest sampled
+/// unit (the left one on a tie), so a copied passage seen through a sparse
+/// sample is labelled whole and fresh text stays fresh.
+pub(crate) fn interpolate(doc: u32, slots: &[Slot], labels: &mut [u32]) {
+    let n = labels.len();
+    let mut left: Option<usize> = None;
+    let mut i = 0;
+    while i < n {
+        if slots[i].sampled() {
+            left = Some(i);
+            i += 1;
+            continue;
+        }
+        let end = (i..n).find(|&j| slots[j].sampled()).unwrap_or(n);
+        let right = (end < n).then_some(end);
+        for m in i..end {
+            if labels[m] != doc {
+                continue;
+            }
+            let nearest = match (left, right) {
+                (Some(l), Some(r)) => Some(if m - l <= r - m { l } else { r }),
+                (l, r) => l.or(r),
+            };
+            if let Some(j) = nearest {
+                labels[m] = labels[j];
+            }
+        }
+        i = end;
     }
 }
 
@@ -330,5 +362,37 @@ mod tests {
         lucky_increments(D, &hits, &labels, &mut incs);
         // (a) +1 found; (b) +2 at 2 and 7; (c) +3 at 0 and 9; (d) +1 at 0 and 7.
         assert_eq!(incs, vec![4, 0, 3, 1, 1, 1, 1, 4, 0, 3]);
+    }
+
+    /// Sampled (`s`) or not (`-`), as a bottom-k table answers.
+    fn slots(pattern: &str) -> Vec<Slot> {
+        pattern
+            .chars()
+            .map(|c| {
+                if c == 's' {
+                    Slot::UNKNOWN
+                } else {
+                    Slot::UNSAMPLED
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unsampled_units_take_their_nearest_sampled_label() {
+        // Sampled: 1 (origin 4), 5 (D: a miss), 8 (origin 6). Unit 3 is
+        // nearer 1, unit 4 nearer 5; 6 is nearer 5, 7 nearer 8; 0 and 9
+        // have a sampled unit on one side only.
+        let mut labels = vec![D, 4, D, D, D, D, D, D, 6, D];
+        interpolate(D, &slots("-s---s--s-"), &mut labels);
+        assert_eq!(labels, [4, 4, 4, 4, D, D, D, 6, 6, 6]);
+        // A tie goes left; a label set by bridging is kept.
+        let mut labels = vec![4, D, 7, D, 6];
+        interpolate(D, &slots("s---s"), &mut labels);
+        assert_eq!(labels, [4, 4, 7, 6, 6]);
+        // Nothing sampled: nothing to go by.
+        let mut labels = vec![D, D];
+        interpolate(D, &slots("--"), &mut labels);
+        assert_eq!(labels, [D, D]);
     }
 }

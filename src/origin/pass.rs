@@ -2,7 +2,7 @@
 //! selected units are looked up in (and inserted into) the table, then the
 //! estimation phase labels them, then lucky scores are updated.
 
-use super::estimate::{Estimation, Estimator, lucky_increments};
+use super::estimate::{Estimation, Estimator, interpolate, lucky_increments};
 use super::select::{Selector, Unit};
 use super::table::{Eviction, Hit, Layout, Slot, Table, TableError, TableParams, TableSize, Ties};
 
@@ -115,6 +115,9 @@ impl OriginPass {
             p.bridge_limit,
             &mut self.labels,
         );
+        if p.eviction == Eviction::BottomK {
+            interpolate(doc, &self.slots, &mut self.labels);
+        }
         if p.eviction == Eviction::Lucky && p.table_size != TableSize::Unbounded {
             lucky_increments(doc, &self.hits, &self.labels, &mut self.incs);
             self.table
@@ -122,5 +125,65 @@ impl OriginPass {
             self.table.lucky_end_document();
         }
         &self.labels
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::origin::keymap::splitmix64;
+
+    fn units(keys: &[u64]) -> Vec<Unit> {
+        (0u32..)
+            .zip(keys)
+            .map(|(i, &key)| Unit {
+                key,
+                start: i,
+                end: i + 8,
+            })
+            .collect()
+    }
+
+    /// Share of `labels` equal to `origin`.
+    fn share(labels: &[u32], origin: u32) -> f64 {
+        labels.iter().filter(|&&l| l == origin).count() as f64 / labels.len() as f64
+    }
+
+    #[test]
+    fn a_bottom_k_sample_sees_a_whole_copy_through_a_table_of_one_bucket() {
+        let mut x = 3u64;
+        let mut key = || {
+            x = splitmix64(x);
+            x >> 2
+        };
+        let first: Vec<u64> = (0..2000).map(|_| key()).collect();
+        // The second document: 200 fresh units, the whole first document, 200 fresh.
+        let mut second: Vec<u64> = (0..200).map(|_| key()).collect();
+        second.extend(&first);
+        second.extend((0..200).map(|_| key()));
+        let run = |eviction| {
+            let p = Params {
+                table_size: TableSize::Bytes(64 * 11 + 2),
+                eviction,
+                estimation: Estimation::Nb,
+                ..Params::default()
+            };
+            let mut pass = OriginPass::new(p).unwrap();
+            assert_eq!(pass.table().capacity(), Some(64));
+            pass.process(0, &units(&first));
+            pass.process(1, &units(&second)).to_vec()
+        };
+        let labels = run(Eviction::BottomK);
+        // 64 of 2,000 keys are kept, yet the copy is labelled as a copy and
+        // the fresh text around it as fresh.
+        assert!(
+            share(&labels[200..2200], 0) > 0.95,
+            "{}",
+            share(&labels[200..2200], 0)
+        );
+        assert!(share(&labels[..200], 1) > 0.8 && share(&labels[2200..], 1) > 0.8);
+        // Lucky keeps the end of the first document only: the contrast.
+        let labels = run(Eviction::Lucky);
+        assert!(share(&labels[200..2200], 0) < 0.1);
     }
 }

@@ -43,7 +43,7 @@ pub(crate) const GLOSSARY: &[(&str, &str)] = &[
     ),
     (
         "eviction",
-        "a full bucket drops an entry to make room (random, lru, cc: copy count, lucky: Abdel-Hamid et al.'s lucky scores); a dropped shingle's origin is lost.",
+        "a full bucket drops an entry to make room (random, lru, cc: copy count, lucky: Abdel-Hamid et al.'s lucky scores, bottom-k: each bucket keeps its smallest keys, a sample that stays put, and shingles outside it take the origin of their nearest sampled neighbour); a dropped shingle's origin is lost.",
     ),
     (
         "estimation",

@@ -80,8 +80,10 @@ pub(crate) struct TablePane {
     pub fill: Rect,
 }
 
-pub fn table(body: Rect) -> TablePane {
-    let [top, fill] = Layout::vertical([Constraint::Length(13), Constraint::Min(0)]).areas(body);
+/// Table pane: `rows` counter lines, the sparklines beside them, bucket fill below.
+pub fn table(body: Rect, rows: u16) -> TablePane {
+    let [top, fill] =
+        Layout::vertical([Constraint::Length(rows + 2), Constraint::Min(0)]).areas(body);
     let [counters, sparks] =
         Layout::horizontal([Constraint::Length(40), Constraint::Min(0)]).areas(top);
     let [hits, evictions] =

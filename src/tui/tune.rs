@@ -30,7 +30,7 @@ pub(crate) const FIELDS: [Field; 7] = [
 const SELECTORS: [&str; 10] = [
     "nhs", "hs", "all", "every", "mod", "win", "hb", "dct", "nmod", "nwin",
 ];
-const EVICTIONS: [&str; 4] = ["lucky", "cc", "lru", "random"];
+const EVICTIONS: [&str; 5] = ["lucky", "bottom-k", "cc", "lru", "random"];
 const ESTIMATIONS: [&str; 4] = ["be", "b", "e", "nb"];
 
 impl Field {
@@ -57,7 +57,7 @@ impl Field {
                 "the selector's rate: smaller keeps more (higher ssr), bigger saves room"
             }
             Field::Eviction => {
-                "which entry a full bucket drops: lucky keeps entries that found copies"
+                "which entry a full bucket drops: bottom-k keeps a fixed sample, lucky hits"
             }
             Field::Estimation => {
                 "how unmatched stretches get an origin: b bridges gaps, e expands, be both"

@@ -196,6 +196,10 @@ impl Buckets {
         c: &mut Counters,
     ) -> (Option<Hit>, Slot) {
         let base = b * self.per;
+        let bottom_k = self.eviction == Eviction::BottomK;
+        if bottom_k && self.len(b) == self.per && key & FP48 > self.fp_at(base) {
+            return (None, Slot::UNSAMPLED);
+        }
         if let Some(i) = self.find(b, key) {
             let at = base + i;
             let hit = self.hit_at(at);
@@ -219,6 +223,9 @@ impl Buckets {
             self.evict(b)
         };
         self.write(at, key, ins);
+        if bottom_k {
+            self.largest_first(b);
+        }
         (
             None,
             Slot {
@@ -228,9 +235,35 @@ impl Buckets {
         )
     }
 
+    /// Under bottom-k, after an insert: a full bucket keeps its largest
+    /// stored fingerprint at its first slot, so a larger key is known to be
+    /// outside the sample without a scan.
+    fn largest_first(&mut self, b: usize) {
+        let base = b * self.per;
+        if self.len(b) < self.per {
+            return;
+        }
+        let largest = (base..base + self.per)
+            .max_by_key(|&j| self.fp_at(j))
+            .expect("a full bucket");
+        let (first, other) = (self.take(base), self.take(largest));
+        self.put(base, other);
+        self.put(largest, first);
+    }
+
+    /// The stored 48 bits of entry `at`'s fingerprint.
+    #[inline]
+    fn fp_at(&self, at: usize) -> u64 {
+        u64::from(self.hi[at]) << 32 | u64::from(self.lo_at(at))
+    }
+
     /// Free the newest slot of full bucket `b` for a new entry, evicting.
     #[inline(never)]
     pub(super) fn evict(&mut self, b: usize) -> usize {
+        if self.eviction == Eviction::BottomK {
+            // The largest, at the first slot; the ring never turns.
+            return b * self.per;
+        }
         let victim = self.victim(b);
         self.make_newest(b, victim, None)
     }
@@ -284,7 +317,7 @@ impl Buckets {
     pub(super) fn on_hit(&mut self, b: usize, i: usize) -> usize {
         let base = b * self.per;
         match self.eviction {
-            Eviction::Random | Eviction::Lucky => base + i,
+            Eviction::Random | Eviction::Lucky | Eviction::BottomK => base + i,
             Eviction::Lru => {
                 let entry = self.take(base + i);
                 self.make_newest(b, self.age(b, i), Some(entry))
@@ -312,7 +345,8 @@ impl Buckets {
         let base = b * self.per;
         let n = self.per;
         match self.eviction {
-            Eviction::Lru => 0,
+            // Bottom-k's victim is its first slot, found by `evict`.
+            Eviction::Lru | Eviction::BottomK => 0,
             Eviction::Random => {
                 self.rng = splitmix64(self.rng);
                 ((u128::from(self.rng) * n as u128) >> 64) as usize

@@ -47,6 +47,10 @@ pub enum Eviction {
     Cc,
     /// Lucky: the entry with the lowest lucky score (Abdel-Hamid et al. 2009 §2.2, docs/algorithms.md §4.3).
     Lucky,
+    /// Bottom-k: each bucket keeps the keys with the smallest fingerprints it
+    /// was given (a consistent sample, Cohen & Kaplan 2007); a larger key is
+    /// not admitted to a full bucket (docs/algorithms.md §3).
+    BottomK,
 }
 
 /// Which of the entries tied for eviction goes (CC and Lucky).
@@ -134,6 +138,17 @@ impl Slot {
         bucket: u32::MAX,
         at: u32::MAX,
     };
+
+    /// The key was outside its bucket's sample (bottom-k): neither found nor
+    /// stored, so its absence says nothing about whether it was seen.
+    pub(crate) const UNSAMPLED: Slot = Slot {
+        bucket: u32::MAX,
+        at: u32::MAX - 1,
+    };
+
+    pub(crate) fn sampled(self) -> bool {
+        self != Slot::UNSAMPLED
+    }
 }
 
 /// A table that cannot be built.

@@ -15,8 +15,9 @@ impl FromStr for Eviction {
             "lru" => Ok(Eviction::Lru),
             "cc" | "copy-count" | "copycount" => Ok(Eviction::Cc),
             "lucky" | "ls" => Ok(Eviction::Lucky),
+            "bottom-k" | "bottomk" => Ok(Eviction::BottomK),
             _ => Err(format!(
-                "unknown eviction '{s}' (expected random, lru, cc or lucky)"
+                "unknown eviction '{s}' (expected random, lru, cc, lucky or bottom-k)"
             )),
         }
     }
@@ -29,6 +30,7 @@ impl fmt::Display for Eviction {
             Eviction::Lru => "lru",
             Eviction::Cc => "cc",
             Eviction::Lucky => "lucky",
+            Eviction::BottomK => "bottom-k",
         })
     }
 }

@@ -119,6 +119,7 @@ fn memory_is_what_the_size_says() {
             Eviction::Lru,
             Eviction::Cc,
             Eviction::Lucky,
+            Eviction::BottomK,
         ] {
             let p = params(TableSize::Bytes(size), ev, 64);
             let Ok(t) = Table::new(p) else {
@@ -313,7 +314,7 @@ fn unbounded_never_evicts() {
 #[test]
 fn state_round_trips_and_continues_identically() {
     for size in [TableSize::Bytes(3 * (64 * 14 + 2)), TableSize::Unbounded] {
-        for ev in [Eviction::Random, Eviction::Lucky] {
+        for ev in [Eviction::Random, Eviction::Lucky, Eviction::BottomK] {
             let p = params(size, ev, 64);
             let mut a = Table::new(p).unwrap();
             let mut x = 5u64;
@@ -354,7 +355,29 @@ struct Model {
 }
 
 impl Model {
-    fn lookup(&mut self, b: usize, key: u64, ins: Insert) -> Option<Hit> {
+    /// What a lookup finds, and whether the key was in its bucket's sample
+    /// (always, but for bottom-k).
+    fn lookup(&mut self, b: usize, key: u64, ins: Insert) -> (Option<Hit>, bool) {
+        let bucket = &mut self.buckets[b];
+        if self.eviction == Eviction::BottomK {
+            // The bucket is the `per` smallest distinct fingerprints given to it.
+            if let Some(e) = bucket.iter().find(|e| e.0 == key) {
+                return (Some(e.1), true);
+            }
+            let largest = bucket.iter().map(|e| e.0 & FP48).max();
+            if bucket.len() == self.per {
+                if largest < Some(key & FP48) {
+                    return (None, false);
+                }
+                bucket.retain(|e| Some(e.0 & FP48) != largest);
+            }
+            bucket.push((key, ins, 1));
+            return (None, true);
+        }
+        (self.lookup_ordered(b, key, ins), true)
+    }
+
+    fn lookup_ordered(&mut self, b: usize, key: u64, ins: Insert) -> Option<Hit> {
         let bucket = &mut self.buckets[b];
         if let Some(i) = bucket.iter().position(|e| e.0 == key) {
             let hit = bucket[i].1;
@@ -401,10 +424,10 @@ proptest::proptest! {
     fn buckets_behave_as_the_plain_model(
         ops in proptest::collection::vec((0u64..90, 0u8..4), 1..1500),
         per in proptest::sample::select(vec![3u16, 8, 64, 70, 130]),
-        ev in 0usize..4,
+        ev in 0usize..5,
         newest in proptest::bool::ANY,
     ) {
-        let eviction = [Eviction::Random, Eviction::Lru, Eviction::Cc, Eviction::Lucky][ev];
+        let eviction = [Eviction::Random, Eviction::Lru, Eviction::Cc, Eviction::Lucky, Eviction::BottomK][ev];
         let ties = if newest { Ties::Newest } else { Ties::Oldest };
         let mut p = params(TableSize::Bytes(0), eviction, per);
         p.ties = ties;
@@ -433,18 +456,24 @@ proptest::proptest! {
                 continue;
             }
             let ins = Hit { origin: n as u32, offset: op, prev: 1, next: 2 };
-            proptest::prop_assert_eq!(t.lookup(key, ins).0, m.lookup(b, key, ins));
+            let (hit, slot) = t.lookup(key, ins);
+            proptest::prop_assert_eq!((hit, slot.sampled()), m.lookup(b, key, ins));
         }
-        // Same entries, same scores, in the same order (oldest first).
+        // Same entries, same scores, in the same order (oldest first; bottom-k
+        // keeps no order).
         let Store::Bucketed(bk) = &t.store else { unreachable!() };
         for b in 0..2 {
-            let ours: Vec<(u32, u8)> = (0..bk.len(b))
+            let mut ours: Vec<(u32, u8)> = (0..bk.len(b))
                 .map(|a| {
                     let at = bk.at_age(b, a);
                     (bk.lo_at(at), bk.score.get(at).copied().unwrap_or(1))
                 })
                 .collect();
-            let model: Vec<(u32, u8)> = m.buckets[b].iter().map(|e| (e.0 as u32, e.2)).collect();
+            let mut model: Vec<(u32, u8)> = m.buckets[b].iter().map(|e| (e.0 as u32, e.2)).collect();
+            if eviction == Eviction::BottomK {
+                ours.sort_unstable();
+                model.sort_unstable();
+            }
             proptest::prop_assert_eq!(ours, model);
         }
     }

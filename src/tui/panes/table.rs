@@ -40,7 +40,6 @@ fn per_kib(t: &TableStats, p: &crate::origin::Params) -> String {
 }
 
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
-    let a = layout::table(area);
     let Some(s) = &app.snapshot else {
         f.render_widget(
             Paragraph::new(Line::styled("waiting for the engine", theme.muted))
@@ -65,7 +64,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         ])
     };
     let capacity = t.capacity.map_or("unbounded".into(), count);
-    let lines = vec![
+    let mut lines = vec![
         row("size", s.params.table_size.to_string(), String::new()),
         row("lookups", count(t.lookups), String::new()),
         row("hits", count(t.hits), pct(t.hits, t.lookups)),
@@ -96,6 +95,15 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         ),
         row("versions", count(t.versions), String::new()),
     ];
+    if s.params.eviction == crate::origin::Eviction::BottomK {
+        // Bottom-k answers some lookups without a look: keys outside the sample.
+        let outside = t.lookups.saturating_sub(t.hits + t.inserts);
+        lines.insert(
+            4,
+            row("not sampled", count(outside), pct(outside, t.lookups)),
+        );
+    }
+    let a = layout::table(area, lines.len() as u16);
     f.render_widget(
         Paragraph::new(lines).block(block(theme, " Table ", true)),
         a.counters,

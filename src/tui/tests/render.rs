@@ -184,6 +184,25 @@ fn help_overlay_and_filter_input() {
 }
 
 #[test]
+fn a_bottom_k_table_says_how_many_lookups_were_outside_the_sample() {
+    let mut s = fixture::snapshot();
+    s.params.eviction = crate::origin::Eviction::BottomK;
+    // Lookups are hits, inserts, or outside the sample: 10,000 here.
+    s.table.inserts = s.table.lookups - s.table.hits - 10_000;
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+        keys(&mut a, "4");
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("not sampled") && shown.contains("10,000 (19.2%)"),
+            "{shown}"
+        );
+        insta::assert_snapshot!(format!("table_bottom_k_{w}x{h}"), shown);
+    }
+}
+
+#[test]
 fn a_sweep_as_a_table_of_numbers() {
     for (w, h) in [(80, 24), (120, 40)] {
         let mut a = sweep(w, h);

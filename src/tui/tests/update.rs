@@ -308,13 +308,13 @@ fn apply_runs_live_beside_tuned_and_stale_generations_are_dropped() {
     keys(&mut a, "5");
     assert_eq!(a.tab, Tab::Tune);
     let live = a.snapshot.as_ref().unwrap().params;
-    // eviction: lucky → cc
+    // eviction: lucky → bottom-k
     for _ in 0..3 {
         press(&mut a, KeyCode::Down);
     }
     press(&mut a, KeyCode::Right);
     let tuned = crate::origin::Params {
-        eviction: Eviction::Cc,
+        eviction: Eviction::BottomK,
         ..live
     };
     assert_eq!(
