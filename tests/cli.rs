@@ -369,6 +369,65 @@ fn nhs_lucky_be_degrades_smoothly_and_beats_the_baselines() {
 }
 
 #[test]
+fn a_bottom_k_sample_beats_lucky_where_the_table_is_small() {
+    let root = fixture("rust-book");
+    let root = root.to_str().unwrap();
+    let sweep = |eviction: &str, estimation: &str| {
+        let s = lineage_json(&[
+            "sweep",
+            root,
+            "--json",
+            "--order",
+            "path",
+            "--selectors",
+            "nhs",
+            "--evictions",
+            eviction,
+            "--estimations",
+            estimation,
+        ]);
+        s["runs"].as_array().unwrap().clone()
+    };
+    let (lucky, bottom_k) = (sweep("lucky", "be"), sweep("bottom-k", "nb"));
+    for (l, b) in lucky.iter().zip(&bottom_k) {
+        assert_eq!(l["table_size"], b["table_size"]);
+        let (l, b) = (
+            l["overall"].as_f64().unwrap(),
+            b["overall"].as_f64().unwrap(),
+        );
+        // Far ahead where the table is small, never behind where it is not.
+        if l < 80.0 {
+            assert!(b > l + 10.0, "{l} {b}");
+        }
+        assert!(b >= l - 0.1, "{l} {b}");
+    }
+    // Every lookup is a hit, an insert or outside the sample; the scan of
+    // the smallest size agrees with the sweep's replay.
+    let small = bottom_k[0]["table_size"].as_str().unwrap();
+    let scan = lineage_json(&[
+        "scan",
+        root,
+        "--json",
+        "--order",
+        "path",
+        "--table-size",
+        small,
+        "--eviction",
+        "bottom-k",
+        "--estimation",
+        "nb",
+    ]);
+    let t = &scan["table"];
+    let n = |k: &str| t[k].as_u64().unwrap();
+    assert!(n("not_sampled") > n("lookups") / 2, "{t}");
+    assert_eq!(n("lookups"), n("hits") + n("inserts") + n("not_sampled"));
+    assert_eq!(bottom_k[0]["hits"], t["hits"]);
+    assert_eq!(bottom_k[0]["lookups"], t["lookups"]);
+    let lucky_scan = lineage_json(&["scan", root, "--json", "--table-size", small]);
+    assert_eq!(lucky_scan["table"]["not_sampled"], 0);
+}
+
+#[test]
 fn bad_values_exit_2_with_one_line() {
     let dir = TempDir::new("badargs");
     let root = dir.path().to_str().unwrap();

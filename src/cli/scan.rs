@@ -244,6 +244,8 @@ pub(super) struct TableJson {
     inserts: u64,
     evictions: u64,
     occupied: u64,
+    /// Lookups outside a bottom-k sample: neither found nor stored.
+    not_sampled: u64,
 }
 
 impl TableJson {
@@ -259,6 +261,7 @@ impl TableJson {
             inserts: c.inserts,
             evictions: c.evictions,
             occupied: c.occupied,
+            not_sampled: c.lookups - c.hits - c.inserts,
         }
     }
 }
