@@ -49,6 +49,9 @@ impl Params {
                 offset: self.estimation.needs_offset(),
                 neighbours: self.estimation.needs_neighbours(),
                 score: matches!(self.eviction, Eviction::Cc | Eviction::Lucky),
+                // A bottom-k bucket's sample is its smallest keys: 32 bits
+                // keep false matches below 1.5e-8 a lookup (64 entries).
+                narrow: self.eviction == Eviction::BottomK,
             },
             seed: self.seed,
         }

@@ -29,6 +29,10 @@ pub(super) struct Buckets {
     pub(super) hi: Vec<u16>,
     pub(super) rec: Vec<u8>,
     pub(super) rec_width: usize,
+    /// Bytes of the fingerprint's low part in a record (4, or 2 when narrow).
+    pub(super) lo_width: usize,
+    /// The key bits an entry stores.
+    pub(super) fp_mask: u64,
     pub(super) score: Vec<u8>,
     pub(super) layout: Layout,
     pub(super) eviction: Eviction,
@@ -50,7 +54,10 @@ impl Buckets {
         let (n_buckets, per) = p.geometry(size)?;
         let cap = n_buckets * per;
         let opt = |on: bool| if on { zeroed::<u8>(cap) } else { Vec::new() };
-        let rec_width = 8 + usize::from(p.layout.offset) + 2 * usize::from(p.layout.neighbours);
+        let bits = p.layout.fingerprint_bits();
+        let lo_width = (bits as usize - 16) / 8;
+        let rec_width =
+            lo_width + 4 + usize::from(p.layout.offset) + 2 * usize::from(p.layout.neighbours);
         Ok(Buckets {
             n_buckets,
             per,
@@ -58,6 +65,8 @@ impl Buckets {
             hi: zeroed(cap),
             rec: zeroed(cap * rec_width),
             rec_width,
+            lo_width,
+            fp_mask: (1 << bits) - 1,
             score: opt(p.layout.score),
             layout: p.layout,
             eviction: p.eviction,
@@ -90,11 +99,19 @@ impl Buckets {
         bucket_of(key, self.n_buckets)
     }
 
-    /// The low word of entry `at`'s fingerprint (its record's first bytes).
+    /// The low part of entry `at`'s fingerprint (its record's first bytes).
     #[inline]
     pub(super) fn lo_at(&self, at: usize) -> u32 {
-        let r = &self.rec[at * self.rec_width..at * self.rec_width + 4];
-        u32::from_le_bytes(r.try_into().expect("4 bytes"))
+        lo_of(&self.rec[at * self.rec_width..], self.lo_width)
+    }
+
+    /// A key's stored parts: the low part a record holds, the high half-word
+    /// the bucket scan compares.
+    #[inline]
+    pub(super) fn split(&self, key: u64) -> (u32, u16) {
+        let fp = key & self.fp_mask;
+        let lo_bits = 8 * self.lo_width;
+        ((fp & ((1 << lo_bits) - 1)) as u32, (fp >> lo_bits) as u16)
     }
 
     #[inline]
@@ -123,7 +140,7 @@ impl Buckets {
     pub(super) fn find(&self, b: usize, key: u64) -> Option<usize> {
         let base = b * self.per;
         let n = self.len(b);
-        let (lo, hi) = (key as u32, ((key & FP48) >> 32) as u16);
+        let (lo, hi) = self.split(key);
         if let Ok(his) = <&[u16; 64]>::try_from(&self.hi[base..base + self.per]) {
             // The paper's 64 entries: one mask of the whole bucket (its slots
             // past the fill exist and are masked off), no branch per chunk.
@@ -146,10 +163,7 @@ impl Buckets {
         // bucket's last, partial chunk is compared whole too (its slots past
         // the fill exist) and masked to the fill.
         let recs = &self.rec[base * self.rec_width..(base + self.per) * self.rec_width];
-        let lo_at = |j: usize| {
-            let r = &recs[j * self.rec_width..j * self.rec_width + 4];
-            u32::from_le_bytes(r.try_into().expect("4 bytes"))
-        };
+        let lo_at = |j: usize| lo_of(&recs[j * self.rec_width..], self.lo_width);
         let his = &self.hi[base..base + self.per];
         let at_match = |at: usize, mut mask: u32| {
             while mask != 0 {
@@ -197,7 +211,7 @@ impl Buckets {
     ) -> (Option<Hit>, Slot) {
         let base = b * self.per;
         let bottom_k = self.eviction == Eviction::BottomK;
-        if bottom_k && self.len(b) == self.per && key & FP48 > self.fp_at(base) {
+        if bottom_k && self.len(b) == self.per && key & self.fp_mask > self.fp_at(base) {
             return (None, Slot::UNSAMPLED);
         }
         if let Some(i) = self.find(b, key) {
@@ -251,10 +265,10 @@ impl Buckets {
         self.put(largest, first);
     }
 
-    /// The stored 48 bits of entry `at`'s fingerprint.
+    /// The stored bits of entry `at`'s fingerprint.
     #[inline]
     fn fp_at(&self, at: usize) -> u64 {
-        u64::from(self.hi[at]) << 32 | u64::from(self.lo_at(at))
+        u64::from(self.hi[at]) << (8 * self.lo_width) | u64::from(self.lo_at(at))
     }
 
     /// Free the newest slot of full bucket `b` for a new entry, evicting.
@@ -272,9 +286,9 @@ impl Buckets {
     /// little-endian), then the offset if the
     /// layout has one, then the previous and next unit's top bytes.
     pub(super) fn hit_at(&self, at: usize) -> Hit {
-        let r = &self.rec[at * self.rec_width..(at + 1) * self.rec_width];
-        let origin = u32::from_le_bytes(r[4..8].try_into().expect("4 bytes"));
-        let mut rest = r[8..].iter().copied();
+        let r = &self.rec[at * self.rec_width + self.lo_width..(at + 1) * self.rec_width];
+        let origin = u32::from_le_bytes(r[..4].try_into().expect("4 bytes"));
+        let mut rest = r[4..].iter().copied();
         let offset = if self.layout.offset {
             rest.next().unwrap_or(0)
         } else {
@@ -294,12 +308,13 @@ impl Buckets {
     }
 
     fn write(&mut self, at: usize, key: u64, e: Insert) {
-        self.hi[at] = ((key & FP48) >> 32) as u16;
-        let w = self.rec_width;
+        let (lo, hi) = self.split(key);
+        self.hi[at] = hi;
+        let (w, lw) = (self.rec_width, self.lo_width);
         let r = &mut self.rec[at * w..(at + 1) * w];
-        r[..4].copy_from_slice(&(key as u32).to_le_bytes());
-        r[4..8].copy_from_slice(&e.origin.to_le_bytes());
-        let mut i = 8;
+        r[..lw].copy_from_slice(&lo.to_le_bytes()[..lw]);
+        r[lw..lw + 4].copy_from_slice(&e.origin.to_le_bytes());
+        let mut i = lw + 4;
         if self.layout.offset {
             r[i] = e.offset;
             i += 1;
@@ -564,11 +579,8 @@ impl Buckets {
         // The lookup's slot is right unless a later unit of the document
         // evicted an entry before it in the bucket; then search the bucket.
         let hint = slot.at as usize;
-        let at = if hint >= base
-            && hint < end
-            && self.lo_at(hint) == key as u32
-            && self.hi[hint] == ((key & FP48) >> 32) as u16
-        {
+        let (lo, hi) = self.split(key);
+        let at = if hint >= base && hint < end && self.lo_at(hint) == lo && self.hi[hint] == hi {
             hint
         } else {
             match self.find(b, key) {
@@ -608,5 +620,16 @@ impl Buckets {
         }
         self.touched = touched;
         self.n_touched = 0;
+    }
+}
+
+/// The low part of a fingerprint from the start of its record: `width` bytes
+/// (4, or 2 when narrow), little-endian.
+#[inline(always)]
+fn lo_of(rec: &[u8], width: usize) -> u32 {
+    if width == 4 {
+        u32::from_le_bytes(rec[..4].try_into().expect("4 bytes"))
+    } else {
+        u32::from(u16::from_le_bytes(rec[..2].try_into().expect("2 bytes")))
     }
 }

@@ -79,12 +79,24 @@ pub struct Layout {
     pub neighbours: bool,
     /// The copy count or lucky score (CC, Lucky).
     pub score: bool,
+    /// 32 stored fingerprint bits instead of 48 (bottom-k): two bytes less
+    /// an entry, at most `bucket_entries`·2^-32 false matches a lookup.
+    pub narrow: bool,
 }
 
 impl Layout {
-    /// Bytes per entry: 6 (fingerprint) + 4 (origin) + the optional fields.
+    /// Bytes per entry: 6 (fingerprint; 4 when narrow) + 4 (origin) + the
+    /// optional fields.
     pub(crate) fn entry_bytes(self) -> u64 {
-        10 + u64::from(self.offset) + 2 * u64::from(self.neighbours) + u64::from(self.score)
+        10 - 2 * u64::from(self.narrow)
+            + u64::from(self.offset)
+            + 2 * u64::from(self.neighbours)
+            + u64::from(self.score)
+    }
+
+    /// How many bits of a key an entry stores.
+    pub(crate) fn fingerprint_bits(self) -> u32 {
+        if self.narrow { 32 } else { 48 }
     }
 }
 
@@ -254,6 +266,10 @@ impl TableParams {
         let Ok((n_buckets, per)) = self.geometry(size) else {
             return false;
         };
+        if self.layout.narrow {
+            // Which keys share 32 stored bits is not known here: replay.
+            return false;
+        }
         if distinct.len() <= per {
             return true;
         }
@@ -342,12 +358,13 @@ impl Table {
     }
 
     /// At most how many entries a lookup of an absent key can take for it:
-    /// an entry stores 48 bits of its key, and the bucket is a mix of the
-    /// whole key, so each entry of the key's bucket agrees by chance with
-    /// probability 2^-48. None for an unbounded table (whole keys).
+    /// an entry stores 48 (narrow: 32) bits of its key, and the bucket is a
+    /// mix of the whole key, so each entry of the key's bucket agrees by
+    /// chance with probability 2^-48 (2^-32). None for an unbounded table
+    /// (whole keys).
     pub fn false_match_bound(&self) -> Option<f64> {
         match &self.store {
-            Store::Bucketed(b) => Some(b.per as f64 / (FP48 as f64 + 1.0)),
+            Store::Bucketed(b) => Some(b.per as f64 / (b.fp_mask as f64 + 1.0)),
             Store::Unbounded(_) => None,
         }
     }

@@ -22,10 +22,11 @@ impl Table {
                 // The low words live in the records; the format keeps them
                 // an array of their own.
                 let recs = b.rec.chunks_exact(b.rec_width);
-                let lo: Vec<u8> = recs.clone().flat_map(|r| r[..4].to_vec()).collect();
+                let lw = b.lo_width;
+                let lo: Vec<u8> = recs.clone().flat_map(|r| r[..lw].to_vec()).collect();
                 w.write_all(&lo)?;
                 write_le(w, &b.hi, |x| x.to_le_bytes())?;
-                let rest: Vec<u8> = recs.flat_map(|r| r[4..].to_vec()).collect();
+                let rest: Vec<u8> = recs.flat_map(|r| r[lw..].to_vec()).collect();
                 w.write_all(&rest)?;
                 w.write_all(&b.score)
             }
@@ -68,16 +69,16 @@ impl Table {
                     return Err(bad("bucket count differs"));
                 }
                 read_le(r, &mut b.fill, u16::from_le_bytes)?;
-                let cap = b.hi.len();
-                let mut lo = vec![0u8; 4 * cap];
+                let (cap, lw) = (b.hi.len(), b.lo_width);
+                let mut lo = vec![0u8; lw * cap];
                 r.read_exact(&mut lo)?;
                 read_le(r, &mut b.hi, u16::from_le_bytes)?;
-                let mut rest = vec![0u8; cap * (b.rec_width - 4)];
+                let mut rest = vec![0u8; cap * (b.rec_width - lw)];
                 r.read_exact(&mut rest)?;
-                let pieces = lo.chunks_exact(4).zip(rest.chunks_exact(b.rec_width - 4));
+                let pieces = lo.chunks_exact(lw).zip(rest.chunks_exact(b.rec_width - lw));
                 for (rec, (l, o)) in b.rec.chunks_exact_mut(b.rec_width).zip(pieces) {
-                    rec[..4].copy_from_slice(l);
-                    rec[4..].copy_from_slice(o);
+                    rec[..lw].copy_from_slice(l);
+                    rec[lw..].copy_from_slice(o);
                 }
                 r.read_exact(&mut b.score)?;
                 if b.fill.iter().any(|&f| usize::from(f) >= 2 * b.per) {

@@ -12,6 +12,7 @@ fn params(size: TableSize, eviction: Eviction, per: u16) -> TableParams {
             offset: true,
             neighbours: true,
             score: matches!(eviction, Eviction::Cc | Eviction::Lucky),
+            narrow: eviction == Eviction::BottomK,
         },
         seed: 7,
     }
@@ -145,8 +146,14 @@ fn entry_bytes_follow_the_algorithms() {
         offset,
         neighbours,
         score,
+        narrow: false,
     };
     assert_eq!(l(false, false, false).entry_bytes(), 10);
+    let narrow = Layout {
+        narrow: true,
+        ..l(false, false, false)
+    };
+    assert_eq!((narrow.entry_bytes(), narrow.fingerprint_bits()), (8, 32));
     assert_eq!(l(true, true, true).entry_bytes(), 14);
     assert_eq!(l(true, false, true).entry_bytes(), 12);
 }
@@ -364,12 +371,13 @@ impl Model {
             if let Some(e) = bucket.iter().find(|e| e.0 == key) {
                 return (Some(e.1), true);
             }
-            let largest = bucket.iter().map(|e| e.0 & FP48).max();
+            let fp = |k: u64| k & 0xffff_ffff; // bottom-k entries are narrow
+            let largest = bucket.iter().map(|e| fp(e.0)).max();
             if bucket.len() == self.per {
-                if largest < Some(key & FP48) {
+                if largest < Some(fp(key)) {
                     return (None, false);
                 }
-                bucket.retain(|e| Some(e.0 & FP48) != largest);
+                bucket.retain(|e| Some(fp(e.0)) != largest);
             }
             bucket.push((key, ins, 1));
             return (None, true);
@@ -551,4 +559,26 @@ fn the_false_match_bound_is_a_buckets_entries_over_the_stored_bits() {
     assert_eq!(t.false_match_bound(), Some(8.0 / (1u64 << 48) as f64));
     let t = Table::new(params(TableSize::Unbounded, Eviction::Lucky, 64)).unwrap();
     assert_eq!(t.false_match_bound(), None, "whole keys: no false match");
+}
+
+#[test]
+fn a_narrow_table_tells_apart_32_bits_of_a_key_and_bounds_its_false_matches() {
+    let size = TableSize::Bytes(4 * (64 * 14 + 2));
+    let t = Table::new(params(size, Eviction::BottomK, 64)).unwrap();
+    assert_eq!(t.false_match_bound(), Some(64.0 / (1u64 << 32) as f64));
+    let Store::Bucketed(bk) = &t.store else {
+        unreachable!()
+    };
+    // Two keys of one bucket that agree in their low 32 bits only.
+    let a = 0x1234_5678u64;
+    let b = (1..)
+        .map(|i: u64| a | i << 32)
+        .find(|&k| bk.bucket(k) == bk.bucket(a) && (k ^ a) & FP48 != 0)
+        .unwrap();
+    for (eviction, found) in [(Eviction::BottomK, true), (Eviction::Lucky, false)] {
+        let mut t = Table::new(params(size, eviction, 64)).unwrap();
+        t.lookup(a, ins(1));
+        let (hit, _) = t.lookup(b, ins(2));
+        assert_eq!(hit.is_some(), found, "{eviction}");
+    }
 }
