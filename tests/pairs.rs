@@ -180,6 +180,70 @@ fn simhash_finds_them_too() {
 }
 
 #[test]
+fn minhash_finds_them_at_every_threshold() {
+    let p = planted();
+    for t in ["0.3", "0.5", "0.8", "0.95", "1"] {
+        let exact = lineage_json(&[
+            "pairs",
+            root(&p),
+            "--json",
+            "--method",
+            "exact",
+            "--min-similarity",
+            t,
+        ]);
+        for extra in [
+            &[][..],
+            &["--hashes", "32"],
+            &["--bands", "20", "--rows", "5"],
+        ] {
+            let mut args = vec!["pairs", root(&p), "--json", "--method", "minhash"];
+            args.extend_from_slice(&["--min-similarity", t]);
+            args.extend_from_slice(extra);
+            let v = lineage_json(&args);
+            check_shape(&v, "minhash");
+            // Verified: the exact pairs with their exact similarity.
+            assert_eq!(v["pairs"], exact["pairs"], "{t} {extra:?}");
+            assert_eq!(v["clusters"], exact["clusters"]);
+            let s = &v["stats"];
+            assert!(s["bands"].as_u64().unwrap() * s["rows"].as_u64().unwrap() <= 256);
+            assert_eq!(s["documents_with_shingles"], 4);
+            // a.md and sub/c.md are one set.
+            assert_eq!(s["distinct_sets"], 3);
+        }
+    }
+    let v = lineage_json(&[
+        "pairs",
+        root(&p),
+        "--json",
+        "--method",
+        "minhash",
+        "--bands",
+        "20",
+        "--rows",
+        "5",
+    ]);
+    assert_eq!(
+        (v["stats"]["bands"].as_u64(), v["stats"]["rows"].as_u64()),
+        (Some(20), Some(5))
+    );
+    let out = lineage(&[
+        "pairs",
+        root(&p),
+        "--method",
+        "minhash",
+        "--min-similarity",
+        "0.5",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("minhash: 35 bands × 3 rows (105 hashes), a pair at 0.5 examined with probability 0.9907"),
+        "{text}"
+    );
+}
+
+#[test]
 fn readable_summary() {
     let p = planted();
     let out = lineage(&["pairs", root(&p), "--method", "exact"]);
@@ -204,7 +268,7 @@ fn bad_arguments_exit_2_with_a_clear_message() {
     let p = planted();
     let r = root(&p);
     for args in [
-        &["pairs", r, "--json", "--method", "minhash"][..],
+        &["pairs", r, "--json", "--method", "lsh"][..],
         &["pairs", r, "--json", "--min-similarity", "0"],
         &["pairs", r, "--json", "--min-similarity", "1.5"],
         &["pairs", r, "--json", "--min-similarity", "NaN"],
@@ -213,6 +277,42 @@ fn bad_arguments_exit_2_with_a_clear_message() {
         &["pairs", r, "--json", "--simhash-index", "btree"],
         &["pairs", r, "--json", "--method", "exact", "--no-verify"],
         &["pairs", r, "--json", "-k", "0"],
+        &["pairs", r, "--json", "--method", "minhash", "--hashes", "0"],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--hashes", "5000",
+        ],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--hashes", "-3",
+        ],
+        &["pairs", r, "--json", "--method", "minhash", "--bands", "4"],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--bands", "0", "--rows", "3",
+        ],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--bands", "100", "--rows", "100",
+        ],
+        &[
+            "pairs",
+            r,
+            "--json",
+            "--method",
+            "minhash",
+            "--bands",
+            "4294967295",
+            "--rows",
+            "4294967295",
+        ],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--bands", "4", "--rows", "4", "--hashes",
+            "64",
+        ],
+        &["pairs", r, "--json", "--method", "minhash", "--bits", "64"],
+        &[
+            "pairs", r, "--json", "--method", "simhash", "--hashes", "64",
+        ],
+        &[
+            "pairs", r, "--json", "--method", "exact", "--rows", "2", "--bands", "2",
+        ],
         &["pairs", "/nonexistent/lineage-root", "--json"],
     ] {
         let out = lineage(args);
@@ -228,7 +328,10 @@ fn bad_arguments_exit_2_with_a_clear_message() {
             assert!(err.starts_with("lineage: "), "{err}");
         }
     }
-    let out = lineage(&["pairs", r, "--method", "minhash"]);
+    let out = lineage(&["pairs", r, "--method", "lsh"]);
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("unknown method 'minhash'"), "{err}");
+    assert!(err.contains("unknown method 'lsh'"), "{err}");
+    let out = lineage(&["pairs", r, "--method", "minhash", "--hashes", "0"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err, "lineage: --hashes must be 1 to 4096, not 0\n");
 }
