@@ -88,6 +88,7 @@ impl BandIndex {
         self.banding
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.sketches.len()
     }

@@ -29,8 +29,6 @@
 //! representatives of its buckets, each once, and verifies them by exact
 //! Jaccard with early exit (`exact::jaccard_at_least`).
 
-// Used by the live clusters (next commit).
-#[allow(dead_code)]
 pub(crate) mod lsh;
 
 use std::time::Instant;
@@ -41,8 +39,7 @@ use serde::Serialize;
 use super::exact::jaccard_at_least;
 use super::{Pair, SimDoc};
 use crate::fingerprint::fmix64;
-#[cfg(test)]
-use lsh::BandIndex;
+pub(crate) use lsh::BandIndex;
 
 /// Least probability that a pair sitting exactly at the threshold becomes a
 /// candidate, which the default banding guarantees (pairs above it are
