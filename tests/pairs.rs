@@ -154,9 +154,8 @@ fn exact_finds_the_planted_pairs_with_their_jaccard() {
 fn simhash_finds_them_too() {
     let p = planted();
     let exact = lineage_json(&["pairs", root(&p), "--json", "--method", "exact"]);
-    // simhash is the default method.
     for extra in [&[][..], &["--simhash-index", "sqlite"], &["--bits", "128"]] {
-        let mut args = vec!["pairs", root(&p), "--json"];
+        let mut args = vec!["pairs", root(&p), "--json", "--method", "simhash"];
         args.extend_from_slice(extra);
         let v = lineage_json(&args);
         check_shape(&v, "simhash");
@@ -166,7 +165,14 @@ fn simhash_finds_them_too() {
         assert_eq!(v["stats"]["verify"], true);
     }
     // Unverified: the planted pairs, with estimates near the truth.
-    let v = lineage_json(&["pairs", root(&p), "--json", "--no-verify"]);
+    let v = lineage_json(&[
+        "pairs",
+        root(&p),
+        "--json",
+        "--method",
+        "simhash",
+        "--no-verify",
+    ]);
     check_shape(&v, "simhash");
     let got = pairs_of(&v);
     let names: Vec<(&str, &str)> = got.iter().map(|p| (p.0.as_str(), p.1.as_str())).collect();
@@ -212,17 +218,8 @@ fn minhash_finds_them_at_every_threshold() {
             assert_eq!(s["distinct_sets"], 3);
         }
     }
-    let v = lineage_json(&[
-        "pairs",
-        root(&p),
-        "--json",
-        "--method",
-        "minhash",
-        "--bands",
-        "20",
-        "--rows",
-        "5",
-    ]);
+    let v = lineage_json(&["pairs", root(&p), "--json", "--bands", "20", "--rows", "5"]);
+    assert_eq!(v["method"], "minhash", "the default");
     assert_eq!(
         (v["stats"]["bands"].as_u64(), v["stats"]["rows"].as_u64()),
         (Some(20), Some(5))
@@ -238,7 +235,7 @@ fn minhash_finds_them_at_every_threshold() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("minhash: 35 bands × 3 rows (105 hashes), a pair at 0.5 examined with probability 0.9907"),
+        text.contains("minhash: 52 bands × 3 rows (156 hashes), a pair at 0.5 examined with probability 0.9990"),
         "{text}"
     );
 }
@@ -255,10 +252,17 @@ fn readable_summary() {
     );
     assert!(text.contains("1.000  a.md  sub/c.md"), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("skipped z.txt: binary"));
-    let out = lineage(&["pairs", root(&p)]);
+    let out = lineage(&["pairs", root(&p), "--method", "simhash"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("simhash: 64 bits, Hamming distance ≤ 16"),
+        "{text}"
+    );
+    // minhash is the default method.
+    let out = lineage(&["pairs", root(&p)]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("5 documents, 3 pairs with Jaccard ≥ 0.8 by minhash, in 1 cluster\n"),
         "{text}"
     );
 }
@@ -272,9 +276,26 @@ fn bad_arguments_exit_2_with_a_clear_message() {
         &["pairs", r, "--json", "--min-similarity", "0"],
         &["pairs", r, "--json", "--min-similarity", "1.5"],
         &["pairs", r, "--json", "--min-similarity", "NaN"],
-        &["pairs", r, "--json", "--bits", "96"],
-        &["pairs", r, "--json", "--hamming-distance", "33"],
-        &["pairs", r, "--json", "--simhash-index", "btree"],
+        &["pairs", r, "--json", "--method", "simhash", "--bits", "96"],
+        &[
+            "pairs",
+            r,
+            "--json",
+            "--method",
+            "simhash",
+            "--hamming-distance",
+            "33",
+        ],
+        &[
+            "pairs",
+            r,
+            "--json",
+            "--method",
+            "simhash",
+            "--simhash-index",
+            "btree",
+        ],
+        &["pairs", r, "--json", "--bits", "64"],
         &["pairs", r, "--json", "--method", "exact", "--no-verify"],
         &["pairs", r, "--json", "-k", "0"],
         &["pairs", r, "--json", "--method", "minhash", "--hashes", "0"],

@@ -25,10 +25,10 @@ pub(super) struct PairsArgs {
     /// Print the JSON of docs/formats.md §6 instead of a summary.
     #[arg(long)]
     json: bool,
-    /// How pairs are found: simhash, minhash (MinHash LSH, bands tuned to
-    /// the threshold), fuzzy, sample or exact (the ground truth: every pair's
-    /// Jaccard resemblance) [default: simhash]. simhash and minhash verify
-    /// their candidates by exact Jaccard.
+    /// How pairs are found: minhash (MinHash LSH, bands tuned to the
+    /// threshold), simhash, fuzzy, sample or exact (the ground truth: every
+    /// pair's Jaccard resemblance) [default: minhash]. minhash and simhash
+    /// verify their candidates by exact Jaccard.
     #[arg(long, value_name = "METHOD")]
     method: Option<Method>,
     /// Least Jaccard resemblance of the documents' k-shingle sets, above 0 and
@@ -55,7 +55,7 @@ pub(super) struct PairsArgs {
     simhash_index: Option<Backend>,
     /// Minhash: most hash values per document (bins = bands × rows, 1 to
     /// 4096); the bands and rows are the steepest S-curve within it that
-    /// still examines a pair at --min-similarity with probability ≥ 0.99
+    /// still examines a pair at --min-similarity with probability ≥ 0.999
     /// [default: 256].
     #[arg(long, value_name = "N")]
     hashes: Option<u32>,
@@ -73,7 +73,7 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
     args.source.apply(&mut config);
     super::set(&mut config.k, args.k);
     config.validate()?;
-    let method = args.method.unwrap_or(Method::Simhash);
+    let method = args.method.unwrap_or(Method::Minhash);
     let min = args.min_similarity.unwrap_or(DEFAULT_MIN_SIMILARITY);
     if !(min > 0.0 && min <= 1.0) {
         return Err(Fatal(format!(

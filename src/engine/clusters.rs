@@ -301,7 +301,7 @@ mod tests {
                 .unwrap();
             assert_eq!((id, pairs.len()), (i, i as usize));
             assert!(pairs.iter().all(|p| p.1 == i && p.2 == 1.0));
-            assert_eq!(bytes.len(), 8 * (35 + 2));
+            assert_eq!(bytes.len(), 8 * (52 + 2));
         }
         assert_eq!(c.pairs().count(), 1000 * 999 / 2);
         assert_eq!(c.clusters().0.len(), 1);
@@ -321,7 +321,7 @@ mod tests {
         assert_eq!(a.settings(), c.settings());
         assert_eq!(
             a.settings(),
-            "min_similarity=0.5 near=minhash-oph/1 bands=35 rows=3"
+            "min_similarity=0.5 near=minhash-oph/1 bands=52 rows=3"
         );
     }
 

@@ -15,7 +15,7 @@
 //! *Banding.* Band t hashes bins t·r .. t·r + r into one 64-bit key; two
 //! documents are candidates when any band key agrees, with probability
 //! P(J) = 1 − (1 − J^r)^b. (b, r) is chosen per threshold S: the largest r
-//! for which the b that gives P(S) ≥ [`RECALL_AT_THRESHOLD`] still fits
+//! for which the b that gives P(S) ≥ [`RECALL_AT_THRESHOLD`] (0.999) still fits
 //! b·r ≤ the hash budget, since a larger r makes the S-curve steeper and
 //! so examines fewer pairs below S.
 //!
@@ -44,7 +44,7 @@ pub(crate) use lsh::BandIndex;
 /// Least probability that a pair sitting exactly at the threshold becomes a
 /// candidate, which the default banding guarantees (pairs above it are
 /// found more often still).
-pub const RECALL_AT_THRESHOLD: f64 = 0.99;
+pub const RECALL_AT_THRESHOLD: f64 = 0.999;
 
 /// Default budget of hash values per document (bins = bands × rows).
 pub const DEFAULT_HASHES: u32 = 256;
