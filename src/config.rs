@@ -265,7 +265,7 @@ impl Default for WatchConfig {
             poll: false,
             debounce_ms: 200,
             rescan_secs: 2,
-            min_similarity: 0.7,
+            min_similarity: 0.5,
         }
     }
 }

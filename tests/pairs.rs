@@ -154,9 +154,8 @@ fn exact_finds_the_planted_pairs_with_their_jaccard() {
 fn simhash_finds_them_too() {
     let p = planted();
     let exact = lineage_json(&["pairs", root(&p), "--json", "--method", "exact"]);
-    // simhash is the default method.
     for extra in [&[][..], &["--simhash-index", "sqlite"], &["--bits", "128"]] {
-        let mut args = vec!["pairs", root(&p), "--json"];
+        let mut args = vec!["pairs", root(&p), "--json", "--method", "simhash"];
         args.extend_from_slice(extra);
         let v = lineage_json(&args);
         check_shape(&v, "simhash");
@@ -166,7 +165,14 @@ fn simhash_finds_them_too() {
         assert_eq!(v["stats"]["verify"], true);
     }
     // Unverified: the planted pairs, with estimates near the truth.
-    let v = lineage_json(&["pairs", root(&p), "--json", "--no-verify"]);
+    let v = lineage_json(&[
+        "pairs",
+        root(&p),
+        "--json",
+        "--method",
+        "simhash",
+        "--no-verify",
+    ]);
     check_shape(&v, "simhash");
     let got = pairs_of(&v);
     let names: Vec<(&str, &str)> = got.iter().map(|p| (p.0.as_str(), p.1.as_str())).collect();
@@ -177,6 +183,61 @@ fn simhash_finds_them_too() {
     assert_eq!(got[1].2, 1.0, "identical sets, identical sketches");
     assert!((got[0].2 - jaccard(&p.texts["a.md"], &p.texts["b.md"])).abs() < 0.15);
     assert_eq!(v["stats"]["verify"], false);
+}
+
+#[test]
+fn minhash_finds_them_at_every_threshold() {
+    let p = planted();
+    for t in ["0.3", "0.5", "0.8", "0.95", "1"] {
+        let exact = lineage_json(&[
+            "pairs",
+            root(&p),
+            "--json",
+            "--method",
+            "exact",
+            "--min-similarity",
+            t,
+        ]);
+        for extra in [
+            &[][..],
+            &["--hashes", "32"],
+            &["--bands", "20", "--rows", "5"],
+        ] {
+            let mut args = vec!["pairs", root(&p), "--json", "--method", "minhash"];
+            args.extend_from_slice(&["--min-similarity", t]);
+            args.extend_from_slice(extra);
+            let v = lineage_json(&args);
+            check_shape(&v, "minhash");
+            // Verified: the exact pairs with their exact similarity.
+            assert_eq!(v["pairs"], exact["pairs"], "{t} {extra:?}");
+            assert_eq!(v["clusters"], exact["clusters"]);
+            let s = &v["stats"];
+            assert!(s["bands"].as_u64().unwrap() * s["rows"].as_u64().unwrap() <= 256);
+            assert_eq!(s["documents_with_shingles"], 4);
+            // a.md and sub/c.md are one set.
+            assert_eq!(s["distinct_sets"], 3);
+        }
+    }
+    let v = lineage_json(&["pairs", root(&p), "--json", "--bands", "20", "--rows", "5"]);
+    assert_eq!(v["method"], "minhash", "the default");
+    assert_eq!(
+        (v["stats"]["bands"].as_u64(), v["stats"]["rows"].as_u64()),
+        (Some(20), Some(5))
+    );
+    let out = lineage(&[
+        "pairs",
+        root(&p),
+        "--method",
+        "minhash",
+        "--min-similarity",
+        "0.5",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("minhash: 52 bands × 3 rows (156 hashes), a pair at 0.5 examined with probability 0.9990"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -191,10 +252,17 @@ fn readable_summary() {
     );
     assert!(text.contains("1.000  a.md  sub/c.md"), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("skipped z.txt: binary"));
-    let out = lineage(&["pairs", root(&p)]);
+    let out = lineage(&["pairs", root(&p), "--method", "simhash"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("simhash: 64 bits, Hamming distance ≤ 16"),
+        "{text}"
+    );
+    // minhash is the default method.
+    let out = lineage(&["pairs", root(&p)]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("5 documents, 3 pairs with Jaccard ≥ 0.8 by minhash, in 1 cluster\n"),
         "{text}"
     );
 }
@@ -204,15 +272,68 @@ fn bad_arguments_exit_2_with_a_clear_message() {
     let p = planted();
     let r = root(&p);
     for args in [
-        &["pairs", r, "--json", "--method", "minhash"][..],
+        &["pairs", r, "--json", "--method", "lsh"][..],
         &["pairs", r, "--json", "--min-similarity", "0"],
         &["pairs", r, "--json", "--min-similarity", "1.5"],
         &["pairs", r, "--json", "--min-similarity", "NaN"],
-        &["pairs", r, "--json", "--bits", "96"],
-        &["pairs", r, "--json", "--hamming-distance", "33"],
-        &["pairs", r, "--json", "--simhash-index", "btree"],
+        &["pairs", r, "--json", "--method", "simhash", "--bits", "96"],
+        &[
+            "pairs",
+            r,
+            "--json",
+            "--method",
+            "simhash",
+            "--hamming-distance",
+            "33",
+        ],
+        &[
+            "pairs",
+            r,
+            "--json",
+            "--method",
+            "simhash",
+            "--simhash-index",
+            "btree",
+        ],
+        &["pairs", r, "--json", "--bits", "64"],
         &["pairs", r, "--json", "--method", "exact", "--no-verify"],
         &["pairs", r, "--json", "-k", "0"],
+        &["pairs", r, "--json", "--method", "minhash", "--hashes", "0"],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--hashes", "5000",
+        ],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--hashes", "-3",
+        ],
+        &["pairs", r, "--json", "--method", "minhash", "--bands", "4"],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--bands", "0", "--rows", "3",
+        ],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--bands", "100", "--rows", "100",
+        ],
+        &[
+            "pairs",
+            r,
+            "--json",
+            "--method",
+            "minhash",
+            "--bands",
+            "4294967295",
+            "--rows",
+            "4294967295",
+        ],
+        &[
+            "pairs", r, "--json", "--method", "minhash", "--bands", "4", "--rows", "4", "--hashes",
+            "64",
+        ],
+        &["pairs", r, "--json", "--method", "minhash", "--bits", "64"],
+        &[
+            "pairs", r, "--json", "--method", "simhash", "--hashes", "64",
+        ],
+        &[
+            "pairs", r, "--json", "--method", "exact", "--rows", "2", "--bands", "2",
+        ],
         &["pairs", "/nonexistent/lineage-root", "--json"],
     ] {
         let out = lineage(args);
@@ -228,7 +349,10 @@ fn bad_arguments_exit_2_with_a_clear_message() {
             assert!(err.starts_with("lineage: "), "{err}");
         }
     }
-    let out = lineage(&["pairs", r, "--method", "minhash"]);
+    let out = lineage(&["pairs", r, "--method", "lsh"]);
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("unknown method 'minhash'"), "{err}");
+    assert!(err.contains("unknown method 'lsh'"), "{err}");
+    let out = lineage(&["pairs", r, "--method", "minhash", "--hashes", "0"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err, "lineage: --hashes must be 1 to 4096, not 0\n");
 }

@@ -11,7 +11,7 @@ use super::{Fatal, SkippedJson, SourceArgs};
 use crate::config::Config;
 use crate::corpus::{Similar, load_similar};
 use crate::similar::simhash::{self, Backend};
-use crate::similar::{Method, Pair, SimDoc, cluster, exact, fuzzy, sample};
+use crate::similar::{Method, Pair, SimDoc, cluster, exact, fuzzy, minhash, sample};
 use crate::source::Filter;
 
 /// The threshold when none is given: Broder's "roughly the same" is about
@@ -25,8 +25,10 @@ pub(super) struct PairsArgs {
     /// Print the JSON of docs/formats.md §6 instead of a summary.
     #[arg(long)]
     json: bool,
-    /// How pairs are found: simhash, fuzzy, sample or exact (the ground
-    /// truth: every pair's Jaccard resemblance) [default: simhash].
+    /// How pairs are found: minhash (MinHash LSH, bands tuned to the
+    /// threshold), simhash, fuzzy, sample or exact (the ground truth: every
+    /// pair's Jaccard resemblance) [default: minhash]. minhash and simhash
+    /// verify their candidates by exact Jaccard.
     #[arg(long, value_name = "METHOD")]
     method: Option<Method>,
     /// Least Jaccard resemblance of the documents' k-shingle sets, above 0 and
@@ -51,6 +53,19 @@ pub(super) struct PairsArgs {
     /// sliced table) [default: memory].
     #[arg(long, value_name = "INDEX")]
     simhash_index: Option<Backend>,
+    /// Minhash: most hash values per document (bins = bands × rows, 1 to
+    /// 4096); the bands and rows are the steepest S-curve within it that
+    /// still examines a pair at --min-similarity with probability ≥ 0.999
+    /// [default: 256].
+    #[arg(long, value_name = "N")]
+    hashes: Option<u32>,
+    /// Minhash: LSH bands, with --rows instead of the choice from --hashes
+    /// (bands × rows at most 4096).
+    #[arg(long, value_name = "B", requires = "rows")]
+    bands: Option<u32>,
+    /// Minhash: rows (hash values) per band, with --bands.
+    #[arg(long, value_name = "R", requires = "bands")]
+    rows: Option<u32>,
 }
 
 pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
@@ -58,7 +73,7 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
     args.source.apply(&mut config);
     super::set(&mut config.k, args.k);
     config.validate()?;
-    let method = args.method.unwrap_or(Method::Simhash);
+    let method = args.method.unwrap_or(Method::Minhash);
     let min = args.min_similarity.unwrap_or(DEFAULT_MIN_SIMILARITY);
     if !(min > 0.0 && min <= 1.0) {
         return Err(Fatal(format!(
@@ -66,6 +81,7 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
         )));
     }
     let simhash = simhash_options(&args, method, min)?;
+    let minhash = minhash_options(&args, method, min)?;
     let filter = Filter::new(&config.include, &config.exclude)?;
     let loaded = load_similar(
         &args.source.root,
@@ -84,6 +100,11 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
         Method::Simhash => {
             let o = simhash.expect("simhash options");
             let (p, s) = simhash::pairs(&loaded.docs, min, &o)?;
+            (p, serde_json::to_value(s)?)
+        }
+        Method::Minhash => {
+            let o = minhash.expect("minhash options");
+            let (p, s) = minhash::pairs(&loaded.docs, min, &o);
             (p, serde_json::to_value(s)?)
         }
         Method::Fuzzy => {
@@ -192,6 +213,45 @@ fn simhash_options(
     }
     o.backend = args.simhash_index.unwrap_or_default();
     Ok(Some(o))
+}
+
+/// The minhash settings, checked before anything is read; `None` for other
+/// methods, which take no minhash flags.
+fn minhash_options(
+    args: &PairsArgs,
+    method: Method,
+    min: f64,
+) -> Result<Option<minhash::Options>, Fatal> {
+    if method != Method::Minhash {
+        if args.hashes.is_some() || args.bands.is_some() || args.rows.is_some() {
+            return Err(Fatal(format!(
+                "--hashes, --bands and --rows apply to --method minhash, not {method}"
+            )));
+        }
+        return Ok(None);
+    }
+    let max = minhash::MAX_HASHES;
+    if let (Some(b), Some(r)) = (args.bands, args.rows) {
+        if args.hashes.is_some() {
+            return Err(Fatal(
+                "--hashes chooses the bands and rows; give it or --bands and --rows, not both"
+                    .into(),
+            ));
+        }
+        if b == 0 || r == 0 || u64::from(b) * u64::from(r) > u64::from(max) {
+            return Err(Fatal(format!(
+                "--bands and --rows must be at least 1 with bands × rows at most {max}, not {b} × {r}"
+            )));
+        }
+        return Ok(Some(minhash::Options {
+            banding: minhash::Banding { bands: b, rows: r },
+        }));
+    }
+    let n = args.hashes.unwrap_or(minhash::DEFAULT_HASHES);
+    if !(1..=max).contains(&n) {
+        return Err(Fatal(format!("--hashes must be 1 to {max}, not {n}")));
+    }
+    Ok(Some(minhash::Options::new(min, n)))
 }
 
 /// Stats every method shares: the documents and the cached shingle keys.
@@ -315,6 +375,32 @@ fn summary(
                 "  per document: sketch {} B, index {:.0} B, beside {:.0} B of shingle keys",
                 num("sketch_bytes_per_document"),
                 num("index_bytes_per_document"),
+                num("shingle_key_bytes_per_document")
+            )?;
+        }
+        Method::Minhash => {
+            writeln!(
+                out,
+                "minhash: {} bands × {} rows ({} hashes), a pair at {min} examined with probability {:.4}; candidates verified by exact Jaccard",
+                num("bands"),
+                num("rows"),
+                num("hashes"),
+                num("candidate_probability_at_threshold"),
+            )?;
+            writeln!(
+                out,
+                "  {} documents with shingles, {} distinct sets, {} shared buckets (largest {}), {} candidates, {} verified",
+                num("documents_with_shingles"),
+                num("distinct_sets"),
+                num("shared_buckets"),
+                num("largest_bucket"),
+                num("candidates"),
+                num("verified")
+            )?;
+            writeln!(
+                out,
+                "  per document: band keys {} B, beside {:.0} B of shingle keys",
+                num("sketch_bytes_per_document"),
                 num("shingle_key_bytes_per_document")
             )?;
         }

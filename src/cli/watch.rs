@@ -40,7 +40,7 @@ pub(super) struct WatchArgs {
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     rescan_secs: Option<u64>,
     /// Jaccard resemblance (0 to 1) at which two documents are near
-    /// duplicates, in one cluster [config: watch.min_similarity; default: 0.7].
+    /// duplicates, in one cluster [config: watch.min_similarity; default: 0.5].
     #[arg(long, value_name = "J")]
     min_similarity: Option<f64>,
     #[command(flatten)]

@@ -1,30 +1,29 @@
-//! Live near-duplicate clusters (the sliced Hamming table used live): every live document's
-//! 64-bit simhash in an in-memory multi-index; a new version queries it for
-//! documents within Hamming distance h, and each candidate is verified by the
-//! exact Jaccard resemblance of the two k-shingle sets (fetched by the
-//! caller, from the index). Clusters are the connected components of the
-//! verified pairs. Sketches and pairs are stored in the index, so a restart
-//! restores them instead of comparing everything again.
+//! Live near-duplicate clusters: every live document's MinHash sketch (LSH
+//! band keys, the banding chosen for the threshold as `pairs --method
+//! minhash` chooses it) in band buckets; a new version queries the buckets
+//! and each candidate is verified by the exact Jaccard resemblance of the two
+//! k-shingle sets (fetched by the caller, from the index), except that a
+//! candidate with the same set digest is the same set (J = 1) and needs no
+//! fetch. Clusters are the connected components of the verified pairs.
+//! Sketches and pairs are stored in the index, so a restart restores them
+//! instead of comparing everything again; the settings tag
+//! ([`Clusters::settings`]) names the banding, so a changed setting computes
+//! them again.
 
 use std::collections::{BTreeMap, HashMap};
 
 use crate::index::NearRow;
 use crate::similar::cluster::UnionFind;
-use crate::similar::exact::jaccard;
-use crate::similar::simhash::{self, MultiIndex, Sketch, multi};
+use crate::similar::exact::jaccard_at_least;
+use crate::similar::minhash::lsh::Sketch;
+use crate::similar::minhash::{self, BandIndex, Banding};
 
 pub(crate) struct Clusters {
     min_similarity: f64,
-    index: MultiIndex<u64>,
+    index: BandIndex,
     /// Verified pairs (a < b) among live documents, with their Jaccard.
     pairs: BTreeMap<(u32, u32), f64>,
-    found: Vec<(u32, u32)>,
-}
-
-/// A version's sketch: the simhash of its sorted, deduplicated shingle keys
-/// (all-zero, and never indexed, for an empty set).
-pub(crate) fn sketch(set: &[u64]) -> u64 {
-    if set.is_empty() { 0 } else { u64::simhash(set) }
+    found: Vec<u32>,
 }
 
 /// Sorted, deduplicated keys: the set whose Jaccard is the similarity.
@@ -35,20 +34,34 @@ pub(crate) fn shingle_set(mut keys: Vec<u64>) -> Vec<u64> {
 }
 
 impl Clusters {
-    /// `expected`: about how many documents will be live (chooses the slicing).
-    pub fn new(min_similarity: f64, expected: usize) -> Clusters {
-        let h = simhash::Options::new(min_similarity, 64, true).distance;
+    pub fn new(min_similarity: f64) -> Clusters {
+        let banding = Banding::for_threshold(
+            min_similarity,
+            minhash::DEFAULT_HASHES,
+            minhash::RECALL_AT_THRESHOLD,
+        );
         Clusters {
             min_similarity,
-            index: MultiIndex::new(multi::choose_slices(64, h, expected.max(1000)), h),
+            index: BandIndex::new(banding),
             pairs: BTreeMap::new(),
             found: Vec::new(),
         }
     }
 
+    /// What the stored sketches and pairs depend on besides k: the method,
+    /// its banding and the threshold (`meta.near` is k, this and the key
+    /// version).
+    pub(crate) fn settings(&self) -> String {
+        let b = self.index.banding();
+        format!(
+            "min_similarity={} near=minhash-oph/1 bands={} rows={}",
+            self.min_similarity, b.bands, b.rows
+        )
+    }
+
     /// Add live document `id` with its shingle `set` (see [`shingle_set`]),
     /// verifying candidates against `set_of(other)`; returns what the index
-    /// stores of it: its id, sketch and the pairs it is in.
+    /// stores of it: its id, sketch bytes and the pairs it is in.
     pub fn insert<E>(
         &mut self,
         id: u32,
@@ -56,29 +69,46 @@ impl Clusters {
         mut set_of: impl FnMut(u32) -> Result<std::sync::Arc<[u64]>, E>,
     ) -> Result<NearRow, E> {
         self.remove(id);
-        let s = sketch(set);
+        // An empty set has no sketch and no pairs.
+        let Some(sketch) = Sketch::of(set, self.index.banding()) else {
+            return Ok((id, Vec::new(), Vec::new()));
+        };
         let mut new = Vec::new();
-        // An empty set has no features; its all-zero sketch means nothing.
-        if !set.is_empty() {
-            self.index.query(s, &mut self.found);
-            for &(other, _) in &self.found {
-                let j = jaccard(&set_of(other)?, set);
-                if j >= self.min_similarity {
-                    let pair = (other.min(id), other.max(id));
-                    self.pairs.insert(pair, j);
-                    new.push((pair.0, pair.1, j));
-                }
+        self.index.query(&sketch.keys, &mut self.found);
+        for &other in &self.found {
+            let same = self
+                .index
+                .sketch(other)
+                .is_some_and(|s| s.digest == sketch.digest);
+            let j = if same {
+                Some(1.0)
+            } else {
+                jaccard_at_least(&set_of(other)?, set, self.min_similarity)
+            };
+            if let Some(j) = j {
+                let pair = (other.min(id), other.max(id));
+                self.pairs.insert(pair, j);
+                new.push((pair.0, pair.1, j));
             }
-            self.index.insert(id, s);
         }
-        Ok((id, s, new))
+        let bytes = sketch.to_bytes();
+        self.index.insert(id, sketch);
+        Ok((id, bytes, new))
     }
 
     /// Add live document `id` with its stored sketch (pairs come with
-    /// [`Clusters::restore_pair`]).
-    pub(crate) fn restore(&mut self, id: u32, sketch: u64) {
-        if sketch != 0 {
-            self.index.insert(id, sketch);
+    /// [`Clusters::restore_pair`]); false if the bytes are not a sketch of
+    /// this banding (then the caller inserts it afresh).
+    pub(crate) fn restore(&mut self, id: u32, bytes: &[u8]) -> bool {
+        if bytes.is_empty() {
+            return true;
+        }
+        match Sketch::from_bytes(bytes, self.index.banding().bands) {
+            Some(s) => {
+                self.index.insert(id, s);
+                true
+            }
+            None => false,
         }
     }
 
@@ -179,7 +209,7 @@ mod tests {
         ) {
             let min = 0.5;
             let sets: Vec<Vec<u64>> = docs.iter().map(|d| keys(d, 3)).collect();
-            let mut c = Clusters::new(min, 100);
+            let mut c = Clusters::new(min);
             let sets: Vec<Arc<[u64]>> = sets.into_iter().map(|s| shingle_set(s).into()).collect();
             for (i, s) in sets.iter().enumerate() {
                 c.insert(i as u32, s, |o| Ok::<_, ()>(sets[o as usize].clone())).unwrap();
@@ -196,9 +226,17 @@ mod tests {
                 .map(|p| (live[p.a as usize], live[p.b as usize]))
                 .collect();
             let got: Vec<(u32, u32)> = c.pairs().map(|(a, b, _)| (a, b)).collect();
-            // Simhash may miss a pair (it is a filter); it never reports a false one.
+            // The sketch may miss a pair (it is a filter); it never reports a
+            // false one, and every reported similarity is the exact one.
             for g in &got {
                 prop_assert!(want.contains(g), "false pair {g:?}");
+            }
+            let exact_j: HashMap<(u32, u32), f64> = exact::pairs(&sim, min)
+                .iter()
+                .map(|p| ((live[p.a as usize], live[p.b as usize]), p.similarity))
+                .collect();
+            for (a, b, j) in c.pairs() {
+                prop_assert_eq!(exact_j[&(a, b)], j);
             }
             let (clusters, of) = c.clusters();
             for (a, b) in &got {
@@ -215,7 +253,7 @@ mod tests {
         let mut b = a.clone();
         b[100] = 999;
         let other: Vec<u16> = (1000..1200).collect();
-        let mut c = Clusters::new(0.5, 10);
+        let mut c = Clusters::new(0.5);
         let sets: Vec<Arc<[u64]>> = [&a, &other, &b]
             .iter()
             .map(|d| shingle_set(keys(d, 8)).into())
@@ -233,10 +271,13 @@ mod tests {
         c.remove(0);
         assert!(c.clusters().0.is_empty());
         // Restored from storage: the same clusters without verification.
-        let mut r = Clusters::new(0.5, 10);
+        let mut r = Clusters::new(0.5);
+        let banding = r.index.banding();
         for (i, s) in sets.iter().enumerate() {
-            r.restore(i as u32, sketch(s));
+            assert!(r.restore(i as u32, &Sketch::of(s, banding).unwrap().to_bytes()));
         }
+        assert!(r.restore(7, &[]));
+        assert!(!r.restore(8, &[1, 2, 3]));
         r.restore_pair(2, 0, j);
         assert_eq!(r.clusters().0, clusters);
         // A restored sketch is a candidate for new documents.
@@ -247,5 +288,100 @@ mod tests {
             found.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
             vec![(0, 3), (2, 3)]
         );
+    }
+
+    #[test]
+    fn a_thousand_copies_pair_without_fetching_a_set() {
+        let a: Vec<u16> = (0..300).collect();
+        let set: Arc<[u64]> = shingle_set(keys(&a, 8)).into();
+        let mut c = Clusters::new(0.5);
+        for i in 0..1000u32 {
+            let (id, bytes, pairs) = c
+                .insert(i, &set, |_| Err::<Arc<[u64]>, _>("fetched a set"))
+                .unwrap();
+            assert_eq!((id, pairs.len()), (i, i as usize));
+            assert!(pairs.iter().all(|p| p.1 == i && p.2 == 1.0));
+            assert_eq!(bytes.len(), 8 * (52 + 2));
+        }
+        assert_eq!(c.pairs().count(), 1000 * 999 / 2);
+        assert_eq!(c.clusters().0.len(), 1);
+        // Empty sets: no sketch, no pairs, nothing fetched.
+        let (_, bytes, pairs) = c.insert(5000, &[], |_| Err::<Arc<[u64]>, _>("no")).unwrap();
+        assert!(bytes.is_empty() && pairs.is_empty());
+        for i in 0..1000 {
+            c.remove(i);
+        }
+        assert_eq!(c.pairs().count(), 0);
+    }
+
+    #[test]
+    fn settings_name_the_banding() {
+        let (a, b, c) = (Clusters::new(0.5), Clusters::new(0.7), Clusters::new(0.5));
+        assert_ne!(a.settings(), b.settings());
+        assert_eq!(a.settings(), c.settings());
+        assert_eq!(
+            a.settings(),
+            "min_similarity=0.5 near=minhash-oph/1 bands=52 rows=3"
+        );
+    }
+
+    /// What the live clusters cost at each threshold: every document of a
+    /// corpus inserted in order (sets in memory, as the engine's first
+    /// comparison caches them), against the simhash multi-index the clusters
+    /// used before, on the same documents in the same order.
+    /// `LINEAGE_CORPORA=… cargo test --release --lib live_cost -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn live_cost() {
+        use crate::corpus::load_similar;
+        use crate::similar::simhash;
+        use crate::source::{Filter, Order, WalkOptions};
+        use std::time::Instant;
+        let Ok(base) = std::env::var("LINEAGE_CORPORA") else {
+            return;
+        };
+        let names = std::env::var("LINEAGE_LIVE_CORPORA")
+            .unwrap_or_else(|_| "rust-book-editions,short-answers".into());
+        println!(
+            "| corpus | J ≥ | minhash live: seconds, candidates, pairs | simhash multi-index: seconds, candidates, pairs |"
+        );
+        println!("| --- | --- | --- | --- |");
+        for name in names.split(',') {
+            let root = std::path::Path::new(&base).join(name);
+            let l = load_similar(
+                &root,
+                &Filter::default_patterns(),
+                WalkOptions::default(),
+                32 << 20,
+                Order::Path,
+                8,
+                false,
+            )
+            .unwrap();
+            let sets: Vec<Arc<[u64]>> = l.docs.iter().map(|d| d.shingles.clone().into()).collect();
+            for min in [0.5, 0.7, 0.8] {
+                let start = Instant::now();
+                let mut c = Clusters::new(min);
+                let mut fetched = 0u64;
+                for (i, s) in sets.iter().enumerate() {
+                    c.insert(i as u32, s, |o| {
+                        fetched += 1;
+                        Ok::<_, ()>(sets[o as usize].clone())
+                    })
+                    .unwrap();
+                }
+                let mh = start.elapsed().as_secs_f64();
+                let mh_pairs = c.pairs().count();
+                let start = Instant::now();
+                let (p, st) =
+                    simhash::pairs(&l.docs, min, &simhash::Options::new(min, 64, true)).unwrap();
+                let sh = start.elapsed().as_secs_f64();
+                println!(
+                    "| {name} | {min} | {mh:.3} s, {fetched}, {mh_pairs} | {sh:.3} s, {}, {} |",
+                    st.candidates,
+                    p.len()
+                );
+            }
+        }
     }
 }

@@ -133,7 +133,7 @@ impl Live {
     ) -> Result<Live, IndexError> {
         let mut live = Live {
             folder: Folder::new(ix.root().to_path_buf(), &opts.config.watch, events),
-            clusters: Clusters::new(opts.config.watch.min_similarity, 0),
+            clusters: Clusters::new(opts.config.watch.min_similarity),
             opts,
             filter,
             store: Store::new(ix),
@@ -176,10 +176,11 @@ impl Live {
             .map(|(p, c)| (p.to_string(), c.id))
             .collect();
         let min = self.opts.config.watch.min_similarity;
-        let mut clusters = Clusters::new(min, self.live.len());
+        let mut clusters = Clusters::new(min);
         // `keys=2`: sketches of shingle keys of mixed token fingerprints;
-        // pairs stored under other settings are computed again.
-        let settings = format!("k={} min_similarity={min} keys=2", ix.params().k);
+        // pairs stored under other settings (another k, threshold, banding
+        // or method) are computed again.
+        let settings = format!("k={} keys=2 {}", ix.params().k, clusters.settings());
         let stored = ix.near(&settings)?;
         let mut ids: Vec<u32> = self.live.values().copied().collect();
         ids.sort_unstable();
@@ -188,8 +189,8 @@ impl Live {
             Some(near) => {
                 for &id in &ids {
                     match near.sketches.get(&id) {
-                        Some(&s) => clusters.restore(id, s),
-                        None => missing.push(id),
+                        Some(s) if clusters.restore(id, s) => {}
+                        _ => missing.push(id),
                     }
                 }
                 let live: HashSet<u32> = ids.iter().copied().collect();

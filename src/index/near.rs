@@ -1,6 +1,15 @@
-//! The near-duplicate state kept beside the document log: each version's
-//! simhash and the verified pairs, for the settings `meta.near` names, so a
-//! re-open need not compare every document again.
+//! The near-duplicate state kept beside the document log: each live
+//! version's MinHash sketch (its LSH band keys and set digest, as
+//! `similar::minhash::lsh::Sketch::to_bytes` writes them) and the verified
+//! pairs, for the settings `meta.near` names, so a re-open need not compare
+//! every document again. A change of settings (k, threshold, banding) resets
+//! both.
+//!
+//! The sketches live in `near_sketches (id INTEGER PRIMARY KEY, sketch BLOB)`,
+//! created here on first use rather than in the schema, so indexes of every
+//! schema version take it without a migration; the schema's 64-bit
+//! `sketches` table (simhash, before the live clusters used MinHash) is
+//! emptied on a reset and otherwise left alone.
 
 use std::collections::HashMap;
 
@@ -12,13 +21,18 @@ use super::{Index, IndexError};
 /// Stored sketches and pairs.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Near {
-    pub sketches: HashMap<u32, u64>,
+    /// Sketch bytes by version id.
+    pub sketches: HashMap<u32, Vec<u8>>,
     /// (a, b, Jaccard), a < b.
     pub pairs: Vec<(u32, u32, f64)>,
 }
 
-/// One version's sketch and the pairs it was found in.
-pub(crate) type NearRow = (u32, u64, Vec<(u32, u32, f64)>);
+/// One version's sketch (empty: no shingles, nothing indexed) and the pairs
+/// it was found in.
+pub(crate) type NearRow = (u32, Vec<u8>, Vec<(u32, u32, f64)>);
+
+const SKETCHES_DDL: &str =
+    "CREATE TABLE IF NOT EXISTS near_sketches (id INTEGER PRIMARY KEY, sketch BLOB NOT NULL)";
 
 impl Index {
     /// The stored state, if it was computed with `settings`.
@@ -29,10 +43,10 @@ impl Index {
         }
         let c = db.conn();
         let mut near = Near::default();
-        let mut st = c.prepare("SELECT id, simhash FROM sketches")?;
-        for r in st.query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, i64>(1)?)))? {
+        let mut st = c.prepare("SELECT id, sketch FROM near_sketches")?;
+        for r in st.query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, Vec<u8>>(1)?)))? {
             let (id, s) = r?;
-            near.sketches.insert(id, s as u64);
+            near.sketches.insert(id, s);
         }
         let mut st = c.prepare("SELECT a, b, similarity FROM near")?;
         for r in st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
@@ -44,6 +58,8 @@ impl Index {
     /// Forget the stored state; what follows is for `settings`.
     pub(crate) fn reset_near(&mut self, settings: &str) -> Result<(), IndexError> {
         let tx = self.db.transaction()?;
+        tx.execute(SKETCHES_DDL, [])?;
+        tx.execute("DELETE FROM near_sketches", [])?;
         tx.execute("DELETE FROM sketches", [])?;
         tx.execute("DELETE FROM near", [])?;
         schema::set_meta(&tx, "near", settings)?;
@@ -57,11 +73,13 @@ impl Index {
             return Ok(());
         }
         let tx = self.db.transaction()?;
+        tx.execute(SKETCHES_DDL, [])?;
         {
-            let mut sk = tx.prepare_cached("INSERT OR REPLACE INTO sketches VALUES (?1, ?2)")?;
+            let mut sk =
+                tx.prepare_cached("INSERT OR REPLACE INTO near_sketches VALUES (?1, ?2)")?;
             let mut pr = tx.prepare_cached("INSERT OR REPLACE INTO near VALUES (?1, ?2, ?3)")?;
             for (id, sketch, pairs) in rows {
-                sk.execute(params![id, *sketch as i64])?;
+                sk.execute(params![id, sketch])?;
                 for (a, b, j) in pairs {
                     pr.execute(params![a, b, j])?;
                 }

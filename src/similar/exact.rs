@@ -55,6 +55,49 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
     ratio(c, a.len() + b.len() - c)
 }
 
+/// [`jaccard`] of two sorted, deduplicated sets when it is ≥ `min` (> 0),
+/// else `None`, stopping as soon as the threshold is out of reach: first by
+/// size (J ≤ min(|A|, |B|) / max(|A|, |B|)), then during the merge, once the
+/// intersection so far plus what is left of the shorter side falls short.
+/// Equal sets are found by comparison, without a merge. What it returns is
+/// the same f64 as [`jaccard`].
+pub(crate) fn jaccard_at_least(a: &[u64], b: &[u64], min: f64) -> Option<f64> {
+    debug_assert!(min > 0.0);
+    let s = a.len() + b.len();
+    let short = a.len().min(b.len());
+    // The least intersection c with c / (s − c) ≥ min, found with `ratio`
+    // itself so rounding agrees with `jaccard`.
+    let mut need = ((min * s as f64 / (1.0 + min)).ceil() as usize).min(short + 1);
+    while need > 0 && ratio(need - 1, s - (need - 1)) >= min {
+        need -= 1;
+    }
+    while need <= short && ratio(need, s - need) < min {
+        need += 1;
+    }
+    if need > short || short == 0 {
+        return None;
+    }
+    if a.len() == b.len() && a == b {
+        return Some(1.0);
+    }
+    let (mut i, mut j, mut c) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        if c + (a.len() - i).min(b.len() - j) < need {
+            return None;
+        }
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                c += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    (c >= need).then(|| ratio(c, s - c))
+}
+
 fn ratio(c: usize, union: usize) -> f64 {
     if union == 0 {
         0.0
@@ -248,6 +291,21 @@ mod tests {
         assert_eq!(s.longest_posting, 4);
         // Every pair among 0, 1, 2, 6.
         assert_eq!(s.candidates, 6);
+    }
+
+    proptest! {
+        #[test]
+        fn jaccard_at_least_is_jaccard_when_it_reaches_the_threshold(
+            a in prop::collection::vec(0u64..60, 0..40),
+            b in prop::collection::vec(0u64..60, 0..40),
+            t in 0.01f64..=1.0,
+        ) {
+            let (a, b) = (doc(&a).shingles, doc(&b).shingles);
+            let j = jaccard(&a, &b);
+            let want = (j >= t).then_some(j);
+            prop_assert_eq!(jaccard_at_least(&a, &b, t), want);
+            prop_assert_eq!(jaccard_at_least(&a, &a, t), (!a.is_empty()).then_some(1.0));
+        }
     }
 
     proptest! {

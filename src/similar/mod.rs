@@ -7,12 +7,15 @@
 //!   and an in-memory multi-index;
 //! - `fuzzy`: Stein's fuzzy fingerprints with Potthast's pocket index (a
 //!   minimal perfect hash);
-//! - `sample`: Heintze's fixed-size sample store (Koala).
+//! - `sample`: Heintze's fixed-size sample store (Koala);
+//! - `minhash`: one-permutation MinHash with optimal densification and LSH
+//!   banding tuned to the threshold, candidates verified by exact Jaccard.
 
 pub(crate) mod cluster;
 pub mod docs;
 pub mod exact;
 pub mod fuzzy;
+pub mod minhash;
 pub mod sample;
 pub mod simhash;
 
@@ -42,6 +45,7 @@ pub struct Pair {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Method {
     Simhash,
+    Minhash,
     Fuzzy,
     Sample,
     Exact,
@@ -52,11 +56,12 @@ impl FromStr for Method {
     fn from_str(s: &str) -> Result<Method, String> {
         match s.to_ascii_lowercase().as_str() {
             "simhash" => Ok(Method::Simhash),
+            "minhash" => Ok(Method::Minhash),
             "fuzzy" => Ok(Method::Fuzzy),
             "sample" => Ok(Method::Sample),
             "exact" => Ok(Method::Exact),
             _ => Err(format!(
-                "unknown method '{s}' (expected simhash, fuzzy, sample or exact)"
+                "unknown method '{s}' (expected minhash, simhash, fuzzy, sample or exact)"
             )),
         }
     }
@@ -66,6 +71,7 @@ impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Method::Simhash => "simhash",
+            Method::Minhash => "minhash",
             Method::Fuzzy => "fuzzy",
             Method::Sample => "sample",
             Method::Exact => "exact",
