@@ -44,7 +44,15 @@ struct Live {
     table_history: VecDeque<TableStats>,
     documents: Arc<[DocRow]>,
     cluster_list: Arc<[Cluster]>,
+    /// Every document's row is to be built again for the next snapshot.
     dirty: bool,
+    /// Some documents changed since the last snapshot: only theirs are
+    /// built again (the others' rows are kept), see [`Live::rebuild`].
+    changed: bool,
+    /// Paths whose rows are built again (new versions, synced paths).
+    touched: Vec<String>,
+    /// Version ids that stopped being live (their rows go).
+    retired: Vec<u32>,
     /// The folder at the root's path and how its changes are noticed.
     folder: Folder,
     shadow: Option<(u64, Arc<AtomicBool>)>,
@@ -143,6 +151,9 @@ impl Live {
             documents: Arc::from([]),
             cluster_list: Arc::from([]),
             dirty: true,
+            changed: false,
+            touched: Vec::new(),
+            retired: Vec::new(),
             shadow: None,
             settling: 0,
             rep,
@@ -434,11 +445,14 @@ impl Live {
                 ix.holds_under(prefix)
             })
         });
+        let full = scoped.is_none();
         let result = match scoped {
             Some((walk, scope)) => {
                 // A path its last event released may be written again by
                 // now, the new write's events still on their way.
                 self.folder.hold_recent(&walk.files);
+                // Their rows are built again (an mtime may have moved).
+                self.touched.extend(scope.iter().cloned());
                 let scope = Scope {
                     paths: Some(&scope),
                     held: held.union(&self.folder.held()).cloned().collect(),
@@ -480,13 +494,15 @@ impl Live {
         };
         match result {
             Ok((_, changes)) => {
+                // A walk may have moved any document's mtime.
+                self.dirty |= full && !changes.is_empty();
                 if let Err(e) = self.apply(changes) {
                     self.failed(e);
                 }
             }
             Err(e) => self.failed(e),
         }
-        self.dirty || self.rep.next_n != events || self.rep.last.progress.is_some()
+        self.dirty || self.changed || self.rep.next_n != events || self.rep.last.progress.is_some()
     }
 
     /// Record what a sync did: rows, live documents, clusters, events.
@@ -534,7 +550,9 @@ impl Live {
             }
         }
         if renamed {
+            // Paths of versions moved: every row (origins' paths too).
             self.load_rows()?;
+            self.dirty = true;
         }
         self.store
             .ix
@@ -542,7 +560,7 @@ impl Live {
             .expect("index open")
             .put_near(&near)?;
         self.sample_table();
-        self.dirty = true;
+        self.changed = true;
         Ok(())
     }
 
@@ -551,6 +569,7 @@ impl Live {
     fn set_live(&mut self, path: &str, id: Option<u32>) -> Result<Option<NearRow>, IndexError> {
         if let Some(old) = self.live.remove(path) {
             self.clusters.remove(old);
+            self.retired.push(old);
         }
         let Some(id) = id else { return Ok(None) };
         let ix = self.store.ix.as_ref().expect("index open");
@@ -559,6 +578,7 @@ impl Live {
             ix.shingle_keys(o).map(|k| shingle_set(k).into())
         })?;
         self.live.insert(path.to_string(), id);
+        self.touched.push(path.to_string());
         Ok(Some(row))
     }
 
@@ -714,7 +734,7 @@ impl Live {
             };
             return self.rep.publish(last);
         }
-        if self.dirty {
+        if self.dirty || self.changed {
             self.rebuild();
         }
         let ix = self.ix();
@@ -740,16 +760,53 @@ impl Live {
         self.rep.publish(s);
     }
 
-    /// The documents and clusters of the next snapshot.
+    /// The documents and clusters of the next snapshot. When only some
+    /// documents changed, the others' rows are those of the last snapshot
+    /// with their cluster renumbered: building every row again costs
+    /// 0.1 s at 100,000 documents (a lookup of its path, its mtime and its
+    /// dominant origin's path each), most of the time from an edit to the
+    /// screen.
     fn rebuild(&mut self) {
         let (clusters, of) = self.clusters.clusters();
         let ix = self.ix();
-        let docs = view::doc_rows(&self.rows, &self.live, &of, |path| {
-            ix.current(path).map_or(0, |c| c.mtime_ns)
-        });
+        let mtime = |path: &str| ix.current(path).map_or(0, |c| c.mtime_ns);
+        let docs = if self.dirty {
+            view::doc_rows(&self.rows, &self.live, &of, mtime)
+        } else {
+            let touched: HashMap<String, u32> = self
+                .touched
+                .iter()
+                .filter_map(|p| self.live.get(p).map(|&id| (p.clone(), id)))
+                .collect();
+            let mut gone: Vec<u32> = touched.values().copied().collect();
+            gone.extend(&self.retired);
+            gone.sort_unstable();
+            let mut docs: Vec<DocRow> = Vec::with_capacity(self.live.len());
+            docs.extend(
+                self.documents
+                    .iter()
+                    .filter(|d| gone.binary_search(&d.id).is_err())
+                    .map(|d| DocRow {
+                        cluster: of.get(&d.id).copied(),
+                        ..d.clone()
+                    }),
+            );
+            docs.extend(view::doc_rows(&self.rows, &touched, &of, mtime));
+            // Two runs by id (new versions are the newest): a merge.
+            docs.sort_by_key(|d| d.id);
+            debug_assert_eq!(
+                docs,
+                view::doc_rows(&self.rows, &self.live, &of, mtime),
+                "rows kept and rows built again make every row"
+            );
+            docs
+        };
         self.documents = docs.into();
         self.cluster_list = clusters.into();
         self.dirty = false;
+        self.changed = false;
+        self.touched.clear();
+        self.retired.clear();
     }
 }
 

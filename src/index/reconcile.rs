@@ -171,19 +171,36 @@ pub(crate) fn plan(
         };
         skip(&mut p, s.path, row);
     }
-    p.gone = current
-        .iter()
-        .filter(|(path, c)| {
-            c.status == Status::Live && !documents.contains(*path) && in_scope(path)
-        })
-        .map(|(path, _)| path.clone())
-        .collect();
+    let gone = |path: &str| {
+        current.get(path).is_some_and(|c| c.status == Status::Live)
+            && !documents.contains(path)
+            && in_scope(path)
+    };
+    let stale =
+        |path: &str| skipped.contains_key(path) && !still_skipped.contains(path) && in_scope(path);
+    // A scope names the only paths that can be gone (a few, where the
+    // index may hold 100,000).
+    let (gone, stale_skips): (Vec<&str>, Vec<&str>) = match &paths {
+        Some(paths) => (
+            paths.iter().copied().filter(|p| gone(p)).collect(),
+            paths.iter().copied().filter(|p| stale(p)).collect(),
+        ),
+        None => (
+            current
+                .keys()
+                .map(String::as_str)
+                .filter(|p| gone(p))
+                .collect(),
+            skipped
+                .keys()
+                .map(String::as_str)
+                .filter(|p| stale(p))
+                .collect(),
+        ),
+    };
+    p.gone = gone.into_iter().map(str::to_string).collect();
     p.gone.sort();
-    p.stale_skips = skipped
-        .keys()
-        .filter(|path| !still_skipped.contains(*path) && in_scope(path))
-        .cloned()
-        .collect();
+    p.stale_skips = stale_skips.into_iter().map(str::to_string).collect();
     p.stale_skips.sort();
     crate::source::sort(&mut p.read, order);
     p
