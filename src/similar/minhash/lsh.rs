@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use crate::origin::keymap::KeyMap;
+
 use super::{Banding, band_keys};
 use crate::fingerprint::fmix64;
 
@@ -68,18 +70,31 @@ pub(crate) fn digest(set: &[u64]) -> [u64; 2] {
 }
 
 /// Band key → the documents holding it.
+///
+/// Most band keys belong to one document, so a key maps to one `u32`: the
+/// document itself, or (top bit set) the index of a list in `shared` when
+/// several hold it. At 100,000 documents × 52 bands a map of lists took
+/// ~80 bytes a key (0.4 GB); this takes ~20.
 #[derive(Clone, Debug)]
 pub(crate) struct BandIndex {
     banding: Banding,
-    buckets: HashMap<u64, Vec<u32>>,
+    buckets: KeyMap<u32>,
+    /// Lists of the keys several documents hold; `free` are unused slots.
+    shared: Vec<Vec<u32>>,
+    free: Vec<u32>,
     sketches: HashMap<u32, Sketch>,
 }
+
+/// A bucket value with this bit is an index into `shared`.
+const SHARED: u32 = 1 << 31;
 
 impl BandIndex {
     pub(crate) fn new(banding: Banding) -> BandIndex {
         BandIndex {
             banding,
-            buckets: HashMap::new(),
+            buckets: KeyMap::default(),
+            shared: Vec::new(),
+            free: Vec::new(),
             sketches: HashMap::new(),
         }
     }
@@ -97,6 +112,21 @@ impl BandIndex {
         self.sketches.get(&id)
     }
 
+    /// A new list in `shared` holding `ids`; its bucket value.
+    fn share(&mut self, ids: Vec<u32>) -> u32 {
+        let at = match self.free.pop() {
+            Some(at) => {
+                self.shared[at as usize] = ids;
+                at
+            }
+            None => {
+                self.shared.push(ids);
+                (self.shared.len() - 1) as u32
+            }
+        };
+        at | SHARED
+    }
+
     /// Add `id` with its sketch (replacing what it had).
     pub(crate) fn insert(&mut self, id: u32, sketch: Sketch) {
         assert_eq!(
@@ -106,10 +136,27 @@ impl BandIndex {
         );
         self.remove(id);
         for &k in sketch.keys.iter() {
-            let b = self.buckets.entry(k).or_default();
-            // Two bands of one document with one key: listed once.
-            if b.last() != Some(&id) {
-                b.push(id);
+            match self.buckets.get(&k).copied() {
+                // An id with the top bit set cannot stand alone.
+                None if id & SHARED == 0 => {
+                    self.buckets.insert(k, id);
+                }
+                None => {
+                    let v = self.share(vec![id]);
+                    self.buckets.insert(k, v);
+                }
+                Some(v) if v & SHARED != 0 => {
+                    let list = &mut self.shared[(v & !SHARED) as usize];
+                    // Two bands of one document with one key: listed once.
+                    if list.last() != Some(&id) {
+                        list.push(id);
+                    }
+                }
+                Some(v) if v != id => {
+                    let v = self.share(vec![v, id]);
+                    self.buckets.insert(k, v);
+                }
+                Some(_) => {}
             }
         }
         self.sketches.insert(id, sketch);
@@ -121,11 +168,29 @@ impl BandIndex {
             return false;
         };
         for k in s.keys.iter() {
-            if let Some(b) = self.buckets.get_mut(k) {
-                b.retain(|&x| x != id);
-                if b.is_empty() {
+            let Some(&v) = self.buckets.get(k) else {
+                continue;
+            };
+            if v & SHARED == 0 {
+                if v == id {
                     self.buckets.remove(k);
                 }
+                continue;
+            }
+            let at = (v & !SHARED) as usize;
+            let list = &mut self.shared[at];
+            list.retain(|&x| x != id);
+            match list[..] {
+                [] => {
+                    self.buckets.remove(k);
+                    self.free.push(at as u32);
+                }
+                [one] if one & SHARED == 0 => {
+                    self.buckets.insert(*k, one);
+                    self.shared[at] = Vec::new();
+                    self.free.push(at as u32);
+                }
+                _ => {}
             }
         }
         true
@@ -135,8 +200,12 @@ impl BandIndex {
     pub(crate) fn query(&self, keys: &[u64], out: &mut Vec<u32>) {
         out.clear();
         for k in keys {
-            if let Some(b) = self.buckets.get(k) {
-                out.extend_from_slice(b);
+            match self.buckets.get(k) {
+                Some(&v) if v & SHARED != 0 => {
+                    out.extend_from_slice(&self.shared[(v & !SHARED) as usize]);
+                }
+                Some(&v) => out.push(v),
+                None => {}
             }
         }
         out.sort_unstable();

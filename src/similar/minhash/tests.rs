@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+
 use super::*;
 use crate::similar::exact;
 use proptest::prelude::*;
@@ -228,6 +230,39 @@ fn band_index_is_brute_force_over_band_keys() {
 }
 
 proptest! {
+    /// Inserts, re-inserts and removals in any order, keys shared by many
+    /// documents or one, ids with the top bit set: queries answer as a brute
+    /// force over the live sketches does.
+    #[test]
+    fn band_index_stays_brute_force_through_any_changes(
+        ops in proptest::collection::vec(
+            (0u32..12, proptest::bool::ANY, proptest::collection::vec(0u64..20, 3)),
+            1..200,
+        ),
+    ) {
+        let banding = Banding { bands: 3, rows: 1 };
+        let id_of = |i: u32| if i % 4 == 3 { i | 1 << 31 } else { i };
+        let mut ix = BandIndex::new(banding);
+        let mut live: HashMap<u32, Vec<u64>> = HashMap::new();
+        for (i, insert, keys) in ops {
+            let id = id_of(i);
+            if insert {
+                ix.insert(id, lsh::Sketch { keys: keys.clone().into(), digest: [0, 0] });
+                live.insert(id, keys);
+            } else {
+                prop_assert_eq!(ix.remove(id), live.remove(&id).is_some());
+            }
+            let mut out = Vec::new();
+            for q in 0u64..20 {
+                ix.query(&[q], &mut out);
+                let mut want: Vec<u32> =
+                    live.iter().filter(|(_, k)| k.contains(&q)).map(|(&id, _)| id).collect();
+                want.sort_unstable();
+                prop_assert_eq!(&out, &want, "key {}", q);
+            }
+        }
+    }
+
     /// Every reported pair is an exact pair with its exact similarity, every
     /// pair of equal non-empty sets is reported, and nothing is reported
     /// twice.
