@@ -783,7 +783,7 @@ fn pairs(env: &Env, rows: &mut Vec<[String; 3]>) {
         None => format!("not done in {limit} s (killed)"),
     };
     rows.push([
-        "`lineage pairs ROOT --min-similarity 0.5 --json` (simhash, verified)".into(),
+        "`lineage pairs ROOT --min-similarity 0.5 --json` (the default method: minhash LSH, verified)".into(),
         row,
         format!(
             "< 10 s: {}",

@@ -214,8 +214,12 @@ impl Live {
             None => missing = ids,
         }
         // Versions the index gained without us (`lineage index`), or all of
-        // them the first time: compare them now, sets cached meanwhile.
+        // them the first time: compare them now, the latest sets cached for
+        // their neighbours' verification. Bounded: every set of 100,000
+        // pages is 240 MB; an older candidate is read from the index again.
+        const CACHE_BYTES: usize = 64 << 20;
         let mut cache: HashMap<u32, Arc<[u64]>> = HashMap::new();
+        let (mut cached, mut cache_bytes) = (VecDeque::new(), 0);
         let mut rows = Vec::with_capacity(missing.len());
         for (n, &id) in missing.iter().enumerate() {
             let set: Arc<[u64]> = shingle_set(ix.shingle_keys(id)?).into();
@@ -223,7 +227,13 @@ impl Live {
                 Some(s) => Ok(s.clone()),
                 None => ix.shingle_keys(o).map(|k| shingle_set(k).into()),
             })?);
+            cache_bytes += 8 * set.len();
             cache.insert(id, set);
+            cached.push_back(id);
+            while cache_bytes > CACHE_BYTES {
+                let Some(old) = cached.pop_front() else { break };
+                cache_bytes -= cache.remove(&old).map_or(0, |s| 8 * s.len());
+            }
             self.rep
                 .progress("comparing documents", n as u64 + 1, missing.len() as u64);
         }

@@ -286,7 +286,12 @@ impl Db {
         if !fresh && user_version != SCHEMA_VERSION && migration(user_version).is_none() {
             return Err(OpenError::OtherFormat(user_version));
         }
+        // The check reads every page: through a memory map it takes half the
+        // time (100,000 pages, 515 MB: 0.51 -> 0.27 s). The map is for the
+        // check only: with it an I/O error would be a SIGBUS, not an error.
+        conn.execute_batch("PRAGMA mmap_size = 1099511627776;")?;
         let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+        conn.execute_batch("PRAGMA mmap_size = 0;")?;
         if check != "ok" {
             return Err(OpenError::Corrupt(format!("integrity check: {check}")));
         }
