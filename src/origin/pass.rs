@@ -101,6 +101,14 @@ impl OriginPass {
         &self.table
     }
 
+    /// A new pass whose table's memory is already mapped (see
+    /// [`Table::touch`]): for a thread of its own beside the reading.
+    pub fn new_touched(params: Params) -> Result<OriginPass, TableError> {
+        let mut pass = OriginPass::new(params)?;
+        pass.table.touch();
+        Ok(pass)
+    }
+
     /// Process document `doc`, later than every document before it, from its
     /// selected units: the estimated origin of each unit.
     pub fn process(&mut self, doc: u32, units: &[Unit]) -> &[u32] {

@@ -79,6 +79,15 @@ impl Buckets {
         })
     }
 
+    /// Map every page of the table's arrays now (see [`super::memory::touch`]).
+    pub(super) fn touch(&mut self) {
+        use super::memory::touch;
+        touch(&mut self.fill);
+        touch(&mut self.hi);
+        touch(&mut self.rec);
+        touch(&mut self.score);
+    }
+
     pub(super) fn capacity(&self) -> usize {
         self.n_buckets * self.per
     }

@@ -28,6 +28,19 @@ pub(crate) fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
     v
 }
 
+/// Write to every page of `v` now, so that the faults that map its memory
+/// (the OS zeroing it, and in a VM the host mapping it) are taken here, on
+/// the thread that calls this, and not by the first lookups that land in it.
+/// Contents stay as they are: each write puts back the value read.
+pub(super) fn touch<T: Copy>(v: &mut [T]) {
+    let step = (4096 / std::mem::size_of::<T>().max(1)).max(1);
+    for x in v.iter_mut().step_by(step) {
+        // SAFETY: a valid, aligned element of our own slice; volatile so
+        // the write of the value it already holds is not elided.
+        unsafe { std::ptr::write_volatile(x, std::ptr::read_volatile(x)) };
+    }
+}
+
 #[cfg(target_os = "linux")]
 pub(super) fn advise_huge_pages<T>(v: &[T]) {
     const HUGE: usize = 2 << 20;

@@ -341,6 +341,20 @@ impl Table {
         })
     }
 
+    /// Map the whole table's memory now rather than at first use: done on
+    /// another thread while the first documents are read, it takes the page
+    /// faults off the pass (a 64 MiB table: ~0.15 s on this project's VM).
+    /// Not beyond 1 GiB: a huge table over a small folder would pay for
+    /// pages it never uses.
+    pub(crate) fn touch(&mut self) {
+        const LIMIT: usize = 1 << 30;
+        if let Store::Bucketed(b) = &mut self.store
+            && b.hi.len() * (2 + b.rec_width + usize::from(!b.score.is_empty())) <= LIMIT
+        {
+            b.touch();
+        }
+    }
+
     /// Entries the table can hold; `None` when unbounded.
     pub fn capacity(&self) -> Option<u64> {
         match &self.store {

@@ -582,3 +582,20 @@ fn a_narrow_table_tells_apart_32_bits_of_a_key_and_bounds_its_false_matches() {
         assert_eq!(hit.is_some(), found, "{eviction}");
     }
 }
+
+#[test]
+fn touching_a_table_maps_its_pages_and_changes_nothing() {
+    let p = params(TableSize::Bytes(1 << 20), Eviction::Lucky, 64);
+    let (mut a, mut b) = (Table::new(p).unwrap(), Table::new(p).unwrap());
+    // Full, so that every page holds entries.
+    let keys: Vec<u64> = (1..100_000u64).map(|i| splitmix64(i) >> 2).collect();
+    for &k in &keys {
+        a.lookup(k, ins(1));
+        b.lookup(k, ins(1));
+    }
+    b.touch();
+    for &k in keys.iter().rev() {
+        assert_eq!(a.lookup(k, ins(2)), b.lookup(k, ins(2)));
+    }
+    assert_eq!(a.counters(), b.counters());
+}
