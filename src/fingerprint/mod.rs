@@ -8,6 +8,7 @@
 //! bits goes through the bijective finaliser `fmix64` (§1.6): raw Rabin values of
 //! short strings leave the top bits empty.
 
+pub mod keymap;
 pub mod rabin;
 pub(crate) mod shingle;
 

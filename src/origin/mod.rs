@@ -4,7 +4,7 @@
 pub(crate) mod estimate;
 pub mod exact;
 pub mod history;
-pub mod keymap;
+pub use crate::fingerprint::keymap;
 pub mod metrics;
 pub(crate) mod outcome;
 pub(crate) mod pass;

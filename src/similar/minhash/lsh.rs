@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::origin::keymap::KeyMap;
+use crate::fingerprint::keymap::KeyMap;
 
 use super::{Banding, band_keys};
 use crate::fingerprint::fmix64;
