@@ -406,19 +406,37 @@ fn json_watch(env: &Env, restore: &mut Restore, rows: &mut Vec<[String; 3]>) {
         std::thread::sleep(Duration::from_millis(300));
     }
     hwm = hwm.max(vm_hwm(child.0.id()));
-    let m = median(&mut times);
-    rows.push([
+    change_rows(
+        rows,
         format!(
             "`watch --json --debounce-ms {DEBOUNCE_MS}`: one page changed (written and closed) to its line on stdout, median of {EDITS}"
         ),
-        spread(&times),
+        &mut times,
+        "`watch --json` peak RSS (VmHWM), the most of any watcher above",
+        hwm,
+    );
+}
+
+/// The rows of one change to screen (`times`) and of the watcher's peak
+/// RSS (`hwm`, KiB), against their targets; printed as they are made.
+fn change_rows(
+    rows: &mut Vec<[String; 3]>,
+    change: String,
+    times: &mut [Duration],
+    rss: &str,
+    hwm: u64,
+) {
+    let m = median(times);
+    rows.push([
+        change,
+        spread(times),
         format!(
             "< 50 ms after the debounced event: {} (this includes the {DEBOUNCE_MS} ms window)",
             yes(m < Duration::from_millis(50 + DEBOUNCE_MS))
         ),
     ]);
     rows.push([
-        "`watch --json` peak RSS (VmHWM), the most of any watcher above".into(),
+        rss.into(),
         format!("{} MiB", hwm / 1024),
         format!(
             "< {} MiB: {}",
@@ -642,27 +660,15 @@ fn tui(env: &Env, restore: &mut Restore, rows: &mut Vec<[String; 3]>) {
         std::thread::sleep(Duration::from_millis(300));
     }
     hwm = hwm.max(vm_hwm(pid));
-    let m = median(&mut times);
-    rows.push([
+    change_rows(
+        rows,
         format!(
             "TUI, `--debounce-ms {DEBOUNCE_MS}`: one page changed (written and closed) to the status bar naming it (`last change … PATH`, polled with `tmux capture-pane` every ~2 ms), median of {EDITS}"
         ),
-        spread(&times),
-        format!(
-            "< 50 ms after the debounced event: {} (this includes the {DEBOUNCE_MS} ms window)",
-            yes(m < Duration::from_millis(50 + DEBOUNCE_MS))
-        ),
-    ]);
-    rows.push([
-        "TUI peak RSS (VmHWM), the most of the two TUIs above".into(),
-        format!("{} MiB", hwm / 1024),
-        format!(
-            "< {} MiB: {}",
-            TABLE_MIB + 512,
-            yes(hwm / 1024 < TABLE_MIB + 512)
-        ),
-    ]);
-    print_last(rows, 2);
+        &mut times,
+        "TUI peak RSS (VmHWM), the most of the two TUIs above",
+        hwm,
+    );
 }
 
 /// In process: the debounced event (`Command::Changed`) to the snapshot.
