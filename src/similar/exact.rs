@@ -234,13 +234,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn doc(keys: &[u64]) -> SimDoc {
-        let mut shingles = keys.to_vec();
-        shingles.sort_unstable();
-        shingles.dedup();
-        SimDoc {
-            shingles,
-            terms: vec![],
-        }
+        SimDoc::of_keys(keys)
     }
 
     #[test]

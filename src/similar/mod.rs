@@ -32,6 +32,20 @@ pub struct SimDoc {
     pub terms: Vec<String>,
 }
 
+#[cfg(test)]
+impl SimDoc {
+    /// A document of these shingle keys (sorted and deduplicated here).
+    pub(crate) fn of_keys(keys: &[u64]) -> SimDoc {
+        let mut shingles = keys.to_vec();
+        shingles.sort_unstable();
+        shingles.dedup();
+        SimDoc {
+            shingles,
+            terms: vec![],
+        }
+    }
+}
+
 /// A near-duplicate pair: document indices `a < b` and their (estimated)
 /// Jaccard resemblance.
 #[derive(Clone, Copy, Debug, PartialEq)]

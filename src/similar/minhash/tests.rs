@@ -5,13 +5,7 @@ use crate::similar::exact;
 use proptest::prelude::*;
 
 fn doc(keys: &[u64]) -> SimDoc {
-    let mut shingles = keys.to_vec();
-    shingles.sort_unstable();
-    shingles.dedup();
-    SimDoc {
-        shingles,
-        terms: vec![],
-    }
+    SimDoc::of_keys(keys)
 }
 
 /// xorshift64*, seeded.

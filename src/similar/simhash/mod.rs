@@ -580,14 +580,8 @@ mod tests {
         near.extend(keys(8, 20)); // J = 480/520 ≈ 0.92
         let far = keys(9, 500);
         let docs: Vec<SimDoc> = [base, vec![], far, near]
-            .into_iter()
-            .map(|mut s| {
-                s.sort_unstable();
-                SimDoc {
-                    shingles: s,
-                    terms: vec![],
-                }
-            })
+            .iter()
+            .map(|s| SimDoc::of_keys(s))
             .collect();
         for backend in [Backend::Memory, Backend::Sqlite] {
             for bits in [64, 128] {
