@@ -323,10 +323,11 @@ fn sweep_figures_equal_scored_scans() {
     }
 }
 
-#[test]
-fn nhs_lucky_be_degrades_smoothly_and_beats_the_baselines() {
+/// `lineage sweep` of the rust-book fixture in path order: NHs with one
+/// eviction and one estimation, at the default sizes.
+fn sweep_nhs(eviction: &str, estimation: &str) -> Value {
     let root = fixture("rust-book");
-    let sweep = lineage_json(&[
+    lineage_json(&[
         "sweep",
         root.to_str().unwrap(),
         "--json",
@@ -335,10 +336,15 @@ fn nhs_lucky_be_degrades_smoothly_and_beats_the_baselines() {
         "--selectors",
         "nhs",
         "--evictions",
-        "lucky",
+        eviction,
         "--estimations",
-        "be",
-    ]);
+        estimation,
+    ])
+}
+
+#[test]
+fn nhs_lucky_be_degrades_smoothly_and_beats_the_baselines() {
+    let sweep = sweep_nhs("lucky", "be");
     let runs = sweep["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 8, "eight default sizes");
     // Baselines from the exact result: every document its own origin; every token fresh.
@@ -372,23 +378,11 @@ fn nhs_lucky_be_degrades_smoothly_and_beats_the_baselines() {
 fn a_bottom_k_sample_beats_lucky_where_the_table_is_small() {
     let root = fixture("rust-book");
     let root = root.to_str().unwrap();
-    let sweep = |eviction: &str, estimation: &str| {
-        let s = lineage_json(&[
-            "sweep",
-            root,
-            "--json",
-            "--order",
-            "path",
-            "--selectors",
-            "nhs",
-            "--evictions",
-            eviction,
-            "--estimations",
-            estimation,
-        ]);
-        s["runs"].as_array().unwrap().clone()
-    };
-    let (lucky, bottom_k) = (sweep("lucky", "be"), sweep("bottom-k", "nb"));
+    let runs = |s: Value| s["runs"].as_array().unwrap().clone();
+    let (lucky, bottom_k) = (
+        runs(sweep_nhs("lucky", "be")),
+        runs(sweep_nhs("bottom-k", "nb")),
+    );
     for (l, b) in lucky.iter().zip(&bottom_k) {
         assert_eq!(l["table_size"], b["table_size"]);
         let (l, b) = (
