@@ -42,12 +42,23 @@ Collections and their sources:
           fixed commit of python/peps, so the bodies are real English text.
           Layout: <NNNNN>.txt in date order
 
+  spamassassin
+          The SpamAssassin public corpus (2002-2003: ham from mailing lists
+          and personal mail, spam with HTML and quoted-printable parts) as
+          the copy in https://github.com/johnmyleswhite/ML_for_Hackers keeps
+          it (03-Classification/data: easy_ham, easy_ham_2, hard_ham,
+          hard_ham_2, spam, spam_2; 6,292 real messages, raw RFC 822 with all
+          headers). Ordered by their Date header (messages without a
+          parseable one last, in folder order), written as they are.
+          Layout: <NNNNN>.txt in date order
+
 Commands (each takes the git directory of a clone of the source repository):
 
   scripts/corpora.py laws  --git-dir /path/to/gesetze/.git  --out "$LINEAGE_CORPORA"/gesetze-de
   scripts/corpora.py docs  --git-dir /path/to/git/.git      --out "$LINEAGE_CORPORA"/git-docs
   scripts/corpora.py wiki  --git-dir /path/to/peps/.git     --out "$LINEAGE_CORPORA"/wiki-revisions
   scripts/corpora.py mails --git-dir /path/to/peps/.git     --out "$LINEAGE_CORPORA"/mails
+  scripts/corpora.py spamassassin --git-dir /path/to/ML_for_Hackers/.git --out "$LINEAGE_CORPORA"/spamassassin
 
 The output folder is emptied first (it must not exist or must hold only what
 an earlier run of this script wrote: a `.corpora` marker file is checked).
@@ -698,6 +709,45 @@ def build_mails(args):
 
 
 # --------------------------------------------------------------------------
+# spamassassin: the public corpus, as johnmyleswhite/ML_for_Hackers keeps it
+
+SPAM_DIRS = ["easy_ham", "easy_ham_2", "hard_ham", "hard_ham_2", "spam", "spam_2"]
+
+
+def build_spamassassin(args):
+    import email.parser
+    import email.utils
+
+    git = Git(args.git_dir)
+    rev = git.resolve(args.rev)
+    mails = []
+    for folder in SPAM_DIRS:
+        base = f"03-Classification/data/{folder}"
+        for path, sha, _ in sorted(git.tree(rev, base)):
+            name = path.rsplit("/", 1)[1]
+            if name == "cmds":  # the corpus's own list of commands, not a message
+                continue
+            data = git.blob(sha)
+            header = email.parser.BytesHeaderParser().parsebytes(data)
+            try:
+                when = email.utils.parsedate_to_datetime(str(header.get("Date", ""))).timestamp()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                when = None
+            mails.append((when, path, data))
+    dated = sorted((m for m in mails if m[0] is not None), key=lambda m: m[0])
+    undated = [m for m in mails if m[0] is None]
+    prepare_out(args.out)
+    rows = []
+    for n, (when, path, data) in enumerate(dated + undated):
+        rel = f"{n:05d}.txt"
+        write(args.out, rel, data)
+        date = "" if when is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when))
+        rows.append((rel, rev, date, path))
+    write_manifest(args.out, rows)
+    summary(args.out, rows)
+
+
+# --------------------------------------------------------------------------
 
 
 def main():
@@ -738,6 +788,12 @@ def main():
     p.add_argument("--people", type=int, default=150)
     p.add_argument("--seed", type=int, default=2009)
     p.set_defaults(func=build_mails)
+
+    p = sub.add_parser("spamassassin", help="the SpamAssassin public corpus from ML_for_Hackers")
+    p.add_argument("--git-dir", required=True, help="johnmyleswhite/ML_for_Hackers clone")
+    p.add_argument("--rev", default="HEAD", help="ML_for_Hackers commit")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=build_spamassassin)
 
     args = ap.parse_args()
     args.func(args)
