@@ -187,6 +187,12 @@ fn help_overlay_and_filter_input() {
 fn a_bottom_k_table_says_how_many_lookups_were_outside_the_sample() {
     let mut s = fixture::snapshot();
     s.params.eviction = crate::origin::Eviction::BottomK;
+    // Its entries are 8 bytes and keep 32 bits of the key: 510 buckets of
+    // 64 (and a 2-byte fill count each) in the same 256 KiB.
+    s.table.entry_bytes = 8;
+    s.table.buckets = Some(510);
+    s.table.capacity = Some(510 * 64);
+    s.table.false_match = Some(64.0 / 2f64.powi(32));
     // Lookups are hits, inserts, or outside the sample: 10,000 here.
     s.table.inserts = s.table.lookups - s.table.hits - 10_000;
     for (w, h) in [(80, 24), (120, 40)] {
@@ -195,7 +201,9 @@ fn a_bottom_k_table_says_how_many_lookups_were_outside_the_sample() {
         keys(&mut a, "4");
         let shown = screen(&a, &dark());
         assert!(
-            shown.contains("not sampled") && shown.contains("10,000 (19.2%)"),
+            shown.contains("not sampled")
+                && shown.contains("10,000 (19.2%)")
+                && shown.contains("1.5e-8"),
             "{shown}"
         );
         insta::assert_snapshot!(format!("table_bottom_k_{w}x{h}"), shown);
