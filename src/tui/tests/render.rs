@@ -187,6 +187,7 @@ fn help_overlay_and_filter_input() {
 fn a_bottom_k_table_says_how_many_lookups_were_outside_the_sample() {
     let mut s = fixture::snapshot();
     s.params.eviction = crate::origin::Eviction::BottomK;
+    s.params.estimation = crate::origin::Estimation::Nb;
     // Its entries are 8 bytes and keep 32 bits of the key: 510 buckets of
     // 64 (and a 2-byte fill count each) in the same 256 KiB.
     s.table.entry_bytes = 8;
