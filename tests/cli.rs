@@ -658,3 +658,36 @@ fn readable_summary_names_the_copier_and_its_source() {
         .expect("b.md listed");
     assert!(line.trim_end().ends_with("a.md"), "{line}");
 }
+
+/// The peak resident memory of one run of the binary, in KiB (its own
+/// `ru_maxrss`, from `wait4` on its pid, not of all children).
+#[cfg(target_os = "linux")]
+fn peak_rss_kib(args: &[&str]) -> i64 {
+    let home = std::env::temp_dir().join("lineage-test-empty-config");
+    std::fs::create_dir_all(&home).unwrap();
+    // Reaped by `wait4` below, not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
+    let child = common::command(&home, args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run lineage");
+    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    // SAFETY: waits for our own child, writing into the two locals.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{args:?}"
+    );
+    usage.ru_maxrss
+}
+
+/// A table far bigger than the folder maps the pages its lookups land in,
+/// 4 KiB each, and not 2 MiB huge pages (which took 2 GiB here).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_huge_table_over_a_small_folder_maps_little() {
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo");
+    let kib = peak_rss_kib(&["scan", demo, "--json", "--table-size", "2GiB"]);
+    assert!(kib < 256 << 10, "peak RSS {kib} KiB");
+}

@@ -46,8 +46,8 @@ pub(crate) fn all_origins(docs: &[Vec<u64>]) -> Vec<Vec<u32>> {
     // linear probing, wrapping around.
     let total: usize = docs.iter().map(Vec::len).sum();
     let cap = total + total / 2 + 1;
-    let mut keys: Vec<u64> = zeroed(cap);
-    let mut first: Vec<u32> = zeroed(cap);
+    let mut keys: Vec<u64> = zeroed(cap, true);
+    let mut first: Vec<u32> = zeroed(cap, true);
     let home = |key: u64| {
         ((u128::from(key.wrapping_mul(0x9e37_79b9_7f4a_7c15)) * cap as u128) >> 64) as usize
     };

@@ -53,17 +53,28 @@ impl Buckets {
     pub(super) fn new(p: TableParams, size: u64) -> Result<Buckets, TableError> {
         let (n_buckets, per) = p.geometry(size)?;
         let cap = n_buckets * per;
-        let opt = |on: bool| if on { zeroed::<u8>(cap) } else { Vec::new() };
         let bits = p.layout.fingerprint_bits();
         let lo_width = (bits as usize - 16) / 8;
         let rec_width =
             lo_width + 4 + usize::from(p.layout.offset) + 2 * usize::from(p.layout.neighbours);
+        let score = usize::from(p.layout.score);
+        // Huge pages only for a table mapped ahead of use: one that is not
+        // is faulted in by lookups at random, and each would map (and zero)
+        // 2 MiB where 4 KiB serve. (The sum is `memory_bytes`.)
+        let huge = n_buckets * 2 + cap * (2 + rec_width + score) <= MAP_AHEAD;
+        let opt = |on: bool| {
+            if on {
+                zeroed::<u8>(cap, huge)
+            } else {
+                Vec::new()
+            }
+        };
         Ok(Buckets {
             n_buckets,
             per,
-            fill: zeroed(n_buckets),
-            hi: zeroed(cap),
-            rec: zeroed(cap * rec_width),
+            fill: zeroed(n_buckets, huge),
+            hi: zeroed(cap, huge),
+            rec: zeroed(cap * rec_width, huge),
             rec_width,
             lo_width,
             fp_mask: (1 << bits) - 1,
@@ -92,7 +103,6 @@ impl Buckets {
         self.n_buckets * self.per
     }
 
-    #[cfg(test)]
     pub(super) fn memory_bytes(&self) -> u64 {
         let vecs = [
             self.hi.len() * 2,

@@ -19,12 +19,17 @@ pub(super) fn physical_memory() -> u64 {
     u64::MAX
 }
 
-/// A zeroed vector of `n` elements. Large ones are backed by huge pages where
-/// the kernel offers them: a big table is touched at random, and 4 KiB pages
-/// would cost a fault (and a TLB miss) per entry touched.
-pub(crate) fn zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
+/// The largest table mapped ahead of use ([`touch`]) and backed by huge pages.
+pub(super) const MAP_AHEAD: usize = 1 << 30;
+
+/// A zeroed vector of `n` elements. With `huge`, large ones are backed by
+/// huge pages where the kernel offers them: a table is touched at random,
+/// and 4 KiB pages would cost a fault (and a TLB miss) per entry touched.
+pub(crate) fn zeroed<T: Copy + Default>(n: usize, huge: bool) -> Vec<T> {
     let v = vec![T::default(); n];
-    advise_huge_pages(&v);
+    if huge {
+        advise_huge_pages(&v);
+    }
     v
 }
 
@@ -108,7 +113,7 @@ mod tests {
             .map(|i: u32| i.wrapping_mul(2_654_435_761))
             .collect();
         for way in [touch::<u32>, write_each_page::<u32>] {
-            let mut v = zeroed::<u32>(want.len());
+            let mut v = zeroed::<u32>(want.len(), true);
             v.copy_from_slice(&want);
             way(&mut v);
             assert!(v == want);
@@ -119,6 +124,6 @@ mod tests {
     #[test]
     fn the_kernel_populates_a_fresh_vector() {
         // Linux >= 5.14; every kernel this project is built and tested on.
-        assert!(populate_write(&zeroed::<u64>(1 << 20)));
+        assert!(populate_write(&zeroed::<u64>(1 << 20, true)));
     }
 }

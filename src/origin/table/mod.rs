@@ -32,8 +32,8 @@ use crate::fingerprint::top_byte;
 
 pub(crate) use super::keymap::KeyMap;
 use buckets::Buckets;
-use memory::physical_memory;
 pub(crate) use memory::zeroed;
+use memory::{MAP_AHEAD, physical_memory};
 pub use settings::{PAPER_FRACTIONS, paper_sizes};
 
 /// Which entry leaves a full bucket.
@@ -344,12 +344,11 @@ impl Table {
     /// Map the whole table's memory now rather than at first use: done on
     /// another thread while the first documents are read, it takes the page
     /// faults off the pass (a 64 MiB table: ~0.15 s on this project's VM).
-    /// Not beyond 1 GiB: a huge table over a small folder would pay for
-    /// pages it never uses.
+    /// Not beyond [`MAP_AHEAD`]: a huge table over a small folder would pay
+    /// for pages it never uses.
     pub(crate) fn touch(&mut self) {
-        const LIMIT: usize = 1 << 30;
         if let Store::Bucketed(b) = &mut self.store
-            && b.hi.len() * (2 + b.rec_width + usize::from(!b.score.is_empty())) <= LIMIT
+            && b.memory_bytes() <= MAP_AHEAD as u64
         {
             b.touch();
         }
