@@ -146,6 +146,20 @@ impl Buckets {
                 _mm_prefetch::<_MM_HINT_T0>(p);
                 // A bucket's high halves span two lines when it has 64 entries.
                 _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(2 * self.per - 1));
+                // The first records (where a bucket that is far from full
+                // keeps all of them) and the scores a hit or a lucky update
+                // writes.
+                _mm_prefetch::<_MM_HINT_T0>(
+                    self.rec
+                        .as_ptr()
+                        .wrapping_add(base * self.rec_width)
+                        .cast::<i8>(),
+                );
+                if !self.score.is_empty() {
+                    _mm_prefetch::<_MM_HINT_T0>(
+                        self.score.as_ptr().wrapping_add(base).cast::<i8>(),
+                    );
+                }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
