@@ -34,6 +34,8 @@ pub struct Config {
     pub estimation: Estimation,
     pub bridge_limit: u32,
     pub seed: u64,
+    /// Seed of the polynomial token fingerprints are taken under.
+    pub fingerprint_seed: u64,
     #[serde(deserialize_with = "parsed")]
     pub order: Order,
     #[serde(deserialize_with = "parsed")]
@@ -298,6 +300,7 @@ impl Default for Config {
             estimation: p.estimation,
             bridge_limit: p.bridge_limit,
             seed: p.seed,
+            fingerprint_seed: crate::fingerprint::polynomial::DEFAULT_SEED,
             order: Order::Mtime,
             max_file_size: Bytes(32 << 20),
             history_budget: Bytes(512 << 20),
@@ -530,6 +533,7 @@ mod tests {
             "estimation",
             "bridge_limit",
             "seed",
+            "fingerprint_seed",
             "order",
             "max_file_size",
             "history_budget",

@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{TempDir, answers, fixture, lineage, lineage_json, mails};
+use common::{TempDir, answers, fails_with_one_line, fixture, lineage, lineage_json, mails, run};
 use serde_json::Value;
 
 /// The exact result of docs/formats.md §2 computed the slow, obvious way: shingles as
@@ -108,7 +108,13 @@ const SELF_DOMINANT: usize = 39;
 const FRESH_PERCENT: f64 = 40.8;
 
 fn scan_exact(root: &std::path::Path) -> Value {
-    lineage_json(&[
+    scan_exact_with(&[], root)
+}
+
+/// [`scan_exact`] with options before the command (`--fingerprint-seed`).
+fn scan_exact_with(global: &[&str], root: &std::path::Path) -> Value {
+    let mut args = global.to_vec();
+    args.extend([
         "scan",
         root.to_str().unwrap(),
         "--json",
@@ -120,7 +126,8 @@ fn scan_exact(root: &std::path::Path) -> Value {
         "unbounded",
         "--estimation",
         "nb",
-    ])
+    ]);
+    lineage_json(&args)
 }
 
 fn assert_matches_reference(report: &Value, root: &std::path::Path) {
@@ -206,6 +213,58 @@ fn exact_scan_equals_the_reference_on_mail_markup() {
     let report = scan_exact(dir.path());
     assert_eq!(report["documents"].as_array().unwrap().len(), 80);
     assert_matches_reference(&report, dir.path());
+}
+
+#[test]
+fn the_fingerprint_seed_draws_the_polynomial_and_exact_scans_do_not_depend_on_it() {
+    // `bhellowoa` and `chellowoz` share a fingerprint under the old fixed
+    // sparse P: b would have copied a's middle.
+    let dir = TempDir::new("seeded");
+    dir.write("a.md", format!("{BASE} bhellowoa {BASE}"));
+    dir.write("b.md", format!("{BASE} chellowoz {BASE}"));
+    let mut polynomials = Vec::new();
+    for seed in [None, Some("7"), Some("18446744073709551615")] {
+        let global = seed.map_or(vec![], |s| vec!["--fingerprint-seed", s]);
+        let report = scan_exact_with(&global, dir.path());
+        assert_matches_reference(&report, dir.path());
+        let params = &report["params"];
+        assert_eq!(params["fingerprint_seed"].to_string(), seed.unwrap_or("0"));
+        polynomials.push(params["polynomial"].as_str().unwrap().to_string());
+    }
+    assert_eq!(polynomials[0], "0xe255b237b8bb18fb", "the default is fixed");
+    polynomials.dedup();
+    assert_eq!(polynomials.len(), 3, "{polynomials:?}");
+    let root = dir.path().to_str().unwrap();
+    let out = lineage(&["--fingerprint-seed", "-1", "scan", root]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn an_index_keeps_its_polynomial_and_refuses_another_seed() {
+    let dir = TempDir::new("seeded-root");
+    dir.write("a.md", BASE);
+    let home = TempDir::new("seeded-home");
+    let ix = home.path().join("ix");
+    let (root, ix) = (dir.path().to_str().unwrap(), ix.to_str().unwrap());
+    let index = |extra: &[&str]| {
+        let mut args = extra.to_vec();
+        args.extend(["index", root, "--json", "--index", ix]);
+        run(home.path(), &args)
+    };
+    assert!(index(&["--fingerprint-seed", "7"]).status.success());
+    let refused = fails_with_one_line(&index(&[]));
+    assert!(
+        refused.contains("was built with --fingerprint-seed 7, not 0"),
+        "{refused}"
+    );
+    let out = index(&["--fingerprint-seed", "7"]);
+    assert!(out.status.success());
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&report["versions"], &report["files_read"]),
+        (&Value::from(1), &Value::from(0)),
+        "kept whole: {report}"
+    );
 }
 
 #[test]

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{TempDir, Watch, text};
-use lineage::fingerprint::rabin;
+use lineage::fingerprint::polynomial;
 use serde_json::Value;
 
 /// xorshift64*: the script is the same for the same seed.
@@ -86,7 +86,8 @@ impl Folder {
             f.write_all(&body).unwrap();
         }
         drop(f);
-        self.closed.insert(rabin::fingerprint(&body, 1));
+        self.closed
+            .insert(polynomial::active().fingerprint(&body, 1));
     }
 
     fn pick(&mut self, rng: &mut Rng) -> Option<PathBuf> {

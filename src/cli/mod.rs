@@ -19,6 +19,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::bytesize::Bytes;
 use crate::config::Config;
 use crate::corpus::{self, Corpus};
+use crate::fingerprint::polynomial;
 use crate::origin::Ties;
 use crate::source::Filter;
 use crate::source::Order;
@@ -40,6 +41,11 @@ struct Cli {
     /// Read settings from this TOML file instead of the platform config file.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Seed of the irreducible polynomial that token fingerprints are taken
+    /// under: another seed, another polynomial (an index keeps the one it was
+    /// built with) [config: fingerprint_seed; default: 0].
+    #[arg(long, global = true, value_name = "N")]
+    fingerprint_seed: Option<u64>,
     #[command(subcommand)]
     command: Command,
 }
@@ -219,6 +225,13 @@ pub fn run() -> ExitCode {
     };
     let result = Config::load(cli.config.as_deref())
         .map_err(Fatal::from)
+        .and_then(|mut config| {
+            set(&mut config.fingerprint_seed, cli.fingerprint_seed);
+            // Before any fingerprint is taken: the whole process uses one.
+            polynomial::install(config.fingerprint_seed)
+                .map_err(|s| Fatal(format!("fingerprint seed {s} already in use")))?;
+            Ok(config)
+        })
         .and_then(|config| match cli.command {
             Command::Scan(args) => scan::run(args, config),
             Command::Sweep(args) => sweep::run(args, config),

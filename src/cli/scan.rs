@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::{CommonEngineArgs, Fatal, PathJson, SkippedJson, SourceArgs, skipped_line};
 use crate::config::Config;
-use crate::fingerprint::token_fps;
+use crate::fingerprint::{polynomial, token_fps};
 use crate::origin::history::ReplayStats;
 use crate::origin::prepare::{self, Preparer};
 use crate::origin::{Estimation, Eviction, OriginPass, Outcome, Params, Selector, TableSize};
@@ -180,6 +180,10 @@ struct ParamsJson {
     bridge_limit: u32,
     bucket_entries: u16,
     seed: u64,
+    fingerprint_seed: u64,
+    /// P without its x^64 term, in hex (a u64 does not survive every JSON
+    /// reader as a number).
+    polynomial: String,
     order: String,
 }
 
@@ -195,6 +199,8 @@ impl ParamsJson {
             bridge_limit: p.bridge_limit,
             bucket_entries: p.bucket_entries,
             seed: p.seed,
+            fingerprint_seed: polynomial::active().seed(),
+            polynomial: format!("{:#018x}", polynomial::active().low()),
             order: c.order.to_string(),
         }
     }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use super::{CompareView, LegendEntry, OriginView, Side, Target, VersionInfo, VersionStatus};
-use crate::fingerprint::rabin;
+use crate::fingerprint::polynomial;
 use crate::index::{IndexError, Kept, Read, Status};
 use crate::origin::{Outcome, Run};
 use crate::similar::exact::jaccard;
@@ -91,7 +91,9 @@ pub(crate) fn text_of(
         // Its stored size bounds the read: the file is that version or not.
         (Ok(_), Some(c)) => {
             match source::read_file(&source::name::path(ix.root(), &row.path), c.size) {
-                Ok(bytes) if rabin::fingerprint(&bytes, 1) == c.hash => prepared(&bytes),
+                Ok(bytes) if polynomial::active().fingerprint(&bytes, 1) == c.hash => {
+                    prepared(&bytes)
+                }
                 Ok(_) | Err(SkipReason::TooLarge { .. }) => {
                     gone("the file changed since; its new version is on its way")
                 }

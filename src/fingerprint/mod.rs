@@ -1,7 +1,8 @@
 //! Rabin fingerprints (Broder 1993, docs/algorithms.md §1) of tokens and shingles.
 //!
-//! Token fingerprints are Rabin-64 (P = x^64+x^4+x^3+x+1, initial state 1) of the
-//! token's key text. Shingle fingerprints are Rabin-64 (initial state 0) of the k
+//! Token fingerprints are Rabin-64 (initial state 1) of the token's key text
+//! under a dense irreducible P drawn from a seed ([`polynomial`]). Shingle
+//! fingerprints are Rabin-64 (P = x^64+x^4+x^3+x+1, initial state 0) of the k
 //! token fingerprints, each first mixed non-linearly (`shingle::compose`, so
 //! structured text cannot cancel through the linear sparse P), big-endian,
 //! rolled one token at a time. Every use of the
@@ -9,6 +10,7 @@
 //! short strings leave the top bits empty.
 
 pub mod keymap;
+pub mod polynomial;
 pub mod rabin;
 pub(crate) mod shingle;
 
@@ -17,6 +19,7 @@ pub use shingle::ShingleRoller;
 use std::ops::Range;
 
 use crate::text::TokenSink;
+use polynomial::Polynomial;
 
 /// MurmurHash3's 64-bit finaliser: a bijection that spreads every input bit.
 #[inline]
@@ -43,10 +46,11 @@ pub(crate) fn top_byte(key: u64) -> u8 {
     (key >> 54) as u8
 }
 
-/// Rabin-64 fingerprint, initial state 1, of a token's key text.
+/// Rabin-64 fingerprint, initial state 1, of a token's key text under this
+/// process's polynomial.
 #[inline]
 pub(crate) fn token_fp(key_text: &[u8]) -> u64 {
-    rabin::fingerprint(key_text, 1)
+    polynomial::active().fingerprint(key_text, 1)
 }
 
 /// Tokens of one prepared text: spans and fingerprints, computed in one pass.
@@ -82,6 +86,7 @@ pub(crate) fn token_fps_into(text: &str, out: &mut TokenFps) {
     // The vectors move into a local sink and back: behind `out` they would be
     // reloaded and stored for every token.
     let mut sink = Sink {
+        poly: polynomial::active(),
         spans: std::mem::take(&mut out.spans),
         fps: std::mem::take(&mut out.fps),
     };
@@ -92,6 +97,7 @@ pub(crate) fn token_fps_into(text: &str, out: &mut TokenFps) {
 
 /// Fingerprints the tokens as the scan finds them, without copying key texts.
 struct Sink {
+    poly: &'static Polynomial,
     spans: Vec<Range<u32>>,
     fps: Vec<u64>,
 }
@@ -99,14 +105,14 @@ struct Sink {
 impl TokenSink for Sink {
     #[inline(always)]
     fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
-        let fp = rabin::ascii_alnum_fingerprint(bytes, span.clone());
+        let fp = rabin::ascii_alnum_fingerprint(self.poly, bytes, span.clone());
         self.spans.push(span.start as u32..span.end as u32);
         self.fps.push(fp);
     }
 
     fn other(&mut self, span: Range<usize>, key: &str) {
         self.spans.push(span.start as u32..span.end as u32);
-        self.fps.push(token_fp(key.as_bytes()));
+        self.fps.push(self.poly.fingerprint(key.as_bytes(), 1));
     }
 }
 
@@ -148,7 +154,14 @@ mod tests {
     fn token_fp_is_rabin_with_leading_one() {
         assert_eq!(token_fp(b"the"), 0x1746865);
         assert_eq!(token_fp(b"abc"), 0x1616263);
-        assert_eq!(token_fp(b"hello world"), 0x6c6f2077710fbe70);
+        // Longer keys are reduced by the seeded polynomial.
+        let p = polynomial::active();
+        let oracle = rabin::Rabin::new(64, p.low());
+        assert_eq!(
+            token_fp(b"hello world"),
+            oracle.fingerprint(b"hello world", 1)
+        );
+        assert_ne!(token_fp(b"hello world"), 0x6c6f2077710fbe70, "the old P");
         // The leading 1 separates strings that differ by leading zero bytes.
         assert_ne!(token_fp(b"\0a"), token_fp(b"a"));
     }
@@ -282,6 +295,22 @@ mod tests {
         }
     }
 
+    /// (d, x, y) with d < 16 such that x, x ^ d, y and y ^ d·0x1B are all
+    /// lowercase letters or digits: the tokenizer keeps such pairs as they are.
+    fn sparse_family() -> Vec<(u8, u8, u8)> {
+        let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+        let mut all = Vec::new();
+        for d in 1u8..16 {
+            let m = rabin::clmul(u64::from(d), rabin::POLY) as u8;
+            for x in (0..=127u8).filter(|&x| alnum(x) && alnum(x ^ d)) {
+                for y in (0..=127u8).filter(|&y| alnum(y) && alnum(y ^ m)) {
+                    all.push((d, x, y));
+                }
+            }
+        }
+        all
+    }
+
     proptest::proptest! {
         #[test]
         fn token_fps_are_fps_of_token_keys(
@@ -301,6 +330,29 @@ mod tests {
         #[test]
         fn token_fps_of_any_string(text in proptest::prelude::any::<String>()) {
             proptest::prop_assert_eq!(token_fps(&text), fps_of_tokens(&text));
+        }
+
+        /// The structural family of a sparse P among tokens: two tokens of
+        /// 9 to 16 bytes whose last head byte differs by d < 16 and whose
+        /// last byte differs by d·(x^4+x^3+x+1), which is d·x^64 mod that P.
+        /// They collide under it (the control) and not under the seeded P.
+        #[test]
+        fn long_tokens_related_through_a_sparse_p_do_not_collide(
+            token in "[a-z0-9]{9,16}",
+            (d, x, y) in proptest::sample::select(sparse_family()),
+        ) {
+            let mut a = token.into_bytes();
+            let (head, last) = (a.len() - 9, a.len() - 1);
+            a[head] = x;
+            a[last] = y;
+            let mut b = a.clone();
+            b[head] ^= d;
+            b[last] ^= rabin::clmul(u64::from(d), rabin::POLY) as u8;
+            proptest::prop_assert_eq!(rabin::fingerprint(&a, 1), rabin::fingerprint(&b, 1));
+            let text = format!("{} {}", str::from_utf8(&a).unwrap(), str::from_utf8(&b).unwrap());
+            let fps = token_fps(&text).fps;
+            proptest::prop_assert_eq!(fps.len(), 2);
+            proptest::prop_assert_ne!(fps[0], fps[1]);
         }
     }
 
@@ -357,7 +409,7 @@ mod perf {
                     #[inline]
                     fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
                         self.0 += if self.1 {
-                            rabin::ascii_alnum_fingerprint(bytes, span)
+                            rabin::ascii_alnum_fingerprint(polynomial::active(), bytes, span)
                         } else {
                             (span.start ^ span.end) as u64
                         };

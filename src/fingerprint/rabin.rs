@@ -2,17 +2,20 @@
 //!
 //! A byte string s is read as a polynomial S(x) over GF(2), first bit highest;
 //! its fingerprint is S(x) mod P(x) for an irreducible P. Bit i of a `u64` is the
-//! coefficient of x^i. The fixed degree-64 polynomial `POLY` has free functions
-//! (`append8`, `append64`, `mulmod`, `fingerprint`); as P is sparse, x^64 ≡
-//! x^4+x^3+x+1, appending a word is a few shifts rather than Broder's table
-//! lookups (the tables remain for `append8` and as a check in the tests).
-//! [`Rabin`] handles any degree from 8 to 64 one byte at a time.
+//! coefficient of x^i. Tokens are fingerprinted under the seeded dense P of
+//! [`Polynomial`] (ASCII fast paths here). Shingles and segments compose mixed
+//! token fingerprints under the fixed sparse `POLY`, whose free functions
+//! (`append64`, `mulmod`) are a few shifts rather than Broder's table
+//! lookups (the tables remain as a check in the tests). [`Rabin`] handles any
+//! degree from 8 to 64 one byte at a time.
+
+use super::polynomial::Polynomial;
 
 /// P = x^64 + x^4 + x^3 + x + 1 without its x^64 term (docs/algorithms.md §1.4).
 pub(crate) const POLY: u64 = 0x1B;
 
 /// `a·x mod P` for a polynomial of degree < `degree` (bits above it clear).
-const fn times_x(a: u64, degree: u32, poly: u64) -> u64 {
+pub(crate) const fn times_x(a: u64, degree: u32, poly: u64) -> u64 {
     let top = (a >> (degree - 1)) & 1;
     let shifted = if degree == 64 {
         a << 1
@@ -114,6 +117,40 @@ fn append64_tables(f: u64, word: u64) -> u64 {
         ^ TABLES[7][b[7] as usize]
 }
 
+/// Multiplication by a constant c mod P, one lookup per byte (Broder's
+/// tables): `t[j][b] = b(x)·x^(8j)·c mod P`.
+#[derive(Clone)]
+pub(crate) struct ByteTables(Box<[[u64; 256]; 8]>);
+
+impl ByteTables {
+    /// From the basis `x^m·c mod P`, m = 0..64: each entry is linear in its
+    /// byte, the sum of the basis values of its bits.
+    pub(crate) fn from_basis(basis: &[u64; 64]) -> ByteTables {
+        let mut t = Box::new([[0u64; 256]; 8]);
+        for (j, table) in t.iter_mut().enumerate() {
+            for b in 1..256usize {
+                table[b] = table[b & (b - 1)] ^ basis[8 * j + b.trailing_zeros() as usize];
+            }
+        }
+        ByteTables(t)
+    }
+
+    /// `f·c mod P`.
+    #[inline(always)]
+    pub(crate) fn times(&self, f: u64) -> u64 {
+        let b = f.to_le_bytes();
+        let t = &*self.0;
+        t[0][b[0] as usize]
+            ^ t[1][b[1] as usize]
+            ^ t[2][b[2] as usize]
+            ^ t[3][b[3] as usize]
+            ^ t[4][b[4] as usize]
+            ^ t[5][b[5] as usize]
+            ^ t[6][b[6] as usize]
+            ^ t[7][b[7] as usize]
+    }
+}
+
 /// Carry-less product of two polynomials of degree < 64.
 #[inline]
 pub(crate) fn clmul(a: u64, b: u64) -> u128 {
@@ -147,8 +184,9 @@ pub(crate) fn x_pow(n: u64) -> u64 {
     r
 }
 
-/// The Rabin fingerprint of `bytes` (MSB first) with initial state `init`: 1 for a
-/// string of any length (Rabin's leading 1 bit), 0 for fixed-length windows.
+/// The Rabin fingerprint of `bytes` (MSB first) under `POLY` with initial state
+/// `init`: 1 for a string of any length (Rabin's leading 1 bit), 0 for
+/// fixed-length windows.
 #[inline]
 pub fn fingerprint(bytes: &[u8], init: u64) -> u64 {
     let head_len = bytes.len() % 8;
@@ -178,53 +216,44 @@ fn append_short(f: u64, v: u64, n: usize) -> u64 {
 /// `0x20` in every byte: OR-ing it into an ASCII letter or digit lowercases it.
 const LOWER: u64 = 0x2020_2020_2020_2020;
 
-/// The token fingerprint ([`fingerprint`], initial state 1) of the ASCII
+/// The token fingerprint (Rabin under `p`, initial state 1) of the ASCII
 /// lowercase of `bytes[span]`, all of which are ASCII letters or digits. Reads
 /// up to 8 bytes from `span.start` even past the span, when `bytes` has them.
 #[inline(always)]
-pub(crate) fn ascii_alnum_fingerprint(bytes: &[u8], span: std::ops::Range<usize>) -> u64 {
+pub(crate) fn ascii_alnum_fingerprint(
+    p: &Polynomial,
+    bytes: &[u8],
+    span: std::ops::Range<usize>,
+) -> u64 {
     let len = span.end - span.start;
     if len <= 16
         && let Some(chunk) = bytes.get(span.start..span.start + 8)
     {
         let first = u64::from_be_bytes(chunk.try_into().expect("8 bytes")) | LOWER;
         if len <= 8 {
-            return short_ascii_fingerprint(first, len);
+            return short_ascii_fingerprint(p, first, len);
         }
         // Up to 16 bytes: the first len − 8 as a short token, then the last 8
         // as one word (`fingerprint` takes the odd bytes first too).
         let last = &bytes[span.end - 8..span.end];
         let last = u64::from_be_bytes(last.try_into().expect("8 bytes")) | LOWER;
-        return append64(short_ascii_fingerprint(first, len - 8), last);
+        return p.append64(short_ascii_fingerprint(p, first, len - 8), last);
     }
-    ascii_alnum_fingerprint_long(&bytes[span])
+    ascii_alnum_fingerprint_long(p, &bytes[span])
 }
 
 /// The token fingerprint of the first `len` bytes (1..=8) of `word`, big-endian:
-/// shift them down and put the leading 1 above them (`1·x^64 ≡ POLY` when
-/// `len` is 8).
+/// shift them down and put the leading 1 above them (`x^64 mod P` when `len`
+/// is 8).
 #[inline(always)]
-fn short_ascii_fingerprint(word: u64, len: usize) -> u64 {
-    (word >> (64 - 8 * len)) ^ LEADING_ONE[len]
+fn short_ascii_fingerprint(p: &Polynomial, word: u64, len: usize) -> u64 {
+    (word >> (64 - 8 * len)) ^ p.leading_one(len)
 }
-
-/// `x^(8n) mod P`: the leading 1 of a token of `n` bytes, n = 0..=8.
-static LEADING_ONE: [u64; 9] = [
-    1,
-    1 << 8,
-    1 << 16,
-    1 << 24,
-    1 << 32,
-    1 << 40,
-    1 << 48,
-    1 << 56,
-    POLY,
-];
 
 /// [`ascii_alnum_fingerprint`] of a whole slice: tokens longer than 16 bytes
 /// or within 8 bytes of the end of the text.
 #[inline(never)]
-fn ascii_alnum_fingerprint_long(token: &[u8]) -> u64 {
+fn ascii_alnum_fingerprint_long(p: &Polynomial, token: &[u8]) -> u64 {
     let head_len = token.len() % 8;
     let (head, body) = token.split_at(head_len);
     let mut f = 1;
@@ -234,7 +263,7 @@ fn ascii_alnum_fingerprint_long(token: &[u8]) -> u64 {
     }
     for chunk in body.chunks_exact(8) {
         let word = u64::from_be_bytes(chunk.try_into().expect("chunk of 8"));
-        f = append64(f, word | LOWER);
+        f = p.append64(f, word | LOWER);
     }
     f
 }

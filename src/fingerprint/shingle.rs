@@ -17,7 +17,7 @@
 //! four shifted copies of `fp_out`, and its unreduced 128-bit sum joins
 //! `f·x^64 + fp_in` before a single reduction. Other k use byte tables.
 
-use super::rabin::{append64, mulmod, x_pow};
+use super::rabin::{ByteTables, append64, mulmod, x_pow};
 use super::{fmix64, key};
 
 /// A token fingerprint as it enters a shingle: a non-linear bijection
@@ -35,7 +35,7 @@ pub struct ShingleRoller {
     /// `out[j][b] = (b·x^(8j))·x^(64k) mod P`: the outgoing token's contribution,
     /// one table per byte, as Broder's tables do for x^64; `None` when x^(64k)
     /// is sparse (k = 1, 2, 4, 8).
-    out: Option<Box<[[u64; 256]; 8]>>,
+    out: Option<ByteTables>,
 }
 
 impl ShingleRoller {
@@ -51,13 +51,10 @@ impl ShingleRoller {
         for m in 1..64 {
             basis[m] = mulmod(basis[m - 1], 2);
         }
-        let mut out = Box::new([[0u64; 256]; 8]);
-        for (j, table) in out.iter_mut().enumerate() {
-            for b in 1..256usize {
-                table[b] = table[b & (b - 1)] ^ basis[8 * j + b.trailing_zeros() as usize];
-            }
+        ShingleRoller {
+            k,
+            out: Some(ByteTables::from_basis(&basis)),
         }
-        ShingleRoller { k, out: Some(out) }
     }
 
     /// `fp·x^(64k) mod P`: what token `fp` contributes when it has k tokens after it.
@@ -72,15 +69,7 @@ impl ShingleRoller {
             };
             return append64(hi, lo);
         };
-        let b = fp.to_le_bytes();
-        t[0][b[0] as usize]
-            ^ t[1][b[1] as usize]
-            ^ t[2][b[2] as usize]
-            ^ t[3][b[3] as usize]
-            ^ t[4][b[4] as usize]
-            ^ t[5][b[5] as usize]
-            ^ t[6][b[6] as usize]
-            ^ t[7][b[7] as usize]
+        t.times(fp)
     }
 
     /// The raw Rabin fingerprints (not finalised) of all k-shingles of `fps` into

@@ -30,6 +30,7 @@ pub(crate) use reconcile::{Change, Report, Scope};
 pub(crate) use schema::{Current, HistoryRow, SkipRow, Status};
 pub(crate) use texts::Kept;
 
+use crate::fingerprint::polynomial::{self, Polynomial};
 use crate::origin::prepare::Preparer;
 use crate::origin::table::{Table, TableError};
 use crate::origin::{OriginPass, Params};
@@ -81,6 +82,17 @@ pub enum IndexError {
     Missing(u32),
     #[error(transparent)]
     Table(#[from] TableError),
+    /// The index's fingerprints were taken under another polynomial.
+    #[error(
+        "index {} was built with --fingerprint-seed {built}, not {asked}: give that seed, \
+         or another --index",
+        dir.display()
+    )]
+    Polynomial {
+        dir: PathBuf,
+        built: String,
+        asked: u64,
+    },
     /// An earlier write failed half-way: reopen the index.
     #[error("index left unusable by an earlier error; reopen it")]
     Poisoned,
@@ -202,6 +214,29 @@ pub(crate) fn location(
 pub(crate) fn root_key(canonical_root: &Path) -> String {
     let bytes = canonical_root.as_os_str().as_encoded_bytes();
     format!("{:016x}", crate::fingerprint::rabin::fingerprint(bytes, 1))
+}
+
+/// How `meta.polynomial` spells a polynomial: its low word in hex.
+fn polynomial_hex(p: &Polynomial) -> String {
+    format!("{:#018x}", p.low())
+}
+
+/// Whether the index's token fingerprints and file hashes were taken under
+/// this process's polynomial: an error names the seed they were taken
+/// under; `false` when the index records none (damage).
+pub(crate) fn same_polynomial(db: &Db, dir: &Path) -> Result<bool, IndexError> {
+    let p = polynomial::active();
+    match (db.meta("fingerprint_seed")?, db.meta("polynomial")?) {
+        (Some(seed), Some(low)) if seed == p.seed().to_string() && low == polynomial_hex(p) => {
+            Ok(true)
+        }
+        (Some(built), Some(_)) => Err(IndexError::Polynomial {
+            dir: dir.to_path_buf(),
+            built,
+            asked: p.seed(),
+        }),
+        _ => Ok(false),
+    }
 }
 
 /// Nanoseconds since the Unix epoch (negative before it), as stored.
@@ -527,8 +562,13 @@ fn load(
         Ok(x) => x,
         Err(OpenError::Corrupt(r)) => return Err(Load::Rebuild(format!("database damaged ({r})"))),
         Err(OpenError::OtherFormat(v)) => {
+            let why = if (1..5).contains(&v) {
+                " (fingerprints under the old fixed polynomial)"
+            } else {
+                ""
+            };
             return Err(Load::Rebuild(format!(
-                "schema version {v}, this lineage uses {}",
+                "schema version {v}{why}, this lineage uses {}",
                 schema::SCHEMA_VERSION
             )));
         }
@@ -544,7 +584,13 @@ fn load(
         schema::set_meta(&tx, "root", &root_s)?;
         schema::set_meta(&tx, "params", key)?;
         schema::set_meta(&tx, "outcomes_through", "0")?;
+        let p = polynomial::active();
+        schema::set_meta(&tx, "fingerprint_seed", &p.seed().to_string())?;
+        schema::set_meta(&tx, "polynomial", &polynomial_hex(p))?;
         tx.commit()?;
+    }
+    if !same_polynomial(&db, dir).map_err(Load::Fatal)? {
+        return Err(Load::Rebuild("no polynomial recorded".into()));
     }
     match db.meta("root")? {
         Some(r) if r == root_s => {}

@@ -111,6 +111,9 @@ impl ReadOnly {
             )));
         }
         let damaged = |what: &str| IndexError::Damaged(format!("no {what} recorded"));
+        if !super::same_polynomial(&db, dir)? {
+            return Err(damaged("polynomial"));
+        }
         let root = PathBuf::from(db.meta("root")?.ok_or_else(|| damaged("root"))?);
         let params = db
             .meta("params")?

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::schema::{self, Current, NewVersion, SkipRow, Status};
 use super::texts::{self, Packed};
 use super::{Index, IndexError, Observer, mtime_ns};
-use crate::fingerprint::{rabin, token_fps};
+use crate::fingerprint::{polynomial, token_fps};
 use crate::origin::Outcome;
 use crate::origin::prepare::{self, Prepared, Preparer};
 use crate::source::Order;
@@ -232,7 +232,7 @@ fn read_one(
     keep: impl Fn(u64) -> bool,
 ) -> Result<ReadDoc, NotRead> {
     let read = crate::corpus::read_text(f, max_file_size, |bytes, text| {
-        let hash = rabin::fingerprint(bytes, 1);
+        let hash = polynomial::active().fingerprint(bytes, 1);
         (
             bytes.len() as u64,
             hash,

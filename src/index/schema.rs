@@ -2,11 +2,12 @@
 //!
 //! ```sql
 //! meta         (key TEXT PRIMARY KEY, value TEXT)   -- schema_version, root,
-//!                                                  -- params, outcomes_through
+//!                                                  -- params, outcomes_through,
+//!                                                  -- fingerprint_seed, polynomial
 //! versions     (id INTEGER PRIMARY KEY,            -- processing order, 0..V
 //!               path, version,                     -- path: its exact bytes
 //!                                                  -- (a BLOB); 1, 2, … per path
-//!               mtime_ns, size, hash,              -- Rabin-64 of the bytes
+//!               mtime_ns, size, hash,              -- Rabin-64 of the bytes (seeded P)
 //!               tokens, status,                    -- 0 live, 1 replaced, 2 deleted
 //!               file_id,                           -- device, inode, birth (renames)
 //!               text)                              -- texts.id (index/texts.rs)
@@ -43,7 +44,7 @@ pub(crate) const FILE: &str = "index.db";
 /// Files SQLite keeps beside the database.
 pub(crate) const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub(crate) const SCHEMA_VERSION: i64 = 4;
+pub(crate) const SCHEMA_VERSION: i64 = 5;
 
 /// The text store (index/texts.rs), in the schema and in its migration.
 macro_rules! texts_ddl {
@@ -112,25 +113,16 @@ CREATE TABLE near (
     texts_ddl!()
 );
 
-/// Schema upgrades in place, each from its version to the next: an index
-/// of an older format keeps its history.
-const MIGRATIONS: &[(i64, &str)] = &[
-    (
-        2,
-        "ALTER TABLE versions ADD COLUMN file_id INTEGER NOT NULL DEFAULT 0;
-         UPDATE versions SET path = CAST(path AS BLOB);
-         UPDATE skipped SET path = CAST(path AS BLOB);",
-    ),
-    // Texts are kept from here on; a live document's text is stored at the
-    // next walk (its `text` is NULL: never stored), earlier ones are gone.
-    (
-        3,
-        concat!(
-            "ALTER TABLE versions ADD COLUMN text INTEGER;",
-            texts_ddl!()
-        ),
-    ),
-];
+/// Schema upgrades in place, each from its version to the next, so an index
+/// of an older format keeps its history. None reaches 5 from before: until
+/// 4, token fingerprints and file hashes were taken under a fixed sparse
+/// polynomial, so those indexes are rebuilt from the files.
+const MIGRATIONS: &[(i64, &str)] = &[];
+
+/// Whether the migrations lead from an older `from` to [`SCHEMA_VERSION`].
+fn migrates(from: i64) -> bool {
+    from < SCHEMA_VERSION && (from..SCHEMA_VERSION).all(|v| migration(v).is_some())
+}
 
 fn migration(from: i64) -> Option<&'static str> {
     MIGRATIONS.iter().find(|m| m.0 == from).map(|m| m.1)
@@ -283,7 +275,7 @@ impl Db {
         let user_version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
         let fresh = user_version == 0 && tables == 0;
-        if !fresh && user_version != SCHEMA_VERSION && migration(user_version).is_none() {
+        if !fresh && user_version != SCHEMA_VERSION && !migrates(user_version) {
             return Err(OpenError::OtherFormat(user_version));
         }
         // The check reads every page: through a memory map it takes half the

@@ -759,45 +759,70 @@ fn a_file_changing_while_read_is_left_for_later() {
 }
 
 #[test]
-fn an_index_of_the_previous_format_is_migrated_with_its_history() {
-    let f = Fixture::new("migrate");
+fn an_index_of_the_previous_format_is_rebuilt_with_a_message() {
+    let f = Fixture::new("format4");
     f.write("a.md", &text(1, 40), 10);
     f.write("b.md", &text(2, 40), 11);
     let (ix, _, _) = f.run(params());
-    let want = history_of(&ix);
+    let want = (history_of(&ix), outcomes(&ix));
     drop(ix);
-    // Schema 2: the same tables without versions.file_id, versions.text
-    // and the texts.
+    // Schema 4 recorded no polynomial: its fingerprints were taken under
+    // the fixed sparse one.
     let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
     db.execute_batch(
-        "ALTER TABLE versions DROP COLUMN file_id; ALTER TABLE versions DROP COLUMN text;
-         DROP TABLE texts; PRAGMA user_version = 2;
-         UPDATE versions SET path = CAST(path AS TEXT);
-         UPDATE meta SET value = '2' WHERE key = 'schema_version';",
+        "DELETE FROM meta WHERE key IN ('fingerprint_seed', 'polynomial');
+         UPDATE fingerprints SET fps = zeroblob(length(fps));
+         PRAGMA user_version = 4;
+         UPDATE meta SET value = '4' WHERE key = 'schema_version';",
     )
     .unwrap();
     drop(db);
     let (ix, report, notes) = f.run(params());
-    assert!(notes.is_empty(), "no rebuild: {notes:?}");
-    assert_eq!(history_of(&ix), want);
-    // Unknown identities, no texts: each live file is read once for its
-    // text, and that is no change (no new version, not "touched").
-    assert_eq!((report.files_read, report.unchanged), (2, 0));
-    assert_eq!((report.new_versions, report.touched), (0, 0));
-    assert!(matches!(ix.text(0).unwrap(), Kept::Text(t) if t == text(1, 40).as_bytes()));
-    drop(ix);
-    let (ix, report, _) = f.run(params());
-    assert_eq!((report.files_read, report.unchanged), (0, 2), "read once");
+    assert!(
+        notes.len() == 1
+            && notes[0].contains("schema version 4 (fingerprints under the old fixed polynomial)")
+            && notes[0].contains("rebuilding it from the files"),
+        "{notes:?}"
+    );
+    assert_eq!(report.files_read, 2);
+    assert_eq!((history_of(&ix), outcomes(&ix)), want);
+    let fps = ix.fingerprints(0, 1).unwrap();
+    let a = text(1, 40);
+    let plain = prepare(a.as_bytes(), Format::Plain);
+    assert_eq!(fps[0], token_fps(&plain).fps, "taken again");
+}
+
+#[test]
+fn an_index_of_another_polynomial_is_refused_and_kept() {
+    let f = Fixture::new("poly");
+    f.write("a.md", &text(1, 40), 10);
+    let (ix, _, _) = f.run(params());
+    let want = history_of(&ix);
     drop(ix);
     let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
-    let text: i64 = db
-        .query_row(
-            "SELECT count(*) FROM versions WHERE typeof(path) != 'blob'",
-            [],
-            |r| r.get(0),
-        )
+    db.execute_batch("UPDATE meta SET value = '7' WHERE key = 'fingerprint_seed';")
         .unwrap();
-    assert_eq!(text, 0, "paths are stored as their bytes");
+    drop(db);
+    let err = Index::open(&f.root, &f.dir, params(), &mut Quiet)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(&err, IndexError::Polynomial { built, asked: 0, .. } if built == "7"),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("--fingerprint-seed 7, not 0"),
+        "{err}"
+    );
+    assert!(ReadOnly::open(&f.dir).is_err(), "read-only too");
+    // Nothing was wiped: with the seed put back it opens as it was.
+    let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+    db.execute_batch("UPDATE meta SET value = '0' WHERE key = 'fingerprint_seed';")
+        .unwrap();
+    drop(db);
+    let (ix, report, notes) = f.run(params());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!((report.files_read, history_of(&ix)), (0, want));
 }
 
 #[cfg(unix)]
