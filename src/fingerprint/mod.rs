@@ -133,9 +133,9 @@ pub fn shingle_keys(fps: &[u64], k: usize, out: &mut Vec<u64>) {
 /// the segment's mixed token fingerprints (as shingles), big-endian, then
 /// finalised.
 pub(crate) fn segment_key(fps: &[u64]) -> u64 {
-    key(fps
-        .iter()
-        .fold(1, |f, &fp| rabin::append64(f, shingle::compose(fp))))
+    key(fps.iter().fold(1, |f, &fp| {
+        rabin::append64(f, shingle::compose(fp, polynomial::active().mix()))
+    }))
 }
 
 #[cfg(test)]
@@ -146,7 +146,7 @@ mod tests {
     /// token fingerprints, big-endian.
     fn be_bytes(fps: &[u64]) -> Vec<u8> {
         fps.iter()
-            .flat_map(|&f| shingle::compose(f).to_be_bytes())
+            .flat_map(|&f| shingle::compose(f, polynomial::active().mix()).to_be_bytes())
             .collect()
     }
 

@@ -12,11 +12,15 @@
 
 use std::sync::OnceLock;
 
+use super::fmix64;
 use super::keymap::splitmix64;
 use super::rabin::{ByteTables, clmul, times_x};
 
 /// The seed of the polynomial everyone gets by default.
 pub const DEFAULT_SEED: u64 = 0;
+
+/// 2^64 / φ, odd: SplitMix64's increment.
+const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// An irreducible P = x^64 + `low` with Broder's tables for it.
 pub struct Polynomial {
@@ -40,7 +44,7 @@ impl Polynomial {
         let mut state = seed;
         loop {
             let low = splitmix64(state) | 1;
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            state = state.wrapping_add(GOLDEN);
             if !(24..=40).contains(&low.count_ones()) {
                 continue;
             }
@@ -79,6 +83,14 @@ impl Polynomial {
     /// P without its x^64 term.
     pub fn low(&self) -> u64 {
         self.low
+    }
+
+    /// The key of the mix token fingerprints pass through before a shingle
+    /// is composed (docs/algorithms.md §1.6): γ ⊕ fmix64(seed), γ the golden
+    /// ratio. fmix64 is a bijection with fmix64(0) = 0, so every seed has its
+    /// own key and seed 0 has γ.
+    pub fn mix(&self) -> u64 {
+        GOLDEN ^ fmix64(self.seed)
     }
 
     /// `f·x^64 + word mod P`: eight table lookups, one per byte of `f`.
@@ -201,11 +213,14 @@ mod tests {
             assert!((24..=40).contains(&p.low().count_ones()));
             assert_eq!(p.seed(), seed);
             assert_eq!(Polynomial::from_seed(seed).low(), p.low(), "deterministic");
-            lows.push(p.low());
+            lows.push((p.low(), p.mix()));
         }
-        lows.sort_unstable();
-        lows.dedup();
-        assert_eq!(lows.len(), 40, "every seed its own polynomial");
+        let (mut polys, mut mixes): (Vec<u64>, Vec<u64>) = lows.into_iter().unzip();
+        for v in [&mut polys, &mut mixes] {
+            v.sort_unstable();
+            v.dedup();
+            assert_eq!(v.len(), 40, "every seed its own polynomial and mix");
+        }
     }
 
     #[test]
@@ -228,6 +243,7 @@ mod tests {
         // Changing it changes every long token's key: a new index format.
         assert_eq!(Polynomial::from_seed(DEFAULT_SEED).low(), DEFAULT_LOW);
         assert_eq!(active().seed(), DEFAULT_SEED);
+        assert_eq!(active().mix(), GOLDEN, "the mix of the sparse era");
     }
 
     /// What [`Polynomial::from_seed`] gives for [`DEFAULT_SEED`].

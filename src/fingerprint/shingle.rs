@@ -20,18 +20,23 @@
 use super::rabin::{ByteTables, append64, mulmod, x_pow};
 use super::{fmix64, key};
 
-/// A token fingerprint as it enters a shingle: a non-linear bijection
-/// (MurmurHash3's finaliser after adding the golden ratio, so it is not the
-/// same function as the token hashes Hailstorm orders by).
+/// A token fingerprint as it enters a shingle: a non-linear bijection keyed
+/// by the seed (MurmurHash3's finaliser after adding `mix`, so it is not the
+/// same function as the token hashes Hailstorm orders by, and text cannot be
+/// built to collide under a seed it does not know).
 #[inline(always)]
-pub(crate) fn compose(fp: u64) -> u64 {
-    fmix64(fp.wrapping_add(0x9E37_79B9_7F4A_7C15))
+pub(crate) fn compose(fp: u64, mix: u64) -> u64 {
+    fmix64(fp.wrapping_add(mix))
 }
 
 /// Rolls k-shingle fingerprints over token fingerprints.
 #[derive(Clone)]
 pub struct ShingleRoller {
     k: usize,
+    /// This process's mix key ([`Polynomial::mix`]).
+    ///
+    /// [`Polynomial::mix`]: super::polynomial::Polynomial::mix
+    mix: u64,
     /// `out[j][b] = (b·x^(8j))·x^(64k) mod P`: the outgoing token's contribution,
     /// one table per byte, as Broder's tables do for x^64; `None` when x^(64k)
     /// is sparse (k = 1, 2, 4, 8).
@@ -41,8 +46,9 @@ pub struct ShingleRoller {
 impl ShingleRoller {
     pub fn new(k: usize) -> ShingleRoller {
         assert!(k >= 1, "k must be at least 1");
+        let mix = super::polynomial::active().mix();
         if matches!(k, 1 | 2 | 4 | 8) {
-            return ShingleRoller { k, out: None };
+            return ShingleRoller { k, mix, out: None };
         }
         // out is linear in b: build every entry from the 64 basis values
         // x^m·x^(64k), m = 0..64, each one `times x` from the previous.
@@ -53,6 +59,7 @@ impl ShingleRoller {
         }
         ShingleRoller {
             k,
+            mix,
             out: Some(ByteTables::from_basis(&basis)),
         }
     }
@@ -85,14 +92,15 @@ impl ShingleRoller {
 
     #[inline]
     fn roll(&self, fps: &[u64], out: &mut Vec<u64>, finish: impl Fn(u64) -> u64) {
+        let mix = self.mix;
         match (self.k, &self.out) {
-            (_, Some(_)) => roll(self.k, fps, out, finish, |f, fp_in, fp_out| {
+            (_, Some(_)) => roll(self.k, mix, fps, out, finish, |f, fp_in, fp_out| {
                 append64(f, fp_in) ^ self.outgoing(fp_out)
             }),
-            (1, None) => roll(1, fps, out, finish, step_sparse::<1>),
-            (2, None) => roll(2, fps, out, finish, step_sparse::<2>),
-            (4, None) => roll(4, fps, out, finish, step_sparse::<4>),
-            (_, None) => roll(8, fps, out, finish, step_sparse::<8>),
+            (1, None) => roll(1, mix, fps, out, finish, step_sparse::<1>),
+            (2, None) => roll(2, mix, fps, out, finish, step_sparse::<2>),
+            (4, None) => roll(4, mix, fps, out, finish, step_sparse::<4>),
+            (_, None) => roll(8, mix, fps, out, finish, step_sparse::<8>),
         }
     }
 }
@@ -114,11 +122,13 @@ fn step_sparse<const K: u32>(f: u64, fp_in: u64, fp_out: u64) -> u64 {
     append64(f ^ hi, fp_in ^ lo)
 }
 
-/// The k-shingle fingerprints of `fps`, each through `finish`, into `out`
-/// (cleared first); `step(f, fp_in, fp_out)` rolls the fingerprint one token.
+/// The k-shingle fingerprints of `fps` (mixed with key `mix`), each through
+/// `finish`, into `out` (cleared first); `step(f, fp_in, fp_out)` rolls the
+/// fingerprint one token.
 #[inline(always)]
 fn roll(
     k: usize,
+    mix: u64,
     fps: &[u64],
     out: &mut Vec<u64>,
     finish: impl Fn(u64) -> u64,
@@ -129,19 +139,20 @@ fn roll(
         return;
     }
     let (first, rest) = fps.split_at(k);
-    let mut f = first.iter().fold(0, |f, &fp| append64(f, compose(fp)));
+    let mut f = first.iter().fold(0, |f, &fp| append64(f, compose(fp, mix)));
     out.reserve(rest.len() + 1);
     out.push(finish(f));
     // A zip of slices has an exact length: `extend` writes without a capacity
     // check per element.
     out.extend(rest.iter().zip(fps).map(|(&fp_in, &fp_out)| {
-        f = step(f, compose(fp_in), compose(fp_out));
+        f = step(f, compose(fp_in, mix), compose(fp_out, mix));
         finish(f)
     }));
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::polynomial::active;
     use super::super::rabin::fingerprint;
     use super::super::{fmix64, key};
     use super::*;
@@ -150,7 +161,7 @@ mod tests {
     fn direct(window: &[u64]) -> u64 {
         let bytes: Vec<u8> = window
             .iter()
-            .flat_map(|&f| compose(f).to_be_bytes())
+            .flat_map(|&f| compose(f, active().mix()).to_be_bytes())
             .collect();
         fingerprint(&bytes, 0)
     }
