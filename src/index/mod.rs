@@ -227,8 +227,16 @@ fn polynomial_hex(p: &Polynomial) -> String {
 pub(crate) fn same_polynomial(db: &Db, dir: &Path) -> Result<bool, IndexError> {
     let p = polynomial::active();
     match (db.meta("fingerprint_seed")?, db.meta("polynomial")?) {
-        (Some(seed), Some(low)) if seed == p.seed().to_string() && low == polynomial_hex(p) => {
-            Ok(true)
+        (Some(seed), Some(low)) if seed == p.seed().to_string() => {
+            if low == polynomial_hex(p) {
+                Ok(true)
+            } else {
+                // A lineage that drew another P from the same seed.
+                Err(IndexError::Damaged(format!(
+                    "it records the polynomial {low} for seed {seed}, which gives {}",
+                    polynomial_hex(p)
+                )))
+            }
         }
         (Some(built), Some(_)) => Err(IndexError::Polynomial {
             dir: dir.to_path_buf(),

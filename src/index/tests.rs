@@ -815,9 +815,26 @@ fn an_index_of_another_polynomial_is_refused_and_kept() {
         "{err}"
     );
     assert!(ReadOnly::open(&f.dir).is_err(), "read-only too");
-    // Nothing was wiped: with the seed put back it opens as it was.
+    // The right seed with another polynomial: not ours to guess.
     let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
-    db.execute_batch("UPDATE meta SET value = '0' WHERE key = 'fingerprint_seed';")
+    db.execute_batch(
+        "UPDATE meta SET value = '0' WHERE key = 'fingerprint_seed';
+         UPDATE meta SET value = '0x000000000000001b' WHERE key = 'polynomial';",
+    )
+    .unwrap();
+    drop(db);
+    let err = Index::open(&f.root, &f.dir, params(), &mut Quiet)
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .contains("polynomial 0x000000000000001b for seed 0"),
+        "{err}"
+    );
+    // Nothing was wiped: with the polynomial put back it opens as it was.
+    let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+    let low = format!("{:#018x}", crate::fingerprint::polynomial::active().low());
+    db.execute("UPDATE meta SET value = ?1 WHERE key = 'polynomial'", [low])
         .unwrap();
     drop(db);
     let (ix, report, notes) = f.run(params());
