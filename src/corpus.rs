@@ -42,9 +42,9 @@ pub(crate) fn read_text<T>(
     Ok(use_text(&bytes, &text))
 }
 
-/// Documents read at once by [`stream_with`]: enough to keep both cores
-/// busy, few enough that memory stays small.
-const BATCH_FILES: usize = 256;
+/// Documents read at once by [`stream_with`] (and selected at once by a
+/// sweep): enough to keep both cores busy, few enough that memory stays small.
+pub(crate) const BATCH_FILES: usize = 256;
 const BATCH_BYTES: u64 = 64 << 20;
 
 /// [`load_with`] without holding the documents: a batch at a time is read
@@ -155,13 +155,13 @@ pub fn load(
 }
 
 impl Corpus {
-    /// Move every document's token fingerprints out, in order: what a replay
-    /// (`origin::history::Keyed`) starts from.
-    pub(crate) fn take_fps(&mut self) -> Vec<Vec<u64>> {
+    /// Move the documents' token fingerprints out, `n` documents at a time
+    /// in order: a sweep selects them a batch at a time
+    /// (`origin::sweep::Selecting::batches`) and frees each batch once done.
+    pub(crate) fn take_fps(&mut self, n: usize) -> impl Iterator<Item = Vec<Vec<u64>>> + '_ {
         self.docs
-            .iter_mut()
-            .map(|d| std::mem::take(&mut d.fps))
-            .collect()
+            .chunks_mut(n)
+            .map(|c| c.iter_mut().map(|d| std::mem::take(&mut d.fps)).collect())
     }
 }
 
