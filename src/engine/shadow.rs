@@ -108,7 +108,9 @@ fn replay_all(
         }
         let shingles = selected.total_shingles();
         let plan = Plan::new(selected, &runs).map_err(|e| e.to_string())?;
-        let later = (job.runs.len() - which.len()) as u64 * u64::from(job.versions);
+        // Runs of the shingle lengths still to come (earlier ones are in
+        // `before`).
+        let later = job.runs.iter().filter(|p| p.k > k).count() as u64 * u64::from(job.versions);
         update.total = before + plan.documents() + later;
         let done = AtomicU64::new(0);
         let scored: Mutex<Vec<(usize, Scored)>> = Mutex::new(Vec::new());
@@ -259,6 +261,7 @@ mod tests {
         let done = last.unwrap();
         assert!(done.finished);
         assert_eq!(done.error, None);
+        assert_eq!(done.done, done.total);
         let fps = history.fingerprints(0, versions).unwrap();
         for (got, &p) in done.results.iter().zip(&runs) {
             let keyed = Keyed::new(fps.clone(), p.k);
