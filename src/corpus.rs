@@ -42,9 +42,9 @@ pub(crate) fn read_text<T>(
     Ok(use_text(&bytes, &text))
 }
 
-/// Documents read at once by [`stream_with`] (and selected at once by a
-/// sweep): enough to keep both cores busy, few enough that memory stays small.
-pub(crate) const BATCH_FILES: usize = 256;
+/// Documents read at once by [`stream_with`]: enough to keep both cores
+/// busy, few enough that memory stays small.
+const BATCH_FILES: usize = 256;
 const BATCH_BYTES: u64 = 64 << 20;
 
 /// [`load_with`] without holding the documents: a batch at a time is read

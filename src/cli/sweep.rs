@@ -12,8 +12,7 @@ use serde::Serialize;
 use super::scan::pct;
 use super::{CommonEngineArgs, Fatal, SourceArgs, load, report_skipped, skipped_json};
 use crate::config::Config;
-use crate::corpus::BATCH_FILES;
-use crate::origin::sweep::{self, Control, Plan, Selecting, Sweep};
+use crate::origin::sweep::{self, BATCH_DOCUMENTS, Control, Plan, Selecting, Sweep};
 use crate::origin::table::paper_sizes;
 use crate::origin::{Estimation, Eviction, Selector, TableSize};
 
@@ -96,7 +95,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     sweep::validate(&combinations(&sizes))?;
     let mut corpus = load(&args.source.root, &config)?;
     let selecting = Selecting::new(base.k, selectors.iter().copied());
-    let mut batches = corpus.take_fps(BATCH_FILES);
+    let mut batches = corpus.take_fps(BATCH_DOCUMENTS);
     let selected = selecting.batches(move || Ok::<_, Fatal>(batches.next()))?;
     let shingles = selected.total_shingles();
     let sizes = if sizes.is_empty() {

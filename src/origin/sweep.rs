@@ -69,6 +69,11 @@ impl Control<'_> {
     }
 }
 
+/// Documents a sweep keys and selects at once: enough for both cores, and
+/// two batches' fingerprints, hashes and keys (24 bytes a token) stay small
+/// beside the selections.
+pub(crate) const BATCH_DOCUMENTS: usize = 64;
+
 /// What a sweep selects with: the shingle length and its runs' selectors.
 pub(crate) struct Selecting {
     k: usize,
