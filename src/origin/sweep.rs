@@ -201,8 +201,8 @@ impl Selected {
             .enumerate()
             .map(|(i, (doc, labels))| {
                 let n = labels.len() as u32;
-                let units = (0..n).map(|i| (i, i + k));
-                Outcome::new(from + i as u32, doc.tokens, n, units, labels)
+                let shingles = (0..n).map(|s| (s, s + k));
+                Outcome::new(from + i as u32, doc.tokens, n, shingles, labels)
             })
             .collect();
         self.shingles += exact.iter().map(|o| u64::from(o.shingles)).sum::<u64>();
