@@ -149,19 +149,24 @@ pub fn load(
             path: f.path.clone(),
             mtime: f.mtime,
             size: f.size,
-            fps: token_fps(text).fps,
+            fps: {
+                // Held until the whole folder is read: no spare capacity.
+                let mut fps = token_fps(text).fps;
+                fps.shrink_to_fit();
+                fps
+            },
         }
     })
 }
 
 impl Corpus {
-    /// Move every document's token fingerprints out, in order: what a replay
-    /// (`origin::history::Keyed`) starts from.
-    pub(crate) fn take_fps(&mut self) -> Vec<Vec<u64>> {
+    /// Move the documents' token fingerprints out, `n` documents at a time
+    /// in order: a sweep selects them a batch at a time
+    /// (`origin::sweep::Selecting::batches`) and frees each batch once done.
+    pub(crate) fn take_fps(&mut self, n: usize) -> impl Iterator<Item = Vec<Vec<u64>>> + '_ {
         self.docs
-            .iter_mut()
-            .map(|d| std::mem::take(&mut d.fps))
-            .collect()
+            .chunks_mut(n)
+            .map(|c| c.iter_mut().map(|d| std::mem::take(&mut d.fps)).collect())
     }
 }
 

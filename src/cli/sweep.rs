@@ -1,5 +1,8 @@
 //! `lineage sweep ROOT`: the exact result once, then every combination of
-//! settings scored against it (DO, TF, ssr), replaying cached keys.
+//! settings scored against it (DO, TF, ssr), replaying selected units. The
+//! folder's fingerprints are selected a batch of documents at a time and
+//! freed; the replays hold only the units and the exact result (README,
+//! "Memory").
 
 use std::io::Write;
 
@@ -9,8 +12,7 @@ use serde::Serialize;
 use super::scan::pct;
 use super::{CommonEngineArgs, Fatal, SourceArgs, load, report_skipped, skipped_json};
 use crate::config::Config;
-use crate::origin::history::Keyed;
-use crate::origin::sweep::{self, Control, Plan, Sweep};
+use crate::origin::sweep::{self, BATCH_DOCUMENTS, Control, Plan, Selecting, Sweep};
 use crate::origin::table::paper_sizes;
 use crate::origin::{Estimation, Eviction, Selector, TableSize};
 
@@ -85,16 +87,24 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     let sizes: Vec<TableSize> = pick(&args.sizes, &config.sweep.sizes);
     let base = config.params();
 
+    let combinations = |sizes: &[TableSize]| {
+        sweep::combinations(base, &selectors, &evictions, &estimations, sizes)
+    };
+    // Fail on an impossible table before reading anything (the paper's
+    // sizes are known only once the shingles are counted).
+    sweep::validate(&combinations(&sizes))?;
     let mut corpus = load(&args.source.root, &config)?;
-    let keyed = Keyed::new(corpus.take_fps(), base.k);
-    let shingles = keyed.total_shingles();
+    let selecting = Selecting::new(base.k, selectors.iter().copied());
+    let mut batches = corpus.take_fps(BATCH_DOCUMENTS);
+    let selected = selecting.batches(move || Ok::<_, Fatal>(batches.next()))?;
+    let shingles = selected.total_shingles();
     let sizes = if sizes.is_empty() {
         paper_sizes(shingles)
     } else {
         sizes
     };
-    let asked = sweep::combinations(base, &selectors, &evictions, &estimations, &sizes);
-    let Sweep { exact, runs } = Plan::new(&keyed, &asked)?
+    let asked = combinations(&sizes);
+    let Sweep { exact, runs } = Plan::new(selected, &asked)?
         .run(&Control::default())
         .ok_or("the sweep stopped before its end")?;
     let runs: Vec<RunJson> = runs

@@ -1,7 +1,9 @@
 //! Shadow runs: the whole history replayed with other settings from the
 //! index's cached fingerprints (never the files), in a thread of its own with
 //! progress and a cancel flag; the live state is not touched. The replays are
-//! `origin::sweep`'s, the same parallel schedule as `lineage sweep`.
+//! `origin::sweep`'s, the same parallel schedule as `lineage sweep`. The
+//! fingerprints are read a batch of versions at a time and dropped once
+//! selected: what stays is what the replays read.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -11,11 +13,19 @@ use std::time::Duration;
 use super::{ShadowResult, ShadowUpdate};
 use crate::index::History;
 use crate::origin::Params;
-use crate::origin::history::Keyed;
-use crate::origin::sweep::{Control, Plan, Scored};
+use crate::origin::sweep::{self, Control, Plan, Scored, Selecting};
 
 /// Progress is reported at most this often.
 const PROGRESS_EVERY: Duration = Duration::from_millis(50);
+
+/// Versions whose fingerprints are read, keyed and selected at once (two
+/// batches are in memory at most), as many as `lineage sweep` selects at
+/// once; a few in unit tests, so that their small histories take several.
+const BATCH_VERSIONS: u32 = if cfg!(test) {
+    4
+} else {
+    sweep::BATCH_DOCUMENTS as u32
+};
 
 /// A shadow run's job: versions `0..versions` of the index.
 pub(crate) struct Job {
@@ -36,6 +46,7 @@ pub fn run(history: &History, job: &Job, mut report: impl FnMut(ShadowUpdate)) {
         finished: false,
         error: None,
     };
+    fix_malloc_thresholds();
     let outcome = replay_all(history, job, &mut update, &mut report);
     // The replays' tables and keys are freed by now; hand the pages back.
     give_back_memory();
@@ -46,6 +57,22 @@ pub fn run(history: &History, job: &Job, mut report: impl FnMut(ShadowUpdate)) {
     }
     update.finished = true;
     report(update);
+}
+
+/// Stop glibc from raising its mmap threshold (and the trim threshold, twice
+/// it) each time a large block is freed, which it does up to 32 MiB: a
+/// sweep's selections and tables then land in the rayon threads' arenas, and
+/// `malloc_trim` does not reach the free top of an arena that is not the main
+/// one, so after a sweep on rust-book-editions 13 MB more than before it
+/// stayed resident. With fixed thresholds an arena's top is trimmed as it is
+/// freed and large blocks are mapped and unmapped on their own.
+fn fix_malloc_thresholds() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes the allocator's tuning; 128 KiB is its
+    // default threshold.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+    }
 }
 
 /// Return freed heap pages to the OS. glibc keeps them in its arenas for
@@ -68,9 +95,7 @@ fn replay_all(
     report: &mut impl FnMut(ShadowUpdate),
 ) -> Result<bool, String> {
     let cancelled = || job.cancel.load(Ordering::Relaxed);
-    let fps = history
-        .fingerprints(job.versions)
-        .map_err(|e| e.to_string())?;
+    sweep::validate(&job.runs).map_err(|e| e.to_string())?;
     let mut ks: Vec<usize> = job.runs.iter().map(|p| p.k).collect();
     ks.sort_unstable();
     ks.dedup();
@@ -84,11 +109,26 @@ fn replay_all(
             .filter(|&i| job.runs[i].k == k)
             .collect();
         let runs: Vec<Params> = which.iter().map(|&i| job.runs[i]).collect();
-        let keyed = Keyed::new(fps.clone(), k);
-        let plan = Plan::new(&keyed, &runs).map_err(|e| e.to_string())?;
-        let later = (job.runs.len() - which.len()) as u64 * u64::from(job.versions);
+        let selecting = Selecting::new(k, runs.iter().map(|p| p.selector));
+        let mut from = 0;
+        let selected = selecting.batches(|| {
+            if from == job.versions || cancelled() {
+                return Ok(None);
+            }
+            let to = job.versions.min(from.saturating_add(BATCH_VERSIONS));
+            let fps = history.fingerprints(from, to);
+            from = to;
+            fps.map(Some).map_err(|e| e.to_string())
+        })?;
+        if cancelled() {
+            return Ok(false);
+        }
+        let shingles = selected.total_shingles();
+        let plan = Plan::new(selected, &runs).map_err(|e| e.to_string())?;
+        // Runs of the shingle lengths still to come (earlier ones are in
+        // `before`).
+        let later = job.runs.iter().filter(|p| p.k > k).count() as u64 * u64::from(job.versions);
         update.total = before + plan.documents() + later;
-        let shingles = keyed.total_shingles();
         let done = AtomicU64::new(0);
         let scored: Mutex<Vec<(usize, Scored)>> = Mutex::new(Vec::new());
         let keep = |i: usize, s: &Scored| {
@@ -165,5 +205,111 @@ fn result(s: &Scored, shingles: u64) -> ShadowResult {
         hits: s.counters.hits,
         evictions: s.counters.evictions,
         seconds: s.seconds,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{Index, Quiet};
+    use crate::origin::history::Keyed;
+    use crate::origin::metrics::Score;
+    use crate::origin::{Estimation, Eviction, Selector, TableSize};
+    use crate::source::{self, Filter, Order, WalkOptions};
+
+    /// `n` words drawn from a vocabulary by `seed`.
+    fn text(seed: u64, n: usize) -> String {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                format!("w{}", x % 3000)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn versions_read_in_batches_score_like_a_replay_of_the_whole_history() {
+        let base = std::env::temp_dir().join(format!("lineage-shadow-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (root, dir) = (base.join("root"), base.join("index"));
+        std::fs::create_dir_all(&root).unwrap();
+        // Eleven versions (three batches), later ones copying earlier ones.
+        for i in 0..11u64 {
+            let mut t = text(i, 200);
+            if i >= 3 {
+                t = format!("{} {}", text(i - 3, 150), text(100 + i, 60));
+            }
+            std::fs::write(root.join(format!("{i:02}.md")), t).unwrap();
+        }
+        let live = Params {
+            table_size: TableSize::Bytes(48 << 10),
+            ..Params::default()
+        };
+        let mut ix = Index::open(&root, &dir, live, &mut Quiet).unwrap();
+        let walk =
+            source::walk_with(&root, &Filter::default_patterns(), WalkOptions::default()).unwrap();
+        ix.reconcile(walk, 1 << 20, Order::Path, &mut Quiet)
+            .unwrap();
+        let versions = ix.counts().versions as u32;
+        assert_eq!(versions, 11);
+        let small = Params {
+            table_size: TableSize::Bytes(2048),
+            bucket_entries: 8,
+            eviction: Eviction::Cc,
+            estimation: Estimation::Nb,
+            selector: Selector::Every(4),
+            ..live
+        };
+        // Two shingle lengths: the history is read once for each.
+        let runs = vec![live, small, Params { k: 5, ..small }];
+        let history = ix.history_reader().unwrap();
+        let job = Job {
+            generation: 1,
+            runs: runs.clone(),
+            versions,
+            cancel: Arc::new(AtomicBool::new(false)),
+        };
+        let mut last = None;
+        run(&history, &job, |u| last = Some(u));
+        let done = last.unwrap();
+        assert!(done.finished);
+        assert_eq!(done.error, None);
+        assert_eq!(done.done, done.total);
+        let fps = history.fingerprints(0, versions).unwrap();
+        for (got, &p) in done.results.iter().zip(&runs) {
+            let keyed = Keyed::new(fps.clone(), p.k);
+            let exact = keyed.exact();
+            let units = keyed.select(p.selector);
+            let mut score = Score::default();
+            let stats = keyed
+                .replay(&units, p, |o| score.add(&exact[o.id as usize], &o))
+                .unwrap();
+            let want = ShadowResult {
+                seconds: got.seconds,
+                hits: stats.counters.hits,
+                evictions: stats.counters.evictions,
+                ..result(
+                    &Scored {
+                        params: p,
+                        score,
+                        counters: stats.counters,
+                        capacity: stats.capacity,
+                        entry_bytes: stats.entry_bytes,
+                        selected_keys: 0,
+                        seconds: 0.0,
+                    },
+                    keyed.total_shingles(),
+                )
+            };
+            assert_eq!(*got, want);
+        }
+        assert_eq!(done.results.len(), runs.len());
+        assert!(done.results[1].evictions > 0, "the small table evicts");
+        drop((history, ix));
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -712,9 +712,9 @@ fn load(
 pub(crate) struct History(Db);
 
 impl History {
-    /// The token fingerprints of versions `0..versions`, in processing order.
-    pub fn fingerprints(&self, versions: u32) -> Result<Vec<Vec<u64>>, IndexError> {
-        self.0.fingerprints(0, versions)
+    /// The token fingerprints of versions `from..to`, in processing order.
+    pub fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, IndexError> {
+        self.0.fingerprints(from, to)
     }
 }
 

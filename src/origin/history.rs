@@ -3,7 +3,10 @@
 //! Token fingerprints are computed once per document; shingle keys once per k;
 //! selections once per selector. A replay with other table or estimation
 //! settings touches only selection output, the table and the estimator
-//! (the "sweeps replay, they do not re-read").
+//! (the "sweeps replay, they do not re-read"). `Keyed` holds all of
+//! it for the whole history (24 bytes a token): the reference that sweeps
+//! (which keep only selections, `origin::sweep`) and the index are tested
+//! against, and what benchmarks and examples replay.
 
 use rayon::prelude::*;
 

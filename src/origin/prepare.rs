@@ -1,8 +1,9 @@
 //! One document through the origin pass: its keys and selected units, which
 //! depend on the document alone (so they run in parallel), then the
 //! sequential pass. The one place a document's token fingerprints become
-//! what a selector reads, for the index and watcher (one version at a time)
-//! and for `Keyed` (a whole history for scans and sweeps).
+//! what a selector reads: for the index and watcher (one version at a time),
+//! `scan` and sweeps (a batch of documents at a time) and `Keyed` (a whole
+//! history).
 
 use super::outcome::Outcome;
 use super::select::{DocKeys, Unit};
