@@ -159,17 +159,6 @@ pub fn load(
     })
 }
 
-impl Corpus {
-    /// Move the documents' token fingerprints out, `n` documents at a time
-    /// in order: a sweep selects them a batch at a time
-    /// (`origin::sweep::Selecting::batches`) and frees each batch once done.
-    pub(crate) fn take_fps(&mut self, n: usize) -> impl Iterator<Item = Vec<Vec<u64>>> + '_ {
-        self.docs
-            .chunks_mut(n)
-            .map(|c| c.iter_mut().map(|d| std::mem::take(&mut d.fps)).collect())
-    }
-}
-
 /// Documents in processing order (index = document id) with their paths, and
 /// the files left out.
 #[derive(Debug, Default)]

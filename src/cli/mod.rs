@@ -18,11 +18,9 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::bytesize::Bytes;
 use crate::config::Config;
-use crate::corpus::{self, Corpus};
 use crate::fingerprint::polynomial;
 use crate::origin::Ties;
-use crate::source::Filter;
-use crate::source::Order;
+use crate::source::{Order, Skipped};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -250,18 +248,6 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// Read the root's documents as the configuration says.
-fn load(root: &std::path::Path, c: &Config) -> Result<Corpus, Fatal> {
-    let filter = Filter::new(&c.include, &c.exclude)?;
-    Ok(corpus::load(
-        root,
-        &filter,
-        c.walk_options(),
-        c.max_file_size.0,
-        c.order,
-    )?)
-}
-
 /// A document's name in JSON: `path` for people (bytes that are not UTF-8
 /// as U+FFFD), and where the name is not UTF-8 its exact bytes in hex as
 /// `path_hex` (see [`crate::source::name`]).
@@ -298,13 +284,13 @@ impl SkippedJson {
     }
 }
 
-fn skipped_json(c: &Corpus) -> Vec<SkippedJson> {
-    c.skipped.iter().map(SkippedJson::new).collect()
+fn skipped_json(skipped: &[Skipped]) -> Vec<SkippedJson> {
+    skipped.iter().map(SkippedJson::new).collect()
 }
 
 /// Print a readable line per skipped file on stderr.
-fn report_skipped(c: &Corpus) {
-    for s in &c.skipped {
+fn report_skipped(skipped: &[Skipped]) {
+    for s in skipped {
         skipped_line(&s.path, &s.reason.to_string());
     }
 }

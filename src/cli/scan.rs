@@ -11,7 +11,7 @@ use std::io::Write;
 use clap::Args;
 use serde::Serialize;
 
-use super::{CommonEngineArgs, Fatal, PathJson, SkippedJson, SourceArgs, skipped_line};
+use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, report_skipped, skipped_json};
 use crate::config::Config;
 use crate::fingerprint::{polynomial, token_fps};
 use crate::origin::history::ReplayStats;
@@ -104,13 +104,10 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
         write!(out, "],\"table\":")?;
         serde_json::to_writer(&mut out, &TableJson::new(&stats))?;
         write!(out, ",\"skipped\":")?;
-        let skipped: Vec<SkippedJson> = skipped.iter().map(SkippedJson::new).collect();
-        serde_json::to_writer(&mut out, &skipped)?;
+        serde_json::to_writer(&mut out, &skipped_json(&skipped))?;
         writeln!(out, "}}")?;
     } else {
-        for s in &skipped {
-            skipped_line(&s.path, &s.reason.to_string());
-        }
+        report_skipped(&skipped);
         summary(&mut out, &seen, skipped.len(), &params, &stats)?;
     }
     out.flush()?;

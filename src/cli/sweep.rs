@@ -10,11 +10,13 @@ use clap::Args;
 use serde::Serialize;
 
 use super::scan::pct;
-use super::{CommonEngineArgs, Fatal, SourceArgs, load, report_skipped, skipped_json};
+use super::{CommonEngineArgs, Fatal, SourceArgs, report_skipped, skipped_json};
 use crate::config::Config;
+use crate::fingerprint::token_fps;
 use crate::origin::sweep::{self, BATCH_DOCUMENTS, Control, Plan, Selecting, Sweep};
 use crate::origin::table::paper_sizes;
 use crate::origin::{Estimation, Eviction, Selector, TableSize};
+use crate::source::Filter;
 
 #[derive(Args, Debug)]
 pub(super) struct SweepArgs {
@@ -93,10 +95,30 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     // Fail on an impossible table before reading anything (the paper's
     // sizes are known only once the shingles are counted).
     sweep::validate(&combinations(&sizes))?;
-    let mut corpus = load(&args.source.root, &config)?;
+    // Read as `scan` does: the reading thread keys and selects the next
+    // files while this one runs the exact pass over a batch of documents,
+    // so a document's fingerprints and keys live only until its selections
+    // are made.
+    let filter = Filter::new(&config.include, &config.exclude)?;
     let selecting = Selecting::new(base.k, selectors.iter().copied());
-    let mut batches = corpus.take_fps(BATCH_DOCUMENTS);
-    let selected = selecting.batches(move || Ok::<_, Fatal>(batches.next()))?;
+    let mut selected = selecting.start();
+    let mut batch = Vec::with_capacity(BATCH_DOCUMENTS);
+    let skipped = crate::corpus::stream_with(
+        &args.source.root,
+        &filter,
+        config.walk_options(),
+        config.max_file_size.0,
+        config.order,
+        |_, text| selecting.select(&token_fps(text).fps),
+        |_, doc| -> Result<(), Fatal> {
+            batch.push(doc);
+            if batch.len() == BATCH_DOCUMENTS {
+                selected.push(std::mem::take(&mut batch));
+            }
+            Ok(())
+        },
+    )?;
+    selected.push(batch);
     let shingles = selected.total_shingles();
     let sizes = if sizes.is_empty() {
         paper_sizes(shingles)
@@ -148,12 +170,12 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
             format: "lineage-sweep/1",
             exact: exact_json,
             runs,
-            skipped: skipped_json(&corpus),
+            skipped: skipped_json(&skipped),
         };
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        report_skipped(&corpus);
+        report_skipped(&skipped);
         let self_dominant = exact
             .iter()
             .filter(|o| o.dominant_origin == Some(o.id))
