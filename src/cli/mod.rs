@@ -20,7 +20,7 @@ use crate::bytesize::Bytes;
 use crate::config::Config;
 use crate::fingerprint::polynomial;
 use crate::origin::Ties;
-use crate::source::{Order, Skipped};
+use crate::source::{FileEntry, Filter, Order, Skipped};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -246,6 +246,20 @@ pub fn run() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Read the root's documents (those `filter` names) as the configuration
+/// says, in order, a batch at a time (`corpus::stream_with`): `f` on the reading threads, `each` in
+/// order on this one; the files left out are returned.
+fn stream<T: Send>(
+    root: &std::path::Path,
+    filter: &Filter,
+    c: &Config,
+    f: impl Fn(&FileEntry, &str) -> T + Sync,
+    each: impl FnMut(&FileEntry, T) -> Result<(), Fatal>,
+) -> Result<Vec<Skipped>, Fatal> {
+    let (opts, max, order) = (c.walk_options(), c.max_file_size.0, c.order);
+    crate::corpus::stream_with(root, filter, opts, max, order, f, each)
 }
 
 /// A document's name in JSON: `path` for people (bytes that are not UTF-8

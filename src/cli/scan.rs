@@ -11,7 +11,7 @@ use std::io::Write;
 use clap::Args;
 use serde::Serialize;
 
-use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, report_skipped, skipped_json};
+use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, report_skipped, skipped_json, stream};
 use crate::config::Config;
 use crate::fingerprint::{polynomial, token_fps};
 use crate::origin::history::ReplayStats;
@@ -80,14 +80,12 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
         write!(out, ",\"documents\":[")?;
     }
     let mut seen = Seen::default();
-    let skipped = crate::corpus::stream_with(
+    let skipped = stream(
         &args.source.root,
         &filter,
-        config.walk_options(),
-        config.max_file_size.0,
-        config.order,
+        &config,
         |_, text| preparer.prepare(&token_fps(text).fps),
-        |file, prepared| -> Result<(), Fatal> {
+        |file, prepared| {
             let o = prepare::run(pass.get()?, seen.paths.len() as u32, &prepared);
             if args.json {
                 if o.id > 0 {

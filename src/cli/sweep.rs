@@ -10,7 +10,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::scan::pct;
-use super::{CommonEngineArgs, Fatal, SourceArgs, report_skipped, skipped_json};
+use super::{CommonEngineArgs, Fatal, SourceArgs, report_skipped, skipped_json, stream};
 use crate::config::Config;
 use crate::fingerprint::token_fps;
 use crate::origin::sweep::{self, BATCH_DOCUMENTS, Control, Plan, Selecting, Sweep};
@@ -103,14 +103,12 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     let selecting = Selecting::new(base.k, selectors.iter().copied());
     let mut selected = selecting.start();
     let mut batch = Vec::with_capacity(BATCH_DOCUMENTS);
-    let skipped = crate::corpus::stream_with(
+    let skipped = stream(
         &args.source.root,
         &filter,
-        config.walk_options(),
-        config.max_file_size.0,
-        config.order,
+        &config,
         |_, text| selecting.select(&token_fps(text).fps),
-        |_, doc| -> Result<(), Fatal> {
+        |_, doc| {
             batch.push(doc);
             if batch.len() == BATCH_DOCUMENTS {
                 selected.push(std::mem::take(&mut batch));

@@ -211,25 +211,12 @@ fn result(s: &Scored, shingles: u64) -> ShadowResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::tests::text;
     use crate::index::{Index, Quiet};
     use crate::origin::history::Keyed;
     use crate::origin::metrics::Score;
     use crate::origin::{Estimation, Eviction, Selector, TableSize};
     use crate::source::{self, Filter, Order, WalkOptions};
-
-    /// `n` words drawn from a vocabulary by `seed`.
-    fn text(seed: u64, n: usize) -> String {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                format!("w{}", x % 3000)
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
 
     #[test]
     fn versions_read_in_batches_score_like_a_replay_of_the_whole_history() {

@@ -719,4 +719,4 @@ impl History {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
