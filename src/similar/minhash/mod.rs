@@ -28,6 +28,17 @@
 //! are sorted into buckets; each representative then gathers the later
 //! representatives of its buckets, each once, and verifies them by exact
 //! Jaccard with early exit (`exact::jaccard_at_least`).
+//!
+//! *Sketch filter.* Before the exact check, a candidate's Jaccard is
+//! estimated from the low byte of every bin (b-bit minwise hashing, Li and
+//! König 2010: bins agree with probability J + (1 − J)/256). Boilerplate that
+//! many documents share (a list footer, MIME headers) can hold the least
+//! value of all the bins of one band for hundreds of them, and that one
+//! bucket is then most of the candidates, nearly all far below S. A
+//! candidate whose agreeing bins fall more than [`FILTER_SIGMAS`] standard
+//! deviations below what a pair at S gives is dropped unverified: a pair at
+//! or above S is lost so with probability below 10^-4 (the normal tail at
+//! 3.7σ), beside the banding's 10^-3. What is kept is verified exactly.
 
 pub(crate) mod lsh;
 
@@ -45,6 +56,11 @@ pub(crate) use lsh::BandIndex;
 /// candidate, which the default banding guarantees (pairs above it are
 /// found more often still).
 pub const RECALL_AT_THRESHOLD: f64 = 0.999;
+
+/// How far below a pair at the threshold, in standard deviations of its
+/// count of agreeing bins, a candidate's count may fall before the sketch
+/// filter drops it.
+pub const FILTER_SIGMAS: f64 = 3.7;
 
 /// Default budget of hash values per document (bins = bands × rows).
 pub const DEFAULT_HASHES: u32 = 256;
@@ -233,6 +249,8 @@ pub struct MinhashStats {
     pub largest_bucket: u64,
     /// Distinct pairs of classes that met in a bucket.
     pub candidates: u64,
+    /// Of those, dropped by the sketch filter without an exact check.
+    pub filtered: u64,
     /// Of those, with exact Jaccard ≥ the threshold.
     pub verified: u64,
     /// Pairs reported, including those between identical documents.
@@ -280,18 +298,20 @@ pub fn pairs(docs: &[SimDoc], min: f64, o: &Options) -> (Vec<Pair>, MinhashStats
     let banding = o.banding;
     let b = banding.bands as usize;
     // Every document's band keys and digest in one pass over its set.
-    let sketched: Vec<(Option<u64>, Vec<u64>)> = docs
+    let sketched: Vec<(Option<u64>, Vec<u64>, Vec<u8>)> = docs
         .par_iter()
         .map_init(Scratch::default, |scratch, d| {
             let mut keys = Vec::with_capacity(b);
             if band_keys_with(&d.shingles, banding, scratch, &mut keys) {
-                (Some(scratch.digest), keys)
+                let low = scratch.bins.iter().map(|&v| v as u8).collect();
+                (Some(scratch.digest), keys, low)
             } else {
-                (None, keys)
+                (None, keys, Vec::new())
             }
         })
         .collect();
     let digests: Vec<Option<u64>> = sketched.iter().map(|s| s.0).collect();
+    let least_agreeing = least_agreeing(min, banding.hashes());
     let classes = classes(docs, &digests);
     let reps: Vec<u32> = classes.iter().map(|c| c[0]).collect();
     let mut stats = MinhashStats {
@@ -323,7 +343,7 @@ pub fn pairs(docs: &[SimDoc], min: f64, o: &Options) -> (Vec<Pair>, MinhashStats
         stats.index_bytes =
             4 * (buckets.members.len() + buckets.starts.len() + buckets.of.len()) as u64;
         let n = reps.len();
-        let per_rep: Vec<(Vec<ClassPair>, u64)> = (0..n)
+        let per_rep: Vec<(Vec<ClassPair>, u64, u64)> = (0..n)
             .into_par_iter()
             .map_init(Vec::new, |met: &mut Vec<u32>, a| {
                 // The later classes sharing a bucket with `a`, each once.
@@ -337,18 +357,26 @@ pub fn pairs(docs: &[SimDoc], min: f64, o: &Options) -> (Vec<Pair>, MinhashStats
                 met.sort_unstable();
                 met.dedup();
                 let set_a = &docs[reps[a] as usize].shingles;
+                let low_a = &sketched[reps[a] as usize].2;
+                let mut filtered = 0;
                 let hits: Vec<ClassPair> = met
                     .iter()
                     .filter_map(|&c| {
-                        let set_c = &docs[reps[c as usize] as usize].shingles;
-                        jaccard_at_least(set_a, set_c, min).map(|j| (a as u32, c, j))
+                        let rep_c = reps[c as usize] as usize;
+                        if agreeing(low_a, &sketched[rep_c].2) < least_agreeing {
+                            filtered += 1;
+                            return None;
+                        }
+                        jaccard_at_least(set_a, &docs[rep_c].shingles, min)
+                            .map(|j| (a as u32, c, j))
                     })
                     .collect();
-                (hits, met.len() as u64)
+                (hits, met.len() as u64, filtered)
             })
             .collect();
-        for (hits, candidates) in per_rep {
+        for (hits, candidates, filtered) in per_rep {
             stats.candidates += candidates;
+            stats.filtered += filtered;
             stats.verified += hits.len() as u64;
             found.extend(hits);
         }
@@ -380,6 +408,22 @@ pub fn pairs(docs: &[SimDoc], min: f64, o: &Options) -> (Vec<Pair>, MinhashStats
     stats.pairs = out.len() as u64;
     stats.seconds = start.elapsed().as_secs_f64();
     (out, stats)
+}
+
+/// Bins whose low bytes agree.
+fn agreeing(a: &[u8], b: &[u8]) -> u32 {
+    a.iter().zip(b).map(|(x, y)| u32::from(x == y)).sum()
+}
+
+/// The fewest agreeing low bytes of `bins` bins a candidate needs to be
+/// checked exactly: [`FILTER_SIGMAS`] standard deviations below the mean of
+/// a pair at Jaccard `min`, whose bins agree with probability
+/// p = min + (1 − min)/256 (b-bit minwise hashing with b = 8).
+pub(crate) fn least_agreeing(min: f64, bins: u32) -> u32 {
+    let n = f64::from(bins);
+    let p = min + (1.0 - min) / 256.0;
+    let bound = n * p - FILTER_SIGMAS * (n * p * (1.0 - p)).sqrt();
+    bound.max(0.0).floor() as u32
 }
 
 /// Two classes (a < b) and their Jaccard.

@@ -143,6 +143,74 @@ fn pairs_are_found_as_often_as_the_s_curve_says() {
 }
 
 #[test]
+fn the_sketch_filter_keeps_pairs_at_the_threshold_and_drops_those_far_below() {
+    // Low bytes of the sketches of pairs at exactly J = S (0.5 and 0.8,
+    // with the bins their banding uses): dropping one happens with
+    // probability ~1e-4; and pairs 0.25 below S are nearly all dropped.
+    for (min, shared, own) in [(0.5, 200, 100), (0.8, 400, 50)] {
+        let bins = Options::new(min, DEFAULT_HASHES).banding.hashes();
+        let least = least_agreeing(min, bins);
+        let agreeing_of = |rng: &mut Rng, shared: usize, own: usize| {
+            let (a, b) = pair_at(rng, shared, own);
+            let (mut sa, mut sb) = (Vec::new(), Vec::new());
+            sketch(&a.shingles, bins as usize, &mut sa);
+            sketch(&b.shingles, bins as usize, &mut sb);
+            let low = |s: &[u64]| s.iter().map(|&v| v as u8).collect::<Vec<u8>>();
+            agreeing(&low(&sa), &low(&sb))
+        };
+        let mut rng = Rng(0xb17 + bins as u64);
+        let trials = 3000;
+        let dropped = (0..trials)
+            .filter(|_| agreeing_of(&mut rng, shared, own) < least)
+            .count();
+        assert!(dropped <= 3, "S {min}: {dropped} of {trials} dropped");
+        // J = S − 0.25: shared / (shared + 2·own) with own raised.
+        let j_low: f64 = min - 0.25;
+        let own_low = ((shared as f64 / j_low - shared as f64) / 2.0).round() as usize;
+        let kept = (0..trials)
+            .filter(|_| agreeing_of(&mut rng, shared, own_low) >= least)
+            .count();
+        assert!(
+            kept * 100 < trials,
+            "S {min}: {kept} of {trials} kept at {j_low}"
+        );
+    }
+    // The bound itself: the mean of a pair at S less 3.7 sd, b-bit corrected.
+    assert_eq!(least_agreeing(0.5, 156), 55);
+    assert_eq!(least_agreeing(1.0, 64), 64);
+    assert!(least_agreeing(0.3, 256) < least_agreeing(0.5, 256));
+}
+
+#[test]
+fn the_sketch_filter_drops_a_shared_boilerplate_bucket_unverified() {
+    // 300 documents of 400 own shingles, each with the same 60 shingles
+    // of boilerplate (J ≈ 0.07 between any two), and two near copies.
+    let mut rng = Rng(77);
+    let boiler: Vec<u64> = (0..60).map(|_| rng.next()).collect();
+    let mut docs: Vec<SimDoc> = (0..300)
+        .map(|_| {
+            let mut k: Vec<u64> = (0..400).map(|_| rng.next()).collect();
+            k.extend(&boiler);
+            doc(&k)
+        })
+        .collect();
+    let mut copy = docs[0].shingles.clone();
+    copy.truncate(copy.len() - 20);
+    docs.push(doc(&copy));
+    let min = 0.3;
+    let (got, stats) = pairs(&docs, min, &Options::new(min, DEFAULT_HASHES));
+    let want = exact::pairs(&docs, min);
+    assert_eq!(got, want);
+    assert_eq!(stats.verified, want.len() as u64);
+    assert!(stats.candidates > 100, "the boilerplate met: {stats:?}");
+    assert_eq!(
+        stats.filtered + stats.verified,
+        stats.candidates,
+        "every candidate dropped or verified as a pair"
+    );
+}
+
+#[test]
 fn identical_documents_cost_no_verification_and_are_all_paired() {
     let page: Vec<u64> = (1..=300).collect();
     let mut docs: Vec<SimDoc> = (0..2000).map(|_| doc(&page)).collect();
