@@ -150,7 +150,7 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
     let ix = Index::open(&root, &ix_dir, Config::default().params(), &mut Quiet);
     let near = ix
         .unwrap()
-        .near("k=8 keys=2 min_similarity=0.5 near=minhash-oph/1 bands=52 rows=3")
+        .near("k=8 keys=3 min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3")
         .unwrap()
         .unwrap();
     assert_eq!(near.sketches.len(), 3);

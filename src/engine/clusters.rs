@@ -54,7 +54,7 @@ impl Clusters {
     pub(crate) fn settings(&self) -> String {
         let b = self.index.banding();
         format!(
-            "min_similarity={} near=minhash-oph/1 bands={} rows={}",
+            "min_similarity={} near=minhash-oph/2 bands={} rows={}",
             self.min_similarity, b.bands, b.rows
         )
     }
@@ -75,13 +75,14 @@ impl Clusters {
         };
         let mut new = Vec::new();
         self.index.query(&sketch.keys, &mut self.found);
+        let least = minhash::least_agreeing(self.min_similarity, self.index.banding().hashes());
         for &other in &self.found {
-            let same = self
-                .index
-                .sketch(other)
-                .is_some_and(|s| s.digest == sketch.digest);
-            let j = if same {
+            let theirs = self.index.sketch(other);
+            let j = if theirs.is_some_and(|s| s.digest == sketch.digest) {
                 Some(1.0)
+            } else if theirs.is_some_and(|s| minhash::agreeing(&s.low, &sketch.low) < least) {
+                // The sketch filter: far below the threshold, no set fetched.
+                None
             } else {
                 jaccard_at_least(&set_of(other)?, set, self.min_similarity)
             };
@@ -103,7 +104,7 @@ impl Clusters {
         if bytes.is_empty() {
             return true;
         }
-        match Sketch::from_bytes(bytes, self.index.banding().bands) {
+        match Sketch::from_bytes(bytes, self.index.banding()) {
             Some(s) => {
                 self.index.insert(id, s);
                 true
@@ -301,7 +302,7 @@ mod tests {
                 .unwrap();
             assert_eq!((id, pairs.len()), (i, i as usize));
             assert!(pairs.iter().all(|p| p.1 == i && p.2 == 1.0));
-            assert_eq!(bytes.len(), 8 * (52 + 2));
+            assert_eq!(bytes.len(), 8 * (52 + 2) + 156, "keys, digest, low bytes");
         }
         assert_eq!(c.pairs().count(), 1000 * 999 / 2);
         assert_eq!(c.clusters().0.len(), 1);
@@ -315,13 +316,50 @@ mod tests {
     }
 
     #[test]
+    fn the_sketch_filter_fetches_no_set_of_a_boilerplate_neighbour() {
+        // 200 documents sharing 60 shingles of boilerplate beside 400 of
+        // their own (J ≈ 0.07), and one near copy of the first.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x >> 2
+        };
+        let boiler: Vec<u64> = (0..60).map(|_| next()).collect();
+        let mut sets: Vec<Arc<[u64]>> = (0..200)
+            .map(|_| {
+                let mut k: Vec<u64> = (0..400).map(|_| next()).chain(boiler.clone()).collect();
+                k.sort_unstable();
+                k.into()
+            })
+            .collect();
+        sets.push(sets[0][..sets[0].len() - 20].into());
+        let mut c = Clusters::new(0.3);
+        let mut fetched = 0;
+        let mut met = 0;
+        for (i, set) in sets.iter().enumerate() {
+            c.index.query(&Sketch::of(set, c.index.banding()).unwrap().keys, &mut c.found);
+            met += c.found.len();
+            c.insert(i as u32, set, |o| {
+                fetched += 1;
+                Ok::<_, ()>(sets[o as usize].clone())
+            })
+            .unwrap();
+        }
+        assert!(met > 100, "the boilerplate met: {met}");
+        assert_eq!(fetched, 1, "only the near copy's set");
+        assert_eq!(c.pairs().map(|p| (p.0, p.1)).collect::<Vec<_>>(), [(0, 200)]);
+    }
+
+    #[test]
     fn settings_name_the_banding() {
         let (a, b, c) = (Clusters::new(0.5), Clusters::new(0.7), Clusters::new(0.5));
         assert_ne!(a.settings(), b.settings());
         assert_eq!(a.settings(), c.settings());
         assert_eq!(
             a.settings(),
-            "min_similarity=0.5 near=minhash-oph/1 bands=52 rows=3"
+            "min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3"
         );
     }
 

@@ -188,10 +188,11 @@ impl Live {
             .collect();
         let min = self.opts.config.watch.min_similarity;
         let mut clusters = Clusters::new(min);
-        // `keys=2`: sketches of shingle keys of mixed token fingerprints;
+        // `keys=3`: sketches of shingle keys of mixed token fingerprints
+        // under the seeded polynomial;
         // pairs stored under other settings (another k, threshold, banding
         // or method) are computed again.
-        let settings = format!("k={} keys=2 {}", ix.params().k, clusters.settings());
+        let settings = format!("k={} keys=3 {}", ix.params().k, clusters.settings());
         let stored = ix.near(&settings)?;
         let mut ids: Vec<u32> = self.live.values().copied().collect();
         ids.sort_unstable();

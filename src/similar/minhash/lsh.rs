@@ -6,55 +6,67 @@ use std::collections::HashMap;
 
 use crate::fingerprint::keymap::KeyMap;
 
-use super::{Banding, band_keys};
+use super::{Banding, Scratch, band_keys_with};
 use crate::fingerprint::fmix64;
 
-/// A document's stored sketch: its band keys and a 128-bit digest of its
+/// A document's stored sketch: its band keys, a 128-bit digest of its
 /// shingle set (two documents with equal digests hold the same set, but for a
-/// 2^-128 chance, so they pair at J = 1 without fetching either set).
+/// 2^-128 chance, so they pair at J = 1 without fetching either set), and
+/// the low byte of every bin, for the sketch filter ([`super::agreeing`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Sketch {
     pub keys: Box<[u64]>,
     pub digest: [u64; 2],
+    pub low: Box<[u8]>,
 }
 
 impl Sketch {
     /// The sketch of a sorted, deduplicated set; `None` for an empty one.
     pub(crate) fn of(set: &[u64], banding: Banding) -> Option<Sketch> {
+        let mut scratch = Scratch::default();
         let mut keys = Vec::new();
-        if !band_keys(set, banding, &mut keys) {
+        if !band_keys_with(set, banding, &mut scratch, &mut keys) {
             return None;
         }
         Some(Sketch {
             keys: keys.into(),
             digest: digest(set),
+            low: scratch.bins.iter().map(|&v| v as u8).collect(),
         })
     }
 
-    /// As stored: the band keys, then the digest, each u64 little-endian.
+    /// As stored: the band keys, then the digest, each u64 little-endian,
+    /// then the low bytes.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        self.keys
+        let mut out: Vec<u8> = self
+            .keys
             .iter()
             .chain(&self.digest)
             .flat_map(|k| k.to_le_bytes())
-            .collect()
+            .collect();
+        out.extend_from_slice(&self.low);
+        out
     }
 
-    /// The inverse of [`Sketch::to_bytes`] for `bands` band keys; `None` if
-    /// the length is not that.
-    pub(crate) fn from_bytes(bytes: &[u8], bands: u32) -> Option<Sketch> {
-        if bytes.len() != 8 * (bands as usize + 2) {
+    /// The inverse of [`Sketch::to_bytes`] for `banding`; `None` if the
+    /// length is not that.
+    pub(crate) fn from_bytes(bytes: &[u8], banding: Banding) -> Option<Sketch> {
+        let words = banding.bands as usize + 2;
+        if bytes.len() != 8 * words + banding.hashes() as usize {
             return None;
         }
-        let mut words: Vec<u64> = bytes
+        let (head, low) = bytes.split_at(8 * words);
+        let mut words: Vec<u64> = head
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
-        let digest = [words[bands as usize], words[bands as usize + 1]];
-        words.truncate(bands as usize);
+        let bands = banding.bands as usize;
+        let digest = [words[bands], words[bands + 1]];
+        words.truncate(bands);
         Some(Sketch {
             keys: words.into(),
             digest,
+            low: low.into(),
         })
     }
 }

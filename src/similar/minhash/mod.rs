@@ -411,7 +411,7 @@ pub fn pairs(docs: &[SimDoc], min: f64, o: &Options) -> (Vec<Pair>, MinhashStats
 }
 
 /// Bins whose low bytes agree.
-fn agreeing(a: &[u8], b: &[u8]) -> u32 {
+pub(crate) fn agreeing(a: &[u8], b: &[u8]) -> u32 {
     a.iter().zip(b).map(|(x, y)| u32::from(x == y)).sum()
 }
 

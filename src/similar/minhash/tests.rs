@@ -282,9 +282,18 @@ fn band_index_is_brute_force_over_band_keys() {
             .filter(|&i| sketches[i as usize].keys.iter().any(|k| s.keys.contains(k)))
             .collect();
         assert_eq!(out, want, "query {q}");
-        let back = lsh::Sketch::from_bytes(&s.to_bytes(), banding.bands).unwrap();
+        let back = lsh::Sketch::from_bytes(&s.to_bytes(), banding).unwrap();
         assert_eq!(&back, s);
-        assert!(lsh::Sketch::from_bytes(&s.to_bytes(), banding.bands + 1).is_none());
+        assert!(
+            lsh::Sketch::from_bytes(
+                &s.to_bytes(),
+                Banding {
+                    bands: banding.bands + 1,
+                    ..banding
+                }
+            )
+            .is_none()
+        );
     }
     assert_eq!(ix.len(), 40 - 14);
     assert!(lsh::Sketch::of(&[], banding).is_none());
@@ -309,7 +318,7 @@ proptest! {
         for (i, insert, keys) in ops {
             let id = id_of(i);
             if insert {
-                ix.insert(id, lsh::Sketch { keys: keys.clone().into(), digest: [0, 0] });
+                ix.insert(id, lsh::Sketch { keys: keys.clone().into(), digest: [0, 0], low: Box::new([]) });
                 live.insert(id, keys);
             } else {
                 prop_assert_eq!(ix.remove(id), live.remove(&id).is_some());
