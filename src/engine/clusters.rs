@@ -339,7 +339,10 @@ mod tests {
         let mut fetched = 0;
         let mut met = 0;
         for (i, set) in sets.iter().enumerate() {
-            c.index.query(&Sketch::of(set, c.index.banding()).unwrap().keys, &mut c.found);
+            c.index.query(
+                &Sketch::of(set, c.index.banding()).unwrap().keys,
+                &mut c.found,
+            );
             met += c.found.len();
             c.insert(i as u32, set, |o| {
                 fetched += 1;
@@ -349,7 +352,10 @@ mod tests {
         }
         assert!(met > 100, "the boilerplate met: {met}");
         assert_eq!(fetched, 1, "only the near copy's set");
-        assert_eq!(c.pairs().map(|p| (p.0, p.1)).collect::<Vec<_>>(), [(0, 200)]);
+        assert_eq!(
+            c.pairs().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
+            [(0, 200)]
+        );
     }
 
     #[test]
