@@ -133,9 +133,10 @@ pub fn shingle_keys(fps: &[u64], k: usize, out: &mut Vec<u64>) {
 /// the segment's mixed token fingerprints (as shingles), big-endian, then
 /// finalised.
 pub(crate) fn segment_key(fps: &[u64]) -> u64 {
-    key(fps.iter().fold(1, |f, &fp| {
-        rabin::append64(f, shingle::compose(fp, polynomial::active().mix()))
-    }))
+    let mix = polynomial::active().mix();
+    key(fps
+        .iter()
+        .fold(1, |f, &fp| rabin::append64(f, shingle::compose(fp, mix))))
 }
 
 #[cfg(test)]

@@ -106,15 +106,7 @@ static OVERFLOW: [u64; 16] = {
 /// independent check of the shift form.
 #[cfg(test)]
 fn append64_tables(f: u64, word: u64) -> u64 {
-    let b = f.to_le_bytes();
-    word ^ TABLES[0][b[0] as usize]
-        ^ TABLES[1][b[1] as usize]
-        ^ TABLES[2][b[2] as usize]
-        ^ TABLES[3][b[3] as usize]
-        ^ TABLES[4][b[4] as usize]
-        ^ TABLES[5][b[5] as usize]
-        ^ TABLES[6][b[6] as usize]
-        ^ TABLES[7][b[7] as usize]
+    word ^ lookup(&TABLES, f)
 }
 
 /// Multiplication by a constant c mod P, one lookup per byte (Broder's
@@ -138,17 +130,22 @@ impl ByteTables {
     /// `f·c mod P`.
     #[inline(always)]
     pub(crate) fn times(&self, f: u64) -> u64 {
-        let b = f.to_le_bytes();
-        let t = &*self.0;
-        t[0][b[0] as usize]
-            ^ t[1][b[1] as usize]
-            ^ t[2][b[2] as usize]
-            ^ t[3][b[3] as usize]
-            ^ t[4][b[4] as usize]
-            ^ t[5][b[5] as usize]
-            ^ t[6][b[6] as usize]
-            ^ t[7][b[7] as usize]
+        lookup(&self.0, f)
     }
+}
+
+/// The sum of `t[j][byte j of f]`: a product through Broder's tables.
+#[inline(always)]
+fn lookup(t: &[[u64; 256]; 8], f: u64) -> u64 {
+    let b = f.to_le_bytes();
+    t[0][b[0] as usize]
+        ^ t[1][b[1] as usize]
+        ^ t[2][b[2] as usize]
+        ^ t[3][b[3] as usize]
+        ^ t[4][b[4] as usize]
+        ^ t[5][b[5] as usize]
+        ^ t[6][b[6] as usize]
+        ^ t[7][b[7] as usize]
 }
 
 /// Carry-less product of two polynomials of degree < 64.
