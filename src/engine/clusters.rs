@@ -20,6 +20,8 @@ use crate::similar::minhash::{self, BandIndex, Banding};
 
 pub(crate) struct Clusters {
     min_similarity: f64,
+    /// The sketch filter's bound for this threshold and banding.
+    least_agreeing: u32,
     index: BandIndex,
     /// Verified pairs (a < b) among live documents, with their Jaccard.
     pairs: BTreeMap<(u32, u32), f64>,
@@ -42,6 +44,7 @@ impl Clusters {
         );
         Clusters {
             min_similarity,
+            least_agreeing: minhash::least_agreeing(min_similarity, banding.hashes()),
             index: BandIndex::new(banding),
             pairs: BTreeMap::new(),
             found: Vec::new(),
@@ -75,12 +78,13 @@ impl Clusters {
         };
         let mut new = Vec::new();
         self.index.query(&sketch.keys, &mut self.found);
-        let least = minhash::least_agreeing(self.min_similarity, self.index.banding().hashes());
         for &other in &self.found {
             let theirs = self.index.sketch(other);
             let j = if theirs.is_some_and(|s| s.digest == sketch.digest) {
                 Some(1.0)
-            } else if theirs.is_some_and(|s| minhash::agreeing(&s.low, &sketch.low) < least) {
+            } else if theirs
+                .is_some_and(|s| minhash::agreeing(&s.low, &sketch.low) < self.least_agreeing)
+            {
                 // The sketch filter: far below the threshold, no set fetched.
                 None
             } else {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::fingerprint::keymap::KeyMap;
 
-use super::{Banding, Scratch, band_keys_with};
+use super::{Banding, Scratch, band_keys_with, low_bytes};
 use crate::fingerprint::fmix64;
 
 /// A document's stored sketch: its band keys, a 128-bit digest of its
@@ -31,7 +31,7 @@ impl Sketch {
         Some(Sketch {
             keys: keys.into(),
             digest: digest(set),
-            low: scratch.bins.iter().map(|&v| v as u8).collect(),
+            low: low_bytes(&scratch.bins),
         })
     }
 

@@ -186,11 +186,8 @@ pub(crate) fn sketch_with(set: &[u64], bins: usize, s: &mut Scratch, out: &mut V
 }
 
 /// A set's band keys (`banding.bands` of them, band t mixed in so keys of
-/// different bands do not meet); false and empty for an empty set.
-pub fn band_keys(set: &[u64], banding: Banding, out: &mut Vec<u64>) -> bool {
-    band_keys_with(set, banding, &mut Scratch::default(), out)
-}
-
+/// different bands do not meet); false and empty for an empty set. The
+/// sketch's bins stay in `s.bins` ([`low_bytes`] reads them).
 pub(crate) fn band_keys_with(
     set: &[u64],
     banding: Banding,
@@ -298,19 +295,26 @@ pub fn pairs(docs: &[SimDoc], min: f64, o: &Options) -> (Vec<Pair>, MinhashStats
     let banding = o.banding;
     let b = banding.bands as usize;
     // Every document's band keys and digest in one pass over its set.
-    let sketched: Vec<(Option<u64>, Vec<u64>, Vec<u8>)> = docs
+    let sketched: Vec<Sketched> = docs
         .par_iter()
         .map_init(Scratch::default, |scratch, d| {
             let mut keys = Vec::with_capacity(b);
             if band_keys_with(&d.shingles, banding, scratch, &mut keys) {
-                let low = scratch.bins.iter().map(|&v| v as u8).collect();
-                (Some(scratch.digest), keys, low)
+                Sketched {
+                    digest: Some(scratch.digest),
+                    keys,
+                    low: low_bytes(&scratch.bins),
+                }
             } else {
-                (None, keys, Vec::new())
+                Sketched {
+                    digest: None,
+                    keys,
+                    low: Box::default(),
+                }
             }
         })
         .collect();
-    let digests: Vec<Option<u64>> = sketched.iter().map(|s| s.0).collect();
+    let digests: Vec<Option<u64>> = sketched.iter().map(|s| s.digest).collect();
     let least_agreeing = least_agreeing(min, banding.hashes());
     let classes = classes(docs, &digests);
     let reps: Vec<u32> = classes.iter().map(|c| c[0]).collect();
@@ -330,7 +334,7 @@ pub fn pairs(docs: &[SimDoc], min: f64, o: &Options) -> (Vec<Pair>, MinhashStats
     if min < 1.0 && reps.len() > 1 {
         let keys: Vec<u64> = reps
             .iter()
-            .flat_map(|&d| sketched[d as usize].1.iter().copied())
+            .flat_map(|&d| sketched[d as usize].keys.iter().copied())
             .collect();
         let buckets = Buckets::new(&keys, b);
         stats.shared_buckets = buckets.starts.len() as u64 - 1;
@@ -357,13 +361,13 @@ pub fn pairs(docs: &[SimDoc], min: f64, o: &Options) -> (Vec<Pair>, MinhashStats
                 met.sort_unstable();
                 met.dedup();
                 let set_a = &docs[reps[a] as usize].shingles;
-                let low_a = &sketched[reps[a] as usize].2;
+                let low_a = &sketched[reps[a] as usize].low;
                 let mut filtered = 0;
                 let hits: Vec<ClassPair> = met
                     .iter()
                     .filter_map(|&c| {
                         let rep_c = reps[c as usize] as usize;
-                        if agreeing(low_a, &sketched[rep_c].2) < least_agreeing {
+                        if agreeing(low_a, &sketched[rep_c].low) < least_agreeing {
                             filtered += 1;
                             return None;
                         }
@@ -410,6 +414,11 @@ pub fn pairs(docs: &[SimDoc], min: f64, o: &Options) -> (Vec<Pair>, MinhashStats
     (out, stats)
 }
 
+/// The low byte of every bin of a sketch: what the sketch filter compares.
+pub(crate) fn low_bytes(bins: &[u64]) -> Box<[u8]> {
+    bins.iter().map(|&v| v as u8).collect()
+}
+
 /// Bins whose low bytes agree.
 pub(crate) fn agreeing(a: &[u8], b: &[u8]) -> u32 {
     a.iter().zip(b).map(|(x, y)| u32::from(x == y)).sum()
@@ -424,6 +433,14 @@ pub(crate) fn least_agreeing(min: f64, bins: u32) -> u32 {
     let p = min + (1.0 - min) / 256.0;
     let bound = n * p - FILTER_SIGMAS * (n * p * (1.0 - p)).sqrt();
     bound.max(0.0).floor() as u32
+}
+
+/// A document of a batch run, sketched: its set's digest (`None`: no
+/// shingles), band keys and low bytes.
+struct Sketched {
+    digest: Option<u64>,
+    keys: Vec<u64>,
+    low: Box<[u8]>,
 }
 
 /// Two classes (a < b) and their Jaccard.

@@ -155,8 +155,7 @@ fn the_sketch_filter_keeps_pairs_at_the_threshold_and_drops_those_far_below() {
             let (mut sa, mut sb) = (Vec::new(), Vec::new());
             sketch(&a.shingles, bins as usize, &mut sa);
             sketch(&b.shingles, bins as usize, &mut sb);
-            let low = |s: &[u64]| s.iter().map(|&v| v as u8).collect::<Vec<u8>>();
-            agreeing(&low(&sa), &low(&sb))
+            agreeing(&low_bytes(&sa), &low_bytes(&sb))
         };
         let mut rng = Rng(0xb17 + bins as u64);
         let trials = 3000;
