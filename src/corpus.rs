@@ -149,12 +149,7 @@ pub fn load(
             path: f.path.clone(),
             mtime: f.mtime,
             size: f.size,
-            fps: {
-                // Held until the whole folder is read: no spare capacity.
-                let mut fps = token_fps(text).fps;
-                fps.shrink_to_fit();
-                fps
-            },
+            fps: token_fps(text).fps,
         }
     })
 }

@@ -249,8 +249,9 @@ pub fn run() -> ExitCode {
 }
 
 /// Read the root's documents (those `filter` names) as the configuration
-/// says, in order, a batch at a time (`corpus::stream_with`): `f` on the reading threads, `each` in
-/// order on this one; the files left out are returned.
+/// says, in order, a batch at a time (`corpus::stream_with`): `f` on the
+/// reading threads, `each` in order on this one; the files left out are
+/// returned.
 fn stream<T: Send>(
     root: &std::path::Path,
     filter: &Filter,

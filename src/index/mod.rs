@@ -570,7 +570,7 @@ fn load(
         Ok(x) => x,
         Err(OpenError::Corrupt(r)) => return Err(Load::Rebuild(format!("database damaged ({r})"))),
         Err(OpenError::OtherFormat(v)) => {
-            let why = if (1..5).contains(&v) {
+            let why = if (1..schema::SEEDED_SINCE).contains(&v) {
                 " (fingerprints under the old fixed polynomial)"
             } else {
                 ""

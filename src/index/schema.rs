@@ -45,24 +45,10 @@ pub(crate) const FILE: &str = "index.db";
 pub(crate) const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
 pub(crate) const SCHEMA_VERSION: i64 = 5;
+/// The first schema whose fingerprints are taken under the seeded polynomial.
+pub(crate) const SEEDED_SINCE: i64 = 5;
 
-/// The text store (index/texts.rs), in the schema and in its migration.
-macro_rules! texts_ddl {
-    () => {
-        "CREATE TABLE texts (
-            id       INTEGER PRIMARY KEY,
-            checksum INTEGER NOT NULL,
-            size     INTEGER NOT NULL,
-            stored   INTEGER NOT NULL,
-            zstd     BLOB    NOT NULL
-         );
-         CREATE UNIQUE INDEX texts_content ON texts (checksum, size);
-         CREATE INDEX texts_stored ON texts (stored);"
-    };
-}
-
-const DDL: &str = concat!(
-    "
+const DDL: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE versions (
     id       INTEGER PRIMARY KEY,
@@ -109,9 +95,16 @@ CREATE TABLE near (
     similarity REAL    NOT NULL,
     PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
-",
-    texts_ddl!()
+CREATE TABLE texts (
+    id       INTEGER PRIMARY KEY,
+    checksum INTEGER NOT NULL,
+    size     INTEGER NOT NULL,
+    stored   INTEGER NOT NULL,
+    zstd     BLOB    NOT NULL
 );
+CREATE UNIQUE INDEX texts_content ON texts (checksum, size);
+CREATE INDEX texts_stored ON texts (stored);
+";
 
 /// Schema upgrades in place, each from its version to the next, so an index
 /// of an older format keeps its history. None reaches 5 from before: until
