@@ -800,13 +800,17 @@ fn an_index_of_another_polynomial_is_refused_and_kept() {
     let (ix, _, _) = f.run(params());
     let want = history_of(&ix);
     drop(ix);
-    let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
-    db.execute_batch("UPDATE meta SET value = '7' WHERE key = 'fingerprint_seed';")
-        .unwrap();
-    drop(db);
-    let err = Index::open(&f.root, &f.dir, params(), &mut Quiet)
-        .err()
-        .unwrap();
+    let set_meta = |key: &str, value: &str| {
+        let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+        schema::set_meta(&db, key, value).unwrap();
+    };
+    let refused = || {
+        Index::open(&f.root, &f.dir, params(), &mut Quiet)
+            .err()
+            .unwrap()
+    };
+    set_meta("fingerprint_seed", "7");
+    let err = refused();
     assert!(
         matches!(&err, IndexError::Polynomial { built, asked: 0, .. } if built == "7"),
         "{err:?}"
@@ -817,27 +821,19 @@ fn an_index_of_another_polynomial_is_refused_and_kept() {
     );
     assert!(ReadOnly::open(&f.dir).is_err(), "read-only too");
     // The right seed with another polynomial: not ours to guess.
-    let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
-    db.execute_batch(
-        "UPDATE meta SET value = '0' WHERE key = 'fingerprint_seed';
-         UPDATE meta SET value = '0x000000000000001b' WHERE key = 'polynomial';",
-    )
-    .unwrap();
-    drop(db);
-    let err = Index::open(&f.root, &f.dir, params(), &mut Quiet)
-        .err()
-        .unwrap();
+    set_meta("fingerprint_seed", "0");
+    set_meta("polynomial", "0x000000000000001b");
+    let err = refused();
     assert!(
         err.to_string()
             .contains("polynomial 0x000000000000001b for seed 0"),
         "{err}"
     );
     // Nothing was wiped: with the polynomial put back it opens as it was.
-    let db = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
-    let low = format!("{:#018x}", crate::fingerprint::polynomial::active().low());
-    db.execute("UPDATE meta SET value = ?1 WHERE key = 'polynomial'", [low])
-        .unwrap();
-    drop(db);
+    set_meta(
+        "polynomial",
+        &polynomial_hex(crate::fingerprint::polynomial::active()),
+    );
     let (ix, report, notes) = f.run(params());
     assert!(notes.is_empty(), "{notes:?}");
     assert_eq!((report.files_read, history_of(&ix)), (0, want));
