@@ -465,6 +465,8 @@ fn a_bottom_k_sample_beats_lucky_where_the_table_is_small() {
         "path",
         "--table-size",
         small,
+        "--selector",
+        "nhs",
         "--eviction",
         "bottom-k",
         "--estimation",
@@ -476,7 +478,15 @@ fn a_bottom_k_sample_beats_lucky_where_the_table_is_small() {
     assert_eq!(n("lookups"), n("hits") + n("inserts") + n("not_sampled"));
     assert_eq!(bottom_k[0]["hits"], t["hits"]);
     assert_eq!(bottom_k[0]["lookups"], t["lookups"]);
-    let lucky_scan = lineage_json(&["scan", root, "--json", "--table-size", small]);
+    let lucky_scan = lineage_json(&[
+        "scan",
+        root,
+        "--json",
+        "--table-size",
+        small,
+        "--eviction",
+        "lucky",
+    ]);
     assert_eq!(lucky_scan["table"]["not_sampled"], 0);
 }
 

@@ -16,7 +16,9 @@ use crate::config::Config;
 use crate::fingerprint::{polynomial, token_fps};
 use crate::origin::history::ReplayStats;
 use crate::origin::prepare::{self, Preparer};
-use crate::origin::{Estimation, Eviction, OriginPass, Outcome, Params, Selector, TableSize};
+use crate::origin::{
+    Estimation, Eviction, OriginPass, Outcome, Params, Regime, Selector, TableSize,
+};
 use crate::source::Filter;
 
 #[derive(Args, Debug)]
@@ -36,16 +38,18 @@ pub(super) struct ScanArgs {
 #[derive(Args, Debug)]
 pub(super) struct EstimatedArgs {
     /// Shingle selection: all, every-L, mod-L, win-W, hb-P, dct-P, hs, nmod-L,
-    /// nwin-W, nhs (or the paper's 4th, M3, W8, Hb3, Dct8, NM3, NW8, NHs) [default: nhs].
+    /// nwin-W, nhs (or the paper's 4th, M3, W8, Hb3, Dct8, NM3, NW8, NHs) [default: all:
+    /// every shingle, exact while the table holds them].
     #[arg(long, value_name = "SELECTOR")]
     selector: Option<Selector>,
     /// Table memory, e.g. 20MB, 64MiB, 512KiB, or unbounded [default: 64MiB].
     #[arg(long, value_name = "SIZE")]
     table_size: Option<TableSize>,
-    /// Eviction: random, lru, cc (copy count), lucky or bottom-k [default: lucky].
+    /// Eviction: random, lru, cc (copy count), lucky or bottom-k (each bucket keeps
+    /// the smallest keys it was given) [default: bottom-k].
     #[arg(long, value_name = "POLICY")]
     eviction: Option<Eviction>,
-    /// Estimation: nb, e (expansion), b (bridging) or be [default: be].
+    /// Estimation: nb (as found), e (expansion), b (bridging) or be [default: nb].
     #[arg(long, value_name = "ALGORITHM")]
     estimation: Option<Estimation>,
 }
@@ -271,6 +275,14 @@ pub(super) struct TableJson {
     occupied: u64,
     /// Lookups outside a bottom-k sample: neither found nor stored.
     not_sampled: u64,
+    /// "exact" (the table holds every distinct key it was given),
+    /// "sampling" (bottom-k past its capacity) or "evicting".
+    regime: &'static str,
+    /// Distinct keys given to the table: counted while it holds them all,
+    /// estimated while it samples, null while it evicts.
+    distinct_keys: Option<u64>,
+    /// Distinct keys per key kept: 1 while it holds them all.
+    sampled_one_in: Option<f64>,
 }
 
 impl TableJson {
@@ -287,6 +299,12 @@ impl TableJson {
             evictions: c.evictions,
             occupied: c.occupied,
             not_sampled: c.lookups - c.hits - c.inserts,
+            regime: s.regime.name(),
+            distinct_keys: match s.regime {
+                Regime::Holds { distinct } | Regime::Sampling { distinct, .. } => Some(distinct),
+                Regime::Evicting { .. } => None,
+            },
+            sampled_one_in: s.regime.one_in().map(|x| (x * 100.0).round() / 100.0),
         }
     }
 }
@@ -332,6 +350,12 @@ fn summary(
         c.inserts,
         c.evictions,
         c.occupied
+    )?;
+    writeln!(
+        out,
+        "table {}",
+        s.regime
+            .describe(p.selector == Selector::All, |n| n.to_string())
     )?;
     let path = |id: u32| super::show::show(&seen.paths[id as usize]);
     let mut copied: Vec<&(u32, u32, u32, u32)> = seen.copied.iter().collect();

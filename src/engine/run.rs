@@ -857,6 +857,7 @@ fn table_stats(ix: &Index, versions: u64) -> TableStats {
         buckets: t.buckets(),
         entry_bytes: ix.params().table_params().layout.entry_bytes(),
         false_match: t.false_match_bound(),
+        regime: t.regime(),
         versions,
     }
 }

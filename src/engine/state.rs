@@ -91,6 +91,8 @@ pub struct TableStats {
     pub entry_bytes: u64,
     /// At most how many false matches a lookup makes (None: unbounded).
     pub false_match: Option<f64>,
+    /// Whether the table holds every distinct key it was given.
+    pub regime: crate::origin::Regime,
     /// Versions processed when sampled.
     pub versions: u64,
 }

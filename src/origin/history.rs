@@ -36,6 +36,7 @@ pub struct ReplayStats {
     ///
     /// [`Table::false_match_bound`]: crate::origin::table::Table::false_match_bound
     pub false_match: Option<f64>,
+    pub regime: crate::origin::Regime,
 }
 
 impl ReplayStats {
@@ -48,6 +49,7 @@ impl ReplayStats {
             buckets: t.buckets(),
             entry_bytes: pass.params().table_params().layout.entry_bytes(),
             false_match: t.false_match_bound(),
+            regime: t.regime(),
         }
     }
 }

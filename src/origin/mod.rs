@@ -17,4 +17,4 @@ pub use estimate::Estimation;
 pub(crate) use outcome::{Outcome, Run};
 pub use pass::{OriginPass, Params};
 pub use select::{Selector, Unit};
-pub use table::{Eviction, TableSize, Ties};
+pub use table::{Eviction, Regime, TableSize, Ties};

@@ -72,23 +72,31 @@ pub(crate) fn clusters(body: Rect) -> Clusters {
     }
 }
 
-/// Table pane: counters, the two sparklines, the bucket-fill histogram.
+/// Table pane: the regime line, counters, the two sparklines, the
+/// bucket-fill histogram.
 pub(crate) struct TablePane {
+    pub regime: Rect,
     pub counters: Rect,
     pub hits: Rect,
     pub evictions: Rect,
     pub fill: Rect,
 }
 
-/// Table pane: `rows` counter lines, the sparklines beside them, bucket fill below.
+/// Table pane: a line across, `rows` counter lines with the sparklines
+/// beside them, bucket fill below.
 pub fn table(body: Rect, rows: u16) -> TablePane {
-    let [top, fill] =
-        Layout::vertical([Constraint::Length(rows + 2), Constraint::Min(0)]).areas(body);
+    let [regime, top, fill] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(rows + 2),
+        Constraint::Min(0),
+    ])
+    .areas(body);
     let [counters, sparks] =
         Layout::horizontal([Constraint::Length(40), Constraint::Min(0)]).areas(top);
     let [hits, evictions] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(sparks);
     TablePane {
+        regime,
         counters,
         hits,
         evictions,

@@ -463,6 +463,21 @@ impl Buckets {
         }
     }
 
+    /// How many distinct keys bucket `b` was given, under bottom-k: its fill
+    /// while it is not full; a full bucket holds the `per` smallest, so the
+    /// largest of them, τ at its first slot, estimates the rest: (per − 1) /
+    /// ((τ + 1) / 2^bits), the k-minimum-values estimate (Bar-Yossef et al.
+    /// 2002). The stored bits are uniform within a bucket, which a mix of
+    /// the whole key chose.
+    pub(super) fn distinct_given(&self, b: usize) -> f64 {
+        let n = self.len(b);
+        if n < self.per {
+            return n as f64;
+        }
+        let tau = self.fp_at(b * self.per) as f64 + 1.0;
+        (self.per as f64 - 1.0) * (self.fp_mask as f64 + 1.0) / tau
+    }
+
     /// Entries in bucket `b`.
     #[inline]
     pub(super) fn len(&self, b: usize) -> usize {

@@ -135,6 +135,76 @@ pub struct Counters {
     pub occupied: u64,
 }
 
+/// What a table's answers are worth: whether it still holds every distinct
+/// key it was given (docs/algorithms.md §3.1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Regime {
+    /// Nothing was evicted or left outside a sample: every distinct key
+    /// looked up is held, so every lookup was answered as an unbounded table
+    /// answers it (up to the false-match bound). `distinct` keys are held.
+    Holds { distinct: u64 },
+    /// Bottom-k past its capacity: each bucket keeps the smallest keys it
+    /// was given. `distinct` estimates the keys given, `held` are kept.
+    Sampling { distinct: u64, held: u64 },
+    /// Another eviction rule has dropped `evictions` entries.
+    Evicting { evictions: u64 },
+}
+
+/// An empty table holds everything it was given.
+impl Default for Regime {
+    fn default() -> Regime {
+        Regime::Holds { distinct: 0 }
+    }
+}
+
+impl Regime {
+    /// Distinct keys per key held, about (1 while the table holds all).
+    pub fn one_in(&self) -> Option<f64> {
+        match *self {
+            Regime::Holds { .. } => Some(1.0),
+            Regime::Sampling { distinct, held } => Some(distinct as f64 / held.max(1) as f64),
+            Regime::Evicting { .. } => None,
+        }
+    }
+
+    /// "exact", "sampling" or "evicting", as JSON names it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Regime::Holds { .. } => "exact",
+            Regime::Sampling { .. } => "sampling",
+            Regime::Evicting { .. } => "evicting",
+        }
+    }
+
+    /// The sentence the Table pane and `scan` show, numbers written by
+    /// `n`. Keys are "shingles" when every shingle is selected (then
+    /// holding them all is the exact answer), else "selected units".
+    pub fn describe(&self, every_shingle: bool, n: impl Fn(u64) -> String) -> String {
+        let units = if every_shingle {
+            "shingles"
+        } else {
+            "selected units"
+        };
+        match *self {
+            Regime::Holds { distinct } if every_shingle => {
+                format!("holds all {} distinct {units}: exact", n(distinct))
+            }
+            Regime::Holds { distinct } => format!("holds all {} distinct {units}", n(distinct)),
+            Regime::Sampling { distinct, .. } => format!(
+                "sampling about 1 in {:.1} of ~{} distinct {units}: the smallest keys of each bucket",
+                self.one_in().unwrap_or(1.0),
+                n(distinct)
+            ),
+            Regime::Evicting { evictions } => {
+                format!(
+                    "full: {} entries evicted, their origins forgotten",
+                    n(evictions)
+                )
+            }
+        }
+    }
+}
+
 /// Where a lookup left its entry: a hint for the lucky update after the document
 /// (entries may shift when a later unit evicts, so the hint is checked).
 /// It carries the entry's bucket, so the update need not compute it again.
@@ -393,6 +463,29 @@ impl Table {
 
     pub(crate) fn counters(&self) -> Counters {
         self.counters
+    }
+
+    /// Whether the table still holds every distinct key it was given.
+    pub fn regime(&self) -> Regime {
+        let c = self.counters;
+        let not_sampled = c.lookups - c.hits - c.inserts;
+        if c.evictions == 0 && not_sampled == 0 {
+            return Regime::Holds {
+                distinct: c.occupied,
+            };
+        }
+        match &self.store {
+            Store::Bucketed(b) if b.eviction == Eviction::BottomK => Regime::Sampling {
+                distinct: (0..b.n_buckets)
+                    .map(|i| b.distinct_given(i))
+                    .sum::<f64>()
+                    .round() as u64,
+                held: c.occupied,
+            },
+            _ => Regime::Evicting {
+                evictions: c.evictions,
+            },
+        }
     }
 
     /// Fill of every bucket, in bucket order (empty when unbounded).

@@ -104,6 +104,16 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         );
     }
     let a = layout::table(area, lines.len() as u16);
+    // Whether the answer is the exact one: first, across the pane, since it
+    // says what the counters below are worth.
+    let every = s.params.selector == crate::origin::Selector::All;
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(" table ", theme.header),
+            Span::raw(t.regime.describe(every, count)),
+        ])),
+        a.regime,
+    );
     f.render_widget(
         Paragraph::new(lines).block(block(theme, " Table ", true)),
         a.counters,

@@ -10,7 +10,7 @@ use crate::engine::{
     Watching,
 };
 use crate::origin::table::paper_sizes;
-use crate::origin::{Params, Run, Selector, TableSize};
+use crate::origin::{Estimation, Eviction, Params, Run, Selector, TableSize};
 use crate::text::token::tokens;
 
 pub(crate) const PATHS: [&str; 29] = [
@@ -102,12 +102,19 @@ pub(crate) fn docs() -> Vec<DocRow> {
 
 fn stats(versions: u64) -> TableStats {
     let lookups = versions * 1800;
+    let evictions = (versions.saturating_sub(12)) * 700;
+    let occupied = (versions * 1000).min(18_724);
     TableStats {
         lookups,
         hits: lookups * 2 / 5 + versions * versions * 3,
         inserts: lookups * 3 / 5,
-        evictions: (versions.saturating_sub(12)) * 700,
-        occupied: (versions * 1000).min(18_724),
+        evictions,
+        occupied,
+        regime: if evictions > 0 {
+            crate::origin::Regime::Evicting { evictions }
+        } else {
+            crate::origin::Regime::Holds { distinct: occupied }
+        },
         capacity: Some(18_724),
         buckets: Some(293),
         entry_bytes: 14,
@@ -164,8 +171,12 @@ pub(crate) fn snapshot() -> Snapshot {
     Snapshot {
         seq: 7,
         root: PathBuf::from("/home/ana/tidewater-docs"),
+        // The paper's settings, whose table evicts: the panes at work.
         params: Params {
             table_size: TableSize::Bytes(256 << 10),
+            selector: Selector::NHs,
+            eviction: Eviction::Lucky,
+            estimation: Estimation::Be,
             ..Params::default()
         },
         documents: docs().into(),

@@ -196,6 +196,10 @@ fn a_bottom_k_table_says_how_many_lookups_were_outside_the_sample() {
     s.table.false_match = Some(64.0 / 2f64.powi(32));
     // Lookups are hits, inserts, or outside the sample: 10,000 here.
     s.table.inserts = s.table.lookups - s.table.hits - 10_000;
+    s.table.regime = crate::origin::Regime::Sampling {
+        distinct: 98_123,
+        held: 32_640,
+    };
     for (w, h) in [(80, 24), (120, 40)] {
         let mut a = app(w, h);
         engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
@@ -204,11 +208,41 @@ fn a_bottom_k_table_says_how_many_lookups_were_outside_the_sample() {
         assert!(
             shown.contains("not sampled")
                 && shown.contains("10,000 (19.2%)")
-                && shown.contains("1.5e-8"),
+                && shown.contains("1.5e-8")
+                && shown.contains("sampling about 1 in 3.0 of ~98,123 distinct")
+                && (w < 120 || shown.contains("selected units: the smallest keys of each bucket")),
             "{shown}"
         );
         insta::assert_snapshot!(format!("table_bottom_k_{w}x{h}"), shown);
     }
+}
+
+#[test]
+fn a_table_that_holds_everything_says_the_answer_is_exact() {
+    let mut s = fixture::snapshot();
+    s.params.selector = crate::origin::Selector::All;
+    s.table.evictions = 0;
+    s.table.regime = crate::origin::Regime::Holds { distinct: 11_201 };
+    for (w, h) in [(60, 20), (80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+        keys(&mut a, "4");
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("holds all 11,201 distinct shingles: exact"),
+            "{shown}"
+        );
+    }
+    // Another selector holds its units, which is not the exact answer.
+    s.params.selector = crate::origin::Selector::NHs;
+    let mut a = app(120, 40);
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    keys(&mut a, "4");
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains("holds all 11,201 distinct selected units") && !shown.contains("exact"),
+        "{shown}"
+    );
 }
 
 #[test]
