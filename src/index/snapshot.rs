@@ -4,26 +4,34 @@
 //! A framed file ([`crate::fsio::framed`], magic `LINTABLE`) whose payload is
 //! the parameters (u32 length + UTF-8), the database's instance id u64, the
 //! document versions covered u64, the content hash of the last covered
-//! version u64 (all little-endian), then [`Table::write_state`]'s bytes.
-//! Written atomically: a crash leaves the old snapshot or the new one.
+//! version u64, the length u64 of [`Table::write_state`]'s bytes (all
+//! little-endian), then those bytes compressed (one zstd frame): the entries
+//! the table holds and a fill word a bucket, whose zeros compress away, so
+//! the file follows the table's content, not its size. Written atomically: a
+//! crash leaves the old snapshot or the new one.
 
 use std::io;
 use std::path::Path;
 
 use crate::fsio::framed::{Format, FrameError};
+use crate::origin::TableSize;
 use crate::origin::table::{Table, TableParams};
 
 pub(crate) const FILE: &str = "table.snapshot";
 /// Bump the version when the payload or [`Table::write_state`]'s bytes change,
-/// or the keys in them (3: shingle keys of mixed token fingerprints).
+/// or the keys in them (3: shingle keys of mixed token fingerprints; 4: only
+/// occupied entries, compressed).
 const FORMAT: Format = Format {
     magic: b"LINTABLE",
-    version: 3,
+    version: 4,
     name: "table snapshot",
     largest: 1 << 40,
 };
 /// Parameter strings are short; a longer length field is corruption.
 const MAX_PARAMS: usize = 4096;
+/// zstd's fastest levels: a checkpoint is written often, and the bytes that
+/// matter (keys) are random.
+const ZSTD_LEVEL: i32 = 1;
 
 /// What a snapshot says it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,13 +75,20 @@ pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()
         let _ = std::fs::remove_file(&target);
     }
     FORMAT
-        .write(&target, |mut w| {
+        .write(&target, |w| {
             w.write_all(&(header.params.len() as u32).to_le_bytes())?;
             w.write_all(header.params.as_bytes())?;
-            for x in [header.instance, header.versions, header.last_hash] {
+            let mut state = Vec::new();
+            table.write_state(&mut state)?;
+            for x in [
+                header.instance,
+                header.versions,
+                header.last_hash,
+                state.len() as u64,
+            ] {
                 w.write_all(&x.to_le_bytes())?;
             }
-            table.write_state(&mut w)
+            w.write_all(&zstd::bulk::compress(&state, ZSTD_LEVEL)?)
         })
         .map(|_| ())
 }
@@ -98,7 +113,7 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
     if len > MAX_PARAMS {
         return Err(bad());
     }
-    let fields = payload.get(4..4 + len + 24).ok_or_else(bad)?;
+    let fields = payload.get(4..4 + len + 32).ok_or_else(bad)?;
     let params_text = std::str::from_utf8(&fields[..len]).map_err(|_| bad())?;
     let u = |i: usize| {
         let at = len + 8 * i;
@@ -115,7 +130,24 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
     if header.params != key {
         return Err(Unusable::OtherParams(header.params));
     }
-    let mut r = &payload[4 + len + 24..];
+    let compressed = &payload[4 + len + 32..];
+    // The state is at most the table's memory (a bounded table) or a few
+    // bytes an entry beyond its compressed size (an unbounded one, whose
+    // keys do not compress): a larger length is damage, not an allocation.
+    let state_len = u(3);
+    let most = match params.size {
+        TableSize::Bytes(b) => b.saturating_add(4096),
+        TableSize::Unbounded => (compressed.len() as u64).saturating_mul(64) + (1 << 20),
+    };
+    if state_len > most {
+        return Err(bad());
+    }
+    let state = zstd::bulk::decompress(compressed, state_len as usize)
+        .map_err(|e| Unusable::Corrupt(format!("table state: {e}")))?;
+    if state.len() as u64 != state_len {
+        return Err(Unusable::Corrupt("table state: length differs".into()));
+    }
+    let mut r = &state[..];
     let table = Table::read_state(params, &mut r).map_err(|e| Unusable::Corrupt(e.to_string()))?;
     if !r.is_empty() {
         return Err(Unusable::Corrupt(format!(
@@ -139,9 +171,10 @@ mod tests {
         d
     }
 
-    fn sample() -> (TableParams, Table, Header) {
+    /// A table of `size` bytes given 500 keys.
+    fn filled(size: u64) -> (TableParams, Table) {
         let p = Params {
-            table_size: TableSize::Bytes(64 << 10),
+            table_size: TableSize::Bytes(size),
             ..Params::default()
         };
         let tp = p.table_params();
@@ -155,6 +188,11 @@ mod tests {
             };
             t.lookup(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 2, ins);
         }
+        (tp, t)
+    }
+
+    fn sample() -> (TableParams, Table, Header) {
+        let (tp, t) = filled(64 << 10);
         let h = Header {
             params: "k=8 test".into(),
             instance: 0x1234_5678,
@@ -232,6 +270,40 @@ mod tests {
         ));
         assert_eq!(h2, h);
         assert_eq!(state(&t2), state(&t));
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_big_table_holding_little_is_a_small_file() {
+        let d = dir("small");
+        let (tp, t) = filled(64 << 20);
+        let h = sample().2;
+        write(&d, &h, &t).unwrap();
+        // 500 entries of 8 bytes and 130,561 zero fill words, compressed:
+        // not the 64 MiB the table spans.
+        let size = fs::metadata(d.join(FILE)).unwrap().len();
+        assert!(size < 16 << 10, "{size} bytes");
+        let (_, back) = read(&d, "k=8 test", tp).unwrap();
+        assert_eq!(state(&back), state(&t));
+        assert_eq!(back.counters(), t.counters());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_state_length_beyond_the_table_is_damage_not_an_allocation() {
+        let d = dir("len");
+        let (tp, t, h) = sample();
+        write(&d, &h, &t).unwrap();
+        let framed = fs::read(d.join(FILE)).unwrap();
+        let mut payload = FORMAT.open(framed).unwrap();
+        // The state's length is the header's last word, after the params.
+        let at = 4 + h.params.len() + 24;
+        payload[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        fs::write(d.join(FILE), FORMAT.frame(&payload)).unwrap();
+        assert!(matches!(
+            read(&d, "k=8 test", tp),
+            Err(Unusable::Corrupt(_))
+        ));
         fs::remove_dir_all(&d).unwrap();
     }
 

@@ -478,6 +478,12 @@ impl Buckets {
         (self.per as f64 - 1.0) * (self.fp_mask as f64 + 1.0) / tau
     }
 
+    /// The slots holding entries, in bucket order: each bucket's first
+    /// `len` (a full ring's all, whatever its head).
+    pub(super) fn occupied_slots(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.n_buckets).flat_map(move |b| b * self.per..b * self.per + self.len(b))
+    }
+
     /// Entries in bucket `b`.
     #[inline]
     pub(super) fn len(&self, b: usize) -> usize {

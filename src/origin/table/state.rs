@@ -1,12 +1,18 @@
 //! The table's state as bytes (the snapshot's payload): what a re-open needs
-//! to continue exactly where the last run stopped.
+//! to continue exactly where the last run stopped. Only what the table holds
+//! is written: a bucket's entries are its first `fill` slots (a full bucket's
+//! all), so the bytes follow the entries held, not the table's capacity, but
+//! for a fill count a bucket.
 
 use std::io::{self, Read, Write};
 
 use super::*;
 
 /// The table's state as bytes, for the index's snapshot file (which adds its
-/// own header and checksum). Little-endian; arrays as they are in memory.
+/// own header and checksum). Little-endian: the counters; then the random
+/// state, the bucket count and every bucket's fill word as in memory; then,
+/// of the occupied slots in bucket order, the fingerprints' low parts, their
+/// high halves, the rest of their records and their scores, an array each.
 impl Table {
     /// Write the whole state: counters, then the bucket arrays (or the map).
     pub(crate) fn write_state(&self, w: &mut impl Write) -> io::Result<()> {
@@ -19,16 +25,22 @@ impl Table {
                 w.write_all(&b.rng.to_le_bytes())?;
                 w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
                 write_le(w, &b.fill, |x| x.to_le_bytes())?;
+                let slots = || b.occupied_slots();
                 // The low words live in the records; the format keeps them
                 // an array of their own.
-                let recs = b.rec.chunks_exact(b.rec_width);
-                let lw = b.lo_width;
-                let lo: Vec<u8> = recs.clone().flat_map(|r| r[..lw].to_vec()).collect();
+                let (lw, rw) = (b.lo_width, b.rec_width);
+                let rec = |at: usize| &b.rec[at * rw..(at + 1) * rw];
+                let lo: Vec<u8> = slots().flat_map(|at| rec(at)[..lw].to_vec()).collect();
                 w.write_all(&lo)?;
-                write_le(w, &b.hi, |x| x.to_le_bytes())?;
-                let rest: Vec<u8> = recs.flat_map(|r| r[lw..].to_vec()).collect();
+                let hi: Vec<u16> = slots().map(|at| b.hi[at]).collect();
+                write_le(w, &hi, |x| x.to_le_bytes())?;
+                let rest: Vec<u8> = slots().flat_map(|at| rec(at)[lw..].to_vec()).collect();
                 w.write_all(&rest)?;
-                w.write_all(&b.score)
+                if !b.score.is_empty() {
+                    let score: Vec<u8> = slots().map(|at| b.score[at]).collect();
+                    w.write_all(&score)?;
+                }
+                Ok(())
             }
             Store::Unbounded(map) => {
                 w.write_all(&(map.len() as u64).to_le_bytes())?;
@@ -69,24 +81,32 @@ impl Table {
                     return Err(bad("bucket count differs"));
                 }
                 read_le(r, &mut b.fill, u16::from_le_bytes)?;
-                let (cap, lw) = (b.hi.len(), b.lo_width);
-                let mut lo = vec![0u8; lw * cap];
-                r.read_exact(&mut lo)?;
-                read_le(r, &mut b.hi, u16::from_le_bytes)?;
-                let mut rest = vec![0u8; cap * (b.rec_width - lw)];
-                r.read_exact(&mut rest)?;
-                let pieces = lo.chunks_exact(lw).zip(rest.chunks_exact(b.rec_width - lw));
-                for (rec, (l, o)) in b.rec.chunks_exact_mut(b.rec_width).zip(pieces) {
-                    rec[..lw].copy_from_slice(l);
-                    rec[lw..].copy_from_slice(o);
-                }
-                r.read_exact(&mut b.score)?;
                 if b.fill.iter().any(|&f| usize::from(f) >= 2 * b.per) {
                     return Err(bad("bucket state out of range"));
                 }
                 let occupied: u64 = (0..b.n_buckets).map(|i| b.len(i) as u64).sum();
                 if occupied != t.counters.occupied {
                     return Err(bad("occupancy differs from the counters"));
+                }
+                let (n, lw, rw) = (occupied as usize, b.lo_width, b.rec_width);
+                let mut lo = vec![0u8; lw * n];
+                r.read_exact(&mut lo)?;
+                let mut hi = vec![0u16; n];
+                read_le(r, &mut hi, u16::from_le_bytes)?;
+                let mut rest = vec![0u8; n * (rw - lw)];
+                r.read_exact(&mut rest)?;
+                let mut score = vec![0u8; if b.score.is_empty() { 0 } else { n }];
+                r.read_exact(&mut score)?;
+                let slots: Vec<usize> = b.occupied_slots().collect();
+                let pieces = lo.chunks_exact(lw).zip(rest.chunks_exact(rw - lw));
+                for (j, (&at, (l, o))) in slots.iter().zip(pieces).enumerate() {
+                    let rec = &mut b.rec[at * rw..(at + 1) * rw];
+                    rec[..lw].copy_from_slice(l);
+                    rec[lw..].copy_from_slice(o);
+                    b.hi[at] = hi[j];
+                    if let Some(&s) = score.get(j) {
+                        b.score[at] = s;
+                    }
                 }
             }
             Store::Unbounded(map) => {

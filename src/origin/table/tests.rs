@@ -107,6 +107,15 @@ fn vector_masks_match_plain_compares() {
     }
 }
 
+/// Every eviction rule.
+const EVICTIONS: [Eviction; 5] = [
+    Eviction::Random,
+    Eviction::Lru,
+    Eviction::Cc,
+    Eviction::Lucky,
+    Eviction::BottomK,
+];
+
 /// Keys that all fall into bucket 0 of a table with few buckets.
 fn key_in_bucket0(i: u64) -> u64 {
     i + 1
@@ -115,13 +124,7 @@ fn key_in_bucket0(i: u64) -> u64 {
 #[test]
 fn memory_is_what_the_size_says() {
     for size in [900u64, 4096, 14 * 64 + 2, 1 << 20, 20_000_000, 64 << 20] {
-        for ev in [
-            Eviction::Random,
-            Eviction::Lru,
-            Eviction::Cc,
-            Eviction::Lucky,
-            Eviction::BottomK,
-        ] {
+        for ev in EVICTIONS {
             let p = params(TableSize::Bytes(size), ev, 64);
             let Ok(t) = Table::new(p) else {
                 assert!(size < 64 * p.layout.entry_bytes() + 2);
@@ -321,7 +324,7 @@ fn unbounded_never_evicts() {
 #[test]
 fn state_round_trips_and_continues_identically() {
     for size in [TableSize::Bytes(3 * (64 * 14 + 2)), TableSize::Unbounded] {
-        for ev in [Eviction::Random, Eviction::Lucky, Eviction::BottomK] {
+        for ev in EVICTIONS {
             let p = params(size, ev, 64);
             let mut a = Table::new(p).unwrap();
             let mut x = 5u64;
