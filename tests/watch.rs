@@ -132,3 +132,83 @@ fn a_killed_watcher_loses_nothing() {
         .expect("faq.md in the history");
     assert_eq!(faq["id"], seen["id"]);
 }
+
+/// Resident memory of a process, in KiB.
+#[cfg(target_os = "linux")]
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A reader of `watch --json` that stops reading holds the watcher back: it
+/// waits with a short queue instead of piling up updates (each a snapshot of
+/// every document), and once the reader reads again every line comes, once.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stalled_reader_holds_the_watcher_back_and_loses_no_line() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+    let dir = TempDir::new("watch-stall");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    let home = dir.path().join("home");
+    let mut child = common::command(
+        &home,
+        &["watch", root.to_str().unwrap(), "--json", "--index"],
+    )
+    .arg(dir.path().join("index"))
+    .args(["--debounce-ms", "20", "--rescan-secs", "1"])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    let pid = child.id();
+    let write = |from: usize, to: usize| {
+        for i in from..to {
+            // Lines of ~150 bytes (64 KiB of pipe hold a few hundred), pages
+            // of their own words, not near duplicates of each other.
+            std::fs::write(root.join(format!("p{i:05}.md")), common::text(i as u64, 40)).unwrap();
+            if i % 50 == 49 {
+                std::thread::sleep(Duration::from_millis(30));
+            }
+        }
+    };
+    write(0, 1000);
+    std::thread::sleep(Duration::from_secs(3));
+    let stalled = rss_kib(pid);
+    write(1000, 2000);
+    std::thread::sleep(Duration::from_secs(3));
+    let later = rss_kib(pid);
+    // Held back, the watcher does not take in the second 1,000 pages (with an
+    // unbounded queue: a snapshot of every document per batch, tens of MB).
+    assert!(
+        later < stalled + 8 * 1024,
+        "RSS grew from {stalled} to {later} KiB while nobody read"
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = std::collections::HashSet::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while seen.len() < 2000 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(line) = rx.recv_timeout(left) else {
+            break;
+        };
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["event"] == "version" {
+            assert!(seen.insert(v["path"].as_str().unwrap().to_string()), "{v}");
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(seen.len(), 2000, "every page's line came once");
+}

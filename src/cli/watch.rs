@@ -49,6 +49,9 @@ pub(super) struct WatchArgs {
     common: CommonEngineArgs,
 }
 
+/// Updates waiting for the line writer at most.
+const UPDATES_QUEUED: usize = 64;
+
 pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     args.source.apply(&mut config);
     args.common.apply(&mut config);
@@ -72,9 +75,18 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     if !args.json && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         return crate::tui::run(opts).map_err(Fatal);
     }
-    let (tx, rx) = mpsc::channel();
-    let _engine = Engine::start(opts, move |u| {
-        let _ = tx.send(u);
+    // A reader of stdout that stops reading stops the engine here: events
+    // wait in a short queue (nothing is lost) instead of piling up without
+    // bound; progress snapshots, which only feed the progress line, are
+    // dropped while the queue is full.
+    let (tx, rx) = mpsc::sync_channel(UPDATES_QUEUED);
+    let _engine = Engine::start(opts, move |u| match u {
+        Update::Events(_) | Update::Fatal(_) => {
+            let _ = tx.send(u);
+        }
+        _ => {
+            let _ = tx.try_send(u);
+        }
     });
     let mut out = Lines {
         json: args.json,
