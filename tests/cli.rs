@@ -490,6 +490,37 @@ fn a_bottom_k_sample_beats_lucky_where_the_table_is_small() {
     assert_eq!(lucky_scan["table"]["not_sampled"], 0);
 }
 
+/// A table the process cannot get (here: under an address-space limit of
+/// 3 GB) is one line and exit 2, for `scan` and `index` alike, not an
+/// allocation failure's abort.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_table_that_cannot_be_allocated_is_one_line() {
+    let dir = TempDir::new("nomem");
+    dir.write(
+        "docs/a.md",
+        "a page of a few words that do not matter here at all",
+    );
+    let root = dir.path().join("docs");
+    let root = root.to_str().unwrap();
+    let index = dir.path().join("index");
+    let bin = env!("CARGO_BIN_EXE_lineage");
+    for cmd in [
+        format!("{bin} scan {root} --table-size 4GiB"),
+        format!(
+            "{bin} index {root} --table-size 4GiB --index {}",
+            index.display()
+        ),
+    ] {
+        let out = std::process::Command::new("bash")
+            .args(["-c", &format!("ulimit -v 3000000 && exec {cmd}")])
+            .output()
+            .unwrap();
+        let line = common::fails_with_one_line(&out);
+        assert!(line.contains("4GiB"), "{line}");
+    }
+}
+
 #[test]
 fn bad_values_exit_2_with_one_line() {
     let dir = TempDir::new("badargs");

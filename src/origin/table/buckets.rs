@@ -1,6 +1,7 @@
 //! The bucketed store and its eviction rules: entries in insertion (or
 //! recency) order, the victim of a full bucket, the lucky scores.
 
+use super::memory::try_zeroed;
 use super::simd::{byte_sum, eq_mask_64, eq_mask16, eq_mask16x64, score_mask};
 use super::*;
 use crate::origin::keymap::splitmix64;
@@ -62,23 +63,19 @@ impl Buckets {
         // is faulted in by lookups at random, and each would map (and zero)
         // 2 MiB where 4 KiB serve. (The sum is `memory_bytes`.)
         let huge = n_buckets * 2 + cap * (2 + rec_width + score) <= MAP_AHEAD;
-        let opt = |on: bool| {
-            if on {
-                zeroed::<u8>(cap, huge)
-            } else {
-                Vec::new()
-            }
-        };
+        let no_memory = || TableError::NoMemory { size };
+        let bytes = |n: usize| try_zeroed::<u8>(n, huge).ok_or_else(no_memory);
+        let words = |n: usize| try_zeroed::<u16>(n, huge).ok_or_else(no_memory);
         Ok(Buckets {
             n_buckets,
             per,
-            fill: zeroed(n_buckets, huge),
-            hi: zeroed(cap, huge),
-            rec: zeroed(cap * rec_width, huge),
+            fill: words(n_buckets)?,
+            hi: words(cap)?,
+            rec: bytes(cap * rec_width)?,
             rec_width,
             lo_width,
             fp_mask: (1 << bits) - 1,
-            score: opt(p.layout.score),
+            score: bytes(if p.layout.score { cap } else { 0 })?,
             layout: p.layout,
             eviction: p.eviction,
             ties: p.ties,

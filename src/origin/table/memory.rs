@@ -33,6 +33,34 @@ pub(crate) fn zeroed<T: Copy + Default>(n: usize, huge: bool) -> Vec<T> {
     v
 }
 
+/// Element types whose all-zero bytes are a valid value, their default.
+pub(super) trait Zeroable: Copy + Default {}
+impl Zeroable for u8 {}
+impl Zeroable for u16 {}
+
+/// [`zeroed`], or `None` when the memory cannot be had (the machine's, or
+/// an address-space limit): the allocator's zeroed memory is asked for
+/// directly, so a failure is an answer, not an abort. Pages are still
+/// mapped only when first touched.
+pub(super) fn try_zeroed<T: Zeroable>(n: usize, huge: bool) -> Option<Vec<T>> {
+    let layout = std::alloc::Layout::array::<T>(n).ok()?;
+    if layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` is non-null and was allocated by the global allocator with
+    // the layout of `[T; n]`; its `n` elements are zero bytes, a valid `T`.
+    let v = unsafe { Vec::from_raw_parts(p, n, n) };
+    if huge {
+        advise_huge_pages(&v);
+    }
+    Some(v)
+}
+
 /// Map every page of `v` now, so that the faults that map its memory (the
 /// OS zeroing it, and in a VM the host mapping it) are taken here, on the
 /// thread that calls this, and not by the first lookups that land in it.

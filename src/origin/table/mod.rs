@@ -247,6 +247,11 @@ pub enum TableError {
         memory: u64,
     },
     BadBucket(u16),
+    /// Its memory could not be had: the machine's is taken, or the process
+    /// runs under an address-space limit.
+    NoMemory {
+        size: u64,
+    },
 }
 
 impl fmt::Display for TableError {
@@ -266,6 +271,12 @@ impl fmt::Display for TableError {
             TableError::BadBucket(n) => {
                 write!(f, "bucket entries must be between 1 and 1024, not {n}")
             }
+            TableError::NoMemory { size } => write!(
+                f,
+                "table size {}: that much memory cannot be had now (in use, or a limit on \
+                 this process); give a smaller --table-size",
+                format_bytes(*size)
+            ),
         }
     }
 }
