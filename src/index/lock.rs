@@ -2,7 +2,8 @@
 //! index's life and released by the OS when the process ends, however it ends
 //! (so a killed run leaves no stale lock behind).
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io;
 use std::path::Path;
 
 use super::IndexError;
@@ -18,16 +19,23 @@ pub(crate) struct Lock {
 /// Take the index's lock, or say that another process has it.
 pub(crate) fn acquire(dir: &Path) -> Result<Lock, IndexError> {
     let path = dir.join(FILE);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|source| IndexError::Io {
-            what: "cannot open",
-            path: path.clone(),
-            source,
-        })?;
+    let file = match open(&path) {
+        Ok(f) => Ok(f),
+        // The index folder is ours: anything but a regular file at the
+        // lock's name (a FIFO, whose open would wait for a reader, a socket,
+        // a device, a link) is damage, replaced. No lineage can hold a lock
+        // on it, since none opens it.
+        Err(_) if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) => {
+            let _ = fs::remove_file(&path);
+            open(&path)
+        }
+        Err(e) => Err(e),
+    }
+    .map_err(|source| IndexError::Io {
+        what: "cannot open",
+        path: path.clone(),
+        source,
+    })?;
     match file.try_lock() {
         Ok(()) => Ok(Lock { _file: file }),
         Err(TryLockError::WouldBlock) => Err(IndexError::Locked(dir.to_path_buf())),
@@ -37,6 +45,26 @@ pub(crate) fn acquire(dir: &Path) -> Result<Lock, IndexError> {
             source,
         }),
     }
+}
+
+/// The lock file, created if missing: opened without blocking and without
+/// following a link, and only if it is a regular file.
+fn open(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
 }
 
 #[cfg(test)]
@@ -52,6 +80,39 @@ mod tests {
         assert!(matches!(acquire(&dir), Err(IndexError::Locked(_))));
         drop(first);
         acquire(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A FIFO at the lock's name made every command wait forever for a
+    /// reader; a link or a device is no lock either. Each is replaced by a
+    /// regular file, and the link's target is left alone.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fifo_a_link_or_a_device_at_the_lock_is_replaced_without_waiting() {
+        let dir = std::env::temp_dir().join(format!("lineage-lock-odd-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(FILE);
+        let target = dir.join("target");
+        std::fs::write(&target, "kept").unwrap();
+        let plant: [&dyn Fn(); 3] = [
+            &|| {
+                let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+                // SAFETY: mkfifo with a NUL-terminated path and a mode.
+                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            },
+            &|| std::os::unix::fs::symlink(&target, &path).unwrap(),
+            &|| std::os::unix::fs::symlink("/dev/null", &path).unwrap(),
+        ];
+        for plant in plant {
+            plant();
+            let lock = acquire(&dir).unwrap();
+            assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+            assert!(matches!(acquire(&dir), Err(IndexError::Locked(_))));
+            drop(lock);
+            std::fs::remove_file(&path).unwrap();
+        }
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
