@@ -443,11 +443,14 @@ impl Config {
             },
         };
         // A regular file of at most 1 MiB: not a FIFO, not /dev/zero.
-        let bytes =
-            crate::source::read_file(&path, 1 << 20).map_err(|reason| ConfigError::Read {
+        let bytes = crate::source::read_file(&path, 1 << 20).map_err(|reason| match reason {
+            // Not found when opened: no file there (not one that went away).
+            SkipReason::Vanished => ConfigError::Missing(path.clone()),
+            reason => ConfigError::Read {
                 path: path.clone(),
                 reason,
-            })?;
+            },
+        })?;
         let Ok(text) = String::from_utf8(bytes) else {
             return Err(ConfigError::NotText(path));
         };
@@ -465,6 +468,8 @@ impl Config {
 pub enum ConfigError {
     #[error("cannot read config {}: {reason}", path.display())]
     Read { path: PathBuf, reason: SkipReason },
+    #[error("config {}: no such file", .0.display())]
+    Missing(PathBuf),
     #[error("config {}: not UTF-8 text", .0.display())]
     NotText(PathBuf),
     /// The file parses badly or holds a value out of range.

@@ -521,6 +521,20 @@ fn a_table_that_cannot_be_allocated_is_one_line() {
     }
 }
 
+/// A `--config` that names no file says so (it said `vanished while being
+/// read`).
+#[test]
+fn a_config_that_is_not_there_is_named_missing() {
+    let dir = TempDir::new("noconfig");
+    let root = dir.path().to_str().unwrap();
+    let out = lineage(&["scan", root, "--config", "/nonexistent/lineage/config.toml"]);
+    let line = common::fails_with_one_line(&out);
+    assert!(
+        line.contains("/nonexistent/lineage/config.toml: no such file"),
+        "{line}"
+    );
+}
+
 #[test]
 fn bad_values_exit_2_with_one_line() {
     let dir = TempDir::new("badargs");

@@ -170,3 +170,19 @@ fn a_hostile_name_is_shown_escaped_and_found_by_its_bytes() {
         "{shown}"
     );
 }
+
+/// `explain ROOT .` named no document and said so with an empty name
+/// (`lineage:  is not a document`); the root itself is named as such.
+#[test]
+fn the_root_itself_is_not_a_document_and_is_named_so() {
+    let dir = TempDir::new("explain-root");
+    let home = TempDir::new("explain-root-ix");
+    dir.write("a.md", text(4, 50));
+    let root = dir.path().to_str().unwrap();
+    let ix = home.path().join("ix");
+    for path in [".", root] {
+        let out = lineage(&["explain", root, path, "--index", ix.to_str().unwrap()]);
+        let line = common::fails_with_one_line(&out);
+        assert!(line.contains("the root folder itself"), "{path}: {line}");
+    }
+}
