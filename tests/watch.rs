@@ -147,23 +147,12 @@ fn rss_kib(pid: u32) -> u64 {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_stalled_reader_holds_the_watcher_back_and_loses_no_line() {
-    use std::io::{BufRead, BufReader};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let dir = TempDir::new("watch-stall");
     let root = dir.path().join("docs");
     std::fs::create_dir_all(&root).unwrap();
-    let home = dir.path().join("home");
-    let mut child = common::command(
-        &home,
-        &["watch", root.to_str().unwrap(), "--json", "--index"],
-    )
-    .arg(dir.path().join("index"))
-    .args(["--debounce-ms", "20", "--rescan-secs", "1"])
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::null())
-    .spawn()
-    .unwrap();
-    let pid = child.id();
+    let mut w = Watch::spawn(&root, &dir.path().join("index"), &["--debounce-ms", "20"]);
+    let pid = w.child.id();
     let write = |from: usize, to: usize| {
         for i in from..to {
             // Lines of ~150 bytes (64 KiB of pipe hold a few hundred), pages
@@ -186,29 +175,10 @@ fn a_stalled_reader_holds_the_watcher_back_and_loses_no_line() {
         later < stalled + 8 * 1024,
         "RSS grew from {stalled} to {later} KiB while nobody read"
     );
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    w.read();
     let mut seen = std::collections::HashSet::new();
-    let deadline = Instant::now() + Duration::from_secs(120);
     while seen.len() < 2000 {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let Ok(line) = rx.recv_timeout(left) else {
-            break;
-        };
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if v["event"] == "version" {
-            assert!(seen.insert(v["path"].as_str().unwrap().to_string()), "{v}");
-        }
+        let v = w.expect("every page's version line", |v| v["event"] == "version");
+        assert!(seen.insert(v["path"].as_str().unwrap().to_string()), "{v}");
     }
-    let _ = child.kill();
-    let _ = child.wait();
-    assert_eq!(seen.len(), 2000, "every page's line came once");
 }

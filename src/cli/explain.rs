@@ -104,15 +104,15 @@ fn document_name(root: &Path, path: &Path) -> String {
 
 /// The version id of `name`'s version `version` (the latest if None).
 fn pick(rows: &[Row], name: &str, version: Option<u32>) -> Result<u32, Fatal> {
-    let versions: Vec<(u32, u32)> = (rows.iter().enumerate())
-        .filter(|(_, r)| r.path == name)
-        .map(|(id, r)| (id as u32, r.version))
-        .collect();
     if name.is_empty() {
         return Err(Fatal(
             "that path is the root folder itself, not a document in it".into(),
         ));
     }
+    let versions: Vec<(u32, u32)> = (rows.iter().enumerate())
+        .filter(|(_, r)| r.path == name)
+        .map(|(id, r)| (id as u32, r.version))
+        .collect();
     let shown = show(name);
     let Some(&(latest, last)) = versions.iter().max_by_key(|v| v.1) else {
         return Err(Fatal(format!(

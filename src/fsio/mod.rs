@@ -120,7 +120,9 @@ fn refuse_special(target: &Path) -> io::Result<()> {
     }
 }
 
-fn not_regular(path: &Path) -> io::Error {
+/// The error for a path of ours that holds something other than a regular
+/// file.
+pub(crate) fn not_regular(path: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!("{} exists and is not a regular file", path.display()),

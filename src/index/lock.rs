@@ -52,17 +52,15 @@ pub(crate) fn acquire(dir: &Path) -> Result<Lock, IndexError> {
 fn open(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).truncate(false).write(true);
-    #[cfg(unix)]
+    // libc is a dependency on Linux only, as in `fsio::read_bounded`.
+    #[cfg(target_os = "linux")]
     {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
     }
     let file = options.open(path)?;
     if !file.metadata()?.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
+        return Err(crate::fsio::not_regular(path));
     }
     Ok(file)
 }

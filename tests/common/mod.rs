@@ -251,13 +251,22 @@ pub fn answers() -> TempDir {
 /// `lineage watch ROOT --json` running, its lines parsed as they come.
 pub struct Watch {
     pub child: Child,
-    lines: Receiver<serde_json::Value>,
+    /// None until [`Watch::read`]: stdout is left unread (a stalled reader).
+    lines: Option<Receiver<serde_json::Value>>,
 }
 
 impl Watch {
+    /// Start the watcher and read its lines as they come.
     pub fn start(root: &std::path::Path, index: &std::path::Path, extra: &[&str]) -> Watch {
+        let mut w = Watch::spawn(root, index, extra);
+        w.read();
+        w
+    }
+
+    /// Start the watcher with nobody reading its stdout yet.
+    pub fn spawn(root: &std::path::Path, index: &std::path::Path, extra: &[&str]) -> Watch {
         let home = root.parent().unwrap().join("home");
-        let mut child = command(
+        let child = command(
             &home,
             &["watch", root.to_str().unwrap(), "--json", "--index"],
         )
@@ -273,7 +282,12 @@ impl Watch {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-        let stdout = child.stdout.take().unwrap();
+        Watch { child, lines: None }
+    }
+
+    /// Read the watcher's lines from now on.
+    pub fn read(&mut self) {
+        let stdout = self.child.stdout.take().expect("read once");
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -284,7 +298,11 @@ impl Watch {
                 }
             }
         });
-        Watch { child, lines: rx }
+        self.lines = Some(rx);
+    }
+
+    fn lines(&self) -> &Receiver<serde_json::Value> {
+        self.lines.as_ref().expect("Watch::read first")
     }
 
     /// The first line matching `want` within 30 s (generous: a loaded CI
@@ -297,7 +315,7 @@ impl Watch {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
+            match self.lines().recv_timeout(left) {
                 Ok(v) if want(&v) => return v,
                 Ok(_) => {}
                 Err(_) => panic!("no {what} within 30 s"),
@@ -311,7 +329,7 @@ impl Watch {
     pub fn until_quiet(&self, quiet: Duration, max: Duration) -> Vec<serde_json::Value> {
         let deadline = Instant::now() + max;
         let mut seen = Vec::new();
-        while let Ok(v) = self.lines.recv_timeout(quiet) {
+        while let Ok(v) = self.lines().recv_timeout(quiet) {
             seen.push(v);
             assert!(
                 Instant::now() < deadline,

@@ -25,22 +25,26 @@ impl Table {
                 w.write_all(&b.rng.to_le_bytes())?;
                 w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
                 write_le(w, &b.fill, |x| x.to_le_bytes())?;
-                let slots = || b.occupied_slots();
+                // One pass over the occupied slots into the format's arrays.
                 // The low words live in the records; the format keeps them
                 // an array of their own.
                 let (lw, rw) = (b.lo_width, b.rec_width);
-                let rec = |at: usize| &b.rec[at * rw..(at + 1) * rw];
-                let lo: Vec<u8> = slots().flat_map(|at| rec(at)[..lw].to_vec()).collect();
-                w.write_all(&lo)?;
-                let hi: Vec<u16> = slots().map(|at| b.hi[at]).collect();
-                write_le(w, &hi, |x| x.to_le_bytes())?;
-                let rest: Vec<u8> = slots().flat_map(|at| rec(at)[lw..].to_vec()).collect();
-                w.write_all(&rest)?;
-                if !b.score.is_empty() {
-                    let score: Vec<u8> = slots().map(|at| b.score[at]).collect();
-                    w.write_all(&score)?;
+                let n = self.counters.occupied as usize;
+                let (mut lo, mut hi) = (Vec::with_capacity(n * lw), Vec::with_capacity(n));
+                let (mut rest, mut score) = (Vec::with_capacity(n * (rw - lw)), Vec::new());
+                for at in b.occupied_slots() {
+                    let rec = &b.rec[at * rw..(at + 1) * rw];
+                    lo.extend_from_slice(&rec[..lw]);
+                    rest.extend_from_slice(&rec[lw..]);
+                    hi.push(b.hi[at]);
+                    if let Some(&s) = b.score.get(at) {
+                        score.push(s);
+                    }
                 }
-                Ok(())
+                w.write_all(&lo)?;
+                write_le(w, &hi, |x| x.to_le_bytes())?;
+                w.write_all(&rest)?;
+                w.write_all(&score)
             }
             Store::Unbounded(map) => {
                 w.write_all(&(map.len() as u64).to_le_bytes())?;
