@@ -172,6 +172,7 @@ fn origin_pass() {
         (Selector::NHs, Eviction::Lucky, Estimation::Be),
         (Selector::NHs, Eviction::Cc, Estimation::Nb),
         (Selector::All, Eviction::Lucky, Estimation::Be),
+        (Selector::All, Eviction::BottomK, Estimation::Nb),
     ] {
         let units = keyed.select(selector);
         let selected: usize = units.iter().map(Vec::len).sum();

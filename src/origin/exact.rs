@@ -3,7 +3,7 @@
 
 #[cfg(test)]
 use super::table::KeyMap;
-use super::table::zeroed;
+use super::table::{prefetch, zeroed};
 
 /// Earliest document of every shingle key seen so far.
 #[derive(Default)]
@@ -132,19 +132,6 @@ fn probe(keys: &[u64], key: u64, cap: usize) -> (usize, bool) {
         }
         i = if i + 1 == cap { 0 } else { i + 1 };
     }
-}
-
-#[inline]
-fn prefetch<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it never faults or changes memory,
-    // and SSE is part of the x86_64 baseline.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((p as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The bucketed store and its eviction rules: entries in insertion (or
 //! recency) order, the victim of a full bucket, the lucky scores.
 
-use super::memory::try_zeroed;
+use super::memory::{prefetch, prefetch_lines, try_zeroed};
 use super::simd::{byte_sum, eq_mask_64, eq_mask16, eq_mask16x64, score_mask};
 use super::*;
 use crate::origin::keymap::splitmix64;
@@ -130,37 +130,30 @@ impl Buckets {
         ((fp & ((1 << lo_bits) - 1)) as u32, (fp >> lo_bits) as u16)
     }
 
+    /// Fetch bucket `b`'s fill, a lookup's first read: some keys ahead of
+    /// [`Buckets::prefetch`], which reads it.
+    #[inline]
+    pub(super) fn prefetch_fill(&self, b: usize) {
+        prefetch(&self.fill[b]);
+    }
+
+    /// Fetch what a lookup in bucket `b` will read, by its fill: the high
+    /// halves of its entries and the records of its entries and of the slot
+    /// an insert takes. A bucket far from full (any bucket while the table
+    /// holds the collection) is one or two lines of each, not the whole
+    /// bucket. Of a full one, all high halves, and the first record and
+    /// scores (bottom-k's largest, the lines an eviction reads first).
     #[inline]
     pub(super) fn prefetch(&self, b: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let base = b * self.per;
-            let p = self.hi[base..].as_ptr().cast::<i8>();
-            // SAFETY: a prefetch is only a hint; it never faults or changes memory,
-            // and SSE is part of the x86_64 baseline.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(p);
-                // A bucket's high halves span two lines when it has 64 entries.
-                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(2 * self.per - 1));
-                // The first records (where a bucket that is far from full
-                // keeps all of them) and the scores a hit or a lucky update
-                // writes.
-                _mm_prefetch::<_MM_HINT_T0>(
-                    self.rec
-                        .as_ptr()
-                        .wrapping_add(base * self.rec_width)
-                        .cast::<i8>(),
-                );
-                if !self.score.is_empty() {
-                    _mm_prefetch::<_MM_HINT_T0>(
-                        self.score.as_ptr().wrapping_add(base).cast::<i8>(),
-                    );
-                }
-            }
+        let base = b * self.per;
+        let n = self.len(b);
+        let last = n.min(self.per - 1);
+        let records = if n < self.per { n + 1 } else { 1 };
+        prefetch_lines(&self.hi[base..=base + last]);
+        prefetch_lines(&self.rec[base * self.rec_width..(base + records) * self.rec_width]);
+        if !self.score.is_empty() {
+            prefetch_lines(&self.score[base..=base + last]);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = b;
     }
 
     /// Position of `key` in bucket `b`, if present. Inlined into lookups and
@@ -172,9 +165,10 @@ impl Buckets {
         let n = self.len(b);
         let (lo, hi) = self.split(key);
         if let Ok(his) = <&[u16; 64]>::try_from(&self.hi[base..base + self.per]) {
-            // The paper's 64 entries: one mask of the whole bucket (its slots
-            // past the fill exist and are masked off), no branch per chunk.
-            let mut mask = eq_mask16x64(his, hi);
+            // The paper's 64 entries: the chunks of 16 that hold the fill,
+            // compared whole (slots past the fill exist and are masked off),
+            // so a bucket far from full reads one cache line.
+            let mut mask = eq_mask16x64(his, hi, n.div_ceil(16));
             if n < 64 {
                 mask &= (1 << n) - 1;
             }

@@ -19,6 +19,30 @@ pub(super) fn physical_memory() -> u64 {
     u64::MAX
 }
 
+/// Ask for the cache line holding `p` ahead of its use.
+#[inline]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults or changes memory
+    // (any address will do), and SSE is part of the x86_64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// [`prefetch`] every cache line of `s`.
+#[inline]
+pub(crate) fn prefetch_lines<T>(s: &[T]) {
+    let p = s.as_ptr().cast::<u8>();
+    let skew = p.addr() & 63;
+    for at in (0..skew + size_of_val(s)).step_by(64) {
+        prefetch(p.wrapping_sub(skew).wrapping_add(at));
+    }
+}
+
 /// The largest table mapped ahead of use ([`touch`]) and backed by huge pages.
 pub(super) const MAP_AHEAD: usize = 1 << 30;
 

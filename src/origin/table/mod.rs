@@ -32,8 +32,8 @@ use crate::fingerprint::top_byte;
 
 pub(crate) use super::keymap::KeyMap;
 use buckets::Buckets;
-pub(crate) use memory::zeroed;
 use memory::{MAP_AHEAD, physical_memory};
+pub(crate) use memory::{prefetch, zeroed};
 pub use settings::{PAPER_FRACTIONS, paper_sizes};
 
 /// Which entry leaves a full bucket.
@@ -564,6 +564,11 @@ impl Table {
         buckets.clear();
         buckets.extend(keys.iter().map(|&k| bk.bucket(k) as u32));
         for (i, &key) in keys.iter().enumerate() {
+            // Two stages: a bucket's fill, then (the fill read) the lines it
+            // says the lookup will read.
+            if let Some(&ahead) = buckets.get(i + 2 * AHEAD) {
+                bk.prefetch_fill(ahead as usize);
+            }
             if let Some(&ahead) = buckets.get(i + AHEAD) {
                 bk.prefetch(ahead as usize);
             }

@@ -47,11 +47,12 @@ pub(super) fn eq_mask_64(bytes: &[u8; 64], v: u8) -> u64 {
     }
 }
 
-/// Bit j set iff `words[j] == v`, for a whole 64-entry bucket.
+/// Bit j set iff `words[j] == v`, for a 64-entry bucket, of its first
+/// `chunks` chunks of 16 (the rest are not read).
 #[inline]
-pub(super) fn eq_mask16x64(words: &[u16; 64], v: u16) -> u64 {
+pub(super) fn eq_mask16x64(words: &[u16; 64], v: u16, chunks: usize) -> u64 {
     let mut mask = 0;
-    for (q, chunk) in words.chunks_exact(16).enumerate() {
+    for (q, chunk) in words.chunks_exact(16).take(chunks).enumerate() {
         mask |= u64::from(eq_mask16(chunk.try_into().expect("16 half-words"), v)) << (16 * q);
     }
     mask

@@ -98,8 +98,10 @@ fn vector_masks_match_plain_compares() {
     }
     let bucket: [u16; 64] = std::array::from_fn(|j| [7, u16::MAX, 0x8000, 7, 1][j % 5]);
     for v in [7, u16::MAX, 0x8000, 1, 2] {
-        let want = (0..64).fold(0, |m, j| m | u64::from(bucket[j] == v) << j);
-        assert_eq!(eq_mask16x64(&bucket, v), want);
+        for chunks in 0..=4 {
+            let want = (0..16 * chunks).fold(0, |m, j| m | u64::from(bucket[j] == v) << j);
+            assert_eq!(eq_mask16x64(&bucket, v, chunks), want, "{chunks} chunks");
+        }
     }
     for n in [0, 1, 15, 16, 17, 63, 64] {
         let want: u32 = bytes[..n].iter().map(|&b| u32::from(b)).sum();
