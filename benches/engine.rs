@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use lineage::corpus;
 use lineage::fingerprint::{ShingleRoller, token_fps};
+use lineage::origin::align::UnitKeys;
 use lineage::origin::history::Keyed;
 use lineage::origin::table::paper_sizes;
 use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
@@ -190,8 +191,9 @@ fn origin_pass() {
             };
             let t = median(9, || {
                 let mut pass = OriginPass::new(params).unwrap();
+                let mut origins = UnitKeys::new(&units);
                 for (d, u) in units.iter().enumerate() {
-                    std::hint::black_box(pass.process(d as u32, u));
+                    std::hint::black_box(pass.process(d as u32, u, &mut origins));
                 }
             });
             let cap = params.table_params().capacity().unwrap();

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use lineage::corpus;
+use lineage::origin::align::UnitKeys;
 use lineage::origin::history::Keyed;
 use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
 use lineage::source::Order;
@@ -56,8 +57,9 @@ fn main() -> Result<(), String> {
     let start = Instant::now();
     for _ in 0..reps {
         let mut pass = OriginPass::new(params).map_err(|e| e.to_string())?;
+        let mut origins = UnitKeys::new(&units);
         for (d, u) in units.iter().enumerate() {
-            std::hint::black_box(pass.process(d as u32, u));
+            std::hint::black_box(pass.process(d as u32, u, &mut origins));
         }
     }
     let n: usize = units.iter().map(Vec::len).sum();

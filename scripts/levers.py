@@ -122,7 +122,8 @@ def counts(args, name, path, k, cache):
 
 
 def combo(run):
-    return f"{run['selector']}/{run['eviction']}/{run['estimation']}"
+    aligned = "/aligned" if run.get("align") else ""
+    return f"{run['selector']}/{run['eviction']}/{run['estimation']}{aligned}"
 
 
 def score(runs, distinct, limit):

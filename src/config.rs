@@ -34,6 +34,8 @@ pub struct Config {
     pub estimation: Estimation,
     pub bridge_limit: u32,
     pub seed: u64,
+    /// Extend copied runs along their origins where the table samples.
+    pub align: bool,
     /// Seed of the polynomial token fingerprints are taken under.
     pub fingerprint_seed: u64,
     #[serde(deserialize_with = "parsed")]
@@ -300,6 +302,7 @@ impl Default for Config {
             estimation: p.estimation,
             bridge_limit: p.bridge_limit,
             seed: p.seed,
+            align: p.align,
             fingerprint_seed: crate::fingerprint::polynomial::DEFAULT_SEED,
             order: Order::Mtime,
             max_file_size: Bytes(32 << 20),
@@ -344,6 +347,7 @@ impl Config {
             estimation: self.estimation,
             bridge_limit: self.bridge_limit,
             seed: self.seed,
+            align: self.align,
         }
     }
 
@@ -358,6 +362,7 @@ impl Config {
         self.estimation = p.estimation;
         self.bridge_limit = p.bridge_limit;
         self.seed = p.seed;
+        self.align = p.align;
     }
 
     /// How walks treat `.gitignore` files and symbolic links.
@@ -538,6 +543,7 @@ mod tests {
             "estimation",
             "bridge_limit",
             "seed",
+            "align",
             "fingerprint_seed",
             "order",
             "max_file_size",

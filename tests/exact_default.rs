@@ -2,7 +2,8 @@
 //! the exact one while the table holds the collection's distinct shingles:
 //! copies keep their edges, a pasted page's new sentence is exactly what is
 //! new, and the earlier of two origins wins. Past the table's capacity it
-//! says it samples.
+//! says it samples, and alignment keeps those answers exact through a table
+//! of one bucket (64 of the pages' hundreds of shingles).
 
 mod common;
 
@@ -20,6 +21,22 @@ fn scan(root: &TempDir, extra: &[&str]) -> Value {
     ];
     args.extend(extra);
     lineage_json(&args)
+}
+
+/// The tables each answer is checked with: the default, which holds these
+/// pages, and one bucket, which samples them (checked: else the second
+/// run would prove nothing).
+fn tables(dir: &TempDir, check: impl Fn(&Value)) {
+    let held = scan(dir, &[]);
+    assert_eq!(held["table"]["regime"], "exact", "{}", held["table"]);
+    check(&held);
+    let sampled = scan(dir, &["--table-size", "1KiB"]);
+    assert_eq!(
+        sampled["table"]["regime"], "sampling",
+        "{}",
+        sampled["table"]
+    );
+    check(&sampled);
 }
 
 /// The document at `path` in a report.
@@ -69,10 +86,10 @@ fn an_identical_copy_has_no_fresh_token() {
     let page = text(1, 400);
     dir.write("a.md", &page);
     dir.write("b.md", &page);
-    let r = scan(&dir, &[]);
-    assert_eq!(fresh(&r, "b.md"), vec![]);
-    assert_eq!(copied(&r, "b.md"), vec![(0, 400, id(&r, "a.md"))]);
-    assert_eq!(r["table"]["regime"], "exact", "{}", r["table"]);
+    tables(&dir, |r| {
+        assert_eq!(fresh(r, "b.md"), vec![]);
+        assert_eq!(copied(r, "b.md"), vec![(0, 400, id(r, "a.md"))]);
+    });
 }
 
 #[test]
@@ -84,9 +101,13 @@ fn a_copy_with_its_first_and_last_word_changed_stops_exactly_there() {
     edited[0] = "changedfirst".into();
     edited[299] = "changedlast".into();
     dir.write("b.md", edited.join(" "));
-    let r = scan(&dir, &[]);
-    assert_eq!(fresh(&r, "b.md"), vec![(0, 1), (299, 300)]);
-    assert_eq!(copied(&r, "b.md"), vec![(1, 299, id(&r, "a.md"))]);
+    tables(&dir, |r| {
+        assert_eq!(fresh(r, "b.md"), vec![(0, 1), (299, 300)]);
+        assert_eq!(copied(r, "b.md"), vec![(1, 299, id(r, "a.md"))]);
+    });
+    // Unaligned, the sample's nearest-neighbour guess misses the edges.
+    let guessed = scan(&dir, &["--table-size", "1KiB", "--align", "off"]);
+    assert_ne!(fresh(&guessed, "b.md"), vec![(0, 1), (299, 300)]);
 }
 
 #[test]
@@ -98,16 +119,17 @@ fn a_page_pasted_from_two_origins_and_a_sentence_has_only_that_sentence_fresh() 
     dir.write("1-first.md", &first);
     dir.write("2-second.md", &second);
     dir.write("3-pasted.md", format!("{first}\n\n{sentence}\n\n{second}"));
-    let r = scan(&dir, &[]);
-    assert_eq!(fresh(&r, "3-pasted.md"), vec![(200, 213)]);
-    assert_eq!(
-        copied(&r, "3-pasted.md"),
-        vec![
-            (0, 200, id(&r, "1-first.md")),
-            (213, 363, id(&r, "2-second.md"))
-        ]
-    );
-    assert_eq!(doc(&r, "3-pasted.md")["fresh_tokens"], 13);
+    tables(&dir, |r| {
+        assert_eq!(fresh(r, "3-pasted.md"), vec![(200, 213)]);
+        assert_eq!(
+            copied(r, "3-pasted.md"),
+            vec![
+                (0, 200, id(r, "1-first.md")),
+                (213, 363, id(r, "2-second.md"))
+            ]
+        );
+        assert_eq!(doc(r, "3-pasted.md")["fresh_tokens"], 13);
+    });
 }
 
 #[test]
@@ -121,11 +143,12 @@ fn of_two_origins_holding_the_same_words_the_earlier_wins() {
         format!("{}\n\n{passage}\n\n{}", text(6, 50), text(7, 50)),
     );
     dir.write("3-copy.md", format!("{passage}\n\n{}", text(8, 40)));
-    let r = scan(&dir, &[]);
-    let original = id(&r, "1-original.md");
-    assert_eq!(copied(&r, "2-carrier.md"), vec![(50, 170, original)]);
-    assert_eq!(copied(&r, "3-copy.md"), vec![(0, 120, original)]);
-    assert_eq!(fresh(&r, "3-copy.md"), vec![(120, 160)]);
+    tables(&dir, |r| {
+        let original = id(r, "1-original.md");
+        assert_eq!(copied(r, "2-carrier.md"), vec![(50, 170, original)]);
+        assert_eq!(copied(r, "3-copy.md"), vec![(0, 120, original)]);
+        assert_eq!(fresh(r, "3-copy.md"), vec![(120, 160)]);
+    });
 }
 
 #[test]

@@ -132,12 +132,8 @@ fn json_counts_and_a_reopen_that_reads_nothing() {
     assert!(plain.get("history").is_none());
 }
 
-#[test]
-fn the_index_equals_a_scan_of_the_same_folder() {
-    let s = Setup::new("ix-scan", 60);
-    let (ix, _) = s.index_json("ix", &[]);
-    let root = s.root();
-    let (scan, _) = run_json(&s.home(), &["scan", root.to_str().unwrap(), "--json"]);
+/// The fields of a scan's documents and an index's history that must agree.
+fn assert_same_documents(scan: &Value, ix: &Value) {
     let docs = scan["documents"].as_array().unwrap();
     let h = ix["history"].as_array().unwrap();
     assert_eq!(docs.len(), h.len());
@@ -156,6 +152,42 @@ fn the_index_equals_a_scan_of_the_same_folder() {
             assert_eq!(d[key], v[key], "{key} of {}", d["path"]);
         }
     }
+}
+
+#[test]
+fn the_index_equals_a_scan_of_the_same_folder() {
+    let s = Setup::new("ix-scan", 60);
+    let (ix, _) = s.index_json("ix", &[]);
+    let root = s.root();
+    let (scan, _) = run_json(&s.home(), &["scan", root.to_str().unwrap(), "--json"]);
+    assert_same_documents(&scan, &ix);
+}
+
+/// Where the table samples, alignment reads earlier versions' keys: the
+/// index from its cache of fingerprints (while indexing, and replaying them
+/// after a change of settings), `scan` from its spill. All three agree, and
+/// differ from the unaligned answer (or the test would prove nothing).
+#[test]
+fn where_the_table_samples_index_replay_and_scan_align_alike() {
+    let s = Setup::new("ix-align", 60);
+    let small = ["--table-size", "2KiB"];
+    let root = s.root();
+    let scan = |extra: &[&str]| {
+        let mut args = vec!["scan", root.to_str().unwrap(), "--json"];
+        args.extend_from_slice(extra);
+        run_json(&s.home(), &args).0
+    };
+    let aligned = scan(&small);
+    assert_eq!(aligned["table"]["regime"], "sampling");
+    let unaligned = scan(&[&small[..], &["--align", "off"]].concat());
+    assert_ne!(aligned["documents"], unaligned["documents"]);
+    let (fresh, _) = s.index_json("fresh", &small);
+    assert_same_documents(&aligned, &fresh);
+    s.index_json("replayed", &[]);
+    let (replayed, stderr) = s.index_json("replayed", &small);
+    assert!(stderr.contains("built with other parameters"), "{stderr}");
+    assert_eq!(n(&replayed, "files_read"), 0);
+    assert_same_documents(&aligned, &replayed);
 }
 
 #[test]

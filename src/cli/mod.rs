@@ -8,6 +8,7 @@ mod pairs;
 mod pocket;
 mod scan;
 mod show;
+mod spill;
 mod sweep;
 mod watch;
 
@@ -117,6 +118,20 @@ struct CommonEngineArgs {
     /// Seed of random eviction [default: 0].
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
+    /// Where the table samples, extend each copied run along its origin
+    /// while the shingles agree: on or off (with --selector all)
+    /// [default: on].
+    #[arg(long, value_name = "ON|OFF", value_parser = on_off)]
+    align: Option<bool>,
+}
+
+/// "on" or "off", as a flag's value.
+pub(super) fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("expected on or off, not {s:?}")),
+    }
 }
 
 /// Where a root's persistent index is, and what it keeps (index, watch,
@@ -178,6 +193,7 @@ impl CommonEngineArgs {
             &mut c.bucket_entries
         });
         flag(c, "seed", self.seed, |c| &mut c.seed);
+        flag(c, "align", self.align, |c| &mut c.align);
     }
 }
 

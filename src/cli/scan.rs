@@ -11,6 +11,7 @@ use std::io::Write;
 use clap::Args;
 use serde::Serialize;
 
+use super::spill::{self, KeySpill};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, report_skipped, skipped_json, stream};
 use crate::config::Config;
 use crate::fingerprint::{polynomial, token_fps};
@@ -84,13 +85,22 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
         write!(out, ",\"documents\":[")?;
     }
     let mut seen = Seen::default();
+    let mut origins = KeySpill::new(&std::env::temp_dir(), spill::MEMORY_KEYS);
     let skipped = stream(
         &args.source.root,
         &filter,
         &config,
         |_, text| preparer.prepare(&token_fps(text).fps),
         |file, prepared| {
-            let o = prepare::run(pass.get()?, seen.paths.len() as u32, &prepared);
+            let pass = pass.get()?;
+            let o = prepare::run(pass, seen.paths.len() as u32, &prepared, &mut origins);
+            if pass.aligns() {
+                origins
+                    .push(prepared.units.iter().map(|u| u.key))
+                    .map_err(|e| {
+                        format!("{e} (set TMPDIR to a folder with room, or give --align off)")
+                    })?;
+            }
             if args.json {
                 if o.id > 0 {
                     out.write_all(b",")?;
@@ -179,6 +189,7 @@ struct ParamsJson {
     bridge_limit: u32,
     bucket_entries: u16,
     seed: u64,
+    align: bool,
     fingerprint_seed: u64,
     /// P without its x^64 term, in hex (a u64 does not survive every JSON
     /// reader as a number).
@@ -198,6 +209,7 @@ impl ParamsJson {
             bridge_limit: p.bridge_limit,
             bucket_entries: p.bucket_entries,
             seed: p.seed,
+            align: p.align,
             fingerprint_seed: polynomial::active().seed(),
             polynomial: format!("{:#018x}", polynomial::active().low()),
             order: c.order.to_string(),

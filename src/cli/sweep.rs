@@ -10,12 +10,12 @@ use clap::Args;
 use serde::Serialize;
 
 use super::scan::pct;
-use super::{CommonEngineArgs, Fatal, SourceArgs, report_skipped, skipped_json, stream};
+use super::{CommonEngineArgs, Fatal, SourceArgs, on_off, report_skipped, skipped_json, stream};
 use crate::config::Config;
 use crate::fingerprint::token_fps;
 use crate::origin::sweep::{self, BATCH_DOCUMENTS, Control, Plan, Selecting, Sweep};
 use crate::origin::table::paper_sizes;
-use crate::origin::{Estimation, Eviction, Selector, TableSize};
+use crate::origin::{Estimation, Eviction, Params, Selector, TableSize};
 use crate::source::Filter;
 
 #[derive(Args, Debug)]
@@ -38,6 +38,10 @@ pub(super) struct SweepArgs {
     /// Comma-separated estimations [default: be].
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     estimations: Vec<Estimation>,
+    /// Comma-separated alignments of the runs of --selector all, to compare
+    /// them: on, off or on,off [default: the --align setting, on].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = on_off)]
+    aligns: Vec<bool>,
     #[command(flatten)]
     common: CommonEngineArgs,
 }
@@ -64,6 +68,7 @@ struct RunJson {
     table_size: String,
     eviction: String,
     estimation: String,
+    align: bool,
     ssr: f64,
     #[serde(rename = "do")]
     dominant_origin: f64,
@@ -88,9 +93,21 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     let estimations: Vec<Estimation> = pick(&args.estimations, &config.sweep.estimations);
     let sizes: Vec<TableSize> = pick(&args.sizes, &config.sweep.sizes);
     let base = config.params();
+    let aligns = pick(&args.aligns, &[base.align]);
 
-    let combinations = |sizes: &[TableSize]| {
+    // Alignment changes only the runs whose units are the shingles.
+    let combinations = |sizes: &[TableSize]| -> Vec<Params> {
         sweep::combinations(base, &selectors, &evictions, &estimations, sizes)
+            .into_iter()
+            .flat_map(|p| {
+                let variants = if p.selector == Selector::All {
+                    aligns.clone()
+                } else {
+                    vec![p.align]
+                };
+                variants.into_iter().map(move |align| Params { align, ..p })
+            })
+            .collect()
     };
     // Fail on an impossible table before reading anything (the paper's
     // sizes are known only once the shingles are counted).
@@ -137,6 +154,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
                 table_size: p.table_size.to_string(),
                 eviction: p.eviction.to_string(),
                 estimation: p.estimation.to_string(),
+                align: p.align && p.selector == Selector::All,
                 ssr: score.ssr(),
                 dominant_origin: score.dominant_origin(),
                 tf: score.token_freshness(),
@@ -190,16 +208,31 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
         )?;
         writeln!(
             out,
-            "{:<9} {:<7} {:<4} {:>10} {:>8} {:>6} {:>6} {:>6} {:>8} {:>8}",
-            "selector", "evict", "est", "size", "fraction", "ssr", "DO", "TF", "overall", "seconds"
+            "{:<9} {:<8} {:<4} {:<5} {:>10} {:>8} {:>6} {:>6} {:>6} {:>8} {:>8}",
+            "selector",
+            "evict",
+            "est",
+            "align",
+            "size",
+            "fraction",
+            "ssr",
+            "DO",
+            "TF",
+            "overall",
+            "seconds"
         )?;
         for r in &runs {
             writeln!(
                 out,
-                "{:<9} {:<7} {:<4} {:>10} {:>7}% {:>6.1} {:>6.1} {:>6.1} {:>8.1} {:>8.3}",
+                "{:<9} {:<8} {:<4} {:<5} {:>10} {:>7}% {:>6.1} {:>6.1} {:>6.1} {:>8.1} {:>8.3}",
                 r.selector,
                 r.eviction,
                 r.estimation,
+                match (r.selector == "all", r.align) {
+                    (false, _) => "-",
+                    (true, true) => "on",
+                    (true, false) => "off",
+                },
                 r.table_size,
                 r.table_fraction
                     .map_or_else(|| "-".to_string(), |f| format!("{f:.2}")),

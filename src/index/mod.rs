@@ -11,6 +11,7 @@
 
 mod lock;
 mod near;
+mod origins;
 mod read;
 mod reconcile;
 mod replay;
@@ -147,7 +148,7 @@ pub struct Index {
 pub(crate) fn params_key(p: &Params) -> String {
     format!(
         "k={} selector={} table_size={} bucket_entries={} eviction={} eviction_ties={} \
-         estimation={} bridge_limit={} seed={}",
+         estimation={} bridge_limit={} seed={} align={}",
         p.k,
         p.selector,
         p.table_size,
@@ -156,7 +157,8 @@ pub(crate) fn params_key(p: &Params) -> String {
         p.ties,
         p.estimation,
         p.bridge_limit,
-        p.seed
+        p.seed,
+        if p.align { "on" } else { "off" }
     )
 }
 
@@ -176,11 +178,17 @@ pub(crate) fn params_from_key(key: &str) -> Option<Params> {
             "estimation" => p.estimation = value.parse().ok()?,
             "bridge_limit" => p.bridge_limit = value.parse().ok()?,
             "seed" => p.seed = value.parse().ok()?,
+            "align" => p.align = value == "on",
             _ => return None,
         }
         seen += 1;
     }
-    (seen == 9).then_some(p)
+    // A key written before alignment (nine settings) was a run without it.
+    match seen {
+        9 => Some(Params { align: false, ..p }),
+        10 => Some(p),
+        _ => None,
+    }
 }
 
 /// The index folder of `root`: `explicit` (`--index DIR`) when given, else

@@ -12,6 +12,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rayon::prelude::*;
 
+use super::origins::CachedKeys;
 use super::schema::{self, Current, NewVersion, SkipRow, Status};
 use super::texts::{self, Packed};
 use super::{Index, IndexError, Observer, mtime_ns};
@@ -493,6 +494,7 @@ impl Index {
             .collect();
         self.poisoned = true;
         let tx = self.db.transaction()?;
+        let mut origins = CachedKeys::new(&tx, self.pass.params().k);
         let mut changes = Vec::new();
         for (f, r) in files.iter().zip(read) {
             let m = mtime_ns(f.mtime);
@@ -580,7 +582,7 @@ impl Index {
             if let Some(c) = &cur {
                 schema::set_status(&tx, c.id, Status::Replaced)?;
             }
-            let outcome = prepare::run(&mut self.pass, id, &doc.prepared);
+            let outcome = prepare::run(&mut self.pass, id, &doc.prepared, &mut origins);
             let v = NewVersion {
                 id,
                 path: &f.path,
@@ -620,6 +622,7 @@ impl Index {
         }
         schema::set_meta(&tx, "outcomes_through", &self.versions.to_string())?;
         texts::enforce(&tx, self.history_budget, &mut self.texts_total)?;
+        drop(origins);
         tx.commit()?;
         self.poisoned = false;
         Ok(changes)

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::origins::CachedKeys;
 use super::schema::{self, Db};
 use super::{Load, Observer};
 use crate::origin::OriginPass;
@@ -34,11 +35,13 @@ pub(super) fn run(
             .fingerprints(at, end)
             .map_err(|e| Load::Rebuild(format!("cached fingerprints: {e}")))?;
         let prepared: Vec<_> = fps.par_iter().map(|f| preparer.prepare(f)).collect();
+        let mut origins = CachedKeys::new(db.conn(), pass.params().k);
         let outcomes: Vec<_> = prepared
             .iter()
             .enumerate()
-            .map(|(i, p)| prepare::run(pass, at + i as u32, p))
+            .map(|(i, p)| prepare::run(pass, at + i as u32, p, &mut origins))
             .collect();
+        drop(origins);
         if end > through {
             let tx = db.transaction()?;
             for o in outcomes.iter().filter(|o| o.id >= through) {

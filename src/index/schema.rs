@@ -402,35 +402,7 @@ impl Db {
     /// Cached token fingerprints of versions `from..to`, in order. A missing
     /// row or a blob whose checksum fails is corruption.
     pub fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, IndexError> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT id, checksum, fps FROM fingerprints WHERE id >= ?1 AND id < ?2 ORDER BY id",
-        )?;
-        let mut rows = st.query([from, to])?;
-        let mut out = Vec::with_capacity((to - from) as usize);
-        while let Some(r) = rows.next()? {
-            let id: u32 = r.get(0)?;
-            let check = r.get::<_, i64>(1)? as u64;
-            let blob = r.get_ref(2).and_then(|v| Ok(v.as_blob()?))?;
-            if id != from + out.len() as u32 {
-                return Err(IndexError::Damaged(format!(
-                    "fingerprints of version {} missing",
-                    from + out.len() as u32
-                )));
-            }
-            if xxh64(blob) != check || blob.len() % 8 != 0 {
-                return Err(IndexError::Damaged(format!(
-                    "fingerprints of version {id} damaged"
-                )));
-            }
-            out.push(decode_u64s(blob));
-        }
-        if out.len() != (to - from) as usize {
-            return Err(IndexError::Damaged(format!(
-                "fingerprints of version {} missing",
-                from + out.len() as u32
-            )));
-        }
-        Ok(out)
+        fingerprints(&self.conn, from, to)
     }
 
     /// Every version with its outcome summary, in processing order.
@@ -642,6 +614,44 @@ fn decode_runs(b: &[u8]) -> Vec<Run> {
             origin: Some(le32(c, 2)).filter(|&o| o != u32::MAX),
         })
         .collect()
+}
+
+/// [`Db::fingerprints`] through any connection (a transaction's too, which
+/// sees what it has written).
+pub(crate) fn fingerprints(
+    conn: &Connection,
+    from: u32,
+    to: u32,
+) -> Result<Vec<Vec<u64>>, IndexError> {
+    let mut st = conn.prepare_cached(
+        "SELECT id, checksum, fps FROM fingerprints WHERE id >= ?1 AND id < ?2 ORDER BY id",
+    )?;
+    let mut rows = st.query([from, to])?;
+    let mut out = Vec::with_capacity((to - from) as usize);
+    while let Some(r) = rows.next()? {
+        let id: u32 = r.get(0)?;
+        let check = r.get::<_, i64>(1)? as u64;
+        let blob = r.get_ref(2).and_then(|v| Ok(v.as_blob()?))?;
+        if id != from + out.len() as u32 {
+            return Err(IndexError::Damaged(format!(
+                "fingerprints of version {} missing",
+                from + out.len() as u32
+            )));
+        }
+        if xxh64(blob) != check || blob.len() % 8 != 0 {
+            return Err(IndexError::Damaged(format!(
+                "fingerprints of version {id} damaged"
+            )));
+        }
+        out.push(decode_u64s(blob));
+    }
+    if out.len() != (to - from) as usize {
+        return Err(IndexError::Damaged(format!(
+            "fingerprints of version {} missing",
+            from + out.len() as u32
+        )));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

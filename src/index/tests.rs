@@ -999,12 +999,22 @@ fn the_settings_key_reads_back_as_the_settings() {
         estimation: Estimation::Nb,
         bridge_limit: 7,
         seed: 42,
+        align: false,
     };
     assert_eq!(params_from_key(&params_key(&p)), Some(p));
     assert_eq!(
         params_from_key(&params_key(&Params::default())),
         Some(Params::default())
     );
-    assert_eq!(params_from_key("k=8"), None, "all nine or nothing");
+    assert_eq!(params_from_key("k=8"), None, "all ten or nothing");
+    // A key written before alignment: its nine settings, and no alignment.
+    let before = params_key(&Params::default()).replace(" align=on", "");
+    assert_eq!(
+        params_from_key(&before),
+        Some(Params {
+            align: false,
+            ..Params::default()
+        })
+    );
     assert_eq!(params_from_key(&params_key(&p).replace("cc", "zz")), None);
 }

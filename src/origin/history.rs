@@ -147,7 +147,8 @@ impl Keyed {
         debug_assert_eq!(params.k, self.k);
         let mut pass = OriginPass::new(params)?;
         for (d, doc_units) in units.iter().enumerate() {
-            each(d, doc_units, pass.process(d as u32, doc_units));
+            let origins = &mut &self.shingle_keys[..];
+            each(d, doc_units, pass.process(d as u32, doc_units, origins));
         }
         Ok(ReplayStats::of(&pass))
     }

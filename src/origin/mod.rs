@@ -1,6 +1,7 @@
 //! Origin detection (Abdel-Hamid et al. 2009): select → table → estimate, and the exact ground
 //! truth and metrics it is measured against.
 
+pub mod align;
 pub(crate) mod estimate;
 pub mod exact;
 pub mod history;

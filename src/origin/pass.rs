@@ -2,6 +2,7 @@
 //! selected units are looked up in (and inserted into) the table, then the
 //! estimation phase labels them, then lucky scores are updated.
 
+use super::align::{Aligner, OriginKeys};
 use super::estimate::{Estimation, Estimator, interpolate, lucky_increments};
 use super::select::{Selector, Unit};
 use super::table::{Eviction, Hit, Layout, Slot, Table, TableError, TableParams, TableSize, Ties};
@@ -18,6 +19,10 @@ pub struct Params {
     pub estimation: Estimation,
     pub bridge_limit: u32,
     pub seed: u64,
+    /// Extend copied runs along their origins where the table samples
+    /// (`origin::align`; with `Selector::All` only, where units are the
+    /// shingles).
+    pub align: bool,
 }
 
 /// Every shingle into a bottom-k table, labelled as found (docs/algorithms.md
@@ -37,6 +42,7 @@ impl Default for Params {
             estimation: Estimation::Nb,
             bridge_limit: 30,
             seed: 0,
+            align: true,
         }
     }
 }
@@ -68,6 +74,7 @@ pub struct OriginPass {
     params: Params,
     table: Table,
     estimator: Estimator,
+    aligner: Aligner,
     keys: Vec<u64>,
     hits: Vec<Option<Hit>>,
     slots: Vec<Slot>,
@@ -90,6 +97,7 @@ impl OriginPass {
             table,
             params,
             estimator: Estimator::default(),
+            aligner: Aligner::default(),
             keys: Vec::new(),
             hits: Vec::new(),
             slots: Vec::new(),
@@ -114,9 +122,17 @@ impl OriginPass {
         Ok(pass)
     }
 
+    /// Whether these settings extend copied runs: alignment asked for, and
+    /// the units are the shingles.
+    pub(crate) fn aligns(&self) -> bool {
+        self.params.align && self.params.selector == Selector::All
+    }
+
     /// Process document `doc`, later than every document before it, from its
-    /// selected units: the estimated origin of each unit.
-    pub fn process(&mut self, doc: u32, units: &[Unit]) -> &[u32] {
+    /// selected units: the estimated origin of each unit. `origins` gives
+    /// earlier versions' shingle keys to align with (read only when the
+    /// settings align and the table has lost or left out keys).
+    pub fn process(&mut self, doc: u32, units: &[Unit], origins: &mut dyn OriginKeys) -> &[u32] {
         self.keys.clear();
         self.keys.extend(units.iter().map(|u| u.key));
         let keys = &self.keys;
@@ -131,7 +147,14 @@ impl OriginPass {
             p.bridge_limit,
             &mut self.labels,
         );
-        if p.eviction == Eviction::BottomK {
+        // Only a table that has left out (bottom-k) or evicted keys can
+        // have missed a copy: alignment replaces the guess by neighbours.
+        let incomplete =
+            self.table.counters().evictions > 0 || self.slots.iter().any(|s| !s.sampled());
+        if incomplete && self.aligns() {
+            self.aligner
+                .align(doc, keys, &self.hits, &mut self.labels, origins);
+        } else if p.eviction == Eviction::BottomK {
             interpolate(doc, &self.slots, &mut self.labels);
         }
         if p.eviction == Eviction::Lucky && p.table_size != TableSize::Unbounded {
@@ -147,9 +170,11 @@ impl OriginPass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::origin::Regime;
+    use crate::origin::align::NoKeys;
     use crate::origin::history::Keyed;
     use crate::origin::keymap::splitmix64;
+    use crate::origin::outcome::Outcome;
+    use crate::origin::{Regime, prepare};
 
     fn units(keys: &[u64]) -> Vec<Unit> {
         (0u32..)
@@ -167,6 +192,19 @@ mod tests {
         labels.iter().filter(|&&l| l == origin).count() as f64 / labels.len() as f64
     }
 
+    /// Documents cut from `text` at `(start, length, own words)`: they copy
+    /// from each other with edges anywhere, plus words of their own.
+    fn cut(text: &[u64], cuts: &[(usize, usize, u64)]) -> Vec<Vec<u64>> {
+        cuts.iter()
+            .enumerate()
+            .map(|(d, &(start, len, own))| {
+                let mut doc = text[start..(start + len).min(text.len())].to_vec();
+                doc.extend((0..own).map(|w| 10_000 + 100 * d as u64 + w));
+                doc
+            })
+            .collect()
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
         /// Documents cut from one text at random places (so they copy from
@@ -179,15 +217,7 @@ mod tests {
             cuts in proptest::collection::vec((0usize..300, 0usize..200, 0u64..20), 1..14),
             k in 3usize..10,
         ) {
-            let docs: Vec<Vec<u64>> = cuts
-                .iter()
-                .enumerate()
-                .map(|(d, &(start, len, own))| {
-                    let mut doc = text[start..(start + len).min(text.len())].to_vec();
-                    doc.extend((0..own).map(|w| 10_000 + 100 * d as u64 + w));
-                    doc
-                })
-                .collect();
+            let docs = cut(&text, &cuts);
             let params = Params {
                 k,
                 table_size: TableSize::Bytes(1 << 20),
@@ -197,11 +227,57 @@ mod tests {
             let prep = crate::origin::prepare::Preparer::new(params);
             let mut pass = OriginPass::new(params).unwrap();
             for (d, doc) in docs.iter().enumerate() {
-                let got = crate::origin::prepare::run(&mut pass, d as u32, &prep.prepare(doc));
+                let got = prepare::run(&mut pass, d as u32, &prep.prepare(doc), &mut NoKeys);
                 proptest::prop_assert_eq!(&got, &exact[d]);
             }
             let held = pass.table().counters().occupied;
             proptest::prop_assert_eq!(pass.table().regime(), Regime::Holds { distinct: held });
+        }
+
+        /// The same kind of collections through tables of a few buckets,
+        /// which sample (bottom-k) or evict (Lucky): every token alignment
+        /// leaves copied is one the exact answer calls copied, and aligned
+        /// answers have no more fresh tokens than the exact one misses.
+        #[test]
+        fn alignment_never_calls_copied_a_token_the_exact_answer_calls_fresh(
+            text in proptest::collection::vec(0u64..5000, 300),
+            cuts in proptest::collection::vec((0usize..300, 0usize..200, 0u64..20), 1..14),
+            k in 3usize..10,
+            buckets in 1u64..6,
+            lucky in proptest::bool::ANY,
+        ) {
+            let docs = cut(&text, &cuts);
+            let params = Params {
+                k,
+                table_size: TableSize::Bytes(buckets * (64 * 11 + 2)),
+                eviction: if lucky { Eviction::Lucky } else { Eviction::BottomK },
+                ..Params::default()
+            };
+            let keyed = Keyed::new(docs.clone(), k);
+            let exact = keyed.exact();
+            let prep = prepare::Preparer::new(params);
+            let origins: Vec<Vec<u64>> = docs
+                .iter()
+                .map(|d| prepare::keys(prep.roller(), d).1)
+                .collect();
+            let mut pass = OriginPass::new(params).unwrap();
+            for (d, doc) in docs.iter().enumerate() {
+                let got = prepare::run(&mut pass, d as u32, &prep.prepare(doc), &mut &origins[..]);
+                let fresh = |o: &Outcome| {
+                    let mut f = vec![false; o.tokens as usize];
+                    for (s, e) in o.fresh() {
+                        f[s as usize..e as usize].fill(true);
+                    }
+                    f
+                };
+                let (ours, truth) = (fresh(&got), fresh(&exact[d]));
+                for t in 0..ours.len() {
+                    proptest::prop_assert!(
+                        ours[t] || !truth[t],
+                        "document {} token {} is fresh, yet labelled copied", d, t
+                    );
+                }
+            }
         }
     }
 
@@ -222,8 +298,8 @@ mod tests {
         let mut pass = OriginPass::new(params).unwrap();
         // Every key twice: repeats are found or outside the sample, never
         // counted again.
-        pass.process(0, &units(&keys));
-        pass.process(1, &units(&keys));
+        pass.process(0, &units(&keys), &mut NoKeys);
+        pass.process(1, &units(&keys), &mut NoKeys);
         let Regime::Sampling { distinct, held } = pass.table().regime() else {
             panic!("{:?}", pass.table().regime());
         };
@@ -234,6 +310,8 @@ mod tests {
         assert!((pass.table().regime().one_in().unwrap() - 60_000.0 / 6400.0).abs() < 0.5);
     }
 
+    /// Without alignment: bottom-k's neighbours' guess, against Lucky's
+    /// losses; with it, the copy and the fresh text to the unit.
     #[test]
     fn a_bottom_k_sample_sees_a_whole_copy_through_a_table_of_one_bucket() {
         let mut x = 3u64;
@@ -246,19 +324,22 @@ mod tests {
         let mut second: Vec<u64> = (0..200).map(|_| key()).collect();
         second.extend(&first);
         second.extend((0..200).map(|_| key()));
-        let run = |eviction| {
+        let versions = [first.clone(), second.clone()];
+        let run = |eviction, align| {
             let p = Params {
                 table_size: TableSize::Bytes(64 * 11 + 2),
                 eviction,
                 estimation: Estimation::Nb,
+                align,
                 ..Params::default()
             };
             let mut pass = OriginPass::new(p).unwrap();
             assert_eq!(pass.table().capacity(), Some(64));
-            pass.process(0, &units(&first));
-            pass.process(1, &units(&second)).to_vec()
+            let origins = &mut &versions[..];
+            pass.process(0, &units(&first), origins);
+            pass.process(1, &units(&second), origins).to_vec()
         };
-        let labels = run(Eviction::BottomK);
+        let labels = run(Eviction::BottomK, false);
         // 64 of 2,000 keys are kept, yet the copy is labelled as a copy and
         // the fresh text around it as fresh.
         assert!(
@@ -268,7 +349,15 @@ mod tests {
         );
         assert!(share(&labels[..200], 1) > 0.8 && share(&labels[2200..], 1) > 0.8);
         // Lucky keeps the end of the first document only: the contrast.
-        let labels = run(Eviction::Lucky);
+        let labels = run(Eviction::Lucky, false);
         assert!(share(&labels[200..2200], 0) < 0.1);
+        // Aligned, each is exact: the hits name the first document, which
+        // holds every unit of the copy and none of the rest.
+        for eviction in [Eviction::BottomK, Eviction::Lucky] {
+            let labels = run(eviction, true);
+            assert_eq!(share(&labels[200..2200], 0), 1.0, "{eviction}");
+            assert_eq!(share(&labels[..200], 1), 1.0, "{eviction}");
+            assert_eq!(share(&labels[2200..], 1), 1.0, "{eviction}");
+        }
     }
 }

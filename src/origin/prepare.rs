@@ -5,6 +5,7 @@
 //! `scan` and sweeps (a batch of documents at a time) and `Keyed` (a whole
 //! history).
 
+use super::align::OriginKeys;
 use super::outcome::Outcome;
 use super::select::{DocKeys, Unit};
 use super::{OriginPass, Params};
@@ -63,9 +64,15 @@ impl Preparer {
     }
 }
 
-/// Process version `id` (later than every version before it).
-pub(crate) fn run(pass: &mut OriginPass, id: u32, p: &Prepared) -> Outcome {
-    let labels = pass.process(id, &p.units);
+/// Process version `id` (later than every version before it); `origins`
+/// gives earlier versions' keys to align with.
+pub(crate) fn run(
+    pass: &mut OriginPass,
+    id: u32,
+    p: &Prepared,
+    origins: &mut dyn OriginKeys,
+) -> Outcome {
+    let labels = pass.process(id, &p.units, origins);
     Outcome::new(
         id,
         p.tokens,
@@ -99,10 +106,11 @@ mod tests {
         keyed.replay(&units, params, |o| want.push(o)).unwrap();
         let prep = Preparer::new(params);
         let mut pass = OriginPass::new(params).unwrap();
+        let origins: Vec<Vec<u64>> = docs.iter().map(|d| keys(prep.roller(), d).1).collect();
         let got: Vec<Outcome> = docs
             .iter()
             .enumerate()
-            .map(|(i, d)| run(&mut pass, i as u32, &prep.prepare(d)))
+            .map(|(i, d)| run(&mut pass, i as u32, &prep.prepare(d), &mut &origins[..]))
             .collect();
         assert_eq!(got, want);
     }

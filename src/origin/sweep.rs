@@ -18,6 +18,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::Estimation;
+use super::align::UnitKeys;
 use super::exact::FirstSeen;
 use super::metrics::Score;
 use super::outcome::Outcome;
@@ -380,11 +381,13 @@ impl Plan {
         let mut pass = OriginPass::new(p).ok()?;
         let mut score = Score::default();
         let mut counts = Vec::new();
-        for (d, units) in self.selections[si].units.iter().enumerate() {
+        let all = &self.selections[si].units;
+        let mut origins = UnitKeys::new(all);
+        for (d, units) in all.iter().enumerate() {
             if ctl.cancelled() {
                 return None;
             }
-            let labels = pass.process(d as u32, units);
+            let labels = pass.process(d as u32, units, &mut origins);
             let exact = &self.exact[d];
             score.add_labels(exact, exact.shingles, units, labels, &mut counts);
             if let Some(done) = ctl.done {

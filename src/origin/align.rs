@@ -1,0 +1,288 @@
+//! Alignment where the table samples (docs/algorithms.md §3.2), our
+//! addition to the paper. A sampled hit says a shingle came from version
+//! `o`; the shingles around it, which the sample left out, most likely came
+//! from `o` too. Rather than guess from neighbours, the origins the
+//! document's hits name are read (their shingle keys: the index's cache,
+//! or `scan`'s spill) and every unlabelled shingle one of them holds is
+//! labelled with it. So a copied run is found to its exact edges, a gap
+//! between two runs of one origin is filled where its shingles are the
+//! origin's and stays fresh where they were edited, and a shingle is
+//! labelled copied only when an earlier version holds it: alignment never
+//! calls copied a token the exact answer calls fresh.
+//!
+//! The exact answer's rules where they meet: a unit a hit labelled keeps
+//! its label (the table's word), and of two origins holding a shingle the
+//! earlier version wins. What no hit points to (a copy from a version none
+//! of the sampled shingles names) stays fresh.
+
+use super::table::{Hit, KeyMap};
+
+/// Where alignment reads an earlier version's shingle keys.
+pub trait OriginKeys {
+    /// The k-shingle keys of version `id`, in order; `None` when they
+    /// cannot be had (that origin's runs are then not extended).
+    fn keys(&mut self, id: u32) -> Option<&[u64]>;
+}
+
+/// Versions' keys in memory, version `d`'s at `[d]`.
+impl<T: AsRef<[u64]>> OriginKeys for &[T] {
+    fn keys(&mut self, id: u32) -> Option<&[u64]> {
+        self.get(id as usize).map(AsRef::as_ref)
+    }
+}
+
+/// Versions' keys as the units of `Selector::All` (a unit a shingle).
+pub struct UnitKeys<'a> {
+    units: &'a [Vec<super::Unit>],
+    buf: Vec<u64>,
+}
+
+impl<'a> UnitKeys<'a> {
+    pub fn new(units: &'a [Vec<super::Unit>]) -> UnitKeys<'a> {
+        UnitKeys {
+            units,
+            buf: Vec::new(),
+        }
+    }
+}
+
+impl OriginKeys for UnitKeys<'_> {
+    fn keys(&mut self, id: u32) -> Option<&[u64]> {
+        let units = self.units.get(id as usize)?;
+        self.buf.clear();
+        self.buf.extend(units.iter().map(|u| u.key));
+        Some(&self.buf)
+    }
+}
+
+/// No version's keys: nothing is extended.
+pub struct NoKeys;
+
+impl OriginKeys for NoKeys {
+    fn keys(&mut self, _: u32) -> Option<&[u64]> {
+        None
+    }
+}
+
+/// The last few versions' keys read from elsewhere (a file, a database):
+/// a document's copies mostly come from a few earlier versions, named again
+/// by the versions after it.
+#[derive(Default)]
+pub(crate) struct Recent {
+    /// (version, keys), the most recently used last.
+    kept: Vec<(u32, Vec<u64>)>,
+}
+
+impl Recent {
+    const KEPT: usize = 8;
+
+    /// Version `id`'s keys, from those kept or else from `load`.
+    pub(crate) fn get_or(
+        &mut self,
+        id: u32,
+        load: impl FnOnce() -> Option<Vec<u64>>,
+    ) -> Option<&[u64]> {
+        if let Some(i) = self.kept.iter().position(|(v, _)| *v == id) {
+            let hit = self.kept.remove(i);
+            self.kept.push(hit);
+        } else {
+            let keys = load()?;
+            if self.kept.len() == Self::KEPT {
+                self.kept.remove(0);
+            }
+            self.kept.push((id, keys));
+        }
+        self.kept.last().map(|(_, k)| &k[..])
+    }
+}
+
+/// The keys alignment may read for one document: this many times its own
+/// shingles, plus a floor. A page quoting a thousand earlier pages does not
+/// read them all: the origins past the budget keep their sampled hits only.
+const BUDGET_PER_SHINGLE: usize = 16;
+const BUDGET_FLOOR: usize = 1 << 16;
+
+/// Scratch space of alignment, reused from document to document.
+#[derive(Default)]
+pub(crate) struct Aligner {
+    /// The origins of the hits on other versions, sorted, each once.
+    origins: Vec<u32>,
+    /// A key of an unlabelled unit → the first such unit; `next` chains
+    /// the others with that key (`u32::MAX` ends a chain).
+    first: KeyMap<u32>,
+    next: Vec<u32>,
+    /// One bit per value of a key's low bits, set for the keys in `first`:
+    /// most of an origin's keys are not the document's, and a bit test
+    /// turns them away for less than a map lookup.
+    filter: Vec<u64>,
+}
+
+impl Aligner {
+    /// Label the units of document `doc` (shingle keys `keys`, one unit a
+    /// shingle, the table's answers `hits`) that the origins of its hits
+    /// hold, each with the earliest such origin, reading their keys from
+    /// `origins`. `labels[i] == doc` marks a unit nothing labelled yet;
+    /// hits keep their labels.
+    pub(crate) fn align(
+        &mut self,
+        doc: u32,
+        keys: &[u64],
+        hits: &[Option<Hit>],
+        labels: &mut [u32],
+        origins: &mut dyn OriginKeys,
+    ) {
+        debug_assert_eq!(keys.len(), hits.len());
+        debug_assert_eq!(keys.len(), labels.len());
+        self.origins.clear();
+        self.origins.extend(
+            hits.iter()
+                .flatten()
+                .map(|h| h.origin)
+                .filter(|&o| o != doc),
+        );
+        if self.origins.is_empty() {
+            return;
+        }
+        self.origins.sort_unstable();
+        self.origins.dedup();
+        // The units still open, by key (built backwards so each chain runs
+        // in document order).
+        self.first.clear();
+        self.next.clear();
+        self.next.resize(keys.len(), u32::MAX);
+        // 16 bits a key: about one origin key in 16 passes by chance.
+        let mask = (16 * keys.len()).next_power_of_two().max(1 << 12) as u64 - 1;
+        self.filter.clear();
+        self.filter.resize(mask as usize / 64 + 1, 0);
+        for j in (0..keys.len()).rev() {
+            if hits[j].is_none() && labels[j] == doc {
+                let b = keys[j] & mask;
+                self.filter[(b >> 6) as usize] |= 1 << (b & 63);
+                if let Some(f) = self.first.insert(keys[j], j as u32) {
+                    self.next[j] = f;
+                }
+            }
+        }
+        let mut budget = BUDGET_PER_SHINGLE * keys.len() + BUDGET_FLOOR;
+        // Earlier origins first, and a key once labelled leaves the map: a
+        // unit two origins hold takes the earlier.
+        for &origin in &self.origins {
+            if self.first.is_empty() {
+                break;
+            }
+            let Some(theirs) = origins.keys(origin) else {
+                continue;
+            };
+            let Some(left) = budget.checked_sub(theirs.len()) else {
+                continue;
+            };
+            budget = left;
+            for key in theirs {
+                let b = key & mask;
+                if self.filter[(b >> 6) as usize] >> (b & 63) & 1 == 0 {
+                    continue;
+                }
+                let Some(mut j) = self.first.remove(key) else {
+                    continue;
+                };
+                while j != u32::MAX {
+                    labels[j as usize] = origin;
+                    j = self.next[j as usize];
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(origin: u32) -> Option<Hit> {
+        Some(Hit {
+            origin,
+            offset: 0,
+            prev: 0,
+            next: 0,
+        })
+    }
+
+    /// Labels of document `doc` after alignment, from its keys and hits at
+    /// the given units.
+    fn aligned(doc: u32, keys: &[u64], at: &[(usize, u32)], versions: &[Vec<u64>]) -> Vec<u32> {
+        let mut hits = vec![None; keys.len()];
+        for &(i, o) in at {
+            hits[i] = hit(o);
+        }
+        let mut labels: Vec<u32> = hits.iter().map(|h| h.map_or(doc, |h| h.origin)).collect();
+        Aligner::default().align(doc, keys, &hits, &mut labels, &mut &versions[..]);
+        labels
+    }
+
+    #[test]
+    fn one_hit_in_an_identical_copy_labels_the_whole_copy() {
+        let v0: Vec<u64> = (100..140).collect();
+        let labels = aligned(1, &v0, &[(17, 0)], std::slice::from_ref(&v0));
+        assert_eq!(labels, vec![0; 40]);
+    }
+
+    #[test]
+    fn a_copy_is_labelled_to_its_edges_and_an_edit_stays_fresh() {
+        let v0: Vec<u64> = (100..140).collect();
+        let mut v1 = v0.clone();
+        v1[0] = 7;
+        v1[39] = 8;
+        v1[20] = 9;
+        let labels = aligned(1, &v1, &[(5, 0), (30, 0)], std::slice::from_ref(&v0));
+        let mut want = vec![0; 40];
+        want[0] = 1;
+        want[20] = 1;
+        want[39] = 1;
+        assert_eq!(labels, want);
+    }
+
+    #[test]
+    fn a_shifted_copy_is_found_where_it_sits() {
+        let v0: Vec<u64> = (100..140).collect();
+        // Five new shingles, then v0's 10..30.
+        let v1: Vec<u64> = (1..6).chain(110..130).collect();
+        let labels = aligned(1, &v1, &[(12, 0)], std::slice::from_ref(&v0));
+        let want: Vec<u32> = [vec![1; 5], vec![0; 20]].concat();
+        assert_eq!(labels, want);
+    }
+
+    #[test]
+    fn the_earlier_origin_wins_and_hits_keep_their_label() {
+        // v0 and v1 both hold 200..220; v2 copies it. The table's hit at 3
+        // says v1 (a sample may name either); at 15 it says v0.
+        let v0: Vec<u64> = (200..220).collect();
+        let v1: Vec<u64> = (1..4).chain(200..220).collect();
+        let v2: Vec<u64> = (200..220).collect();
+        let labels = aligned(2, &v2, &[(3, 1), (15, 0)], &[v0, v1]);
+        let mut want = vec![0; 20];
+        want[3] = 1;
+        assert_eq!(labels, want);
+    }
+
+    #[test]
+    fn an_origin_without_keys_or_without_the_key_extends_nothing() {
+        let doc: Vec<u64> = (100..140).collect();
+        let mut hits = vec![None; 40];
+        hits[3] = hit(0);
+        let mut labels: Vec<u32> = hits.iter().map(|h| h.map_or(1, |h| h.origin)).collect();
+        let want = labels.clone();
+        Aligner::default().align(1, &doc, &hits, &mut labels, &mut NoKeys);
+        assert_eq!(labels, want);
+        // A false match: the hit's key is not in the origin at all.
+        let other: Vec<u64> = (500..540).collect();
+        let labels = aligned(1, &doc, &[(3, 0)], &[other]);
+        assert_eq!(labels, want);
+    }
+
+    #[test]
+    fn a_hit_on_the_document_itself_is_no_anchor() {
+        let v0: Vec<u64> = (100..140).collect();
+        let labels = aligned(1, &v0, &[(3, 1)], std::slice::from_ref(&v0));
+        assert_eq!(labels, vec![1; 40]);
+    }
+}
