@@ -8,7 +8,7 @@ Runs `lineage sweep FOLDER --order path --json SWEEP OPTIONS` on every folder
 of --corpora (default $LINEAGE_CORPORA; a symbolic link to a folder counts, a
 file does not), one after another (each sweep uses all cores itself), and
 prints per collection and per combination of selector, eviction and
-estimation:
+estimation (and alignment: `/aligned` runs with `--aligns on,off`):
 
   - every size's table size, its capacity as a percent of the collection's
     DISTINCT shingles, DO, TF and overall;

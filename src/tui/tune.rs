@@ -85,11 +85,29 @@ impl Field {
 pub enum RunKind {
     /// [live, tuned].
     Compare,
-    /// Table sizes × selectors, sizes varying fastest.
+    /// Table sizes × series, sizes varying fastest.
     Sweep {
         sizes: Vec<TableSize>,
-        selectors: Vec<Selector>,
+        series: Vec<Series>,
     },
+}
+
+/// One line of a sweep: a selector, aligned or not (alignment acts on
+/// `all` only, so only `all` is swept both ways).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Series {
+    pub selector: Selector,
+    pub align: bool,
+}
+
+impl std::fmt::Display for Series {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.selector == Selector::All && !self.align {
+            write!(f, "{} unaligned", self.selector)
+        } else {
+            write!(f, "{}", self.selector)
+        }
+    }
 }
 
 #[derive(Default)]
@@ -215,7 +233,8 @@ impl TuneState {
     }
 
     /// Replay the paper's table sizes with two selectors: the tuned and the
-    /// live one, or NHs and every-4 when they are the same.
+    /// live one, or NHs and every-4 when they are the same; `all` aligned
+    /// (when the settings align) and unaligned, so the two can be compared.
     pub fn sweep(&mut self, snap: &Snapshot) -> Option<Command> {
         let tuned = self.checked(snap)?;
         if snap.shingles == 0 {
@@ -230,17 +249,32 @@ impl TuneState {
         } else {
             vec![Selector::NHs, Selector::Every(4)]
         };
-        let runs = selectors
+        let series: Vec<Series> = selectors
             .iter()
             .flat_map(|&selector| {
+                let both = selector == Selector::All && tuned.align;
+                let aligns = if both {
+                    vec![true, false]
+                } else {
+                    vec![tuned.align]
+                };
+                aligns
+                    .into_iter()
+                    .map(move |align| Series { selector, align })
+            })
+            .collect();
+        let runs = series
+            .iter()
+            .flat_map(|&Series { selector, align }| {
                 sizes.iter().map(move |&table_size| Params {
                     selector,
+                    align,
                     table_size,
                     ..tuned
                 })
             })
             .collect();
-        Some(self.start(RunKind::Sweep { sizes, selectors }, runs))
+        Some(self.start(RunKind::Sweep { sizes, series }, runs))
     }
 
     /// Ask before adopting: the form's settings wait for a yes.
@@ -317,18 +351,18 @@ impl TuneState {
     }
 
     /// The picked sweep row into the form: its table size and the selector
-    /// with the best overall score there.
+    /// with the best overall score there (the first of the tied: an aligned
+    /// `all` before the unaligned one, which the form does not set).
     pub(crate) fn take_point(&mut self) {
-        let (Some(RunKind::Sweep { sizes, selectors }), Some(u)) = (&self.kind, &self.update)
-        else {
+        let (Some(RunKind::Sweep { sizes, series }), Some(u)) = (&self.kind, &self.update) else {
             return;
         };
         let Some(&size) = sizes.get(self.point) else {
             return;
         };
-        let best = (selectors.iter().enumerate())
-            .filter_map(|(j, &sel)| Some((sel, u.results.get(j * sizes.len() + self.point)?)))
-            .max_by(|a, b| a.1.overall.total_cmp(&b.1.overall));
+        let best = (series.iter().enumerate())
+            .filter_map(|(j, s)| Some((s.selector, u.results.get(j * sizes.len() + self.point)?)))
+            .reduce(|a, b| if b.1.overall > a.1.overall { b } else { a });
         let Some((selector, _)) = best else {
             self.error = Some("that point has not been replayed yet".into());
             return;

@@ -10,12 +10,12 @@ use ratatui::widgets::{Axis, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, 
 
 use super::{block, count};
 use crate::engine::ShadowResult;
-use crate::origin::{Params, Selector, TableSize};
+use crate::origin::{Params, TableSize};
 use crate::tui::app::{App, Input};
 use crate::tui::keymap::Action;
 use crate::tui::layout;
 use crate::tui::theme::Theme;
-use crate::tui::tune::{FIELDS, Field, RunKind};
+use crate::tui::tune::{FIELDS, Field, RunKind, Series};
 
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let a = layout::tune(area);
@@ -93,7 +93,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             a.results,
         ),
         Some(RunKind::Compare) => compare(results, theme, a.results, f),
-        Some(RunKind::Sweep { sizes, selectors }) if t.sweep_table => {
+        Some(RunKind::Sweep { sizes, series }) if t.sweep_table => {
             let k = |a| app.keymap.first(a);
             let keys = format!(
                 " {}/{} pick a row · {} into the form · {} chart ",
@@ -102,13 +102,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 k(Action::TakePoint),
                 k(Action::SweepView)
             );
-            sweep_table(
-                results, sizes, selectors, t.point, &keys, theme, a.results, f,
-            )
+            sweep_table(results, sizes, series, t.point, &keys, theme, a.results, f)
         }
-        Some(RunKind::Sweep { sizes, selectors }) => {
+        Some(RunKind::Sweep { sizes, series }) => {
             let keys = format!(" {} numbers ", app.keymap.first(Action::SweepView));
-            sweep(results, sizes, selectors, &keys, theme, a.results, f)
+            sweep(results, sizes, series, &keys, theme, a.results, f)
         }
     }
 }
@@ -277,12 +275,12 @@ fn size_label(s: &TableSize) -> String {
 }
 
 /// A sweep's numbers: one row per table size (its share of all shingles),
-/// DO, TF and overall per selector; the picked row marked.
+/// DO, TF and overall per series; the picked row marked.
 #[allow(clippy::too_many_arguments)]
 fn sweep_table(
     results: &[ShadowResult],
     sizes: &[TableSize],
-    selectors: &[Selector],
+    series: &[Series],
     point: usize,
     keys: &str,
     theme: &Theme,
@@ -301,7 +299,7 @@ fn sweep_table(
         ])),
         cell(String::new(), "table %"),
     ];
-    for sel in selectors {
+    for sel in series {
         head.push(cell(sel.to_string(), "DO"));
         head.push(cell(String::new(), "TF"));
         head.push(cell(String::new(), "overall"));
@@ -311,9 +309,9 @@ fn sweep_table(
     };
     let rows = sizes.iter().enumerate().map(|(i, s)| {
         let at = |j: usize| results.get(j * sizes.len() + i);
-        let fraction = (0..selectors.len()).find_map(|j| at(j)?.table_fraction);
+        let fraction = (0..series.len()).find_map(|j| at(j)?.table_fraction);
         let mut cells = vec![Cell::from(size_label(s)), num(fraction)];
-        for j in 0..selectors.len() {
+        for j in 0..series.len() {
             let r = at(j);
             cells.push(num(r.map(|r| r.dominant_origin)));
             cells.push(num(r.map(|r| r.token_freshness)));
@@ -322,7 +320,7 @@ fn sweep_table(
         Row::new(cells)
     });
     let mut widths = vec![Constraint::Length(9), Constraint::Length(8)];
-    for sel in selectors {
+    for sel in series {
         let w = (sel.to_string().len() as u16).max(7);
         widths.extend([
             Constraint::Length(w),
@@ -345,12 +343,12 @@ fn sweep_table(
     );
 }
 
-/// DO and TF (percent) against the table size (log scale), per selector;
+/// DO and TF (percent) against the table size (log scale), per series;
 /// the legend in the title, where it fits at any size.
 fn sweep(
     results: &[ShadowResult],
     sizes: &[TableSize],
-    selectors: &[Selector],
+    series: &[Series],
     keys: &str,
     theme: &Theme,
     area: Rect,
@@ -362,7 +360,7 @@ fn sweep(
     };
     // Results arrive in the order asked: sizes vary fastest.
     type Points = Vec<(f64, f64)>;
-    let series: Vec<(String, Points, Points)> = selectors
+    let lines: Vec<(String, Points, Points)> = series
         .iter()
         .enumerate()
         .map(|(j, sel)| {
@@ -376,7 +374,7 @@ fn sweep(
         .collect();
     let styles = [theme.hit, theme.bar, theme.eviction, theme.warning];
     let mut datasets = Vec::new();
-    for (j, (name, d, t)) in series.iter().enumerate() {
+    for (j, (name, d, t)) in lines.iter().enumerate() {
         for (k, (metric, points)) in [("DO", d), ("TF", t)].into_iter().enumerate() {
             datasets.push(
                 Dataset::default()
@@ -395,7 +393,7 @@ fn sweep(
     let label = |s: Option<&TableSize>| Span::raw(s.map_or(String::new(), size_label));
     let mut title = vec![Span::raw(" Sweep (%) against table size: ")];
     // The same marks and styles as the datasets, in their order.
-    for (j, (name, ..)) in series.iter().enumerate() {
+    for (j, (name, ..)) in lines.iter().enumerate() {
         for (k, (metric, mark)) in [("DO", "⠉⠒"), ("TF", "••")].into_iter().enumerate() {
             title.push(Span::styled(mark, styles[(j * 2 + k) % styles.len()]));
             title.push(Span::raw(format!(" {metric} {name}  ")));

@@ -365,6 +365,32 @@ fn sweep_asks_the_paper_sizes_for_two_selectors() {
     assert!(matches!(a.tune.kind, Some(RunKind::Sweep { .. })));
 }
 
+/// With `all` in the form (and alignment on), the sweep runs it aligned
+/// and unaligned beside the live selector: three series of the paper's sizes.
+#[test]
+fn sweep_of_all_shows_it_aligned_and_unaligned() {
+    use crate::tui::tune::{Field, Series};
+    let mut a = app(80, 24);
+    keys(&mut a, "5");
+    let at = FIELDS.iter().position(|&f| f == Field::Selector).unwrap();
+    a.tune.values[at] = "all".into();
+    let out = keys(&mut a, "w");
+    let [Command::Shadow { runs, .. }] = &out[..] else {
+        panic!("{out:?}")
+    };
+    let n = crate::origin::table::paper_sizes(fixture::snapshot().shingles).len();
+    assert_eq!(runs.len(), 3 * n);
+    let kinds: Vec<(Selector, bool)> = runs.iter().map(|r| (r.selector, r.align)).collect();
+    assert!(kinds[..n].iter().all(|&k| k == (Selector::All, true)));
+    assert!(kinds[n..2 * n].iter().all(|&k| k == (Selector::All, false)));
+    assert!(kinds[2 * n..].iter().all(|&(s, _)| s == Selector::NHs));
+    let Some(RunKind::Sweep { series, .. }) = &a.tune.kind else {
+        panic!("{:?}", a.tune.kind)
+    };
+    let names: Vec<String> = series.iter().map(Series::to_string).collect();
+    assert_eq!(names, ["all", "all unaligned", "nhs"]);
+}
+
 #[test]
 fn a_sweeps_table_row_goes_into_the_form() {
     let mut a = app(80, 24);
