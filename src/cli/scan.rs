@@ -86,20 +86,28 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     }
     let mut seen = Seen::default();
     let mut origins = KeySpill::new(&std::env::temp_dir(), spill::MEMORY_KEYS);
+    let aligns = params.aligns();
     let skipped = stream(
         &args.source.root,
         &filter,
         &config,
-        |_, text| preparer.prepare(&token_fps(text).fps),
-        |file, prepared| {
+        |_, text| {
+            let prepared = preparer.prepare(&token_fps(text).fps);
+            // What alignment may read later, collected on the reading threads.
+            let keys: Box<[u64]> = if aligns {
+                prepared.units.iter().map(|u| u.key).collect()
+            } else {
+                Box::new([])
+            };
+            (prepared, keys)
+        },
+        |file, (prepared, keys)| {
             let pass = pass.get()?;
             let o = prepare::run(pass, seen.paths.len() as u32, &prepared, &mut origins);
-            if pass.aligns() {
-                origins
-                    .push(prepared.units.iter().map(|u| u.key))
-                    .map_err(|e| {
-                        format!("{e} (set TMPDIR to a folder with room, or give --align off)")
-                    })?;
+            if aligns {
+                origins.push(keys).map_err(|e| {
+                    format!("{e} (set TMPDIR to a folder with room, or give --align off)")
+                })?;
             }
             if args.json {
                 if o.id > 0 {

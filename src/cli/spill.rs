@@ -44,16 +44,17 @@ impl KeySpill {
         }
     }
 
-    /// Add the next version's keys.
-    pub(crate) fn push(&mut self, keys: impl ExactSizeIterator<Item = u64>) -> io::Result<()> {
+    /// Add the next version's keys (collected by the caller, off the
+    /// pass's thread).
+    pub(crate) fn push(&mut self, keys: Box<[u64]>) -> io::Result<()> {
         let n = keys.len();
         if self.file.is_none() && self.held + n <= self.budget {
-            self.memory.push(keys.collect());
+            self.memory.push(keys);
             self.held += n;
             return Ok(());
         }
         self.bytes.clear();
-        self.bytes.extend(keys.flat_map(u64::to_le_bytes));
+        self.bytes.extend(keys.iter().flat_map(|k| k.to_le_bytes()));
         let file = match &mut self.file {
             Some(f) => f,
             None => self.file.insert(create(&self.dir)?),
@@ -151,7 +152,7 @@ mod tests {
         let mut spill = KeySpill::new(&std::env::temp_dir(), 20);
         let versions = versions();
         for v in &versions {
-            spill.push(v.iter().copied()).unwrap();
+            spill.push(v[..].into()).unwrap();
         }
         assert_eq!(spill.len(), 7);
         assert!(spill.file.is_some() && (1..7).contains(&spill.memory.len()));
@@ -165,8 +166,8 @@ mod tests {
     fn an_unwritable_folder_is_a_clear_error_only_once_memory_is_full() {
         let dir = Path::new("/nonexistent/lineage-spill");
         let mut spill = KeySpill::new(dir, 4);
-        spill.push([1, 2, 3].into_iter()).unwrap();
-        let e = spill.push([4, 5].into_iter()).unwrap_err();
+        spill.push(Box::new([1, 2, 3])).unwrap();
+        let e = spill.push(Box::new([4, 5])).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("cannot write the alignment spill in /nonexistent/lineage-spill"),

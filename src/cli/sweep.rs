@@ -154,7 +154,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
                 table_size: p.table_size.to_string(),
                 eviction: p.eviction.to_string(),
                 estimation: p.estimation.to_string(),
-                align: p.align && p.selector == Selector::All,
+                align: p.aligns(),
                 ssr: score.ssr(),
                 dominant_origin: score.dominant_origin(),
                 tf: score.token_freshness(),

@@ -48,6 +48,12 @@ impl Default for Params {
 }
 
 impl Params {
+    /// Whether these settings extend copied runs: alignment asked for, and
+    /// the units are the shingles.
+    pub fn aligns(&self) -> bool {
+        self.align && self.selector == Selector::All
+    }
+
     /// The table these settings need: entries carry only the fields the
     /// eviction and estimation algorithms read.
     pub fn table_params(&self) -> TableParams {
@@ -122,12 +128,6 @@ impl OriginPass {
         Ok(pass)
     }
 
-    /// Whether these settings extend copied runs: alignment asked for, and
-    /// the units are the shingles.
-    pub(crate) fn aligns(&self) -> bool {
-        self.params.align && self.params.selector == Selector::All
-    }
-
     /// Process document `doc`, later than every document before it, from its
     /// selected units: the estimated origin of each unit. `origins` gives
     /// earlier versions' shingle keys to align with (read only when the
@@ -151,7 +151,7 @@ impl OriginPass {
         // have missed a copy: alignment replaces the guess by neighbours.
         let incomplete =
             self.table.counters().evictions > 0 || self.slots.iter().any(|s| !s.sampled());
-        if incomplete && self.aligns() {
+        if incomplete && p.aligns() {
             self.aligner
                 .align(doc, keys, &self.hits, &mut self.labels, origins);
         } else if p.eviction == Eviction::BottomK {
