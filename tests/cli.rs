@@ -702,6 +702,48 @@ fn control_characters_in_names_are_shown_escaped() {
     }
 }
 
+/// Bidirectional overrides and isolates in a name would show it reordered
+/// (`invoice\u{202e}dm.exe` as `invoiceexe.md`): readable output escapes
+/// them, JSON writes them as `\u202e`, the same string to a JSON reader.
+#[test]
+fn bidirectional_controls_in_names_reach_no_terminal() {
+    let dir = TempDir::new("bidi");
+    let name = "invoice\u{202e}dm.exe.md";
+    dir.write(&format!("docs/{name}"), BASE);
+    dir.write("docs/copy \u{2066}x\u{2069}.md", format!("{BASE} and more"));
+    let docs = dir.path().join("docs");
+    let root = docs.to_str().unwrap();
+    let ix = dir.path().join("ix");
+    let ix = ix.to_str().unwrap();
+    let raw = |c: &str| c.contains(['\u{202e}', '\u{2066}', '\u{2069}']);
+    for args in [
+        vec!["scan", root, "--order", "path"],
+        vec!["pairs", root, "--min-similarity", "0.3"],
+        vec!["index", root, "--documents", "--index", ix],
+    ] {
+        let out = lineage(&args);
+        assert!(out.status.success(), "{args:?}");
+        let all = String::from_utf8(out.stdout).unwrap();
+        assert!(!raw(&all), "{args:?}: {all:?}");
+        assert!(all.contains(r"invoice\u{202e}dm.exe.md"), "{args:?}: {all}");
+    }
+    for args in [
+        vec!["scan", root, "--json"],
+        vec!["pairs", root, "--min-similarity", "0.3", "--json"],
+        vec!["index", root, "--documents", "--json", "--index", ix],
+    ] {
+        let out = lineage(&args);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!raw(&text), "{args:?}: {text:?}");
+        assert!(text.contains(r"invoice\u202edm.exe.md"), "{args:?}: {text}");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            v.to_string().contains(name),
+            "{args:?}: the same string decoded"
+        );
+    }
+}
+
 #[test]
 fn bad_files_are_skipped_with_a_reason_and_the_run_goes_on() {
     let dir = TempDir::new("skip");

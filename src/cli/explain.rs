@@ -62,7 +62,7 @@ pub(super) fn run(args: ExplainArgs, mut config: Config) -> Result<(), Fatal> {
     let explained = Explained::new(&ix, &rows, &view);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
-        serde_json::to_writer(&mut out, &explained.json(&ix))?;
+        super::show::json(&mut out, &explained.json(&ix))?;
         writeln!(out)?;
     } else {
         explained.text(&ix, &mut out)?;

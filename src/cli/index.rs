@@ -70,7 +70,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
                 .as_deref()
                 .map(|h| h.iter().map(VersionJson::new).collect()),
         };
-        serde_json::to_writer(&mut out, &json)?;
+        super::show::json(&mut out, &json)?;
         writeln!(out)?;
     } else {
         for (path, s) in ix.skipped() {

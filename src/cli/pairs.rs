@@ -148,7 +148,7 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
             stats,
             skipped: loaded.skipped.iter().map(SkippedJson::new).collect(),
         };
-        serde_json::to_writer(&mut out, &report)?;
+        super::show::json(&mut out, &report)?;
         writeln!(out)?;
     } else {
         for s in &loaded.skipped {

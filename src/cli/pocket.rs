@@ -184,7 +184,7 @@ fn build(args: BuildArgs, mut config: Config) -> Result<(), Fatal> {
     };
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer(&mut out, &report)?;
+        super::show::json(&mut out, &report)?;
         writeln!(out)?;
     } else {
         for s in &skipped {
@@ -307,7 +307,7 @@ fn query(args: QueryArgs) -> Result<(), Fatal> {
             documents: file.docs.len(),
             queries: answers,
         };
-        serde_json::to_writer(&mut out, &report)?;
+        super::show::json(&mut out, &report)?;
         writeln!(out)?;
     } else {
         for a in &answers {

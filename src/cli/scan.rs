@@ -81,7 +81,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     // skipped.
     if args.json {
         write!(out, "{{\"format\":\"lineage-report/1\",\"params\":")?;
-        serde_json::to_writer(&mut out, &ParamsJson::new(&params, &config))?;
+        super::show::json(&mut out, &ParamsJson::new(&params, &config))?;
         write!(out, ",\"documents\":[")?;
     }
     let mut seen = Seen::default();
@@ -113,7 +113,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
                 if o.id > 0 {
                     out.write_all(b",")?;
                 }
-                serde_json::to_writer(&mut out, &DocJson::new(&o, &file.path))?;
+                super::show::json(&mut out, &DocJson::new(&o, &file.path))?;
             }
             seen.add(&o, &file.path);
             Ok(())
@@ -122,9 +122,9 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let stats = ReplayStats::of(pass.get()?);
     if args.json {
         write!(out, "],\"table\":")?;
-        serde_json::to_writer(&mut out, &TableJson::new(&stats))?;
+        super::show::json(&mut out, &TableJson::new(&stats))?;
         write!(out, ",\"skipped\":")?;
-        serde_json::to_writer(&mut out, &skipped_json(&skipped))?;
+        super::show::json(&mut out, &skipped_json(&skipped))?;
         writeln!(out, "}}")?;
     } else {
         report_skipped(&skipped);

@@ -188,7 +188,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
             runs,
             skipped: skipped_json(&skipped),
         };
-        serde_json::to_writer(&mut out, &report)?;
+        super::show::json(&mut out, &report)?;
         writeln!(out)?;
     } else {
         report_skipped(&skipped);

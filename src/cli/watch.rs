@@ -184,7 +184,8 @@ impl Lines {
         self.progress(None);
         let mut out = std::io::stdout().lock();
         if self.json {
-            writeln!(out, "{json}")?;
+            super::show::json(&mut out, &json)?;
+            writeln!(out)?;
         } else {
             writeln!(out, "{}", super::show::show(&text))?;
         }

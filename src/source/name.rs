@@ -62,6 +62,18 @@ pub(crate) fn is_lossy(name: &str) -> bool {
 }
 
 /// The name for people: bytes that are not UTF-8 shown as U+FFFD.
+/// Unicode's bidirectional formatting characters (embeddings, overrides,
+/// isolates and marks): invisible, yet they reorder what a terminal draws
+/// after them, so `invoice\u{202e}dm.exe` would show as `invoiceexe.md`.
+/// Every place a name reaches a person escapes them, as it escapes
+/// control characters.
+pub(crate) fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
 pub(crate) fn display(name: &str) -> Cow<'_, str> {
     if !name.contains(ESCAPE) {
         return Cow::Borrowed(name);

@@ -243,10 +243,19 @@ pub(crate) fn target(start: &Path, typed: &str) -> PathBuf {
 }
 
 /// Write `bytes` to `target` atomically, unless it lies inside `root` (the
-/// watched folder: lineage only reads it). Symbolic links are followed.
+/// watched folder: lineage only reads it) or is itself a symbolic link: a
+/// link planted under the name offered (`lineage-documents.csv ->
+/// ~/.bashrc`) would have the export replace what it points to. Links among
+/// the folders above are followed (they are where the person keeps things).
 pub(crate) fn write(target: &Path, root: &Path, bytes: &[u8]) -> Result<(), String> {
     if target.file_name().is_none() {
         return Err(format!("{} names no file", target.display()));
+    }
+    if std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(format!(
+            "not exported: {} is a symbolic link (not followed); give another name",
+            target.display()
+        ));
     }
     let resolve = |p: &Path| crate::fsio::resolve(p).unwrap_or_else(|_| p.to_path_buf());
     let (full, root) = (resolve(target), resolve(root));
@@ -322,6 +331,23 @@ mod tests {
         let outside = base.join("out.csv");
         write(&outside, &root, b"a,b\r\n").unwrap();
         assert_eq!(std::fs::read(&outside).unwrap(), b"a,b\r\n");
+        #[cfg(unix)]
+        {
+            // A link planted under the offered name, to a file of the person's.
+            let victim = base.join("bashrc");
+            std::fs::write(&victim, b"precious").unwrap();
+            let planted = base.join("lineage-documents.csv");
+            std::os::unix::fs::symlink(&victim, &planted).unwrap();
+            let e = write(&planted, &root, b"path,version\r\n").unwrap_err();
+            assert!(e.contains("is a symbolic link (not followed)"), "{e}");
+            assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+            assert!(
+                std::fs::symlink_metadata(&planted)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
+        }
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

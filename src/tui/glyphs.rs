@@ -7,10 +7,10 @@
 use ratatui::buffer::CellWidth;
 use unicode_segmentation::UnicodeSegmentation;
 
-/// Columns of one grapheme cluster; a control character counts one (it is
-/// drawn as a space).
+/// Columns of one grapheme cluster; a control or bidirectional formatting
+/// character counts one (it is drawn as a space, or as U+FFFD in a name).
 pub(crate) fn width(g: &str) -> usize {
-    if g.starts_with(char::is_control) {
+    if g.starts_with(|c: char| c.is_control() || crate::source::name::is_bidi_control(c)) {
         g.chars().count()
     } else {
         usize::from(g.cell_width())

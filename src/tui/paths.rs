@@ -41,13 +41,30 @@ fn width_of(t: &[(&str, Option<usize>)]) -> usize {
     t.iter().map(|(g, _)| glyphs::width(g)).sum()
 }
 
+/// A name as the TUI draws it: bytes that are not UTF-8 as U+FFFD
+/// ([`crate::source::name::display`]), and bidirectional formatting
+/// characters as U+FFFD too: drawn raw, one would reorder the rest of the
+/// row (`invoice\u{202e}dm.exe` shown as `invoiceexe.md`).
+pub(crate) fn shown(path: &str) -> std::borrow::Cow<'_, str> {
+    use crate::source::name::{display, is_bidi_control};
+    let shown = display(path);
+    if !shown.chars().any(is_bidi_control) {
+        return shown;
+    }
+    let inert = shown
+        .chars()
+        .map(|c| if is_bidi_control(c) { '\u{FFFD}' } else { c })
+        .collect();
+    std::borrow::Cow::Owned(inert)
+}
+
 /// `path` (shown with its control characters escaped) and then `suffix`
 /// (e.g. ` v2`) in at most `width` columns. Keeps the last `keep`
 /// components (at least the file name) whole, then the first folder, then
 /// the folders nearest the file; what does not fit is one `…`. A tail too
 /// wide on its own is cut in its middle, keeping its end (the extension).
 pub(crate) fn fit(path: &str, suffix: &str, width: usize, keep: usize) -> String {
-    let shown = crate::source::name::display(path);
+    let shown = shown(path);
     traced(&shown, suffix, width, keep)
         .into_iter()
         .map(|t| t.0)
@@ -64,7 +81,7 @@ pub(crate) fn fit_marked(
     keep: usize,
     marked: &[usize],
 ) -> Vec<(String, bool)> {
-    let shown = crate::source::name::display(path);
+    let shown = shown(path);
     let marks = if matches!(shown, std::borrow::Cow::Borrowed(_)) {
         marked
     } else {
@@ -195,6 +212,19 @@ fn cut_middle<'a>(s: &[(&'a str, Option<usize>)], width: usize) -> Traced<'a> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn bidirectional_controls_in_a_name_are_drawn_inert() {
+        let name = "invoice\u{202e}dm.exe";
+        let shown = fit(name, " v1", 40, 1);
+        assert_eq!(shown, "invoice\u{FFFD}dm.exe v1");
+        assert!(
+            fit_marked(name, "", 40, 1, &[0])
+                .iter()
+                .all(|(t, _)| !t.contains('\u{202e}'))
+        );
+        assert_eq!(fit("plain.md", "", 40, 1), "plain.md");
+    }
 
     #[test]
     fn what_differs_stays_visible() {

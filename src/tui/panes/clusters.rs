@@ -135,7 +135,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 fn side_title(s: &Side, similarity: f64, keep: usize, room: usize) -> String {
     let long = format!(" · similarity {similarity:.3} ");
     let version = format!(" v{}", s.version);
-    let shown = crate::source::name::display(&s.path);
+    let shown = crate::tui::paths::shown(&s.path);
     let whole = 1 + shown.width() + version.len() + long.len();
     let sim = if whole <= room {
         long

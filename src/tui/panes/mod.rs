@@ -126,10 +126,13 @@ pub(crate) fn styled_line<'a>(
             .filter(|(r, _)| r.start <= w[0] && w[0] < r.end)
             .fold(base, |s, (_, o)| s.patch(*o));
         let piece = &text[w[0]..w[1]];
-        if piece.chars().any(char::is_control) {
+        // Control and bidirectional formatting characters are drawn as
+        // spaces: raw, they would move the cursor or reorder the line.
+        let inert = |c: char| c.is_control() || crate::source::name::is_bidi_control(c);
+        if piece.chars().any(inert) {
             let clean: String = piece
                 .chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
+                .map(|c| if inert(c) { ' ' } else { c })
                 .collect();
             Span::styled(clean, style)
         } else {
