@@ -17,6 +17,17 @@ fn lineage<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
         .unwrap()
 }
 
+/// `lineage index ROOT --index IX --order path`: explain reads an index, it
+/// does not make one.
+fn index(root: &str, ix: &str) {
+    let out = lineage(&["index", root, "--index", ix, "--order", "path"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn json<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) -> Value {
     let out = lineage(args);
     assert!(
@@ -39,6 +50,7 @@ fn explain_names_each_passage_and_its_origins_words_in_any_version() {
     dir.write("a.md", &a);
     let b = format!("{} {copied} {}", text(2, 40), text(3, 40));
     dir.write("b.md", &b);
+    index(root, ix);
     let base = ["explain", root, "--index", ix, "--order", "path", "--json"];
     let with = |more: &[&'static str]| -> Vec<String> {
         base.iter().chain(more).map(|s| s.to_string()).collect()
@@ -150,6 +162,7 @@ fn a_hostile_name_is_shown_escaped_and_found_by_its_bytes() {
     let ix = home.path().join("ix");
     let evil = std::ffi::OsStr::from_bytes(b"evil\x1b]0;pwned\x07\xff.md");
     std::fs::write(dir.path().join(evil), text(6, 40)).unwrap();
+    index(dir.path().to_str().unwrap(), ix.to_str().unwrap());
     let out = Command::new(env!("CARGO_BIN_EXE_lineage"))
         .arg("explain")
         .arg(dir.path())
@@ -180,9 +193,28 @@ fn the_root_itself_is_not_a_document_and_is_named_so() {
     dir.write("a.md", text(4, 50));
     let root = dir.path().to_str().unwrap();
     let ix = home.path().join("ix");
+    index(root, ix.to_str().unwrap());
     for path in [".", root] {
         let out = lineage(&["explain", root, path, "--index", ix.to_str().unwrap()]);
         let line = common::fails_with_one_line(&out);
         assert!(line.contains("the root folder itself"), "{path}: {line}");
     }
+}
+
+/// `explain --index DIR` where no index is (a typo, a first run) made a
+/// whole new index there; it says so instead, and leaves nothing behind.
+#[test]
+fn explain_without_an_index_says_so_and_makes_none() {
+    let dir = TempDir::new("explain-none");
+    let home = TempDir::new("explain-none-ix");
+    dir.write("a.md", text(7, 50));
+    let root = dir.path().to_str().unwrap();
+    let ix = home.path().join("no/such/ix");
+    let out = lineage(&["explain", root, "a.md", "--index", ix.to_str().unwrap()]);
+    let line = common::fails_with_one_line(&out);
+    assert!(
+        line.contains("no index of") && line.contains("` makes one"),
+        "{line}"
+    );
+    assert!(!ix.exists() && !home.path().join("no").exists());
 }

@@ -569,6 +569,35 @@ fn a_file_without_read_permission_is_skipped_with_the_reason() {
 /// FIFOs put in place of the index's own files are damage to repair, not
 /// files to wait on.
 #[cfg(target_os = "linux")]
+/// A directory where the database goes printed "rebuilding it" and then
+/// "cannot remove" (exit 2); it is not lineage's to remove: one line, and
+/// the directory and what it holds stay.
+#[test]
+fn a_directory_in_place_of_the_database_is_one_line_and_left_alone() {
+    let s = Setup::new("ix-dir-db", 3);
+    s.index_json("ix", &[]);
+    let db = s.index("ix").join("index.db");
+    fs::remove_file(&db).unwrap();
+    fs::create_dir(&db).unwrap();
+    fs::write(db.join("keep.txt"), "mine").unwrap();
+    let ix = s.index("ix");
+    let out = run(
+        &s.home(),
+        &[
+            "index",
+            s.root().to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    );
+    let line = fails_with_one_line(&out);
+    assert!(
+        line.contains("index.db is a directory") && !line.contains("rebuilding"),
+        "{line}"
+    );
+    assert_eq!(fs::read_to_string(db.join("keep.txt")).unwrap(), "mine");
+}
+
 #[test]
 fn fifos_in_place_of_the_index_files_are_repaired() {
     let dir = TempDir::new("ix-fifo");

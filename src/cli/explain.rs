@@ -50,6 +50,20 @@ pub(super) fn run(args: ExplainArgs, mut config: Config) -> Result<(), Fatal> {
     let root = args.source.root.as_path();
     source::check_root(root)?;
     let dir = args.store.dir(root, &config)?;
+    // Explain reads an index (and brings it up to date); it does not make
+    // one where none is, as a mistyped --index would.
+    if std::fs::symlink_metadata(dir.join("index.db")).is_err() {
+        let flag = match &args.store.index {
+            Some(d) => format!(" --index {}", show(&d.to_string_lossy())),
+            None => String::new(),
+        };
+        return Err(Fatal(format!(
+            "no index of {} in {}: `lineage index {}{flag}` makes one",
+            show(&root.to_string_lossy()),
+            show(&dir.to_string_lossy()),
+            show(&root.to_string_lossy()),
+        )));
+    }
     match update(root, &dir, &config) {
         Ok(()) | Err(IndexError::Locked(_)) => {}
         Err(e) => return Err(e.into()),

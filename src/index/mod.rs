@@ -589,6 +589,13 @@ fn load(
             )));
         }
         Err(OpenError::Fatal(e)) => return Err(Load::Fatal(IndexError::Db(e))),
+        Err(OpenError::InTheWay(p)) => {
+            return Err(Load::Fatal(IndexError::Location(format!(
+                "{} is a directory, where lineage keeps its database: move it away \
+                 (lineage removes only files it made)",
+                p.display()
+            ))));
+        }
     };
     let root_s = root.to_string_lossy();
     if fresh {

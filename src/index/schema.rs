@@ -217,6 +217,9 @@ pub(crate) enum OpenError {
     OtherFormat(i64),
     /// An error that rebuilding would not cure (permissions, disk full).
     Fatal(rusqlite::Error),
+    /// A directory where the database or a companion file goes: not ours
+    /// to remove, so no rebuild either.
+    InTheWay(std::path::PathBuf),
 }
 
 impl From<rusqlite::Error> for OpenError {
@@ -251,6 +254,9 @@ impl Db {
         // file for SQLite to open and wait on.
         let dir = path.parent().unwrap_or(Path::new("."));
         for p in std::iter::once(path.to_path_buf()).chain(COMPANIONS.iter().map(|c| dir.join(c))) {
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+                return Err(OpenError::InTheWay(p));
+            }
             if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
                 return Err(OpenError::Corrupt(format!(
                     "{} is not a regular file",

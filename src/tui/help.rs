@@ -124,6 +124,13 @@ pub(crate) fn max_scroll(app: &App, area: Rect) -> usize {
 /// `text` in lines of at most `width` characters, broken at spaces (a word
 /// longer than a line is cut).
 pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+    // Each line of the text on its own: the lines of a config snippet to
+    // paste stay lines (they ran together as `k = 8selector = …`).
+    text.split('\n').flat_map(|l| wrap_line(l, width)).collect()
+}
+
+/// [`wrap`] of one line; an empty line stays (as one empty line).
+fn wrap_line(text: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut line = String::new();
     for word in text.split(' ') {
@@ -145,7 +152,7 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
         }
         line.push_str(&word);
     }
-    if !line.is_empty() {
+    if !line.is_empty() || out.is_empty() {
         out.push(line);
     }
     out
@@ -154,6 +161,22 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_stay_lines_when_wrapped() {
+        let text = "Not saved (disk full). Put these lines:\n\nk = 8\nselector = \"nhs\"";
+        assert_eq!(
+            wrap(text, 30),
+            [
+                "Not saved (disk full). Put",
+                "these lines:",
+                "",
+                "k = 8",
+                "selector = \"nhs\""
+            ]
+        );
+        assert_eq!(wrap("a b c", 3), ["a b", "c"]);
+    }
 
     #[test]
     fn wrap_keeps_words_and_width() {
