@@ -34,7 +34,7 @@ pub struct Config {
     pub estimation: Estimation,
     pub bridge_limit: u32,
     pub seed: u64,
-    /// Extend copied runs along their origins where the table samples.
+    /// Align where the table samples (docs/algorithms.md §3.2).
     pub align: bool,
     /// Seed of the polynomial token fingerprints are taken under.
     pub fingerprint_seed: u64,

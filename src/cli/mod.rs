@@ -118,9 +118,9 @@ struct CommonEngineArgs {
     /// Seed of random eviction [default: 0].
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
-    /// Where the table samples, extend each copied run along its origin
-    /// while the shingles agree: on or off (with --selector all)
-    /// [default: on].
+    /// Where the table samples, label every shingle that an earlier page
+    /// named by the page's sampled shingles holds, with the earliest such
+    /// page: on or off (with --selector all) [default: on].
     #[arg(long, value_name = "ON|OFF", value_parser = on_off)]
     align: Option<bool>,
 }

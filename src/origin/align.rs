@@ -20,7 +20,7 @@ use super::table::{Hit, KeyMap};
 /// Where alignment reads an earlier version's shingle keys.
 pub trait OriginKeys {
     /// The k-shingle keys of version `id`, in order; `None` when they
-    /// cannot be had (that origin's runs are then not extended).
+    /// cannot be had (that origin's shingles are then not looked for).
     fn keys(&mut self, id: u32) -> Option<&[u64]>;
 }
 
@@ -55,7 +55,7 @@ impl OriginKeys for UnitKeys<'_> {
     }
 }
 
-/// No version's keys: nothing is extended.
+/// No version's keys: nothing is aligned.
 pub struct NoKeys;
 
 impl OriginKeys for NoKeys {
@@ -265,7 +265,7 @@ mod tests {
     }
 
     #[test]
-    fn an_origin_without_keys_or_without_the_key_extends_nothing() {
+    fn an_origin_without_keys_or_without_the_key_labels_nothing() {
         let doc: Vec<u64> = (100..140).collect();
         let mut hits = vec![None; 40];
         hits[3] = hit(0);

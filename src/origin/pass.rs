@@ -19,9 +19,8 @@ pub struct Params {
     pub estimation: Estimation,
     pub bridge_limit: u32,
     pub seed: u64,
-    /// Extend copied runs along their origins where the table samples
-    /// (`origin::align`; with `Selector::All` only, where units are the
-    /// shingles).
+    /// Align where the table samples (`origin::align`; with
+    /// `Selector::All` only, where units are the shingles).
     pub align: bool,
 }
 
@@ -48,8 +47,8 @@ impl Default for Params {
 }
 
 impl Params {
-    /// Whether these settings extend copied runs: alignment asked for, and
-    /// the units are the shingles.
+    /// Whether these settings align (`origin::align`): alignment asked
+    /// for, and the units are the shingles.
     pub fn aligns(&self) -> bool {
         self.align && self.selector == Selector::All
     }
