@@ -10,8 +10,8 @@ use ratatui::widgets::{Cell, Clear, Paragraph, Row, Table};
 use super::{block, count};
 use crate::engine::EventKind;
 use crate::tui::app::App;
-use crate::tui::layout;
 use crate::tui::theme::Theme;
+use crate::tui::{layout, paths};
 
 /// `HH:MM:SS` (UTC) of a time in milliseconds since the epoch.
 pub(crate) fn clock(ms: i64) -> String {
@@ -19,8 +19,10 @@ pub(crate) fn clock(ms: i64) -> String {
     format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
-/// An event's kind, its style, and what it says in full.
+/// An event's kind, its style, and what it says in full; names as the TUI
+/// draws them ([`paths::shown`]).
 pub(crate) fn describe(kind: &EventKind, theme: &Theme) -> (&'static str, Style, String) {
+    let shown = |p: &str| paths::shown(p).into_owned();
     match kind {
         EventKind::Version {
             path,
@@ -32,16 +34,21 @@ pub(crate) fn describe(kind: &EventKind, theme: &Theme) -> (&'static str, Style,
             "version",
             theme.good,
             format!(
-                "{path} v{version}: {fresh_percent:.1}% fresh{}",
+                "{} v{version}: {fresh_percent:.1}% fresh{}",
+                shown(path),
                 dominant_path
                     .as_ref()
-                    .map_or(String::new(), |d| format!(", mostly from {d}"))
+                    .map_or(String::new(), |d| format!(", mostly from {}", shown(d)))
             ),
         ),
-        EventKind::Deleted { path } => ("deleted", theme.warning, path.clone()),
-        EventKind::Renamed { from, to, .. } => ("renamed", theme.title, format!("{from} → {to}")),
+        EventKind::Deleted { path } => ("deleted", theme.warning, shown(path)),
+        EventKind::Renamed { from, to, .. } => (
+            "renamed",
+            theme.title,
+            format!("{} → {}", shown(from), shown(to)),
+        ),
         EventKind::Skipped { path, reason } => {
-            ("skipped", theme.muted, format!("{path}: {reason}"))
+            ("skipped", theme.muted, format!("{}: {reason}", shown(path)))
         }
         EventKind::Error(m) => ("error", theme.error, m.clone()),
         EventKind::Notice(m) => ("notice", theme.title, m.clone()),
@@ -103,9 +110,29 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn clock_is_utc_time_of_day() {
         assert_eq!(super::clock(0), "00:00:00");
         assert_eq!(super::clock(1_700_000_000_123), "22:13:20");
+    }
+
+    /// A name's bidirectional controls reach no event line (they would
+    /// reorder it), as in every other pane.
+    #[test]
+    fn names_in_events_are_drawn_inert() {
+        let theme = Theme::new(crate::config::ThemeName::Dark, true);
+        let name = "invoice\u{202e}dm.exe.md".to_string();
+        for kind in [
+            EventKind::Deleted { path: name.clone() },
+            EventKind::Skipped {
+                path: name.clone(),
+                reason: "binary".into(),
+            },
+        ] {
+            let (_, _, what) = describe(&kind, &theme);
+            assert!(what.starts_with("invoice\u{FFFD}dm.exe.md"), "{what}");
+        }
     }
 }

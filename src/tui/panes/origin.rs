@@ -37,7 +37,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         VersionStatus::Deleted => " · deleted".to_string(),
     };
     let title = Line::from(vec![
-        Span::raw(format!(" {} v{}", view.path, view.version)),
+        Span::raw(format!(" {} v{}", paths::shown(&view.path), view.version)),
         Span::styled(status, theme.warning),
         Span::raw(format!(" · {mode} ")),
     ]);

@@ -61,7 +61,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         ),
         theme.muted,
     ));
-    let title = format!(" Versions of {} ({}) ", view.path, view.versions.len());
+    let title = format!(
+        " Versions of {} ({}) ",
+        crate::tui::paths::shown(&view.path),
+        view.versions.len()
+    );
     let h = (lines.len() as u16 + 2).min(popup.height);
     let popup = Rect { height: h, ..popup };
     f.render_widget(Clear, popup);
