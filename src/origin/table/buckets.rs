@@ -6,6 +6,16 @@ use super::simd::{byte_sum, eq_mask_64, eq_mask16, eq_mask16x64, score_mask};
 use super::*;
 use crate::origin::keymap::splitmix64;
 
+/// The slots holding entries of buckets of `per` entries with fill words
+/// `fill`, in bucket order: each bucket's first `len` (a full ring's all,
+/// whatever its head). Over the fill array alone, so a caller may write the
+/// other arrays while it walks.
+pub(super) fn occupied(fill: &[u16], per: usize) -> impl Iterator<Item = usize> + '_ {
+    fill.iter()
+        .enumerate()
+        .flat_map(move |(b, &f)| b * per..b * per + usize::from(f).min(per))
+}
+
 /// One entry's fields, while it moves within its bucket.
 #[derive(Clone, Copy)]
 pub(super) struct Entry {
@@ -469,10 +479,9 @@ impl Buckets {
         (self.per as f64 - 1.0) * (self.fp_mask as f64 + 1.0) / tau
     }
 
-    /// The slots holding entries, in bucket order: each bucket's first
-    /// `len` (a full ring's all, whatever its head).
+    /// The slots holding entries, in bucket order (see [`occupied`]).
     pub(super) fn occupied_slots(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.n_buckets).flat_map(move |b| b * self.per..b * self.per + self.len(b))
+        occupied(&self.fill, self.per)
     }
 
     /// Entries in bucket `b`.

@@ -101,9 +101,9 @@ impl Table {
                 r.read_exact(&mut rest)?;
                 let mut score = vec![0u8; if b.score.is_empty() { 0 } else { n }];
                 r.read_exact(&mut score)?;
-                let slots: Vec<usize> = b.occupied_slots().collect();
                 let pieces = lo.chunks_exact(lw).zip(rest.chunks_exact(rw - lw));
-                for (j, (&at, (l, o))) in slots.iter().zip(pieces).enumerate() {
+                let slots = buckets::occupied(&b.fill, b.per);
+                for (j, (at, (l, o))) in slots.zip(pieces).enumerate() {
                     let rec = &mut b.rec[at * rw..(at + 1) * rw];
                     rec[..lw].copy_from_slice(l);
                     rec[lw..].copy_from_slice(o);
