@@ -52,7 +52,7 @@ pub(super) fn run(args: ExplainArgs, mut config: Config) -> Result<(), Fatal> {
     let dir = args.store.dir(root, &config)?;
     // Explain reads an index (and brings it up to date); it does not make
     // one where none is, as a mistyped --index would.
-    if std::fs::symlink_metadata(dir.join("index.db")).is_err() {
+    if !index::exists(&dir) {
         let flag = match &args.store.index {
             Some(d) => format!(" --index {}", show(&d.to_string_lossy())),
             None => String::new(),

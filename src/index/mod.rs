@@ -191,6 +191,12 @@ pub(crate) fn params_from_key(key: &str) -> Option<Params> {
     }
 }
 
+/// Whether `dir` holds an index (its database file, whatever state it is
+/// in): what reads an index without making one checks first.
+pub(crate) fn exists(dir: &Path) -> bool {
+    fs::symlink_metadata(dir.join(schema::FILE)).is_ok()
+}
+
 /// The index folder of `root`: `explicit` (`--index DIR`) when given, else
 /// `<base>/<hash of the canonical root>/`, where `base` is the configured
 /// `index_dir` or the platform data directory's `indexes/`.

@@ -254,10 +254,13 @@ impl Db {
         // file for SQLite to open and wait on.
         let dir = path.parent().unwrap_or(Path::new("."));
         for p in std::iter::once(path.to_path_buf()).chain(COMPANIONS.iter().map(|c| dir.join(c))) {
-            if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if m.is_dir() {
                 return Err(OpenError::InTheWay(p));
             }
-            if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
+            if !m.is_file() {
                 return Err(OpenError::Corrupt(format!(
                     "{} is not a regular file",
                     p.display()

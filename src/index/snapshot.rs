@@ -113,7 +113,9 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
     if len > MAX_PARAMS {
         return Err(bad());
     }
-    let fields = payload.get(4..4 + len + 32).ok_or_else(bad)?;
+    // After the params: instance, versions, last hash, the state's length.
+    let words_end = 4 + len + 8 * 4;
+    let fields = payload.get(4..words_end).ok_or_else(bad)?;
     let params_text = std::str::from_utf8(&fields[..len]).map_err(|_| bad())?;
     let u = |i: usize| {
         let at = len + 8 * i;
@@ -130,7 +132,7 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
     if header.params != key {
         return Err(Unusable::OtherParams(header.params));
     }
-    let compressed = &payload[4 + len + 32..];
+    let compressed = &payload[words_end..];
     // The state is at most the table's memory (a bounded table) or a few
     // bytes an entry beyond its compressed size (an unbounded one, whose
     // keys do not compress): a larger length is damage, not an allocation.

@@ -64,38 +64,6 @@ impl OriginKeys for NoKeys {
     }
 }
 
-/// The last few versions' keys read from elsewhere (a file, a database):
-/// a document's copies mostly come from a few earlier versions, named again
-/// by the versions after it.
-#[derive(Default)]
-pub(crate) struct Recent {
-    /// (version, keys), the most recently used last.
-    kept: Vec<(u32, Vec<u64>)>,
-}
-
-impl Recent {
-    const KEPT: usize = 8;
-
-    /// Version `id`'s keys, from those kept or else from `load`.
-    pub(crate) fn get_or(
-        &mut self,
-        id: u32,
-        load: impl FnOnce() -> Option<Vec<u64>>,
-    ) -> Option<&[u64]> {
-        if let Some(i) = self.kept.iter().position(|(v, _)| *v == id) {
-            let hit = self.kept.remove(i);
-            self.kept.push(hit);
-        } else {
-            let keys = load()?;
-            if self.kept.len() == Self::KEPT {
-                self.kept.remove(0);
-            }
-            self.kept.push((id, keys));
-        }
-        self.kept.last().map(|(_, k)| &k[..])
-    }
-}
-
 /// The keys alignment may read for one document: this many times its own
 /// shingles, plus a floor. A page quoting a thousand earlier pages does not
 /// read them all: the origins past the budget keep their sampled hits only.
@@ -265,7 +233,7 @@ mod tests {
     }
 
     #[test]
-    fn an_origin_without_keys_or_without_the_key_labels_nothing() {
+    fn an_origin_without_keys_or_holding_none_of_the_page_labels_nothing() {
         let doc: Vec<u64> = (100..140).collect();
         let mut hits = vec![None; 40];
         hits[3] = hit(0);
@@ -273,7 +241,8 @@ mod tests {
         let want = labels.clone();
         Aligner::default().align(1, &doc, &hits, &mut labels, &mut NoKeys);
         assert_eq!(labels, want);
-        // A false match: the hit's key is not in the origin at all.
+        // An origin holding none of the page's shingles (the hit a false
+        // match of the table's stored bits) labels nothing either.
         let other: Vec<u64> = (500..540).collect();
         let labels = aligned(1, &doc, &[(3, 0)], &[other]);
         assert_eq!(labels, want);
