@@ -258,6 +258,9 @@ pub struct WatchConfig {
     pub debounce_ms: u64,
     /// Seconds between rescans when polling or when OS events fail.
     pub rescan_secs: u64,
+    /// Seconds a changed table may stay unsaved while changes keep coming
+    /// (a quiet folder saves it after 10 s): what a crash can cost to replay.
+    pub checkpoint_secs: u64,
     /// Jaccard resemblance of k-shingle sets at which two live documents are
     /// in one near-duplicate cluster.
     pub min_similarity: f64,
@@ -269,6 +272,7 @@ impl Default for WatchConfig {
             poll: false,
             debounce_ms: 200,
             rescan_secs: 2,
+            checkpoint_secs: 60,
             min_similarity: 0.5,
         }
     }
@@ -400,6 +404,12 @@ impl Config {
             return Err(ConfigError::Value(format!(
                 "watch.rescan_secs must be between 1 and 86400, not {}",
                 w.rescan_secs
+            )));
+        }
+        if !(1..=86_400).contains(&w.checkpoint_secs) {
+            return Err(ConfigError::Value(format!(
+                "watch.checkpoint_secs must be between 1 and 86400, not {}",
+                w.checkpoint_secs
             )));
         }
         if !(10..=60_000).contains(&w.debounce_ms) {
@@ -603,6 +613,14 @@ mod tests {
                 .contains("fifo")
         );
         assert!(Config::from_toml("k = 0").is_err());
+        for bad in ["0", "86401"] {
+            let e = Config::from_toml(&format!("[watch]\ncheckpoint_secs = {bad}")).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("checkpoint_secs must be between 1 and 86400")
+            );
+        }
+        assert!(Config::from_toml("[watch]\ncheckpoint_secs = 86400").is_ok());
         assert!(Config::from_toml("[tui]\ntheme = \"blue\"").is_err());
         assert!(Config::from_toml("[keys]\nqiut = \"q\"").is_err());
     }

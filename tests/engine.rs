@@ -150,7 +150,7 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
     let ix = Index::open(&root, &ix_dir, Config::default().params(), &mut Quiet);
     let near = ix
         .unwrap()
-        .near("k=8 keys=3 min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3")
+        .near("k=8 keys=3 min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3 links=8")
         .unwrap()
         .unwrap();
     assert_eq!(near.sketches.len(), 3);
@@ -176,6 +176,120 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
         == EventKind::Deleted {
             path: "c.md".into()
         }));
+}
+
+/// The members of each cluster, by path.
+fn cluster_paths(s: &Snapshot) -> Vec<Vec<String>> {
+    let path = |id: u32| {
+        s.documents
+            .iter()
+            .find(|d| d.id == id)
+            .unwrap()
+            .path
+            .clone()
+    };
+    s.clusters
+        .iter()
+        .map(|c| c.members.iter().map(|&m| path(m)).collect())
+        .collect()
+}
+
+#[test]
+fn copies_cluster_without_every_pair_through_deletions_and_restarts() {
+    const SETTINGS: &str =
+        "k=8 keys=3 min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3 links=8";
+    let dir = TempDir::new("engine-copies");
+    let page = text(20, 200);
+    let words: Vec<&str> = page.split(' ').collect();
+    for i in 0..30 {
+        dir.write(&format!("copy{i:02}.md"), &page);
+    }
+    // Near copies, a word of their own each: a near copy links to the
+    // first eight groups it meets and skips the rest of its cluster.
+    for i in 0..12 {
+        let own = format!("own{i}");
+        let mut w = words.clone();
+        w[10 * i + 5] = &own;
+        dir.write(&format!("near{i:02}.md"), w.join(" "));
+    }
+    dir.write("other.md", text(21, 200));
+    let mut r = start(dir.path(), |_| {});
+    let s = r.snapshot("every page", |s| s.documents.len() == 43);
+    assert_eq!(cluster_paths(&s).len(), 1);
+    assert_eq!(s.clusters[0].members.len(), 42);
+    // Each copy is listed with the first, each link once.
+    assert_eq!(
+        s.clusters[0].pairs.len(),
+        29 + (1..=8).sum::<usize>() + 4 * 8
+    );
+    let (root, ix_dir) = (dir.path().to_path_buf(), r._home.path().join("index"));
+    let stored = |ix_dir: &Path| {
+        let ix = Index::open(&root, ix_dir, Config::default().params(), &mut Quiet).unwrap();
+        ix.near(SETTINGS).unwrap().unwrap().pairs.len()
+    };
+
+    // The copies and the first eight near copies go: the last four lost
+    // every link, and find each other again.
+    for i in 0..30 {
+        std::fs::remove_file(dir.path().join(format!("copy{i:02}.md"))).unwrap();
+    }
+    for i in 0..8 {
+        std::fs::remove_file(dir.path().join(format!("near{i:02}.md"))).unwrap();
+    }
+    let s = r.snapshot("deletions", |s| s.documents.len() == 5);
+    let want = vec![vec![
+        "near08.md".to_string(),
+        "near09.md".into(),
+        "near10.md".into(),
+        "near11.md".into(),
+    ]];
+    assert_eq!(cluster_paths(&s), want);
+    // Stored: the links (every pair would be 30·29/2 + 12·30 + 12·11/2 =
+    // 861), and the three that joined the four again.
+    let home = r._home;
+    drop(r.engine);
+    assert_eq!(stored(&ix_dir), (1..=8).sum::<usize>() + 4 * 8 + 3);
+
+    // A restart restores them and forgets the links of versions gone; a
+    // fresh index finds the same clusters.
+    let mut r = start_in(&root, home, |_| {});
+    let s = r.snapshot("restart", |s| s.documents.len() == 5);
+    assert_eq!(cluster_paths(&s), want);
+    drop(r.engine);
+    assert_eq!(stored(&ix_dir), 3);
+    let mut fresh = start(&root, |_| {});
+    let s = fresh.snapshot("fresh", |s| s.documents.len() == 5);
+    assert_eq!(cluster_paths(&s), want);
+}
+
+#[test]
+fn the_table_is_saved_while_changes_keep_coming() {
+    let dir = TempDir::new("engine-churn");
+    dir.write("a.md", text(30, 100));
+    let mut r = start(dir.path(), |c| c.watch.checkpoint_secs = 1);
+    r.snapshot("a", |s| s.documents.len() == 1);
+    let ix = r._home.path().join("index");
+    // The snapshot, or the journal of changes appended to it.
+    let modified = || {
+        ["table.snapshot", "table.journal"].map(|f| {
+            std::fs::metadata(ix.join(f))
+                .and_then(|m| m.modified())
+                .ok()
+        })
+    };
+    // A change every 100 ms for 4 s: never 10 quiet seconds, yet saved
+    // about once a second.
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..40 {
+        dir.write("b.md", format!("{} {i}", text(31, 100)));
+        std::thread::sleep(Duration::from_millis(100));
+        seen.insert(modified());
+    }
+    assert!(
+        seen.len() >= 3,
+        "saved {} times under churn",
+        seen.len() - 1
+    );
 }
 
 #[test]

@@ -14,6 +14,14 @@
 //!   from an earlier page (any, uniformly): the copied passages.
 //! - Page i is `f{i / 100:04}/p{i:06}.md` with mtime 1,600,000,000 + i s,
 //!   so `--order mtime` takes the pages in the order they were made.
+//!
+//! Two other shapes stress the near-duplicate clusters (issue 23), where
+//! every pair inside a group would be quadratic: [`Shape::Copies`], `docs`
+//! copies of one 100-word page (a docs tree holding every release of a
+//! page), and [`Shape::Windows`], `docs` overlapping 60-word windows of a
+//! text of `docs / 10 + 59` words, window i starting at its word
+//! i mod `docs / 10`: each window has ~10 copies and resembles the ~17
+//! windows either side at J ≥ 0.5 (pages kept in many near versions).
 #![allow(dead_code)]
 
 use std::fs;
@@ -24,6 +32,7 @@ use std::time::{Duration, SystemTime};
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct Spec {
+    pub shape: Shape,
     pub docs: usize,
     /// Words a page, on average (paragraphs of 40 to 80 words, a title).
     pub words: usize,
@@ -39,6 +48,7 @@ impl Spec {
     /// near duplicates, a third of the rest with a copied paragraph.
     pub fn pages(docs: usize, seed: u64) -> Spec {
         Spec {
+            shape: Shape::Pages,
             docs,
             words: 300,
             seed,
@@ -47,12 +57,51 @@ impl Spec {
         }
     }
 
+    /// A tree of another shape, `docs` pages from `seed`.
+    pub fn shaped(shape: Shape, docs: usize, seed: u64) -> Spec {
+        Spec {
+            shape,
+            ..Spec::pages(docs, seed)
+        }
+    }
+
     /// One line naming the tree (written beside it, to know it again).
     pub fn manifest(&self) -> String {
+        let shape = match self.shape {
+            Shape::Pages => String::new(),
+            other => format!(" shape={}", other.name()),
+        };
         format!(
-            "lineage bench tree v1: docs={} words={} seed={} variants={} copies={}\n",
+            "lineage bench tree v1: docs={} words={} seed={} variants={} copies={}{shape}\n",
             self.docs, self.words, self.seed, self.variants, self.copies
         )
+    }
+}
+
+/// The kinds of tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Pages with near-duplicate families and copied passages.
+    Pages,
+    /// Copies of one 100-word page.
+    Copies,
+    /// Overlapping 60-word windows of one text, one word apart, ~10 of each.
+    Windows,
+}
+
+impl Shape {
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Pages => "pages",
+            Shape::Copies => "copies",
+            Shape::Windows => "windows",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Shape> {
+        [Shape::Pages, Shape::Copies, Shape::Windows]
+            .into_iter()
+            .find(|x| x.name() == s)
     }
 }
 
@@ -154,6 +203,14 @@ struct Page {
 /// Write the tree of `spec` under `root` (created; files there are
 /// overwritten, nothing is removed).
 pub fn generate(root: &Path, spec: &Spec) -> Made {
+    match spec.shape {
+        Shape::Pages => {}
+        Shape::Copies => return generate_text(root, spec, 100, 100, |_| 0),
+        Shape::Windows => {
+            let starts = (spec.docs / 10).max(1);
+            return generate_text(root, spec, starts + 59, 60, |i| i % starts);
+        }
+    }
     let words = Words::new();
     let mut rng = Rng::new(spec.seed);
     let mut pages: Vec<Page> = Vec::with_capacity(spec.docs);
@@ -201,20 +258,50 @@ pub fn generate(root: &Path, spec: &Spec) -> Made {
             page
         };
         let text = render(&page, &words.words, i);
-        let path = root.join(format!("f{:04}/p{i:06}.md", i / 100));
-        if i % 100 == 0 {
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-        }
-        let mut f = fs::File::create(&path).unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-        f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000 + i as u64))
-            .unwrap();
+        write_page(root, i, &text);
         made.bytes += text.len() as u64;
         made.words +=
             (page.title.len() + page.paragraphs.iter().map(Vec::len).sum::<usize>()) as u64;
         pages.push(page);
     }
     made
+}
+
+/// `spec.docs` pages, page i the `width` words of a text of `len` words
+/// from its word `start(i)`.
+fn generate_text(
+    root: &Path,
+    spec: &Spec,
+    len: usize,
+    width: usize,
+    start: impl Fn(usize) -> usize,
+) -> Made {
+    let words = Words::new();
+    let mut rng = Rng::new(spec.seed);
+    let text: Vec<&str> = (0..len)
+        .map(|_| words.words[words.draw(&mut rng) as usize].as_str())
+        .collect();
+    let mut made = Made::default();
+    for i in 0..spec.docs {
+        let from = start(i);
+        let page = text[from..from + width].join(" ") + "\n";
+        write_page(root, i, &page);
+        made.bytes += page.len() as u64;
+        made.words += width as u64;
+    }
+    made
+}
+
+/// Page `i` of a tree: its path, its mtime.
+fn write_page(root: &Path, i: usize, text: &str) {
+    let path = root.join(format!("f{:04}/p{i:06}.md", i / 100));
+    if i.is_multiple_of(100) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+    }
+    let mut f = fs::File::create(&path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000 + i as u64))
+        .unwrap();
 }
 
 /// Markdown: a title, then paragraphs of sentences of 6 to 17 words.

@@ -39,6 +39,11 @@ pub(super) struct WatchArgs {
     /// that could not be written; 1 to 86400 [default: 2].
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     rescan_secs: Option<u64>,
+    /// While changes keep coming, save the table at least this often, in
+    /// seconds (a quiet folder saves it after 10 s): a crash replays at most
+    /// this much; 1 to 86400 [config: watch.checkpoint_secs; default: 60].
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    checkpoint_secs: Option<u64>,
     /// Jaccard resemblance (0 to 1) at which two documents are near
     /// duplicates, in one cluster [config: watch.min_similarity; default: 0.5].
     #[arg(long, value_name = "J")]
@@ -60,6 +65,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     config.watch.poll |= args.poll;
     super::set(&mut config.watch.debounce_ms, args.debounce_ms);
     super::set(&mut config.watch.rescan_secs, args.rescan_secs);
+    super::set(&mut config.watch.checkpoint_secs, args.checkpoint_secs);
     super::set(&mut config.watch.min_similarity, args.min_similarity);
     config.validate()?;
     crate::source::Filter::new(&config.include, &config.exclude)?;

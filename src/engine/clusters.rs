@@ -2,15 +2,31 @@
 //! band keys, the banding chosen for the threshold as `pairs --method
 //! minhash` chooses it) in band buckets; a new version queries the buckets
 //! and each candidate is verified by the exact Jaccard resemblance of the two
-//! k-shingle sets (fetched by the caller, from the index), except that a
-//! candidate with the same set digest is the same set (J = 1) and needs no
-//! fetch. Clusters are the connected components of the verified pairs.
-//! Sketches and pairs are stored in the index, so a restart restores them
+//! k-shingle sets (fetched by the caller, from the index), after the sketch
+//! filter. Clusters are the connected components of the verified pairs.
+//!
+//! What is kept grows with the documents, not with the pairs inside a large
+//! group (2,000 copies of a page are 2 million pairs):
+//! - Documents with the same shingle set (equal set digests) are one
+//!   *group*: they pair at J = 1 by definition, so no pair among them is
+//!   kept, and only the group's first member is in the band buckets.
+//! - A new group is verified against its candidates (the groups sharing a
+//!   band key), in the order of their first members: every one until it has
+//!   [`LINKS`] links, then only those outside its cluster so far, where a
+//!   link would join two clusters. A link inside a cluster changes nothing
+//!   the clusters say.
+//! - Removing a group may split its cluster. [`Clusters::settle`] then has
+//!   every group of the pieces look again for the links it skipped (those
+//!   into another piece), so the clusters are always the components of every
+//!   verified candidate pair, as if every pair were kept.
+//!
+//! Sketches and links are stored in the index, so a restart restores them
 //! instead of comparing everything again; the settings tag
 //! ([`Clusters::settings`]) names the banding, so a changed setting computes
 //! them again.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::index::NearRow;
 use crate::similar::cluster::UnionFind;
@@ -18,14 +34,47 @@ use crate::similar::exact::jaccard_at_least;
 use crate::similar::minhash::lsh::Sketch;
 use crate::similar::minhash::{self, BandIndex, Banding};
 
+/// Links a new group is verified for among its candidates before it skips
+/// those already in its cluster: small clusters keep every pair (what the
+/// Clusters pane lists), a large one a few a group.
+pub(crate) const LINKS: usize = 8;
+
+/// The component of links restored without their other end.
+const GONE: u32 = u32::MAX;
+
+/// A verified pair: (a, b, Jaccard), a < b.
+pub(crate) type Pair = (u32, u32, f64);
+
 pub(crate) struct Clusters {
     min_similarity: f64,
     /// The sketch filter's bound for this threshold and banding.
     least_agreeing: u32,
+    /// Each group's sketch, under its first member's id.
     index: BandIndex,
-    /// Verified pairs (a < b) among live documents, with their Jaccard.
-    pairs: BTreeMap<(u32, u32), f64>,
+    /// Groups by number; a free number has no members.
+    groups: Vec<Group>,
+    free: Vec<u32>,
+    by_digest: HashMap<[u64; 2], u32>,
+    group_of: HashMap<u32, u32>,
+    /// Components of the links, over group numbers; too joined while
+    /// `stale` (links were removed since it was built).
+    uf: UnionFind,
+    stale: bool,
+    /// Groups that lost a link, each with the component it was in before
+    /// ([`GONE`]: a restored link whose other end is not live).
+    orphans: Vec<(u32, u32)>,
     found: Vec<u32>,
+    /// [`LINKS`]; fewer in tests, to make the skipping happen.
+    links: usize,
+}
+
+/// Live documents with one shingle set.
+#[derive(Default)]
+struct Group {
+    /// Ascending; empty for a free number.
+    members: Vec<u32>,
+    /// Linked groups, with the Jaccard of the two sets.
+    links: Vec<(u32, f64)>,
 }
 
 /// Sorted, deduplicated keys: the set whose Jaccard is the similarity.
@@ -46,62 +95,125 @@ impl Clusters {
             min_similarity,
             least_agreeing: minhash::least_agreeing(min_similarity, banding.hashes()),
             index: BandIndex::new(banding),
-            pairs: BTreeMap::new(),
+            groups: Vec::new(),
+            free: Vec::new(),
+            by_digest: HashMap::new(),
+            group_of: HashMap::new(),
+            uf: UnionFind::new(0),
+            stale: false,
+            orphans: Vec::new(),
             found: Vec::new(),
+            links: LINKS,
         }
     }
 
-    /// What the stored sketches and pairs depend on besides k: the method,
-    /// its banding and the threshold (`meta.near` is k, this and the key
-    /// version).
+    /// What the stored sketches and links depend on besides k: the method,
+    /// its banding, the threshold and what a stored pair means (`links`:
+    /// the links of groups, not every pair; `meta.near` is k, this and the
+    /// key version).
     pub(crate) fn settings(&self) -> String {
         let b = self.index.banding();
         format!(
-            "min_similarity={} near=minhash-oph/2 bands={} rows={}",
+            "min_similarity={} near=minhash-oph/2 bands={} rows={} links={LINKS}",
             self.min_similarity, b.bands, b.rows
         )
     }
 
     /// Add live document `id` with its shingle `set` (see [`shingle_set`]),
     /// verifying candidates against `set_of(other)`; returns what the index
-    /// stores of it: its id, sketch bytes and the pairs it is in.
+    /// stores of it: its id, sketch bytes and the links made (with those
+    /// [`Clusters::settle`] made first).
     pub fn insert<E>(
         &mut self,
         id: u32,
         set: &[u64],
-        mut set_of: impl FnMut(u32) -> Result<std::sync::Arc<[u64]>, E>,
+        mut set_of: impl FnMut(u32) -> Result<Arc<[u64]>, E>,
     ) -> Result<NearRow, E> {
         self.remove(id);
+        let mut made = self.settle(&mut set_of)?;
         // An empty set has no sketch and no pairs.
         let Some(sketch) = Sketch::of(set, self.index.banding()) else {
-            return Ok((id, Vec::new(), Vec::new()));
+            return Ok((id, Vec::new(), made));
         };
-        let mut new = Vec::new();
-        self.index.query(&sketch.keys, &mut self.found);
-        for &other in &self.found {
-            let theirs = self.index.sketch(other);
-            let j = if theirs.is_some_and(|s| s.digest == sketch.digest) {
-                Some(1.0)
-            } else if theirs
-                .is_some_and(|s| minhash::agreeing(&s.low, &sketch.low) < self.least_agreeing)
-            {
-                // The sketch filter: far below the threshold, no set fetched.
-                None
-            } else {
-                jaccard_at_least(&set_of(other)?, set, self.min_similarity)
-            };
-            if let Some(j) = j {
-                let pair = (other.min(id), other.max(id));
-                self.pairs.insert(pair, j);
-                new.push((pair.0, pair.1, j));
-            }
-        }
         let bytes = sketch.to_bytes();
-        self.index.insert(id, sketch);
-        Ok((id, bytes, new))
+        if let Some(g) = self.add(id, sketch) {
+            self.link(g, Some(set), true, &mut set_of, &mut made)?;
+        }
+        Ok((id, bytes, made))
     }
 
-    /// Add live document `id` with its stored sketch (pairs come with
+    /// Add `id` to the group of its set, or as a new group: Some(its number).
+    fn add(&mut self, id: u32, sketch: Sketch) -> Option<u32> {
+        if let Some(&g) = self.by_digest.get(&sketch.digest) {
+            let members = &mut self.groups[g as usize].members;
+            let at = members.partition_point(|&m| m < id);
+            members.insert(at, id);
+            self.group_of.insert(id, g);
+            if at == 0 {
+                // The first member holds the group's sketch.
+                self.index.remove(members[1]);
+                self.index.insert(id, sketch);
+            }
+            return None;
+        }
+        let g = self.free.pop().unwrap_or_else(|| {
+            self.groups.push(Group::default());
+            self.uf.push()
+        });
+        self.groups[g as usize].members.push(id);
+        self.by_digest.insert(sketch.digest, g);
+        self.group_of.insert(id, g);
+        self.index.insert(id, sketch);
+        Some(g)
+    }
+
+    /// Verify group `g`'s candidates in the order of their first members:
+    /// each one while `fill` and `g` has fewer than [`LINKS`] links, else
+    /// those in another component. `set` is `g`'s set, or None to fetch it
+    /// when a candidate needs it. New links' pairs go to `made`.
+    fn link<E>(
+        &mut self,
+        g: u32,
+        set: Option<&[u64]>,
+        fill: bool,
+        set_of: &mut impl FnMut(u32) -> Result<Arc<[u64]>, E>,
+        made: &mut Vec<Pair>,
+    ) -> Result<(), E> {
+        let first = self.groups[g as usize].members[0];
+        let mine = self.index.sketch(first).expect("a group's sketch");
+        let mut found = std::mem::take(&mut self.found);
+        self.index.query(&mine.keys, &mut found);
+        let mut fetched: Option<Arc<[u64]>> = None;
+        for &other in &found {
+            let h = self.group_of[&other];
+            let filling = fill && self.groups[g as usize].links.len() < self.links;
+            if h == g || !filling && self.uf.find(g) == self.uf.find(h) {
+                continue;
+            }
+            let theirs = self.index.sketch(other).expect("a group's sketch");
+            // The sketch filter: far below the threshold, no set fetched.
+            if minhash::agreeing(&theirs.low, &mine.low) < self.least_agreeing {
+                continue;
+            }
+            let set: &[u64] = match set {
+                Some(s) => s,
+                None => match fetched {
+                    Some(ref s) => s,
+                    None => fetched.insert(set_of(first)?),
+                },
+            };
+            if let Some(j) = jaccard_at_least(&set_of(other)?, set, self.min_similarity) {
+                self.groups[g as usize].links.push((h, j));
+                self.groups[h as usize].links.push((g, j));
+                self.uf.union(g, h);
+                made.push((first.min(other), first.max(other), j));
+            }
+        }
+        self.found = found;
+        Ok(())
+    }
+
+    /// Add live document `id` with its stored sketch (links come with
     /// [`Clusters::restore_pair`]); false if the bytes are not a sketch of
     /// this banding (then the caller inserts it afresh).
     pub(crate) fn restore(&mut self, id: u32, bytes: &[u8]) -> bool {
@@ -110,64 +222,172 @@ impl Clusters {
         }
         match Sketch::from_bytes(bytes, self.index.banding()) {
             Some(s) => {
-                self.index.insert(id, s);
+                self.add(id, s);
                 true
             }
             None => false,
         }
     }
 
-    /// A stored pair of two live documents.
-    pub(crate) fn restore_pair(&mut self, a: u32, b: u32, similarity: f64) {
-        if similarity >= self.min_similarity {
-            self.pairs.insert((a.min(b), a.max(b)), similarity);
+    /// A stored pair, after every live document's [`Clusters::restore`];
+    /// false if a document of it is no longer live (the caller may forget
+    /// it). Such a pair was a link the cluster may need (its group may have
+    /// other members), so the next [`Clusters::settle`] has the live one's
+    /// cluster look for it again.
+    pub(crate) fn restore_pair(&mut self, a: u32, b: u32, similarity: f64) -> bool {
+        match (self.group_of.get(&a), self.group_of.get(&b)) {
+            (Some(&g), Some(&h)) => {
+                let links = &self.groups[g as usize].links;
+                if g != h
+                    && similarity >= self.min_similarity
+                    && !links.iter().any(|&(x, _)| x == h)
+                {
+                    self.groups[g as usize].links.push((h, similarity));
+                    self.groups[h as usize].links.push((g, similarity));
+                    self.uf.union(g, h);
+                }
+                true
+            }
+            (Some(&g), None) | (None, Some(&g)) => {
+                self.orphans.push((g, GONE));
+                self.stale = true;
+                false
+            }
+            (None, None) => false,
         }
     }
 
-    /// Forget document `id` (deleted, or replaced by a newer version).
+    /// Forget document `id` (deleted, or replaced by a newer version). The
+    /// clusters are right again after [`Clusters::settle`].
     pub(crate) fn remove(&mut self, id: u32) {
-        if self.index.remove(id) {
-            self.pairs.retain(|&(a, b), _| a != id && b != id);
+        let Some(g) = self.group_of.remove(&id) else {
+            return;
+        };
+        let members = &mut self.groups[g as usize].members;
+        let at = members.binary_search(&id).expect("a member of its group");
+        members.remove(at);
+        let sketch = self.index.take(id);
+        if let Some(&next) = members.first() {
+            if let Some(s) = sketch {
+                self.index.insert(next, s);
+            }
+            return;
         }
+        // The last member: the group goes, and its links with it.
+        if let Some(s) = sketch {
+            self.by_digest.remove(&s.digest);
+        }
+        let root = self.uf.find(g);
+        for (h, _) in std::mem::take(&mut self.groups[g as usize].links) {
+            self.groups[h as usize].links.retain(|&(x, _)| x != g);
+            self.orphans.push((h, root));
+            self.stale = true;
+        }
+        self.free.push(g);
     }
 
-    /// Verified pairs, ordered by (a, b).
+    /// Mend the clusters after removals: the components built again from
+    /// the links and, where one fell apart, every group of its pieces
+    /// verified against its candidates in another piece. Returns the pairs
+    /// of the links made.
+    pub(crate) fn settle<E>(
+        &mut self,
+        set_of: &mut impl FnMut(u32) -> Result<Arc<[u64]>, E>,
+    ) -> Result<Vec<Pair>, E> {
+        let mut made = Vec::new();
+        if !self.stale {
+            return Ok(made);
+        }
+        self.stale = false;
+        self.uf = UnionFind::new(self.groups.len());
+        for (g, group) in self.groups.iter().enumerate() {
+            for &(h, _) in &group.links {
+                self.uf.union(g as u32, h);
+            }
+        }
+        // The pieces each former component is in now.
+        let mut pieces: HashMap<u32, HashSet<u32>> = HashMap::new();
+        for (h, before) in std::mem::take(&mut self.orphans) {
+            if !self.groups[h as usize].members.is_empty() {
+                pieces.entry(before).or_default().insert(self.uf.find(h));
+            }
+        }
+        // A component in one piece is whole, but for one whose link's other
+        // end is unknown.
+        let split: HashSet<u32> = pieces
+            .into_iter()
+            .filter(|(before, p)| p.len() > 1 || *before == GONE)
+            .flat_map(|(_, p)| p)
+            .collect();
+        if split.is_empty() {
+            return Ok(made);
+        }
+        let again: Vec<u32> = (0..self.groups.len() as u32)
+            .filter(|&g| {
+                !self.groups[g as usize].members.is_empty() && split.contains(&self.uf.find(g))
+            })
+            .collect();
+        for g in again {
+            self.link(g, None, false, set_of, &mut made)?;
+        }
+        Ok(made)
+    }
+
+    /// The pairs the clusters list, ordered by (a, b): each copy with its
+    /// group's first member (J = 1), and each link between the first
+    /// members of its groups.
     #[cfg(test)]
-    pub fn pairs(&self) -> impl Iterator<Item = (u32, u32, f64)> + '_ {
-        self.pairs.iter().map(|(&(a, b), &j)| (a, b, j))
+    pub fn pairs(&self) -> Vec<Pair> {
+        let mut all: Vec<Pair> = self
+            .clusters()
+            .0
+            .into_iter()
+            .flat_map(|c| c.pairs)
+            .collect();
+        all.sort_by_key(|&(a, b, _)| (a, b));
+        all
     }
 
     /// The clusters (members ascending, clusters largest first, ties by
-    /// first member) and each member's cluster index.
+    /// first member; pairs as [`Clusters::pairs`] says) and each member's
+    /// cluster index. Settled first ([`Clusters::settle`]).
     pub(crate) fn clusters(&self) -> (Vec<super::Cluster>, HashMap<u32, u32>) {
-        let mut ids: Vec<u32> = self.pairs.keys().flat_map(|&(a, b)| [a, b]).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let dense = |id: u32| ids.binary_search(&id).expect("member") as u32;
-        let mut uf = UnionFind::new(ids.len());
-        for &(a, b) in self.pairs.keys() {
-            uf.union(dense(a), dense(b));
+        debug_assert!(!self.stale, "clusters of unsettled links");
+        let mut uf = UnionFind::new(self.groups.len());
+        for (g, group) in self.groups.iter().enumerate() {
+            for &(h, _) in &group.links {
+                uf.union(g as u32, h);
+            }
         }
         let mut by_root: BTreeMap<u32, super::Cluster> = BTreeMap::new();
-        for (i, &id) in ids.iter().enumerate() {
-            by_root
-                .entry(uf.find(i as u32))
+        for (g, group) in self.groups.iter().enumerate() {
+            let (Some(&first), rest) = (group.members.first(), group.members.get(1..)) else {
+                continue;
+            };
+            let rest = rest.unwrap_or_default();
+            if rest.is_empty() && group.links.is_empty() {
+                continue;
+            }
+            let c = by_root
+                .entry(uf.find(g as u32))
                 .or_insert_with(|| super::Cluster {
                     members: Vec::new(),
                     pairs: Vec::new(),
-                })
-                .members
-                .push(id);
-        }
-        for (&(a, b), &j) in &self.pairs {
-            let root = uf.find(dense(a));
-            by_root
-                .get_mut(&root)
-                .expect("cluster")
-                .pairs
-                .push((a, b, j));
+                });
+            c.members.extend_from_slice(&group.members);
+            c.pairs.extend(rest.iter().map(|&m| (first, m, 1.0)));
+            for &(h, j) in &group.links {
+                if h > g as u32 {
+                    let other = self.groups[h as usize].members[0];
+                    c.pairs.push((first.min(other), first.max(other), j));
+                }
+            }
         }
         let mut out: Vec<super::Cluster> = by_root.into_values().collect();
+        for c in &mut out {
+            c.members.sort_unstable();
+            c.pairs.sort_by_key(|&(a, b, _)| (a, b));
+        }
         out.sort_by(|x, y| {
             y.members
                 .len()
@@ -187,8 +407,6 @@ impl Clusters {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::similar::SimDoc;
-    use crate::similar::exact;
     use proptest::prelude::*;
     use std::sync::Arc;
 
@@ -202,53 +420,97 @@ mod tests {
             .collect()
     }
 
+    /// What keeping every pair finds: the pairs of live documents that
+    /// share a band key, pass the sketch filter and verify.
+    fn every_pair(c: &Clusters, sets: &[(u32, Arc<[u64]>)]) -> Vec<(u32, u32)> {
+        let banding = c.index.banding();
+        let sk: Vec<Sketch> = sets
+            .iter()
+            .map(|(_, s)| Sketch::of(s, banding).unwrap())
+            .collect();
+        let mut out = Vec::new();
+        for i in 0..sets.len() {
+            for j in i + 1..sets.len() {
+                let candidate = sk[i].keys.iter().any(|k| sk[j].keys.contains(k));
+                let filtered = minhash::agreeing(&sk[i].low, &sk[j].low) < c.least_agreeing;
+                if candidate
+                    && !filtered
+                    && jaccard_at_least(&sets[i].1, &sets[j].1, c.min_similarity).is_some()
+                {
+                    let (a, b) = (sets[i].0, sets[j].0);
+                    out.push((a.min(b), a.max(b)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Member lists of the components of `pairs` (largest first).
+    fn components(pairs: &[(u32, u32)]) -> Vec<Vec<u32>> {
+        let pairs: Vec<crate::similar::Pair> = pairs
+            .iter()
+            .map(|&(a, b)| crate::similar::Pair {
+                a,
+                b,
+                similarity: 1.0,
+            })
+            .collect();
+        let n = pairs.iter().map(|p| p.b as usize + 1).max().unwrap_or(0);
+        crate::similar::cluster::clusters(n, &pairs, |x| x)
+    }
+
     proptest! {
-        /// After inserts and removals, every pair is one the exact method
-        /// finds among the remaining documents (none with a removed one; a
-        /// simhash filter may miss a pair, never invent one), and both
-        /// members of a pair are in one cluster.
+        /// After any inserts and removals (copies, near copies, unrelated
+        /// pages), with one link a group before it skips its own cluster:
+        /// the clusters are the components of every pair keeping all pairs
+        /// would find among the live documents, and every pair listed is
+        /// one of them with its exact Jaccard.
         #[test]
-        fn pairs_are_exact_pairs_among_live_documents_only(
-            docs in proptest::collection::vec(proptest::collection::vec(0u16..40, 10..60), 2..12),
-            drop in proptest::collection::vec(any::<bool>(), 12),
+        fn clusters_are_the_components_of_every_verified_pair(
+            bases in proptest::collection::vec(proptest::collection::vec(0u16..400, 40..80), 1..4),
+            docs in proptest::collection::vec((0usize..4, proptest::collection::vec((0usize..80, 400u16..500), 0..6)), 2..24),
+            ops in proptest::collection::vec((0usize..24, any::<bool>()), 1..60),
         ) {
-            let min = 0.5;
-            let sets: Vec<Vec<u64>> = docs.iter().map(|d| keys(d, 3)).collect();
-            let mut c = Clusters::new(min);
-            let sets: Vec<Arc<[u64]>> = sets.into_iter().map(|s| shingle_set(s).into()).collect();
-            for (i, s) in sets.iter().enumerate() {
-                c.insert(i as u32, s, |o| Ok::<_, ()>(sets[o as usize].clone())).unwrap();
-            }
-            for (i, &d) in drop.iter().enumerate().take(sets.len()) {
-                if d { c.remove(i as u32); }
-            }
-            let live: Vec<u32> = (0..sets.len() as u32).filter(|&i| !drop[i as usize]).collect();
-            let sim: Vec<SimDoc> = live.iter().map(|&i| {
-                SimDoc { shingles: sets[i as usize].to_vec(), terms: Vec::new() }
-            }).collect();
-            let want: Vec<(u32, u32)> = exact::pairs(&sim, min)
+            let sets: Vec<Arc<[u64]>> = docs
                 .iter()
-                .map(|p| (live[p.a as usize], live[p.b as usize]))
+                .map(|(base, edits)| {
+                    let mut words = bases[base % bases.len()].clone();
+                    for &(at, w) in edits {
+                        let at = at % words.len();
+                        words[at] = w;
+                    }
+                    shingle_set(keys(&words, 3)).into()
+                })
                 .collect();
-            let got: Vec<(u32, u32)> = c.pairs().map(|(a, b, _)| (a, b)).collect();
-            // The sketch may miss a pair (it is a filter); it never reports a
-            // false one, and every reported similarity is the exact one.
-            for g in &got {
-                prop_assert!(want.contains(g), "false pair {g:?}");
+            let mut c = Clusters::new(0.5);
+            c.links = 1;
+            let mut live = vec![false; sets.len()];
+            let set_of = |o: u32| Ok::<_, ()>(sets[o as usize].clone());
+            for &(i, insert) in &ops {
+                let i = i % sets.len();
+                if insert {
+                    c.insert(i as u32, &sets[i], set_of).unwrap();
+                } else {
+                    c.remove(i as u32);
+                }
+                live[i] = insert;
             }
-            let exact_j: HashMap<(u32, u32), f64> = exact::pairs(&sim, min)
-                .iter()
-                .map(|p| ((live[p.a as usize], live[p.b as usize]), p.similarity))
+            c.settle(&mut { set_of }).unwrap();
+            let alive: Vec<(u32, Arc<[u64]>)> = (0..sets.len())
+                .filter(|&i| live[i])
+                .map(|i| (i as u32, sets[i].clone()))
                 .collect();
-            for (a, b, j) in c.pairs() {
-                prop_assert_eq!(exact_j[&(a, b)], j);
-            }
+            let want = every_pair(&c, &alive);
             let (clusters, of) = c.clusters();
-            for (a, b) in &got {
-                prop_assert_eq!(of[a], of[b]);
+            let got: Vec<Vec<u32>> = clusters.iter().map(|c| c.members.clone()).collect();
+            prop_assert_eq!(got, components(&want));
+            for cl in &clusters {
+                for &(a, b, j) in &cl.pairs {
+                    prop_assert!(want.contains(&(a, b)), "a pair keeping every pair lacks: {a} {b}");
+                    prop_assert_eq!(jaccard_at_least(&sets[a as usize], &sets[b as usize], 0.5), Some(j));
+                    prop_assert_eq!((of[&a], of[&b]), (of[&cl.members[0]], of[&cl.members[0]]));
+                }
             }
-            let members: usize = clusters.iter().map(|c| c.members.len()).sum();
-            prop_assert_eq!(members, of.len());
         }
     }
 
@@ -274,6 +536,10 @@ mod tests {
         assert!(j > 0.9 && j < 1.0, "{j}");
         assert_eq!(of.get(&1), None);
         c.remove(0);
+        let made = c
+            .settle(&mut |_| Err::<Arc<[u64]>, _>("nothing to mend"))
+            .unwrap();
+        assert!(made.is_empty());
         assert!(c.clusters().0.is_empty());
         // Restored from storage: the same clusters without verification.
         let mut r = Clusters::new(0.5);
@@ -283,20 +549,46 @@ mod tests {
         }
         assert!(r.restore(7, &[]));
         assert!(!r.restore(8, &[1, 2, 3]));
-        r.restore_pair(2, 0, j);
+        assert!(r.restore_pair(2, 0, j));
         assert_eq!(r.clusters().0, clusters);
-        // A restored sketch is a candidate for new documents.
+        // A restored sketch is a candidate for new documents; a copy of a
+        // restored page joins its group.
         let (_, _, found) = r
-            .insert(3, &sets[0], |o| Ok::<_, ()>(sets[o as usize].clone()))
+            .insert(3, &sets[2], |o| Ok::<_, ()>(sets[o as usize].clone()))
+            .unwrap();
+        assert!(found.is_empty(), "a copy makes no link: {found:?}");
+        let (_, _, found) = r
+            .insert(4, &sets[0][1..], |o| Ok::<_, ()>(sets[o as usize].clone()))
             .unwrap();
         assert_eq!(
             found.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
-            vec![(0, 3), (2, 3)]
+            vec![(0, 4), (2, 4)]
         );
+        assert_eq!(r.clusters().0[0].members, vec![0, 2, 3, 4]);
+        // A stored link whose other end is no longer live is looked for
+        // again: the live page's cluster is mended from its candidates.
+        let mut m = Clusters::new(0.5);
+        for i in [0u32, 1] {
+            m.restore(
+                i,
+                &Sketch::of(&sets[i as usize], banding).unwrap().to_bytes(),
+            );
+        }
+        m.restore(5, &Sketch::of(&sets[2], banding).unwrap().to_bytes());
+        assert!(!m.restore_pair(0, 2, j));
+        assert!(m.stale);
+        let made = m
+            .settle(&mut |o| Ok::<_, ()>(sets[if o == 5 { 2 } else { o as usize }].clone()))
+            .unwrap();
+        assert_eq!(
+            made.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
+            vec![(0, 5)]
+        );
+        assert_eq!(m.clusters().0[0].members, vec![0, 5]);
     }
 
     #[test]
-    fn a_thousand_copies_pair_without_fetching_a_set() {
+    fn a_thousand_copies_are_one_group_without_a_pair_kept() {
         let a: Vec<u16> = (0..300).collect();
         let set: Arc<[u64]> = shingle_set(keys(&a, 8)).into();
         let mut c = Clusters::new(0.5);
@@ -304,19 +596,73 @@ mod tests {
             let (id, bytes, pairs) = c
                 .insert(i, &set, |_| Err::<Arc<[u64]>, _>("fetched a set"))
                 .unwrap();
-            assert_eq!((id, pairs.len()), (i, i as usize));
-            assert!(pairs.iter().all(|p| p.1 == i && p.2 == 1.0));
+            assert_eq!((id, pairs.len()), (i, 0));
             assert_eq!(bytes.len(), 8 * (52 + 2) + 156, "keys, digest, low bytes");
         }
-        assert_eq!(c.pairs().count(), 1000 * 999 / 2);
-        assert_eq!(c.clusters().0.len(), 1);
+        assert_eq!((c.groups.len(), c.index.len()), (1, 1));
+        let (clusters, of) = c.clusters();
+        assert_eq!(clusters.len(), 1);
+        assert_eq!(clusters[0].members, (0..1000).collect::<Vec<_>>());
+        // Listed as each copy with the first: a line a copy, not a pair.
+        assert_eq!(clusters[0].pairs.len(), 999);
+        assert!(
+            clusters[0]
+                .pairs
+                .iter()
+                .all(|&(a, _, j)| a == 0 && j == 1.0)
+        );
+        assert_eq!(of.len(), 1000);
+        // The first leaves: the next holds the group's sketch.
+        c.remove(0);
+        assert_eq!(c.index.len(), 1);
+        assert_eq!(c.clusters().0[0].members[0], 1);
         // Empty sets: no sketch, no pairs, nothing fetched.
         let (_, bytes, pairs) = c.insert(5000, &[], |_| Err::<Arc<[u64]>, _>("no")).unwrap();
         assert!(bytes.is_empty() && pairs.is_empty());
-        for i in 0..1000 {
+        for i in 1..1000 {
             c.remove(i);
         }
-        assert_eq!(c.pairs().count(), 0);
+        assert!(c.clusters().0.is_empty());
+        assert_eq!((c.index.len(), c.free.len()), (0, 1));
+    }
+
+    #[test]
+    fn a_cluster_split_by_removals_finds_the_links_it_skipped() {
+        // Twelve near copies of one page (each with one word of its own):
+        // the later ones link to the first `LINKS` and skip the rest.
+        let base: Vec<u16> = (0..300).collect();
+        let sets: Vec<Arc<[u64]>> = (0..12)
+            .map(|i| {
+                let mut d = base.clone();
+                d[20 * i + 5] = 1000 + i as u16;
+                shingle_set(keys(&d, 8)).into()
+            })
+            .collect();
+        let mut c = Clusters::new(0.5);
+        for (i, s) in sets.iter().enumerate() {
+            let (_, _, made) = c
+                .insert(i as u32, s, |o| Ok::<_, ()>(sets[o as usize].clone()))
+                .unwrap();
+            assert_eq!(made.len(), i.min(LINKS), "links of {i}");
+        }
+        assert_eq!(c.pairs().len(), 8 * 7 / 2 + 4 * LINKS);
+        // The first eight leave: 8..12 lost every link.
+        for i in 0..8 {
+            c.remove(i);
+        }
+        let mut fetched = 0;
+        let made = c
+            .settle(&mut |o| {
+                fetched += 1;
+                Ok::<_, ()>(sets[o as usize].clone())
+            })
+            .unwrap();
+        assert_eq!(made.len(), 3, "a spanning tree of four: {made:?}");
+        assert!(fetched > 0);
+        assert_eq!(c.clusters().0[0].members, vec![8, 9, 10, 11]);
+        // Nothing removed since: nothing to mend, nothing fetched.
+        let made = c.settle(&mut |_| Err::<Arc<[u64]>, _>("fetched")).unwrap();
+        assert!(made.is_empty());
     }
 
     #[test]
@@ -357,7 +703,7 @@ mod tests {
         assert!(met > 100, "the boilerplate met: {met}");
         assert_eq!(fetched, 1, "only the near copy's set");
         assert_eq!(
-            c.pairs().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
+            c.pairs().iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
             [(0, 200)]
         );
     }
@@ -369,7 +715,7 @@ mod tests {
         assert_eq!(a.settings(), c.settings());
         assert_eq!(
             a.settings(),
-            "min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3"
+            "min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3 links=8"
         );
     }
 
@@ -419,7 +765,7 @@ mod tests {
                     .unwrap();
                 }
                 let mh = start.elapsed().as_secs_f64();
-                let mh_pairs = c.pairs().count();
+                let mh_pairs = c.pairs().len();
                 let start = Instant::now();
                 let (p, st) =
                     simhash::pairs(&l.docs, min, &simhash::Options::new(min, 64, true)).unwrap();

@@ -197,6 +197,9 @@ impl Live {
         let mut ids: Vec<u32> = self.live.values().copied().collect();
         ids.sort_unstable();
         let mut missing = Vec::new();
+        // Stored pairs with a version no longer live, forgotten once their
+        // clusters are mended.
+        let mut gone = Vec::new();
         match &stored {
             Some(near) => {
                 for &id in &ids {
@@ -205,10 +208,9 @@ impl Live {
                         _ => missing.push(id),
                     }
                 }
-                let live: HashSet<u32> = ids.iter().copied().collect();
                 for &(a, b, j) in &near.pairs {
-                    if live.contains(&a) && live.contains(&b) {
-                        clusters.restore_pair(a, b, j);
+                    if !clusters.restore_pair(a, b, j) {
+                        gone.push((a, b));
                     }
                 }
             }
@@ -239,11 +241,14 @@ impl Live {
                 .progress("comparing documents", n as u64 + 1, missing.len() as u64);
         }
         drop(cache);
+        // Links lost with versions no longer live, looked for again.
+        let links = clusters.settle(&mut |o| ix.shingle_keys(o).map(|k| shingle_set(k).into()))?;
         let ix = self.store.ix.as_mut().expect("index open");
         if stored.is_none() {
             ix.reset_near(&settings)?;
         }
-        ix.put_near(&rows)?;
+        ix.put_near(&rows, &links)?;
+        ix.forget_near_pairs(&gone)?;
         self.clusters = clusters;
         self.table_history.clear();
         self.sample_table();
@@ -255,14 +260,23 @@ impl Live {
         // Deadlines, not timeouts: commands arriving often (a person
         // scrolling) must not put off ticks, releases or the checkpoint.
         let mut next_tick = Instant::now() + self.folder.every;
-        // When the table last changed without being saved since.
-        let mut unsaved: Option<Instant> = Some(Instant::now());
+        // When the table first and last changed without being saved since.
+        let mut unsaved: Option<(Instant, Instant)> = Some((Instant::now(), Instant::now()));
+        let most = Duration::from_secs(self.opts.config.watch.checkpoint_secs);
         loop {
             let now = Instant::now();
+            // Quiet, or changing for longer than the bound a crash may cost
+            // to replay: save the table.
+            let save_at = unsaved.map(|(first, last)| (last + CHECKPOINT_IDLE).min(first + most));
+            if save_at.is_some_and(|s| now >= s) {
+                self.checkpoint();
+                unsaved = None;
+                continue;
+            }
             if now >= next_tick {
                 next_tick = now + self.folder.every;
                 if self.tick() {
-                    unsaved = Some(now);
+                    changed_at(&mut unsaved, now);
                     self.publish();
                 }
                 continue;
@@ -271,12 +285,11 @@ impl Live {
             if release.is_some_and(|r| now >= r) {
                 let paths = self.folder.released();
                 if !paths.is_empty() && self.sync(Some(paths)) {
-                    unsaved = Some(now);
+                    changed_at(&mut unsaved, now);
                     self.publish();
                 }
                 continue;
             }
-            let save_at = unsaved.map(|t| t + CHECKPOINT_IDLE);
             let deadline = [Some(next_tick), save_at, release]
                 .into_iter()
                 .flatten()
@@ -284,14 +297,7 @@ impl Live {
                 .unwrap_or(next_tick);
             let first = match rx.recv_timeout(deadline.saturating_duration_since(now)) {
                 Ok(i) => i,
-                Err(RecvTimeoutError::Timeout) => {
-                    if save_at.is_some_and(|s| Instant::now() >= s) {
-                        // Quiet: save the table, so a restart need not replay.
-                        self.checkpoint();
-                        unsaved = None;
-                    }
-                    continue;
-                }
+                Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => return self.checkpoint(),
             };
             let mut inputs = vec![first];
@@ -324,7 +330,7 @@ impl Live {
             }
             if changed {
                 // A checkpoint with nothing new to save is a no-op.
-                unsaved = Some(Instant::now());
+                changed_at(&mut unsaved, Instant::now());
                 self.publish();
             }
         }
@@ -565,11 +571,16 @@ impl Live {
             self.load_rows()?;
             self.dirty = true;
         }
+        // Clusters split by deletions find the links they skipped.
+        let ix = self.store.ix.as_ref().expect("index open");
+        let links = self
+            .clusters
+            .settle(&mut |o| ix.shingle_keys(o).map(|k| shingle_set(k).into()))?;
         self.store
             .ix
             .as_mut()
             .expect("index open")
-            .put_near(&near)?;
+            .put_near(&near, &links)?;
         self.sample_table();
         self.changed = true;
         Ok(())
@@ -819,6 +830,11 @@ impl Live {
         self.touched.clear();
         self.retired.clear();
     }
+}
+
+/// Note a change at `now` in the (first, last) unsaved change times.
+fn changed_at(unsaved: &mut Option<(Instant, Instant)>, now: Instant) {
+    unsaved.get_or_insert((now, now)).1 = now;
 }
 
 /// Notices kept back, for an index that may not open after all.

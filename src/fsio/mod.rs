@@ -49,6 +49,39 @@ pub(crate) fn write_atomic(
     written
 }
 
+/// Append `bytes` to `path` (created if missing; a link is not followed)
+/// and sync them; the file's length after. On an error the file is cut back
+/// to its length before, so a full disk leaves no torn tail.
+pub(crate) fn append_synced(path: &Path, bytes: &[u8]) -> io::Result<u64> {
+    use std::io::Write;
+    refuse_special(path)?;
+    let mut options = OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut f = options.open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(path));
+    }
+    let before = meta.len();
+    let done = f.write_all(bytes).and_then(|()| f.sync_data());
+    if let Err(e) = done {
+        let _ = f.set_len(before);
+        return Err(e);
+    }
+    if before == 0 {
+        match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => sync_dir(d)?,
+            _ => sync_dir(Path::new("."))?,
+        }
+    }
+    Ok(before + bytes.len() as u64)
+}
+
 /// `p` made absolute with symlinks resolved as far as it exists: where a
 /// file lineage writes would really land (is it inside the watched folder?).
 pub(crate) fn resolve(p: &Path) -> io::Result<PathBuf> {

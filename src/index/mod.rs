@@ -133,6 +133,11 @@ pub struct Index {
     skipped: HashMap<String, SkipRow>,
     /// The table has processed versions the snapshot file does not cover.
     snapshot_stale: bool,
+    /// The snapshot and journal on disk and the (versions, last hash) they
+    /// bring the table to, when they and the table's changed buckets make
+    /// its state (a checkpoint may then append the changes); None: the next
+    /// checkpoint writes the snapshot whole.
+    saved: Option<(snapshot::OnDisk, (u64, u64))>,
     /// Set while a batch is being written: in-memory state may be ahead of
     /// the database if it fails.
     poisoned: bool,
@@ -296,6 +301,7 @@ struct Loaded {
     current: HashMap<String, Current>,
     skipped: HashMap<String, SkipRow>,
     texts_total: u64,
+    saved: Option<(snapshot::OnDisk, (u64, u64))>,
 }
 
 impl Index {
@@ -364,6 +370,7 @@ impl Index {
             current: loaded.current,
             skipped: loaded.skipped,
             snapshot_stale: false,
+            saved: loaded.saved,
             poisoned: false,
             history_budget: texts::DEFAULT_BUDGET,
             texts_total: loaded.texts_total,
@@ -452,13 +459,47 @@ impl Index {
         if !self.snapshot_stale {
             return Ok(());
         }
+        let to = (u64::from(self.versions), self.last_hash);
+        // What changed goes to the journal while it is smaller than the
+        // snapshot; then the snapshot is written whole, the journal removed.
+        if let Some((disk, from)) = self.saved
+            && disk.journal < disk.snapshot
+        {
+            let appended = snapshot::append(&self.dir, self.instance, from, to, self.pass.table());
+            match appended {
+                Ok(Some(journal)) => {
+                    self.pass.table_mut().clear_changes();
+                    self.saved = Some((snapshot::OnDisk { journal, ..disk }, to));
+                    self.snapshot_stale = false;
+                    return Ok(());
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    // Whatever the journal's tail is now, the next
+                    // checkpoint writes the snapshot whole.
+                    self.saved = None;
+                    return Err(IndexError::io(
+                        "cannot append to the table journal in",
+                        &self.dir,
+                    )(e));
+                }
+            }
+        }
         let header = snapshot::Header {
             params: self.params_key.clone(),
             instance: self.instance,
-            versions: u64::from(self.versions),
-            last_hash: self.last_hash,
+            versions: to.0,
+            last_hash: to.1,
         };
-        write_snapshot(&self.dir, &header, self.pass.table())?;
+        let size = write_snapshot(&self.dir, &header, self.pass.table())?;
+        self.pass.table_mut().clear_changes();
+        self.saved = Some((
+            snapshot::OnDisk {
+                snapshot: size,
+                journal: 0,
+            },
+            to,
+        ));
         self.snapshot_stale = false;
         Ok(())
     }
@@ -472,7 +513,7 @@ impl Index {
     }
 }
 
-fn write_snapshot(dir: &Path, header: &snapshot::Header, table: &Table) -> Result<(), IndexError> {
+fn write_snapshot(dir: &Path, header: &snapshot::Header, table: &Table) -> Result<u64, IndexError> {
     snapshot::write(dir, header, table)
         .map_err(IndexError::io("cannot write the table snapshot in", dir))
 }
@@ -549,7 +590,7 @@ fn wipe(dir: &Path) -> Result<(), IndexError> {
 }
 
 fn wipe_snapshot(dir: &Path) -> Result<(), IndexError> {
-    remove_all(dir, &[snapshot::FILE])
+    remove_all(dir, &[snapshot::FILE, snapshot::JOURNAL])
 }
 
 fn remove_all<'a>(
@@ -666,8 +707,9 @@ fn load(
     };
     let tp = params.table_params();
     let fresh_table = || Table::new(tp).map_err(|e| Load::Fatal(IndexError::Table(e)));
+    let mut saved = None;
     let (start, table, why) = match snapshot::read(dir, key, tp) {
-        Ok((h, table)) => {
+        Ok((h, table, disk)) => {
             let n = h.versions;
             let matches_log = h.instance == instance
                 && n <= u64::from(versions)
@@ -686,6 +728,7 @@ fn load(
                 (0, fresh_table()?, String::new())
             } else {
                 let why = format!("covers {n} of {versions} versions (an interrupted run)");
+                saved = Some((disk, (n, h.last_hash)));
                 (n as u32, table, why)
             }
         }
@@ -715,7 +758,15 @@ fn load(
             versions: u64::from(versions),
             last_hash,
         };
-        write_snapshot(dir, &header, pass.table()).map_err(Load::Fatal)?;
+        let size = write_snapshot(dir, &header, pass.table()).map_err(Load::Fatal)?;
+        pass.table_mut().clear_changes();
+        saved = Some((
+            snapshot::OnDisk {
+                snapshot: size,
+                journal: 0,
+            },
+            (header.versions, last_hash),
+        ));
     }
     Ok(Loaded {
         current: db.current()?,
@@ -726,6 +777,7 @@ fn load(
         versions,
         last_hash,
         instance,
+        saved,
     })
 }
 

@@ -1,7 +1,7 @@
 //! The near-duplicate state kept beside the document log: each live
 //! version's MinHash sketch (its LSH band keys and set digest, as
 //! `similar::minhash::lsh::Sketch::to_bytes` writes them) and the verified
-//! pairs, for the settings `meta.near` names, so a re-open need not compare
+//! links of the clusters (`engine/clusters.rs`), for the settings `meta.near` names, so a re-open need not compare
 //! every document again. A change of settings (k, threshold, banding) resets
 //! both.
 //!
@@ -67,9 +67,14 @@ impl Index {
         Ok(())
     }
 
-    /// Record versions' sketches and pairs, in one transaction.
-    pub(crate) fn put_near(&mut self, rows: &[NearRow]) -> Result<(), IndexError> {
-        if rows.is_empty() {
+    /// Record versions' sketches and pairs, and other `pairs`, in one
+    /// transaction.
+    pub(crate) fn put_near(
+        &mut self,
+        rows: &[NearRow],
+        pairs: &[(u32, u32, f64)],
+    ) -> Result<(), IndexError> {
+        if rows.is_empty() && pairs.is_empty() {
             return Ok(());
         }
         let tx = self.db.transaction()?;
@@ -83,6 +88,25 @@ impl Index {
                 for (a, b, j) in pairs {
                     pr.execute(params![a, b, j])?;
                 }
+            }
+            for (a, b, j) in pairs {
+                pr.execute(params![a, b, j])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Forget stored pairs (a, b).
+    pub(crate) fn forget_near_pairs(&mut self, pairs: &[(u32, u32)]) -> Result<(), IndexError> {
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let tx = self.db.transaction()?;
+        {
+            let mut st = tx.prepare_cached("DELETE FROM near WHERE a = ?1 AND b = ?2")?;
+            for (a, b) in pairs {
+                st.execute(params![a, b])?;
             }
         }
         tx.commit()?;

@@ -18,8 +18,9 @@
 //! sketches     (id PRIMARY KEY, simhash)           -- 64-bit simhash of the
 //!                                                  -- k-shingle set (the sliced Hamming table)
 //! near         (a, b, similarity)                  -- verified near-duplicate
-//!                                                  -- pairs, a < b; meta.near
-//!                                                  -- names their settings
+//!                                                  -- links of the live clusters
+//!                                                  -- (engine/clusters.rs), a < b;
+//!                                                  -- meta.near names their settings
 //! texts        (id PRIMARY KEY, checksum, size,    -- every version's bytes,
 //!               stored, zstd BLOB)                 -- once per content
 //! ```

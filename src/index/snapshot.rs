@@ -9,6 +9,18 @@
 //! the table holds and a fill word a bucket, whose zeros compress away, so
 //! the file follows the table's content, not its size. Written atomically: a
 //! crash leaves the old snapshot or the new one.
+//!
+//! A checkpoint between snapshots appends what changed to `table.journal`
+//! instead: magic `LINJRNL1`, then records of a u32 length, the xxh64 of
+//! the payload and the payload: the database's instance id, the versions
+//! and last content hash the record follows on (5 × u64 with the next two),
+//! the versions and last hash it brings the table to, the length u64 of
+//! [`Table::write_changes`]'s bytes and those bytes compressed (the changed
+//! buckets whole). A record applies only where the one before it (or the
+//! snapshot) left off, so a journal beside a newer snapshot is ignored, and
+//! a torn last record (a crash mid-append) ends the journal: the history
+//! after it is replayed from the database. When the journal outgrows the
+//! snapshot, the next checkpoint writes a snapshot and removes it.
 
 use std::io;
 use std::path::Path;
@@ -18,6 +30,11 @@ use crate::origin::TableSize;
 use crate::origin::table::{Table, TableParams};
 
 pub(crate) const FILE: &str = "table.snapshot";
+pub(crate) const JOURNAL: &str = "table.journal";
+const JOURNAL_MAGIC: &[u8; 8] = b"LINJRNL1";
+/// A record's fixed fields: instance, from (versions, hash), to (versions,
+/// hash), the raw changes' length.
+const RECORD_FIELDS: usize = 6 * 8;
 /// Bump the version when the payload or [`Table::write_state`]'s bytes change,
 /// or the keys in them (3: shingle keys of mixed token fingerprints; 4: only
 /// occupied entries, compressed).
@@ -66,8 +83,17 @@ fn written_before_frames(path: &Path) -> bool {
     crate::fsio::read_bounded(path, FORMAT.largest).is_ok_and(|b| b.starts_with(b"LINEAGETABLE"))
 }
 
-/// Write `table` with `header` atomically as `dir/table.snapshot`.
-pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()> {
+/// The files behind a table read or written: their sizes in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct OnDisk {
+    pub snapshot: u64,
+    /// 0 when there is no journal.
+    pub journal: u64,
+}
+
+/// Write `table` with `header` atomically as `dir/table.snapshot` and
+/// remove the journal the snapshot now includes; the snapshot's size.
+pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<u64> {
     // The index folder is ours: whatever else stands at the snapshot's name
     // (a FIFO, a link) is damage, replaced.
     let target = dir.join(FILE);
@@ -90,10 +116,113 @@ pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<()
             }
             w.write_all(&zstd::bulk::compress(&state, ZSTD_LEVEL)?)
         })
-        .map(|_| ())
+        .and_then(|n| match std::fs::remove_file(dir.join(JOURNAL)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(n),
+        })
 }
 
-pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table), Unusable> {
+/// Append the changes of `table` since it was last written (see
+/// [`Table::write_changes`]) as a record taking the table from `from` to
+/// `to`; the journal's size after, or None for a table written only whole.
+pub(crate) fn append(
+    dir: &Path,
+    instance: u64,
+    from: (u64, u64),
+    to: (u64, u64),
+    table: &Table,
+) -> io::Result<Option<u64>> {
+    let mut changes = Vec::new();
+    if !table.write_changes(&mut changes)? {
+        return Ok(None);
+    }
+    let path = dir.join(JOURNAL);
+    let mut payload = Vec::with_capacity(RECORD_FIELDS + changes.len() / 2);
+    for x in [instance, from.0, from.1, to.0, to.1, changes.len() as u64] {
+        payload.extend_from_slice(&x.to_le_bytes());
+    }
+    payload.extend_from_slice(&zstd::bulk::compress(&changes, ZSTD_LEVEL)?);
+    let len = u32::try_from(payload.len())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a journal record over 4 GiB"))?;
+    let mut record = Vec::with_capacity(payload.len() + 20);
+    if std::fs::symlink_metadata(&path).map_or(true, |m| m.len() == 0) {
+        record.extend_from_slice(JOURNAL_MAGIC);
+    }
+    record.extend_from_slice(&len.to_le_bytes());
+    record.extend_from_slice(&crate::fsio::xxh64::xxh64(&payload).to_le_bytes());
+    record.extend_from_slice(&payload);
+    crate::fsio::append_synced(&path, &record).map(Some)
+}
+
+/// Apply the journal's records that follow on from `header` to `table`;
+/// `header` ends as the last applied record's, and the journal's size is
+/// returned (0: none). Records after a torn or foreign one are left out.
+fn apply_journal(
+    dir: &Path,
+    header: &mut Header,
+    table: &mut Table,
+    size: TableSize,
+) -> Result<u64, Unusable> {
+    let path = dir.join(JOURNAL);
+    let bytes = match crate::fsio::read_bounded(&path, FORMAT.largest) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(Unusable::Corrupt(format!("journal: {e}"))),
+    };
+    let Some(mut rest) = bytes.strip_prefix(JOURNAL_MAGIC) else {
+        return Err(Unusable::Corrupt(
+            "journal: not a lineage table journal".into(),
+        ));
+    };
+    let word = |b: &[u8], i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8"));
+    while rest.len() >= 12 {
+        let len = u32::from_le_bytes(rest[..4].try_into().expect("4")) as usize;
+        let sum = u64::from_le_bytes(rest[4..12].try_into().expect("8"));
+        let Some(payload) = rest.get(12..12 + len) else {
+            break;
+        };
+        if len < RECORD_FIELDS || crate::fsio::xxh64::xxh64(payload) != sum {
+            break;
+        }
+        let follows = word(payload, 0) == header.instance
+            && (word(payload, 1), word(payload, 2)) == (header.versions, header.last_hash);
+        if !follows {
+            break;
+        }
+        // The changes are at most the table's memory and a few bytes a
+        // bucket (an unbounded table has no journal).
+        let raw = word(payload, 5);
+        let most = match size {
+            TableSize::Bytes(b) => b.saturating_mul(2).saturating_add(4096),
+            TableSize::Unbounded => 0,
+        };
+        if raw > most {
+            return Err(Unusable::Corrupt("journal: a record's length".into()));
+        }
+        let changes = zstd::bulk::decompress(&payload[RECORD_FIELDS..], raw as usize)
+            .map_err(|e| Unusable::Corrupt(format!("journal: {e}")))?;
+        let mut r = &changes[..];
+        table
+            .apply_changes(&mut r)
+            .map_err(|e| Unusable::Corrupt(format!("journal: {e}")))?;
+        if !r.is_empty() {
+            return Err(Unusable::Corrupt(
+                "journal: bytes after a record's changes".into(),
+            ));
+        }
+        (header.versions, header.last_hash) = (word(payload, 3), word(payload, 4));
+        rest = &rest[12 + len..];
+    }
+    Ok(bytes.len() as u64)
+}
+
+/// The table a snapshot and its journal hold, with the header of the last
+/// record applied and the files' sizes.
+pub fn read(
+    dir: &Path,
+    key: &str,
+    params: TableParams,
+) -> Result<(Header, Table, OnDisk), Unusable> {
     let path = dir.join(FILE);
     let payload = FORMAT.read(&path).map_err(|e| match e {
         FrameError::Io(e) if e.kind() == io::ErrorKind::NotFound => Unusable::Missing,
@@ -150,14 +279,19 @@ pub fn read(dir: &Path, key: &str, params: TableParams) -> Result<(Header, Table
         return Err(Unusable::Corrupt("table state: length differs".into()));
     }
     let mut r = &state[..];
-    let table = Table::read_state(params, &mut r).map_err(|e| Unusable::Corrupt(e.to_string()))?;
+    let mut table =
+        Table::read_state(params, &mut r).map_err(|e| Unusable::Corrupt(e.to_string()))?;
     if !r.is_empty() {
         return Err(Unusable::Corrupt(format!(
             "{} bytes after the table state",
             r.len()
         )));
     }
-    Ok((header, table))
+    let mut header = header;
+    let journal = apply_journal(dir, &mut header, &mut table, params.size)?;
+    table.clear_changes();
+    let snapshot = std::fs::metadata(&path).map_or(0, |m| m.len());
+    Ok((header, table, OnDisk { snapshot, journal }))
 }
 
 #[cfg(test)]
@@ -173,6 +307,19 @@ mod tests {
         d
     }
 
+    /// More keys into `t`, as the next versions would look them up.
+    fn more(t: &mut Table, from: u64, n: u64) {
+        for k in from..from + n {
+            let ins = crate::origin::table::Hit {
+                origin: (k % 11) as u32,
+                offset: 1,
+                prev: 2,
+                next: 3,
+            };
+            t.lookup(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 2, ins);
+        }
+    }
+
     /// A table of `size` bytes given 500 keys.
     fn filled(size: u64) -> (TableParams, Table) {
         let p = Params {
@@ -181,15 +328,7 @@ mod tests {
         };
         let tp = p.table_params();
         let mut t = Table::new(tp).unwrap();
-        for k in 0..500u64 {
-            let ins = crate::origin::table::Hit {
-                origin: (k % 7) as u32,
-                offset: 0,
-                prev: 0,
-                next: 0,
-            };
-            t.lookup(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 2, ins);
-        }
+        more(&mut t, 0, 500);
         (tp, t)
     }
 
@@ -224,6 +363,27 @@ mod tests {
         ));
         // The index folder is ours: the FIFO is replaced by a snapshot.
         write(&d, &h, &t).unwrap();
+        assert!(read(&d, "k=8 test", tp).is_ok());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fifo_in_place_of_the_journal_is_damage_not_a_wait() {
+        let d = dir("jfifo");
+        let (tp, t, h) = sample();
+        write(&d, &h, &t).unwrap();
+        let c = std::ffi::CString::new(d.join(JOURNAL).to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path and a mode.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        assert!(matches!(
+            read(&d, "k=8 test", tp),
+            Err(Unusable::Corrupt(_))
+        ));
+        assert!(append(&d, h.instance, (7, 42), (8, 1), &t).is_err());
+        // A snapshot written whole removes it.
+        write(&d, &h, &t).unwrap();
+        assert!(fs::symlink_metadata(d.join(JOURNAL)).is_err());
         assert!(read(&d, "k=8 test", tp).is_ok());
         fs::remove_dir_all(&d).unwrap();
     }
@@ -265,13 +425,111 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, [FILE], "no temp file left");
-        let (h2, t2) = read(&d, "k=8 test", tp).unwrap();
+        let (h2, t2, _) = read(&d, "k=8 test", tp).unwrap();
         assert!(matches!(
             read(&d, "k=9 test", tp),
             Err(Unusable::OtherParams(p)) if p == "k=8 test"
         ));
         assert_eq!(h2, h);
         assert_eq!(state(&t2), state(&t));
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_checkpoint_appends_what_changed_and_a_read_applies_it() {
+        let d = dir("journal");
+        let (tp, mut t) = filled(64 << 20);
+        let h = sample().2;
+        let base = write(&d, &h, &t).unwrap();
+        t.clear_changes();
+        // Three checkpoints of 20 new keys each: records of the buckets
+        // those keys changed, not the table.
+        let mut from = (h.versions, h.last_hash);
+        let mut sizes = Vec::new();
+        for i in 0..3u64 {
+            more(&mut t, 10_000 + 100 * i, 20);
+            let to = (from.0 + 1, 100 + i);
+            sizes.push(append(&d, h.instance, from, to, &t).unwrap().unwrap());
+            t.clear_changes();
+            from = to;
+        }
+        assert!(
+            sizes[0] < 2048,
+            "a record of 20 keys: {sizes:?} (snapshot {base})"
+        );
+        assert!(sizes[2] < 3 * 2048);
+        let (h2, back, disk) = read(&d, "k=8 test", tp).unwrap();
+        assert_eq!(state(&back), state(&t));
+        assert_eq!(back.counters(), t.counters());
+        assert_eq!((h2.versions, h2.last_hash), (h.versions + 3, 102));
+        assert_eq!(
+            disk,
+            OnDisk {
+                snapshot: base,
+                journal: sizes[2]
+            }
+        );
+        // What was read has no changes pending: the next record is empty
+        // of buckets (and applies).
+        let empty = append(&d, h.instance, from, (from.0 + 1, 7), &back)
+            .unwrap()
+            .unwrap();
+        assert!(empty - sizes[2] < 200);
+        // A snapshot written whole takes the journal with it.
+        write(&d, &h2, &back).unwrap();
+        assert!(!d.join(JOURNAL).exists());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_torn_or_foreign_journal_record_ends_the_journal() {
+        let d = dir("torn");
+        let (tp, mut t) = filled(1 << 20);
+        let h = sample().2;
+        write(&d, &h, &t).unwrap();
+        t.clear_changes();
+        more(&mut t, 20_000, 30);
+        let first = append(&d, h.instance, (7, 42), (8, 80), &t)
+            .unwrap()
+            .unwrap();
+        t.clear_changes();
+        let after_first = state(&t);
+        more(&mut t, 30_000, 30);
+        append(&d, h.instance, (8, 80), (9, 90), &t)
+            .unwrap()
+            .unwrap();
+        // A crash mid-append: the second record is cut short.
+        let j = d.join(JOURNAL);
+        let bytes = fs::read(&j).unwrap();
+        fs::write(&j, &bytes[..bytes.len() - 5]).unwrap();
+        let (h2, back, _) = read(&d, "k=8 test", tp).unwrap();
+        assert_eq!((h2.versions, h2.last_hash), (8, 80));
+        assert_eq!(state(&back), after_first);
+        // A record that does not follow on from the state (another
+        // instance, or a journal left beside a newer snapshot): ignored.
+        fs::write(&j, &bytes[..first as usize]).unwrap();
+        let foreign = Header {
+            instance: 99,
+            ..h.clone()
+        };
+        write(&d, &foreign, &back).unwrap();
+        fs::write(&j, &bytes[..first as usize]).unwrap();
+        let (h3, _, _) = read(&d, "k=8 test", tp).unwrap();
+        assert_eq!((h3.instance, h3.versions), (99, 7));
+        // A flipped byte inside a record: its checksum fails, it is left out.
+        let mut flipped = bytes[..first as usize].to_vec();
+        let at = flipped.len() - 3;
+        flipped[at] ^= 0x40;
+        write(&d, &h, &back).unwrap();
+        fs::write(&j, &flipped).unwrap();
+        let (h4, _, _) = read(&d, "k=8 test", tp).unwrap();
+        assert_eq!(h4.versions, 7);
+        // Not a journal at all: damage, so the history is replayed.
+        fs::write(&j, b"something else").unwrap();
+        assert!(matches!(
+            read(&d, "k=8 test", tp),
+            Err(Unusable::Corrupt(_))
+        ));
         fs::remove_dir_all(&d).unwrap();
     }
 
@@ -285,7 +543,7 @@ mod tests {
         // not the 64 MiB the table spans.
         let size = fs::metadata(d.join(FILE)).unwrap().len();
         assert!(size < 16 << 10, "{size} bytes");
-        let (_, back) = read(&d, "k=8 test", tp).unwrap();
+        let (_, back, _) = read(&d, "k=8 test", tp).unwrap();
         assert_eq!(state(&back), state(&t));
         assert_eq!(back.counters(), t.counters());
         fs::remove_dir_all(&d).unwrap();

@@ -324,8 +324,19 @@ fn a_snapshot_behind_the_log_is_caught_up_from_cached_fingerprints() {
     let counters = ix.pass().table().counters();
     drop(ix);
     assert_eq!(want.len(), 24);
+    // The second run appended its changes to the journal; the snapshot is
+    // the first run's.
+    assert_eq!(fs::read(f.dir.join(snapshot::FILE)).unwrap(), old);
+    let journal = f.dir.join(snapshot::JOURNAL);
+    assert!(fs::metadata(&journal).unwrap().len() > 0);
+    // Snapshot and journal: the 24 versions, nothing replayed.
+    let (ix, _, notes) = f.run(params());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(ix.pass().table().counters(), counters);
+    drop(ix);
 
-    fs::write(f.dir.join(snapshot::FILE), &old).unwrap();
+    // Without the journal, the snapshot is behind the log.
+    fs::remove_file(&journal).unwrap();
     let (ix, report, notes) = f.run(params());
     assert_eq!(report.files_read, 0);
     assert_eq!(notes.len(), 1, "{notes:?}");

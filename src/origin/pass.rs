@@ -119,6 +119,10 @@ impl OriginPass {
         &self.table
     }
 
+    pub(crate) fn table_mut(&mut self) -> &mut Table {
+        &mut self.table
+    }
+
     /// A new pass whose table's memory is already mapped (see
     /// [`Table::touch`]): for a thread of its own beside the reading.
     pub fn new_touched(params: Params) -> Result<OriginPass, TableError> {

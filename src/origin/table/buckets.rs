@@ -58,6 +58,9 @@ pub(super) struct Buckets {
     /// The buckets of a document's keys, computed once per lookup of a
     /// document: scratch, not table memory.
     pub(super) scratch_buckets: Vec<u32>,
+    /// A bit a bucket: changed since the state was last written (what a
+    /// checkpoint's record of changes holds).
+    pub(super) changed: Vec<u64>,
 }
 
 impl Buckets {
@@ -94,7 +97,14 @@ impl Buckets {
             n_touched: 0,
             touched_bits: Vec::new(),
             scratch_buckets: Vec::new(),
+            changed: vec![0; n_buckets.div_ceil(64)],
         })
+    }
+
+    /// Note bucket `b` changed.
+    #[inline(always)]
+    pub(super) fn mark(&mut self, b: usize) {
+        self.changed[b / 64] |= 1 << (b % 64);
     }
 
     /// Map every page of the table's arrays now (see [`super::memory::touch`]).
@@ -271,6 +281,7 @@ impl Buckets {
             self.evict(b)
         };
         self.write(at, key, ins);
+        self.mark(b);
         if bottom_k {
             self.largest_first(b);
         }
@@ -368,10 +379,12 @@ impl Buckets {
         match self.eviction {
             Eviction::Random | Eviction::Lucky | Eviction::BottomK => base + i,
             Eviction::Lru => {
+                self.mark(b);
                 let entry = self.take(base + i);
                 self.make_newest(b, self.age(b, i), Some(entry))
             }
             Eviction::Cc => {
+                self.mark(b);
                 let at = base + i;
                 let s = &mut self.score[at];
                 if *s < 255 {
@@ -477,6 +490,11 @@ impl Buckets {
         }
         let tau = self.fp_at(b * self.per) as f64 + 1.0;
         (self.per as f64 - 1.0) * (self.fp_mask as f64 + 1.0) / tau
+    }
+
+    /// The slots holding bucket `b`'s entries.
+    pub(super) fn slots_of(&self, b: usize) -> std::ops::Range<usize> {
+        b * self.per..b * self.per + self.len(b)
     }
 
     /// The slots holding entries, in bucket order (see [`occupied`]).
@@ -642,6 +660,7 @@ impl Buckets {
                 None => return,
             }
         };
+        self.mark(b);
         let s = &mut self.score[at];
         // An inserted entry starts from 1, a found one from its score; as
         // arithmetic, since which it is follows the data, not a pattern.

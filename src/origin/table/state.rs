@@ -16,35 +16,13 @@ use super::*;
 impl Table {
     /// Write the whole state: counters, then the bucket arrays (or the map).
     pub(crate) fn write_state(&self, w: &mut impl Write) -> io::Result<()> {
-        let c = self.counters;
-        for v in [c.lookups, c.hits, c.inserts, c.evictions, c.occupied] {
-            w.write_all(&v.to_le_bytes())?;
-        }
+        self.write_counters(w)?;
         match &self.store {
             Store::Bucketed(b) => {
                 w.write_all(&b.rng.to_le_bytes())?;
                 w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
                 write_le(w, &b.fill, |x| x.to_le_bytes())?;
-                // One pass over the occupied slots into the format's arrays.
-                // The low words live in the records; the format keeps them
-                // an array of their own.
-                let (lw, rw) = (b.lo_width, b.rec_width);
-                let n = self.counters.occupied as usize;
-                let (mut lo, mut hi) = (Vec::with_capacity(n * lw), Vec::with_capacity(n));
-                let (mut rest, mut score) = (Vec::with_capacity(n * (rw - lw)), Vec::new());
-                for at in b.occupied_slots() {
-                    let rec = &b.rec[at * rw..(at + 1) * rw];
-                    lo.extend_from_slice(&rec[..lw]);
-                    rest.extend_from_slice(&rec[lw..]);
-                    hi.push(b.hi[at]);
-                    if let Some(&s) = b.score.get(at) {
-                        score.push(s);
-                    }
-                }
-                w.write_all(&lo)?;
-                write_le(w, &hi, |x| x.to_le_bytes())?;
-                w.write_all(&rest)?;
-                w.write_all(&score)
+                write_entries(w, b, b.occupied_slots(), self.counters.occupied as usize)
             }
             Store::Unbounded(map) => {
                 w.write_all(&(map.len() as u64).to_le_bytes())?;
@@ -60,22 +38,108 @@ impl Table {
         }
     }
 
-    /// Rebuild a table of `params` from [`Table::write_state`]'s bytes. Fails
-    /// (`InvalidData`) when the bytes do not fit these parameters.
-    pub(crate) fn read_state(params: TableParams, r: &mut impl Read) -> io::Result<Table> {
-        let mut t =
-            Table::new(params).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    fn write_counters(&self, w: &mut impl Write) -> io::Result<()> {
+        let c = self.counters;
+        for v in [c.lookups, c.hits, c.inserts, c.evictions, c.occupied] {
+            w.write_all(&v.to_le_bytes())?;
+        }
+        Ok(())
+    }
+
+    fn read_counters(&mut self, r: &mut impl Read) -> io::Result<()> {
         let mut c = [0u64; 5];
         for v in &mut c {
             *v = read_u64(r)?;
         }
-        t.counters = Counters {
+        self.counters = Counters {
             lookups: c[0],
             hits: c[1],
             inserts: c[2],
             evictions: c[3],
             occupied: c[4],
         };
+        Ok(())
+    }
+
+    /// What changed since the state was last written, read or
+    /// [`Table::clear_changes`]: the counters, the random state, then the
+    /// changed buckets' numbers (u32), their fill words and their entries'
+    /// arrays as [`Table::write_state`] lays them out. False (nothing
+    /// written) for an unbounded table, which is only ever written whole.
+    pub(crate) fn write_changes(&self, w: &mut impl Write) -> io::Result<bool> {
+        let Store::Bucketed(b) = &self.store else {
+            return Ok(false);
+        };
+        self.write_counters(w)?;
+        w.write_all(&b.rng.to_le_bytes())?;
+        let changed: Vec<u32> = b
+            .changed
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &word)| {
+                (0..64)
+                    .filter(move |bit| word & (1 << bit) != 0)
+                    .map(move |bit| (i * 64 + bit) as u32)
+            })
+            .collect();
+        w.write_all(&(changed.len() as u64).to_le_bytes())?;
+        write_le(w, &changed, |x| x.to_le_bytes())?;
+        let fills: Vec<u16> = changed.iter().map(|&c| b.fill[c as usize]).collect();
+        write_le(w, &fills, |x| x.to_le_bytes())?;
+        let slots = changed.iter().flat_map(|&c| b.slots_of(c as usize));
+        let n = changed.iter().map(|&c| b.len(c as usize)).sum();
+        write_entries(w, b, slots, n)?;
+        Ok(true)
+    }
+
+    /// Forget which buckets changed (their state has been written).
+    pub(crate) fn clear_changes(&mut self) {
+        if let Store::Bucketed(b) = &mut self.store {
+            b.changed.fill(0);
+        }
+    }
+
+    /// Apply [`Table::write_changes`]'s bytes to this table (the state they
+    /// were written after). Fails (`InvalidData`) on bytes that do not fit.
+    pub(crate) fn apply_changes(&mut self, r: &mut impl Read) -> io::Result<()> {
+        let bad = |what: &str| {
+            io::Error::new(io::ErrorKind::InvalidData, format!("table changes: {what}"))
+        };
+        self.read_counters(r)?;
+        let Store::Bucketed(b) = &mut self.store else {
+            return Err(bad("of a bounded table"));
+        };
+        b.rng = read_u64(r)?;
+        let n = usize::try_from(read_u64(r)?).map_err(|_| bad("bucket count"))?;
+        if n > b.n_buckets {
+            return Err(bad("more buckets than the table has"));
+        }
+        let mut changed = vec![0u32; n];
+        read_le(r, &mut changed, u32::from_le_bytes)?;
+        let mut fills = vec![0u16; n];
+        read_le(r, &mut fills, u16::from_le_bytes)?;
+        for (&c, &f) in changed.iter().zip(&fills) {
+            if c as usize >= b.n_buckets || usize::from(f) >= 2 * b.per {
+                return Err(bad("bucket out of range"));
+            }
+            b.fill[c as usize] = f;
+        }
+        let slots = changed.iter().flat_map(|&c| b.slots_of(c as usize));
+        let n = changed.iter().map(|&c| b.len(c as usize)).sum();
+        read_entries(r, b, slots.collect::<Vec<_>>().into_iter(), n)?;
+        let occupied: u64 = (0..b.n_buckets).map(|i| b.len(i) as u64).sum();
+        if occupied != self.counters.occupied {
+            return Err(bad("occupancy differs from the counters"));
+        }
+        Ok(())
+    }
+
+    /// Rebuild a table of `params` from [`Table::write_state`]'s bytes. Fails
+    /// (`InvalidData`) when the bytes do not fit these parameters.
+    pub(crate) fn read_state(params: TableParams, r: &mut impl Read) -> io::Result<Table> {
+        let mut t =
+            Table::new(params).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        t.read_counters(r)?;
         let bad =
             |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("table state: {what}"));
         match &mut t.store {
@@ -92,26 +156,11 @@ impl Table {
                 if occupied != t.counters.occupied {
                     return Err(bad("occupancy differs from the counters"));
                 }
-                let (n, lw, rw) = (occupied as usize, b.lo_width, b.rec_width);
-                let mut lo = vec![0u8; lw * n];
-                r.read_exact(&mut lo)?;
-                let mut hi = vec![0u16; n];
-                read_le(r, &mut hi, u16::from_le_bytes)?;
-                let mut rest = vec![0u8; n * (rw - lw)];
-                r.read_exact(&mut rest)?;
-                let mut score = vec![0u8; if b.score.is_empty() { 0 } else { n }];
-                r.read_exact(&mut score)?;
-                let pieces = lo.chunks_exact(lw).zip(rest.chunks_exact(rw - lw));
-                let slots = buckets::occupied(&b.fill, b.per);
-                for (j, (at, (l, o))) in slots.zip(pieces).enumerate() {
-                    let rec = &mut b.rec[at * rw..(at + 1) * rw];
-                    rec[..lw].copy_from_slice(l);
-                    rec[lw..].copy_from_slice(o);
-                    b.hi[at] = hi[j];
-                    if let Some(&s) = score.get(j) {
-                        b.score[at] = s;
-                    }
-                }
+                let fill = std::mem::take(&mut b.fill);
+                let slots = buckets::occupied(&fill, b.per);
+                let read = read_entries(r, b, slots, occupied as usize);
+                b.fill = fill;
+                read?;
             }
             Store::Unbounded(map) => {
                 let n = read_u64(r)?;
@@ -139,6 +188,63 @@ impl Table {
         }
         Ok(t)
     }
+}
+
+/// The entries at `slots` (`n` of them) as the format's arrays: the
+/// fingerprints' low parts (which live in the records; the format keeps them
+/// an array of their own), their high halves, the rest of their records,
+/// their scores.
+fn write_entries(
+    w: &mut impl Write,
+    b: &Buckets,
+    slots: impl Iterator<Item = usize>,
+    n: usize,
+) -> io::Result<()> {
+    let (lw, rw) = (b.lo_width, b.rec_width);
+    let (mut lo, mut hi) = (Vec::with_capacity(n * lw), Vec::with_capacity(n));
+    let (mut rest, mut score) = (Vec::with_capacity(n * (rw - lw)), Vec::new());
+    for at in slots {
+        let rec = &b.rec[at * rw..(at + 1) * rw];
+        lo.extend_from_slice(&rec[..lw]);
+        rest.extend_from_slice(&rec[lw..]);
+        hi.push(b.hi[at]);
+        if let Some(&s) = b.score.get(at) {
+            score.push(s);
+        }
+    }
+    w.write_all(&lo)?;
+    write_le(w, &hi, |x| x.to_le_bytes())?;
+    w.write_all(&rest)?;
+    w.write_all(&score)
+}
+
+/// The inverse of [`write_entries`]: `n` entries into `slots`.
+fn read_entries(
+    r: &mut impl Read,
+    b: &mut Buckets,
+    slots: impl Iterator<Item = usize>,
+    n: usize,
+) -> io::Result<()> {
+    let (lw, rw) = (b.lo_width, b.rec_width);
+    let mut lo = vec![0u8; lw * n];
+    r.read_exact(&mut lo)?;
+    let mut hi = vec![0u16; n];
+    read_le(r, &mut hi, u16::from_le_bytes)?;
+    let mut rest = vec![0u8; n * (rw - lw)];
+    r.read_exact(&mut rest)?;
+    let mut score = vec![0u8; if b.score.is_empty() { 0 } else { n }];
+    r.read_exact(&mut score)?;
+    let pieces = lo.chunks_exact(lw).zip(rest.chunks_exact(rw - lw));
+    for (j, (at, (l, o))) in slots.zip(pieces).enumerate() {
+        let rec = &mut b.rec[at * rw..(at + 1) * rw];
+        rec[..lw].copy_from_slice(l);
+        rec[lw..].copy_from_slice(o);
+        b.hi[at] = hi[j];
+        if let Some(&s) = score.get(j) {
+            b.score[at] = s;
+        }
+    }
+    Ok(())
 }
 
 fn write_le<T: Copy, const N: usize>(

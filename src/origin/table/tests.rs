@@ -356,6 +356,61 @@ fn state_round_trips_and_continues_identically() {
     }
 }
 
+#[test]
+fn changes_applied_to_the_state_before_them_make_the_state_after() {
+    // 500 buckets of 4: each round inserts new keys (some evicting), then
+    // finds earlier keys, so some buckets change by a hit alone (an LRU
+    // move, a score).
+    for ev in EVICTIONS {
+        let p = params(TableSize::Bytes(500 * (4 * 14 + 2)), ev, 4);
+        let mut a = Table::new(p).unwrap();
+        let mut x = 9u64;
+        let mut next_key = || {
+            x = splitmix64(x);
+            x >> 2
+        };
+        let mut given = Vec::new();
+        let mut saved = vec![];
+        for round in 0..4 {
+            let new: Vec<u64> = (0..300).map(|_| next_key()).collect();
+            let old: Vec<u64> = given.iter().step_by(3).copied().collect();
+            for (i, &k) in new.iter().chain(&old).enumerate() {
+                let (hit, slot) = a.lookup(k, ins(i as u32));
+                a.lucky_add(k, slot, hit.is_none(), 3);
+                if i % 50 == 0 {
+                    a.lucky_end_document();
+                }
+            }
+            given.extend(new);
+            if round == 0 {
+                a.write_state(&mut saved).unwrap();
+                a.clear_changes();
+                continue;
+            }
+            let mut changes = vec![];
+            assert!(a.write_changes(&mut changes).unwrap());
+            a.clear_changes();
+            let mut b = Table::read_state(p, &mut saved.as_slice()).unwrap();
+            b.apply_changes(&mut changes.as_slice()).unwrap();
+            let (mut sa, mut sb) = (vec![], vec![]);
+            a.write_state(&mut sa).unwrap();
+            b.write_state(&mut sb).unwrap();
+            assert_eq!(sa, sb, "{ev:?} round {round}");
+            saved = sa;
+            // Cut short: refused, not half applied silently.
+            let mut c = Table::read_state(p, &mut saved.as_slice()).unwrap();
+            assert!(c.apply_changes(&mut &changes[..changes.len() - 1]).is_err());
+        }
+        // Nothing since: no bucket in the changes.
+        let mut changes = vec![];
+        a.write_changes(&mut changes).unwrap();
+        assert_eq!(changes.len(), 6 * 8 + 8, "{ev:?}");
+    }
+    let mut u = Table::new(params(TableSize::Unbounded, Eviction::Lucky, 64)).unwrap();
+    u.lookup(1, ins(0));
+    assert!(!u.write_changes(&mut vec![]).unwrap());
+}
+
 /// The semantics of docs/algorithms.md §3 written plainly: a bucket is a Vec in
 /// insertion order (LRU: recency order); eviction removes and appends.
 struct Model {

@@ -176,9 +176,12 @@ impl BandIndex {
 
     /// Forget `id`; false if it was not there.
     pub(crate) fn remove(&mut self, id: u32) -> bool {
-        let Some(s) = self.sketches.remove(&id) else {
-            return false;
-        };
+        self.take(id).is_some()
+    }
+
+    /// Forget `id`, returning its sketch.
+    pub(crate) fn take(&mut self, id: u32) -> Option<Sketch> {
+        let s = self.sketches.remove(&id)?;
         for k in s.keys.iter() {
             let Some(&v) = self.buckets.get(k) else {
                 continue;
@@ -205,7 +208,7 @@ impl BandIndex {
                 _ => {}
             }
         }
-        true
+        Some(s)
     }
 
     /// The documents sharing a band key with `keys`, each once, ascending.
