@@ -644,3 +644,96 @@ fn fifos_in_place_of_the_index_files_are_repaired() {
         );
     }
 }
+
+/// Send `sig` to `child` (the `kill` utility: no unsafe in the tests).
+fn signal(child: &std::process::Child, sig: &str) {
+    let ok = std::process::Command::new("kill")
+        .args(["-s", sig, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -s {sig}");
+}
+
+#[test]
+fn sigint_stops_index_between_batches_and_the_next_run_goes_on() {
+    let mut s = Setup::new("index-sigint", 3000);
+    s.settle();
+    let ix = s.index("ix");
+    let child = common::command(
+        &s.home(),
+        &[
+            "index",
+            s.root().to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    )
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Opened (its lock taken): mid-run.
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !ix.join("lock").exists() {
+        assert!(std::time::Instant::now() < end, "never opened");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert_eq!(
+        err.trim(),
+        "lineage: stopped by SIGINT; what was done is saved"
+    );
+    // The next run reads the rest, replaying nothing.
+    let (v, err) = s.index_json("ix", &[]);
+    assert!(err.is_empty(), "{err}");
+    let read = n(&v, "files_read");
+    assert!(read > 0 && read < 3000, "{read}");
+    assert_eq!(n(&v, "documents"), 3000);
+}
+
+#[test]
+fn sigterm_stops_watch_with_the_table_saved() {
+    let mut s = Setup::new("watch-sigterm", 20);
+    s.settle();
+    let ix = s.index("ix");
+    let mut child = common::command(
+        &s.home(),
+        &[
+            "watch",
+            "--json",
+            "--debounce-ms",
+            "10",
+            s.root().to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    // Its first lines are the 20 documents; the table is not saved before
+    // 10 quiet seconds, and the signal comes before them.
+    for _ in 0..20 {
+        lines.next().unwrap().unwrap();
+    }
+    signal(&child, "TERM");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(
+        err.ends_with("lineage: stopped by SIGTERM; what was done is saved\n"),
+        "{err}"
+    );
+    // Saved: the next run has nothing to replay (it would say so).
+    let (v, err) = s.index_json("ix", &[]);
+    assert!(err.is_empty(), "{err}");
+    assert_eq!(n(&v, "files_read"), 0);
+}

@@ -329,3 +329,94 @@ fn adopted_settings_saved_in_the_config_are_there_after_a_restart() {
     t.wait("the saved table at start", |s| s.contains("of 16KiB"));
     assert!(!s.contains("of 64MiB"), "{s}");
 }
+
+#[test]
+fn a_second_watch_on_an_index_in_use_names_the_holder_and_exits_at_once() {
+    let dir = TempDir::new("tmux-held");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(home.join("config")).unwrap();
+    std::fs::write(root.join("guide.md"), GUIDE).unwrap();
+    // The holder: a watcher printing lines, on the same index.
+    let mut holder = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(["watch", "--json", "--index"])
+        .arg(home.join("index"))
+        .arg(&root)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    use std::io::BufRead;
+    std::io::BufReader::new(holder.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("guide.md"), "{first}");
+    let t = start_with(&root, &home, "held", &[], "");
+    // Before any screen: one line naming the holder, exit 2.
+    t.wait("the exit", |s| s.contains("lineage exited 2"));
+    let err = std::fs::read_to_string(home.join("stderr")).unwrap();
+    assert_eq!(
+        err.trim(),
+        format!(
+            "lineage: index {} is in use by another lineage process (PID {})",
+            home.join("index").display(),
+            holder.id()
+        )
+    );
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+}
+
+#[test]
+fn sigint_quits_the_view_as_q_does_with_the_table_saved() {
+    let dir = TempDir::new("tmux-sigint");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(home.join("config")).unwrap();
+    std::fs::write(root.join("calibration.md"), GUIDE).unwrap();
+    let t = start_with(&root, &home, "sigint", &[], "");
+    t.wait("the document", |s| s.contains("calibration.md"));
+    // A second page, then the signal before the 10 quiet seconds that
+    // would save the table.
+    std::fs::write(root.join("copy.md"), GUIDE).unwrap();
+    t.wait("the copy", |s| s.contains("copy.md"));
+    let index = home.join("index");
+    let ok = Command::new("pkill")
+        // This view itself: not the shell that started it, nor another
+        // test's view.
+        .args([
+            "-INT",
+            "-f",
+            &format!(
+                "^{} watch .*--index {}",
+                env!("CARGO_BIN_EXE_lineage"),
+                index.display()
+            ),
+        ])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "pkill found the view");
+    t.wait("the exit", |s| s.contains("lineage exited 130"));
+    assert_eq!(t.format("#{alternate_on}"), "0", "the terminal restored");
+    let err = std::fs::read_to_string(home.join("stderr")).unwrap();
+    assert_eq!(
+        err.trim(),
+        "lineage: stopped by SIGINT; what was done is saved"
+    );
+    // Saved: the next run replays nothing (it would say so on stderr).
+    let out = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(["index", "--index"])
+        .arg(&index)
+        .arg(&root)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

@@ -65,7 +65,7 @@ pub(super) fn run(args: ExplainArgs, mut config: Config) -> Result<(), Fatal> {
         )));
     }
     match update(root, &dir, &config) {
-        Ok(()) | Err(IndexError::Locked(_)) => {}
+        Ok(()) | Err(IndexError::Locked(..)) => {}
         Err(e) => return Err(e.into()),
     }
     let ix = ReadOnly::open(&dir)?;

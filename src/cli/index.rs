@@ -236,6 +236,10 @@ impl Stderr {
 }
 
 impl Observer for Stderr {
+    fn stopped(&self) -> bool {
+        super::signals::received().is_some()
+    }
+
     fn notice(&mut self, message: &str) {
         self.clear();
         show::note(&format!("lineage: {}", show(message)));

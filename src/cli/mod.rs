@@ -8,6 +8,7 @@ mod pairs;
 mod pocket;
 mod scan;
 mod show;
+pub(crate) mod signals;
 mod spill;
 mod sweep;
 mod watch;
@@ -20,6 +21,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::bytesize::Bytes;
 use crate::config::Config;
 use crate::fingerprint::polynomial;
+use crate::index::IndexError;
 use crate::origin::Ties;
 use crate::source::{FileEntry, Filter, Order, Skipped};
 
@@ -237,6 +239,10 @@ pub fn run() -> ExitCode {
             };
         }
     };
+    // Long runs save what they did on SIGINT, SIGTERM and SIGHUP.
+    if matches!(cli.command, Command::Index(_) | Command::Watch(_)) {
+        signals::take();
+    }
     let result = Config::load(cli.config.as_deref())
         .map_err(Fatal::from)
         .and_then(|mut config| {
@@ -255,6 +261,21 @@ pub fn run() -> ExitCode {
             Command::Explain(args) => explain::run(args, config),
             Command::Watch(args) => watch::run(args, config),
         });
+    if let Some(sig) = signals::received() {
+        // The engine stopping, or the index stopping between batches, is
+        // what the signal asked for; another failure is still told.
+        if let Err(Fatal(msg)) = &result
+            && msg != ENGINE_STOPPED
+            && msg != &IndexError::Stopped.to_string()
+        {
+            show::note(&format!("lineage: {}", show::show(msg)));
+        }
+        show::note(&format!(
+            "lineage: stopped by {}; what was done is saved",
+            signals::name(sig)
+        ));
+        return ExitCode::from(128 + sig as u8);
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fatal(msg)) => {
@@ -263,6 +284,10 @@ pub fn run() -> ExitCode {
         }
     }
 }
+
+/// `watch`'s last word when its engine ended without saying why (it was
+/// asked to stop).
+const ENGINE_STOPPED: &str = "the engine stopped";
 
 /// Read the root's documents (those `filter` names) as the configuration
 /// says, in order, a batch at a time (`corpus::stream_with`): `f` on the

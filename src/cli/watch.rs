@@ -79,6 +79,9 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     };
     // A person at a terminal gets the full-screen view; pipes and --json get lines.
     if !args.json && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+        // An index in use is one line and exit 2 before the screen opens
+        // (the engine would say so inside it only).
+        crate::index::check_free(&opts.index_dir).map_err(|e| Fatal(e.to_string()))?;
         return crate::tui::run(opts).map_err(Fatal);
     }
     // A reader of stdout that stops reading stops the engine here: events
@@ -86,7 +89,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     // bound; progress snapshots, which only feed the progress line, are
     // dropped while the queue is full.
     let (tx, rx) = mpsc::sync_channel(UPDATES_QUEUED);
-    let _engine = Engine::start(opts, move |u| match u {
+    let engine = Engine::start(opts, move |u| match u {
         Update::Events(_) | Update::Fatal(_) => {
             let _ = tx.send(u);
         }
@@ -94,6 +97,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
             let _ = tx.try_send(u);
         }
     });
+    super::signals::on_stop(engine.quitter());
     let mut out = Lines {
         json: args.json,
         progress: std::io::stderr().is_terminal(),
@@ -110,7 +114,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
             _ => {}
         }
     }
-    Err(Fatal("the engine stopped".into()))
+    Err(Fatal(super::ENGINE_STOPPED.into()))
 }
 
 /// Writes one line per event, flushed at once (a consumer reads as we go);

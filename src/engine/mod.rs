@@ -99,6 +99,15 @@ impl Engine {
         }
     }
 
+    /// What asks the engine to stop (saving the table first), from any
+    /// thread.
+    pub fn quitter(&self) -> impl FnOnce() + Send + 'static {
+        let commands = self.commands.clone();
+        move || {
+            let _ = commands.send(run::Input::Command(Command::Quit));
+        }
+    }
+
     /// Ask something of the engine; ignored once it has stopped.
     pub fn send(&self, c: Command) {
         let _ = self.commands.send(run::Input::Command(c));

@@ -1,9 +1,10 @@
 //! One process per index: an exclusive OS lock on `DIR/lock`, held for the
 //! index's life and released by the OS when the process ends, however it ends
-//! (so a killed run leaves no stale lock behind).
+//! (so a killed run leaves no stale lock behind). The holder writes its PID
+//! in the file, so the one refused can name it.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 
 use super::IndexError;
@@ -37,14 +38,45 @@ pub(crate) fn acquire(dir: &Path) -> Result<Lock, IndexError> {
         source,
     })?;
     match file.try_lock() {
-        Ok(()) => Ok(Lock { _file: file }),
-        Err(TryLockError::WouldBlock) => Err(IndexError::Locked(dir.to_path_buf())),
+        Ok(()) => {
+            // Best effort: the PID is for a message, the lock is the lock.
+            let mut f = &file;
+            let _ = f
+                .set_len(0)
+                .and_then(|()| f.write_all(format!("{}\n", std::process::id()).as_bytes()));
+            Ok(Lock { _file: file })
+        }
+        Err(TryLockError::WouldBlock) => Err(IndexError::Locked(dir.to_path_buf(), pid(&path))),
         Err(TryLockError::Error(source)) => Err(IndexError::Io {
             what: "cannot lock",
             path,
             source,
         }),
     }
+}
+
+/// Whether the index in `dir` is free to open: `Locked` if another process
+/// holds it now; nothing is created (a missing folder or lock is free).
+pub(crate) fn check_free(dir: &Path) -> Result<(), IndexError> {
+    let path = dir.join(FILE);
+    if !fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    match open(&path).map(|f| f.try_lock()) {
+        Ok(Err(TryLockError::WouldBlock)) => Err(IndexError::Locked(dir.to_path_buf(), pid(&path))),
+        _ => Ok(()),
+    }
+}
+
+/// The PID the holder wrote in the lock file.
+fn pid(path: &Path) -> Option<u32> {
+    let bytes = crate::fsio::read_bounded(path, 32).ok()?;
+    std::str::from_utf8(&bytes).ok()?.trim().parse().ok()
+}
+
+/// ` (PID n)` when the holder is known.
+pub(crate) fn holder(pid: Option<u32>) -> String {
+    pid.map_or_else(String::new, |p| format!(" (PID {p})"))
 }
 
 /// The lock file, created if missing: opened without blocking and without
@@ -74,9 +106,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("lineage-lock-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let first = acquire(&dir).unwrap();
-        // A second open file description conflicts even within one process.
-        assert!(matches!(acquire(&dir), Err(IndexError::Locked(_))));
+        // A second open file description conflicts even within one process;
+        // the refusal names the holder's PID, the check before opening too.
+        let me = Some(std::process::id());
+        assert!(matches!(acquire(&dir), Err(IndexError::Locked(_, p)) if p == me));
+        assert!(matches!(check_free(&dir), Err(IndexError::Locked(_, p)) if p == me));
+        assert!(check_free(&dir.join("nowhere")).is_ok());
         drop(first);
+        assert!(check_free(&dir).is_ok());
         acquire(&dir).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -106,7 +143,7 @@ mod tests {
             plant();
             let lock = acquire(&dir).unwrap();
             assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
-            assert!(matches!(acquire(&dir), Err(IndexError::Locked(_))));
+            assert!(matches!(acquire(&dir), Err(IndexError::Locked(..))));
             drop(lock);
             std::fs::remove_file(&path).unwrap();
         }

@@ -10,6 +10,7 @@
 //! [`Observer::notice`]. The root is only ever read.
 
 mod lock;
+pub(crate) use lock::check_free;
 mod near;
 mod origins;
 mod read;
@@ -43,6 +44,11 @@ pub trait Observer {
     fn notice(&mut self, message: &str);
     /// `done` of `total` items of a long step (`what`: "indexing", "replaying").
     fn progress(&mut self, _what: &str, _done: u64, _total: u64) {}
+    /// Whether to stop after the batch in hand (a signal asked), leaving
+    /// the rest for the next run.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// An observer that drops everything.
@@ -56,12 +62,16 @@ impl Observer for Quiet {
 /// caller can tell a full disk from a damaged file.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    /// Another process holds the index.
-    #[error("index {} is in use by another lineage process", .0.display())]
-    Locked(PathBuf),
+    /// Another process holds the index (its PID, when it wrote one).
+    #[error("index {} is in use by another lineage process{}", .0.display(), lock::holder(*.1))]
+    Locked(PathBuf, Option<u32>),
     /// The index folder or the root is not usable as asked.
     #[error("{0}")]
     Location(String),
+    /// Stopped between batches, as the observer asked: what was read is in
+    /// the index, the rest is for the next run.
+    #[error("stopped before the end; the next run goes on from here")]
+    Stopped,
     #[error("index database: {0}")]
     Db(#[from] rusqlite::Error),
     /// `what` (e.g. "cannot write the table snapshot in") failed on `path`.

@@ -302,9 +302,11 @@ impl Index {
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<Report, IndexError> {
-        let (report, _) = self.sync(walk, max_file_size, order, obs)?;
-        self.checkpoint()?;
-        Ok(report)
+        let synced = self.sync(walk, max_file_size, order, obs);
+        if matches!(synced, Ok(_) | Err(IndexError::Stopped)) {
+            self.checkpoint()?;
+        }
+        Ok(synced?.0)
     }
 
     /// [`Index::reconcile`] without writing the table snapshot, also
@@ -419,6 +421,11 @@ impl Index {
             rest = tail;
             done += n as u64;
             obs.progress("indexing", done, total);
+            // Before deletions are decided: a file not read yet may be
+            // where a deleted one went.
+            if obs.stopped() && !rest.is_empty() {
+                return Err(IndexError::Stopped);
+            }
         }
         if !renames.gone.is_empty() {
             self.poisoned = true;

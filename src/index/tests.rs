@@ -440,7 +440,7 @@ fn the_lock_and_the_location_are_checked() {
     let (ix, _) = f.open(params());
     let mut q = Quiet;
     let second = Index::open(&f.root, &f.dir, params(), &mut q);
-    assert!(matches!(second, Err(IndexError::Locked(_))));
+    assert!(matches!(second, Err(IndexError::Locked(..))));
     drop(ix);
     Index::open(&f.root, &f.dir, params(), &mut q).unwrap();
 

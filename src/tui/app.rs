@@ -31,6 +31,8 @@ pub enum Msg {
     Tick,
     /// Adopted settings were saved in the config file (the file), or not.
     Saved(Result<std::path::PathBuf, String>),
+    /// A stop signal (SIGINT, SIGTERM, SIGHUP): quit as `q` does.
+    Stop,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,6 +250,7 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
         // A rescan the engine could not answer (its index closed): after
         // a quiet while it is no longer shown as asked.
         Msg::Tick => app.rescan = None,
+        Msg::Stop => app.quit = true,
         Msg::Saved(r) => {
             if let Some(p) = app.tune.save.take() {
                 app.event_detail = app.tune.saved(r, &p);

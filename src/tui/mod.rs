@@ -87,6 +87,10 @@ pub fn run(opts: Options) -> Result<(), String> {
             .spawn(move || read_input(tx, stop, pause))
             .map_err(|e| e.to_string())?
     };
+    let on_signal = tx.clone();
+    crate::cli::signals::on_stop(move || {
+        let _ = on_signal.send(Msg::Stop);
+    });
     let engine = Engine::start(opts, move |u| {
         let _ = tx.send(Msg::Engine(u));
     });
