@@ -447,8 +447,10 @@ impl Config {
     pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
         let path = match explicit {
             Some(p) => p.to_path_buf(),
+            // Whatever stands at the platform path is the person's config:
+            // a FIFO or a folder there is an error to tell, not a default.
             None => match default_path() {
-                Some(p) if p.is_file() => p,
+                Some(p) if p.symlink_metadata().is_ok() => p,
                 other => {
                     return Ok(Config {
                         file: other,
@@ -457,8 +459,16 @@ impl Config {
                 }
             },
         };
-        // A regular file of at most 1 MiB: not a FIFO, not /dev/zero.
-        let bytes = crate::source::read_file(&path, 1 << 20).map_err(|reason| match reason {
+        // The person's own file: a link (a dotfile manager's) is followed,
+        // as saving writes through it; what it leads to must be a regular
+        // file of at most 1 MiB (not a FIFO, not /dev/zero).
+        let target = match path.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::canonicalize(&path).map_err(|_| ConfigError::Dangling(path.clone()))?
+            }
+            _ => path.clone(),
+        };
+        let bytes = crate::source::read_file(&target, 1 << 20).map_err(|reason| match reason {
             // Not found when opened: no file there (not one that went away).
             SkipReason::Vanished => ConfigError::Missing(path.clone()),
             reason => ConfigError::Read {
@@ -485,6 +495,8 @@ pub enum ConfigError {
     Read { path: PathBuf, reason: SkipReason },
     #[error("config {}: no such file", .0.display())]
     Missing(PathBuf),
+    #[error("config {}: a link to nothing", .0.display())]
+    Dangling(PathBuf),
     #[error("config {}: not UTF-8 text", .0.display())]
     NotText(PathBuf),
     /// The file parses badly or holds a value out of range.

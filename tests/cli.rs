@@ -535,6 +535,61 @@ fn a_config_that_is_not_there_is_named_missing() {
     );
 }
 
+/// A config file is the person's own: a link to it (a dotfile manager's)
+/// is followed, at the platform path and with `--config`; whatever else
+/// stands at the platform path (a FIFO, a folder, a link to a device or to
+/// nothing) is one line and exit 2, not silently the defaults.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_linked_config_is_read_and_anything_else_there_is_one_line() {
+    let dir = TempDir::new("linkconfig");
+    let home = dir.path().join("home");
+    let conf = home.join("config/lineage");
+    std::fs::create_dir_all(&conf).unwrap();
+    let real = dir.path().join("dotfiles-config.toml");
+    std::fs::write(&real, "k = 5\n").unwrap();
+    let at = conf.join("config.toml");
+    std::os::unix::fs::symlink(&real, &at).unwrap();
+    let fixture = common::fixture("rust-book");
+    let root = fixture.to_str().unwrap();
+    let k_of = |args: &[&str]| -> u64 {
+        let out = common::run(&home, args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["params"]["k"].as_u64().unwrap()
+    };
+    assert_eq!(k_of(&["scan", root, "--json"]), 5);
+    assert_eq!(
+        k_of(&["scan", root, "--json", "--config", at.to_str().unwrap()]),
+        5
+    );
+    std::fs::remove_file(&at).unwrap();
+    let fifo = std::ffi::CString::new(at.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path and a mode.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let says = |what: &str| {
+        let line = common::fails_with_one_line(&common::run(&home, &["scan", root]));
+        assert!(
+            line.contains(&at.display().to_string()) && line.contains(what),
+            "{line}"
+        );
+    };
+    says("not a regular file (fifo)");
+    std::fs::remove_file(&at).unwrap();
+    std::fs::create_dir(&at).unwrap();
+    says("not a regular file (folder)");
+    std::fs::remove_dir(&at).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &at).unwrap();
+    says("not a regular file (character device)");
+    std::fs::remove_file(&at).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("gone.toml"), &at).unwrap();
+    says("a link to nothing");
+}
+
 #[test]
 fn bad_values_exit_2_with_one_line() {
     let dir = TempDir::new("badargs");

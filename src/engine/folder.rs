@@ -151,6 +151,14 @@ impl Folder {
         }
     }
 
+    /// Hold back paths found gone while files are being written (absolute):
+    /// one of them may be where a gone one went.
+    pub(super) fn hold_gone(&self, paths: &[PathBuf]) {
+        if let Some(w) = &self.watch {
+            w.hold_gone(paths);
+        }
+    }
+
     /// The files held back (being written), relative to the root.
     pub(super) fn held(&self) -> HashSet<String> {
         self.watch.as_ref().map_or_else(HashSet::new, |w| {

@@ -326,6 +326,14 @@ impl Live {
                 }
             }
             if full || !paths.is_empty() {
+                // Paths an event found gone wait for the files being written
+                // (once: not when they are released).
+                let missing: Vec<PathBuf> = paths
+                    .iter()
+                    .filter(|p| p.symlink_metadata().is_err())
+                    .cloned()
+                    .collect();
+                self.folder.hold_gone(&missing);
                 changed |= self.sync((!full).then_some(paths));
             }
             if changed {

@@ -63,6 +63,12 @@ impl Watcher {
         lock(&self.writers).next_release()
     }
 
+    /// Hold `paths` (absolute), found gone, with the files being written,
+    /// if any is: see `Writers::gone`. False if nothing is held.
+    pub(crate) fn hold_gone(&self, paths: &[PathBuf]) -> bool {
+        lock(&self.writers).hold_gone(paths, Instant::now())
+    }
+
     /// Files whose writer went quiet without closing them: read them now.
     pub(crate) fn released(&self) -> Vec<PathBuf> {
         lock(&self.writers).take_released(Instant::now())
@@ -164,6 +170,11 @@ struct Writers {
     closes: bool,
     /// A writer quiet this long is done, or has paused for good.
     quiet: Duration,
+    /// Paths found gone while other files were held, and since when: held
+    /// too, and released with the last held file, so that a file that went
+    /// to a held one (`ln a b; rm a`: b is new, no write ever closes it)
+    /// is seen as the move it is, not a deletion and a new page.
+    gone: HashMap<PathBuf, Instant>,
 }
 
 /// A writer quiet this long without closing its file has paused or keeps it
@@ -180,6 +191,7 @@ impl Writers {
             open: HashMap::new(),
             closes,
             quiet,
+            gone: HashMap::new(),
         }
     }
 
@@ -209,6 +221,22 @@ impl Writers {
         }
     }
 
+    /// Hold `paths`, found gone, while any other file is held; false if
+    /// none is (a deletion is a deletion).
+    fn hold_gone(&mut self, paths: &[PathBuf], now: Instant) -> bool {
+        let quiet = self.quiet;
+        let any = self
+            .open
+            .values()
+            .any(|&(first, last)| now < release_at(quiet, first, last));
+        if any {
+            for p in paths {
+                self.gone.entry(p.clone()).or_insert(now);
+            }
+        }
+        any
+    }
+
     fn is_held(&self, p: &Path, now: Instant) -> bool {
         let quiet = self.quiet;
         self.open
@@ -222,14 +250,23 @@ impl Writers {
             .iter()
             .filter(|&(_, &(first, last))| now < release_at(quiet, first, last))
             .map(|(p, _)| p.clone())
+            .chain(self.gone.keys().cloned())
             .collect()
     }
 
     fn next_release(&self) -> Option<Instant> {
         let quiet = self.quiet;
+        // With nothing else held (the last closed), the gone are due now.
+        let wait = if self.open.is_empty() {
+            Duration::ZERO
+        } else {
+            LONGEST_WRITE
+        };
+        let gone = self.gone.values().map(|&at| at + wait);
         self.open
             .values()
             .map(|&(first, last)| release_at(quiet, first, last))
+            .chain(gone)
             .min()
     }
 
@@ -238,6 +275,15 @@ impl Writers {
         let mut out = Vec::new();
         self.open.retain(|p, &mut (first, last)| {
             let keep = now < release_at(quiet, first, last);
+            if !keep {
+                out.push(p.clone());
+            }
+            keep
+        });
+        // The gone go with the last held file (or after the longest write).
+        let all = self.open.is_empty();
+        self.gone.retain(|p, &mut at| {
+            let keep = !all && now < at + LONGEST_WRITE;
             if !keep {
                 out.push(p.clone());
             }
@@ -533,6 +579,50 @@ mod writer_tests {
 
     fn ev(kind: EventKind, p: &str) -> Event {
         Event::new(kind).add_path(PathBuf::from(p))
+    }
+
+    #[test]
+    fn a_path_gone_while_another_is_written_waits_for_it() {
+        let t0 = Instant::now();
+        let mut w = Writers::new(true, QUIET_WRITE);
+        let (a, b) = (PathBuf::from("/r/a.md"), PathBuf::from("/r/b.md"));
+        // Nothing held: a deletion is a deletion.
+        assert!(!w.hold_gone(std::slice::from_ref(&a), t0));
+        assert!(w.held(t0).is_empty());
+        // b.md is new (a link: no write to close it), then a.md goes.
+        w.see(&ev(EventKind::Create(CreateKind::File), "/r/b.md"), t0);
+        assert!(w.hold_gone(std::slice::from_ref(&a), t0));
+        assert_eq!(w.held(t0), HashSet::from([a.clone(), b.clone()]));
+        assert!(w.take_released(t0).is_empty());
+        // Released together, when b.md is.
+        let later = t0 + QUIET_WRITE;
+        assert_eq!(w.next_release(), Some(later));
+        assert_eq!(w.take_released(later), vec![a.clone(), b.clone()]);
+        assert!(w.held(later).is_empty());
+        // Closed instead: the gone are due at once, not after a wait.
+        w.see(&ev(EventKind::Create(CreateKind::File), "/r/b.md"), later);
+        assert!(w.hold_gone(std::slice::from_ref(&a), later));
+        w.see(
+            &ev(
+                EventKind::Access(AccessKind::Close(AccessMode::Write)),
+                "/r/b.md",
+            ),
+            later,
+        );
+        assert_eq!(w.next_release(), Some(later));
+        assert_eq!(w.take_released(later), vec![a.clone()]);
+        // A file written for ever does not keep a deletion back for ever.
+        w.see(&ev(EventKind::Create(CreateKind::File), "/r/log.md"), later);
+        assert!(w.hold_gone(std::slice::from_ref(&a), later));
+        let end = later + LONGEST_WRITE;
+        w.see(
+            &ev(
+                EventKind::Modify(ModifyKind::Data(DataChange::Any)),
+                "/r/log.md",
+            ),
+            end,
+        );
+        assert!(w.take_released(end).contains(&a));
     }
 
     #[test]
