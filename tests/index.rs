@@ -737,3 +737,54 @@ fn sigterm_stops_watch_with_the_table_saved() {
     assert!(err.is_empty(), "{err}");
     assert_eq!(n(&v, "files_read"), 0);
 }
+
+/// History reaches `index.db` at every checkpoint (SQLite alone copies its
+/// WAL only past 1,000 pages): a WAL lost after a run loses nothing. What
+/// a damaged database does lose is said in one line.
+#[test]
+fn history_reaches_the_database_and_a_loss_is_told() {
+    let mut s = Setup::new("wal-loss", 20);
+    s.settle();
+    let ix = s.index("ix");
+    let remove_wal = || {
+        for f in ["index.db-wal", "index.db-shm"] {
+            let _ = fs::remove_file(ix.join(f));
+        }
+    };
+    let (v, _) = s.index_json("ix", &[]);
+    assert_eq!(n(&v, "versions"), 20);
+    remove_wal();
+    let (v, err) = s.index_json("ix", &[]);
+    assert!(err.is_empty(), "{err}");
+    assert_eq!((n(&v, "versions"), n(&v, "files_read")), (20, 0));
+
+    // A database from before the last change (its WAL gone): the versions
+    // after it are lost, and said to be.
+    let before = fs::read(ix.join("index.db")).unwrap();
+    let page = s.root().join("f00/doc00000.md");
+    let text = fs::read_to_string(&page).unwrap();
+    fs::write(&page, format!("{text} and a sentence more")).unwrap();
+    s.settle();
+    let (v, _) = s.index_json("ix", &[]);
+    assert_eq!(n(&v, "versions"), 21);
+    fs::write(ix.join("index.db"), &before).unwrap();
+    remove_wal();
+    let (_, err) = s.index_json("ix", &[]);
+    assert!(
+        err.contains(
+            "holds 20 versions where the table saw 21: 1 versions of the history are lost"
+        ),
+        "{err}"
+    );
+
+    // Emptied: everything it held is lost, and said to be.
+    fs::write(ix.join("index.db"), b"").unwrap();
+    remove_wal();
+    let (v, err) = s.index_json("ix", &[]);
+    assert!(
+        err.contains("the database is empty beside a table of"),
+        "{err}"
+    );
+    assert!(err.contains("is lost; rebuilding from the files"), "{err}");
+    assert_eq!(n(&v, "versions"), 20);
+}

@@ -209,3 +209,57 @@ fn a_hard_link_and_a_removal_are_a_move() {
         (&"a.md".into(), &"b.md".into(), &id)
     );
 }
+
+/// A watcher's history reaches `index.db` at its checkpoints, not only when
+/// it ends (SQLite copies its write-ahead log only past 1,000 pages or at
+/// the last close): a copy of `index.db` alone taken while it runs, as a
+/// lost `index.db-wal` would leave it, holds every version.
+#[test]
+fn a_running_watchers_history_is_in_the_database_file() {
+    let dir = TempDir::new("watch-wal");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    let index = dir.path().join("index");
+    let w = Watch::start(
+        &root,
+        &index,
+        &["--debounce-ms", "20", "--checkpoint-secs", "1"],
+    );
+    w.expect("guide.md", |v| event(v, "version", "guide.md").is_some());
+    std::fs::write(root.join("faq.md"), format!("Asked often. {SOURCE}")).unwrap();
+    w.expect("faq.md", |v| event(v, "version", "faq.md").is_some());
+    std::fs::write(root.join("guide.md"), format!("{SOURCE} A second edition.")).unwrap();
+    w.expect("guide.md v2", |v| {
+        event(v, "version", "guide.md").is_some_and(|v| v["version"] == 2)
+    });
+    // Past the checkpoint (at most a second of changes unsaved).
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let copy = dir.path().join("copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["index.db", "table.snapshot", "table.journal"] {
+        if index.join(f).exists() {
+            std::fs::copy(index.join(f), copy.join(f)).unwrap();
+        }
+    }
+    drop(w);
+    let home = dir.path().join("home");
+    let out = common::run(
+        &home,
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--json",
+            "--index",
+            copy.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.is_empty(), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["versions"].as_u64(), v["files_read"].as_u64()),
+        (Some(3), Some(0)),
+        "{v}"
+    );
+}

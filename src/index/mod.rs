@@ -481,7 +481,7 @@ impl Index {
                     self.pass.table_mut().clear_changes();
                     self.saved = Some((snapshot::OnDisk { journal, ..disk }, to));
                     self.snapshot_stale = false;
-                    return Ok(());
+                    return self.checkpoint_wal();
                 }
                 Ok(None) => {}
                 Err(e) => {
@@ -511,6 +511,17 @@ impl Index {
             to,
         ));
         self.snapshot_stale = false;
+        self.checkpoint_wal()
+    }
+
+    /// Copy the database's write-ahead log into `index.db`: SQLite does it
+    /// itself only past 1,000 pages, so a watcher's slow trickle of changes
+    /// could live in the WAL alone for days (and go with it). Passive: a
+    /// reader beside (`explain`) is not waited for.
+    fn checkpoint_wal(&self) -> Result<(), IndexError> {
+        self.db
+            .conn()
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
         Ok(())
     }
 
@@ -656,7 +667,19 @@ fn load(
     };
     let root_s = root.to_string_lossy();
     if fresh {
-        // Any snapshot here belongs to a database that is gone.
+        // Any snapshot here belongs to a database that is gone: its history
+        // with it, which a person is told (a new index has no snapshot).
+        if dir.join(snapshot::FILE).exists() {
+            let covered = match snapshot::read(dir, key, params.table_params()) {
+                Ok((h, _, _)) => format!("{} versions", h.versions),
+                Err(_) => "an earlier history".into(),
+            };
+            obs.notice(&format!(
+                "index {}: the database is empty beside a table of {covered}: that history \
+                 (replaced and deleted pages among it) is lost; rebuilding from the files",
+                dir.display()
+            ));
+        }
         wipe_snapshot(dir).map_err(Load::Fatal)?;
         let tx = db.transaction()?;
         let instance = std::hash::BuildHasher::hash_one(&std::hash::RandomState::new(), root);
@@ -727,7 +750,21 @@ fn load(
                     Some(i) => db.content_hash(i as u32)? == Some(h.last_hash),
                     None => true,
                 };
-            if !matches_log {
+            if !matches_log && h.instance == instance && n > u64::from(versions) {
+                // The database lost committed writes (its WAL deleted):
+                // what the table saw after them is history gone.
+                obs.notice(&format!(
+                    "index {}: the database holds {versions} versions where the table saw {n}: \
+                     {} versions of the history are lost (was index.db-wal removed?)",
+                    dir.display(),
+                    n - u64::from(versions)
+                ));
+                (
+                    0,
+                    fresh_table()?,
+                    "does not match the document log".to_string(),
+                )
+            } else if !matches_log {
                 (
                     0,
                     fresh_table()?,
