@@ -782,7 +782,7 @@ fn history_reaches_the_database_and_a_loss_is_told() {
     remove_wal();
     let (v, err) = s.index_json("ix", &[]);
     assert!(
-        err.contains("the database is empty beside a table of"),
+        err.contains("the database is missing or empty beside a table of"),
         "{err}"
     );
     assert!(err.contains("is lost; rebuilding from the files"), "{err}");

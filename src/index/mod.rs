@@ -675,7 +675,7 @@ fn load(
                 Err(_) => "an earlier history".into(),
             };
             obs.notice(&format!(
-                "index {}: the database is empty beside a table of {covered}: that history \
+                "index {}: the database is missing or empty beside a table of {covered}: that history \
                  (replaced and deleted pages among it) is lost; rebuilding from the files",
                 dir.display()
             ));

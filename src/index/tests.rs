@@ -620,7 +620,11 @@ fn a_snapshot_of_another_database_is_never_trusted() {
     // and parameters as the old snapshot says — but another instance id.
     fs::remove_file(f.dir.join(schema::FILE)).unwrap();
     let (ix, report, notes) = f.run(params());
-    assert!(notes.is_empty(), "{notes:?}");
+    // The history it held is gone, and said to be.
+    assert!(
+        notes.len() == 1 && notes[0].contains("missing or empty beside a table of 10 versions"),
+        "{notes:?}"
+    );
     assert_eq!((report.files_read, outcomes(&ix)), (10, want.clone()));
     drop(ix);
     fs::write(f.dir.join(snapshot::FILE), &old).unwrap();
