@@ -655,24 +655,24 @@ fn signal(child: &std::process::Child, sig: &str) {
     assert!(ok, "kill -s {sig}");
 }
 
+/// `lineage CMD ROOT --index IX extra…` started, stdout and stderr piped.
+fn spawn(s: &Setup, cmd: &str, extra: &[&str]) -> std::process::Child {
+    let (root, ix) = (s.root(), s.index("ix"));
+    let mut args = vec![cmd, root.to_str().unwrap(), "--index", ix.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    common::command(&s.home(), &args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn sigint_stops_index_between_batches_and_the_next_run_goes_on() {
     let mut s = Setup::new("index-sigint", 3000);
     s.settle();
     let ix = s.index("ix");
-    let child = common::command(
-        &s.home(),
-        &[
-            "index",
-            s.root().to_str().unwrap(),
-            "--index",
-            ix.to_str().unwrap(),
-        ],
-    )
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
+    let child = spawn(&s, "index", &[]);
     // Opened (its lock taken): mid-run.
     let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while !ix.join("lock").exists() {
@@ -700,23 +700,7 @@ fn sigint_stops_index_between_batches_and_the_next_run_goes_on() {
 fn sigterm_stops_watch_with_the_table_saved() {
     let mut s = Setup::new("watch-sigterm", 20);
     s.settle();
-    let ix = s.index("ix");
-    let mut child = common::command(
-        &s.home(),
-        &[
-            "watch",
-            "--json",
-            "--debounce-ms",
-            "10",
-            s.root().to_str().unwrap(),
-            "--index",
-            ix.to_str().unwrap(),
-        ],
-    )
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
+    let mut child = spawn(&s, "watch", &["--json", "--debounce-ms", "10"]);
     use std::io::BufRead;
     let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
     // Its first lines are the 20 documents; the table is not saved before
@@ -738,9 +722,10 @@ fn sigterm_stops_watch_with_the_table_saved() {
     assert_eq!(n(&v, "files_read"), 0);
 }
 
-/// History reaches `index.db` at every checkpoint (SQLite alone copies its
-/// WAL only past 1,000 pages): a WAL lost after a run loses nothing. What
-/// a damaged database does lose is said in one line.
+/// A WAL lost after a run loses nothing (the run's end copies it into
+/// `index.db`; that a *running* watcher's checkpoints do too is
+/// `tests/watch.rs`, `a_running_watchers_history…`). What a damaged
+/// database does lose is said in one line.
 #[test]
 fn history_reaches_the_database_and_a_loss_is_told() {
     let mut s = Setup::new("wal-loss", 20);

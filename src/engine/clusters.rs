@@ -57,11 +57,11 @@ pub(crate) struct Clusters {
     by_digest: HashMap<[u64; 2], u32>,
     group_of: HashMap<u32, u32>,
     /// Components of the links, over group numbers; too joined while
-    /// `stale` (links were removed since it was built).
+    /// `orphans` is not empty (links were removed since it was built).
     uf: UnionFind,
-    stale: bool,
     /// Groups that lost a link, each with the component it was in before
-    /// ([`GONE`]: a restored link whose other end is not live).
+    /// ([`GONE`]: a restored link whose other end is not live); emptied by
+    /// [`Clusters::settle`].
     orphans: Vec<(u32, u32)>,
     found: Vec<u32>,
     /// [`LINKS`]; fewer in tests, to make the skipping happen.
@@ -100,7 +100,6 @@ impl Clusters {
             by_digest: HashMap::new(),
             group_of: HashMap::new(),
             uf: UnionFind::new(0),
-            stale: false,
             orphans: Vec::new(),
             found: Vec::new(),
             links: LINKS,
@@ -250,7 +249,6 @@ impl Clusters {
             }
             (Some(&g), None) | (None, Some(&g)) => {
                 self.orphans.push((g, GONE));
-                self.stale = true;
                 false
             }
             (None, None) => false,
@@ -281,7 +279,6 @@ impl Clusters {
         for (h, _) in std::mem::take(&mut self.groups[g as usize].links) {
             self.groups[h as usize].links.retain(|&(x, _)| x != g);
             self.orphans.push((h, root));
-            self.stale = true;
         }
         self.free.push(g);
     }
@@ -295,10 +292,9 @@ impl Clusters {
         set_of: &mut impl FnMut(u32) -> Result<Arc<[u64]>, E>,
     ) -> Result<Vec<Pair>, E> {
         let mut made = Vec::new();
-        if !self.stale {
+        if self.orphans.is_empty() {
             return Ok(made);
         }
-        self.stale = false;
         self.uf = UnionFind::new(self.groups.len());
         for (g, group) in self.groups.iter().enumerate() {
             for &(h, _) in &group.links {
@@ -352,13 +348,9 @@ impl Clusters {
     /// first member; pairs as [`Clusters::pairs`] says) and each member's
     /// cluster index. Settled first ([`Clusters::settle`]).
     pub(crate) fn clusters(&self) -> (Vec<super::Cluster>, HashMap<u32, u32>) {
-        debug_assert!(!self.stale, "clusters of unsettled links");
-        let mut uf = UnionFind::new(self.groups.len());
-        for (g, group) in self.groups.iter().enumerate() {
-            for &(h, _) in &group.links {
-                uf.union(g as u32, h);
-            }
-        }
+        debug_assert!(self.orphans.is_empty(), "clusters of unsettled links");
+        // Settled, the components are the links' (a copy: `find` compresses).
+        let mut uf = self.uf.clone();
         let mut by_root: BTreeMap<u32, super::Cluster> = BTreeMap::new();
         for (g, group) in self.groups.iter().enumerate() {
             let (Some(&first), rest) = (group.members.first(), group.members.get(1..)) else {
@@ -576,7 +568,7 @@ mod tests {
         }
         m.restore(5, &Sketch::of(&sets[2], banding).unwrap().to_bytes());
         assert!(!m.restore_pair(0, 2, j));
-        assert!(m.stale);
+        assert!(!m.orphans.is_empty());
         let made = m
             .settle(&mut |o| Ok::<_, ()>(sets[if o == 5 { 2 } else { o as usize }].clone()))
             .unwrap();

@@ -225,10 +225,10 @@ impl Live {
         let (mut cached, mut cache_bytes) = (VecDeque::new(), 0);
         let mut rows = Vec::with_capacity(missing.len());
         for (n, &id) in missing.iter().enumerate() {
-            let set: Arc<[u64]> = shingle_set(ix.shingle_keys(id)?).into();
+            let set = stored_set(ix, id)?;
             rows.push(clusters.insert(id, &set, |o| match cache.get(&o) {
                 Some(s) => Ok(s.clone()),
-                None => ix.shingle_keys(o).map(|k| shingle_set(k).into()),
+                None => stored_set(ix, o),
             })?);
             cache_bytes += 8 * set.len();
             cache.insert(id, set);
@@ -242,13 +242,12 @@ impl Live {
         }
         drop(cache);
         // Links lost with versions no longer live, looked for again.
-        let links = clusters.settle(&mut |o| ix.shingle_keys(o).map(|k| shingle_set(k).into()))?;
+        let links = clusters.settle(&mut |o| stored_set(ix, o))?;
         let ix = self.store.ix.as_mut().expect("index open");
         if stored.is_none() {
             ix.reset_near(&settings)?;
         }
-        ix.put_near(&rows, &links)?;
-        ix.forget_near_pairs(&gone)?;
+        ix.put_near(&rows, &links, &gone)?;
         self.clusters = clusters;
         self.table_history.clear();
         self.sample_table();
@@ -581,14 +580,12 @@ impl Live {
         }
         // Clusters split by deletions find the links they skipped.
         let ix = self.store.ix.as_ref().expect("index open");
-        let links = self
-            .clusters
-            .settle(&mut |o| ix.shingle_keys(o).map(|k| shingle_set(k).into()))?;
+        let links = self.clusters.settle(&mut |o| stored_set(ix, o))?;
         self.store
             .ix
             .as_mut()
             .expect("index open")
-            .put_near(&near, &links)?;
+            .put_near(&near, &links, &[])?;
         self.sample_table();
         self.changed = true;
         Ok(())
@@ -603,10 +600,8 @@ impl Live {
         }
         let Some(id) = id else { return Ok(None) };
         let ix = self.store.ix.as_ref().expect("index open");
-        let set = shingle_set(ix.shingle_keys(id)?);
-        let row = self.clusters.insert(id, &set, |o| {
-            ix.shingle_keys(o).map(|k| shingle_set(k).into())
-        })?;
+        let set = stored_set(ix, id)?;
+        let row = self.clusters.insert(id, &set, |o| stored_set(ix, o))?;
         self.live.insert(path.to_string(), id);
         self.touched.push(path.to_string());
         Ok(Some(row))
@@ -838,6 +833,11 @@ impl Live {
         self.touched.clear();
         self.retired.clear();
     }
+}
+
+/// Version `id`'s shingle set, from the index's cached fingerprints.
+fn stored_set(ix: &Index, id: u32) -> Result<Arc<[u64]>, IndexError> {
+    ix.shingle_keys(id).map(|k| shingle_set(k).into())
 }
 
 /// Note a change at `now` in the (first, last) unsaved change times.

@@ -473,6 +473,7 @@ impl Index {
         // What changed goes to the journal while it is smaller than the
         // snapshot; then the snapshot is written whole, the journal removed.
         if let Some((disk, from)) = self.saved
+            && !disk.tail
             && disk.journal < disk.snapshot
         {
             let appended = snapshot::append(&self.dir, self.instance, from, to, self.pass.table());
@@ -501,15 +502,7 @@ impl Index {
             versions: to.0,
             last_hash: to.1,
         };
-        let size = write_snapshot(&self.dir, &header, self.pass.table())?;
-        self.pass.table_mut().clear_changes();
-        self.saved = Some((
-            snapshot::OnDisk {
-                snapshot: size,
-                journal: 0,
-            },
-            to,
-        ));
+        self.saved = Some(write_snapshot(&self.dir, &header, self.pass.table_mut())?);
         self.snapshot_stale = false;
         self.checkpoint_wal()
     }
@@ -534,9 +527,21 @@ impl Index {
     }
 }
 
-fn write_snapshot(dir: &Path, header: &snapshot::Header, table: &Table) -> Result<u64, IndexError> {
-    snapshot::write(dir, header, table)
-        .map_err(IndexError::io("cannot write the table snapshot in", dir))
+/// Write `table` whole with `header`, which then has no changes pending:
+/// what [`Index::checkpoint`] appends to next (see `Index::saved`).
+fn write_snapshot(
+    dir: &Path,
+    header: &snapshot::Header,
+    table: &mut Table,
+) -> Result<(snapshot::OnDisk, (u64, u64)), IndexError> {
+    let size = snapshot::write(dir, header, table)
+        .map_err(IndexError::io("cannot write the table snapshot in", dir))?;
+    table.clear_changes();
+    let disk = snapshot::OnDisk {
+        snapshot: size,
+        ..Default::default()
+    };
+    Ok((disk, (header.versions, header.last_hash)))
 }
 
 /// Check where the index goes and create the folder: never inside the root
@@ -750,21 +755,17 @@ fn load(
                     Some(i) => db.content_hash(i as u32)? == Some(h.last_hash),
                     None => true,
                 };
-            if !matches_log && h.instance == instance && n > u64::from(versions) {
-                // The database lost committed writes (its WAL deleted):
-                // what the table saw after them is history gone.
-                obs.notice(&format!(
-                    "index {}: the database holds {versions} versions where the table saw {n}: \
-                     {} versions of the history are lost (was index.db-wal removed?)",
-                    dir.display(),
-                    n - u64::from(versions)
-                ));
-                (
-                    0,
-                    fresh_table()?,
-                    "does not match the document log".to_string(),
-                )
-            } else if !matches_log {
+            if !matches_log {
+                if h.instance == instance && n > u64::from(versions) {
+                    // The database lost committed writes (its WAL deleted):
+                    // what the table saw after them is history gone.
+                    obs.notice(&format!(
+                        "index {}: the database holds {versions} versions where the table saw \
+                         {n}: {} versions of the history are lost (was index.db-wal removed?)",
+                        dir.display(),
+                        n - u64::from(versions)
+                    ));
+                }
                 (
                     0,
                     fresh_table()?,
@@ -805,15 +806,7 @@ fn load(
             versions: u64::from(versions),
             last_hash,
         };
-        let size = write_snapshot(dir, &header, pass.table()).map_err(Load::Fatal)?;
-        pass.table_mut().clear_changes();
-        saved = Some((
-            snapshot::OnDisk {
-                snapshot: size,
-                journal: 0,
-            },
-            (header.versions, last_hash),
-        ));
+        saved = Some(write_snapshot(dir, &header, pass.table_mut()).map_err(Load::Fatal)?);
     }
     Ok(Loaded {
         current: db.current()?,

@@ -67,14 +67,15 @@ impl Index {
         Ok(())
     }
 
-    /// Record versions' sketches and pairs, and other `pairs`, in one
-    /// transaction.
+    /// Record versions' sketches and pairs and other `pairs`, and forget
+    /// the stored pairs `forget` (a, b), in one transaction.
     pub(crate) fn put_near(
         &mut self,
         rows: &[NearRow],
         pairs: &[(u32, u32, f64)],
+        forget: &[(u32, u32)],
     ) -> Result<(), IndexError> {
-        if rows.is_empty() && pairs.is_empty() {
+        if rows.is_empty() && pairs.is_empty() && forget.is_empty() {
             return Ok(());
         }
         let tx = self.db.transaction()?;
@@ -92,21 +93,9 @@ impl Index {
             for (a, b, j) in pairs {
                 pr.execute(params![a, b, j])?;
             }
-        }
-        tx.commit()?;
-        Ok(())
-    }
-
-    /// Forget stored pairs (a, b).
-    pub(crate) fn forget_near_pairs(&mut self, pairs: &[(u32, u32)]) -> Result<(), IndexError> {
-        if pairs.is_empty() {
-            return Ok(());
-        }
-        let tx = self.db.transaction()?;
-        {
-            let mut st = tx.prepare_cached("DELETE FROM near WHERE a = ?1 AND b = ?2")?;
-            for (a, b) in pairs {
-                st.execute(params![a, b])?;
+            let mut gone = tx.prepare_cached("DELETE FROM near WHERE a = ?1 AND b = ?2")?;
+            for (a, b) in forget {
+                gone.execute(params![a, b])?;
             }
         }
         tx.commit()?;

@@ -19,7 +19,8 @@
 //! buckets whole). A record applies only where the one before it (or the
 //! snapshot) left off, so a journal beside a newer snapshot is ignored, and
 //! a torn last record (a crash mid-append) ends the journal: the history
-//! after it is replayed from the database. When the journal outgrows the
+//! after it is replayed from the database, and the next checkpoint writes
+//! the snapshot whole (a record after the torn one would never be read). When the journal outgrows the
 //! snapshot, the next checkpoint writes a snapshot and removes it.
 
 use std::io;
@@ -89,6 +90,10 @@ pub(crate) struct OnDisk {
     pub snapshot: u64,
     /// 0 when there is no journal.
     pub journal: u64,
+    /// The journal ends in bytes no record applied from (torn, foreign): a
+    /// record appended after them would never be read, so the next
+    /// checkpoint writes the snapshot whole.
+    pub tail: bool,
 }
 
 /// Write `table` with `header` atomically as `dir/table.snapshot` and
@@ -155,18 +160,19 @@ pub(crate) fn append(
 }
 
 /// Apply the journal's records that follow on from `header` to `table`;
-/// `header` ends as the last applied record's, and the journal's size is
-/// returned (0: none). Records after a torn or foreign one are left out.
+/// `header` ends as the last applied record's. Returns the journal's size
+/// (0: none) and whether bytes are left after the last record applied:
+/// records after a torn or foreign one are left out.
 fn apply_journal(
     dir: &Path,
     header: &mut Header,
     table: &mut Table,
     size: TableSize,
-) -> Result<u64, Unusable> {
+) -> Result<(u64, bool), Unusable> {
     let path = dir.join(JOURNAL);
     let bytes = match crate::fsio::read_bounded(&path, FORMAT.largest) {
         Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((0, false)),
         Err(e) => return Err(Unusable::Corrupt(format!("journal: {e}"))),
     };
     let Some(mut rest) = bytes.strip_prefix(JOURNAL_MAGIC) else {
@@ -213,7 +219,7 @@ fn apply_journal(
         (header.versions, header.last_hash) = (word(payload, 3), word(payload, 4));
         rest = &rest[12 + len..];
     }
-    Ok(bytes.len() as u64)
+    Ok((bytes.len() as u64, !rest.is_empty()))
 }
 
 /// The table a snapshot and its journal hold, with the header of the last
@@ -288,10 +294,15 @@ pub fn read(
         )));
     }
     let mut header = header;
-    let journal = apply_journal(dir, &mut header, &mut table, params.size)?;
+    let (journal, tail) = apply_journal(dir, &mut header, &mut table, params.size)?;
     table.clear_changes();
     let snapshot = std::fs::metadata(&path).map_or(0, |m| m.len());
-    Ok((header, table, OnDisk { snapshot, journal }))
+    let disk = OnDisk {
+        snapshot,
+        journal,
+        tail,
+    };
+    Ok((header, table, disk))
 }
 
 #[cfg(test)]
@@ -466,7 +477,8 @@ mod tests {
             disk,
             OnDisk {
                 snapshot: base,
-                journal: sizes[2]
+                journal: sizes[2],
+                tail: false
             }
         );
         // What was read has no changes pending: the next record is empty
@@ -502,9 +514,10 @@ mod tests {
         let j = d.join(JOURNAL);
         let bytes = fs::read(&j).unwrap();
         fs::write(&j, &bytes[..bytes.len() - 5]).unwrap();
-        let (h2, back, _) = read(&d, "k=8 test", tp).unwrap();
+        let (h2, back, disk) = read(&d, "k=8 test", tp).unwrap();
         assert_eq!((h2.versions, h2.last_hash), (8, 80));
         assert_eq!(state(&back), after_first);
+        assert!(disk.tail, "a record after the torn one would never be read");
         // A record that does not follow on from the state (another
         // instance, or a journal left beside a newer snapshot): ignored.
         fs::write(&j, &bytes[..first as usize]).unwrap();

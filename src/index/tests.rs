@@ -1033,3 +1033,28 @@ fn the_settings_key_reads_back_as_the_settings() {
     );
     assert_eq!(params_from_key(&params_key(&p).replace("cc", "zz")), None);
 }
+
+#[test]
+fn a_journal_with_a_torn_tail_is_not_appended_to() {
+    let f = Fixture::new("torn-tail");
+    corpus(&f, 6);
+    drop(f.run(params()));
+    let journal = f.dir.join(snapshot::JOURNAL);
+    fs::write(f.root.join("d001.md"), "a new first page, words of its own").unwrap();
+    drop(f.run(params()));
+    assert!(journal.exists(), "a change is a record");
+    // A crash mid-append leaves a torn record; the next checkpoint must not
+    // append after it (no reader would get past it), but write whole.
+    let mut bytes = fs::read(&journal).unwrap();
+    bytes.extend_from_slice(&[7, 0, 0, 0, 1, 2]);
+    fs::write(&journal, &bytes).unwrap();
+    fs::write(f.root.join("d002.md"), "a new second page, other words").unwrap();
+    let (ix, _, notes) = f.run(params());
+    assert!(notes.is_empty(), "{notes:?}");
+    let counters = ix.pass().table().counters();
+    drop(ix);
+    assert!(!journal.exists(), "written whole");
+    let (ix, _, notes) = f.run(params());
+    assert!(notes.is_empty(), "nothing replayed: {notes:?}");
+    assert_eq!(ix.pass().table().counters(), counters);
+}

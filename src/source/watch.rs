@@ -64,9 +64,9 @@ impl Watcher {
     }
 
     /// Hold `paths` (absolute), found gone, with the files being written,
-    /// if any is: see `Writers::gone`. False if nothing is held.
-    pub(crate) fn hold_gone(&self, paths: &[PathBuf]) -> bool {
-        lock(&self.writers).hold_gone(paths, Instant::now())
+    /// if any is: see `Writers::gone`.
+    pub(crate) fn hold_gone(&self, paths: &[PathBuf]) {
+        lock(&self.writers).hold_gone(paths, Instant::now());
     }
 
     /// Files whose writer went quiet without closing them: read them now.

@@ -105,6 +105,9 @@ impl Table {
         let bad = |what: &str| {
             io::Error::new(io::ErrorKind::InvalidData, format!("table changes: {what}"))
         };
+        // The state before held this many; the changed buckets' new fills
+        // make what the new counters must say (no walk of every bucket).
+        let mut occupied = self.counters.occupied;
         self.read_counters(r)?;
         let Store::Bucketed(b) = &mut self.store else {
             return Err(bad("of a bounded table"));
@@ -122,12 +125,13 @@ impl Table {
             if c as usize >= b.n_buckets || usize::from(f) >= 2 * b.per {
                 return Err(bad("bucket out of range"));
             }
+            occupied -= b.len(c as usize) as u64;
             b.fill[c as usize] = f;
+            occupied += b.len(c as usize) as u64;
         }
         let slots = changed.iter().flat_map(|&c| b.slots_of(c as usize));
         let n = changed.iter().map(|&c| b.len(c as usize)).sum();
         read_entries(r, b, slots.collect::<Vec<_>>().into_iter(), n)?;
-        let occupied: u64 = (0..b.n_buckets).map(|i| b.len(i) as u64).sum();
         if occupied != self.counters.occupied {
             return Err(bad("occupancy differs from the counters"));
         }
