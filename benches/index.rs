@@ -145,7 +145,7 @@ fn engine_edits(root: &Path, dir: &Path, big: &Path, paragraph: &str, docs: usiz
     let version_of_big = |s: &Snapshot| {
         s.documents
             .iter()
-            .find(|d| d.path == "big.md")
+            .find(|d| &*d.path == "big.md")
             .map(|d| d.version)
     };
     let start = || {

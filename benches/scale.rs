@@ -751,7 +751,7 @@ fn engine_edits(env: &Env, restore: &mut Restore, rows: &mut Vec<[String; 3]>) {
     let version = |s: &engine::Snapshot, rel: &str| {
         s.documents
             .iter()
-            .find(|d| d.path == rel)
+            .find(|d| *d.path == *rel)
             .map_or(0, |d| d.version)
     };
     let mut times = Vec::new();

@@ -44,16 +44,15 @@ fn documents(n: usize, salt: usize) -> Arc<[DocRow]> {
                 "site/section-{:03}/topic-{:02}/page-{i:06}.md",
                 i % 997,
                 i % 61
-            ),
+            )
+            .into(),
             version: 1 + (i % 5 == 0) as u32,
             tokens: ((i * 37 + salt) % 5000) as u32,
             fresh_percent: ((i * 7919 + salt) % 1000) as f64 / 10.0,
             dominant_origin: Some((i / 2) as u32),
-            dominant_path: Some(format!(
-                "site/section-{:03}/page-{:06}.md",
-                i / 2 % 997,
-                i / 2
-            )),
+            dominant_path: Some(
+                format!("site/section-{:03}/page-{:06}.md", i / 2 % 997, i / 2).into(),
+            ),
             cluster: (i % 11 == 0).then_some((i / 11) as u32),
             mtime_ns: ((i * 104_729) % 1_000_003) as i64,
         })

@@ -91,7 +91,7 @@ impl Running {
 }
 
 fn doc<'a>(s: &'a Snapshot, path: &str) -> Option<&'a lineage::engine::DocRow> {
-    s.documents.iter().find(|d| d.path == path)
+    s.documents.iter().find(|d| *d.path == *path)
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn cluster_paths(s: &Snapshot) -> Vec<Vec<String>> {
             .find(|d| d.id == id)
             .unwrap()
             .path
-            .clone()
+            .to_string()
     };
     s.clusters
         .iter()
@@ -402,7 +402,7 @@ fn shadow_runs_score_like_an_independent_replay_and_adopt_goes_live() {
     assert_eq!(done.done, done.total);
 
     // The same replay, computed here from the files in processing order.
-    let mut paths: Vec<String> = s.documents.iter().map(|d| d.path.clone()).collect();
+    let mut paths: Vec<String> = s.documents.iter().map(|d| d.path.to_string()).collect();
     paths.sort();
     let fps: Vec<Vec<u64>> = paths
         .iter()

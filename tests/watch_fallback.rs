@@ -167,7 +167,7 @@ fn timed_rescans_go_on_while_commands_keep_arriving() {
                         s.watching,
                         Watching::Rescanning(_) | Watching::Starting
                     ));
-                    if s.documents.iter().any(|d| d.path == path) {
+                    if s.documents.iter().any(|d| *d.path == *path) {
                         return true;
                     }
                 }

@@ -378,7 +378,7 @@ impl Clusters {
         let mut out: Vec<super::Cluster> = by_root.into_values().collect();
         for c in &mut out {
             c.members.sort_unstable();
-            c.pairs.sort_by_key(|&(a, b, _)| (a, b));
+            c.pairs.sort_unstable_by_key(|&(a, b, _)| (a, b));
         }
         out.sort_by(|x, y| {
             y.members

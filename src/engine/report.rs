@@ -55,14 +55,21 @@ impl Reporter {
 
     /// Send this step's events, then `s` as the new snapshot.
     pub(super) fn publish(&mut self, mut s: Snapshot) {
-        if !self.fresh.is_empty() {
-            let fresh: Arc<[Event]> = std::mem::take(&mut self.fresh).into();
-            send(&self.publish, Update::Events(fresh));
-        }
+        self.send_events();
         s.seq = self.last.seq + 1;
         s.events = self.events.iter().cloned().collect();
         self.last = Arc::new(s);
         send(&self.publish, Update::Snapshot(self.last.clone()));
+    }
+
+    /// Send the events since the last send, ahead of the snapshot that
+    /// will hold them: a line reader learns of a change without waiting
+    /// for every row and cluster to be built again.
+    pub(super) fn send_events(&mut self) {
+        if !self.fresh.is_empty() {
+            let fresh: Arc<[Event]> = std::mem::take(&mut self.fresh).into();
+            send(&self.publish, Update::Events(fresh));
+        }
     }
 
     /// The last snapshot again with other progress.

@@ -760,6 +760,7 @@ impl Live {
             return self.rep.publish(last);
         }
         if self.dirty || self.changed {
+            self.rep.send_events();
             self.rebuild();
         }
         let ix = self.ix();

@@ -51,7 +51,8 @@ pub(crate) const EVENTS: usize = 1000;
 pub struct DocRow {
     /// Its current version's id (processing order; origins name these).
     pub id: u32,
-    pub path: String,
+    /// Shared with the snapshot before (a row is cloned at every change).
+    pub path: Arc<str>,
     /// 1 for a path's first version.
     pub version: u32,
     pub tokens: u32,
@@ -60,7 +61,7 @@ pub struct DocRow {
     /// The dominant origin's version id and path, if the document has one
     /// (the document itself when it is mostly new).
     pub dominant_origin: Option<u32>,
-    pub dominant_path: Option<String>,
+    pub dominant_path: Option<Arc<str>>,
     /// Index into [`Snapshot::clusters`].
     pub cluster: Option<u32>,
     /// Modification time, nanoseconds since the Unix epoch.

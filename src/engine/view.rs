@@ -22,12 +22,14 @@ pub(super) fn doc_rows(
             let r = &rows[id as usize];
             DocRow {
                 id,
-                path: path.clone(),
+                path: path.as_str().into(),
                 version: r.version,
                 tokens: r.tokens,
                 fresh_percent: r.fresh_percent(),
                 dominant_origin: r.dominant_origin,
-                dominant_path: r.dominant_origin.map(|o| rows[o as usize].path.clone()),
+                dominant_path: r
+                    .dominant_origin
+                    .map(|o| rows[o as usize].path.as_str().into()),
                 cluster: cluster_of.get(&id).copied(),
                 mtime_ns: mtime_ns(path),
             }
@@ -155,7 +157,7 @@ mod tests {
         let ids: Vec<u32> = docs.iter().map(|d| d.id).collect();
         assert_eq!(ids, [1, 2]);
         let a = &docs[1];
-        assert_eq!((a.path.as_str(), a.version), ("a.md", 2));
+        assert_eq!((&*a.path, a.version), ("a.md", 2));
         assert_eq!(a.dominant_path.as_deref(), Some("b.md"));
         assert_eq!(a.fresh_percent, 10.0);
         assert_eq!((a.cluster, a.mtime_ns), (Some(0), 4));

@@ -256,7 +256,7 @@ mod tests {
     fn row(id: u32, path: u32, fresh: u8) -> DocRow {
         DocRow {
             id,
-            path: format!("p{path:03}.md"),
+            path: format!("p{path:03}.md").into(),
             version: 1,
             tokens: 10,
             fresh_percent: f64::from(fresh),

@@ -74,11 +74,13 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
                 .map(|i| {
                     let d = app.docs.row(i);
                     vec![
-                        d.path.as_str().into(),
+                        (&*d.path).into(),
                         d.version.into(),
                         d.tokens.into(),
                         Value::Num(d.fresh_percent),
-                        d.dominant_path.clone().map_or(Value::Empty, Value::Text),
+                        d.dominant_path
+                            .as_deref()
+                            .map_or(Value::Empty, |p| Value::Text(p.to_string())),
                         d.cluster.map_or(Value::Empty, |c| (c + 1).into()),
                     ]
                 })
@@ -122,7 +124,7 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
         Tab::Clusters => {
             let path = |id: u32| {
                 app.doc(id)
-                    .map_or(Value::Int(i64::from(id)), |d| d.path.as_str().into())
+                    .map_or(Value::Int(i64::from(id)), |d| (&*d.path).into())
             };
             Table {
                 header: vec!["cluster", "a", "b", "similarity"],

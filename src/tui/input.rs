@@ -408,7 +408,7 @@ fn copy(app: &mut App) {
         return;
     };
     let name = match app.tab {
-        Tab::Documents => app.docs.selected().map(|d| d.path.clone()),
+        Tab::Documents => app.docs.selected().map(|d| d.path.to_string()),
         Tab::Origin => app.origin.view.as_ref().map(|v| v.path.clone()),
         Tab::Clusters => {
             let pair = match &app.clusters.compare {
@@ -416,7 +416,7 @@ fn copy(app: &mut App) {
                 None => (snap.clusters.get(app.clusters.list.selected))
                     .and_then(|c| c.pairs.get(app.clusters.pairs.selected))
                     .and_then(|&(a, b, _)| {
-                        Some((app.doc(a)?.path.clone(), app.doc(b)?.path.clone()))
+                        Some((app.doc(a)?.path.to_string(), app.doc(b)?.path.to_string()))
                     }),
             };
             let second = app.clusters.copy_second;
@@ -457,7 +457,7 @@ fn edit(app: &mut App) {
             (v.path.clone(), line)
         }
         (Tab::Documents, _) => match app.docs.selected() {
-            Some(d) => (d.path.clone(), Some(1)),
+            Some(d) => (d.path.to_string(), Some(1)),
             None => return,
         },
         _ => {

@@ -25,7 +25,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let c = layout::clusters(area);
     let clusters = app.snapshot.as_ref().map_or(&[][..], |s| &s.clusters[..]);
     let st = &app.clusters;
-    let path = |id: u32| app.doc(id).map_or(format!("#{id}"), |d| d.path.clone());
+    let path = |id: u32| app.doc(id).map_or(format!("#{id}"), |d| d.path.to_string());
 
     let w = layout::inner(c.list).width as usize;
     let height = layout::rows_height(c.list, 0);

@@ -82,12 +82,12 @@ pub(crate) fn docs() -> Vec<DocRow> {
             };
             DocRow {
                 id,
-                path: path.to_string(),
+                path: path.into(),
                 version: 1 + (i % 3 == 2) as u32,
                 tokens: 400 + (i as u32 * 137) % 1900,
                 fresh_percent: fresh,
                 dominant_origin: Some(origin.unwrap_or(id)),
-                dominant_path: Some(origin.map_or(path, |o| PATHS[o as usize]).to_string()),
+                dominant_path: Some(origin.map_or(path, |o| PATHS[o as usize]).into()),
                 cluster: match path {
                     p if p.ends_with("installation.md") => Some(0),
                     p if p.ends_with("alerts.md") => Some(1),

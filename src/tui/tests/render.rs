@@ -407,8 +407,8 @@ fn wide_and_combined_glyphs_leave_nothing_behind() {
         let mut s = (**a.snapshot.as_ref().unwrap()).clone();
         let mut docs = s.documents.to_vec();
         for (i, n) in names.iter().enumerate() {
-            docs[2 * i].path = n.to_string();
-            docs[2 * i + 1].dominant_path = Some(n.to_string());
+            docs[2 * i].path = (*n).into();
+            docs[2 * i + 1].dominant_path = Some((*n).into());
         }
         s.documents = docs.into();
         s.seq += 1;

@@ -19,7 +19,7 @@ use crate::tui::tune::{FIELDS, RunKind};
 
 fn paths(app: &crate::tui::App) -> Vec<String> {
     (0..app.docs.len())
-        .map(|i| app.docs.row(i).path.clone())
+        .map(|i| app.docs.row(i).path.to_string())
         .collect()
 }
 
@@ -57,7 +57,7 @@ fn the_filter_narrows_rows_as_typed_and_esc_clears_it() {
     fresh.set_docs(a.snapshot.as_ref().unwrap().documents.clone(), 10);
     fresh.set_filter("ing", 10);
     let expected: Vec<String> = (0..fresh.len())
-        .map(|i| fresh.row(i).path.clone())
+        .map(|i| fresh.row(i).path.to_string())
         .collect();
     assert_eq!(paths(&a), expected);
     assert!(expected.len() > 3 && expected.len() < 29, "{expected:?}");
@@ -91,8 +91,8 @@ fn sort_keys_order_the_rows() {
     assert!(fresh(&a).windows(2).all(|w| w[0] >= w[1]), "reversed");
     keys(&mut a, "s");
     // By modification time, newest first (the fixture's last id is newest).
-    assert_eq!(a.docs.row(0).path, "z-support/faq.md");
-    assert_eq!(a.docs.row(28).path, "v1/alerts.md");
+    assert_eq!(&*a.docs.row(0).path, "z-support/faq.md");
+    assert_eq!(&*a.docs.row(28).path, "v1/alerts.md");
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn clicks_select_rows_and_the_wheel_moves() {
     let mut a = app(80, 24);
     let (_, rows) = layout::table_rows(layout::screen(a.size).body);
     click(&mut a, 10, rows.y + 4);
-    assert_eq!(a.docs.selected().unwrap().path, fixture::PATHS[4]);
+    assert_eq!(&*a.docs.selected().unwrap().path, fixture::PATHS[4]);
     update(
         &mut a,
         Msg::Input(Event::Mouse(MouseEvent {
