@@ -176,6 +176,19 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
         == EventKind::Deleted {
             path: "c.md".into()
         }));
+
+    // The sketches kept are the live pages' only (b's first version and the
+    // deleted c's went with them), so they grow with the pages, not the
+    // history.
+    drop(r.engine);
+    let ix = Index::open(&root, &ix_dir, Config::default().params(), &mut Quiet).unwrap();
+    let near = ix
+        .near("k=8 keys=3 min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3 links=8")
+        .unwrap()
+        .unwrap();
+    let mut kept: Vec<u32> = near.sketches.keys().copied().collect();
+    kept.sort_unstable();
+    assert_eq!(kept, vec![a_id, b2.id]);
 }
 
 /// The members of each cluster, by path.

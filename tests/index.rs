@@ -773,3 +773,65 @@ fn history_reaches_the_database_and_a_loss_is_told() {
     assert!(err.contains("is lost; rebuilding from the files"), "{err}");
     assert_eq!(n(&v, "versions"), 20);
 }
+
+/// Under churn the history levels off at `--history-budget`: one page
+/// rewritten 40 times, an `index` run after each, keeps `history_bytes`
+/// within the budget and the database no larger for the last 20 runs than
+/// after the first 20 (freed pages are reused); the oldest versions are
+/// forgotten, the newest kept, the live page never.
+#[test]
+fn under_churn_the_history_levels_off_at_its_budget() {
+    let mut s = Setup::new("churn", 4);
+    let page = s.root().join("churn.md");
+    let budget = 24 * 1024;
+    let db = s.index("ix").join("index.db");
+    let mut sizes = Vec::new();
+    for i in 0..40u64 {
+        fs::write(&page, common::text(1000 + i, 300)).unwrap();
+        s.settle();
+        let (j, _) = s.index_json("ix", &["--history-budget", "24KiB"]);
+        let (history, texts) = (
+            j["history_bytes"].as_u64().unwrap(),
+            j["texts_bytes"].as_u64().unwrap(),
+        );
+        assert!(
+            history >= texts && history <= budget,
+            "run {i}: {history} of {budget}"
+        );
+        sizes.push(fs::metadata(&db).unwrap().len());
+    }
+    assert!(sizes[39] <= sizes[19], "the database grew: {sizes:?}");
+    // The history lists every version; the oldest cannot be explained exactly.
+    let (j, _) = s.index_json("ix", &["--history-budget", "24KiB"]);
+    let churn: Vec<&Value> = j["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["path"] == "churn.md")
+        .collect();
+    assert_eq!(churn.len(), 40);
+    let home = s.home();
+    let explain = |version: &str| {
+        common::run(
+            &home,
+            &[
+                "explain",
+                s.root().to_str().unwrap(),
+                "churn.md",
+                "--version",
+                version,
+                "--exact",
+                "--index",
+                s.index("ix").to_str().unwrap(),
+                "--history-budget",
+                "24KiB",
+            ],
+        )
+    };
+    let first = explain("1");
+    assert!(
+        String::from_utf8_lossy(&first.stderr).contains("was forgotten to keep the history"),
+        "{first:?}"
+    );
+    assert!(explain("40").status.success());
+}

@@ -66,6 +66,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
             skipped: counts.skipped,
             files_read: report.files_read,
             texts_bytes: ix.texts_bytes(),
+            history_bytes: ix.history_bytes()?,
             history: history
                 .as_deref()
                 .map(|h| h.iter().map(VersionJson::new).collect()),
@@ -87,9 +88,9 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
         summary(&mut out, &report, started.elapsed())?;
         writeln!(
             out,
-            "index: {} (texts kept: {} of {})",
+            "index: {} (history kept: {} of {})",
             show(&ix.dir().display().to_string()),
-            crate::bytesize::approx_bytes(ix.texts_bytes()),
+            crate::bytesize::approx_bytes(ix.history_bytes()?),
             crate::bytesize::approx_bytes(config.history_budget.0)
         )?;
         if let Some(h) = &history {
@@ -158,8 +159,11 @@ struct IndexJson {
     versions: u64,
     skipped: u64,
     files_read: u64,
-    /// Compressed bytes of the kept texts (at most history_budget).
+    /// Compressed bytes of the kept texts.
     texts_bytes: u64,
+    /// The texts and the fingerprints of replaced and deleted versions:
+    /// at most history_budget after a run.
+    history_bytes: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     history: Option<Vec<VersionJson>>,
 }

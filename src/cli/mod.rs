@@ -144,9 +144,10 @@ struct StoreArgs {
     /// platform data directory, or in the configured index_dir].
     #[arg(long, value_name = "DIR")]
     index: Option<PathBuf>,
-    /// Compressed bytes of past versions' texts the index keeps (so their
-    /// passages can be shown); past it the oldest go first; 0 keeps none
-    /// [config: history_budget; default: 512MiB].
+    /// Bytes of history the index keeps: compressed texts (so passages can
+    /// be shown) and the fingerprints of replaced and deleted versions (so
+    /// they stay origins in a rebuild); past it the oldest go first; 0 keeps
+    /// none [config: history_budget; default: 512MiB].
     #[arg(long, value_name = "SIZE")]
     history_budget: Option<Bytes>,
 }

@@ -117,6 +117,9 @@ pub(crate) fn exact_outcome(ix: &impl Read, id: u32) -> Result<Outcome, IndexErr
     let k = ix.params().k;
     let roller = ix.roller();
     let fps = ix.fingerprints(id, id + 1)?.pop().unwrap_or_default();
+    if fps.is_empty() && ix.db().tokens(id)? > 0 {
+        return Err(IndexError::Forgotten(id));
+    }
     let mut keys = Vec::new();
     roller.keys(&fps, &mut keys);
     let mut first: HashMap<u64, u32> = keys.iter().map(|&key| (key, id)).collect();

@@ -197,11 +197,13 @@ impl Live {
         let mut ids: Vec<u32> = self.live.values().copied().collect();
         ids.sort_unstable();
         let mut missing = Vec::new();
-        // Stored pairs with a version no longer live, forgotten once their
-        // clusters are mended.
-        let mut gone = Vec::new();
+        // Stored pairs and sketches with a version no longer live, forgotten
+        // once their clusters are mended.
+        let (mut gone, mut dead) = (Vec::new(), Vec::new());
         match &stored {
             Some(near) => {
+                let live: HashSet<u32> = ids.iter().copied().collect();
+                dead.extend(near.sketches.keys().filter(|id| !live.contains(id)));
                 for &id in &ids {
                     match near.sketches.get(&id) {
                         Some(s) if clusters.restore(id, s) => {}
@@ -247,7 +249,7 @@ impl Live {
         if stored.is_none() {
             ix.reset_near(&settings)?;
         }
-        ix.put_near(&rows, &links, &gone)?;
+        ix.put_near(&rows, &links, &gone, &dead)?;
         self.clusters = clusters;
         self.table_history.clear();
         self.sample_table();
@@ -534,8 +536,10 @@ impl Live {
         if changes.is_empty() {
             return Ok(());
         }
-        // Near-duplicate rows of the whole step, stored in one transaction.
+        // Near-duplicate rows of the whole step, stored in one transaction
+        // with the sketches of the versions it retires forgotten.
         let mut near = Vec::new();
+        let retired_before = self.retired.len();
         let mut renamed = false;
         for c in changes {
             match c {
@@ -581,11 +585,12 @@ impl Live {
         // Clusters split by deletions find the links they skipped.
         let ix = self.store.ix.as_ref().expect("index open");
         let links = self.clusters.settle(&mut |o| stored_set(ix, o))?;
-        self.store
-            .ix
-            .as_mut()
-            .expect("index open")
-            .put_near(&near, &links, &[])?;
+        self.store.ix.as_mut().expect("index open").put_near(
+            &near,
+            &links,
+            &[],
+            &self.retired[retired_before..],
+        )?;
         self.sample_table();
         self.changed = true;
         Ok(())

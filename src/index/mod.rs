@@ -9,6 +9,7 @@
 //! fingerprints (no file is re-read). Each repair says so once through
 //! [`Observer::notice`]. The root is only ever read.
 
+mod history;
 mod lock;
 pub(crate) use lock::check_free;
 mod near;
@@ -20,7 +21,7 @@ mod schema;
 mod snapshot;
 mod texts;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -91,6 +92,12 @@ pub enum IndexError {
     /// A version the history should hold is not there.
     #[error("version {0} has no outcome in the index")]
     Missing(u32),
+    /// A version forgotten for the history budget (index/history.rs).
+    #[error(
+        "version {0} was forgotten to keep the history within history_budget: its \
+         fingerprints and text are gone (its recorded outcome stands)"
+    )]
+    Forgotten(u32),
     #[error(transparent)]
     Table(#[from] TableError),
     /// The index's fingerprints were taken under another polynomial.
@@ -388,10 +395,12 @@ impl Index {
         })
     }
 
-    /// Keep texts within `budget` bytes from now on (0: keep none); a lower
-    /// budget drops texts at once (index/texts.rs says which).
+    /// Keep the history within `budget` bytes from now on (0: keep no
+    /// texts); a lower budget drops texts and forgets versions at once
+    /// (index/texts.rs and index/history.rs say which).
     pub fn set_history_budget(&mut self, budget: u64) -> Result<(), IndexError> {
         self.check_usable()?;
+        let lower = budget < self.history_budget;
         self.history_budget = budget;
         if self.texts_total > budget {
             self.poisoned = true;
@@ -400,10 +409,36 @@ impl Index {
             tx.commit()?;
             self.poisoned = false;
         }
+        if lower {
+            self.forget_past()?;
+        }
+        Ok(())
+    }
+
+    /// Forget the oldest replaced and deleted versions while the history
+    /// is over its budget (index/history.rs).
+    fn forget_past(&mut self) -> Result<(), IndexError> {
+        self.poisoned = true;
+        let tx = self.db.transaction()?;
+        let forgot = history::forget(&tx, self.history_budget, &mut self.texts_total)?;
+        tx.commit()?;
+        self.poisoned = false;
+        if !forgot.versions.is_empty() {
+            let ids: HashSet<u32> = forgot.versions.into_iter().collect();
+            for c in self.current.values_mut() {
+                c.forgotten |= ids.contains(&c.id);
+            }
+        }
         Ok(())
     }
 
     /// Bytes the text store holds (compressed).
+    /// Bytes the history holds against `history_budget`: the kept texts
+    /// and the fingerprints of replaced and deleted versions.
+    pub(crate) fn history_bytes(&self) -> Result<u64, IndexError> {
+        Ok(self.texts_total + history::past_fingerprint_bytes(self.db.conn())?)
+    }
+
     pub(crate) fn texts_bytes(&self) -> u64 {
         self.texts_total
     }
@@ -469,6 +504,9 @@ impl Index {
         if !self.snapshot_stale {
             return Ok(());
         }
+        // Versions replaced since the last checkpoint count against the
+        // history budget from now on.
+        self.forget_past()?;
         let to = (u64::from(self.versions), self.last_hash);
         // What changed goes to the journal while it is smaller than the
         // snapshot; then the snapshot is written whole, the journal removed.

@@ -68,14 +68,16 @@ impl Index {
     }
 
     /// Record versions' sketches and pairs and other `pairs`, and forget
-    /// the stored pairs `forget` (a, b), in one transaction.
+    /// the stored pairs `forget` (a, b) and the sketches of versions no
+    /// longer live `dead`, in one transaction.
     pub(crate) fn put_near(
         &mut self,
         rows: &[NearRow],
         pairs: &[(u32, u32, f64)],
         forget: &[(u32, u32)],
+        dead: &[u32],
     ) -> Result<(), IndexError> {
-        if rows.is_empty() && pairs.is_empty() && forget.is_empty() {
+        if rows.is_empty() && pairs.is_empty() && forget.is_empty() && dead.is_empty() {
             return Ok(());
         }
         let tx = self.db.transaction()?;
@@ -96,6 +98,10 @@ impl Index {
             let mut gone = tx.prepare_cached("DELETE FROM near WHERE a = ?1 AND b = ?2")?;
             for (a, b) in forget {
                 gone.execute(params![a, b])?;
+            }
+            let mut dead_sketch = tx.prepare_cached("DELETE FROM near_sketches WHERE id = ?1")?;
+            for id in dead {
+                dead_sketch.execute([id])?;
             }
         }
         tx.commit()?;

@@ -494,7 +494,7 @@ impl Index {
                     keep_texts
                         && current
                             .get(&f.path)
-                            .is_none_or(|c| c.hash != hash || c.text_never_kept)
+                            .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten)
                 };
                 read_one(f, max_file_size, preparer, keep)
             })
@@ -563,7 +563,7 @@ impl Index {
                 cur = Some(c);
                 renamed = true;
             }
-            if let Some(c) = cur.as_ref().filter(|c| c.hash == doc.hash) {
+            if let Some(c) = cur.as_ref().filter(|c| c.hash == doc.hash && !c.forgotten) {
                 schema::touch(&tx, c.id, f.size, m, f.file_id)?;
                 // Read only for the text store (an index of an older lineage).
                 let for_text = c.text_never_kept && c.status == Status::Live && !renamed;
@@ -618,6 +618,7 @@ impl Index {
                     status: Status::Live,
                     file_id: f.file_id,
                     text_never_kept: doc.packed.is_none(),
+                    forgotten: false,
                 },
             );
             report.new_versions += 1;

@@ -164,6 +164,9 @@ pub(crate) struct Current {
     pub file_id: u64,
     /// The text store never had its text (see index/texts.rs).
     pub text_never_kept: bool,
+    /// Deleted and then forgotten for the history budget (index/history.rs):
+    /// its content coming back is a new version, not this one revived.
+    pub forgotten: bool,
 }
 
 /// A file left out, with what is needed to not re-read an unchanged binary.
@@ -349,10 +352,11 @@ impl Db {
     /// Every path's latest version.
     pub(crate) fn current(&self) -> rusqlite::Result<HashMap<String, Current>> {
         let mut st = self.conn.prepare(
-            "SELECT path, id, version, size, mtime_ns, hash, status, file_id, text IS NULL
+            "SELECT path, id, version, size, mtime_ns, hash, status, file_id, text IS NULL,
+                 coalesce(text, 0) = ?1
              FROM versions WHERE status != 1",
         )?;
-        let rows = st.query_map([], |r| {
+        let rows = st.query_map([super::history::FORGOTTEN], |r| {
             Ok((
                 name_at(r, 0)?,
                 Current {
@@ -364,6 +368,7 @@ impl Db {
                     status: Status::from_i64(r.get(6)?),
                     file_id: r.get::<_, i64>(7)? as u64,
                     text_never_kept: r.get(8)?,
+                    forgotten: r.get(9)?,
                 },
             ))
         })?;
@@ -386,6 +391,16 @@ impl Db {
             ))
         })?;
         rows.collect()
+    }
+
+    /// Tokens of version `id` (0 for an unknown one).
+    pub(crate) fn tokens(&self, id: u32) -> rusqlite::Result<u32> {
+        self.conn
+            .query_row("SELECT tokens FROM versions WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map(Option::unwrap_or_default)
     }
 
     /// Path and version number of version `id`.
@@ -633,21 +648,28 @@ pub(crate) fn fingerprints(
     from: u32,
     to: u32,
 ) -> Result<Vec<Vec<u64>>, IndexError> {
+    // Each version in order: its row, or none for a forgotten one
+    // (index/history.rs), which has no tokens to give.
     let mut st = conn.prepare_cached(
-        "SELECT id, checksum, fps FROM fingerprints WHERE id >= ?1 AND id < ?2 ORDER BY id",
+        "SELECT v.id, f.checksum, f.fps, coalesce(v.text, 0) = ?3 FROM versions v
+         LEFT JOIN fingerprints f ON f.id = v.id WHERE v.id >= ?1 AND v.id < ?2 ORDER BY v.id",
     )?;
-    let mut rows = st.query([from, to])?;
+    let mut rows = st.query(params![from, to, super::history::FORGOTTEN])?;
     let mut out = Vec::with_capacity((to - from) as usize);
     while let Some(r) = rows.next()? {
         let id: u32 = r.get(0)?;
-        let check = r.get::<_, i64>(1)? as u64;
-        let blob = r.get_ref(2).and_then(|v| Ok(v.as_blob()?))?;
         if id != from + out.len() as u32 {
-            return Err(IndexError::Damaged(format!(
-                "fingerprints of version {} missing",
-                from + out.len() as u32
-            )));
+            break;
         }
+        let Some(check) = r.get::<_, Option<i64>>(1)? else {
+            if r.get(3)? {
+                out.push(Vec::new());
+                continue;
+            }
+            break;
+        };
+        let check = check as u64;
+        let blob = r.get_ref(2).and_then(|v| Ok(v.as_blob()?))?;
         if xxh64(blob) != check || blob.len() % 8 != 0 {
             return Err(IndexError::Damaged(format!(
                 "fingerprints of version {id} damaged"

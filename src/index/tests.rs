@@ -505,6 +505,7 @@ fn plan_reads_only_what_changed() {
         status,
         file_id: 0,
         text_never_kept: false,
+        forgotten: false,
     };
     let current = HashMap::from([
         ("same.md".to_string(), cur(1, 10, Status::Live)),
@@ -957,17 +958,22 @@ fn every_version_keeps_its_text_once_per_content() {
     assert_eq!(kept(&ix, 1), Kept::Text(v2.into_bytes()));
 }
 
-#[test]
-fn the_history_budget_drops_the_oldest_texts_and_zero_keeps_none() {
-    let f = Fixture::new("budget");
-    // Ten versions of one page, then a second page.
+/// Ten versions of a.md (ids 0-9), then b.md (10), each run an index run.
+fn ten_versions_and_a_page(f: &Fixture) -> Index {
     for i in 0..10 {
         f.write("a.md", &text(100 + i, 400), 10 + i);
         let (ix, _, _) = f.run(params());
         drop(ix);
     }
     f.write("b.md", &text(7, 400), 100);
-    let (mut ix, _, _) = f.run(params());
+    let (ix, _, _) = f.run(params());
+    ix
+}
+
+#[test]
+fn the_history_budget_drops_the_oldest_texts_and_zero_keeps_none() {
+    let f = Fixture::new("budget");
+    let mut ix = ten_versions_and_a_page(&f);
     let all = ix.texts_bytes();
     // Room for about a third: the oldest versions of a go, both live pages stay.
     ix.set_history_budget(all / 3).unwrap();
@@ -1057,4 +1063,79 @@ fn a_journal_with_a_torn_tail_is_not_appended_to() {
     let (ix, _, notes) = f.run(params());
     assert!(notes.is_empty(), "nothing replayed: {notes:?}");
     assert_eq!(ix.pass().table().counters(), counters);
+}
+
+#[test]
+fn past_the_history_budget_the_oldest_versions_are_forgotten_whole() {
+    let f = Fixture::new("forget");
+    let mut ix = ten_versions_and_a_page(&f);
+    let fps = |ix: &Index, id: u32| ix.fingerprints(id, id + 1).unwrap().pop().unwrap();
+    let past = |ix: &Index| history::past_fingerprint_bytes(ix.db.conn()).unwrap();
+    // The nine replaced versions of a.md count, the two live pages do not.
+    let nine: u64 = (0..9).map(|id| 8 * fps(&ix, id).len() as u64).sum();
+    assert_eq!(past(&ix), nine);
+    let budget = ix.texts_bytes() + nine / 2;
+    ix.set_history_budget(budget).unwrap();
+    assert!(ix.texts_bytes() + past(&ix) <= budget);
+    let forgotten: Vec<bool> = (0..11).map(|id| fps(&ix, id).is_empty()).collect();
+    let n = forgotten.iter().take_while(|&&x| x).count();
+    assert!(
+        (3..9).contains(&n) && !forgotten[n..].contains(&true),
+        "the oldest first, never a live page: {forgotten:?}"
+    );
+    assert_eq!(kept(&ix, 0), Kept::Dropped);
+    assert!(matches!(kept(&ix, 9), Kept::Text(_)));
+    // Its recorded outcome stands; an exact one cannot be computed.
+    assert!(ix.outcome(0).unwrap().is_some());
+    assert!(matches!(
+        crate::engine::query::exact_outcome(&ix, 0),
+        Err(IndexError::Forgotten(0))
+    ));
+    assert!(crate::engine::query::exact_outcome(&ix, 10).is_ok());
+    drop(ix);
+
+    // A rebuild of the table from the history (its snapshot gone) goes on
+    // without them, and new versions past the budget forget the next
+    // oldest at the checkpoint that ends the run.
+    fs::remove_file(f.dir.join(snapshot::FILE)).unwrap();
+    let (mut ix, _) = f.open(params());
+    ix.set_history_budget(budget).unwrap();
+    assert!(!fps(&ix, n as u32).is_empty(), "within the budget already");
+    for (i, seed) in [200, 201].into_iter().enumerate() {
+        f.write("a.md", &text(seed, 400), 300 + i as u64);
+        let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+        let report = ix.reconcile(walk, MAX, Order::Mtime, &mut Quiet).unwrap();
+        assert_eq!(report.new_versions, 1);
+    }
+    assert!(ix.texts_bytes() + past(&ix) <= budget);
+    assert!(fps(&ix, n as u32).is_empty(), "the next oldest went");
+    assert!(!fps(&ix, 12).is_empty() && !fps(&ix, 10).is_empty());
+}
+
+#[test]
+fn a_forgotten_page_whose_content_comes_back_is_a_new_version() {
+    let f = Fixture::new("forgotten-back");
+    f.write("gone.md", &text(5, 400), 10);
+    f.write("a.md", &text(6, 400), 11);
+    drop(f.run(params()));
+    fs::remove_file(f.root.join("gone.md")).unwrap();
+    let (mut ix, report, _) = f.run(params());
+    assert_eq!(report.deleted, 1);
+    // Room for the texts alone: the deleted page is forgotten.
+    ix.set_history_budget(ix.texts_bytes()).unwrap();
+    assert!(ix.fingerprints(0, 1).unwrap()[0].is_empty());
+    drop(ix);
+    f.write("gone.md", &text(5, 400), 20);
+    let (ix, report, _) = f.run(params());
+    assert_eq!((report.revived, report.new_versions), (0, 1));
+    let h = history_of(&ix);
+    assert_eq!(
+        [&h[0], &h[2]],
+        [
+            &("gone.md".to_string(), 1, Status::Replaced),
+            &("gone.md".to_string(), 2, Status::Live)
+        ]
+    );
+    assert!(!ix.fingerprints(2, 3).unwrap()[0].is_empty());
+    assert!(matches!(kept(&ix, 2), Kept::Text(_)));
 }

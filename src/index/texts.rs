@@ -8,7 +8,8 @@
 //!
 //! ```sql
 //! texts    (id INTEGER PRIMARY KEY, checksum, size, stored, zstd BLOB)
-//! versions.text: texts.id; NULL never stored, 0 dropped for the budget
+//! versions.text: texts.id; NULL never stored, 0 dropped for the budget,
+//!                -1 forgotten (index/history.rs)
 //! ```
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -94,7 +95,9 @@ pub(crate) fn get(c: &Connection, id: u32) -> Result<Kept, IndexError> {
     match row {
         None => Err(IndexError::Missing(id)),
         Some((None, ..)) => Ok(Kept::Never),
-        Some((Some(0), ..)) => Ok(Kept::Dropped),
+        // 0: dropped for the budget; -1: forgotten with its fingerprints
+        // (index/history.rs).
+        Some((Some(t), ..)) if t <= 0 => Ok(Kept::Dropped),
         Some((Some(_), Some(zstd), Some(size), Some(checksum))) => {
             let bytes = zstd::bulk::decompress(&zstd, size as usize).map_err(|_| damaged())?;
             if bytes.len() as i64 != size || xxh64(&bytes) as i64 != checksum {
