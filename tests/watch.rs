@@ -263,3 +263,51 @@ fn a_running_watchers_history_is_in_the_database_file() {
         "{v}"
     );
 }
+
+/// A page that becomes unreadable is still there: it leaves the documents
+/// with one `skipped` line saying why, no `deleted` beside it, and comes
+/// back when it can be read again.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_page_made_unreadable_is_skipped_not_deleted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("watch-perm");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    std::fs::write(root.join("other.md"), "another page of words").unwrap();
+    let open = |p: &std::path::Path, mode| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    for d in [dir.path().join("index"), dir.path().join("home")] {
+        std::fs::create_dir_all(&d).unwrap();
+        open(&d, 0o777);
+    }
+    for p in [dir.path(), &root] {
+        open(p, 0o755);
+    }
+    let w = Watch::start_unprivileged(&root, &dir.path().join("index"), &[]);
+    w.expect("guide.md v1", |v| event(v, "version", "guide.md").is_some());
+    w.expect("other.md v1", |v| event(v, "version", "other.md").is_some());
+
+    let guide = root.join("guide.md");
+    let append = |words: &[u8]| {
+        let mut f = std::fs::OpenOptions::new().append(true).open(&guide);
+        std::io::Write::write_all(f.as_mut().unwrap(), words).unwrap();
+    };
+    // Write-only for its owner: the watcher may not read it (as the same
+    // user, or as nobody).
+    open(&guide, 0o200);
+    append(b" and a line more");
+    let v = w.expect("skipped", |v| event(v, "skipped", "guide.md").is_some());
+    assert!(v["reason"].as_str().unwrap().contains("unreadable"), "{v}");
+    let quiet = std::time::Duration::from_secs(2);
+    let after = w.until_quiet(quiet, 10 * quiet);
+    let deleted = |v: &Value| event(v, "deleted", "guide.md").is_some();
+    assert!(!after.iter().any(deleted), "{after:?}");
+
+    open(&guide, 0o644);
+    append(b" and readable again");
+    let v = w.expect("back", |v| event(v, "version", "guide.md").is_some());
+    assert_eq!(v["version"], 2);
+}

@@ -541,6 +541,16 @@ impl Live {
         let mut near = Vec::new();
         let retired_before = self.retired.len();
         let mut renamed = false;
+        // A document that became unreadable (or binary, or too large) is
+        // still there: its `skipped` event says why it left the documents,
+        // with no `deleted` beside it.
+        let skipped: HashSet<String> = changes
+            .iter()
+            .filter_map(|c| match c {
+                Change::Skipped { path, .. } => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
         for c in changes {
             match c {
                 Change::Version {
@@ -560,7 +570,9 @@ impl Live {
                 }
                 Change::Deleted { path } => {
                     self.set_live(&path, None)?;
-                    self.rep.push(EventKind::Deleted { path });
+                    if !skipped.contains(&path) {
+                        self.rep.push(EventKind::Deleted { path });
+                    }
                 }
                 Change::Renamed { from, to, id } => {
                     if let Some(old) = self.live.remove(&from) {

@@ -67,6 +67,25 @@ pub fn command(home: &Path, args: &[&str]) -> Command {
     c
 }
 
+/// [`command`] as a user whom `chmod 000` stops: the tests' own user, or
+/// `nobody` through `setpriv` when they run as root (whom it does not).
+/// The folders it writes must be open to that user.
+#[cfg(target_os = "linux")]
+pub fn command_unprivileged(home: &Path, args: &[&str]) -> Command {
+    use std::os::unix::fs::MetadataExt;
+    if std::fs::metadata("/proc/self").unwrap().uid() != 0 {
+        return command(home, args);
+    }
+    let mut c = Command::new("setpriv");
+    c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_lineage"))
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"));
+    c
+}
+
 pub fn run(home: &Path, args: &[&str]) -> Output {
     command(home, args).output().expect("run lineage")
 }
@@ -265,6 +284,27 @@ impl Watch {
 
     /// Start the watcher with nobody reading its stdout yet.
     pub fn spawn(root: &std::path::Path, index: &std::path::Path, extra: &[&str]) -> Watch {
+        Watch::spawn_with(command, root, index, extra)
+    }
+
+    /// [`Watch::start`] through [`command_unprivileged`].
+    #[cfg(target_os = "linux")]
+    pub fn start_unprivileged(
+        root: &std::path::Path,
+        index: &std::path::Path,
+        extra: &[&str],
+    ) -> Watch {
+        let mut w = Watch::spawn_with(command_unprivileged, root, index, extra);
+        w.read();
+        w
+    }
+
+    fn spawn_with(
+        command: fn(&Path, &[&str]) -> Command,
+        root: &std::path::Path,
+        index: &std::path::Path,
+        extra: &[&str],
+    ) -> Watch {
         let home = root.parent().unwrap().join("home");
         let child = command(
             &home,

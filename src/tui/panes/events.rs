@@ -135,4 +135,15 @@ mod tests {
             assert!(what.starts_with("invoice\u{FFFD}dm.exe.md"), "{what}");
         }
     }
+
+    /// A name that is not UTF-8 reads as it does in Documents (U+FFFD for
+    /// the bytes), not as the Latin-1 letters of its lossless key.
+    #[test]
+    fn names_that_are_not_utf8_read_as_in_documents() {
+        let theme = Theme::new(crate::config::ThemeName::Dark, true);
+        let name = crate::source::name::encode(b"caf\xe9.md");
+        let (_, _, what) = describe(&EventKind::Deleted { path: name.clone() }, &theme);
+        assert_eq!(what, "caf\u{FFFD}.md");
+        assert_eq!(what, crate::tui::paths::shown(&name));
+    }
 }
