@@ -311,3 +311,60 @@ fn a_page_made_unreadable_is_skipped_not_deleted() {
     let v = w.expect("back", |v| event(v, "version", "guide.md").is_some());
     assert_eq!(v["version"], 2);
 }
+
+/// A sub-folder the watcher may not read is skipped, and the rest is still
+/// watched by events (it was all rescanned every few seconds): a folder
+/// made later beside it is watched too, and the folder, once readable, is
+/// read.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unreadable_folder_leaves_the_rest_to_events() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
+    let dir = TempDir::new("watch-locked");
+    let root = dir.path().join("docs");
+    let mode = |p: &std::path::Path, m| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    };
+    dir.write("docs/open/guide.md", SOURCE);
+    dir.write(
+        "docs/locked/secret.md",
+        "words kept in a folder nobody may read",
+    );
+    for d in ["index", "home"] {
+        std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        mode(&dir.path().join(d), 0o777);
+    }
+    for p in [dir.path(), &root, &root.join("open")] {
+        mode(p, 0o777);
+    }
+    mode(&root.join("locked"), 0o000);
+    let w = Watch::start_unprivileged(&root, &dir.path().join("index"), &[]);
+    // No `cannot watch …; rescanning every 1 s instead` first.
+    let v = w.expect("locked skipped", |v| {
+        assert_ne!(v["event"], "error", "{v}");
+        event(v, "skipped", "locked").is_some()
+    });
+    assert!(v["reason"].as_str().unwrap().contains("unreadable"), "{v}");
+    w.expect("guide.md", |v| {
+        event(v, "version", "open/guide.md").is_some()
+    });
+
+    // A folder made beside the unreadable one, written to after its own
+    // event was seen: seen only if the new folder is watched.
+    std::fs::create_dir(root.join("later")).unwrap();
+    w.until_quiet(Duration::from_millis(1500), Duration::from_secs(20));
+    dir.write(
+        "docs/later/page.md",
+        "a page in a folder made after the start",
+    );
+    w.expect("later/page.md", |v| {
+        event(v, "version", "later/page.md").is_some()
+    });
+
+    mode(&root.join("locked"), 0o755);
+    mode(&root.join("locked/secret.md"), 0o644);
+    w.expect("secret.md, readable now", |v| {
+        event(v, "version", "locked/secret.md").is_some()
+    });
+}

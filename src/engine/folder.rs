@@ -126,6 +126,22 @@ impl Folder {
         Some(why)
     }
 
+    /// Watch folders made where notify does not add them (see
+    /// `Watcher::adopt`).
+    pub(super) fn adopt(&mut self, paths: &[PathBuf]) {
+        if let Some(w) = &mut self.watch {
+            w.adopt(paths);
+        }
+    }
+
+    /// Folders that could not be watched and can be now (see
+    /// `Watcher::retry_denied`): what they hold is to be read.
+    pub(super) fn retry_denied(&mut self) -> Vec<PathBuf> {
+        self.watch
+            .as_mut()
+            .map_or_else(Vec::new, watcher::Watcher::retry_denied)
+    }
+
     /// Whether ticks rescan the whole folder (no events to be had).
     pub(super) fn rescanning(&self) -> bool {
         matches!(self.watching, Watching::Rescanning(_))

@@ -312,6 +312,7 @@ impl Live {
                     Input::Command(Command::Changed(p)) => paths.extend(p),
                     Input::Command(c) => changed |= self.command(c),
                     Input::Files(Batch::Changed { paths: p, rescan }) => {
+                        self.folder.adopt(&p);
                         paths.extend(p);
                         full |= rescan;
                     }
@@ -353,6 +354,11 @@ impl Live {
         }
         if let Some(changed) = self.check_root() {
             return changed;
+        }
+        // Unreadable folders that became readable: their files, now.
+        let back = self.folder.retry_denied();
+        if !back.is_empty() && !self.folder.rescanning() {
+            return self.sync(Some(back));
         }
         self.folder.rescanning() && self.sync(None)
     }

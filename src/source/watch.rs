@@ -2,15 +2,15 @@
 //! notify-debouncer-full, reduced to what the engine needs — which paths
 //! changed, or that only a full walk can tell.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use notify::{EventKind, PollWatcher, RecursiveMode};
+use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{
-    DebounceEventResult, RecommendedCache, new_debouncer, new_debouncer_opt,
+    DebounceEventResult, Debouncer, RecommendedCache, new_debouncer, new_debouncer_opt,
 };
 
 use super::{FileEntry, Filter, Walk, WalkOptions, gitignore, rel_path};
@@ -27,11 +27,110 @@ pub(crate) enum Batch {
 
 /// A running watch; dropping it stops watching.
 pub(crate) struct Watcher {
-    _debouncer: Box<dyn std::any::Any + Send>,
+    backend: Backend,
     writers: Arc<Mutex<Writers>>,
 }
 
+enum Backend {
+    Events(Tree),
+    Poll {
+        _debouncer: Debouncer<PollWatcher, RecommendedCache>,
+    },
+}
+
+/// OS events over the tree. notify watches a folder and all under it in
+/// one call, and fails at the first sub-folder it may not watch (one not
+/// readable): the whole root then went to timed rescans. Instead, such a
+/// folder's ancestors are watched each on its own, every other sub-folder
+/// with all under it, and the folders denied are retried
+/// ([`Watcher::retry_denied`]).
+struct Tree {
+    debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+    /// Folders watched on their own: a folder made in one is watched by
+    /// [`Watcher::adopt`] (notify adds those of recursive watches only).
+    alone: HashSet<PathBuf>,
+    /// Folders that may not be watched.
+    denied: BTreeSet<PathBuf>,
+}
+
+impl Tree {
+    /// Watch `dir` and all under it that may be watched.
+    fn watch(&mut self, dir: &Path) -> notify::Result<()> {
+        match self.debouncer.watch(dir, RecursiveMode::Recursive) {
+            Ok(()) => return Ok(()),
+            Err(e) if !is_denied(&e) => return Err(e),
+            Err(_) => {}
+        }
+        // Part of the tree may be watched already (notify goes depth
+        // first): let go of it, then go down a level at a time.
+        let _ = self.debouncer.unwatch(dir);
+        let listed = match self.debouncer.watch(dir, RecursiveMode::NonRecursive) {
+            Ok(()) => fs::read_dir(dir),
+            Err(e) if is_denied(&e) => Err(std::io::ErrorKind::PermissionDenied.into()),
+            Err(e) => return Err(e),
+        };
+        let Ok(entries) = listed else {
+            let _ = self.debouncer.unwatch(dir);
+            self.denied.insert(dir.to_path_buf());
+            return Ok(());
+        };
+        self.alone.insert(dir.to_path_buf());
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                self.watch(&e.path())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_denied(e: &notify::Error) -> bool {
+    matches!(&e.kind, notify::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied)
+}
+
 impl Watcher {
+    /// Watch the folders among `paths` (an event's) made in a folder
+    /// watched on its own, which notify does not add by itself.
+    pub(crate) fn adopt(&mut self, paths: &[PathBuf]) {
+        let Backend::Events(t) = &mut self.backend else {
+            return;
+        };
+        for p in paths {
+            if p.parent().is_some_and(|d| t.alone.contains(d))
+                && !t.alone.contains(p)
+                && fs::symlink_metadata(p).is_ok_and(|m| m.is_dir())
+            {
+                // One that fails is seen again at the next rescan.
+                let _ = t.watch(p);
+            }
+        }
+    }
+
+    /// Folders that could not be watched (unreadable) and can be now: they
+    /// are watched from here on, and the caller reads what they hold. A
+    /// folder gone is forgotten.
+    pub(crate) fn retry_denied(&mut self) -> Vec<PathBuf> {
+        let Backend::Events(t) = &mut self.backend else {
+            return Vec::new();
+        };
+        let mut back = Vec::new();
+        for dir in std::mem::take(&mut t.denied) {
+            if !dir.is_dir() {
+                continue;
+            }
+            // Denied again, it is back in `denied` (as are any folders
+            // under it that still are).
+            match t.watch(&dir) {
+                Ok(()) if !t.denied.contains(&dir) => back.push(dir),
+                Ok(()) => {}
+                Err(_) => {
+                    t.denied.insert(dir);
+                }
+            }
+        }
+        back
+    }
+
     /// Files being written (absolute paths): a walk leaves them alone until
     /// their writer closes them or goes quiet (then [`Watcher::released`]
     /// names them).
@@ -125,7 +224,7 @@ pub fn start(
             errors.iter().map(|e| e.to_string()).collect(),
         )),
     };
-    let debouncer: Box<dyn std::any::Any + Send> = if poll {
+    let backend = if poll {
         let config = notify::Config::default().with_poll_interval(every);
         let mut d = new_debouncer_opt::<_, PollWatcher, _>(
             debounce,
@@ -135,16 +234,23 @@ pub fn start(
             config,
         )?;
         d.watch(root, RecursiveMode::Recursive)?;
-        Box::new(d)
+        Backend::Poll { _debouncer: d }
     } else {
-        let mut d = new_debouncer(debounce, None, handler)?;
-        d.watch(root, RecursiveMode::Recursive)?;
-        Box::new(d)
+        let mut t = Tree {
+            debouncer: new_debouncer(debounce, None, handler)?,
+            alone: HashSet::new(),
+            denied: BTreeSet::new(),
+        };
+        t.watch(root)?;
+        if t.denied.contains(root) {
+            return Err(
+                notify::Error::io(std::io::ErrorKind::PermissionDenied.into())
+                    .add_path(root.to_path_buf()),
+            );
+        }
+        Backend::Events(t)
     };
-    Ok(Watcher {
-        _debouncer: debouncer,
-        writers,
-    })
+    Ok(Watcher { backend, writers })
 }
 
 /// Whether an event can change a document's content or existence. notify
