@@ -264,6 +264,65 @@ fn a_running_watchers_history_is_in_the_database_file() {
     );
 }
 
+/// `index.db-wal` removed while the watcher runs holds the history since
+/// the last checkpoint, and lives on only in the watcher (the file is still
+/// open there): the watcher says so, copies it into `index.db` within a
+/// tick and reopens the index, so a `kill -9` right after loses nothing
+/// (before, every version since the last checkpoint went silently).
+#[test]
+fn a_log_removed_under_a_running_watcher_loses_no_history() {
+    use std::time::Duration;
+    let dir = TempDir::new("watch-wal-gone");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    let index = dir.path().join("index");
+    // Checkpoints far apart: what follows is in the log only.
+    let mut w = Watch::start(
+        &root,
+        &index,
+        &["--debounce-ms", "20", "--checkpoint-secs", "600"],
+    );
+    w.expect("guide.md", |v| event(v, "version", "guide.md").is_some());
+    for n in 2..=4 {
+        std::fs::write(root.join("guide.md"), format!("{SOURCE} Edition {n}.")).unwrap();
+        w.expect("an edition", |v| {
+            event(v, "version", "guide.md").is_some_and(|v| v["version"] == n)
+        });
+    }
+    std::fs::remove_file(index.join("index.db-wal")).unwrap();
+    let v = w.expect("the removal told", |v| v["event"] == "error");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("index.db-wal was removed while in use"),
+        "{v}"
+    );
+    std::fs::write(root.join("faq.md"), format!("Asked often. {SOURCE}")).unwrap();
+    w.expect("faq.md", |v| event(v, "version", "faq.md").is_some());
+    w.until_quiet(Duration::from_millis(1500), Duration::from_secs(20));
+    let _ = w.child.kill();
+    let _ = w.child.wait();
+    let kept = common::index_documents(&root, &index);
+    let versions: Vec<(&str, u64)> = kept["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["path"].as_str().unwrap(), h["version"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        versions,
+        [
+            ("guide.md", 1),
+            ("guide.md", 2),
+            ("guide.md", 3),
+            ("guide.md", 4),
+            ("faq.md", 1)
+        ]
+    );
+}
+
 /// A page that becomes unreadable is still there: it leaves the documents
 /// with one `skipped` line saying why, no `deleted` beside it, and comes
 /// back when it can be read again.

@@ -352,6 +352,9 @@ impl Live {
         if self.store.ix.is_none() {
             return self.recover();
         }
+        if self.ix().log_removed() {
+            return self.save_removed_log();
+        }
         if let Some(changed) = self.check_root() {
             return changed;
         }
@@ -418,6 +421,22 @@ impl Live {
         if let Some(message) = self.store.failed(e) {
             self.rep.error(message);
         }
+    }
+
+    /// `index.db-wal` was removed while the index is open: copy the history
+    /// it holds (the file is still open here) into `index.db` now, then
+    /// reopen the index at the next tick, which makes a new log. Without
+    /// this, the history since the last checkpoint went with the process.
+    fn save_removed_log(&mut self) -> bool {
+        self.checkpoint();
+        let why = "index.db-wal was removed while in use";
+        let saved = self.ix().checkpoint_wal();
+        self.rep.error(match saved {
+            Ok(()) => format!("{why}: the history it held is copied into index.db"),
+            Err(e) => format!("{why}, and copying the history it held failed: {e}"),
+        });
+        self.store.reopen(why.to_string());
+        true
     }
 
     /// Reopen a closed index and catch up with the folder; true if it opened.

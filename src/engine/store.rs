@@ -40,6 +40,12 @@ impl Store {
         })
     }
 
+    /// Close the index to reopen it at the next tick, for `why`.
+    pub(super) fn reopen(&mut self, why: String) {
+        self.ix = None;
+        self.down = Some(why);
+    }
+
     /// The reopened index has caught up with the folder: it is no longer
     /// down. Whether it was.
     pub(super) fn caught_up(&mut self) -> bool {

@@ -549,7 +549,15 @@ impl Index {
     /// itself only past 1,000 pages, so a watcher's slow trickle of changes
     /// could live in the WAL alone for days (and go with it). Passive: a
     /// reader beside (`explain`) is not waited for.
-    fn checkpoint_wal(&self) -> Result<(), IndexError> {
+    /// Whether SQLite's write-ahead log was removed under the open
+    /// database: what is in it lives on only in this process (the file is
+    /// still open), so [`Index::checkpoint`] must copy it into `index.db`
+    /// before the index is reopened (a new log then comes with it).
+    pub(crate) fn log_removed(&self) -> bool {
+        !self.dir.join(schema::COMPANIONS[0]).exists() && self.dir.join(schema::FILE).exists()
+    }
+
+    pub(crate) fn checkpoint_wal(&self) -> Result<(), IndexError> {
         self.db
             .conn()
             .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;

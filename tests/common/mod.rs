@@ -365,6 +365,11 @@ impl Watch {
 }
 
 impl Watch {
+    /// The lines come so far, without waiting.
+    pub fn drain(&self) -> Vec<serde_json::Value> {
+        self.lines().try_iter().collect()
+    }
+
     /// Wait until no line has come for `quiet` (at most `max`); the lines seen.
     pub fn until_quiet(&self, quiet: Duration, max: Duration) -> Vec<serde_json::Value> {
         let deadline = Instant::now() + max;
