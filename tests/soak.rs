@@ -2,7 +2,9 @@
 //! a docs folder — creates, edits written with pauses, renames, folder
 //! moves, deletions, FIFOs swapped in for files, names that are not UTF-8,
 //! and `kill -9` restarts of the watcher, every other one right after
-//! `index.db-wal` was removed under it — then checks that
+//! `index.db-wal` was removed under it, the others with `index.db` then
+//! truncated (and `lineage index` saying how much history that lost) —
+//! then checks that
 //!
 //! - the watcher's index was up to date (a later `lineage index` reads
 //!   nothing) and its live documents equal a fresh index of the folder;
@@ -189,6 +191,31 @@ fn live(report: &Value) -> HashMap<String, String> {
         .collect()
 }
 
+/// `index.db` truncated to nothing (its log and shared memory gone too):
+/// the next `lineage index` rebuilds from the files and says how many
+/// versions of the history that lost.
+fn truncate_and_be_told(dir: &TempDir, root: &Path, index: &Path) {
+    std::fs::File::create(index.join("index.db")).unwrap();
+    for f in ["index.db-wal", "index.db-shm"] {
+        let _ = std::fs::remove_file(index.join(f));
+    }
+    let out = common::run(
+        &dir.path().join("home"),
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--index",
+            index.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("missing or empty beside a table of") && err.contains("lost"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_random_life_of_a_folder_ends_as_a_fresh_index_of_it() {
     let ops: usize = std::env::var("LINEAGE_SOAK_OPS")
@@ -220,6 +247,11 @@ fn a_random_life_of_a_folder_ends_as_a_fresh_index_of_it() {
             // kill -9, and back.
             seen.extend(w.drain());
             drop(w);
+            if i % 80 == 79 {
+                truncate_and_be_told(&dir, &root, &index);
+                // That history is gone, and was said to be.
+                seen.clear();
+            }
             w = Watch::start(&root, &index, &[]);
         }
     }
