@@ -522,7 +522,7 @@ fn the_index_lives_in_the_data_directory_or_the_configured_one() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_file_without_read_permission_is_skipped_with_the_reason() {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::fs::PermissionsExt;
     let mut s = Setup::new("ix-perm", 3);
     let secret = s.root().join("secret.md");
     fs::write(&secret, "words that nobody may read").unwrap();
@@ -531,19 +531,8 @@ fn a_file_without_read_permission_is_skipped_with_the_reason() {
     fs::create_dir(&ix).unwrap();
     fs::set_permissions(&ix, fs::Permissions::from_mode(0o777)).unwrap();
     s.settle();
-    let as_root = fs::metadata("/proc/self").unwrap().uid() == 0;
     let run_as_user = |args: &[&str]| {
-        let bin = env!("CARGO_BIN_EXE_lineage");
-        let mut c = if as_root {
-            let mut c = std::process::Command::new("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
-            c
-        } else {
-            std::process::Command::new(bin)
-        };
-        c.args(args)
-            .env("HOME", s.home())
-            .env("XDG_CONFIG_HOME", s.home().join("config"))
+        common::command_unprivileged(&s.home(), args)
             .output()
             .expect("run lineage")
     };

@@ -14,11 +14,33 @@ fn event<'a>(v: &'a Value, kind: &str, path: &str) -> Option<&'a Value> {
     (v["event"] == kind && v["path"] == path).then_some(v)
 }
 
-fn follows_edits(extra: &[&str]) {
-    let dir = TempDir::new("watch");
+/// A temp folder with `docs/guide.md` (SOURCE): the folder and `docs`.
+fn guide_folder(tag: &str) -> (TempDir, std::path::PathBuf) {
+    let dir = TempDir::new(tag);
     let root = dir.path().join("docs");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    dir.write("docs/guide.md", SOURCE);
+    (dir, root)
+}
+
+/// Set `p`'s permission bits.
+#[cfg(target_os = "linux")]
+fn chmod(p: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// `index` and `home` beside `docs`, open to the user the watcher runs as
+/// ([`Watch::start_unprivileged`]).
+#[cfg(target_os = "linux")]
+fn open_to_watcher(dir: &TempDir) {
+    for d in ["index", "home"] {
+        std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        chmod(&dir.path().join(d), 0o777);
+    }
+}
+
+fn follows_edits(extra: &[&str]) {
+    let (dir, root) = guide_folder("watch");
     let index = dir.path().join("index");
     let w = Watch::start(&root, &index, extra);
     let v = w.expect("guide.md v1", |v| event(v, "version", "guide.md").is_some());
@@ -105,10 +127,7 @@ fn watch_keeps_up_with_a_burst_of_files() {
 
 #[test]
 fn a_killed_watcher_loses_nothing() {
-    let dir = TempDir::new("watch-kill");
-    let root = dir.path().join("docs");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    let (dir, root) = guide_folder("watch-kill");
     let index = dir.path().join("index");
     let mut w = Watch::start(&root, &index, &[]);
     w.expect("guide.md", |v| event(v, "version", "guide.md").is_some());
@@ -216,10 +235,7 @@ fn a_hard_link_and_a_removal_are_a_move() {
 /// lost `index.db-wal` would leave it, holds every version.
 #[test]
 fn a_running_watchers_history_is_in_the_database_file() {
-    let dir = TempDir::new("watch-wal");
-    let root = dir.path().join("docs");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    let (dir, root) = guide_folder("watch-wal");
     let index = dir.path().join("index");
     let w = Watch::start(
         &root,
@@ -272,10 +288,7 @@ fn a_running_watchers_history_is_in_the_database_file() {
 #[test]
 fn a_log_removed_under_a_running_watcher_loses_no_history() {
     use std::time::Duration;
-    let dir = TempDir::new("watch-wal-gone");
-    let root = dir.path().join("docs");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    let (dir, root) = guide_folder("watch-wal-gone");
     let index = dir.path().join("index");
     // Checkpoints far apart: what follows is in the log only.
     let mut w = Watch::start(
@@ -329,21 +342,11 @@ fn a_log_removed_under_a_running_watcher_loses_no_history() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_page_made_unreadable_is_skipped_not_deleted() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = TempDir::new("watch-perm");
-    let root = dir.path().join("docs");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("guide.md"), SOURCE).unwrap();
+    let (dir, root) = guide_folder("watch-perm");
     std::fs::write(root.join("other.md"), "another page of words").unwrap();
-    let open = |p: &std::path::Path, mode| {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
-    };
-    for d in [dir.path().join("index"), dir.path().join("home")] {
-        std::fs::create_dir_all(&d).unwrap();
-        open(&d, 0o777);
-    }
+    open_to_watcher(&dir);
     for p in [dir.path(), &root] {
-        open(p, 0o755);
+        chmod(p, 0o755);
     }
     let w = Watch::start_unprivileged(&root, &dir.path().join("index"), &[]);
     w.expect("guide.md v1", |v| event(v, "version", "guide.md").is_some());
@@ -356,7 +359,7 @@ fn a_page_made_unreadable_is_skipped_not_deleted() {
     };
     // Write-only for its owner: the watcher may not read it (as the same
     // user, or as nobody).
-    open(&guide, 0o200);
+    chmod(&guide, 0o200);
     append(b" and a line more");
     let v = w.expect("skipped", |v| event(v, "skipped", "guide.md").is_some());
     assert!(v["reason"].as_str().unwrap().contains("unreadable"), "{v}");
@@ -365,7 +368,7 @@ fn a_page_made_unreadable_is_skipped_not_deleted() {
     let deleted = |v: &Value| event(v, "deleted", "guide.md").is_some();
     assert!(!after.iter().any(deleted), "{after:?}");
 
-    open(&guide, 0o644);
+    chmod(&guide, 0o644);
     append(b" and readable again");
     let v = w.expect("back", |v| event(v, "version", "guide.md").is_some());
     assert_eq!(v["version"], 2);
@@ -378,26 +381,19 @@ fn a_page_made_unreadable_is_skipped_not_deleted() {
 #[cfg(target_os = "linux")]
 #[test]
 fn an_unreadable_folder_leaves_the_rest_to_events() {
-    use std::os::unix::fs::PermissionsExt;
     use std::time::Duration;
     let dir = TempDir::new("watch-locked");
     let root = dir.path().join("docs");
-    let mode = |p: &std::path::Path, m| {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
-    };
     dir.write("docs/open/guide.md", SOURCE);
     dir.write(
         "docs/locked/secret.md",
         "words kept in a folder nobody may read",
     );
-    for d in ["index", "home"] {
-        std::fs::create_dir_all(dir.path().join(d)).unwrap();
-        mode(&dir.path().join(d), 0o777);
-    }
+    open_to_watcher(&dir);
     for p in [dir.path(), &root, &root.join("open")] {
-        mode(p, 0o777);
+        chmod(p, 0o777);
     }
-    mode(&root.join("locked"), 0o000);
+    chmod(&root.join("locked"), 0o000);
     let w = Watch::start_unprivileged(&root, &dir.path().join("index"), &[]);
     // No `cannot watch …; rescanning every 1 s instead` first.
     let v = w.expect("locked skipped", |v| {
@@ -421,8 +417,8 @@ fn an_unreadable_folder_leaves_the_rest_to_events() {
         event(v, "version", "later/page.md").is_some()
     });
 
-    mode(&root.join("locked"), 0o755);
-    mode(&root.join("locked/secret.md"), 0o644);
+    chmod(&root.join("locked"), 0o755);
+    chmod(&root.join("locked/secret.md"), 0o644);
     w.expect("secret.md, readable now", |v| {
         event(v, "version", "locked/secret.md").is_some()
     });

@@ -134,12 +134,12 @@ impl Folder {
         }
     }
 
-    /// Folders that could not be watched and can be now (see
+    /// Whether folders that could not be watched can be now (see
     /// `Watcher::retry_denied`): what they hold is to be read.
-    pub(super) fn retry_denied(&mut self) -> Vec<PathBuf> {
+    pub(super) fn retry_denied(&mut self) -> bool {
         self.watch
             .as_mut()
-            .map_or_else(Vec::new, watcher::Watcher::retry_denied)
+            .is_some_and(watcher::Watcher::retry_denied)
     }
 
     /// Whether ticks rescan the whole folder (no events to be had).

@@ -358,12 +358,10 @@ impl Live {
         if let Some(changed) = self.check_root() {
             return changed;
         }
-        // Unreadable folders that became readable: their files, now.
+        // Unreadable folders that became readable are walked now (a
+        // folder among the paths of a sync is a walk of the root anyway).
         let back = self.folder.retry_denied();
-        if !back.is_empty() && !self.folder.rescanning() {
-            return self.sync(Some(back));
-        }
-        self.folder.rescanning() && self.sync(None)
+        (back || self.folder.rescanning()) && self.sync(None)
     }
 
     /// Whether the folder at the root's path is still the one watched. Gone:

@@ -15,6 +15,8 @@
 //!                         -- text dropped unless another version has it
 //! ```
 
+use std::collections::{HashMap, HashSet};
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// `versions.text` of a forgotten version.
@@ -32,26 +34,18 @@ pub(crate) fn past_fingerprint_bytes(c: &Connection) -> rusqlite::Result<u64> {
     .map(|n| 8 * n as u64)
 }
 
-/// What [`forget`] did.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Forgot {
-    pub versions: Vec<u32>,
-    /// Fingerprint and text bytes freed.
-    pub bytes: u64,
-}
-
 /// Forget the oldest replaced and deleted versions until their
 /// fingerprints and the kept texts (`texts_total`, kept up to date) come
 /// to at most `budget`; once over, down to 15/16 of it, so a full history
 /// is not walked again at every checkpoint. A text another version still
-/// names is kept for it.
+/// names is kept for it. Returns the versions forgotten.
 pub(crate) fn forget(
     c: &Connection,
     budget: u64,
     texts_total: &mut u64,
-) -> rusqlite::Result<Forgot> {
+) -> rusqlite::Result<Vec<u32>> {
     let mut total = *texts_total + past_fingerprint_bytes(c)?;
-    let mut done = Forgot::default();
+    let mut done = Vec::new();
     if total <= budget {
         return Ok(done);
     }
@@ -74,6 +68,23 @@ pub(crate) fn forget(
         }
         v
     };
+    // How many versions name each of the victims' texts: one walk of the
+    // version rows (`versions.text` has no index), not one a victim.
+    let theirs: HashSet<i64> = victims
+        .iter()
+        .filter_map(|v| v.2)
+        .filter(|&t| t > 0)
+        .collect();
+    let mut names: HashMap<i64, u32> = HashMap::new();
+    if !theirs.is_empty() {
+        let mut st = c.prepare("SELECT text FROM versions WHERE text > 0")?;
+        for t in st.query_map([], |r| r.get::<_, i64>(0))? {
+            let t = t?;
+            if theirs.contains(&t) {
+                *names.entry(t).or_default() += 1;
+            }
+        }
+    }
     for (id, fps, text) in victims {
         if total <= target {
             break;
@@ -83,12 +94,11 @@ pub(crate) fn forget(
         c.prepare_cached("UPDATE versions SET text = ?2 WHERE id = ?1")?
             .execute(params![id, FORGOTTEN])?;
         total -= fps;
-        done.bytes += fps;
-        if let Some(t) = text.filter(|&t| t > 0) {
-            let shared: bool = c
-                .prepare_cached("SELECT EXISTS (SELECT 1 FROM versions WHERE text = ?1)")?
-                .query_row([t], |r| r.get(0))?;
-            if !shared {
+        if let Some(t) = text
+            && let Some(n) = names.get_mut(&t)
+        {
+            *n -= 1;
+            if *n == 0 {
                 let stored: Option<i64> = c
                     .prepare_cached("SELECT stored FROM texts WHERE id = ?1")?
                     .query_row([t], |r| r.get(0))
@@ -98,10 +108,9 @@ pub(crate) fn forget(
                     .execute([t])?;
                 *texts_total = texts_total.saturating_sub(stored);
                 total = total.saturating_sub(stored);
-                done.bytes += stored;
             }
         }
-        done.versions.push(id);
+        done.push(id);
     }
     Ok(done)
 }

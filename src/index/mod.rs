@@ -423,8 +423,8 @@ impl Index {
         let forgot = history::forget(&tx, self.history_budget, &mut self.texts_total)?;
         tx.commit()?;
         self.poisoned = false;
-        if !forgot.versions.is_empty() {
-            let ids: HashSet<u32> = forgot.versions.into_iter().collect();
+        if !forgot.is_empty() {
+            let ids: HashSet<u32> = forgot.into_iter().collect();
             for c in self.current.values_mut() {
                 c.forgotten |= ids.contains(&c.id);
             }
@@ -432,13 +432,13 @@ impl Index {
         Ok(())
     }
 
-    /// Bytes the text store holds (compressed).
     /// Bytes the history holds against `history_budget`: the kept texts
     /// and the fingerprints of replaced and deleted versions.
     pub(crate) fn history_bytes(&self) -> Result<u64, IndexError> {
         Ok(self.texts_total + history::past_fingerprint_bytes(self.db.conn())?)
     }
 
+    /// Bytes the text store holds (compressed).
     pub(crate) fn texts_bytes(&self) -> u64 {
         self.texts_total
     }
@@ -545,18 +545,18 @@ impl Index {
         self.checkpoint_wal()
     }
 
-    /// Copy the database's write-ahead log into `index.db`: SQLite does it
-    /// itself only past 1,000 pages, so a watcher's slow trickle of changes
-    /// could live in the WAL alone for days (and go with it). Passive: a
-    /// reader beside (`explain`) is not waited for.
     /// Whether SQLite's write-ahead log was removed under the open
     /// database: what is in it lives on only in this process (the file is
-    /// still open), so [`Index::checkpoint`] must copy it into `index.db`
+    /// still open), so [`Index::checkpoint_wal`] must copy it into `index.db`
     /// before the index is reopened (a new log then comes with it).
     pub(crate) fn log_removed(&self) -> bool {
         !self.dir.join(schema::COMPANIONS[0]).exists() && self.dir.join(schema::FILE).exists()
     }
 
+    /// Copy the database's write-ahead log into `index.db`: SQLite does it
+    /// itself only past 1,000 pages, so a watcher's slow trickle of changes
+    /// could live in the WAL alone for days (and go with it). Passive: a
+    /// reader beside (`explain`) is not waited for.
     pub(crate) fn checkpoint_wal(&self) -> Result<(), IndexError> {
         self.db
             .conn()

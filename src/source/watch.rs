@@ -64,12 +64,16 @@ impl Tree {
         // Part of the tree may be watched already (notify goes depth
         // first): let go of it, then go down a level at a time.
         let _ = self.debouncer.unwatch(dir);
-        let listed = match self.debouncer.watch(dir, RecursiveMode::NonRecursive) {
-            Ok(()) => fs::read_dir(dir),
-            Err(e) if is_denied(&e) => Err(std::io::ErrorKind::PermissionDenied.into()),
+        match self.debouncer.watch(dir, RecursiveMode::NonRecursive) {
+            Ok(()) => {}
+            Err(e) if is_denied(&e) => {
+                self.denied.insert(dir.to_path_buf());
+                return Ok(());
+            }
             Err(e) => return Err(e),
-        };
-        let Ok(entries) = listed else {
+        }
+        let Ok(entries) = fs::read_dir(dir) else {
+            // Watchable but not listable: as good as denied.
             let _ = self.debouncer.unwatch(dir);
             self.denied.insert(dir.to_path_buf());
             return Ok(());
@@ -100,20 +104,21 @@ impl Watcher {
                 && !t.alone.contains(p)
                 && fs::symlink_metadata(p).is_ok_and(|m| m.is_dir())
             {
-                // One that fails is seen again at the next rescan.
+                // One that fails has gone again (a denied one is kept in
+                // `denied` and retried).
                 let _ = t.watch(p);
             }
         }
     }
 
-    /// Folders that could not be watched (unreadable) and can be now: they
-    /// are watched from here on, and the caller reads what they hold. A
+    /// Watch the folders that could not be watched (unreadable) and can be
+    /// now; whether there were any (the caller reads what they hold). A
     /// folder gone is forgotten.
-    pub(crate) fn retry_denied(&mut self) -> Vec<PathBuf> {
+    pub(crate) fn retry_denied(&mut self) -> bool {
         let Backend::Events(t) = &mut self.backend else {
-            return Vec::new();
+            return false;
         };
-        let mut back = Vec::new();
+        let mut back = false;
         for dir in std::mem::take(&mut t.denied) {
             if !dir.is_dir() {
                 continue;
@@ -121,7 +126,7 @@ impl Watcher {
             // Denied again, it is back in `denied` (as are any folders
             // under it that still are).
             match t.watch(&dir) {
-                Ok(()) if !t.denied.contains(&dir) => back.push(dir),
+                Ok(()) if !t.denied.contains(&dir) => back = true,
                 Ok(()) => {}
                 Err(_) => {
                     t.denied.insert(dir);

@@ -60,8 +60,12 @@ impl Drop for TempDir {
 /// `home` (so no test can touch a real data directory).
 pub fn command(home: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lineage"));
-    c.args(args)
-        .env("HOME", home)
+    c.args(args);
+    at_home(c, home)
+}
+
+fn at_home(mut c: Command, home: &Path) -> Command {
+    c.env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_DATA_HOME", home.join("data"));
     c
@@ -79,11 +83,8 @@ pub fn command_unprivileged(home: &Path, args: &[&str]) -> Command {
     let mut c = Command::new("setpriv");
     c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
         .arg(env!("CARGO_BIN_EXE_lineage"))
-        .args(args)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"));
-    c
+        .args(args);
+    at_home(c, home)
 }
 
 pub fn run(home: &Path, args: &[&str]) -> Output {
