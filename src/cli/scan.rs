@@ -43,7 +43,8 @@ pub(super) struct EstimatedArgs {
     /// every shingle, exact while the table holds them].
     #[arg(long, value_name = "SELECTOR")]
     selector: Option<Selector>,
-    /// Table memory, e.g. 20MB, 64MiB, 512KiB, or unbounded [default: 64MiB].
+    /// Table memory, e.g. 20MB, 64MiB, 512KiB, or unbounded; committed as the table
+    /// fills (cc and lucky: at once) [default: 64MiB].
     #[arg(long, value_name = "SIZE")]
     table_size: Option<TableSize>,
     /// Eviction: random, lru, cc (copy count), lucky or bottom-k (each bucket keeps

@@ -22,6 +22,8 @@ pub(super) struct Entry {
     pub(super) hi: u16,
     pub(super) rec: [u8; 12],
     pub(super) score: u8,
+    /// Its bucket in the whole table (while the table is growing).
+    pub(super) home: u32,
 }
 
 /// The bucketed store: fields of entry `b * per + i` live at that index.
@@ -29,9 +31,30 @@ pub(super) struct Entry {
 /// arrays of their own; the low half, checked on a match, and what a hit
 /// returns (origin, offset, neighbour bytes) are one record of `rec_width`
 /// bytes, so a hit reads one line more and moving an entry moves 3 arrays.
+///
+/// The table grows by doubling, so its memory is committed as it fills: while
+/// `shift` > 0 only the first `live` = ⌈n_buckets / 2^shift⌉ buckets are in
+/// use, bucket c holding the entries of the whole table's buckets c·2^shift
+/// onwards, each entry with its whole-table bucket in `home` (a lookup
+/// matches it there only). No live bucket is ever full: the insert that
+/// fills one doubles the table, each bucket's entries going in order to the
+/// two buckets that halve its range, until the bucket has room or the whole
+/// table is live. So nothing is evicted before then, and the entries and their
+/// order in each whole-table bucket are those of a table allocated whole.
+/// Tables with scores (CC, lucky) are whole from the start: their halving
+/// rules read a whole bucket's scores.
 pub(super) struct Buckets {
+    /// Buckets of the whole table.
     pub(super) n_buckets: usize,
     pub(super) per: usize,
+    pub(super) shift: u32,
+    pub(super) live: usize,
+    /// Per slot of the live buckets, its entry's whole-table bucket (empty
+    /// once the whole table is live).
+    pub(super) home: Vec<u32>,
+    /// Grown since the state was last written: bucket numbers changed, so
+    /// the next checkpoint writes the state whole.
+    pub(super) grew: bool,
     /// Per bucket: below `per`, the fill of a bucket not yet full (its
     /// entries at slots 0.. in insertion order); `per + h`, a full bucket kept
     /// as a ring whose oldest entry is at slot h. One u16 for both, so the
@@ -63,9 +86,28 @@ pub(super) struct Buckets {
     pub(super) changed: Vec<u64>,
 }
 
+/// Live buckets of a table of `n` buckets at `shift`.
+fn live_buckets(n: usize, shift: u32) -> usize {
+    n.div_ceil(1 << shift)
+}
+
+/// A growing table starts with about this many live buckets.
+const FIRST_LIVE: usize = 16;
+
 impl Buckets {
     pub(super) fn new(p: TableParams, size: u64) -> Result<Buckets, TableError> {
+        let (n_buckets, _) = p.geometry(size)?;
+        let mut shift = 0;
+        while !p.layout.score && live_buckets(n_buckets, shift + 1) >= FIRST_LIVE {
+            shift += 1;
+        }
+        Buckets::at_shift(p, size, shift)
+    }
+
+    /// A table of `size` whose first `live_buckets(n, shift)` buckets are live.
+    pub(super) fn at_shift(p: TableParams, size: u64, shift: u32) -> Result<Buckets, TableError> {
         let (n_buckets, per) = p.geometry(size)?;
+        let live = live_buckets(n_buckets, shift);
         let cap = n_buckets * per;
         let bits = p.layout.fingerprint_bits();
         let lo_width = (bits as usize - 16) / 8;
@@ -79,9 +121,20 @@ impl Buckets {
         let no_memory = || TableError::NoMemory { size };
         let bytes = |n: usize| try_zeroed::<u8>(n, huge).ok_or_else(no_memory);
         let words = |n: usize| try_zeroed::<u16>(n, huge).ok_or_else(no_memory);
+        // Homes for the most slots a growing table has (at shift 1), mapped
+        // as they are used.
+        let homes = if shift > 0 {
+            live_buckets(n_buckets, 1) * per
+        } else {
+            0
+        };
         Ok(Buckets {
             n_buckets,
             per,
+            shift,
+            live,
+            home: try_zeroed::<u32>(homes, huge).ok_or_else(no_memory)?,
+            grew: false,
             fill: words(n_buckets)?,
             hi: words(cap)?,
             rec: bytes(cap * rec_width)?,
@@ -101,19 +154,43 @@ impl Buckets {
         })
     }
 
+    /// Make the table's first `live_buckets(n, shift)` buckets live: a
+    /// shift at most its first, before it holds anything.
+    pub(super) fn set_shift(&mut self, shift: u32) {
+        debug_assert!(shift <= self.shift && self.fill.iter().all(|&f| f == 0));
+        self.shift = shift;
+        self.live = live_buckets(self.n_buckets, shift);
+        if shift == 0 {
+            self.home = Vec::new();
+        }
+    }
+
+    /// Fill words are below this: a live bucket of a growing table is never
+    /// full; a full one is a ring, `per` + its head.
+    pub(super) fn fill_limit(&self) -> usize {
+        if self.shift > 0 {
+            self.per
+        } else {
+            2 * self.per
+        }
+    }
+
     /// Note bucket `b` changed.
     #[inline(always)]
     pub(super) fn mark(&mut self, b: usize) {
         self.changed[b / 64] |= 1 << (b % 64);
     }
 
-    /// Map every page of the table's arrays now (see [`super::memory::touch`]).
+    /// Map every page of the live buckets' arrays now (see
+    /// [`super::memory::touch`]).
     pub(super) fn touch(&mut self) {
         use super::memory::touch;
-        touch(&mut self.fill);
-        touch(&mut self.hi);
-        touch(&mut self.rec);
-        touch(&mut self.score);
+        let slots = self.live * self.per;
+        touch(&mut self.fill[..self.live]);
+        touch(&mut self.hi[..slots]);
+        touch(&mut self.rec[..slots * self.rec_width]);
+        let scores = self.score.len().min(slots);
+        touch(&mut self.score[..scores]);
     }
 
     pub(super) fn capacity(&self) -> usize {
@@ -130,9 +207,17 @@ impl Buckets {
         vecs.iter().sum::<usize>() as u64
     }
 
+    /// The whole-table bucket of `key` (its live bucket is this `>> shift`).
     #[inline]
     pub(super) fn bucket(&self, key: u64) -> usize {
         bucket_of(key, self.n_buckets)
+    }
+
+    /// Whether the entry at `at` is in whole-table bucket `home`: always
+    /// once the whole table is live.
+    #[inline(always)]
+    fn home_is(&self, at: usize, home: usize) -> bool {
+        self.shift == 0 || self.home[at] as usize == home
     }
 
     /// The low part of entry `at`'s fingerprint (its record's first bytes).
@@ -174,13 +259,18 @@ impl Buckets {
         if !self.score.is_empty() {
             prefetch_lines(&self.score[base..=base + last]);
         }
+        if !self.home.is_empty() {
+            prefetch_lines(&self.home[base..base + records]);
+        }
     }
 
-    /// Position of `key` in bucket `b`, if present. Inlined into lookups and
+    /// Position of `key`, whose whole-table bucket is `home`, in its live
+    /// bucket, if present. Inlined into lookups and
     /// lucky updates, whose hot loop it is (a call costs more than the scan of
     /// a small bucket).
     #[inline(always)]
-    pub(super) fn find(&self, b: usize, key: u64) -> Option<usize> {
+    pub(super) fn find(&self, home: usize, key: u64) -> Option<usize> {
+        let b = home >> self.shift;
         let base = b * self.per;
         let n = self.len(b);
         let (lo, hi) = self.split(key);
@@ -194,7 +284,7 @@ impl Buckets {
             }
             while mask != 0 {
                 let j = mask.trailing_zeros() as usize;
-                if self.lo_at(base + j) == lo {
+                if self.lo_at(base + j) == lo && self.home_is(base + j, home) {
                     return Some(j);
                 }
                 mask &= mask - 1;
@@ -212,7 +302,7 @@ impl Buckets {
         let at_match = |at: usize, mut mask: u32| {
             while mask != 0 {
                 let j = at + mask.trailing_zeros() as usize;
-                if lo_at(j) == lo {
+                if lo_at(j) == lo && self.home_is(base + j, home) {
                     return Some(j);
                 }
                 mask &= mask - 1;
@@ -240,39 +330,41 @@ impl Buckets {
                 eq_mask16(chunk.try_into().expect("16 half-words"), hi) & ((1 << (n - at)) - 1);
             return at_match(at, mask);
         }
-        (at..n).find(|&j| his[j] == hi && lo_at(j) == lo)
+        (at..n).find(|&j| his[j] == hi && lo_at(j) == lo && self.home_is(base + j, home))
     }
 
-    /// A lookup in bucket `b`. Inlined into the lookups of a document; a
-    /// full bucket's eviction is a call of its own.
+    /// A lookup of `key`, whose whole-table bucket is `home`. Inlined into
+    /// the lookups of a document; a full bucket's eviction is a call of its
+    /// own.
     #[inline(always)]
     pub(super) fn lookup(
         &mut self,
-        b: usize,
+        home: usize,
         key: u64,
         ins: Insert,
         c: &mut Counters,
     ) -> (Option<Hit>, Slot) {
+        let b = home >> self.shift;
         let base = b * self.per;
         let bottom_k = self.eviction == Eviction::BottomK;
         if bottom_k && self.len(b) == self.per && key & self.fp_mask > self.fp_at(base) {
             return (None, Slot::UNSAMPLED);
         }
-        if let Some(i) = self.find(b, key) {
+        if let Some(i) = self.find(home, key) {
             let at = base + i;
             let hit = self.hit_at(at);
             let at = self.on_hit(b, i);
             return (
                 Some(hit),
                 Slot {
-                    bucket: b as u32,
+                    bucket: home as u32,
                     at: at as u32,
                 },
             );
         }
         c.inserts += 1;
         let n = self.len(b);
-        let at = if n < self.per {
+        let mut at = if n < self.per {
             self.fill[b] += 1;
             c.occupied += 1;
             base + n
@@ -281,6 +373,13 @@ impl Buckets {
             self.evict(b)
         };
         self.write(at, key, ins);
+        if self.shift > 0 {
+            self.home[at] = home as u32;
+            if n + 1 == self.per {
+                at = self.grow_while_full(home);
+            }
+        }
+        let b = home >> self.shift;
         self.mark(b);
         if bottom_k {
             self.largest_first(b);
@@ -288,10 +387,62 @@ impl Buckets {
         (
             None,
             Slot {
-                bucket: b as u32,
+                bucket: home as u32,
                 at: at as u32,
             },
         )
+    }
+
+    /// Double the table until the live bucket of whole-table bucket `home`,
+    /// just filled by an insert, has room or the whole table is live; the
+    /// slot of the entry inserted, now its bucket's newest.
+    #[cold]
+    #[inline(never)]
+    fn grow_while_full(&mut self, home: usize) -> usize {
+        loop {
+            self.grow();
+            let b = home >> self.shift;
+            let n = self.len(b);
+            if self.shift == 0 || n < self.per {
+                return b * self.per + n - 1;
+            }
+        }
+    }
+
+    /// Double the live buckets: bucket c's entries go, in order, to buckets
+    /// 2c and 2c + 1 by their homes. From the last bucket down, so a bucket's
+    /// halves (past it; bucket 0's first half is itself, compacted) overwrite
+    /// only buckets already split. Growing tables have no scores.
+    fn grow(&mut self) {
+        let (old, per, w) = (self.live, self.per, self.rec_width);
+        self.shift -= 1;
+        self.live = live_buckets(self.n_buckets, self.shift);
+        let keep_home = self.shift > 0;
+        for c in (0..old).rev() {
+            let (left, right) = (2 * c, 2 * c + 1);
+            let mut fill = [0usize; 2];
+            for from in c * per..c * per + self.len(c) {
+                let half = usize::from(self.home[from] as usize >> self.shift != left);
+                let to = (left + half) * per + fill[half];
+                fill[half] += 1;
+                if to != from {
+                    self.hi[to] = self.hi[from];
+                    self.rec.copy_within(from * w..(from + 1) * w, to * w);
+                    if keep_home {
+                        self.home[to] = self.home[from];
+                    }
+                }
+            }
+            self.fill[left] = fill[0] as u16;
+            if right < self.live {
+                self.fill[right] = fill[1] as u16;
+            }
+        }
+        if !keep_home {
+            self.home = Vec::new();
+        }
+        self.changed.fill(0);
+        self.grew = true;
     }
 
     /// Under bottom-k, after an insert: a full bucket keeps its largest
@@ -312,7 +463,7 @@ impl Buckets {
 
     /// The stored bits of entry `at`'s fingerprint.
     #[inline]
-    fn fp_at(&self, at: usize) -> u64 {
+    pub(super) fn fp_at(&self, at: usize) -> u64 {
         u64::from(self.hi[at]) << (8 * self.lo_width) | u64::from(self.lo_at(at))
     }
 
@@ -499,7 +650,7 @@ impl Buckets {
 
     /// The slots holding entries, in bucket order (see [`occupied`]).
     pub(super) fn occupied_slots(&self) -> impl Iterator<Item = usize> + '_ {
-        occupied(&self.fill, self.per)
+        occupied(&self.fill[..self.live], self.per)
     }
 
     /// Entries in bucket `b`.
@@ -603,7 +754,10 @@ impl Buckets {
         self.hi.copy_within(run.clone(), to);
         self.rec.copy_within(run.start * w..run.end * w, to * w);
         if !self.score.is_empty() {
-            self.score.copy_within(run, to);
+            self.score.copy_within(run.clone(), to);
+        }
+        if !self.home.is_empty() {
+            self.home.copy_within(run, to);
         }
     }
 
@@ -613,6 +767,9 @@ impl Buckets {
         self.rec.copy_within(from * w..(from + 1) * w, to * w);
         if !self.score.is_empty() {
             self.score[to] = self.score[from];
+        }
+        if !self.home.is_empty() {
+            self.home[to] = self.home[from];
         }
     }
 
@@ -624,6 +781,7 @@ impl Buckets {
             hi: self.hi[at],
             rec,
             score: self.score.get(at).copied().unwrap_or(0),
+            home: self.home.get(at).copied().unwrap_or(0),
         }
     }
 
@@ -633,6 +791,9 @@ impl Buckets {
         self.rec[at * w..(at + 1) * w].copy_from_slice(&e.rec[..w]);
         if !self.score.is_empty() {
             self.score[at] = e.score;
+        }
+        if let Some(h) = self.home.get_mut(at) {
+            *h = e.home;
         }
     }
 

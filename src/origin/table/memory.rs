@@ -61,6 +61,7 @@ pub(crate) fn zeroed<T: Copy + Default>(n: usize, huge: bool) -> Vec<T> {
 pub(super) trait Zeroable: Copy + Default {}
 impl Zeroable for u8 {}
 impl Zeroable for u16 {}
+impl Zeroable for u32 {}
 
 /// [`zeroed`], or `None` when the memory cannot be had (the machine's, or
 /// an address-space limit): the allocator's zeroed memory is asked for

@@ -3,7 +3,8 @@
 //!
 //! The table owns exactly the memory `--table-size` names: buckets of
 //! `bucket_entries` (64) entries, each entry `entry_bytes` wide, plus a 2-byte fill
-//! count per bucket, all allocated once. Entries are stored in a few arrays
+//! count per bucket, all allocated (as address space) once and committed as
+//! the table grows into them (`buckets`). Entries are stored in a few arrays
 //! (fields scanned apart from the record) so a lookup scans the 2-byte high
 //! fingerprint halves of one bucket.
 //!
@@ -422,9 +423,10 @@ impl Table {
         })
     }
 
-    /// Map the whole table's memory now rather than at first use: done on
+    /// Map the live table's memory now rather than at first use: done on
     /// another thread while the first documents are read, it takes the page
-    /// faults off the pass (a 64 MiB table: ~0.15 s on this project's VM).
+    /// faults off the pass (a whole 64 MiB table: ~0.15 s on this project's
+    /// VM; a growing one is small until it fills).
     /// Not beyond [`MAP_AHEAD`]: a huge table over a small folder would pay
     /// for pages it never uses.
     pub(crate) fn touch(&mut self) {
@@ -432,6 +434,16 @@ impl Table {
             && b.memory_bytes() <= MAP_AHEAD as u64
         {
             b.touch();
+        }
+    }
+
+    /// Whether all of a bounded table's buckets are live (it has grown
+    /// whole, or never grows); true for an unbounded one.
+    #[cfg(test)]
+    pub(crate) fn grown(&self) -> bool {
+        match &self.store {
+            Store::Bucketed(b) => b.shift == 0,
+            Store::Unbounded(_) => true,
         }
     }
 
@@ -502,6 +514,13 @@ impl Table {
     /// Fill of every bucket, in bucket order (empty when unbounded).
     pub(crate) fn bucket_fill(&self) -> Vec<u16> {
         match &self.store {
+            Store::Bucketed(b) if b.shift > 0 => {
+                let mut fill = vec![0u16; b.n_buckets];
+                for at in b.occupied_slots() {
+                    fill[b.home[at] as usize] += 1;
+                }
+                fill
+            }
             Store::Bucketed(b) => (0..b.n_buckets).map(|i| b.len(i) as u16).collect(),
             Store::Unbounded(_) => Vec::new(),
         }
@@ -566,11 +585,12 @@ impl Table {
         for (i, &key) in keys.iter().enumerate() {
             // Two stages: a bucket's fill, then (the fill read) the lines it
             // says the lookup will read.
+            // (Whole-table buckets: the live ones change as the table grows.)
             if let Some(&ahead) = buckets.get(i + 2 * AHEAD) {
-                bk.prefetch_fill(ahead as usize);
+                bk.prefetch_fill(ahead as usize >> bk.shift);
             }
             if let Some(&ahead) = buckets.get(i + AHEAD) {
-                bk.prefetch(ahead as usize);
+                bk.prefetch(ahead as usize >> bk.shift);
             }
             c.lookups += 1;
             let (hit, slot) = bk.lookup(buckets[i] as usize, key, ins(i), c);

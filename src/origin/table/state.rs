@@ -10,9 +10,11 @@ use super::*;
 
 /// The table's state as bytes, for the index's snapshot file (which adds its
 /// own header and checksum). Little-endian: the counters; then the random
-/// state, the bucket count and every bucket's fill word as in memory; then,
-/// of the occupied slots in bucket order, the fingerprints' low parts, their
-/// high halves, the rest of their records and their scores, an array each.
+/// state, the bucket count, the shift (u64; the live buckets follow from
+/// the two) and every live bucket's fill word as in memory; then, of the
+/// occupied slots in bucket order, the fingerprints' low parts, their high
+/// halves, the rest of their records, their scores and, while the table
+/// grows, their whole-table buckets (u32), an array each.
 impl Table {
     /// Write the whole state: counters, then the bucket arrays (or the map).
     pub(crate) fn write_state(&self, w: &mut impl Write) -> io::Result<()> {
@@ -21,7 +23,8 @@ impl Table {
             Store::Bucketed(b) => {
                 w.write_all(&b.rng.to_le_bytes())?;
                 w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
-                write_le(w, &b.fill, |x| x.to_le_bytes())?;
+                w.write_all(&u64::from(b.shift).to_le_bytes())?;
+                write_le(w, &b.fill[..b.live], |x| x.to_le_bytes())?;
                 write_entries(w, b, b.occupied_slots(), self.counters.occupied as usize)
             }
             Store::Unbounded(map) => {
@@ -62,16 +65,21 @@ impl Table {
     }
 
     /// What changed since the state was last written, read or
-    /// [`Table::clear_changes`]: the counters, the random state, then the
-    /// changed buckets' numbers (u32), their fill words and their entries'
-    /// arrays as [`Table::write_state`] lays them out. False (nothing
-    /// written) for an unbounded table, which is only ever written whole.
+    /// [`Table::clear_changes`]: the counters, the random state, the shift,
+    /// then the changed buckets' numbers (u32), their fill words and their
+    /// entries' arrays as [`Table::write_state`] lays them out. False
+    /// (nothing written) for an unbounded table, which is only ever written
+    /// whole, and for a table that grew since (its buckets are renumbered).
     pub(crate) fn write_changes(&self, w: &mut impl Write) -> io::Result<bool> {
         let Store::Bucketed(b) = &self.store else {
             return Ok(false);
         };
+        if b.grew {
+            return Ok(false);
+        }
         self.write_counters(w)?;
         w.write_all(&b.rng.to_le_bytes())?;
+        w.write_all(&u64::from(b.shift).to_le_bytes())?;
         let changed: Vec<u32> = b
             .changed
             .iter()
@@ -96,6 +104,7 @@ impl Table {
     pub(crate) fn clear_changes(&mut self) {
         if let Store::Bucketed(b) = &mut self.store {
             b.changed.fill(0);
+            b.grew = false;
         }
     }
 
@@ -113,8 +122,11 @@ impl Table {
             return Err(bad("of a bounded table"));
         };
         b.rng = read_u64(r)?;
+        if read_u64(r)? != u64::from(b.shift) {
+            return Err(bad("of a table grown otherwise"));
+        }
         let n = usize::try_from(read_u64(r)?).map_err(|_| bad("bucket count"))?;
-        if n > b.n_buckets {
+        if n > b.live {
             return Err(bad("more buckets than the table has"));
         }
         let mut changed = vec![0u32; n];
@@ -122,7 +134,7 @@ impl Table {
         let mut fills = vec![0u16; n];
         read_le(r, &mut fills, u16::from_le_bytes)?;
         for (&c, &f) in changed.iter().zip(&fills) {
-            if c as usize >= b.n_buckets || usize::from(f) >= 2 * b.per {
+            if c as usize >= b.live || usize::from(f) >= b.fill_limit() {
                 return Err(bad("bucket out of range"));
             }
             occupied -= b.len(c as usize) as u64;
@@ -152,16 +164,22 @@ impl Table {
                 if read_u64(r)? != b.n_buckets as u64 {
                     return Err(bad("bucket count differs"));
                 }
-                read_le(r, &mut b.fill, u16::from_le_bytes)?;
-                if b.fill.iter().any(|&f| usize::from(f) >= 2 * b.per) {
+                // Any shift from the table's first one down: it only grows.
+                let shift = read_u64(r)?;
+                if shift > u64::from(b.shift) {
+                    return Err(bad("shift out of range"));
+                }
+                b.set_shift(shift as u32);
+                read_le(r, &mut b.fill[..b.live], u16::from_le_bytes)?;
+                if b.fill.iter().any(|&f| usize::from(f) >= b.fill_limit()) {
                     return Err(bad("bucket state out of range"));
                 }
-                let occupied: u64 = (0..b.n_buckets).map(|i| b.len(i) as u64).sum();
+                let occupied: u64 = (0..b.live).map(|i| b.len(i) as u64).sum();
                 if occupied != t.counters.occupied {
                     return Err(bad("occupancy differs from the counters"));
                 }
                 let fill = std::mem::take(&mut b.fill);
-                let slots = buckets::occupied(&fill, b.per);
+                let slots = buckets::occupied(&fill[..b.live], b.per);
                 let read = read_entries(r, b, slots, occupied as usize);
                 b.fill = fill;
                 read?;
@@ -207,6 +225,7 @@ fn write_entries(
     let (lw, rw) = (b.lo_width, b.rec_width);
     let (mut lo, mut hi) = (Vec::with_capacity(n * lw), Vec::with_capacity(n));
     let (mut rest, mut score) = (Vec::with_capacity(n * (rw - lw)), Vec::new());
+    let mut home = Vec::new();
     for at in slots {
         let rec = &b.rec[at * rw..(at + 1) * rw];
         lo.extend_from_slice(&rec[..lw]);
@@ -215,14 +234,19 @@ fn write_entries(
         if let Some(&s) = b.score.get(at) {
             score.push(s);
         }
+        if let Some(&h) = b.home.get(at) {
+            home.push(h);
+        }
     }
     w.write_all(&lo)?;
     write_le(w, &hi, |x| x.to_le_bytes())?;
     w.write_all(&rest)?;
-    w.write_all(&score)
+    w.write_all(&score)?;
+    write_le(w, &home, |x| x.to_le_bytes())
 }
 
-/// The inverse of [`write_entries`]: `n` entries into `slots`.
+/// The inverse of [`write_entries`]: `n` entries into `slots`. Fails on a
+/// whole-table bucket outside the live bucket of its slot.
 fn read_entries(
     r: &mut impl Read,
     b: &mut Buckets,
@@ -238,6 +262,8 @@ fn read_entries(
     r.read_exact(&mut rest)?;
     let mut score = vec![0u8; if b.score.is_empty() { 0 } else { n }];
     r.read_exact(&mut score)?;
+    let mut home = vec![0u32; if b.home.is_empty() { 0 } else { n }];
+    read_le(r, &mut home, u32::from_le_bytes)?;
     let pieces = lo.chunks_exact(lw).zip(rest.chunks_exact(rw - lw));
     for (j, (at, (l, o))) in slots.zip(pieces).enumerate() {
         let rec = &mut b.rec[at * rw..(at + 1) * rw];
@@ -246,6 +272,15 @@ fn read_entries(
         b.hi[at] = hi[j];
         if let Some(&s) = score.get(j) {
             b.score[at] = s;
+        }
+        if let Some(&h) = home.get(j) {
+            if h as usize >> b.shift != at / b.per || h as usize >= b.n_buckets {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "table state: an entry outside its bucket",
+                ));
+            }
+            b.home[at] = h;
         }
     }
     Ok(())

@@ -382,13 +382,15 @@ fn changes_applied_to_the_state_before_them_make_the_state_after() {
                 }
             }
             given.extend(new);
-            if round == 0 {
+            let mut changes = vec![];
+            if round == 0 || !a.write_changes(&mut changes).unwrap() {
+                // First, or grown since (buckets renumbered): whole.
+                assert!(round < 2, "{ev:?} grew in round {round}");
+                saved.clear();
                 a.write_state(&mut saved).unwrap();
                 a.clear_changes();
                 continue;
             }
-            let mut changes = vec![];
-            assert!(a.write_changes(&mut changes).unwrap());
             a.clear_changes();
             let mut b = Table::read_state(p, &mut saved.as_slice()).unwrap();
             b.apply_changes(&mut changes.as_slice()).unwrap();
@@ -404,7 +406,7 @@ fn changes_applied_to_the_state_before_them_make_the_state_after() {
         // Nothing since: no bucket in the changes.
         let mut changes = vec![];
         a.write_changes(&mut changes).unwrap();
-        assert_eq!(changes.len(), 6 * 8 + 8, "{ev:?}");
+        assert_eq!(changes.len(), 7 * 8 + 8, "{ev:?}");
     }
     let mut u = Table::new(params(TableSize::Unbounded, Eviction::Lucky, 64)).unwrap();
     u.lookup(1, ins(0));
@@ -658,4 +660,128 @@ fn touching_a_table_maps_its_pages_and_changes_nothing() {
         assert_eq!(a.lookup(k, ins(2)), b.lookup(k, ins(2)));
     }
     assert_eq!(a.counters(), b.counters());
+}
+
+/// Each whole-table bucket's entries, oldest first (bottom-k: by
+/// fingerprint, as it keeps no order), whether the table is growing or not.
+fn whole_buckets(b: &Buckets) -> Vec<Vec<(u64, Hit)>> {
+    let mut whole = vec![Vec::new(); b.n_buckets];
+    for live in 0..b.live {
+        for a in 0..b.len(live) {
+            let at = b.at_age(live, a);
+            let home = if b.shift > 0 {
+                b.home[at] as usize
+            } else {
+                live
+            };
+            whole[home].push((b.fp_at(at), b.hit_at(at)));
+        }
+    }
+    if b.eviction == Eviction::BottomK {
+        whole
+            .iter_mut()
+            .for_each(|v| v.sort_unstable_by_key(|e| e.0));
+    }
+    whole
+}
+
+proptest::proptest! {
+    #[test]
+    fn a_growing_table_answers_and_holds_what_a_whole_one_does(
+        ops in proptest::collection::vec(0u64..4000, 1..3000),
+        per in proptest::sample::select(vec![4u16, 8, 64]),
+        n_buckets in proptest::sample::select(vec![33u64, 40, 300]),
+        ev in 0usize..3,
+    ) {
+        let eviction = [Eviction::Random, Eviction::Lru, Eviction::BottomK][ev];
+        let mut p = params(TableSize::Bytes(0), eviction, per);
+        p.size = TableSize::Bytes(n_buckets * (u64::from(per) * p.layout.entry_bytes() + 2));
+        let size = match p.size { TableSize::Bytes(s) => s, TableSize::Unbounded => unreachable!() };
+        let mut grows = Table::new(p).unwrap();
+        let whole = Buckets::at_shift(p, size, 0).unwrap();
+        let mut whole = Table { store: Store::Bucketed(Box::new(whole)), counters: Counters::default() };
+        let Store::Bucketed(g) = &grows.store else { unreachable!() };
+        proptest::prop_assert!(g.shift > 0 && g.live < g.n_buckets);
+        // Documents of 50 keys, some seen before (hits, LRU moves).
+        let keys: Vec<u64> = ops.iter().map(|&k| splitmix64(k) >> 2).collect();
+        let (mut hits, mut slots) = (Vec::new(), Vec::new());
+        let (mut hits_whole, mut slots_whole) = (Vec::new(), Vec::new());
+        for (doc, chunk) in keys.chunks(50).enumerate() {
+            grows.lookup_document(doc as u32, chunk, &mut hits, &mut slots);
+            whole.lookup_document(doc as u32, chunk, &mut hits_whole, &mut slots_whole);
+            proptest::prop_assert_eq!(&hits, &hits_whole);
+            let sampled = |s: &[Slot]| s.iter().map(|s| s.sampled()).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(sampled(&slots), sampled(&slots_whole));
+        }
+        proptest::prop_assert_eq!(grows.counters(), whole.counters());
+        proptest::prop_assert_eq!(grows.bucket_fill(), whole.bucket_fill());
+        let (Store::Bucketed(g), Store::Bucketed(w)) = (&grows.store, &whole.store) else { unreachable!() };
+        proptest::prop_assert_eq!(whole_buckets(g), whole_buckets(w));
+        if g.shift == 0 {
+            // Grown whole: the same table, byte for byte.
+            let (mut sg, mut sw) = (vec![], vec![]);
+            grows.write_state(&mut sg).unwrap();
+            whole.write_state(&mut sw).unwrap();
+            proptest::prop_assert_eq!(sg, sw);
+        }
+        // Its state, mid-growth or not, reads back to the same table.
+        let mut saved = vec![];
+        grows.write_state(&mut saved).unwrap();
+        let back = Table::read_state(p, &mut saved.as_slice()).unwrap();
+        let (Store::Bucketed(g), Store::Bucketed(b)) = (&grows.store, &back.store) else { unreachable!() };
+        proptest::prop_assert_eq!((g.shift, whole_buckets(g)), (b.shift, whole_buckets(b)));
+    }
+}
+
+#[test]
+fn a_growing_table_commits_memory_as_it_fills() {
+    // 64 MiB holding 5,000 keys: a few live buckets, not the whole table.
+    let p = params(TableSize::Bytes(64 << 20), Eviction::BottomK, 64);
+    let mut t = Table::new(p).unwrap();
+    for k in 0..5_000u64 {
+        t.lookup(splitmix64(k) >> 2, ins(1));
+    }
+    let Store::Bucketed(b) = &t.store else {
+        unreachable!()
+    };
+    assert!(
+        b.live * 8 < b.n_buckets,
+        "{} of {} live",
+        b.live,
+        b.n_buckets
+    );
+    assert!(
+        b.live * b.per < 4 * 5_000,
+        "{} slots for 5,000 keys",
+        b.live * b.per
+    );
+    // Scores halve a whole bucket: CC and lucky tables are whole at once.
+    let t = Table::new(params(TableSize::Bytes(64 << 20), Eviction::Lucky, 64)).unwrap();
+    let Store::Bucketed(b) = &t.store else {
+        unreachable!()
+    };
+    assert_eq!((b.shift, b.live), (0, b.n_buckets));
+}
+
+#[test]
+fn a_growing_tables_lookup_matches_only_its_whole_bucket() {
+    // Two keys with the same stored bits in different whole-table buckets
+    // of one live bucket: a whole table tells them apart, so must this.
+    let p = params(TableSize::Bytes(64 << 20), Eviction::BottomK, 64);
+    let mut t = Table::new(p).unwrap();
+    let Store::Bucketed(b) = &t.store else {
+        unreachable!()
+    };
+    let (shift, a) = (b.shift, 0x0123_4567_89abu64);
+    let twin = (1..)
+        .map(|i: u64| a | i << 48)
+        .find(|&k| {
+            let (hk, ha) = (b.bucket(k), b.bucket(a));
+            hk != ha && hk >> shift == ha >> shift
+        })
+        .unwrap();
+    t.lookup(a, ins(1));
+    assert_eq!(t.lookup(twin, ins(2)).0, None);
+    assert_eq!(t.lookup(a, ins(3)).0.map(|h| h.origin), Some(1));
+    assert_eq!(t.lookup(twin, ins(4)).0.map(|h| h.origin), Some(2));
 }
