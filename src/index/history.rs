@@ -22,12 +22,19 @@ use rusqlite::{Connection, OptionalExtension, params};
 /// `versions.text` of a forgotten version.
 pub(crate) const FORGOTTEN: i64 = -1;
 
+/// What [`past_fingerprint_bytes`] and [`forget`] read: the versions that
+/// are not live (status 1, 2), without a scan of every version row (a
+/// checkpoint of a 100,000-version index: 40-470 ms for the scan, 0.1 ms
+/// through the index).
+pub(crate) const PAST_INDEX: &str =
+    "CREATE INDEX IF NOT EXISTS versions_past ON versions (status, text, tokens)";
+
 /// Bytes of the fingerprints of versions that are not live and not
-/// forgotten: 8 a token, from the version rows (no fingerprint is read).
+/// forgotten: 8 a token, from [`PAST_INDEX`] (no fingerprint is read).
 pub(crate) fn past_fingerprint_bytes(c: &Connection) -> rusqlite::Result<u64> {
     c.query_row(
         "SELECT coalesce(sum(tokens), 0) FROM versions
-         WHERE status != 0 AND coalesce(text, 0) != ?1",
+         WHERE status > 0 AND coalesce(text, 0) != ?1",
         [FORGOTTEN],
         |r| r.get::<_, i64>(0),
     )
@@ -53,7 +60,7 @@ pub(crate) fn forget(
     let victims: Vec<(u32, u64, Option<i64>)> = {
         let mut st = c.prepare(
             "SELECT id, tokens, text FROM versions
-             WHERE status != 0 AND coalesce(text, 0) != ?1 ORDER BY id",
+             WHERE status > 0 AND coalesce(text, 0) != ?1 ORDER BY id",
         )?;
         let mut rows = st.query([FORGOTTEN])?;
         // The fingerprints alone say how far to go; texts freed on the way

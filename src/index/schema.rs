@@ -23,6 +23,8 @@
 //!                                                  -- meta.near names their settings
 //! texts        (id PRIMARY KEY, checksum, size,    -- every version's bytes,
 //!               stored, zstd BLOB)                 -- once per content
+//! versions_past INDEX on versions (status, text,  -- made at every open if
+//!               tokens)                            -- missing (index/history.rs)
 //! ```
 //!
 //! Writes go through one transaction per batch (the caller's), so a crash at
@@ -310,6 +312,9 @@ impl Db {
             set_meta(&tx, "schema_version", &SCHEMA_VERSION.to_string())?;
             tx.commit()?;
         }
+        // Made on first use (no migration): an index of the fifth schema
+        // made before it gains it at its next open.
+        conn.execute_batch(super::history::PAST_INDEX)?;
         Ok((Db { conn }, fresh))
     }
 
