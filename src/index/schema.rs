@@ -10,10 +10,11 @@
 //!               mtime_ns, size, hash,              -- Rabin-64 of the bytes (seeded P)
 //!               tokens, status,                    -- 0 live, 1 replaced, 2 deleted
 //!               file_id,                           -- device, inode, birth (renames)
-//!               text)                              -- texts.id (index/texts.rs)
+//!               text,                              -- texts.id (index/texts.rs)
+//!               sum)                               -- XXH64 of the row (ROW_SUM)
 //! fingerprints (id PRIMARY KEY, checksum, fps BLOB) -- token fps, u64 LE; XXH64
 //! outcomes     (id PRIMARY KEY, shingles, selected, fresh_tokens, top_origin,
-//!               dominant_origin, origins BLOB, runs BLOB)
+//!               dominant_origin, origins BLOB, runs BLOB, sum)
 //! skipped      (path PRIMARY KEY, reason, binary, size, mtime_ns)
 //! sketches     (id PRIMARY KEY, simhash)           -- 64-bit simhash of the
 //!                                                  -- k-shingle set (the sliced Hamming table)
@@ -47,13 +48,17 @@ pub(crate) const FILE: &str = "index.db";
 /// Files SQLite keeps beside the database.
 pub(crate) const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub(crate) const SCHEMA_VERSION: i64 = 5;
+pub(crate) const SCHEMA_VERSION: i64 = 6;
 /// The first schema whose fingerprints are taken under the seeded polynomial.
 pub(crate) const SEEDED_SINCE: i64 = 5;
 
-const DDL: &str = "
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE versions (
+/// `CREATE TABLE` of the versions, named `$name`: the migration to 6 builds
+/// it beside the old table. `sum` is [`ROW_SUM`] of the row, kept by SQLite
+/// itself on every insert and update.
+macro_rules! versions_table {
+    ($name:literal) => {
+        concat!(
+            "CREATE TABLE ", $name, " (
     id       INTEGER PRIMARY KEY,
     path     BLOB    NOT NULL,
     version  INTEGER NOT NULL,
@@ -64,14 +69,22 @@ CREATE TABLE versions (
     status   INTEGER NOT NULL,
     file_id  INTEGER NOT NULL DEFAULT 0,
     text     INTEGER,
+    sum      INTEGER GENERATED ALWAYS AS
+             (lineage_row(id, path, version, mtime_ns, size, hash, tokens, status, file_id, text))
+             STORED,
     UNIQUE (path, version)
-);
-CREATE TABLE fingerprints (
-    id       INTEGER PRIMARY KEY,
-    checksum INTEGER NOT NULL,
-    fps      BLOB    NOT NULL
-);
-CREATE TABLE outcomes (
+);"
+        )
+    };
+}
+
+/// `CREATE TABLE` of the outcomes, named `$name` (see [`versions_table`]).
+macro_rules! outcomes_table {
+    ($name:literal) => {
+        concat!(
+            "CREATE TABLE ",
+            $name,
+            " (
     id              INTEGER PRIMARY KEY,
     shingles        INTEGER NOT NULL,
     selected        INTEGER NOT NULL,
@@ -79,9 +92,26 @@ CREATE TABLE outcomes (
     top_origin      INTEGER NOT NULL,
     dominant_origin INTEGER,
     origins         BLOB    NOT NULL,
-    runs            BLOB    NOT NULL
-);
-CREATE TABLE skipped (
+    runs            BLOB    NOT NULL,
+    sum             INTEGER GENERATED ALWAYS AS
+                    (lineage_row(id, shingles, selected, fresh_tokens, top_origin,
+                                 dominant_origin, origins, runs))
+                    STORED
+);"
+        )
+    };
+}
+
+const DDL: &str = concat!(
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;",
+    versions_table!("versions"),
+    "CREATE TABLE fingerprints (
+    id       INTEGER PRIMARY KEY,
+    checksum INTEGER NOT NULL,
+    fps      BLOB    NOT NULL
+);",
+    outcomes_table!("outcomes"),
+    "CREATE TABLE skipped (
     path     BLOB PRIMARY KEY,
     reason   TEXT    NOT NULL,
     binary   INTEGER NOT NULL,
@@ -106,14 +136,87 @@ CREATE TABLE texts (
     zstd     BLOB    NOT NULL
 );
 CREATE UNIQUE INDEX texts_content ON texts (checksum, size);
-CREATE INDEX texts_stored ON texts (stored);
-";
+CREATE INDEX texts_stored ON texts (stored);"
+);
 
 /// Schema upgrades in place, each from its version to the next, so an index
 /// of an older format keeps its history. None reaches 5 from before: until
 /// 4, token fingerprints and file hashes were taken under a fixed sparse
-/// polynomial, so those indexes are rebuilt from the files.
-const MIGRATIONS: &[(i64, &str)] = &[];
+/// polynomial, so those indexes are rebuilt from the files. 6 adds the row
+/// sums: the two tables are copied into new ones that compute them.
+const MIGRATIONS: &[(i64, &str)] = &[(
+    5,
+    concat!(
+        versions_table!("versions_6"),
+        "INSERT INTO versions_6 (id, path, version, mtime_ns, size, hash, tokens, status, file_id, text)
+         SELECT id, path, version, mtime_ns, size, hash, tokens, status, file_id, text FROM versions;
+         DROP TABLE versions;
+         ALTER TABLE versions_6 RENAME TO versions;",
+        outcomes_table!("outcomes_6"),
+        "INSERT INTO outcomes_6 (id, shingles, selected, fresh_tokens, top_origin, dominant_origin,
+                                 origins, runs)
+         SELECT id, shingles, selected, fresh_tokens, top_origin, dominant_origin, origins, runs
+         FROM outcomes;
+         DROP TABLE outcomes;
+         ALTER TABLE outcomes_6 RENAME TO outcomes;"
+    ),
+)];
+
+/// The SQL function behind the row sums: the XXH64 of its arguments, each
+/// a type byte and its value (integers and reals 8 bytes little-endian,
+/// texts and blobs a u64 length and their bytes). A bit flipped in a row
+/// (a path, a status, an origin) no longer matches its sum, which
+/// [`Db::open`] checks: SQLite's page checks see only the structure.
+const ROW_SUM: &str = "lineage_row";
+
+/// Make [`ROW_SUM`] known to `conn`, which writes the sums (and reads the
+/// schema that names it).
+fn add_row_sum(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    let flags = FunctionFlags::SQLITE_UTF8
+        | FunctionFlags::SQLITE_DETERMINISTIC
+        | FunctionFlags::SQLITE_INNOCUOUS;
+    conn.create_scalar_function(ROW_SUM, -1, flags, |ctx| {
+        let mut bytes = Vec::with_capacity(96);
+        for i in 0..ctx.len() {
+            match ctx.get_raw(i) {
+                ValueRef::Null => bytes.push(0),
+                ValueRef::Integer(v) => {
+                    bytes.push(1);
+                    bytes.extend_from_slice(&v.to_le_bytes());
+                }
+                ValueRef::Real(v) => {
+                    bytes.push(2);
+                    bytes.extend_from_slice(&v.to_bits().to_le_bytes());
+                }
+                ValueRef::Text(v) | ValueRef::Blob(v) => {
+                    bytes.push(3);
+                    bytes.extend_from_slice(&(v.len() as u64).to_le_bytes());
+                    bytes.extend_from_slice(v);
+                }
+            }
+        }
+        Ok(xxh64(&bytes) as i64)
+    })
+}
+
+/// The first row whose stored sum is not the sum of its fields, as
+/// "version 12" or "the outcome of version 12".
+fn first_bad_row(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    conn.query_row(
+        "SELECT 'version ' || id FROM versions
+         WHERE sum IS NOT lineage_row(id, path, version, mtime_ns, size, hash, tokens, status,
+                                      file_id, text)
+         UNION ALL
+         SELECT 'the outcome of version ' || id FROM outcomes
+         WHERE sum IS NOT lineage_row(id, shingles, selected, fresh_tokens, top_origin,
+                                      dominant_origin, origins, runs)
+         LIMIT 1",
+        [],
+        |r| r.get(0),
+    )
+    .optional()
+}
 
 /// Whether the migrations lead from an older `from` to [`SCHEMA_VERSION`].
 fn migrates(from: i64) -> bool {
@@ -279,6 +382,7 @@ impl Db {
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
+        add_row_sum(&conn)?;
         // The first read of the header: garbage fails here (not a database).
         let user_version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
@@ -311,6 +415,18 @@ impl Db {
             tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))?;
             set_meta(&tx, "schema_version", &SCHEMA_VERSION.to_string())?;
             tx.commit()?;
+            if !fresh {
+                // A migration copies tables: give their old pages back
+                // (once; without it the file keeps them, and the check
+                // above reads them, at every open). Failing (a full disk)
+                // leaves the migrated file as it is, free pages and all.
+                let _ = conn.execute_batch("VACUUM");
+            }
+        }
+        if let Some(row) = first_bad_row(&conn)? {
+            return Err(OpenError::Corrupt(format!(
+                "the row of {row} fails its checksum"
+            )));
         }
         // Made on first use (no migration): an index of the fifth schema
         // made before it gains it at its next open.
@@ -325,6 +441,7 @@ impl Db {
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
+        add_row_sum(&conn)?;
         Ok(Db { conn })
     }
 

@@ -1145,3 +1145,119 @@ fn a_forgotten_page_whose_content_comes_back_is_a_new_version() {
     assert!(!ix.fingerprints(2, 3).unwrap()[0].is_empty());
     assert!(matches!(kept(&ix, 2), Kept::Text(_)));
 }
+
+/// `needle` replaced by `with` (as long) wherever it is in `file`: damage
+/// below SQLite, as a bad disk or a stray write makes it.
+fn flip_bytes(file: &Path, needle: &[u8], with: &[u8]) -> usize {
+    let mut bytes = fs::read(file).unwrap();
+    let mut n = 0;
+    for at in 0..bytes.len() - needle.len() {
+        if &bytes[at..at + needle.len()] == needle {
+            bytes[at..at + needle.len()].copy_from_slice(with);
+            n += 1;
+        }
+    }
+    fs::write(file, &bytes).unwrap();
+    n
+}
+
+#[test]
+fn a_row_changed_under_sqlite_fails_its_sum_and_is_rebuilt_from_the_files() {
+    let f = Fixture::new("rowsum");
+    let texts = corpus(&f, 12);
+    let (ix, _, _) = f.run(params());
+    let (history, want) = (history_of(&ix), outcomes(&ix));
+    drop(ix);
+    // A path: the page checks pass, `index --documents` would list a file
+    // that is not there.
+    assert!(flip_bytes(&f.dir.join(schema::FILE), b"d007.md", b"d0;7.md") > 0);
+    let (ix, report, notes) = f.run(params());
+    assert!(
+        notes.len() == 1
+            && notes[0].contains("fails its checksum")
+            && notes[0].contains("rebuilding"),
+        "{notes:?}"
+    );
+    assert_eq!(report.files_read, 12);
+    assert_eq!(
+        (history_of(&ix), outcomes(&ix)),
+        (history.clone(), want.clone())
+    );
+    assert_eq!(want, reference(&texts, params()));
+    drop(ix);
+    // An outcome's origin, through SQLite (its sum kept by SQLite itself):
+    // no damage, the outcome reads as written.
+    let c = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+    let sum: i64 = c
+        .query_row("SELECT sum FROM outcomes WHERE id = 5", [], |r| r.get(0))
+        .unwrap();
+    drop(c);
+    let (ix, _, notes) = f.run(params());
+    assert!(notes.is_empty(), "{notes:?}");
+    drop(ix);
+    // The same origin changed in the file: found.
+    let origins = {
+        let c = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+        c.query_row("SELECT origins FROM outcomes WHERE id = 5", [], |r| {
+            r.get::<_, Vec<u8>>(0)
+        })
+        .unwrap()
+    };
+    assert!(sum != 0 && origins.len() >= 8, "{origins:?}");
+    let mut changed = origins.clone();
+    changed[0] ^= 1;
+    assert!(flip_bytes(&f.dir.join(schema::FILE), &origins, &changed) > 0);
+    let (ix, _, notes) = f.run(params());
+    assert!(
+        notes.len() == 1 && notes[0].contains("the outcome of version 5 fails its checksum"),
+        "{notes:?}"
+    );
+    assert_eq!(outcomes(&ix), want);
+}
+
+#[test]
+fn an_index_of_schema_5_gains_row_sums_and_keeps_its_history() {
+    let f = Fixture::new("schema5");
+    corpus(&f, 9);
+    let (ix, _, _) = f.run(params());
+    let (history, want) = (history_of(&ix), outcomes(&ix));
+    drop(ix);
+    // Back to schema 5: the same tables without their sums.
+    let c = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+    c.execute_batch(
+        "CREATE TABLE v5 (id INTEGER PRIMARY KEY, path BLOB NOT NULL, version INTEGER NOT NULL,
+             mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, hash INTEGER NOT NULL,
+             tokens INTEGER NOT NULL, status INTEGER NOT NULL, file_id INTEGER NOT NULL DEFAULT 0,
+             text INTEGER, UNIQUE (path, version));
+         INSERT INTO v5 SELECT id, path, version, mtime_ns, size, hash, tokens, status, file_id, text
+             FROM versions;
+         DROP TABLE versions;
+         ALTER TABLE v5 RENAME TO versions;
+         CREATE TABLE o5 (id INTEGER PRIMARY KEY, shingles INTEGER NOT NULL,
+             selected INTEGER NOT NULL, fresh_tokens INTEGER NOT NULL, top_origin INTEGER NOT NULL,
+             dominant_origin INTEGER, origins BLOB NOT NULL, runs BLOB NOT NULL);
+         INSERT INTO o5 SELECT id, shingles, selected, fresh_tokens, top_origin, dominant_origin,
+             origins, runs FROM outcomes;
+         DROP TABLE outcomes;
+         ALTER TABLE o5 RENAME TO outcomes;
+         PRAGMA user_version = 5;
+         UPDATE meta SET value = '5' WHERE key = 'schema_version';",
+    )
+    .unwrap();
+    drop(c);
+    let (ix, report, notes) = f.run(params());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(report.files_read, 0, "migrated in place, not rebuilt");
+    assert_eq!((history_of(&ix), outcomes(&ix)), (history, want));
+    drop(ix);
+    let c = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
+    let (version, unsummed): (i64, i64) = c
+        .query_row(
+            "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'schema_version'),
+                    (SELECT count(*) FROM versions WHERE sum IS NULL)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((version, unsummed), (schema::SCHEMA_VERSION, 0));
+}
