@@ -1185,8 +1185,8 @@ fn a_row_changed_under_sqlite_fails_its_sum_and_is_rebuilt_from_the_files() {
     );
     assert_eq!(want, reference(&texts, params()));
     drop(ix);
-    // An outcome's origin, through SQLite (its sum kept by SQLite itself):
-    // no damage, the outcome reads as written.
+    // The rebuilt rows carry sums SQLite computed itself: a clean reopen
+    // reports nothing.
     let c = rusqlite::Connection::open(f.dir.join(schema::FILE)).unwrap();
     let sum: i64 = c
         .query_row("SELECT sum FROM outcomes WHERE id = 5", [], |r| r.get(0))

@@ -171,7 +171,10 @@ impl Table {
                 }
                 b.set_shift(shift as u32);
                 read_le(r, &mut b.fill[..b.live], u16::from_le_bytes)?;
-                if b.fill.iter().any(|&f| usize::from(f) >= b.fill_limit()) {
+                if b.fill[..b.live]
+                    .iter()
+                    .any(|&f| usize::from(f) >= b.fill_limit())
+                {
                     return Err(bad("bucket state out of range"));
                 }
                 let occupied: u64 = (0..b.live).map(|i| b.len(i) as u64).sum();
