@@ -370,33 +370,53 @@ fn a_second_watch_on_an_index_in_use_names_the_holder_and_exits_at_once() {
     holder.wait().unwrap();
 }
 
-#[test]
-fn sigint_quits_the_view_as_q_does_with_the_table_saved() {
-    let dir = TempDir::new("tmux-sigint");
+/// A view on two pages (the second made while it runs, so the table holds
+/// work not yet saved); the temp folder, the root, the home.
+fn view_of_two_pages(name: &str) -> (TempDir, std::path::PathBuf, std::path::PathBuf, Tmux) {
+    let dir = TempDir::new(&format!("tmux-{name}"));
     let root = dir.path().join("docs");
     let home = dir.path().join("home");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::create_dir_all(home.join("config")).unwrap();
     std::fs::write(root.join("calibration.md"), GUIDE).unwrap();
-    let t = start_with(&root, &home, "sigint", &[], "");
+    let t = start_with(&root, &home, name, &[], "");
     t.wait("the document", |s| s.contains("calibration.md"));
-    // A second page, then the signal before the 10 quiet seconds that
-    // would save the table.
+    // Before the 10 quiet seconds that would save the table.
     std::fs::write(root.join("copy.md"), GUIDE).unwrap();
     t.wait("the copy", |s| s.contains("copy.md"));
-    let index = home.join("index");
+    (dir, root, home, t)
+}
+
+/// A `pkill`/`pgrep` pattern for this view itself: not the shell that
+/// started it, nor another test's view.
+fn view_pattern(home: &Path) -> String {
+    format!(
+        "^{} watch .*--index {}",
+        env!("CARGO_BIN_EXE_lineage"),
+        home.join("index").display()
+    )
+}
+
+/// The view saved its work: the next run replays nothing (it would say so
+/// on stderr).
+fn assert_nothing_to_replay(root: &Path, home: &Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lineage"))
+        .args(["index", "--index"])
+        .arg(home.join("index"))
+        .arg(root)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn sigint_quits_the_view_as_q_does_with_the_table_saved() {
+    let (_dir, root, home, t) = view_of_two_pages("sigint");
     let ok = Command::new("pkill")
-        // This view itself: not the shell that started it, nor another
-        // test's view.
-        .args([
-            "-INT",
-            "-f",
-            &format!(
-                "^{} watch .*--index {}",
-                env!("CARGO_BIN_EXE_lineage"),
-                index.display()
-            ),
-        ])
+        .args(["-INT", "-f", &view_pattern(&home)])
         .status()
         .unwrap()
         .success();
@@ -408,15 +428,37 @@ fn sigint_quits_the_view_as_q_does_with_the_table_saved() {
         err.trim(),
         "lineage: stopped by SIGINT; what was done is saved"
     );
-    // Saved: the next run replays nothing (it would say so on stderr).
-    let out = Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(["index", "--index"])
-        .arg(&index)
-        .arg(&root)
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_nothing_to_replay(&root, &home);
+}
+
+#[test]
+fn a_view_whose_terminal_goes_away_saves_and_exits() {
+    let (_dir, root, home, t) = view_of_two_pages("hangup");
+    let view = view_pattern(&home);
+    let running = || {
+        Command::new("pgrep")
+            .args(["-f", &view])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    assert!(running(), "pgrep finds the view");
+    // The window closes: its terminal hangs up. (crossterm's reader then
+    // spun at 100 % for ever, and the view never exited.)
+    drop(t);
+    let end = Instant::now() + Duration::from_secs(10);
+    while running() {
+        assert!(
+            Instant::now() < end,
+            "the view still runs 10 s after its terminal went away"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let err = std::fs::read_to_string(home.join("stderr")).unwrap();
+    assert!(
+        !err.contains("Failed"),
+        "no complaint about the gone terminal: {err}"
+    );
+    assert_nothing_to_replay(&root, &home);
 }

@@ -16,6 +16,7 @@ pub(crate) mod effects;
 pub(crate) mod export;
 pub mod filter;
 pub(crate) mod glyphs;
+mod hangup;
 pub(crate) mod help;
 pub(crate) mod input;
 pub mod keymap;
@@ -91,6 +92,10 @@ pub fn run(opts: Options) -> Result<(), String> {
     crate::cli::signals::on_stop(move || {
         let _ = on_signal.send(Msg::Stop);
     });
+    let on_hangup = tx.clone();
+    hangup::on_hangup(move || {
+        let _ = on_hangup.send(Msg::Stop);
+    });
     let engine = Engine::start(opts, move |u| {
         let _ = tx.send(Msg::Engine(u));
     });
@@ -98,9 +103,21 @@ pub fn run(opts: Options) -> Result<(), String> {
     let result = ui_loop(&mut app, &theme, &mut guard.terminal, &rx, &engine, &pause);
     stop.store(true, Ordering::SeqCst);
     // Leave the full screen first: stopping the engine saves the table.
-    drop(guard);
+    let hung_up = hangup::happened();
+    if hung_up {
+        // Nothing to restore on a terminal that is gone (the guard's
+        // writes would only fail, and ratatui would say so on stderr).
+        terminal::restore();
+        std::mem::forget(guard);
+    } else {
+        drop(guard);
+    }
     drop(engine);
-    let _ = input.join();
+    // After a hang-up the input thread may never return (see `hangup`);
+    // the process's exit ends it.
+    if !hung_up {
+        let _ = input.join();
+    }
     result?;
     match app.fatal {
         Some(e) => Err(e),
