@@ -23,7 +23,7 @@
 //! the snapshot whole (a record after the torn one would never be read). When the journal outgrows the
 //! snapshot, the next checkpoint writes a snapshot and removes it.
 
-use std::io;
+use std::io::{self, Read, Write};
 use std::path::Path;
 
 use crate::fsio::framed::{Format, FrameError};
@@ -96,6 +96,20 @@ pub(crate) struct OnDisk {
     pub tail: bool,
 }
 
+/// A writer that only counts the bytes written to it.
+struct Counted(u64);
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Write `table` with `header` atomically as `dir/table.snapshot` and
 /// remove the journal the snapshot now includes; the snapshot's size.
 pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<u64> {
@@ -109,17 +123,25 @@ pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<u6
         .write(&target, |w| {
             w.write_all(&(header.params.len() as u32).to_le_bytes())?;
             w.write_all(header.params.as_bytes())?;
-            let mut state = Vec::new();
-            table.write_state(&mut state)?;
+            // The state is streamed through the compressor, never held
+            // whole (it is as large as the table is full): a first pass
+            // only counts its bytes, for the header before it.
+            let mut counted = Counted(0);
+            table.write_state(&mut counted)?;
             for x in [
                 header.instance,
                 header.versions,
                 header.last_hash,
-                state.len() as u64,
+                counted.0,
             ] {
                 w.write_all(&x.to_le_bytes())?;
             }
-            w.write_all(&zstd::bulk::compress(&state, ZSTD_LEVEL)?)
+            let mut z = zstd::stream::write::Encoder::new(w, ZSTD_LEVEL)?;
+            z.set_pledged_src_size(Some(counted.0))?;
+            let mut z = io::BufWriter::with_capacity(1 << 16, z);
+            table.write_state(&mut z)?;
+            z.into_inner().map_err(|e| e.into_error())?.finish()?;
+            Ok(())
         })
         .and_then(|n| match std::fs::remove_file(dir.join(JOURNAL)) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
@@ -279,19 +301,20 @@ pub fn read(
     if state_len > most {
         return Err(bad());
     }
-    let state = zstd::bulk::decompress(compressed, state_len as usize)
-        .map_err(|e| Unusable::Corrupt(format!("table state: {e}")))?;
-    if state.len() as u64 != state_len {
-        return Err(Unusable::Corrupt("table state: length differs".into()));
-    }
-    let mut r = &state[..];
+    // Decompressed as it is read, never held whole.
+    let corrupt = |e: io::Error| Unusable::Corrupt(format!("table state: {e}"));
+    let mut z = zstd::stream::read::Decoder::with_buffer(compressed).map_err(corrupt)?;
+    let mut r = (&mut z).take(state_len);
     let mut table =
         Table::read_state(params, &mut r).map_err(|e| Unusable::Corrupt(e.to_string()))?;
-    if !r.is_empty() {
+    if r.limit() != 0 {
         return Err(Unusable::Corrupt(format!(
-            "{} bytes after the table state",
-            r.len()
+            "{} bytes of the table state left unread",
+            r.limit()
         )));
+    }
+    if z.read(&mut [0u8; 1]).map_err(corrupt)? != 0 {
+        return Err(Unusable::Corrupt("bytes after the table state".into()));
     }
     let mut header = header;
     let (journal, tail) = apply_journal(dir, &mut header, &mut table, params.size)?;

@@ -10,7 +10,7 @@ use crate::origin::keymap::splitmix64;
 /// `fill`, in bucket order: each bucket's first `len` (a full ring's all,
 /// whatever its head). Over the fill array alone, so a caller may write the
 /// other arrays while it walks.
-pub(super) fn occupied(fill: &[u16], per: usize) -> impl Iterator<Item = usize> + '_ {
+pub(super) fn occupied(fill: &[u16], per: usize) -> impl Iterator<Item = usize> + Clone + '_ {
     fill.iter()
         .enumerate()
         .flat_map(move |(b, &f)| b * per..b * per + usize::from(f).min(per))
@@ -649,7 +649,7 @@ impl Buckets {
     }
 
     /// The slots holding entries, in bucket order (see [`occupied`]).
-    pub(super) fn occupied_slots(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(super) fn occupied_slots(&self) -> impl Iterator<Item = usize> + Clone + '_ {
         occupied(&self.fill[..self.live], self.per)
     }
 

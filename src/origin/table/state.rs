@@ -25,7 +25,7 @@ impl Table {
                 w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
                 w.write_all(&u64::from(b.shift).to_le_bytes())?;
                 write_le(w, &b.fill[..b.live], |x| x.to_le_bytes())?;
-                write_entries(w, b, b.occupied_slots(), self.counters.occupied as usize)
+                write_entries(w, b, b.occupied_slots())
             }
             Store::Unbounded(map) => {
                 w.write_all(&(map.len() as u64).to_le_bytes())?;
@@ -95,8 +95,7 @@ impl Table {
         let fills: Vec<u16> = changed.iter().map(|&c| b.fill[c as usize]).collect();
         write_le(w, &fills, |x| x.to_le_bytes())?;
         let slots = changed.iter().flat_map(|&c| b.slots_of(c as usize));
-        let n = changed.iter().map(|&c| b.len(c as usize)).sum();
-        write_entries(w, b, slots, n)?;
+        write_entries(w, b, slots)?;
         Ok(true)
     }
 
@@ -141,9 +140,11 @@ impl Table {
             b.fill[c as usize] = f;
             occupied += b.len(c as usize) as u64;
         }
-        let slots = changed.iter().flat_map(|&c| b.slots_of(c as usize));
-        let n = changed.iter().map(|&c| b.len(c as usize)).sum();
-        read_entries(r, b, slots.collect::<Vec<_>>().into_iter(), n)?;
+        let slots: Vec<usize> = changed
+            .iter()
+            .flat_map(|&c| b.slots_of(c as usize))
+            .collect();
+        read_entries(r, b, slots.into_iter())?;
         if occupied != self.counters.occupied {
             return Err(bad("occupancy differs from the counters"));
         }
@@ -183,7 +184,7 @@ impl Table {
                 }
                 let fill = std::mem::take(&mut b.fill);
                 let slots = buckets::occupied(&fill[..b.live], b.per);
-                let read = read_entries(r, b, slots, occupied as usize);
+                let read = read_entries(r, b, slots);
                 b.fill = fill;
                 read?;
             }
@@ -215,78 +216,123 @@ impl Table {
     }
 }
 
-/// The entries at `slots` (`n` of them) as the format's arrays: the
-/// fingerprints' low parts (which live in the records; the format keeps them
-/// an array of their own), their high halves, the rest of their records,
-/// their scores.
+/// Entries a column is written or read by at a time: the arrays are as long
+/// as the table is full, and no whole copy of one is made.
+const CHUNK: usize = 4096;
+
+/// The entries at `slots` as the format's arrays: the fingerprints' low
+/// parts (which live in the records; the format keeps them an array of their
+/// own), their high halves, the rest of their records, their scores, their
+/// whole-table buckets.
 fn write_entries(
     w: &mut impl Write,
     b: &Buckets,
-    slots: impl Iterator<Item = usize>,
-    n: usize,
+    slots: impl Iterator<Item = usize> + Clone,
 ) -> io::Result<()> {
     let (lw, rw) = (b.lo_width, b.rec_width);
-    let (mut lo, mut hi) = (Vec::with_capacity(n * lw), Vec::with_capacity(n));
-    let (mut rest, mut score) = (Vec::with_capacity(n * (rw - lw)), Vec::new());
-    let mut home = Vec::new();
-    for at in slots {
-        let rec = &b.rec[at * rw..(at + 1) * rw];
-        lo.extend_from_slice(&rec[..lw]);
-        rest.extend_from_slice(&rec[lw..]);
-        hi.push(b.hi[at]);
-        if let Some(&s) = b.score.get(at) {
-            score.push(s);
-        }
-        if let Some(&h) = b.home.get(at) {
-            home.push(h);
-        }
+    let rec = |at: usize| &b.rec[at * rw..(at + 1) * rw];
+    write_column(w, slots.clone(), lw, |at, out| {
+        out.extend_from_slice(&rec(at)[..lw])
+    })?;
+    write_column(w, slots.clone(), 2, |at, out| {
+        out.extend_from_slice(&b.hi[at].to_le_bytes())
+    })?;
+    write_column(w, slots.clone(), rw - lw, |at, out| {
+        out.extend_from_slice(&rec(at)[lw..])
+    })?;
+    if !b.score.is_empty() {
+        write_column(w, slots.clone(), 1, |at, out| out.push(b.score[at]))?;
     }
-    w.write_all(&lo)?;
-    write_le(w, &hi, |x| x.to_le_bytes())?;
-    w.write_all(&rest)?;
-    w.write_all(&score)?;
-    write_le(w, &home, |x| x.to_le_bytes())
+    if !b.home.is_empty() {
+        write_column(w, slots, 4, |at, out| {
+            out.extend_from_slice(&b.home[at].to_le_bytes())
+        })?;
+    }
+    Ok(())
 }
 
-/// The inverse of [`write_entries`]: `n` entries into `slots`. Fails on a
+/// One array of `width` bytes an entry, `CHUNK` entries at a time.
+fn write_column(
+    w: &mut impl Write,
+    slots: impl Iterator<Item = usize>,
+    width: usize,
+    mut put: impl FnMut(usize, &mut Vec<u8>),
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(CHUNK * width);
+    for at in slots {
+        put(at, &mut buf);
+        if buf.len() >= CHUNK * width {
+            w.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    w.write_all(&buf)
+}
+
+/// The inverse of [`write_entries`]: the entries into `slots`. Fails on a
 /// whole-table bucket outside the live bucket of its slot.
 fn read_entries(
     r: &mut impl Read,
     b: &mut Buckets,
-    slots: impl Iterator<Item = usize>,
-    n: usize,
+    slots: impl Iterator<Item = usize> + Clone,
 ) -> io::Result<()> {
     let (lw, rw) = (b.lo_width, b.rec_width);
-    let mut lo = vec![0u8; lw * n];
-    r.read_exact(&mut lo)?;
-    let mut hi = vec![0u16; n];
-    read_le(r, &mut hi, u16::from_le_bytes)?;
-    let mut rest = vec![0u8; n * (rw - lw)];
-    r.read_exact(&mut rest)?;
-    let mut score = vec![0u8; if b.score.is_empty() { 0 } else { n }];
-    r.read_exact(&mut score)?;
-    let mut home = vec![0u32; if b.home.is_empty() { 0 } else { n }];
-    read_le(r, &mut home, u32::from_le_bytes)?;
-    let pieces = lo.chunks_exact(lw).zip(rest.chunks_exact(rw - lw));
-    for (j, (at, (l, o))) in slots.zip(pieces).enumerate() {
-        let rec = &mut b.rec[at * rw..(at + 1) * rw];
-        rec[..lw].copy_from_slice(l);
-        rec[lw..].copy_from_slice(o);
-        b.hi[at] = hi[j];
-        if let Some(&s) = score.get(j) {
-            b.score[at] = s;
-        }
-        if let Some(&h) = home.get(j) {
-            if h as usize >> b.shift != at / b.per || h as usize >= b.n_buckets {
+    read_column(r, slots.clone(), lw, |at, x| {
+        b.rec[at * rw..at * rw + lw].copy_from_slice(x);
+        Ok(())
+    })?;
+    read_column(r, slots.clone(), 2, |at, x| {
+        b.hi[at] = u16::from_le_bytes([x[0], x[1]]);
+        Ok(())
+    })?;
+    read_column(r, slots.clone(), rw - lw, |at, x| {
+        b.rec[at * rw + lw..(at + 1) * rw].copy_from_slice(x);
+        Ok(())
+    })?;
+    if !b.score.is_empty() {
+        read_column(r, slots.clone(), 1, |at, x| {
+            b.score[at] = x[0];
+            Ok(())
+        })?;
+    }
+    if !b.home.is_empty() {
+        let (shift, per, n_buckets) = (b.shift, b.per, b.n_buckets);
+        read_column(r, slots, 4, |at, x| {
+            let h = u32::from_le_bytes([x[0], x[1], x[2], x[3]]);
+            if h as usize >> shift != at / per || h as usize >= n_buckets {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     "table state: an entry outside its bucket",
                 ));
             }
             b.home[at] = h;
-        }
+            Ok(())
+        })?;
     }
     Ok(())
+}
+
+/// The inverse of [`write_column`].
+fn read_column(
+    r: &mut impl Read,
+    mut slots: impl Iterator<Item = usize>,
+    width: usize,
+    mut take: impl FnMut(usize, &[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut buf = vec![0u8; CHUNK * width];
+    let mut chunk = Vec::with_capacity(CHUNK);
+    loop {
+        chunk.clear();
+        chunk.extend(slots.by_ref().take(CHUNK));
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let bytes = &mut buf[..chunk.len() * width];
+        r.read_exact(bytes)?;
+        for (&at, x) in chunk.iter().zip(bytes.chunks_exact(width)) {
+            take(at, x)?;
+        }
+    }
 }
 
 fn write_le<T: Copy, const N: usize>(
