@@ -46,9 +46,16 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     let dir = args.store.dir(root, &config)?;
     let started = Instant::now();
     let mut obs = Stderr::new();
-    let mut ix = Index::open(root, &dir, params, &mut obs)?;
+    // The folder is walked while the index opens (its checks and the
+    // table's restore take about as long as the walk on a large folder).
+    let (ix, walk) = std::thread::scope(|s| {
+        let walk = s.spawn(|| source::walk_with(root, &filter, config.walk_options()));
+        let ix = Index::open(root, &dir, params, &mut obs);
+        (ix, walk.join())
+    });
+    let mut ix = ix?;
     ix.set_history_budget(config.history_budget.0)?;
-    let walk = source::walk_with(root, &filter, config.walk_options())?;
+    let walk = walk.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
     let report = ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
     obs.clear();
     let history = if args.documents {

@@ -25,11 +25,11 @@
 //! ([`Clusters::settings`]) names the banding, so a changed setting computes
 //! them again.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use super::components::Components;
 use crate::index::NearRow;
-use crate::similar::cluster::UnionFind;
 use crate::similar::exact::jaccard_at_least;
 use crate::similar::minhash::lsh::Sketch;
 use crate::similar::minhash::{self, BandIndex, Banding};
@@ -40,7 +40,7 @@ use crate::similar::minhash::{self, BandIndex, Banding};
 pub(crate) const LINKS: usize = 8;
 
 /// The component of links restored without their other end.
-const GONE: u32 = u32::MAX;
+const GONE: u64 = u64::MAX;
 
 /// A verified pair: (a, b, Jaccard), a < b.
 pub(crate) type Pair = (u32, u32, f64);
@@ -57,12 +57,15 @@ pub(crate) struct Clusters {
     by_digest: HashMap<[u64; 2], u32>,
     group_of: HashMap<u32, u32>,
     /// Components of the links, over group numbers; too joined while
-    /// `orphans` is not empty (links were removed since it was built).
-    uf: UnionFind,
+    /// `orphans` is not empty (links were removed since).
+    comps: Components,
     /// Groups that lost a link, each with the component it was in before
     /// ([`GONE`]: a restored link whose other end is not live); emptied by
     /// [`Clusters::settle`].
-    orphans: Vec<(u32, u32)>,
+    orphans: Vec<(u32, u64)>,
+    /// Each component's cluster as last built (those of two members or
+    /// more), built again only for the components changed since.
+    built: HashMap<u64, super::Cluster>,
     found: Vec<u32>,
     /// [`LINKS`]; fewer in tests, to make the skipping happen.
     links: usize,
@@ -75,6 +78,17 @@ struct Group {
     members: Vec<u32>,
     /// Linked groups, with the Jaccard of the two sets.
     links: Vec<(u32, f64)>,
+}
+
+/// Clusters largest first, ties by first member (members are ascending,
+/// and no two clusters share one).
+fn largest_first(clusters: &mut [super::Cluster]) {
+    clusters.sort_unstable_by(|x, y| {
+        y.members
+            .len()
+            .cmp(&x.members.len())
+            .then(x.members[0].cmp(&y.members[0]))
+    });
 }
 
 /// Sorted, deduplicated keys: the set whose Jaccard is the similarity.
@@ -99,8 +113,9 @@ impl Clusters {
             free: Vec::new(),
             by_digest: HashMap::new(),
             group_of: HashMap::new(),
-            uf: UnionFind::new(0),
+            comps: Components::default(),
             orphans: Vec::new(),
+            built: HashMap::new(),
             found: Vec::new(),
             links: LINKS,
         }
@@ -148,6 +163,7 @@ impl Clusters {
             let at = members.partition_point(|&m| m < id);
             members.insert(at, id);
             self.group_of.insert(id, g);
+            self.comps.touch(g);
             if at == 0 {
                 // The first member holds the group's sketch.
                 self.index.remove(members[1]);
@@ -157,8 +173,9 @@ impl Clusters {
         }
         let g = self.free.pop().unwrap_or_else(|| {
             self.groups.push(Group::default());
-            self.uf.push()
+            (self.groups.len() - 1) as u32
         });
+        self.comps.add(g);
         self.groups[g as usize].members.push(id);
         self.by_digest.insert(sketch.digest, g);
         self.group_of.insert(id, g);
@@ -186,7 +203,7 @@ impl Clusters {
         for &other in &found {
             let h = self.group_of[&other];
             let filling = fill && self.groups[g as usize].links.len() < self.links;
-            if h == g || !filling && self.uf.find(g) == self.uf.find(h) {
+            if h == g || !filling && self.comps.find(g) == self.comps.find(h) {
                 continue;
             }
             let theirs = self.index.sketch(other).expect("a group's sketch");
@@ -204,7 +221,7 @@ impl Clusters {
             if let Some(j) = jaccard_at_least(&set_of(other)?, set, self.min_similarity) {
                 self.groups[g as usize].links.push((h, j));
                 self.groups[h as usize].links.push((g, j));
-                self.uf.union(g, h);
+                self.comps.union(g, h);
                 made.push((first.min(other), first.max(other), j));
             }
         }
@@ -243,7 +260,7 @@ impl Clusters {
                 {
                     self.groups[g as usize].links.push((h, similarity));
                     self.groups[h as usize].links.push((g, similarity));
-                    self.uf.union(g, h);
+                    self.comps.union(g, h);
                 }
                 true
             }
@@ -269,17 +286,19 @@ impl Clusters {
             if let Some(s) = sketch {
                 self.index.insert(next, s);
             }
+            self.comps.touch(g);
             return;
         }
         // The last member: the group goes, and its links with it.
         if let Some(s) = sketch {
             self.by_digest.remove(&s.digest);
         }
-        let root = self.uf.find(g);
+        let root = self.comps.find(g);
         for (h, _) in std::mem::take(&mut self.groups[g as usize].links) {
             self.groups[h as usize].links.retain(|&(x, _)| x != g);
             self.orphans.push((h, root));
         }
+        self.comps.remove(g);
         self.free.push(g);
     }
 
@@ -295,34 +314,33 @@ impl Clusters {
         if self.orphans.is_empty() {
             return Ok(made);
         }
-        self.uf = UnionFind::new(self.groups.len());
-        for (g, group) in self.groups.iter().enumerate() {
-            for &(h, _) in &group.links {
-                self.uf.union(g as u32, h);
-            }
-        }
-        // The pieces each former component is in now.
-        let mut pieces: HashMap<u32, HashSet<u32>> = HashMap::new();
+        // The former components, each walked for its pieces; one whose
+        // link's other end is unknown is looked at again even if whole.
+        let mut former: BTreeMap<u64, bool> = BTreeMap::new();
         for (h, before) in std::mem::take(&mut self.orphans) {
-            if !self.groups[h as usize].members.is_empty() {
-                pieces.entry(before).or_default().insert(self.uf.find(h));
+            if self.groups[h as usize].members.is_empty() {
+                continue;
+            }
+            let (l, unknown) = match before {
+                GONE => (self.comps.find(h), true),
+                l => (l, false),
+            };
+            *former.entry(l).or_default() |= unknown;
+        }
+        let mut again: Vec<u32> = Vec::new();
+        for (l, unknown) in former {
+            let groups = &self.groups;
+            let pieces = self.comps.split(l, |g| {
+                groups[g as usize].links.iter().map(|&(h, _)| h).collect()
+            });
+            if pieces.len() > 1 || unknown {
+                for p in pieces {
+                    again.extend_from_slice(self.comps.groups(p));
+                }
             }
         }
-        // A component in one piece is whole, but for one whose link's other
-        // end is unknown.
-        let split: HashSet<u32> = pieces
-            .into_iter()
-            .filter(|(before, p)| p.len() > 1 || *before == GONE)
-            .flat_map(|(_, p)| p)
-            .collect();
-        if split.is_empty() {
-            return Ok(made);
-        }
-        let again: Vec<u32> = (0..self.groups.len() as u32)
-            .filter(|&g| {
-                !self.groups[g as usize].members.is_empty() && split.contains(&self.uf.find(g))
-            })
-            .collect();
+        again.sort_unstable();
+        again.dedup();
         for g in again {
             self.link(g, None, false, set_of, &mut made)?;
         }
@@ -333,7 +351,7 @@ impl Clusters {
     /// group's first member (J = 1), and each link between the first
     /// members of its groups.
     #[cfg(test)]
-    pub fn pairs(&self) -> Vec<Pair> {
+    pub fn pairs(&mut self) -> Vec<Pair> {
         let mut all: Vec<Pair> = self
             .clusters()
             .0
@@ -346,53 +364,68 @@ impl Clusters {
 
     /// The clusters (members ascending, clusters largest first, ties by
     /// first member; pairs as [`Clusters::pairs`] says) and each member's
-    /// cluster index. Settled first ([`Clusters::settle`]).
-    pub(crate) fn clusters(&self) -> (Vec<super::Cluster>, HashMap<u32, u32>) {
+    /// cluster index. Settled first ([`Clusters::settle`]). Only the
+    /// components changed since the last call are built again.
+    pub(crate) fn clusters(&mut self) -> (Vec<super::Cluster>, HashMap<u32, u32>) {
         debug_assert!(self.orphans.is_empty(), "clusters of unsettled links");
-        // Settled, the components are the links' (a copy: `find` compresses).
-        let mut uf = self.uf.clone();
-        let mut by_root: BTreeMap<u32, super::Cluster> = BTreeMap::new();
-        for (g, group) in self.groups.iter().enumerate() {
-            let (Some(&first), rest) = (group.members.first(), group.members.get(1..)) else {
-                continue;
+        for l in self.comps.take_changed() {
+            match self.cluster_of(l) {
+                Some(c) => self.built.insert(l, c),
+                None => self.built.remove(&l),
             };
-            let rest = rest.unwrap_or_default();
-            if rest.is_empty() && group.links.is_empty() {
-                continue;
-            }
-            let c = by_root
-                .entry(uf.find(g as u32))
-                .or_insert_with(|| super::Cluster {
-                    members: Vec::new(),
-                    pairs: Vec::new(),
-                });
-            c.members.extend_from_slice(&group.members);
-            c.pairs.extend(rest.iter().map(|&m| (first, m, 1.0)));
-            for &(h, j) in &group.links {
-                if h > g as u32 {
-                    let other = self.groups[h as usize].members[0];
-                    c.pairs.push((first.min(other), first.max(other), j));
-                }
-            }
         }
-        let mut out: Vec<super::Cluster> = by_root.into_values().collect();
-        for c in &mut out {
-            c.members.sort_unstable();
-            c.pairs.sort_unstable_by_key(|&(a, b, _)| (a, b));
-        }
-        out.sort_by(|x, y| {
-            y.members
-                .len()
-                .cmp(&x.members.len())
-                .then(x.members[0].cmp(&y.members[0]))
-        });
-        let mut of = HashMap::new();
+        let mut out: Vec<super::Cluster> = self.built.values().cloned().collect();
+        largest_first(&mut out);
+        let mut of = HashMap::with_capacity(out.iter().map(|c| c.members.len()).sum());
         for (c, cl) in out.iter().enumerate() {
             for &m in &cl.members {
                 of.insert(m, c as u32);
             }
         }
         (out, of)
+    }
+
+    /// The clusters as [`Clusters::clusters`] lists them, every component
+    /// built afresh.
+    #[cfg(test)]
+    fn clusters_built_whole(&self) -> Vec<super::Cluster> {
+        let mut out: Vec<super::Cluster> = self
+            .comps
+            .labels()
+            .filter_map(|l| self.cluster_of(l))
+            .collect();
+        largest_first(&mut out);
+        out
+    }
+
+    /// Component `l`'s cluster: its groups' members, each copy paired with
+    /// its group's first member (J = 1) and each link between the first
+    /// members of its groups; None under two members.
+    fn cluster_of(&self, l: u64) -> Option<super::Cluster> {
+        let mut c = super::Cluster {
+            members: Vec::new(),
+            pairs: Vec::new(),
+        };
+        for &g in self.comps.groups(l) {
+            let group = &self.groups[g as usize];
+            let Some((&first, rest)) = group.members.split_first() else {
+                continue;
+            };
+            c.members.extend_from_slice(&group.members);
+            c.pairs.extend(rest.iter().map(|&m| (first, m, 1.0)));
+            for &(h, j) in &group.links {
+                if h > g {
+                    let other = self.groups[h as usize].members[0];
+                    c.pairs.push((first.min(other), first.max(other), j));
+                }
+            }
+        }
+        if c.members.len() < 2 {
+            return None;
+        }
+        c.members.sort_unstable();
+        c.pairs.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        Some(c)
     }
 }
 
@@ -478,7 +511,7 @@ mod tests {
             c.links = 1;
             let mut live = vec![false; sets.len()];
             let set_of = |o: u32| Ok::<_, ()>(sets[o as usize].clone());
-            for &(i, insert) in &ops {
+            for (n, &(i, insert)) in ops.iter().enumerate() {
                 let i = i % sets.len();
                 if insert {
                     c.insert(i as u32, &sets[i], set_of).unwrap();
@@ -486,14 +519,22 @@ mod tests {
                     c.remove(i as u32);
                 }
                 live[i] = insert;
+                // Lists asked for along the way: the next is built from
+                // what changed since.
+                if n % 3 == 0 {
+                    c.settle(&mut { set_of }).unwrap();
+                    c.clusters();
+                }
             }
             c.settle(&mut { set_of }).unwrap();
+            let whole = c.clusters_built_whole();
             let alive: Vec<(u32, Arc<[u64]>)> = (0..sets.len())
                 .filter(|&i| live[i])
                 .map(|i| (i as u32, sets[i].clone()))
                 .collect();
             let want = every_pair(&c, &alive);
             let (clusters, of) = c.clusters();
+            prop_assert_eq!(&clusters, &whole, "built from what changed, and whole");
             let got: Vec<Vec<u32>> = clusters.iter().map(|c| c.members.clone()).collect();
             prop_assert_eq!(got, components(&want));
             for cl in &clusters {

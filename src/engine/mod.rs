@@ -5,6 +5,7 @@
 //! [`Update`]s through a callback; it never waits on the engine.
 
 mod clusters;
+mod components;
 mod folder;
 pub(crate) mod query;
 mod report;

@@ -40,7 +40,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::IndexError;
-use crate::fsio::xxh64::xxh64;
+use crate::fsio::xxh64::{Xxh64, xxh64};
 use crate::origin::outcome::{Outcome, Run};
 use crate::source::name;
 
@@ -176,27 +176,28 @@ fn add_row_sum(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8
         | FunctionFlags::SQLITE_DETERMINISTIC
         | FunctionFlags::SQLITE_INNOCUOUS;
+    // Hashed as a stream (no buffer a row: every open sums every row).
     conn.create_scalar_function(ROW_SUM, -1, flags, |ctx| {
-        let mut bytes = Vec::with_capacity(96);
+        let mut h = Xxh64::default();
         for i in 0..ctx.len() {
             match ctx.get_raw(i) {
-                ValueRef::Null => bytes.push(0),
+                ValueRef::Null => h.update(&[0]),
                 ValueRef::Integer(v) => {
-                    bytes.push(1);
-                    bytes.extend_from_slice(&v.to_le_bytes());
+                    h.update(&[1]);
+                    h.update(&v.to_le_bytes());
                 }
                 ValueRef::Real(v) => {
-                    bytes.push(2);
-                    bytes.extend_from_slice(&v.to_bits().to_le_bytes());
+                    h.update(&[2]);
+                    h.update(&v.to_bits().to_le_bytes());
                 }
                 ValueRef::Text(v) | ValueRef::Blob(v) => {
-                    bytes.push(3);
-                    bytes.extend_from_slice(&(v.len() as u64).to_le_bytes());
-                    bytes.extend_from_slice(v);
+                    h.update(&[3]);
+                    h.update(&(v.len() as u64).to_le_bytes());
+                    h.update(v);
                 }
             }
         }
-        Ok(xxh64(&bytes) as i64)
+        Ok(h.finish() as i64)
     })
 }
 

@@ -18,13 +18,6 @@ impl UnionFind {
         }
     }
 
-    /// A new set of its own; its number.
-    pub(crate) fn push(&mut self) -> u32 {
-        self.parent.push(self.parent.len() as u32);
-        self.size.push(1);
-        (self.parent.len() - 1) as u32
-    }
-
     pub(crate) fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let grand = self.parent[self.parent[x as usize] as usize];
