@@ -2,7 +2,6 @@
 //! a click, an engine update), engine commands out. No I/O, so tests drive
 //! it with made-up events and updates.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -94,9 +93,6 @@ pub struct App {
     /// The terminal's size.
     pub size: Rect,
     pub snapshot: Option<Arc<Snapshot>>,
-    /// Version id → index in the snapshot's documents (built when clusters
-    /// need it).
-    pub by_id: HashMap<u32, u32>,
     pub fatal: Option<String>,
     pub tab: Tab,
     pub help: bool,
@@ -134,7 +130,6 @@ impl App {
             keymap,
             size: Rect::new(0, 0, width, height),
             snapshot: None,
-            by_id: HashMap::new(),
             fatal: None,
             tab: Tab::Documents,
             help: false,
@@ -157,10 +152,12 @@ impl App {
         }
     }
 
-    /// A live document by version id.
+    /// A live document by version id (snapshots list them in id order).
     pub(crate) fn doc(&self, id: u32) -> Option<&DocRow> {
-        let i = *self.by_id.get(&id)?;
-        self.docs.all().get(i as usize)
+        let all = self.docs.all();
+        all.binary_search_by_key(&id, |d| d.id)
+            .ok()
+            .map(|i| &all[i])
     }
 
     pub(super) fn body(&self) -> Rect {
@@ -305,12 +302,6 @@ fn snapshot(app: &mut App, s: Arc<Snapshot>) {
     }
     let h = app.docs_height();
     app.docs.set_docs(s.documents.clone(), h);
-    app.by_id.clear();
-    if !s.clusters.is_empty() {
-        app.by_id = (s.documents.iter().enumerate())
-            .map(|(i, d)| (d.id, i as u32))
-            .collect();
-    }
     app.snapshot = Some(s);
     let (list, pairs) = (app.clusters_len(), app.pairs_len());
     let c = layout::clusters(app.body());

@@ -53,11 +53,15 @@ impl SortKey {
     }
 }
 
+/// New rows up to this many go into the kept order one by one (a binary
+/// search and a move each); more are sorted with it.
+const INSERTED: usize = 256;
+
 /// `view` (indices into `old`, every row of it, in order) as indices into
 /// `new`: rows still there keep their place, rows not in `old` follow at the
-/// end. Both lists are in id order, as snapshots give them; `None` when
-/// not, or when `view` is not every row.
-fn carried_order(old: &[DocRow], new: &[DocRow], view: &[u32]) -> Option<Vec<u32>> {
+/// end; with the number kept. Both lists are in id order, as snapshots give
+/// them; `None` when not, or when `view` is not every row.
+fn carried_order(old: &[DocRow], new: &[DocRow], view: &[u32]) -> Option<(Vec<u32>, usize)> {
     let by_id = |d: &[DocRow]| d.windows(2).all(|w| w[0].id < w[1].id);
     if view.len() != old.len() || !by_id(old) || !by_id(new) {
         return None;
@@ -70,8 +74,12 @@ fn carried_order(old: &[DocRow], new: &[DocRow], view: &[u32]) -> Option<Vec<u32
             Ordering::Less => i += 1,
             Ordering::Greater => j += 1,
             Ordering::Equal => {
-                new_of_old[i] = j as u32;
-                carried[j] = true;
+                // A row whose sort keys changed (a rename, a touch) goes in
+                // again as a new one.
+                if same_keys(&old[i], &new[j]) {
+                    new_of_old[i] = j as u32;
+                    carried[j] = true;
+                }
                 i += 1;
                 j += 1;
             }
@@ -82,8 +90,17 @@ fn carried_order(old: &[DocRow], new: &[DocRow], view: &[u32]) -> Option<Vec<u32
         .map(|&o| new_of_old[o as usize])
         .filter(|&n| n != u32::MAX)
         .collect();
+    let kept = order.len();
     order.extend((0..new.len() as u32).filter(|&n| !carried[n as usize]));
-    Some(order)
+    Some((order, kept))
+}
+
+/// Whether every sort key of a row is unchanged. The engine copies a kept
+/// row with its path shared, so the path is compared by pointer first.
+fn same_keys(a: &DocRow, b: &DocRow) -> bool {
+    (Arc::ptr_eq(&a.path, &b.path) || a.path == b.path)
+        && a.mtime_ns == b.mtime_ns
+        && a.fresh_percent.to_bits() == b.fresh_percent.to_bits()
 }
 
 pub struct DocList {
@@ -151,13 +168,29 @@ impl DocList {
             // The last order, the new rows at its end: a stable sort of an
             // almost sorted list is a merge (100,000 rows: a full sort per
             // snapshot was half the time from an edit to the screen).
-            Some(mut view) => {
+            Some((mut view, kept)) => {
                 let (sort, reverse) = (self.sort, self.reverse);
                 let docs = &self.docs;
-                view.sort_by(|&a, &b| {
+                let cmp = |a: u32, b: u32| {
                     let o = sort.cmp(&docs[a as usize], &docs[b as usize]);
                     if reverse { o.reverse() } else { o }
-                });
+                };
+                // The kept rows are in order (their keys are unchanged, see
+                // `same_keys`): the new ones go
+                // in by binary search, after their equals, as a stable sort
+                // would put them. Comparing every row again (100,000 paths
+                // at each change) was most of the screen's time.
+                debug_assert!(view[..kept].is_sorted_by(|&a, &b| cmp(a, b).is_le()));
+                let new = view.split_off(kept);
+                if new.len() > INSERTED {
+                    view.extend(new);
+                    view.sort_by(|&a, &b| cmp(a, b));
+                } else {
+                    for n in new {
+                        let at = view.partition_point(|&x| cmp(x, n).is_le());
+                        view.insert(at, n);
+                    }
+                }
                 self.refresh(Some(view), true, keep, height);
             }
             None => self.refresh(None, false, keep, height),
@@ -269,11 +302,12 @@ mod tests {
 
     proptest::proptest! {
         /// A snapshot after another (pages edited: new ids at the end; pages
-        /// gone; pages added) is ordered as a list given it first would be.
+        /// gone, added, renamed or touched under their ids) is ordered as a
+        /// list given it first would be.
         #[test]
         fn the_next_snapshot_is_ordered_as_a_first_one(
             first in proptest::collection::btree_map(0u32..60, 0u8..5, 0..40),
-            edits in proptest::collection::vec((0u32..60, 0u8..6), 0..20),
+            edits in proptest::collection::vec((0u32..60, 0u8..8), 0..20),
             sort in 0usize..4,
             reverse in proptest::bool::ANY,
         ) {
@@ -290,12 +324,26 @@ mod tests {
             list.set_docs(rows(&paths), 10);
             let mut next = 100;
             for (p, f) in edits {
-                // 5: the page goes; otherwise a new version (a new id).
-                if f == 5 {
-                    paths.remove(&p);
-                } else {
-                    paths.insert(p, (next, f));
-                    next += 1;
+                // 5: the page goes; 6: it is renamed (its id kept); 7: its
+                // keys change under its id (a touch); else a new version.
+                match f {
+                    5 => {
+                        paths.remove(&p);
+                    }
+                    6 => {
+                        if let Some(v) = paths.remove(&p) {
+                            paths.entry(p + 60).or_insert(v);
+                        }
+                    }
+                    7 => {
+                        if let Some(v) = paths.get_mut(&p) {
+                            v.1 = (v.1 + 3) % 5;
+                        }
+                    }
+                    _ => {
+                        paths.insert(p, (next, f));
+                        next += 1;
+                    }
                 }
             }
             list.set_docs(rows(&paths), 10);
