@@ -202,13 +202,13 @@ impl DocList {
             return;
         }
         // Typing on extends the pattern: its matches are among the current
-        // rows (a subsequence of the longer pattern is one of the shorter).
+        // rows (a subsequence of the longer pattern is one of the shorter),
+        // ranked again by their new scores.
         let narrow = filter.starts_with(self.filter.as_str());
         let keep = self.selected_id();
         self.filter = filter.to_string();
-        // Filtering keeps the order, so narrowed rows need no sort.
         let candidates = narrow.then(|| std::mem::take(&mut self.view));
-        self.refresh(candidates, narrow, keep, height);
+        self.refresh(candidates, false, keep, height);
     }
 
     /// A new order starts at its top: what was selected mid-way in the old
@@ -256,19 +256,24 @@ impl DocList {
     ) {
         let docs = &self.docs;
         let mut view = candidates.unwrap_or_else(|| (0..docs.len() as u32).collect());
+        let (sort, reverse) = (self.sort, self.reverse);
+        let by_key = |a: u32, b: u32| {
+            let o = sort.cmp(&docs[a as usize], &docs[b as usize]);
+            if reverse { o.reverse() } else { o }
+        };
         if !self.filter.is_empty() {
+            // Ranked as fzf ranks: the best match first, equals in the
+            // list's order.
             let (m, pattern) = (&self.matcher, self.filter.as_str());
-            view = view
+            let mut scored: Vec<(i64, u32)> = view
                 .into_par_iter()
-                .filter(|&i| m.score(pattern, &docs[i as usize].path).is_some())
+                .filter_map(|i| m.score(pattern, &docs[i as usize].path).map(|s| (s, i)))
                 .collect();
-        }
-        if !sorted {
-            let (sort, reverse) = (self.sort, self.reverse);
-            view.par_sort_unstable_by(|&a, &b| {
-                let o = sort.cmp(&docs[a as usize], &docs[b as usize]);
-                if reverse { o.reverse() } else { o }
-            });
+            scored
+                .par_sort_unstable_by(|&(sa, a), &(sb, b)| sb.cmp(&sa).then_with(|| by_key(a, b)));
+            view = scored.into_iter().map(|(_, i)| i).collect();
+        } else if !sorted {
+            view.par_sort_unstable_by(|&a, &b| by_key(a, b));
         }
         self.view = view;
         let docs = &self.docs;
@@ -298,6 +303,37 @@ mod tests {
             cluster: None,
             mtime_ns: i64::from(fresh) * 7,
         }
+    }
+
+    #[test]
+    fn a_filter_ranks_the_best_match_first_and_equals_in_the_lists_order() {
+        let paths = [
+            "a/glossary-upgrade-guide.md",
+            "b/user-page-group.md",
+            "c/upgrade.md",
+            "d/upgrade.md",
+        ];
+        let docs: Vec<DocRow> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| DocRow {
+                path: (*p).into(),
+                ..row(i as u32, 0, 0)
+            })
+            .collect();
+        let mut list = DocList::new(Box::new(Fuzzy::default()));
+        list.set_docs(docs.into(), 10);
+        list.set_filter("upgr", 10);
+        let shown: Vec<&str> = (0..list.len()).map(|i| &*list.row(i).path).collect();
+        // The two whole words first, in path order; the scattered match last.
+        assert_eq!(shown[..2], ["c/upgrade.md", "d/upgrade.md"]);
+        assert_eq!(shown.last(), Some(&"b/user-page-group.md"));
+        // Typing on ranks again from the narrowed rows, as from scratch.
+        list.set_filter("upgra", 10);
+        let mut fresh = DocList::new(Box::new(Fuzzy::default()));
+        fresh.set_docs(list.all().to_vec().into(), 10);
+        fresh.set_filter("upgra", 10);
+        assert_eq!(list.view(), fresh.view());
     }
 
     proptest::proptest! {

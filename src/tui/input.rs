@@ -203,8 +203,11 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
             app.input = Some(Input::Search(query.unwrap_or_default()));
         }
         Action::Filter => {
+            // A new filter each time (the last one is not appended to).
             app.tab = Tab::Documents;
-            app.input = Some(Input::Filter(app.docs.filter().to_string()));
+            let h = app.docs_height();
+            app.docs.set_filter("", h);
+            app.input = Some(Input::Filter(String::new()));
         }
         _ => match app.tab {
             Tab::Documents => documents_action(app, action, out),

@@ -67,6 +67,14 @@ fn the_filter_narrows_rows_as_typed_and_esc_clears_it() {
     assert_eq!(a.docs.filter(), "ing");
     press(&mut a, KeyCode::Esc);
     assert_eq!(a.docs.len(), 29);
+    // `/` again starts a new filter, not the old one to append to.
+    keys(&mut a, "/inst");
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "/");
+    assert_eq!(a.input, Some(Input::Filter(String::new())));
+    assert_eq!((a.docs.filter(), a.docs.len()), ("", 29));
+    keys(&mut a, "faq");
+    assert_eq!(paths(&a), ["z-support/faq.md"]);
 }
 
 #[test]
