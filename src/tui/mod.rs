@@ -213,7 +213,11 @@ fn effect(
             rows,
         } => {
             app.message = Some(match export::write(&path, &root, &bytes) {
-                Ok(()) => format!("exported {rows} rows to {}", path.display()),
+                Ok(()) => format!(
+                    "exported {rows} {} to {}",
+                    if rows == 1 { "row" } else { "rows" },
+                    path.display()
+                ),
                 Err(e) => e,
             });
             Ok(())

@@ -8,7 +8,7 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table};
 
-use super::{block, count};
+use super::{block, count, count_in};
 use crate::engine::ShadowResult;
 use crate::origin::{Params, TableSize};
 use crate::tui::app::{App, Input};
@@ -212,6 +212,10 @@ fn settings(p: &Params) -> String {
 }
 
 /// Live and tuned side by side.
+/// Widths of the results' hits and evictions columns.
+const HITS: usize = 8;
+const EVICTIONS: usize = 9;
+
 fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
     let header = Row::new(
         [
@@ -240,8 +244,10 @@ fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
             num(r.dominant_origin),
             num(r.token_freshness),
             num(r.overall),
-            Cell::from(Line::from(count(r.hits)).right_aligned()),
-            Cell::from(Line::from(count(r.evictions)).right_aligned()),
+            // Shortened with a unit where the separators do not fit (a
+            // cut number read `,311,234`).
+            Cell::from(Line::from(count_in(r.hits, HITS)).right_aligned()),
+            Cell::from(Line::from(count_in(r.evictions, EVICTIONS)).right_aligned()),
             Cell::from(Line::from(format!("{:.1}", r.seconds)).right_aligned()),
         ])
     });
@@ -252,8 +258,8 @@ fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
         Constraint::Length(6),
         Constraint::Length(6),
         Constraint::Length(7),
-        Constraint::Length(8),
-        Constraint::Length(9),
+        Constraint::Length(HITS as u16),
+        Constraint::Length(EVICTIONS as u16),
         Constraint::Length(5),
     ];
     f.render_widget(
@@ -423,4 +429,35 @@ fn sweep(
                 .labels(["0", "50", "100"]),
         );
     f.render_widget(chart, area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    #[test]
+    fn counts_too_wide_for_their_column_are_shortened_not_cut() {
+        let r = ShadowResult {
+            params: Params::default(),
+            ssr: 1.0,
+            dominant_origin: 90.0,
+            token_freshness: 90.0,
+            overall: 90.0,
+            table_fraction: None,
+            hits: 1_311_234,
+            evictions: 123_456_789,
+            seconds: 0.5,
+        };
+        let theme = Theme::new(crate::config::ThemeName::Dark, true);
+        let mut t = Terminal::new(TestBackend::new(100, 5)).unwrap();
+        let frame = t
+            .draw(|f| compare(&[r.clone(), r], &theme, f.area(), f))
+            .unwrap();
+        let text: String = frame.buffer.content().iter().map(|c| c.symbol()).collect();
+        assert!(text.contains(" 1.3M"), "{text}");
+        assert!(text.contains(" 123M"), "{text}");
+        assert!(!text.contains(",311,234"), "{text}");
+    }
 }
