@@ -196,13 +196,6 @@ impl Theme {
             swatch: "text",
         }
     }
-
-    /// The colour of origin `id`: the same wherever and whenever it appears.
-    pub(crate) fn origin(&self, id: u32) -> Style {
-        // Fibonacci hashing spreads consecutive ids over the palette.
-        let h = (u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize;
-        self.palette[h % self.palette.len()]
-    }
 }
 
 #[cfg(test)]

@@ -2,13 +2,16 @@
 //! text plain; the selected block and a jump's landing passage marked; a
 //! legend of origins with their shares.
 
+use std::collections::HashMap;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{block, styled_line, token_bytes};
-use crate::engine::VersionStatus;
+use crate::engine::{OriginView, VersionStatus};
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::paths;
@@ -42,6 +45,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         Span::raw(format!(" · {mode} ")),
     ]);
     let inner = layout::inner(text_area);
+    let style_of = styles(theme, view);
     let body = match &view.text {
         Err(why) => Paragraph::new(Line::styled(why.as_str(), theme.error)),
         Ok(text) => {
@@ -49,7 +53,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let copied: Vec<(std::ops::Range<usize>, ratatui::style::Style)> = (view.runs.iter())
                 .filter_map(|r| {
                     let bytes = token_bytes(&view.spans, r.start..r.end)?;
-                    Some((bytes, theme.origin(r.origin?)))
+                    Some((bytes, *style_of.get(&r.origin?)?))
                 })
                 .collect();
             let mut marks = Vec::new();
@@ -109,36 +113,71 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     );
 
     let w = layout::inner(legend_area).width as usize;
+    let styled = theme.palette.len();
+    // Origins past the palette share one style, and one entry: "N more".
+    let (listed, more): (Vec<_>, Vec<_>) = (view.legend.iter().enumerate())
+        .partition(|&(rank, e)| e.origin == view.id || rank_of(view, rank) < styled);
     // Each origin's path shows what tells it from the others listed.
-    let listed: Vec<&str> = view.legend.iter().map(|e| e.path.as_str()).collect();
-    let keep = paths::tails(&listed);
+    let names: Vec<&str> = listed.iter().map(|(_, e)| e.path.as_str()).collect();
+    let keep = paths::tails(&names);
     // Two lines an origin: its colour and share, then its path.
-    let legend: Vec<Line> = view
-        .legend
+    let mut legend: Vec<Line> = listed
         .iter()
         .zip(keep)
-        .flat_map(|(e, keep)| {
+        .flat_map(|((_, e), keep)| {
             let width = w.saturating_sub(1);
-            let (style, path) = if e.origin == view.id {
-                (theme.base, "new text".to_string())
+            let path = if e.origin == view.id {
+                "new text".to_string()
             } else {
-                let version = format!(" v{}", e.version);
-                (
-                    theme.origin(e.origin),
-                    paths::fit(&e.path, &version, width, keep),
-                )
+                paths::fit(&e.path, &format!(" v{}", e.version), width, keep)
             };
             [
                 Line::from(vec![
-                    Span::styled(theme.swatch, style),
+                    Span::styled(
+                        theme.swatch,
+                        style_of.get(&e.origin).copied().unwrap_or(theme.muted),
+                    ),
                     Span::raw(format!(" {:.1}%", e.percent)),
                 ]),
                 Line::from(format!(" {path}")),
             ]
         })
         .collect();
+    if !more.is_empty() {
+        let percent: f64 = more.iter().map(|(_, e)| e.percent).sum();
+        legend.push(Line::from(vec![
+            Span::styled(theme.swatch, theme.muted),
+            Span::raw(format!(" {percent:.1}%")),
+        ]));
+        legend.push(Line::from(format!(" {} more origins", more.len())));
+    }
     f.render_widget(
         Paragraph::new(legend).block(block(theme, " Origins ", false)),
         legend_area,
     );
+}
+
+/// Entry `rank` of the legend among the origins (the page's own new text,
+/// listed among them, takes no style).
+fn rank_of(view: &OriginView, rank: usize) -> usize {
+    let own = view.legend[..rank].iter().any(|e| e.origin == view.id);
+    rank - usize::from(own)
+}
+
+/// Each origin of the page a style of its own while the palette lasts, by
+/// rank (the legend is largest share first), so no two on screen look
+/// alike; the rest share the muted style. The page's own text is plain.
+fn styles(theme: &Theme, view: &OriginView) -> HashMap<u32, Style> {
+    (view.legend.iter().enumerate())
+        .map(|(rank, e)| {
+            let style = match e.origin == view.id {
+                true => theme.base,
+                false => *theme
+                    .palette
+                    .get(rank_of(view, rank))
+                    .unwrap_or(&theme.muted),
+            };
+            (e.origin, style)
+        })
+        .collect()
 }

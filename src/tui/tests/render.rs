@@ -342,47 +342,61 @@ fn a_tiny_terminal_does_not_panic() {
     }
 }
 
-/// Without colours, seven origins in one text: each legend entry shows its
-/// style on a word, the same style as its blocks in the text.
+/// Without colours, many origins in one text: each legend entry shows its
+/// style on a word, the same style as its blocks in the text, and no two
+/// origins share one while the palette lasts (styles go by rank on the
+/// page, not by id: two ids could hash alike); past it, one shared style
+/// and an "N more" entry.
 #[test]
 fn no_color_tells_many_origins_apart() {
     let plain = Theme::new(ThemeName::Dark, true);
-    // Seven origins with seven different styles (ids hash onto the palette).
-    let mut ids: Vec<u32> = Vec::new();
-    for id in 0..29u32 {
-        let fresh = !ids.iter().any(|&o| plain.origin(o) == plain.origin(id));
-        if id != fixture::V2_INSTALL && fresh && ids.len() < 7 {
-            ids.push(id);
-        }
-    }
-    assert_eq!(ids.len(), 7);
-    for (w, h) in [(80, 24), (120, 40)] {
-        let mut a = app(w, h);
-        a.origin.open(fixture::V2_INSTALL);
-        a.tab = crate::tui::app::Tab::Origin;
-        let view = fixture::many_origins_view(&ids);
-        engine(&mut a, Update::Origin(Arc::new(view.clone())));
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-        t.draw(|f| draw(&a, &plain, f)).unwrap();
-        let buf = t.backend().buffer().clone();
-        // Each legend swatch has the style of its origin's text.
-        let legend = crate::tui::layout::inner(
-            crate::tui::layout::origin(crate::tui::layout::screen(a.size).body).1,
-        );
-        for (k, e) in view.legend.iter().enumerate() {
-            let y = legend.y + 2 * k as u16;
-            if y >= legend.bottom() {
-                break;
+    for n in [7, plain.palette.len() + 2] {
+        let ids: Vec<u32> = (0..29u32)
+            .filter(|&id| id != fixture::V2_INSTALL)
+            .take(n)
+            .collect();
+        for (w, h) in [(80, 24), (120, 40)] {
+            let mut a = app(w, h);
+            a.origin.open(fixture::V2_INSTALL);
+            a.tab = crate::tui::app::Tab::Origin;
+            let view = fixture::many_origins_view(&ids);
+            engine(&mut a, Update::Origin(Arc::new(view.clone())));
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|f| draw(&a, &plain, f)).unwrap();
+            let buf = t.backend().buffer().clone();
+            // Each legend swatch has the style of its origin's text.
+            let legend = crate::tui::layout::inner(
+                crate::tui::layout::origin(crate::tui::layout::screen(a.size).body).1,
+            );
+            let mut swatches = Vec::new();
+            for k in 0..view.legend.len() {
+                let y = legend.y + 2 * k as u16;
+                if y >= legend.bottom() {
+                    break;
+                }
+                swatches.push(buf[(legend.x, y)].modifier);
             }
-            let cell = &buf[(legend.x, y)];
-            let want = if e.origin == view.id {
-                plain.base
-            } else {
-                plain.origin(e.origin)
-            };
-            assert_eq!(cell.modifier, want.add_modifier, "{} at row {y}", e.path);
+            let own = |m: &ratatui::style::Modifier| *m == plain.base.add_modifier;
+            let others: Vec<_> = swatches.iter().filter(|m| !own(m)).collect();
+            let mut distinct = others.clone();
+            distinct.sort_by_key(|m| m.bits());
+            distinct.dedup();
+            assert_eq!(
+                distinct.len(),
+                others.len(),
+                "{n} origins at {w}x{h}: {swatches:?}"
+            );
+            let screen_text: String = buf.content().iter().map(|c| c.symbol()).collect();
+            let more = n > plain.palette.len();
+            assert_eq!(
+                screen_text.contains("2 more origins"),
+                more && h >= 40,
+                "{n} at {w}x{h}"
+            );
+            if n == 7 {
+                insta::assert_snapshot!(format!("no_color_origins_{w}x{h}"), format!("{buf:?}"));
+            }
         }
-        insta::assert_snapshot!(format!("no_color_origins_{w}x{h}"), format!("{buf:?}"));
     }
 }
 
