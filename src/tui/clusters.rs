@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::origin::wrap;
 use super::panes::token_bytes;
-use super::scroll::Cursor;
+use super::scroll::{Cursor, Move};
 use crate::engine::{Command, CompareView, Side};
 
 #[derive(Default)]
@@ -88,6 +88,25 @@ impl ClusterState {
             if let Some(l) = next {
                 self.scroll[i] = l.min(len.saturating_sub(height.max(1)));
             }
+        }
+    }
+
+    /// Scroll both sides by `m` (`height` lines a page), each kept where its
+    /// last page still shows text: a side shorter than the page stays at its
+    /// top, and paging past the end stops there.
+    pub(crate) fn scroll_sides(&mut self, m: Move, widths: [u16; 2], height: usize) {
+        self.wrap(widths);
+        let page = height.max(1);
+        for (s, lines) in self.scroll.iter_mut().zip(&self.lines) {
+            let last = lines.len().saturating_sub(page);
+            let to = match m {
+                Move::By(d) => s.saturating_add_signed(d),
+                Move::Page(d) => s.saturating_add_signed(d * page as isize),
+                Move::Top => 0,
+                Move::Bottom => last,
+                Move::To(i) => i,
+            };
+            *s = to.min(last);
         }
     }
 

@@ -252,12 +252,12 @@ fn step(app: &mut App, m: Move) {
         }
         Tab::Clusters => {
             let c = layout::clusters(app.body());
-            if let (Move::Page(d), Some(_)) = (m, &app.clusters.compare) {
-                // Pages scroll the comparison; lines move in the lists.
-                let page = layout::inner(c.left).height.max(1) as isize;
-                for s in &mut app.clusters.scroll {
-                    *s = s.saturating_add_signed(d * page);
-                }
+            if app.clusters.compare.is_some() {
+                // A comparison on screen takes every move (the lists are
+                // hidden behind it).
+                let height = layout::inner(c.left).height as usize;
+                let widths = app.compare_widths();
+                app.clusters.scroll_sides(m, widths, height);
             } else if app.clusters.on_pairs {
                 let n = app.pairs_len();
                 app.clusters

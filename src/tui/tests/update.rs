@@ -520,6 +520,44 @@ fn clusters_compare_a_pair_and_close_it() {
     assert!(a.clusters.compare.is_none());
 }
 
+/// Every move scrolls an open comparison, never past the last page of a
+/// side (paging past the end blanked both sides, and the lines moved the
+/// hidden pairs list).
+#[test]
+fn a_comparison_takes_every_move_and_stops_at_its_last_page() {
+    let mut a = app(80, 24);
+    keys(&mut a, "3");
+    press(&mut a, KeyCode::Enter);
+    press(&mut a, KeyCode::Enter);
+    engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
+    assert!(a.clusters.compare.is_some());
+    let pair = a.clusters.pairs.selected;
+    let c = crate::tui::layout::clusters(a.body());
+    let page = crate::tui::layout::inner(c.left).height as usize;
+    let last = a
+        .clusters
+        .lines
+        .clone()
+        .map(|l| l.len().saturating_sub(page));
+    assert!(last[0] > 0, "the fixture's sides are longer than a page");
+    for _ in 0..50 {
+        press(&mut a, KeyCode::PageDown);
+    }
+    assert_eq!(a.clusters.scroll, last);
+    press(&mut a, KeyCode::PageUp);
+    assert_eq!(a.clusters.scroll, last.map(|l| l.saturating_sub(page)));
+    keys(&mut a, "g");
+    assert_eq!(a.clusters.scroll, [0, 0]);
+    keys(&mut a, "j");
+    assert_eq!(a.clusters.scroll, [1, 1]);
+    keys(&mut a, "G");
+    assert_eq!(a.clusters.scroll, last);
+    assert_eq!(
+        a.clusters.pairs.selected, pair,
+        "the pairs list did not move"
+    );
+}
+
 #[test]
 fn events_open_the_origins_of_a_version() {
     let mut a = app(80, 24);
