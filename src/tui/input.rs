@@ -376,6 +376,7 @@ fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
 fn tune_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
     let field = app.tune.field();
     match action {
+        Action::Back if app.tune.running() => out.extend(app.tune.cancel()),
         Action::Left => app.tune.cycle(-1),
         Action::Right => app.tune.cycle(1),
         Action::Select if field.choices().is_some() => app.tune.cycle(1),

@@ -402,6 +402,28 @@ impl TuneState {
         true
     }
 
+    /// Stop the run under way: the engine is told, its later updates are
+    /// dropped, and the pane says so.
+    pub(crate) fn cancel(&mut self) -> Option<Command> {
+        if !self.running() {
+            return None;
+        }
+        let what = match self.kind.take() {
+            Some(RunKind::Sweep { .. }) => "sweep",
+            _ => "shadow run",
+        };
+        let (done, total) = self.update.take().map_or((0, 0), |u| (u.done, u.total));
+        let count = super::panes::count;
+        self.message = Some(format!(
+            "{what} stopped at {}/{}",
+            count(done),
+            count(total)
+        ));
+        Some(Command::Cancel {
+            generation: self.generation,
+        })
+    }
+
     pub(crate) fn running(&self) -> bool {
         self.kind.is_some() && !self.update.as_ref().is_some_and(|u| u.finished)
     }

@@ -72,7 +72,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     } else if t.kind.is_some() {
         let (done, total) = update.map_or((0, 1), |u| (u.done, u.total.max(1)));
         let state = if t.running() { "replaying" } else { "done" };
-        let label = format!("generation {} · {state} {done}/{total}", t.generation);
+        let mut label = format!("generation {} · {state} {done}/{total}", t.generation);
+        if t.running() {
+            label += &format!(" · {} stops it", app.keymap.first(Action::Back));
+        }
         f.render_widget(
             Gauge::default()
                 .ratio((done as f64 / total as f64).clamp(0.0, 1.0))

@@ -347,6 +347,38 @@ fn apply_runs_live_beside_tuned_and_stale_generations_are_dropped() {
     assert!(!a.tune.running());
 }
 
+/// Esc stops a sweep under way: the engine is told, later updates of it
+/// are dropped, and the pane says where it stopped.
+#[test]
+fn esc_stops_a_running_sweep() {
+    let mut a = app(80, 24);
+    keys(&mut a, "5");
+    let out = keys(&mut a, "w");
+    let Some(Command::Shadow { generation, .. }) = out.first().cloned() else {
+        panic!("a sweep asked: {out:?}");
+    };
+    let progress = |done, finished| crate::engine::ShadowUpdate {
+        generation,
+        done,
+        total: 40,
+        results: Vec::new(),
+        finished,
+        error: None,
+    };
+    engine(&mut a, Update::Shadow(progress(12, false)));
+    assert!(a.tune.running());
+    assert_eq!(
+        press(&mut a, KeyCode::Esc),
+        [Command::Cancel { generation }]
+    );
+    assert!(!a.tune.running());
+    assert_eq!(a.tune.message.as_deref(), Some("sweep stopped at 12/40"));
+    // A late update of the stopped run changes nothing; esc again neither.
+    engine(&mut a, Update::Shadow(progress(13, false)));
+    assert!(!a.tune.running() && a.tune.update.is_none());
+    assert_eq!(press(&mut a, KeyCode::Esc), []);
+}
+
 #[test]
 fn sweep_asks_the_paper_sizes_for_two_selectors() {
     let mut a = app(80, 24);
