@@ -56,6 +56,12 @@ enum Command {
     /// Detect the origin of every document's passages, in processing order.
     Scan(scan::ScanArgs),
     /// Score many settings against the exact result, replaying cached keys.
+    ///
+    /// The scores, in percent (docs/formats.md §4): ssr, the selected
+    /// shingle rate (selected / all shingles); DO, dominant origin (of the
+    /// documents with an exact dominant origin, those whose estimated top
+    /// origin is it); TF, token freshness (tokens whose estimated new/copied
+    /// label is the exact one); overall, (DO + TF) / 2.
     Sweep(sweep::SweepArgs),
     /// Near-duplicate pairs and their clusters (Jaccard resemblance of shingle sets).
     Pairs(pairs::PairsArgs),
