@@ -20,8 +20,13 @@ pub(crate) enum Tone {
     Failed,
 }
 
+/// The least room a path in the status bar is given; less, and it is left
+/// out.
+pub(crate) const PATH_ROOM: usize = 12;
+
 /// The one thing the engine is busy with, most pressing first; a path in it
-/// takes at most `room` columns.
+/// takes at most `room` columns, and with less than [`PATH_ROOM`] the last
+/// change is only its time.
 pub(crate) fn activity(app: &App, room: usize) -> Option<(String, Tone)> {
     let s = app.snapshot.as_ref()?;
     let progress = s.progress.as_ref().map(|p| {
@@ -68,6 +73,7 @@ pub(crate) fn activity(app: &App, room: usize) -> Option<(String, Tone)> {
         _ => None,
     });
     let text = match last {
+        Some((at, _)) if room < PATH_ROOM => format!("{mode} · changed {}", clock(at)),
         Some((at, path)) => format!(
             "{mode} · last change {} {}",
             clock(at),

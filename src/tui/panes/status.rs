@@ -13,8 +13,12 @@ use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::Theme;
 use crate::tui::{glyphs, help, paths};
 
+/// The fewest columns the root is cut to before other parts are left out.
+const ROOT: u16 = 14;
+
 /// Root, documents, versions, indexing, table, live settings, watch mode;
-/// on a narrow terminal the least telling parts are left out.
+/// on a narrow terminal the root is cut, then the least telling parts are
+/// left out.
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     // (importance, text, style): 0 always shows, higher goes first.
     let mut parts: Vec<(u8, String, Style)> = vec![(6, "lineage".into(), theme.title)];
@@ -30,19 +34,19 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         Some(s) => {
             let p = &s.params;
             let root = s.root.display().to_string();
-            parts.push((
-                1,
-                paths::fit(&root, "", (area.width / 4).max(12) as usize, 1),
-                theme.base,
-            ));
-            parts.push((
-                1,
-                format!("{} docs", count(s.documents.len() as u64)),
-                theme.base,
-            ));
+            let root = paths::fit(&root, "", (area.width / 4).max(ROOT) as usize, 1);
+            let docs = format!("{} docs", count(s.documents.len() as u64));
+            // The last change's path gets what the shortest root and the
+            // count leave ("watching · last change hh:mm:ss " and the
+            // separators, three columns each: 41).
+            let room = (area.width as usize)
+                .saturating_sub(ROOT as usize + docs.len() + 41)
+                .min((area.width / 4).max(12) as usize);
+            parts.push((1, root, theme.base));
+            parts.push((1, docs, theme.base));
             parts.push((5, format!("{} versions", count(s.versions)), theme.muted));
             // What the engine does now, in the place that always shows.
-            if let Some((text, tone)) = activity::activity(app, (area.width / 4).max(12) as usize) {
+            if let Some((text, tone)) = activity::activity(app, room) {
                 let style = match tone {
                     Tone::Busy => theme.warning,
                     Tone::Idle => theme.good,
@@ -71,12 +75,24 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             .sum::<usize>()
     };
     while width(&parts) > area.width as usize {
-        let Some(least) = (0..parts.len())
+        let excess = width(&parts) - area.width as usize;
+        let least = (0..parts.len())
             .filter(|&i| parts[i].0 > 0)
-            .max_by_key(|&i| parts[i].0)
-        else {
-            break;
-        };
+            .max_by_key(|&i| parts[i].0);
+        // Before the root or the count goes, the root is cut, down to its
+        // last ROOT columns.
+        if least.is_some_and(|i| parts[i].0 <= 1)
+            && let Some(root) = (parts.iter_mut())
+                .find(|p| p.0 == 1 && !p.1.ends_with(" docs"))
+                .filter(|p| glyphs::str_width(&p.1) > ROOT as usize)
+        {
+            let to = glyphs::str_width(&root.1)
+                .saturating_sub(excess)
+                .max(ROOT as usize);
+            root.1 = paths::fit(&root.1, "", to, 1);
+            continue;
+        }
+        let Some(least) = least else { break };
         parts.remove(least);
     }
     let mut spans = Vec::new();

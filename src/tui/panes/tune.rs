@@ -301,13 +301,19 @@ fn sweep_table(
         let lines = vec![Line::from(top), Line::from(bottom.to_string())];
         Cell::from(ratatui::text::Text::from(lines).right_aligned())
     };
-    let mut head = vec![
-        Cell::from(ratatui::text::Text::from(vec![
-            Line::raw(""),
-            Line::raw("size"),
-        ])),
-        cell(String::new(), "table %"),
-    ];
+    // Each selector's three columns as wide as its name and the headers;
+    // where they do not all fit, the table % column goes first (a cut
+    // header read `very-4` for every-4, `verall` for overall).
+    let group = |sel: &Series| (sel.to_string().len() as u16).max(7);
+    let needed: u16 = 9 + 9 + series.iter().map(|s| group(s) + 6 + 7 + 3).sum::<u16>();
+    let with_fraction = needed <= area.width.saturating_sub(2);
+    let mut head = vec![Cell::from(ratatui::text::Text::from(vec![
+        Line::raw(""),
+        Line::raw("size"),
+    ]))];
+    if with_fraction {
+        head.push(cell(String::new(), "table %"));
+    }
     for sel in series {
         head.push(cell(sel.to_string(), "DO"));
         head.push(cell(String::new(), "TF"));
@@ -319,7 +325,10 @@ fn sweep_table(
     let rows = sizes.iter().enumerate().map(|(i, s)| {
         let at = |j: usize| results.get(j * sizes.len() + i);
         let fraction = (0..series.len()).find_map(|j| at(j)?.table_fraction);
-        let mut cells = vec![Cell::from(size_label(s)), num(fraction)];
+        let mut cells = vec![Cell::from(size_label(s))];
+        if with_fraction {
+            cells.push(num(fraction));
+        }
         for j in 0..series.len() {
             let r = at(j);
             cells.push(num(r.map(|r| r.dominant_origin)));
@@ -328,11 +337,13 @@ fn sweep_table(
         }
         Row::new(cells)
     });
-    let mut widths = vec![Constraint::Length(9), Constraint::Length(8)];
+    let mut widths = vec![Constraint::Length(9)];
+    if with_fraction {
+        widths.push(Constraint::Length(8));
+    }
     for sel in series {
-        let w = (sel.to_string().len() as u16).max(7);
         widths.extend([
-            Constraint::Length(w),
+            Constraint::Length(group(sel)),
             Constraint::Length(6),
             Constraint::Length(7),
         ]);

@@ -534,10 +534,13 @@ fn the_status_bar_says_what_the_engine_is_doing() {
         s.seq += 1;
         engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
         let row = shot(&a, "watching");
-        assert!(
-            row.contains("watching · last change 22:43:20 v2/installation.md"),
-            "{row}"
-        );
+        let last = match w {
+            80 => "watching · last change 22:43:20 v2/installation.md",
+            _ => "watching · last change 22:43:20 v2/installation.md",
+        };
+        for part in ["tidewater-docs", "29 docs", last] {
+            assert!(row.contains(part), "{part:?} in {row}");
+        }
         // A shadow run under way.
         keys(&mut a, "5");
         press(&mut a, KeyCode::Down);
@@ -584,4 +587,30 @@ fn the_status_bar_says_what_the_engine_is_doing() {
         assert!(shot(&a, "rescanning").contains("rescanning (OS events lost)"));
         insta::assert_snapshot!(format!("status_activity_{w}x{h}"), lines.join("\n"));
     }
+}
+
+/// At 60 columns the status bar keeps the root and the count (the last
+/// change's path goes first), and the sweep's table keeps whole headers (the
+/// table % column goes first).
+#[test]
+fn sixty_columns_keep_the_root_the_count_and_whole_headers() {
+    let mut a = app(60, 20);
+    let mut s = fixture::snapshot();
+    s.progress = None;
+    s.seq += 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    let mut t = Terminal::new(TestBackend::new(60, 20)).unwrap();
+    t.draw(|f| draw(&a, &dark(), f)).unwrap();
+    let b = t.backend().buffer();
+    let row: String = (0..60).map(|x| b[(x, 0)].symbol().to_string()).collect();
+    for part in ["tidewater-docs", "29 docs", "watching · changed 22:43:20"] {
+        assert!(row.contains(part), "{part:?} in {row}");
+    }
+    let mut a = sweep(60, 20);
+    keys(&mut a, "t");
+    let text = screen(&a, &dark());
+    for part in ["every-4", "overall", "nhs"] {
+        assert!(text.contains(&format!(" {part}")), "{part:?} in {text}");
+    }
+    assert!(!text.contains("table %"), "{text}");
 }
