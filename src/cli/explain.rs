@@ -200,11 +200,10 @@ impl<'a> Explained<'a> {
 
     fn text(&self, ix: &impl Read, out: &mut impl Write) -> std::io::Result<()> {
         let v = self.view;
-        let status = match v.status {
-            VersionStatus::Live => "live".to_string(),
-            VersionStatus::Replaced { latest } => format!("replaced by v{latest}"),
-            VersionStatus::Deleted => "deleted".to_string(),
-        };
+        let status = v
+            .status
+            .describe(v.version)
+            .unwrap_or_else(|| "live".into());
         let p = ix.params();
         let how = if v.exact {
             "exact".to_string()

@@ -204,6 +204,25 @@ pub enum VersionStatus {
     Deleted,
 }
 
+impl VersionStatus {
+    /// How version `version` of its page stands, in words: `replaced by v4`
+    /// (the next version, which a page's versions are numbered by), with the
+    /// latest when later (`replaced by v4, now v10`); None when live.
+    pub fn describe(self, version: u32) -> Option<String> {
+        match self {
+            VersionStatus::Live => None,
+            VersionStatus::Replaced { latest } => {
+                let next = version + 1;
+                Some(match latest > next {
+                    true => format!("replaced by v{next}, now v{latest}"),
+                    false => format!("replaced by v{latest}"),
+                })
+            }
+            VersionStatus::Deleted => Some("deleted".into()),
+        }
+    }
+}
+
 /// One version of a page, for the list of its versions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VersionInfo {
@@ -282,4 +301,24 @@ pub struct ShadowResult {
     pub hits: u64,
     pub evictions: u64,
     pub seconds: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VersionStatus;
+
+    #[test]
+    fn a_replaced_version_names_the_one_after_it_and_the_latest() {
+        let replaced = |latest| VersionStatus::Replaced { latest };
+        assert_eq!(
+            replaced(10).describe(3).as_deref(),
+            Some("replaced by v4, now v10")
+        );
+        assert_eq!(replaced(4).describe(3).as_deref(), Some("replaced by v4"));
+        assert_eq!(
+            VersionStatus::Deleted.describe(3).as_deref(),
+            Some("deleted")
+        );
+        assert_eq!(VersionStatus::Live.describe(3), None);
+    }
 }

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{block, styled_line, token_bytes};
-use crate::engine::{OriginView, VersionStatus};
+use crate::engine::OriginView;
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::paths;
@@ -34,11 +34,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     };
     let mode = if view.exact { "exact" } else { "estimated" };
     // An earlier version or a deleted page says so: its text is from the index.
-    let status = match view.status {
-        VersionStatus::Live => String::new(),
-        VersionStatus::Replaced { latest } => format!(" · replaced by v{latest}"),
-        VersionStatus::Deleted => " · deleted".to_string(),
-    };
+    let status = (view.status.describe(view.version)).map_or(String::new(), |s| format!(" · {s}"));
     let title = Line::from(vec![
         Span::raw(format!(" {} v{}", paths::shown(&view.path), view.version)),
         Span::styled(status, theme.warning),
