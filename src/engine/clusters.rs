@@ -330,9 +330,9 @@ impl Clusters {
         let mut again: Vec<u32> = Vec::new();
         for (l, unknown) in former {
             let groups = &self.groups;
-            let pieces = self.comps.split(l, |g| {
-                groups[g as usize].links.iter().map(|&(h, _)| h).collect()
-            });
+            let pieces = self
+                .comps
+                .split(l, |g| groups[g as usize].links.iter().map(|&(h, _)| h));
             if pieces.len() > 1 || unknown {
                 for p in pieces {
                     again.extend_from_slice(self.comps.groups(p));

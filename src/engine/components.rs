@@ -82,7 +82,11 @@ impl Components {
     /// Split component `l` into its pieces joined by `links_of`: the largest
     /// piece keeps the label, the others get new ones. Returns the pieces'
     /// labels (one if it is whole).
-    pub(super) fn split(&mut self, l: u64, links_of: impl Fn(u32) -> Vec<u32>) -> Vec<u64> {
+    pub(super) fn split<I: IntoIterator<Item = u32>>(
+        &mut self,
+        l: u64,
+        links_of: impl Fn(u32) -> I,
+    ) -> Vec<u64> {
         let Some(all) = self.groups.remove(&l) else {
             return Vec::new();
         };

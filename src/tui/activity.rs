@@ -22,7 +22,7 @@ pub(crate) enum Tone {
 
 /// The least room a path in the status bar is given; less, and it is left
 /// out.
-pub(crate) const PATH_ROOM: usize = 12;
+const PATH_ROOM: usize = 12;
 
 /// The one thing the engine is busy with, most pressing first; a path in it
 /// takes at most `room` columns, and with less than [`PATH_ROOM`] the last

@@ -22,6 +22,8 @@ const ROOT: u16 = 14;
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     // (importance, text, style): 0 always shows, higher goes first.
     let mut parts: Vec<(u8, String, Style)> = vec![(6, "lineage".into(), theme.title)];
+    // The root in full and as shown, to cut it from the full path.
+    let mut root: Option<(String, String)> = None;
     if let Some(e) = &app.fatal {
         parts.push((0, format!("stopped: {e}"), theme.error));
     }
@@ -33,8 +35,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         None => {}
         Some(s) => {
             let p = &s.params;
-            let root = s.root.display().to_string();
-            let root = paths::fit(&root, "", (area.width / 4).max(ROOT) as usize, 1);
+            let full = s.root.display().to_string();
+            let shown = paths::fit(&full, "", (area.width / 4).max(ROOT) as usize, 1);
             let docs = format!("{} docs", count(s.documents.len() as u64));
             // The last change's path gets what the shortest root and the
             // count leave ("watching · last change hh:mm:ss " and the
@@ -42,7 +44,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let room = (area.width as usize)
                 .saturating_sub(ROOT as usize + docs.len() + 41)
                 .min((area.width / 4).max(12) as usize);
-            parts.push((1, root, theme.base));
+            parts.push((1, shown.clone(), theme.base));
+            root = Some((full, shown));
             parts.push((1, docs, theme.base));
             parts.push((5, format!("{} versions", count(s.versions)), theme.muted));
             // What the engine does now, in the place that always shows.
@@ -82,14 +85,15 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         // Before the root or the count goes, the root is cut, down to its
         // last ROOT columns.
         if least.is_some_and(|i| parts[i].0 <= 1)
-            && let Some(root) = (parts.iter_mut())
-                .find(|p| p.0 == 1 && !p.1.ends_with(" docs"))
-                .filter(|p| glyphs::str_width(&p.1) > ROOT as usize)
+            && let Some((full, shown)) = root.as_mut()
+            && let Some(part) = (parts.iter_mut()).find(|p| p.1 == *shown)
+            && glyphs::str_width(shown) > ROOT as usize
         {
-            let to = glyphs::str_width(&root.1)
+            let to = glyphs::str_width(shown)
                 .saturating_sub(excess)
                 .max(ROOT as usize);
-            root.1 = paths::fit(&root.1, "", to, 1);
+            *shown = paths::fit(full, "", to, 1);
+            part.1 = shown.clone();
             continue;
         }
         let Some(least) = least else { break };

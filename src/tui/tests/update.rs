@@ -552,16 +552,22 @@ fn clusters_compare_a_pair_and_close_it() {
     assert!(a.clusters.compare.is_none());
 }
 
-/// Every move scrolls an open comparison, never past the last page of a
-/// side (paging past the end blanked both sides, and the lines moved the
-/// hidden pairs list).
-#[test]
-fn a_comparison_takes_every_move_and_stops_at_its_last_page() {
+/// The Clusters pane with the fixture's comparison (its first pair) open.
+fn comparing() -> crate::tui::App {
     let mut a = app(80, 24);
     keys(&mut a, "3");
     press(&mut a, KeyCode::Enter);
     press(&mut a, KeyCode::Enter);
     engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
+    a
+}
+
+/// Every move scrolls an open comparison, never past the last page of a
+/// side (paging past the end blanked both sides, and the lines moved the
+/// hidden pairs list).
+#[test]
+fn a_comparison_takes_every_move_and_stops_at_its_last_page() {
+    let mut a = comparing();
     assert!(a.clusters.compare.is_some());
     let pair = a.clusters.pairs.selected;
     let c = crate::tui::layout::clusters(a.body());
@@ -911,11 +917,7 @@ fn slash_in_origin_searches_its_text_and_steps_through_the_matches() {
 
 #[test]
 fn passage_keys_bring_each_side_of_a_comparison_to_its_next_shared_passage() {
-    let mut a = app(80, 24);
-    keys(&mut a, "3");
-    press(&mut a, KeyCode::Enter);
-    press(&mut a, KeyCode::Enter);
-    engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
+    let mut a = comparing();
     let v = a.clusters.compare.clone().unwrap();
     let c = layout::clusters(layout::screen(a.size).body);
     let (l, r) = (layout::inner(c.left), layout::inner(c.right));
