@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lineage::config::ThemeName;
-use lineage::engine::{DocRow, Snapshot, TableStats, Update, Watching};
+use lineage::engine::{DocRow, Documents, Snapshot, TableStats, Update, Watching};
 use lineage::origin::Params;
 use lineage::tui::filter::Fuzzy;
 use lineage::tui::keymap::Keymap;
@@ -36,8 +36,8 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
-fn documents(n: usize, salt: usize) -> Arc<[DocRow]> {
-    (0..n)
+fn documents(n: usize, salt: usize) -> Documents {
+    let rows = (0..n)
         .map(|i| DocRow {
             id: i as u32,
             path: format!(
@@ -53,13 +53,14 @@ fn documents(n: usize, salt: usize) -> Arc<[DocRow]> {
             dominant_path: Some(
                 format!("site/section-{:03}/page-{:06}.md", i / 2 % 997, i / 2).into(),
             ),
-            cluster: (i % 11 == 0).then_some((i / 11) as u32),
             mtime_ns: ((i * 104_729) % 1_000_003) as i64,
         })
-        .collect()
+        .collect();
+    let clusters = (0..n as u32).step_by(11).map(|i| (i, i / 11)).collect();
+    Documents::new(rows, clusters)
 }
 
-fn snapshot(docs: Arc<[DocRow]>, seq: u64) -> Snapshot {
+fn snapshot(docs: Documents, seq: u64) -> Snapshot {
     Snapshot {
         seq,
         root: PathBuf::from("/srv/docs"),

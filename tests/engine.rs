@@ -125,8 +125,8 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
     );
     assert_eq!(s.clusters.len(), 1);
     assert_eq!(s.clusters[0].members, vec![a_id, c.id]);
-    assert_eq!(c.cluster, Some(0));
-    assert_eq!(doc(&s, "b.md").unwrap().cluster, None);
+    assert_eq!(s.documents.cluster(c.id), Some(0));
+    assert_eq!(s.documents.cluster(doc(&s, "b.md").unwrap().id), None);
 
     assert!(s.table_history.len() >= 2);
 

@@ -65,7 +65,7 @@ pub(crate) struct Clusters {
     orphans: Vec<(u32, u64)>,
     /// Each component's cluster as last built (those of two members or
     /// more), built again only for the components changed since.
-    built: HashMap<u64, super::Cluster>,
+    built: HashMap<u64, Arc<super::Cluster>>,
     found: Vec<u32>,
     /// [`LINKS`]; fewer in tests, to make the skipping happen.
     links: usize,
@@ -82,7 +82,7 @@ struct Group {
 
 /// Clusters largest first, ties by first member (members are ascending,
 /// and no two clusters share one).
-fn largest_first(clusters: &mut [super::Cluster]) {
+fn largest_first(clusters: &mut [Arc<super::Cluster>]) {
     clusters.sort_unstable_by(|x, y| {
         y.members
             .len()
@@ -356,7 +356,7 @@ impl Clusters {
             .clusters()
             .0
             .into_iter()
-            .flat_map(|c| c.pairs)
+            .flat_map(|c| c.pairs.clone())
             .collect();
         all.sort_by_key(|&(a, b, _)| (a, b));
         all
@@ -366,33 +366,32 @@ impl Clusters {
     /// first member; pairs as [`Clusters::pairs`] says) and each member's
     /// cluster index. Settled first ([`Clusters::settle`]). Only the
     /// components changed since the last call are built again.
-    pub(crate) fn clusters(&mut self) -> (Vec<super::Cluster>, HashMap<u32, u32>) {
+    pub(crate) fn clusters(&mut self) -> (Vec<Arc<super::Cluster>>, Vec<(u32, u32)>) {
         debug_assert!(self.orphans.is_empty(), "clusters of unsettled links");
         for l in self.comps.take_changed() {
             match self.cluster_of(l) {
-                Some(c) => self.built.insert(l, c),
+                Some(c) => self.built.insert(l, Arc::new(c)),
                 None => self.built.remove(&l),
             };
         }
-        let mut out: Vec<super::Cluster> = self.built.values().cloned().collect();
+        let mut out: Vec<Arc<super::Cluster>> = self.built.values().cloned().collect();
         largest_first(&mut out);
-        let mut of = HashMap::with_capacity(out.iter().map(|c| c.members.len()).sum());
+        let mut of = Vec::with_capacity(out.iter().map(|c| c.members.len()).sum());
         for (c, cl) in out.iter().enumerate() {
-            for &m in &cl.members {
-                of.insert(m, c as u32);
-            }
+            of.extend(cl.members.iter().map(|&m| (m, c as u32)));
         }
+        of.sort_unstable();
         (out, of)
     }
 
     /// The clusters as [`Clusters::clusters`] lists them, every component
     /// built afresh.
     #[cfg(test)]
-    fn clusters_built_whole(&self) -> Vec<super::Cluster> {
-        let mut out: Vec<super::Cluster> = self
+    fn clusters_built_whole(&self) -> Vec<Arc<super::Cluster>> {
+        let mut out: Vec<Arc<super::Cluster>> = self
             .comps
             .labels()
-            .filter_map(|l| self.cluster_of(l))
+            .filter_map(|l| self.cluster_of(l).map(Arc::new))
             .collect();
         largest_first(&mut out);
         out
@@ -541,7 +540,9 @@ mod tests {
                 for &(a, b, j) in &cl.pairs {
                     prop_assert!(want.contains(&(a, b)), "a pair keeping every pair lacks: {a} {b}");
                     prop_assert_eq!(jaccard_at_least(&sets[a as usize], &sets[b as usize], 0.5), Some(j));
-                    prop_assert_eq!((of[&a], of[&b]), (of[&cl.members[0]], of[&cl.members[0]]));
+                    let of = |m: u32| of.binary_search_by_key(&m, |&(d, _)| d).map(|i| of[i].1);
+                    prop_assert_eq!((of(a), of(b)), (of(cl.members[0]), of(cl.members[0])));
+                    prop_assert!(of(a).is_ok());
                 }
             }
         }
@@ -567,7 +568,7 @@ mod tests {
         assert_eq!(clusters[0].members, vec![0, 2]);
         let (_, _, j) = clusters[0].pairs[0];
         assert!(j > 0.9 && j < 1.0, "{j}");
-        assert_eq!(of.get(&1), None);
+        assert_eq!(of, [(0, 0), (2, 0)]);
         c.remove(0);
         let made = c
             .settle(&mut |_| Err::<Arc<[u64]>, _>("nothing to mend"))

@@ -6,6 +6,7 @@
 
 mod clusters;
 mod components;
+mod documents;
 mod folder;
 pub(crate) mod query;
 mod report;

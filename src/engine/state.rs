@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use super::documents::Documents;
 use crate::origin::{Params, Run};
 
 /// The live state after the engine's latest step.
@@ -16,10 +17,12 @@ pub struct Snapshot {
     pub root: PathBuf,
     /// The live settings.
     pub params: Params,
-    /// Live documents (the current version of every path), in processing order.
-    pub documents: Arc<[DocRow]>,
-    /// Near-duplicate clusters of live documents (two members or more), largest first.
-    pub clusters: Arc<[Cluster]>,
+    /// Live documents (the current version of every path), in processing
+    /// order (by version id), with the cluster of each.
+    pub documents: Documents,
+    /// Near-duplicate clusters of live documents (two members or more),
+    /// largest first; each shared with the snapshots it is unchanged in.
+    pub clusters: Arc<[Arc<Cluster>]>,
     /// The table now.
     pub table: TableStats,
     /// Recent table statistics, oldest first (one sample per processed batch,
@@ -51,7 +54,7 @@ pub(crate) const EVENTS: usize = 1000;
 pub struct DocRow {
     /// Its current version's id (processing order; origins name these).
     pub id: u32,
-    /// Shared with the snapshot before (a row is cloned at every change).
+    /// Shared with the version's other rows (the engine's, the index's).
     pub path: Arc<str>,
     /// 1 for a path's first version.
     pub version: u32,
@@ -62,8 +65,6 @@ pub struct DocRow {
     /// (the document itself when it is mostly new).
     pub dominant_origin: Option<u32>,
     pub dominant_path: Option<Arc<str>>,
-    /// Index into [`Snapshot::clusters`].
-    pub cluster: Option<u32>,
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
 }

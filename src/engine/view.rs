@@ -7,13 +7,12 @@ use std::collections::HashMap;
 use super::query::Row;
 use super::{DocRow, Event, EventKind, OriginShare};
 
-/// One row per live document, by id: its latest version's figures, its
-/// dominant origin's path and its cluster (`cluster_of`), with the file's
-/// modification time from `mtime_ns`.
+/// One row per live document, by id: its latest version's figures and its
+/// dominant origin's path, with the file's modification time from
+/// `mtime_ns`.
 pub(super) fn doc_rows(
     rows: &[Row],
     live: &HashMap<String, u32>,
-    cluster_of: &HashMap<u32, u32>,
     mtime_ns: impl Fn(&str) -> i64,
 ) -> Vec<DocRow> {
     let mut docs: Vec<DocRow> = live
@@ -30,7 +29,6 @@ pub(super) fn doc_rows(
                 dominant_path: r
                     .dominant_origin
                     .map(|o| rows[o as usize].path.as_str().into()),
-                cluster: cluster_of.get(&id).copied(),
                 mtime_ns: mtime_ns(path),
             }
         })
@@ -152,15 +150,14 @@ mod tests {
     fn only_live_versions_become_rows_in_id_order() {
         let rows = rows();
         let live = HashMap::from([("a.md".to_string(), 2), ("b.md".to_string(), 1)]);
-        let clusters = HashMap::from([(2, 0), (1, 0)]);
-        let docs = doc_rows(&rows, &live, &clusters, |p| p.len() as i64);
+        let docs = doc_rows(&rows, &live, |p| p.len() as i64);
         let ids: Vec<u32> = docs.iter().map(|d| d.id).collect();
         assert_eq!(ids, [1, 2]);
         let a = &docs[1];
         assert_eq!((&*a.path, a.version), ("a.md", 2));
         assert_eq!(a.dominant_path.as_deref(), Some("b.md"));
         assert_eq!(a.fresh_percent, 10.0);
-        assert_eq!((a.cluster, a.mtime_ns), (Some(0), 4));
+        assert_eq!(a.mtime_ns, 4);
         assert_eq!(docs[0].dominant_path.as_deref(), Some("a.md"));
     }
 

@@ -114,7 +114,7 @@ pub(crate) fn plan(
     let in_scope =
         |path: &str| !scope.held.contains(path) && paths.as_ref().is_none_or(|s| s.contains(path));
     let mut p = Plan::default();
-    let mut documents = HashSet::new();
+    let mut documents = HashSet::with_capacity(walk.files.len());
     let mut still_skipped = HashSet::new();
     let mut skip = |p: &mut Plan, path: String, row: SkipRow| {
         still_skipped.insert(path.clone());

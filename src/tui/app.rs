@@ -154,10 +154,7 @@ impl App {
 
     /// A live document by version id (snapshots list them in id order).
     pub(crate) fn doc(&self, id: u32) -> Option<&DocRow> {
-        let all = self.docs.all();
-        all.binary_search_by_key(&id, |d| d.id)
-            .ok()
-            .map(|i| &all[i])
+        self.docs.all().get(id)
     }
 
     pub(super) fn body(&self) -> Rect {
@@ -266,7 +263,7 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
                 .view
                 .as_ref()
                 .filter(|v| v.status == VersionStatus::Live);
-            let gone = shown.is_some_and(|v| !s.documents.iter().any(|d| d.id == v.id));
+            let gone = shown.is_some_and(|v| s.documents.get(v.id).is_none());
             let ask = (gone && app.origin.requested.map(|r| r.0) == app.origin.id())
                 .then(|| app.origin.refresh())
                 .flatten();

@@ -81,7 +81,7 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
                         d.dominant_path
                             .as_deref()
                             .map_or(Value::Empty, |p| Value::Text(p.to_string())),
-                        d.cluster.map_or(Value::Empty, |c| (c + 1).into()),
+                        (app.docs.all().cluster(d.id)).map_or(Value::Empty, |c| (c + 1).into()),
                     ]
                 })
                 .collect(),

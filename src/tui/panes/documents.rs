@@ -83,8 +83,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             Cell::from(Line::from(format!("{:.1}", d.fresh_percent)).right_aligned()),
             Cell::from(origin),
             Cell::from(
-                Line::from(d.cluster.map_or(String::new(), |c| format!("#{}", c + 1)))
-                    .right_aligned(),
+                Line::from(
+                    (docs.all().cluster(d.id)).map_or(String::new(), |c| format!("#{}", c + 1)),
+                )
+                .right_aligned(),
             ),
         ]);
         if i == docs.cursor.selected {

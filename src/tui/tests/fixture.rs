@@ -3,9 +3,10 @@
 //! numbers so pane snapshots are stable.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::engine::{
-    Cluster, CompareView, DocRow, Event, EventKind, LegendEntry, OriginView, Progress,
+    Cluster, CompareView, DocRow, Documents, Event, EventKind, LegendEntry, OriginView, Progress,
     ShadowResult, ShadowUpdate, Side, Snapshot, TableStats, Target, VersionInfo, VersionStatus,
     Watching,
 };
@@ -69,6 +70,20 @@ fn previous(path: &str) -> Option<u32> {
         .map(|i| i as u32)
 }
 
+/// `rows` as a snapshot lists them: the installation pages in cluster #1,
+/// the alerts pages in #2.
+pub(crate) fn documents(rows: Vec<DocRow>) -> Documents {
+    let clusters = rows
+        .iter()
+        .filter_map(|d| match &*d.path {
+            p if p.ends_with("installation.md") => Some((d.id, 0)),
+            p if p.ends_with("alerts.md") => Some((d.id, 1)),
+            _ => None,
+        })
+        .collect();
+    Documents::new(rows, clusters)
+}
+
 pub(crate) fn docs() -> Vec<DocRow> {
     PATHS
         .iter()
@@ -88,11 +103,6 @@ pub(crate) fn docs() -> Vec<DocRow> {
                 fresh_percent: fresh,
                 dominant_origin: Some(origin.unwrap_or(id)),
                 dominant_path: Some(origin.map_or(path, |o| PATHS[o as usize]).into()),
-                cluster: match path {
-                    p if p.ends_with("installation.md") => Some(0),
-                    p if p.ends_with("alerts.md") => Some(1),
-                    _ => None,
-                },
                 // A minute apart, in id order.
                 mtime_ns: 1_700_000_000_000_000_000 + i as i64 * 60_000_000_000,
             }
@@ -179,8 +189,8 @@ pub(crate) fn snapshot() -> Snapshot {
             estimation: Estimation::Be,
             ..Params::default()
         },
-        documents: docs().into(),
-        clusters: vec![
+        documents: documents(docs()),
+        clusters: [
             Cluster {
                 members: vec![V1_INSTALL, V2_INSTALL, 22],
                 pairs: vec![
@@ -194,6 +204,7 @@ pub(crate) fn snapshot() -> Snapshot {
                 pairs: vec![(0, 8, 0.655)],
             },
         ]
+        .map(Arc::new)
         .into(),
         table: *history.last().unwrap(),
         table_history: history.into(),

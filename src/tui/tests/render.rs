@@ -419,12 +419,12 @@ fn wide_and_combined_glyphs_leave_nothing_behind() {
     for (w, h) in [(80, 24), (120, 40), (50, 12)] {
         let mut a = app(w, h);
         let mut s = (**a.snapshot.as_ref().unwrap()).clone();
-        let mut docs = s.documents.to_vec();
+        let mut docs: Vec<_> = s.documents.iter().cloned().collect();
         for (i, n) in names.iter().enumerate() {
             docs[2 * i].path = (*n).into();
             docs[2 * i + 1].dominant_path = Some((*n).into());
         }
-        s.documents = docs.into();
+        s.documents = fixture::documents(docs);
         s.seq += 1;
         engine(&mut a, Update::Snapshot(Arc::new(s)));
         let theme = dark();

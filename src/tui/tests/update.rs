@@ -828,12 +828,13 @@ fn a_page_shown_that_stops_being_live_is_asked_again() {
     assert_eq!(engine(&mut a, Update::Snapshot(Arc::new(same.clone()))), []);
     // v2/installation.md gone from the live documents: asked again.
     let mut s = same;
-    s.documents = s
-        .documents
-        .iter()
-        .filter(|d| d.id != V2_INSTALL)
-        .cloned()
-        .collect();
+    s.documents = fixture::documents(
+        s.documents
+            .iter()
+            .filter(|d| d.id != V2_INSTALL)
+            .cloned()
+            .collect(),
+    );
     let out = engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
     assert_eq!(
         out,
