@@ -657,7 +657,9 @@ fn wipe(dir: &Path) -> Result<(), IndexError> {
     wipe_snapshot(dir)?;
     remove_all(
         dir,
-        std::iter::once(&schema::FILE).chain(schema::COMPANIONS),
+        [&schema::FILE, &schema::CHECKED]
+            .into_iter()
+            .chain(schema::COMPANIONS),
     )
 }
 
@@ -691,7 +693,8 @@ fn load(
 ) -> Result<Loaded, Load> {
     // A journal without its database must not be replayed into a new one.
     if !dir.join(schema::FILE).exists() {
-        remove_all(dir, schema::COMPANIONS).map_err(Load::Fatal)?;
+        let beside = schema::COMPANIONS.iter().chain([&schema::CHECKED]);
+        remove_all(dir, beside).map_err(Load::Fatal)?;
     }
     let (mut db, fresh) = match Db::open(&dir.join(schema::FILE)) {
         Ok(x) => x,

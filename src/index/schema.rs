@@ -47,11 +47,11 @@ use crate::source::name;
 
 pub(crate) const FILE: &str = "index.db";
 /// Files SQLite keeps beside the database.
-pub(crate) const COMPANIONS: &[&str] =
-    &["index.db-wal", "index.db-shm", "index.db-journal", CHECKED];
+pub(crate) const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
 /// The database file as it was when its every page was last checked (see
-/// [`Db::open`]).
-const CHECKED: &str = "index.db-checked";
+/// [`Db::open`]); removed with the database. Anything but a regular file
+/// there is no stamp: every open then checks every page.
+pub(crate) const CHECKED: &str = "index.db-checked";
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
 pub(crate) const SCHEMA_VERSION: i64 = 6;
 /// The first schema whose fingerprints are taken under the seeded polynomial.
@@ -450,8 +450,12 @@ impl Db {
             if check != "ok" {
                 return Err(OpenError::Corrupt(format!("integrity check: {check}")));
             }
-            // Not written, the next open checks again: nothing is lost.
+            // Not written, the next open checks again: nothing is lost. A
+            // FIFO or a device there is replaced, as at the lock.
             if let Some(n) = now.filter(|_| !fresh) {
+                if std::fs::symlink_metadata(&checked).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+                    let _ = std::fs::remove_file(&checked);
+                }
                 let _ = crate::fsio::write_atomic(&checked, |w| w.write_all(n.as_bytes()));
             }
         }
