@@ -1,6 +1,7 @@
 //! `lineage explain` end to end: the passages of a page and their origins'
 //! words, from an index it brings up to date, of any version, deleted pages
-//! too, and beside a running watcher that holds the index.
+//! too, and beside a running watcher that holds the index; and its reverse,
+//! `lineage copies`: the live pages that took passages from a page.
 
 mod common;
 
@@ -122,6 +123,87 @@ fn explain_names_each_passage_and_its_origins_words_in_any_version() {
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.starts_with("lineage: ") && err.contains(says), "{err}");
     }
+}
+
+/// `lineage copies`: the live pages of other paths that took passages from
+/// a page, newest first, credited to the version that first held them; a
+/// copy deleted since is not one.
+#[test]
+fn copies_lists_the_live_pages_that_took_a_pages_passages_newest_first() {
+    let dir = TempDir::new("copies");
+    let home = TempDir::new("copies-ix");
+    let ix = home.path().join("ix");
+    let (root, ix) = (dir.path().to_str().unwrap(), ix.to_str().unwrap());
+    let a = text(1, 300);
+    let words: Vec<&str> = a.split(' ').collect();
+    dir.write("a.md", &a);
+    let b = format!(
+        "{} {} {}",
+        text(2, 40),
+        words[100..200].join(" "),
+        text(3, 40)
+    );
+    dir.write("b.md", &b);
+    dir.write("c.md", format!("{} {}", words[..60].join(" "), text(4, 30)));
+    dir.write("d.md", text(5, 100));
+    dir.write(
+        "e.md",
+        format!("{} {}", text(6, 20), words[200..280].join(" ")),
+    );
+    index(root, ix);
+    // a gains a paragraph (its copied words now credited to its first
+    // version); e, which copied it, goes.
+    dir.write("a.md", format!("{a} {}", text(7, 50)));
+    std::fs::remove_file(dir.path().join("e.md")).unwrap();
+    let copies = |path: &str, more: &[&str]| {
+        let mut args = vec![
+            "copies", root, path, "--index", ix, "--order", "path", "--json",
+        ];
+        args.extend_from_slice(more);
+        json(&args)
+    };
+
+    let c = copies("a.md", &[]);
+    assert_eq!(c["format"], "lineage-copies/1");
+    assert_eq!(
+        (c["path"].as_str(), c["version"].as_u64()),
+        (Some("a.md"), Some(2))
+    );
+    let list = c["copies"].as_array().unwrap();
+    let paths: Vec<&str> = list.iter().map(|c| c["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["c.md", "b.md"], "newest first, e gone");
+    let b_copy = &list[1];
+    let copied = b_copy["copied_tokens"].as_u64().unwrap();
+    assert!((90..=100).contains(&copied), "{b_copy}");
+    let share = 100.0 * copied as f64 / b_copy["tokens"].as_f64().unwrap();
+    assert!((b_copy["percent"].as_f64().unwrap() - share).abs() < 1e-9);
+    for p in b_copy["passages"].as_array().unwrap() {
+        assert_eq!(p["origin"]["path"], "a.md");
+        assert_eq!(p["origin"]["version"], 1);
+        assert!(b.contains(p["text"].as_str().unwrap()), "{p}");
+        assert_eq!(p["text"], p["origin_text"], "the same words in both pages");
+        let [s, e] = [&p["tokens"][0], &p["tokens"][1]].map(|t| t.as_u64().unwrap());
+        let o = p["origin_tokens"].as_array().unwrap();
+        assert_eq!(o[1].as_u64().unwrap() - o[0].as_u64().unwrap(), e - s);
+    }
+    // Up to its first version: the same copies.
+    assert_eq!(copies("a.md", &["--version", "1"])["copies"], c["copies"]);
+    // A page nobody copies, and a copy (its words are credited to a).
+    for page in ["d.md", "b.md"] {
+        assert_eq!(copies(page, &[])["copies"], Value::Array(vec![]), "{page}");
+    }
+
+    let out = lineage(&["copies", root, "a.md", "--index", ix]);
+    let says = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        says.starts_with("a.md v2 (live): 2 other live pages copy from it, newest first"),
+        "{says}"
+    );
+    assert!(says.contains("from a.md v1 tokens"), "{says}");
+    let out = lineage(&["copies", root, "nope.md", "--index", ix]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a document"), "{err}");
 }
 
 #[test]

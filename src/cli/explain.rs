@@ -43,35 +43,8 @@ pub(super) struct ExplainArgs {
     store: StoreArgs,
 }
 
-pub(super) fn run(args: ExplainArgs, mut config: Config) -> Result<(), Fatal> {
-    args.source.apply(&mut config);
-    args.store.apply(&mut config);
-    config.validate()?;
-    let root = args.source.root.as_path();
-    source::check_root(root)?;
-    let dir = args.store.dir(root, &config)?;
-    // Explain reads an index (and brings it up to date); it does not make
-    // one where none is, as a mistyped --index would.
-    if !index::exists(&dir) {
-        let flag = match &args.store.index {
-            Some(d) => format!(" --index {}", show(&d.to_string_lossy())),
-            None => String::new(),
-        };
-        return Err(Fatal(format!(
-            "no index of {} in {}: `lineage index {}{flag}` makes one",
-            show(&root.to_string_lossy()),
-            show(&dir.to_string_lossy()),
-            show(&root.to_string_lossy()),
-        )));
-    }
-    match update(root, &dir, &config) {
-        Ok(()) | Err(IndexError::Locked(..)) => {}
-        Err(e) => return Err(e.into()),
-    }
-    let ix = ReadOnly::open(&dir)?;
-    let rows = query::rows(&ix)?;
-    let name = document_name(root, &args.path);
-    let id = pick(&rows, &name, args.version)?;
+pub(super) fn run(args: ExplainArgs, config: Config) -> Result<(), Fatal> {
+    let (ix, rows, id) = read_page(&args.source, &args.store, config, &args.path, args.version)?;
     let view = query::origin_view(&ix, &rows, id, args.exact)?;
     let explained = Explained::new(&ix, &rows, &view);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -83,6 +56,56 @@ pub(super) fn run(args: ExplainArgs, mut config: Config) -> Result<(), Fatal> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The settings from `source` and `store`, the root's index read (see
+/// [`read_index`]), and the version id of `path`'s version `version` (the
+/// latest if None).
+pub(super) fn read_page(
+    source: &SourceArgs,
+    store: &StoreArgs,
+    mut config: Config,
+    path: &Path,
+    version: Option<u32>,
+) -> Result<(ReadOnly, Vec<Row>, u32), Fatal> {
+    source.apply(&mut config);
+    store.apply(&mut config);
+    config.validate()?;
+    let root = source.root.as_path();
+    let (ix, rows) = read_index(root, store, &config)?;
+    let id = pick(&rows, &document_name(root, path), version)?;
+    Ok((ix, rows, id))
+}
+
+/// The index of `root`, brought up to date (unless a running lineage holds
+/// it and keeps it so), opened to read, with every version's row. It is
+/// not made where none is, as a mistyped --index would.
+fn read_index(
+    root: &Path,
+    store: &StoreArgs,
+    config: &Config,
+) -> Result<(ReadOnly, Vec<Row>), Fatal> {
+    source::check_root(root)?;
+    let dir = store.dir(root, config)?;
+    if !index::exists(&dir) {
+        let flag = match &store.index {
+            Some(d) => format!(" --index {}", show(&d.to_string_lossy())),
+            None => String::new(),
+        };
+        return Err(Fatal(format!(
+            "no index of {} in {}: `lineage index {}{flag}` makes one",
+            show(&root.to_string_lossy()),
+            show(&dir.to_string_lossy()),
+            show(&root.to_string_lossy()),
+        )));
+    }
+    match update(root, &dir, config) {
+        Ok(()) | Err(IndexError::Locked(..)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let ix = ReadOnly::open(&dir)?;
+    let rows = query::rows(&ix)?;
+    Ok((ix, rows))
 }
 
 /// Bring the index of `root` up to date with the settings it has (a new
@@ -250,22 +273,12 @@ impl<'a> Explained<'a> {
 
     fn json(&self, ix: &impl Read) -> ExplainJson {
         let v = self.view;
-        let version_json = |id: u32| {
-            let r = &self.rows[id as usize];
-            VersionJson {
-                path: PathJson::new(&r.path),
-                version: r.version,
-            }
-        };
+        let version_json = |id: u32| VersionJson::of(self.rows, id);
         ExplainJson {
             format: "lineage-explain/1",
             path: PathJson::new(&v.path),
             version: v.version,
-            status: match v.status {
-                VersionStatus::Live => "live",
-                VersionStatus::Replaced { .. } => "replaced",
-                VersionStatus::Deleted => "deleted",
-            },
+            status: status_name(v.status),
             exact: v.exact,
             params: index::params_key(ix.params()),
             text_error: v.text.as_ref().err().cloned(),
@@ -288,7 +301,7 @@ impl<'a> Explained<'a> {
 }
 
 /// Tokens `start..end` of a text with token `spans`, as written there.
-fn slice(text: &str, spans: &[(u32, u32)], start: u32, end: u32) -> Option<String> {
+pub(super) fn slice(text: &str, spans: &[(u32, u32)], start: u32, end: u32) -> Option<String> {
     let range = crate::tui::panes::token_bytes(spans, start..end)?;
     text.get(range).map(str::to_string)
 }
@@ -310,10 +323,30 @@ struct ExplainJson {
 }
 
 #[derive(Serialize)]
-struct VersionJson {
+pub(super) struct VersionJson {
     #[serde(flatten)]
     path: PathJson,
     version: u32,
+}
+
+impl VersionJson {
+    /// Version `id`, by path and number.
+    pub(super) fn of(rows: &[Row], id: u32) -> VersionJson {
+        let r = &rows[id as usize];
+        VersionJson {
+            path: PathJson::new(&r.path),
+            version: r.version,
+        }
+    }
+}
+
+/// A version's status as the JSON formats name it.
+pub(super) fn status_name(s: VersionStatus) -> &'static str {
+    match s {
+        VersionStatus::Live => "live",
+        VersionStatus::Replaced { .. } => "replaced",
+        VersionStatus::Deleted => "deleted",
+    }
 }
 
 #[derive(Serialize)]

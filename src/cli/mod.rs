@@ -2,6 +2,7 @@
 //! (`--json`) or a readable summary. Bad arguments or an unreadable root: one
 //! line on stderr and exit status 2.
 
+mod copies;
 mod explain;
 mod index;
 mod pairs;
@@ -73,6 +74,10 @@ enum Command {
     /// (with the origin's words), from the index; any version, deleted pages
     /// too.
     Explain(explain::ExplainArgs),
+    /// Who copies a page: every live page of another path that took
+    /// passages from it, newest first, with those passages (the reverse of
+    /// explain).
+    Copies(copies::CopiesArgs),
     /// Watch a folder: the full-screen view of documents, origins, clusters,
     /// the table and tuning at a terminal; one line per change otherwise.
     ///
@@ -266,6 +271,7 @@ pub fn run() -> ExitCode {
             Command::Pocket(args) => pocket::run(args, config),
             Command::Index(args) => index::run(args, config),
             Command::Explain(args) => explain::run(args, config),
+            Command::Copies(args) => copies::run(args, config),
             Command::Watch(args) => watch::run(args, config),
         });
     if let Some(sig) = signals::received() {

@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use super::{CompareView, LegendEntry, OriginView, Side, Target, VersionInfo, VersionStatus};
+use super::{
+    CompareView, LegendEntry, OriginView, PageCopy, Side, Target, VersionInfo, VersionStatus,
+};
 use crate::fingerprint::polynomial;
 use crate::index::{IndexError, Kept, Read, Status};
 use crate::origin::{Outcome, Run};
@@ -263,6 +265,44 @@ fn versions_of(ix: &impl Read, rows: &[Row], path: &str) -> Vec<VersionInfo> {
                 || live.is_some_and(|c| c.id == id as u32),
         })
         .collect()
+}
+
+/// Every live page of another path that copies from version `id`'s page,
+/// newest first: its passages whose origin is one of the page's versions up
+/// to `id` (a passage kept since an earlier version is credited to that
+/// one, the earliest holding it), and where each starts there.
+pub(crate) fn copies(ix: &impl Read, rows: &[Row], id: u32) -> Result<Vec<PageCopy>, IndexError> {
+    let path = &rows[id as usize].path;
+    let of: Vec<u32> = (0..=id)
+        .filter(|&v| rows[v as usize].path == *path)
+        .collect();
+    let from_page = |o: &u32| of.binary_search(o).is_ok();
+    let mut out = Vec::new();
+    for (w, r) in rows.iter().enumerate().rev() {
+        let w = w as u32;
+        if r.path == *path
+            || !r.origins.iter().any(|(o, _)| from_page(o))
+            || status_of(ix, rows, w) != VersionStatus::Live
+        {
+            continue;
+        }
+        let outcome = ix.outcome(w)?.ok_or(IndexError::Missing(w))?;
+        let passages: Vec<Run> = (outcome.runs.into_iter())
+            .filter(|p| p.origin.as_ref().is_some_and(from_page))
+            .collect();
+        if passages.is_empty() {
+            continue;
+        }
+        out.push(PageCopy {
+            id: w,
+            path: r.path.clone(),
+            version: r.version,
+            tokens: r.tokens,
+            targets: targets(ix, w, &passages)?,
+            passages,
+        });
+    }
+    Ok(out)
 }
 
 /// Token ranges of `keys`' shingles that `other` (sorted) also has, merged.

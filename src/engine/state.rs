@@ -236,6 +236,38 @@ pub struct VersionInfo {
     pub text_kept: bool,
 }
 
+/// A later page that copies from another: the reverse of an origin, for
+/// "who copies this page" (`lineage copies`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageCopy {
+    /// The copy's current version id.
+    pub id: u32,
+    pub path: String,
+    pub version: u32,
+    pub tokens: u32,
+    /// Its passages whose origin is the page (one of its versions up to the
+    /// one asked about), in order.
+    pub passages: Vec<Run>,
+    /// Where each passage starts in its origin, when known.
+    pub targets: Vec<Option<Target>>,
+}
+
+impl PageCopy {
+    /// Tokens of the copy taken from the page.
+    pub fn copied(&self) -> u32 {
+        self.passages.iter().map(|r| r.end - r.start).sum()
+    }
+
+    /// Percent of the copy's tokens taken from the page.
+    pub fn percent(&self) -> f64 {
+        if self.tokens == 0 {
+            0.0
+        } else {
+            100.0 * f64::from(self.copied()) / f64::from(self.tokens)
+        }
+    }
+}
+
 /// A passage in an origin document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {

@@ -1,0 +1,196 @@
+//! `lineage copies ROOT PATH`: the reverse of `explain`. Every live page
+//! of another path that copies from this one, newest first, with the
+//! passages it took and where each stands in the page: what a writer
+//! checks before editing a page, as the other pages carrying the same text
+//! may have to change too.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::explain::{VersionJson, read_page, slice, status_name};
+use super::show::show;
+use super::{Fatal, PathJson, SourceArgs, StoreArgs};
+use crate::config::Config;
+use crate::engine::PageCopy;
+use crate::engine::query::{self, Row};
+use crate::index::{self, Read};
+
+#[derive(Args, Debug)]
+pub(super) struct CopiesArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// The page: its path under ROOT (as `scan` and the TUI name it), or a
+    /// path to it from here.
+    path: PathBuf,
+    /// Copies of its text up to this version (1 is its first) [default: the
+    /// latest]: a passage the page kept from an earlier version is credited
+    /// to that version.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    version: Option<u32>,
+    /// Print `lineage-copies/1` JSON (docs/formats.md §6) instead of text.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+pub(super) fn run(args: CopiesArgs, config: Config) -> Result<(), Fatal> {
+    let (ix, rows, id) = read_page(&args.source, &args.store, config, &args.path, args.version)?;
+    let copies = query::copies(&ix, &rows, id)?;
+    let found = Found::new(&ix, &rows, id, &copies);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if args.json {
+        super::show::json(&mut out, &found.json(&ix))?;
+        writeln!(out)?;
+    } else {
+        found.text(&mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The copies with the words of each passage, in the copy and in the page.
+struct Found<'a> {
+    rows: &'a [Row],
+    id: u32,
+    status: crate::engine::VersionStatus,
+    copies: &'a [PageCopy],
+    /// Per copy, per passage: (its text in the copy, the page's text there).
+    texts: Vec<Vec<(Option<String>, Option<String>)>>,
+}
+
+impl<'a> Found<'a> {
+    fn new(ix: &impl Read, rows: &'a [Row], id: u32, copies: &'a [PageCopy]) -> Found<'a> {
+        // Each text and its token spans, read once.
+        type Text = (Option<String>, Vec<(u32, u32)>);
+        let mut read: HashMap<u32, Text> = HashMap::new();
+        let mut words = |v: u32, start: u32, end: u32| {
+            let (text, spans) = read.entry(v).or_insert_with(|| {
+                let (text, spans) = query::text_of(ix, rows, v);
+                (text.ok(), spans)
+            });
+            slice(text.as_deref()?, spans, start, end)
+        };
+        let texts = (copies.iter())
+            .map(|c| {
+                (c.passages.iter().zip(&c.targets))
+                    .map(|(p, t)| {
+                        let len = p.end - p.start;
+                        let there = t.and_then(|t| words(t.id, t.token, t.token + len));
+                        (words(c.id, p.start, p.end), there)
+                    })
+                    .collect()
+            })
+            .collect();
+        Found {
+            rows,
+            id,
+            status: query::status_of(ix, rows, id),
+            copies,
+            texts,
+        }
+    }
+
+    fn name(&self, id: u32) -> String {
+        let r = &self.rows[id as usize];
+        format!("{} v{}", show(&r.path), r.version)
+    }
+
+    fn text(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let r = &self.rows[self.id as usize];
+        let status = (self.status.describe(r.version)).unwrap_or_else(|| "live".into());
+        let pages = match self.copies.len() {
+            0 => "no other live page copies from it".to_string(),
+            1 => "1 other live page copies from it".to_string(),
+            n => format!("{n} other live pages copy from it, newest first"),
+        };
+        writeln!(out, "{} ({status}): {pages}", self.name(self.id))?;
+        for (c, texts) in self.copies.iter().zip(&self.texts) {
+            writeln!(
+                out,
+                "\n{:5.1} %  {} ({} of {} tokens, {} passage{})",
+                c.percent(),
+                self.name(c.id),
+                c.copied(),
+                c.tokens,
+                c.passages.len(),
+                if c.passages.len() == 1 { "" } else { "s" }
+            )?;
+            for ((p, t), (text, _)) in c.passages.iter().zip(&c.targets).zip(texts) {
+                let origin = p.origin.map_or(String::new(), |o| self.name(o));
+                let at = t.map_or(String::new(), |t| {
+                    format!(" tokens {}–{}", t.token, t.token + p.end - p.start)
+                });
+                writeln!(out, "  tokens {}–{} from {origin}{at}", p.start, p.end)?;
+                for line in text.as_deref().unwrap_or("").lines() {
+                    writeln!(out, "    │ {}", show(line))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn json(&self, ix: &impl Read) -> CopiesJson {
+        let r = &self.rows[self.id as usize];
+        CopiesJson {
+            format: "lineage-copies/1",
+            path: PathJson::new(&r.path),
+            version: r.version,
+            status: status_name(self.status),
+            params: index::params_key(ix.params()),
+            copies: (self.copies.iter().zip(&self.texts))
+                .map(|(c, texts)| CopyJson {
+                    path: PathJson::new(&c.path),
+                    version: c.version,
+                    tokens: c.tokens,
+                    copied_tokens: c.copied(),
+                    percent: c.percent(),
+                    passages: (c.passages.iter().zip(&c.targets).zip(texts))
+                        .map(|((p, t), (text, origin_text))| PassageJson {
+                            tokens: [p.start, p.end],
+                            text: text.clone(),
+                            origin: p.origin.map(|o| VersionJson::of(self.rows, o)),
+                            origin_tokens: t.map(|t| [t.token, t.token + p.end - p.start]),
+                            origin_text: origin_text.clone(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct CopiesJson {
+    format: &'static str,
+    #[serde(flatten)]
+    path: PathJson,
+    version: u32,
+    status: &'static str,
+    params: String,
+    copies: Vec<CopyJson>,
+}
+
+#[derive(Serialize)]
+struct CopyJson {
+    #[serde(flatten)]
+    path: PathJson,
+    version: u32,
+    tokens: u32,
+    copied_tokens: u32,
+    percent: f64,
+    passages: Vec<PassageJson>,
+}
+
+#[derive(Serialize)]
+struct PassageJson {
+    tokens: [u32; 2],
+    text: Option<String>,
+    origin: Option<VersionJson>,
+    origin_tokens: Option<[u32; 2]>,
+    origin_text: Option<String>,
+}
