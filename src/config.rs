@@ -145,6 +145,7 @@ pub struct KeysConfig {
     pub rescan: String,
     pub versions: String,
     pub compare_version: String,
+    pub copies: String,
     pub sweep_view: String,
     pub take_point: String,
     pub copy: String,
@@ -154,7 +155,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 39] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 40] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -190,6 +191,7 @@ impl KeysConfig {
             ("rescan", &self.rescan),
             ("versions", &self.versions),
             ("compare_version", &self.compare_version),
+            ("copies", &self.copies),
             ("sweep_view", &self.sweep_view),
             ("take_point", &self.take_point),
             ("copy", &self.copy),
@@ -238,6 +240,7 @@ impl Default for KeysConfig {
             rescan: k("r"),
             versions: k("v"),
             compare_version: k("c"),
+            copies: k("C"),
             sweep_view: k("t"),
             take_point: k("T"),
             copy: k("y"),

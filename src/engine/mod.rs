@@ -31,6 +31,8 @@ pub enum Command {
     Origin { id: u32, exact: bool },
     /// Two documents side by side with their shared passages → [`Update::Compare`].
     Compare { a: u32, b: u32 },
+    /// The live pages that copy from version `id`'s page → [`Update::Copies`].
+    Copies { id: u32 },
     /// Replay the whole history once per `runs` entry and score each against
     /// the exact result → [`Update::Shadow`] (progress at most every 50 ms,
     /// then the results). A newer generation cancels an older run.
@@ -59,6 +61,7 @@ pub enum Update {
     Events(std::sync::Arc<[Event]>),
     Origin(std::sync::Arc<OriginView>),
     Compare(std::sync::Arc<CompareView>),
+    Copies(std::sync::Arc<CopiesView>),
     Shadow(ShadowUpdate),
     /// The engine cannot go on (the index is locked by another process, the
     /// root vanished at start-up); it has stopped.

@@ -690,6 +690,24 @@ impl Live {
                 }
                 false
             }
+            Command::Copies { id } => {
+                if (id as usize) < self.rows.len() {
+                    let row = &self.rows[id as usize];
+                    match query::copies(self.ix(), &self.rows, id) {
+                        Ok(copies) => {
+                            let v = CopiesView {
+                                id,
+                                path: row.path.clone(),
+                                version: row.version,
+                                copies,
+                            };
+                            send(&self.rep.publish, Update::Copies(Arc::new(v)));
+                        }
+                        Err(e) => self.rep.error(format!("copies of version {id}: {e}")),
+                    }
+                }
+                false
+            }
             Command::Shadow { generation, runs } => {
                 self.start_shadow(generation, runs);
                 false

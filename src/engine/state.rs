@@ -236,6 +236,17 @@ pub struct VersionInfo {
     pub text_kept: bool,
 }
 
+/// Who copies a page: the answer to [`super::Command::Copies`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CopiesView {
+    /// The page's version asked about.
+    pub id: u32,
+    pub path: String,
+    pub version: u32,
+    /// Newest first.
+    pub copies: Vec<PageCopy>,
+}
+
 /// A later page that copies from another: the reverse of an origin, for
 /// "who copies this page" (`lineage copies`).
 #[derive(Clone, Debug, PartialEq)]

@@ -102,6 +102,8 @@ pub struct App {
     pub event_detail: Option<String>,
     /// The list of the shown page's versions, when open.
     pub versions: Option<Cursor>,
+    /// The list of pages that copy the page shown, when open.
+    pub copies: Option<super::copies::CopiesState>,
     pub input: Option<Input>,
     /// A filter typed but not yet applied (see [`update_all`]).
     pub(super) pending_filter: Option<String>,
@@ -136,6 +138,7 @@ impl App {
             help_scroll: 0,
             event_detail: None,
             versions: None,
+            copies: None,
             input: None,
             pending_filter: None,
             docs: DocList::new(matcher),
@@ -274,6 +277,7 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
             let text = app.origin_text();
             app.origin.receive(v, text.width, text.height as usize);
         }
+        Update::Copies(v) => super::copies::receive(app, v),
         Update::Compare(v) => {
             let widths = app.compare_widths();
             app.clusters.receive(v, widths);

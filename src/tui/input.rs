@@ -55,6 +55,9 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
     if app.versions.is_some() {
         return super::versions::key(app, action, out);
     }
+    if app.copies.is_some() {
+        return super::copies::key(app, action, out);
+    }
     if app.help {
         let s = &mut app.help_scroll;
         match action {
@@ -192,12 +195,12 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
             Ok(_) => app.input = Some(Input::Export(super::export::default_name(app.tab))),
             Err(e) => app.message = Some(e),
         },
-        Action::Up => step(app, Move::By(-1)),
-        Action::Down => step(app, Move::By(1)),
-        Action::PageUp => step(app, Move::Page(-1)),
-        Action::PageDown => step(app, Move::Page(1)),
-        Action::Top => step(app, Move::Top),
-        Action::Bottom => step(app, Move::Bottom),
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom => step(app, Move::of(action).expect("a list key")),
         Action::Filter if app.tab == Tab::Origin && app.origin.view.is_some() => {
             let query = app.origin.search.as_ref().map(|s| s.query.clone());
             app.input = Some(Input::Search(query.unwrap_or_default()));
@@ -327,6 +330,7 @@ fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
             super::versions::open(app);
             None
         }
+        Action::Copies => super::copies::open(app),
         Action::NextBlock | Action::PrevBlock => {
             app.origin.step_block(action == Action::NextBlock, h);
             None

@@ -44,6 +44,7 @@ pub(crate) enum Action {
     Rescan,
     Versions,
     CompareVersion,
+    Copies,
     SweepView,
     TakePoint,
     Copy,
@@ -52,7 +53,7 @@ pub(crate) enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 39] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 40] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -103,6 +104,7 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 39] = [
         "compare_version",
         "compare a version with the one shown",
     ),
+    (Action::Copies, "copies", "who copies the page shown"),
     (
         Action::SweepView,
         "sweep_view",

@@ -10,6 +10,7 @@
 pub(crate) mod activity;
 pub(crate) mod app;
 pub(crate) mod clusters;
+pub(crate) mod copies;
 pub(crate) mod documents;
 pub(crate) mod editor;
 pub(crate) mod effects;

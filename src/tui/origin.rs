@@ -207,11 +207,21 @@ impl OriginState {
         let b = self.block?;
         let target = (*view.targets.get(b)?)?;
         let run = view.runs[b];
-        self.back.push((view.id, self.scroll));
-        let cmd = self.open(target.id);
-        let passage = target.token..target.token + (run.end - run.start);
-        self.pending = Some((target.id, Landing::Passage(passage)));
-        Some(cmd)
+        Some(self.open_at(
+            target.id,
+            target.token..target.token + (run.end - run.start),
+        ))
+    }
+
+    /// Open document `id` on the passage `tokens` (marked), remembering
+    /// where the one shown was, for `back`.
+    pub(crate) fn open_at(&mut self, id: u32, tokens: Range<u32>) -> Command {
+        if let Some(v) = &self.view {
+            self.back.push((v.id, self.scroll));
+        }
+        let cmd = self.open(id);
+        self.pending = Some((id, Landing::Passage(tokens)));
+        cmd
     }
 
     /// Back to the document jumped from, if any.

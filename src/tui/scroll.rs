@@ -17,6 +17,22 @@ pub(crate) enum Move {
     To(usize),
 }
 
+impl Move {
+    /// The move a list key makes: up, down, a page either way, first, last.
+    pub(crate) fn of(action: super::keymap::Action) -> Option<Move> {
+        use super::keymap::Action;
+        Some(match action {
+            Action::Up => Move::By(-1),
+            Action::Down => Move::By(1),
+            Action::PageUp => Move::Page(-1),
+            Action::PageDown => Move::Page(1),
+            Action::Top => Move::Top,
+            Action::Bottom => Move::Bottom,
+            _ => return None,
+        })
+    }
+}
+
 impl Cursor {
     /// Apply `m`, clamped to `0..len`, and scroll so the selection shows.
     pub(crate) fn apply(&mut self, m: Move, len: usize, height: usize) {

@@ -30,13 +30,12 @@ pub(crate) fn key(app: &mut App, action: Action, out: &mut Vec<Command>) {
     let n = view.versions.len();
     let h = height(app);
     let chosen = view.versions.get(c.selected).map(|v| v.id);
+    if let Some(m) = Move::of(action) {
+        c.apply(m, n, h);
+        app.versions = Some(c);
+        return;
+    }
     match action {
-        Action::Up => c.apply(Move::By(-1), n, h),
-        Action::Down => c.apply(Move::By(1), n, h),
-        Action::PageUp => c.apply(Move::Page(-1), n, h),
-        Action::PageDown => c.apply(Move::Page(1), n, h),
-        Action::Top => c.apply(Move::Top, n, h),
-        Action::Bottom => c.apply(Move::Bottom, n, h),
         Action::Select => {
             app.versions = None;
             if let Some(id) = chosen.filter(|&id| id != view.id) {

@@ -3,6 +3,7 @@
 //! and the help overlay on top when open.
 
 pub(crate) mod clusters;
+pub(crate) mod copies;
 pub(crate) mod documents;
 pub(crate) mod events;
 pub(crate) mod origin;
@@ -39,6 +40,9 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
     if app.versions.is_some() {
         versions::render(app, theme, s.body, f);
     }
+    if app.copies.is_some() {
+        copies::render(app, theme, s.body, f);
+    }
     if app.tune.confirm.is_some() {
         tune::confirm(app, theme, s.body, f);
     }
@@ -51,6 +55,26 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
 }
 
 /// A bordered block with a title; the border marks focus.
+/// `lines` in a bordered box at the top of `popup`, as tall as they need,
+/// over what is under it.
+pub(crate) fn overlay(
+    f: &mut Frame,
+    theme: &Theme,
+    popup: ratatui::layout::Rect,
+    title: String,
+    lines: Vec<Line>,
+) {
+    let h = (lines.len() as u16 + 2).min(popup.height);
+    let popup = ratatui::layout::Rect { height: h, ..popup };
+    f.render_widget(ratatui::widgets::Clear, popup);
+    f.render_widget(
+        ratatui::widgets::Paragraph::new(lines)
+            .block(block(theme, title, true))
+            .style(theme.base),
+        popup,
+    );
+}
+
 pub(crate) fn block<'a>(theme: &Theme, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
     Block::new()
         .borders(Borders::ALL)

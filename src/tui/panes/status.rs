@@ -157,7 +157,8 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
             (Action::Select, "jump to origin"),
             (Action::Back, "back"),
             (Action::Versions, "versions"),
-            (Action::Exact, "exact/estimate"),
+            (Action::Copies, "copies"),
+            (Action::Exact, "exact"),
         ],
         Tab::Clusters => &[
             (Action::Select, "pairs/compare"),
@@ -183,6 +184,7 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         spans.push(Span::styled(format!(" {m} "), theme.good));
         spans.push(Span::styled("│", theme.muted));
     }
+    let used: usize = spans.iter().map(|s| glyphs::str_width(&s.content)).sum();
     let mut hint = |key: String, what: &str| {
         spans.push(Span::styled(format!(" {key}"), theme.key));
         spans.push(Span::styled(format!(" {what} "), theme.muted));
@@ -223,12 +225,30 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             hint("esc".into(), "cancel");
         }
         None => {
-            for &(action, what) in hints(app.tab).iter().chain(&[
+            // The pane's hints, in order, while they fit whole, then the
+            // three always there (a hint cut at the edge read as a key with
+            // no meaning, and the way to the keys went first).
+            let width = |k: &str, what: &str| glyphs::str_width(k) + glyphs::str_width(what) + 3;
+            let tail = [
                 (Action::NextTab, "pane"),
                 (Action::Help, "keys"),
                 (Action::Quit, "quit"),
-            ]) {
-                hint(app.keymap.first(action), what);
+            ]
+            .map(|(a, what)| (app.keymap.first(a), what));
+            // The last hint's closing space may fall off the edge.
+            let mut room = (area.width as usize + 1)
+                .saturating_sub(used + tail.iter().map(|(k, w)| width(k, w)).sum::<usize>());
+            for &(action, what) in hints(app.tab) {
+                let key = app.keymap.first(action);
+                let w = width(&key, what);
+                if w > room {
+                    break;
+                }
+                room -= w;
+                hint(key, what);
+            }
+            for (key, what) in tail {
+                hint(key, what);
             }
         }
     }

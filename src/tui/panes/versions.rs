@@ -3,9 +3,8 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
 
-use super::{block, count};
+use super::{count, overlay};
 use crate::engine::VersionStatus;
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
@@ -66,13 +65,5 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         crate::tui::paths::shown(&view.path),
         view.versions.len()
     );
-    let h = (lines.len() as u16 + 2).min(popup.height);
-    let popup = Rect { height: h, ..popup };
-    f.render_widget(Clear, popup);
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block(theme, title, true))
-            .style(theme.base),
-        popup,
-    );
+    overlay(f, theme, popup, title, lines);
 }

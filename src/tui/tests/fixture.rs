@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::engine::{
-    Cluster, CompareView, DocRow, Documents, Event, EventKind, LegendEntry, OriginView, Progress,
-    ShadowResult, ShadowUpdate, Side, Snapshot, TableStats, Target, VersionInfo, VersionStatus,
-    Watching,
+    Cluster, CompareView, CopiesView, DocRow, Documents, Event, EventKind, LegendEntry, OriginView,
+    PageCopy, Progress, ShadowResult, ShadowUpdate, Side, Snapshot, TableStats, Target,
+    VersionInfo, VersionStatus, Watching,
 };
 use crate::origin::table::paper_sizes;
 use crate::origin::{Estimation, Eviction, Params, Run, Selector, TableSize};
@@ -312,6 +312,54 @@ pub(crate) fn origin_view(exact: bool) -> OriginView {
 }
 
 /// v1/installation.md, all its own.
+/// Who copies v1/installation.md: the FAQ (one passage) and v2's page
+/// (the runs of [`origin_view`] it took), newest first.
+pub(crate) fn copies_view() -> CopiesView {
+    let v2 = origin_view(false);
+    let from_v1 = |r: &&Run| r.origin == Some(V1_INSTALL);
+    let row = |id: u32| docs().into_iter().find(|d| d.id == id).unwrap();
+    let copy = |id: u32, tokens: u32, passages: Vec<Run>, targets| {
+        let r = row(id);
+        PageCopy {
+            id,
+            path: r.path.to_string(),
+            version: r.version,
+            tokens,
+            passages,
+            targets,
+        }
+    };
+    CopiesView {
+        id: V1_INSTALL,
+        path: "v1/installation.md".into(),
+        version: 1,
+        copies: vec![
+            copy(
+                FAQ,
+                893,
+                vec![Run {
+                    start: 105,
+                    end: 150,
+                    origin: Some(V1_INSTALL),
+                }],
+                vec![Some(Target {
+                    id: V1_INSTALL,
+                    token: 165,
+                })],
+            ),
+            copy(
+                V2_INSTALL,
+                v2.spans.len() as u32,
+                v2.runs.iter().filter(from_v1).copied().collect(),
+                (v2.runs.iter().zip(&v2.targets))
+                    .filter(|(r, _)| from_v1(r))
+                    .map(|(_, t)| *t)
+                    .collect(),
+            ),
+        ],
+    }
+}
+
 pub(crate) fn v1_view() -> OriginView {
     let spans = spans(V1_TEXT);
     let n = spans.len() as u32;

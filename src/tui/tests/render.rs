@@ -295,6 +295,32 @@ fn versions_of_a_replaced_page() {
 }
 
 #[test]
+fn copies_of_a_page() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.tab = crate::tui::app::Tab::Origin;
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        keys(&mut a, "C");
+        assert!(screen(&a, &dark()).contains("finding the pages"));
+        engine(&mut a, Update::Copies(Arc::new(fixture::copies_view())));
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("Copies of v1/installation.md v1: 2 pages, newest first"));
+        assert!(shown.contains("45 of 893 tokens, 1 passage"), "{shown}");
+        insta::assert_snapshot!(format!("copies_{w}x{h}"), shown);
+    }
+    let mut a = app(80, 24);
+    a.tab = crate::tui::app::Tab::Origin;
+    a.origin.open(fixture::V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+    keys(&mut a, "C");
+    let mut none = fixture::copies_view();
+    none.copies.clear();
+    engine(&mut a, Update::Copies(Arc::new(none)));
+    assert!(screen(&a, &dark()).contains("No other live page copies from it."));
+}
+
+#[test]
 fn a_long_event_opens_in_full() {
     let mut a = app(40, 12);
     let mut s = (**a.snapshot.as_ref().unwrap()).clone();

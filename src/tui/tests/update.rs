@@ -729,6 +729,52 @@ fn a_table_larger_than_memory_is_the_tune_forms_error() {
     assert!(a.tune.tuned(&live).is_ok());
 }
 
+/// C lists who copies the page shown; enter opens a copy on its first
+/// passage from the page, marked; back returns to the page.
+#[test]
+fn copies_of_the_page_shown_open_at_their_passage_and_back_returns() {
+    use super::fixture::{FAQ, copies_view, origin_view, v1_view};
+    let mut a = app(80, 24);
+    a.tab = Tab::Origin;
+    a.origin.open(V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(v1_view())));
+    assert_eq!(keys(&mut a, "C"), [Command::Copies { id: V1_INSTALL }]);
+    // An answer about another page is not this one.
+    let mut stale = copies_view();
+    stale.id = FAQ;
+    engine(&mut a, Update::Copies(Arc::new(stale)));
+    assert!(a.copies.as_ref().is_some_and(|c| c.view.is_none()));
+    engine(&mut a, Update::Copies(Arc::new(copies_view())));
+    // Down to v2's page (the second, older), open it.
+    press(&mut a, KeyCode::Down);
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+    assert!(a.copies.is_none());
+    engine(&mut a, Update::Origin(Arc::new(origin_view(false))));
+    let first = copies_view().copies[1].passages[0];
+    assert_eq!(a.origin.mark, Some(first.start..first.end));
+    assert_eq!(
+        press(&mut a, KeyCode::Esc),
+        [Command::Origin {
+            id: V1_INSTALL,
+            exact: false
+        }]
+    );
+    // Esc or C again closes the list; q quits from it.
+    keys(&mut a, "C");
+    press(&mut a, KeyCode::Esc);
+    assert!(a.copies.is_none());
+    keys(&mut a, "CC");
+    assert!(a.copies.is_none());
+    keys(&mut a, "Cq");
+    assert!(a.quit);
+}
+
 #[test]
 fn versions_open_an_earlier_one_or_compare_it_and_come_back() {
     use super::fixture::{VERSION_1, VERSION_3, versions_view};
