@@ -188,6 +188,24 @@ fn the_origin_pane_names_the_source_of_a_new_copy() {
         .collect();
     assert!(!legend.is_empty(), "the legend names the source:\n{s}");
 
+    // The reverse: n selects the copied block, enter jumps to the guide;
+    // C asks who copies the guide, enter opens the FAQ on the passage.
+    t.keys(&["n", "Enter"]);
+    t.wait("the guide's origin pane", |s| s.contains("calibration.md v1 ·"));
+    t.keys(&["C"]);
+    let s = t.wait("who copies the guide", |s| {
+        s.contains("Copies of calibration.md v1: 1 page")
+    });
+    assert!(
+        s.lines()
+            .any(|l| l.contains("faq.md v1") && l.contains("1 passage")),
+        "{s}"
+    );
+    t.keys(&["Enter"]);
+    t.wait("the FAQ again, the list closed", |s| {
+        s.contains("faq.md v1 ·") && !s.contains("Copies of")
+    });
+
     // Resize: the view redraws at the new size.
     t.ok(&["resize-window", "-t", "s", "-x", "80", "-y", "24"]);
     let s = t.wait("a redraw at 80 columns", |s| {
