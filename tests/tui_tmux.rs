@@ -191,7 +191,9 @@ fn the_origin_pane_names_the_source_of_a_new_copy() {
     // The reverse: n selects the copied block, enter jumps to the guide;
     // C asks who copies the guide, enter opens the FAQ on the passage.
     t.keys(&["n", "Enter"]);
-    t.wait("the guide's origin pane", |s| s.contains("calibration.md v1 ·"));
+    t.wait("the guide's origin pane", |s| {
+        s.contains("calibration.md v1 ·")
+    });
     t.keys(&["C"]);
     let s = t.wait("who copies the guide", |s| {
         s.contains("Copies of calibration.md v1: 1 page")

@@ -423,7 +423,9 @@ impl Clusters {
             return None;
         }
         c.members.sort_unstable();
-        c.pairs.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        // Most similar first, as the Pairs list reads them.
+        c.pairs
+            .sort_unstable_by(|x, y| y.2.total_cmp(&x.2).then((x.0, x.1).cmp(&(y.0, y.1))));
         Some(c)
     }
 }
@@ -537,6 +539,7 @@ mod tests {
             let got: Vec<Vec<u32>> = clusters.iter().map(|c| c.members.clone()).collect();
             prop_assert_eq!(got, components(&want));
             for cl in &clusters {
+                prop_assert!(cl.pairs.is_sorted_by(|x, y| x.2 >= y.2), "most similar first");
                 for &(a, b, j) in &cl.pairs {
                     prop_assert!(want.contains(&(a, b)), "a pair keeping every pair lacks: {a} {b}");
                     prop_assert_eq!(jaccard_at_least(&sets[a as usize], &sets[b as usize], 0.5), Some(j));

@@ -75,7 +75,8 @@ pub struct DocRow {
 pub struct Cluster {
     /// Version ids of the members, ascending.
     pub members: Vec<u32>,
-    /// The verified pairs inside the cluster: (a, b, Jaccard), a < b.
+    /// The verified pairs inside the cluster: (a, b, Jaccard), a < b, most
+    /// similar first (ties by a, b).
     pub pairs: Vec<(u32, u32, f64)>,
 }
 

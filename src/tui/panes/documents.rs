@@ -45,6 +45,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         let d = docs.row(i);
         let origin = match (&d.dominant_path, d.dominant_origin) {
             (_, Some(o)) if o == d.id => Span::styled("(itself)", theme.muted),
+            // Its own earlier version: the bare path read as the page itself.
+            (Some(p), Some(_)) if *p == d.path => Span::styled("(an earlier version)", theme.muted),
             // The folders that tell the origin from the page itself stay.
             (Some(p), _) => {
                 let keep = paths::tails(&[&d.path, p])[1];

@@ -294,6 +294,24 @@ fn versions_of_a_replaced_page() {
     }
 }
 
+/// A page whose dominant origin is its own earlier version says so: its
+/// bare path read as the page itself.
+#[test]
+fn an_earlier_version_of_the_page_is_named_so_as_its_origin() {
+    let mut a = app(120, 40);
+    let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+    let mut docs: Vec<_> = s.documents.iter().cloned().collect();
+    let (first, earlier) = (docs[0].path.clone(), docs[1].id);
+    docs[0].dominant_path = Some(first.clone());
+    docs[0].dominant_origin = Some(earlier);
+    s.documents = fixture::documents(docs);
+    s.seq += 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    let shown = screen(&a, &dark());
+    let row = shown.lines().find(|l| l.contains(&*first)).unwrap();
+    assert!(row.contains("(an earlier version)"), "{row}");
+}
+
 #[test]
 fn copies_of_a_page() {
     for (w, h) in [(80, 24), (120, 40)] {
