@@ -375,7 +375,8 @@ impl TuneState {
         });
         self.filled = true;
         self.error = None;
-        self.message = Some(format!("in the form: {selector} at {size}"));
+        let shown = crate::tui::panes::size_label(&size);
+        self.message = Some(format!("in the form: {selector} at {shown} ({size})"));
     }
 
     /// A new snapshot: adopting is over once its settings are live and

@@ -55,6 +55,16 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
 }
 
 /// A bordered block with a title; the border marks focus.
+/// A table size as people read it, the same in every pane (`2.36MiB`, not
+/// `2419KiB` here and `2.36MiB` there); the Tune form keeps the exact
+/// spelling, as it is typed.
+pub(crate) fn size_label(s: &crate::origin::TableSize) -> String {
+    match s {
+        crate::origin::TableSize::Bytes(b) => crate::bytesize::approx_bytes(*b),
+        crate::origin::TableSize::Unbounded => "unbounded".into(),
+    }
+}
+
 /// `lines` in a bordered box at the top of `popup`, as tall as they need,
 /// over what is under it.
 pub(crate) fn overlay(

@@ -62,7 +62,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 Some(c) => format!(
                     "table {:.0}% of {}",
                     s.table.occupied as f64 * 100.0 / c.max(1) as f64,
-                    p.table_size
+                    super::size_label(&p.table_size)
                 ),
                 None => format!("table {} entries", count(s.table.occupied)),
             };

@@ -65,7 +65,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     };
     let capacity = t.capacity.map_or("unbounded".into(), count);
     let mut lines = vec![
-        row("size", s.params.table_size.to_string(), String::new()),
+        row(
+            "size",
+            super::size_label(&s.params.table_size),
+            String::new(),
+        ),
         row("lookups", count(t.lookups), String::new()),
         row("hits", count(t.hits), pct(t.hits, t.lookups)),
         row("inserts", count(t.inserts), String::new()),

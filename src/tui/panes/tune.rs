@@ -8,7 +8,7 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table};
 
-use super::{block, count, count_in};
+use super::{block, count, count_in, size_label};
 use crate::engine::ShadowResult;
 use crate::origin::{Params, TableSize};
 use crate::tui::app::{App, Input};
@@ -210,7 +210,12 @@ pub(crate) fn confirm(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 fn settings(p: &Params) -> String {
     format!(
         "{} {} {} {} T={} k={}",
-        p.selector, p.table_size, p.eviction, p.estimation, p.bridge_limit, p.k
+        p.selector,
+        size_label(&p.table_size),
+        p.eviction,
+        p.estimation,
+        p.bridge_limit,
+        p.k
     )
 }
 
@@ -273,14 +278,6 @@ fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
         )),
         area,
     );
-}
-
-/// A sweep's table size as people read it (`24.5MiB`, not `25058KiB`).
-fn size_label(s: &TableSize) -> String {
-    match s {
-        TableSize::Bytes(b) => crate::bytesize::approx_bytes(*b),
-        TableSize::Unbounded => "unbounded".into(),
-    }
 }
 
 /// A sweep's numbers: one row per table size (its share of all shingles),

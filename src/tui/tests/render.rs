@@ -294,6 +294,23 @@ fn versions_of_a_replaced_page() {
     }
 }
 
+/// One table size reads the same in the status bar and the Table pane
+/// (`2419KiB` in one and `2.36MiB` in another read as two sizes).
+#[test]
+fn a_table_size_reads_the_same_everywhere() {
+    let mut a = app(120, 40);
+    let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+    s.params.table_size = crate::origin::TableSize::Bytes(2419 << 10);
+    s.seq += 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    a.tab = crate::tui::app::Tab::Table;
+    let shown = screen(&a, &dark());
+    assert!(shown.contains("of 2.36MiB"), "status bar: {shown}");
+    let size = shown.lines().find(|l| l.contains("size ")).unwrap();
+    assert!(size.contains("2.36MiB"), "{size}");
+    assert!(!shown.contains("2419KiB"), "{shown}");
+}
+
 /// A page whose dominant origin is its own earlier version says so: its
 /// bare path read as the page itself.
 #[test]
