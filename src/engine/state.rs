@@ -235,6 +235,9 @@ pub struct VersionInfo {
     pub fresh_percent: f64,
     /// Its text can be shown (kept by the index, or on disk).
     pub text_kept: bool,
+    /// The file's modification time when this version was seen,
+    /// nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
 }
 
 /// Who copies a page: the answer to [`super::Command::Copies`].

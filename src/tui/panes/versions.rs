@@ -35,9 +35,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         let line = Line::from(vec![
             Span::styled(format!(" v{:<4}", v.version), theme.key),
             Span::raw(format!(
-                "{:>9} tokens {:>6.1}% new  ",
+                "{:>9} tokens {:>6.1}% new  {}  ",
                 count(u64::from(v.tokens)),
-                v.fresh_percent
+                v.fresh_percent,
+                super::events::date_time(v.mtime_ns)
             )),
             Span::styled(note.join(", "), theme.muted),
         ]);
@@ -50,6 +51,14 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let k = |a| app.keymap.first(a);
     let mut lines: Vec<Line> = rows.collect();
     lines.push(Line::default());
+    if view.exact {
+        // The versions' figures are the recorded estimates; the exact result
+        // is computed for the page shown only.
+        lines.push(Line::styled(
+            " % new: the live settings' estimate (the exact result is the page shown's)",
+            theme.muted,
+        ));
+    }
     lines.push(Line::styled(
         format!(
             " {} open · {} compare with v{} · {} close",

@@ -301,6 +301,7 @@ pub(crate) fn origin_view(exact: bool) -> OriginView {
             tokens: n,
             fresh_percent: share(12),
             text_kept: true,
+            mtime_ns: 1_700_000_000_000_000_000 + 13 * 60_000_000_000,
         }],
         exact,
         text: Ok(V2_TEXT.to_string()),
@@ -374,6 +375,7 @@ pub(crate) fn v1_view() -> OriginView {
             tokens: n,
             fresh_percent: 100.0,
             text_kept: true,
+            mtime_ns: 1_700_000_000_000_000_000,
         }],
         exact: false,
         text: Ok(V1_TEXT.to_string()),
@@ -400,8 +402,10 @@ pub(crate) fn versions_view() -> OriginView {
     v.status = VersionStatus::Replaced { latest: 3 };
     let mut first = v.versions[0].clone();
     (first.id, first.version, first.text_kept) = (VERSION_1, 1, false);
+    first.mtime_ns -= 3 * 86_400_000_000_000;
     let mut third = v.versions[0].clone();
     (third.id, third.version, third.fresh_percent) = (VERSION_3, 3, 2.5);
+    third.mtime_ns += 86_400_000_000_000 + 7_200_000_000_000;
     v.versions = vec![first, v.versions[0].clone(), third];
     v
 }

@@ -292,6 +292,16 @@ fn versions_of_a_replaced_page() {
         assert!(shown.contains("text not kept") && shown.contains("current"));
         insta::assert_snapshot!(format!("versions_{w}x{h}"), shown);
     }
+    // In exact mode the list says its figures are the estimates.
+    let mut a = app(120, 40);
+    a.tab = crate::tui::app::Tab::Origin;
+    a.origin.exact = true;
+    a.origin.open(fixture::V2_INSTALL);
+    let mut v = fixture::versions_view();
+    v.exact = true;
+    engine(&mut a, Update::Origin(Arc::new(v)));
+    keys(&mut a, "v");
+    assert!(screen(&a, &dark()).contains("% new: the live settings' estimate"));
 }
 
 /// One table size reads the same in the status bar and the Table pane
