@@ -102,6 +102,10 @@ pub(crate) fn fit_marked(
     runs
 }
 
+/// Columns a file name keeps when a folder that tells it apart is kept
+/// whole beside it.
+const NAME_LEAST: usize = 6;
+
 fn traced<'a>(shown: &'a str, suffix: &'a str, width: usize, keep: usize) -> Traced<'a> {
     let chars: Traced<'a> = (shown.grapheme_indices(true))
         .map(|(i, g)| (g, Some(i)))
@@ -145,7 +149,25 @@ fn traced<'a>(shown: &'a str, suffix: &'a str, width: usize, keep: usize) -> Tra
     let mut best = render(0, back);
     if width_of(&best) > room {
         // The tail's first folder is what differs from the neighbours: keep
-        // it and the file name, drop the folders between them.
+        // it and the file name, drop the folders between them; then the
+        // name's middle goes before any of that folder (two paths under
+        // `release-2023/` and `release-2024/` read the same otherwise).
+        let name = &chars[comps[n - 1].start..];
+        let folder = match keep {
+            1 => Vec::new(),
+            2 => chars[comps[back].start..comps[n - 1].start].to_vec(),
+            _ => {
+                let mut t = chars[comps[back].start..=comps[back].end].to_vec();
+                t.extend([ellipsis, chars[comps[n - 1].start - 1]]);
+                t
+            }
+        };
+        if !folder.is_empty() && width_of(&folder) + NAME_LEAST <= room {
+            let mut t = folder;
+            let left = room - width_of(&t);
+            t.extend(cut_name(name, left));
+            return with_suffix(t);
+        }
         let squeezed = match keep {
             1 => chars[comps[n - 1].start..].to_vec(),
             2 => chars[comps[back].start..].to_vec(),
@@ -169,6 +191,22 @@ fn traced<'a>(shown: &'a str, suffix: &'a str, width: usize, keep: usize) -> Tra
         best = render(front, back);
     }
     with_suffix(best)
+}
+
+/// A file name in at most `width` columns: its stem's middle cut, its
+/// extension (from the first dot after the first glyph) whole while the
+/// stem keeps two columns.
+fn cut_name<'a>(name: &[(&'a str, Option<usize>)], width: usize) -> Traced<'a> {
+    let dot = name.iter().skip(1).position(|g| g.0 == ".").map(|i| i + 1);
+    match dot {
+        Some(d) if width_of(&name[d..]) + 2 <= width && width_of(name) > width => {
+            let ext = &name[d..];
+            let mut t = cut_middle(&name[..d], width - width_of(ext));
+            t.extend_from_slice(ext);
+            t
+        }
+        _ => cut_middle(name, width),
+    }
 }
 
 /// `s` in at most `width` columns, its middle replaced by `…`; the end gets
@@ -276,6 +314,30 @@ mod tests {
         assert_eq!(fit(p, " v3", 12, 1), "inst…n.md v3");
         assert_eq!(fit(p, " v3", 3, 1), " v3");
         assert_eq!(fit(p, " v3", 2, 1), "…3");
+    }
+
+    /// Two pages that differ in a middle folder: the folder stays whole and
+    /// the file name's middle goes, at 80 columns' room and less.
+    #[test]
+    fn the_folder_that_tells_paths_apart_outlasts_the_names_middle() {
+        let a = "product/release-2023/guide/installation-and-upgrade-guide.md";
+        let b = "product/release-2024/guide/installation-and-upgrade-guide.md";
+        let keep = tails(&[a, b]);
+        assert_eq!(keep, [3, 3]);
+        for width in [30, 24, 22] {
+            let (fa, fb) = (fit(a, "", width, keep[0]), fit(b, "", width, keep[1]));
+            assert_ne!(fa, fb, "{width}: {fa}");
+            assert!(
+                fa.starts_with("release-2023/…/") && fa.ends_with(".md"),
+                "{fa}"
+            );
+            assert!(glyphs::str_width(&fa) <= width, "{fa}");
+        }
+        // Two levels: the folder and the name.
+        let got = fit("burst/a-very-long-file-name-indeed.md", "", 24, 2);
+        assert!(got.starts_with("burst/") && got.ends_with("ed.md"), "{got}");
+        // Too little room for both: the old squeeze.
+        assert_eq!(fit(a, "", 12, 3).chars().count(), 12);
     }
 
     #[test]

@@ -43,6 +43,14 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let window = docs.cursor.window(docs.len(), height);
     let rows = window.map(|i| {
         let d = docs.row(i);
+        // The folders that tell the row from the rows beside it stay.
+        let beside: Vec<&str> = [i.checked_sub(1), Some(i), Some(i + 1)]
+            .into_iter()
+            .flatten()
+            .filter(|&j| j < docs.len())
+            .map(|j| &*docs.row(j).path)
+            .collect();
+        let keep = paths::tails(&beside)[usize::from(i > 0)];
         let origin = match (&d.dominant_path, d.dominant_origin) {
             (_, Some(o)) if o == d.id => Span::styled("(itself)", theme.muted),
             // Its own earlier version: the bare path read as the page itself.
@@ -64,7 +72,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             &d.path,
             "",
             (path_w as usize).saturating_sub(glyphs::str_width(&version)),
-            1,
+            keep,
             &docs.matches(i),
         );
         let mut path: Vec<Span> = (path.into_iter())

@@ -304,6 +304,34 @@ fn versions_of_a_replaced_page() {
     assert!(screen(&a, &dark()).contains("% new: the live settings' estimate"));
 }
 
+/// Neighbours that differ only in a middle folder keep it, at 80 and 120
+/// columns: the file name's middle goes first.
+#[test]
+fn neighbours_keep_the_folder_that_tells_them_apart() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        let mut docs: Vec<_> = s.documents.iter().cloned().collect();
+        for (d, year) in docs.iter_mut().zip([2023, 2024]) {
+            d.path =
+                format!("product/release-{year}/guide/installation-and-upgrade-guide.md").into();
+        }
+        s.documents = fixture::documents(docs);
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        let shown = screen(&a, &dark());
+        for year in [2023, 2024] {
+            let row = shown
+                .lines()
+                .find(|l| l.contains(&format!("release-{year}/")));
+            assert!(
+                row.is_some_and(|r| r.contains(".md")),
+                "{w}: {year}\n{shown}"
+            );
+        }
+    }
+}
+
 /// One table size reads the same in the status bar and the Table pane
 /// (`2419KiB` in one and `2.36MiB` in another read as two sizes).
 #[test]
