@@ -116,7 +116,14 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 row
             }
         });
-    let title = format!(" Events ({}, newest first) ", count(events.len() as u64));
+    // Events are numbered as they happen: the newest's number says how many
+    // there were, and whether older ones left the list.
+    let (kept, all) = (events.len() as u64, events.first().map_or(0, |e| e.n));
+    let title = if all > kept {
+        format!(" Events (the newest {} of {}) ", count(kept), count(all))
+    } else {
+        format!(" Events ({}, newest first) ", count(kept))
+    };
     let table = Table::new(
         rows,
         [

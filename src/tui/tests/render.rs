@@ -332,6 +332,27 @@ fn neighbours_keep_the_folder_that_tells_them_apart() {
     }
 }
 
+/// A list that dropped its oldest events says how many there were.
+#[test]
+fn a_capped_event_list_says_so() {
+    let mut a = app(120, 40);
+    let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+    let newest = s.events[0].n;
+    let mut events: Vec<_> = s.events.to_vec();
+    events[0].n = 4_212;
+    s.events = events.into();
+    s.seq += 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    a.tab = crate::tui::app::Tab::Events;
+    let n = a.events_len();
+    assert!(newest as usize <= n, "the fixture keeps every event");
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains(&format!("Events (the newest {n} of 4,212)")),
+        "{shown}"
+    );
+}
+
 /// One table size reads the same in the status bar and the Table pane
 /// (`2419KiB` in one and `2.36MiB` in another read as two sizes).
 #[test]
