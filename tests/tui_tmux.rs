@@ -344,10 +344,13 @@ fn adopted_settings_saved_in_the_config_are_there_after_a_restart() {
 
     // A restart with the same command: the saved settings are live at once.
     // (A server of another name: the first one's may still be shutting down.)
+    // It opens on Tune, the pane it was left on.
     let t = start_with(&root, &home, "adopt-again", &[], &extra);
-    let s = t.wait("the saved table at start", |s| s.contains("calibration.md"));
+    let s = t.wait("the view as it was left", |s| s.contains("┌ Tune"));
     t.wait("the saved table at start", |s| s.contains("of 16KiB"));
     assert!(!s.contains("of 64MiB"), "{s}");
+    t.keys(&["1"]);
+    t.wait("the documents", |s| s.contains("calibration.md"));
 }
 
 #[test]

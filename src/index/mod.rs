@@ -33,6 +33,10 @@ pub(crate) use reconcile::{Change, Report, Scope};
 pub(crate) use schema::{Current, HistoryRow, SkipRow, Status};
 pub(crate) use texts::Kept;
 
+/// The full-screen view's pane, order and filter as it was left
+/// (`tui::remember`), kept with the index of the folder it showed.
+pub(crate) const VIEW_FILE: &str = "view.json";
+
 use crate::fingerprint::polynomial::{self, Polynomial};
 use crate::origin::prepare::Preparer;
 use crate::origin::table::{Table, TableError};
@@ -607,9 +611,9 @@ fn prepare_dir(root: &Path, dir: &Path) -> Result<(), IndexError> {
             let names: Vec<_> = entries
                 .filter_map(|e| e.ok().map(|e| e.file_name()))
                 .collect();
-            let ours = names
-                .iter()
-                .any(|n| n == schema::FILE || n == lock::FILE || n == snapshot::FILE);
+            let ours = names.iter().any(|n| {
+                n == schema::FILE || n == lock::FILE || n == snapshot::FILE || n == VIEW_FILE
+            });
             if !names.is_empty() && !ours {
                 return Err(IndexError::Location(format!(
                     "{} is not a lineage index (a folder with other files)",

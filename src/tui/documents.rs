@@ -24,6 +24,13 @@ pub enum SortKey {
 }
 
 impl SortKey {
+    pub(crate) const ALL: [SortKey; 4] = [
+        SortKey::Path,
+        SortKey::Fresh,
+        SortKey::Copied,
+        SortKey::Time,
+    ];
+
     pub(crate) fn next(self) -> SortKey {
         match self {
             SortKey::Path => SortKey::Fresh,

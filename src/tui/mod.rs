@@ -25,6 +25,7 @@ pub(crate) mod layout;
 pub(crate) mod origin;
 pub mod panes;
 pub(crate) mod paths;
+pub(crate) mod remember;
 pub(crate) mod scroll;
 pub(crate) mod search;
 pub(crate) mod terminal;
@@ -76,6 +77,8 @@ pub fn run(opts: Options) -> Result<(), String> {
     app.tune.config_file = opts.config.file.clone();
     app.tune.flags = opts.config.flags.clone();
 
+    let dir = opts.index_dir.clone();
+    remember::load(&dir, &mut app);
     app.editor = editor::from_env();
     app.start_dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
 
@@ -103,6 +106,7 @@ pub fn run(opts: Options) -> Result<(), String> {
 
     let result = ui_loop(&mut app, &theme, &mut guard.terminal, &rx, &engine, &pause);
     stop.store(true, Ordering::SeqCst);
+    remember::save(&dir, &app);
     // Leave the full screen first: stopping the engine saves the table.
     let hung_up = hangup::happened();
     if hung_up {

@@ -55,12 +55,21 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
 }
 
 /// A bordered block with a title; the border marks focus.
-/// A table size as people read it, the same in every pane (`2.36MiB`, not
-/// `2419KiB` here and `2.36MiB` there); the Tune form keeps the exact
-/// spelling, as it is typed.
+/// A table size as people read it, the same in every pane: its exact
+/// spelling when that is three digits or fewer (`64MiB`), else to three
+/// digits (`2.36MiB`, not `2419KiB` here and `2.36MiB` there). The Tune form
+/// keeps the exact spelling, as it is typed.
 pub(crate) fn size_label(s: &crate::origin::TableSize) -> String {
     match s {
-        crate::origin::TableSize::Bytes(b) => crate::bytesize::approx_bytes(*b),
+        crate::origin::TableSize::Bytes(b) => {
+            let exact = crate::bytesize::format_bytes(*b);
+            let digits = exact.chars().take_while(char::is_ascii_digit).count();
+            if digits <= 3 {
+                exact
+            } else {
+                crate::bytesize::approx_bytes(*b)
+            }
+        }
         crate::origin::TableSize::Unbounded => "unbounded".into(),
     }
 }

@@ -16,7 +16,7 @@ use super::keymap::Keymap;
 use crate::engine::{Command, Update};
 
 /// An app of `w`×`h` that has had the fixture's snapshot.
-fn app(w: u16, h: u16) -> App {
+pub(crate) fn app(w: u16, h: u16) -> App {
     with_keys(Keymap::default(), w, h)
 }
 
