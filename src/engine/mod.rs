@@ -20,6 +20,9 @@ use std::path::PathBuf;
 
 pub use state::*;
 
+/// Where the full-screen view keeps how it was left: beside the index.
+pub(crate) use crate::index::VIEW_FILE;
+
 use crate::config::Config;
 use crate::origin::Params;
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::app::{App, TABS, Tab};
 use super::documents::SortKey;
-use crate::index::VIEW_FILE;
+use crate::engine::VIEW_FILE;
 
 #[derive(Serialize, Deserialize, Debug, Default, PartialEq)]
 struct Saved {
