@@ -4,14 +4,13 @@
 //! checks before editing a page, as the other pages carrying the same text
 //! may have to change too.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
 
-use super::explain::{VersionJson, read_page, slice, status_name};
+use super::explain::{VersionJson, Words, read_page, status_name};
 use super::show::show;
 use super::{Fatal, PathJson, SourceArgs, StoreArgs};
 use crate::config::Config;
@@ -65,23 +64,14 @@ struct Found<'a> {
 
 impl<'a> Found<'a> {
     fn new(ix: &impl Read, rows: &'a [Row], id: u32, copies: &'a [PageCopy]) -> Found<'a> {
-        // Each text and its token spans, read once.
-        type Text = (Option<String>, Vec<(u32, u32)>);
-        let mut read: HashMap<u32, Text> = HashMap::new();
-        let mut words = |v: u32, start: u32, end: u32| {
-            let (text, spans) = read.entry(v).or_insert_with(|| {
-                let (text, spans) = query::text_of(ix, rows, v);
-                (text.ok(), spans)
-            });
-            slice(text.as_deref()?, spans, start, end)
-        };
+        let mut words = Words::new(ix, rows);
         let texts = (copies.iter())
             .map(|c| {
                 (c.passages.iter().zip(&c.targets))
                     .map(|(p, t)| {
                         let len = p.end - p.start;
-                        let there = t.and_then(|t| words(t.id, t.token, t.token + len));
-                        (words(c.id, p.start, p.end), there)
+                        let there = t.and_then(|t| words.of(t.id, t.token, t.token + len));
+                        (words.of(c.id, p.start, p.end), there)
                     })
                     .collect()
             })

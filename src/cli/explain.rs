@@ -183,20 +183,12 @@ struct Passage {
 
 impl<'a> Explained<'a> {
     fn new(ix: &impl Read, rows: &'a [Row], view: &'a OriginView) -> Explained<'a> {
-        // Each origin's text and token spans, read once.
-        type Text = (Option<String>, Vec<(u32, u32)>);
-        let mut origins: HashMap<u32, Text> = HashMap::new();
+        let mut origins = Words::new(ix, rows);
         let passages = (view.runs.iter().zip(&view.targets))
             .map(|(r, target)| {
                 let origin = r.origin.filter(|&o| o != view.id);
-                let origin_text = target.and_then(|t| {
-                    let (text, spans) = origins.entry(t.id).or_insert_with(|| {
-                        let (text, spans) = query::text_of(ix, rows, t.id);
-                        (text.ok(), spans)
-                    });
-                    let len = r.end - r.start;
-                    slice(text.as_deref()?, spans, t.token, t.token + len)
-                });
+                let origin_text =
+                    target.and_then(|t| origins.of(t.id, t.token, t.token + (r.end - r.start)));
                 Passage {
                     tokens: (r.start, r.end),
                     text: view
@@ -300,8 +292,39 @@ impl<'a> Explained<'a> {
     }
 }
 
+/// Versions' words by token range, each text read once.
+pub(super) struct Words<'a, R> {
+    ix: &'a R,
+    rows: &'a [Row],
+    /// Each version read: its text (None when not kept) and token spans.
+    read: HashMap<u32, Text>,
+}
+
+type Text = (Option<String>, Vec<(u32, u32)>);
+
+impl<'a, R: Read> Words<'a, R> {
+    pub(super) fn new(ix: &'a R, rows: &'a [Row]) -> Words<'a, R> {
+        Words {
+            ix,
+            rows,
+            read: HashMap::new(),
+        }
+    }
+
+    /// Tokens `start..end` of version `id`, as written there (None when its
+    /// text is not kept).
+    pub(super) fn of(&mut self, id: u32, start: u32, end: u32) -> Option<String> {
+        let (ix, rows) = (self.ix, self.rows);
+        let (text, spans) = self.read.entry(id).or_insert_with(|| {
+            let (text, spans) = query::text_of(ix, rows, id);
+            (text.ok(), spans)
+        });
+        slice(text.as_deref()?, spans, start, end)
+    }
+}
+
 /// Tokens `start..end` of a text with token `spans`, as written there.
-pub(super) fn slice(text: &str, spans: &[(u32, u32)], start: u32, end: u32) -> Option<String> {
+fn slice(text: &str, spans: &[(u32, u32)], start: u32, end: u32) -> Option<String> {
     let range = crate::tui::panes::token_bytes(spans, start..end)?;
     text.get(range).map(str::to_string)
 }

@@ -363,8 +363,8 @@ impl Clusters {
     }
 
     /// The clusters (members ascending, clusters largest first, ties by
-    /// first member; pairs as [`Clusters::pairs`] says) and each member's
-    /// cluster index. Settled first ([`Clusters::settle`]). Only the
+    /// first member; the pairs [`Clusters::pairs`] names, most similar
+    /// first) and each member's cluster index, by member. Settled first ([`Clusters::settle`]). Only the
     /// components changed since the last call are built again.
     pub(crate) fn clusters(&mut self) -> (Vec<Arc<super::Cluster>>, Vec<(u32, u32)>) {
         debug_assert!(self.orphans.is_empty(), "clusters of unsettled links");

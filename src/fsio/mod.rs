@@ -153,6 +153,15 @@ fn refuse_special(target: &Path) -> io::Result<()> {
     }
 }
 
+/// In a folder of ours, whatever stands at a file's name and is not a
+/// regular file (a FIFO, a link, a device) is damage: removed, so the file
+/// can be written there. A folder stays (it is not ours to remove).
+pub(crate) fn clear_special(path: &Path) {
+    if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let _ = fs::remove_file(path);
+    }
+}
+
 /// The error for a path of ours that holds something other than a regular
 /// file.
 pub(crate) fn not_regular(path: &Path) -> io::Error {

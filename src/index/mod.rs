@@ -659,12 +659,7 @@ fn one_line(dir: &Path, reason: &str) -> String {
 
 fn wipe(dir: &Path) -> Result<(), IndexError> {
     wipe_snapshot(dir)?;
-    remove_all(
-        dir,
-        [&schema::FILE, &schema::CHECKED]
-            .into_iter()
-            .chain(schema::COMPANIONS),
-    )
+    remove_all(dir, std::iter::once(&schema::FILE).chain(&schema::BESIDE))
 }
 
 fn wipe_snapshot(dir: &Path) -> Result<(), IndexError> {
@@ -697,8 +692,7 @@ fn load(
 ) -> Result<Loaded, Load> {
     // A journal without its database must not be replayed into a new one.
     if !dir.join(schema::FILE).exists() {
-        let beside = schema::COMPANIONS.iter().chain([&schema::CHECKED]);
-        remove_all(dir, beside).map_err(Load::Fatal)?;
+        remove_all(dir, &schema::BESIDE).map_err(Load::Fatal)?;
     }
     let (mut db, fresh) = match Db::open(&dir.join(schema::FILE)) {
         Ok(x) => x,

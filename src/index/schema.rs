@@ -47,11 +47,16 @@ use crate::source::name;
 
 pub(crate) const FILE: &str = "index.db";
 /// Files SQLite keeps beside the database.
-pub(crate) const COMPANIONS: &[&str] = &["index.db-wal", "index.db-shm", "index.db-journal"];
+pub(crate) const COMPANIONS: &[&str] = &[WAL, SHM, JOURNAL];
+const WAL: &str = "index.db-wal";
+const SHM: &str = "index.db-shm";
+const JOURNAL: &str = "index.db-journal";
 /// The database file as it was when its every page was last checked (see
-/// [`Db::open`]); removed with the database. Anything but a regular file
-/// there is no stamp: every open then checks every page.
-pub(crate) const CHECKED: &str = "index.db-checked";
+/// [`Db::open`]). Anything but a regular file there is no stamp: every open
+/// then checks every page.
+const CHECKED: &str = "index.db-checked";
+/// What goes with the database: SQLite's files and the check's stamp.
+pub(crate) const BESIDE: [&str; 4] = [WAL, SHM, JOURNAL, CHECKED];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
 pub(crate) const SCHEMA_VERSION: i64 = 6;
 /// The first schema whose fingerprints are taken under the seeded polynomial.
@@ -356,7 +361,7 @@ fn identity(path: &Path, dir: &Path) -> Option<String> {
         Ok(m) => m.len() == 0,
         Err(e) => e.kind() == std::io::ErrorKind::NotFound,
     };
-    if !journal_empty("index.db-wal") || !journal_empty("index.db-journal") {
+    if !journal_empty(WAL) || !journal_empty(JOURNAL) {
         return None;
     }
     #[cfg(unix)]
@@ -450,12 +455,9 @@ impl Db {
             if check != "ok" {
                 return Err(OpenError::Corrupt(format!("integrity check: {check}")));
             }
-            // Not written, the next open checks again: nothing is lost. A
-            // FIFO or a device there is replaced, as at the lock.
+            // Not written, the next open checks again: nothing is lost.
             if let Some(n) = now.filter(|_| !fresh) {
-                if std::fs::symlink_metadata(&checked).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-                    let _ = std::fs::remove_file(&checked);
-                }
+                crate::fsio::clear_special(&checked);
                 let _ = crate::fsio::write_atomic(&checked, |w| w.write_all(n.as_bytes()));
             }
         }

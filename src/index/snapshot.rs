@@ -113,12 +113,8 @@ impl Write for Counted {
 /// Write `table` with `header` atomically as `dir/table.snapshot` and
 /// remove the journal the snapshot now includes; the snapshot's size.
 pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<u64> {
-    // The index folder is ours: whatever else stands at the snapshot's name
-    // (a FIFO, a link) is damage, replaced.
     let target = dir.join(FILE);
-    if std::fs::symlink_metadata(&target).is_ok_and(|m| !m.is_file()) {
-        let _ = std::fs::remove_file(&target);
-    }
+    crate::fsio::clear_special(&target);
     FORMAT
         .write(&target, |w| {
             w.write_all(&(header.params.len() as u32).to_le_bytes())?;

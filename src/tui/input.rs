@@ -176,6 +176,9 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
     if let Some(&tab) = TABS.iter().find(|t| t.action() == action) {
         return switch(app, tab, out);
     }
+    if let Some(m) = Move::of(action) {
+        return step(app, m);
+    }
     let at = TABS.iter().position(|&t| t == app.tab).unwrap_or(0);
     match action {
         Action::Quit => app.quit = true,
@@ -195,12 +198,6 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
             Ok(_) => app.input = Some(Input::Export(super::export::default_name(app.tab))),
             Err(e) => app.message = Some(e),
         },
-        Action::Up
-        | Action::Down
-        | Action::PageUp
-        | Action::PageDown
-        | Action::Top
-        | Action::Bottom => step(app, Move::of(action).expect("a list key")),
         Action::Filter if app.tab == Tab::Origin && app.origin.view.is_some() => {
             let query = app.origin.search.as_ref().map(|s| s.query.clone());
             app.input = Some(Input::Search(query.unwrap_or_default()));

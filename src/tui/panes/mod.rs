@@ -54,7 +54,6 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
     }
 }
 
-/// A bordered block with a title; the border marks focus.
 /// A table size as people read it, the same in every pane: its exact
 /// spelling when that is three digits or fewer (`64MiB`), else to three
 /// digits (`2.36MiB`, not `2419KiB` here and `2.36MiB` there). The Tune form
@@ -94,6 +93,7 @@ pub(crate) fn overlay(
     );
 }
 
+/// A bordered block with a title; the border marks focus.
 pub(crate) fn block<'a>(theme: &Theme, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
     Block::new()
         .borders(Borders::ALL)
