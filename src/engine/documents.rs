@@ -236,13 +236,16 @@ mod tests {
                     gone.iter().any(|&g| (first..=last).contains(&g))
                 };
                 let kept: Vec<_> = before.chunks().map(|(_, c)| c).filter(|c| !touched(c)).collect();
-                // The last chunk takes the new rows; gathering small
-                // chunks again copies them all (into whole chunks).
+                // The last chunk takes the new rows. Gathering small chunks
+                // again copies them all; it cannot happen while the chunks,
+                // with the at most two an edit of 300 new rows splits off,
+                // are few for the rows (whole chunks otherwise passed for
+                // a gathering, and the check could not fail).
                 let last = before.rows.chunks.last();
-                let regathered = docs.rows.chunks.iter().rev().skip(1).all(|c| c.len() == CHUNK);
+                let may_gather = before.rows.chunks.len() + 2 > 4 * docs.len() / CHUNK;
                 prop_assert!(
-                    kept.iter().all(|c| last.is_some_and(|l| Arc::ptr_eq(l, c)) || docs.chunks().any(|(_, d)| Arc::ptr_eq(c, d)))
-                        || regathered,
+                    may_gather
+                        || kept.iter().all(|c| last.is_some_and(|l| Arc::ptr_eq(l, c)) || docs.chunks().any(|(_, d)| Arc::ptr_eq(c, d))),
                     "an untouched chunk was copied"
                 );
             }
