@@ -3,6 +3,7 @@
 //! (`directories`), or the one `--config FILE` names. Every key is optional;
 //! `config.example.toml` documents them all.
 
+mod folders;
 mod save;
 
 use std::path::{Path, PathBuf};
@@ -14,7 +15,9 @@ use crate::bytesize::Bytes;
 use crate::origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use crate::similar::fuzzy::LangChoice;
 use crate::source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
-pub(crate) use save::{save_params, snippet};
+pub use folders::FolderConfig;
+pub(crate) use folders::canonical;
+pub(crate) use save::{changed, save_params, snippet};
 
 /// Everything configurable, with its default.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -62,6 +65,8 @@ pub struct Config {
     pub watch: WatchConfig,
     pub tui: TuiConfig,
     pub keys: KeysConfig,
+    /// Engine settings of single folders, by absolute path (`[folders."/a/b"]`).
+    pub folders: std::collections::BTreeMap<String, FolderConfig>,
     /// The file these settings are read from, or would be if it existed
     /// (where adopted settings are saved); None without a config folder.
     #[serde(skip)]
@@ -69,6 +74,10 @@ pub struct Config {
     /// Engine settings given as command-line flags, which outrank the file.
     #[serde(skip)]
     pub flags: Vec<&'static str>,
+    /// The folder read (canonical), once [`Config::for_folder`] took its
+    /// settings: adopted settings are saved for it.
+    #[serde(skip)]
+    pub folder: Option<PathBuf>,
 }
 
 /// The TUI's look (`lineage watch` without `--json`).
@@ -324,8 +333,10 @@ impl Default for Config {
             watch: WatchConfig::default(),
             tui: TuiConfig::default(),
             keys: KeysConfig::default(),
+            folders: Default::default(),
             file: None,
             flags: Vec::new(),
+            folder: None,
         }
     }
 }
@@ -442,6 +453,7 @@ impl Config {
             )
         })?;
         c.validate()?;
+        c.validate_folders()?;
         Ok(c)
     }
 

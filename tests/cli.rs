@@ -590,6 +590,68 @@ fn a_linked_config_is_read_and_anything_else_there_is_one_line() {
     says("a link to nothing");
 }
 
+/// A `[folders."/abs/path"]` table holds one folder's settings: they outrank
+/// the top level for that folder only (however the folder is spelled on the
+/// command line), and a flag outranks them.
+#[test]
+fn a_folders_table_sets_that_folder_only_and_flags_outrank_it() {
+    let dir = TempDir::new("folderconfig");
+    let fixture = common::fixture("rust-book");
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("a.md"), "one page of its own\n").unwrap();
+    let config = dir.path().join("config.toml");
+    let canonical = fixture.canonicalize().unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "k = 5\n[folders.\"{}\"]\nk = 7\ntable_size = \"18KiB\"\n",
+            canonical.display()
+        ),
+    )
+    .unwrap();
+    let params = |root: &std::path::Path, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["scan", root.to_str().unwrap(), "--json", "--config"];
+        args.push(config.to_str().unwrap());
+        args.extend(extra);
+        let out = common::run(dir.path(), &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["params"].clone()
+    };
+    let p = params(&fixture.join(".").join("..").join("rust-book"), &[]);
+    assert_eq!(
+        (p["k"].as_u64(), p["table_size"].as_str()),
+        (Some(7), Some("18KiB"))
+    );
+    let p = params(&other, &[]);
+    assert_eq!(
+        (p["k"].as_u64(), p["table_size"].as_str()),
+        (Some(5), Some("64MiB"))
+    );
+    let p = params(&fixture, &["-k", "9"]);
+    assert_eq!(
+        (p["k"].as_u64(), p["table_size"].as_str()),
+        (Some(9), Some("18KiB"))
+    );
+    // A table that names a folder by a relative path is refused, with why.
+    std::fs::write(&config, "[folders.\"docs\"]\nk = 6\n").unwrap();
+    let line = common::fails_with_one_line(&common::run(
+        dir.path(),
+        &[
+            "scan",
+            fixture.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ],
+    ));
+    assert!(line.contains("absolute path"), "{line}");
+}
+
 #[test]
 fn bad_values_exit_2_with_one_line() {
     let dir = TempDir::new("badargs");

@@ -21,7 +21,7 @@ use crate::index::{self, Read};
 #[derive(Args, Debug)]
 pub(super) struct CopiesArgs {
     #[command(flatten)]
-    source: SourceArgs,
+    pub(super) source: SourceArgs,
     /// The page: its path under ROOT (as `scan` and the TUI name it), or a
     /// path to it from here.
     path: PathBuf,

@@ -25,7 +25,7 @@ use crate::source::{self, Filter};
 #[derive(Args, Debug)]
 pub(super) struct ExplainArgs {
     #[command(flatten)]
-    source: SourceArgs,
+    pub(super) source: SourceArgs,
     /// The document: its path under ROOT (as `scan` and the TUI name it),
     /// or a path to it from here. A deleted page is found by its old path.
     path: PathBuf,

@@ -17,7 +17,7 @@ use crate::source::{self, Filter};
 #[derive(Args, Debug)]
 pub(super) struct IndexArgs {
     #[command(flatten)]
-    source: SourceArgs,
+    pub(super) source: SourceArgs,
     /// Print `lineage-index/1` JSON instead of a summary.
     #[arg(long)]
     json: bool,

@@ -37,7 +37,8 @@ passage came from and what is new, with the origin-detection algorithms of Abdel
 Behzadi, Christoph and Henzinger (WWW 2009): shingle selection (Hailstorm, winnowing, ...), \
 a fixed-size table with eviction (Lucky, Copy-Count, ...) and estimation (bridging, expansion).\n\n\
 Settings come from the built-in defaults, then the config file (config.toml in the platform \
-config directory, or --config FILE), then these flags."
+config directory, or --config FILE), then the file's [folders.\"/abs/path\"] table for the folder \
+read, then these flags."
 )]
 struct Cli {
     /// Read settings from this TOML file instead of the platform config file.
@@ -85,6 +86,24 @@ enum Command {
     /// `[keys]` table rebinds keys and `[tui] theme` picks "dark" or "light"
     /// colours; the NO_COLOR environment variable turns colours off.
     Watch(watch::WatchArgs),
+}
+
+impl Command {
+    /// The folder the command reads, whose `[folders]` settings apply (the
+    /// pocket index takes no engine settings).
+    fn root(&self) -> Option<&std::path::Path> {
+        let source = match self {
+            Command::Scan(a) => &a.source,
+            Command::Sweep(a) => &a.source,
+            Command::Pairs(a) => &a.source,
+            Command::Index(a) => &a.source,
+            Command::Explain(a) => &a.source,
+            Command::Copies(a) => &a.source,
+            Command::Watch(a) => &a.source,
+            Command::Pocket(_) => return None,
+        };
+        Some(&source.root)
+    }
 }
 
 /// Where documents come from and in which order they are processed.
@@ -262,6 +281,10 @@ pub fn run() -> ExitCode {
             // Before any fingerprint is taken: the whole process uses one.
             polynomial::install(config.fingerprint_seed)
                 .map_err(|s| Fatal(format!("fingerprint seed {s} already in use")))?;
+            // The folder's own settings, before any flag (which outranks them).
+            if let Some(root) = cli.command.root() {
+                config.for_folder(root);
+            }
             Ok(config)
         })
         .and_then(|config| match cli.command {

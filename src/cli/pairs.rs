@@ -21,7 +21,7 @@ pub(crate) const DEFAULT_MIN_SIMILARITY: f64 = 0.8;
 #[derive(Args, Debug)]
 pub(super) struct PairsArgs {
     #[command(flatten)]
-    source: SourceArgs,
+    pub(super) source: SourceArgs,
     /// Print the JSON of docs/formats.md §6 instead of a summary.
     #[arg(long)]
     json: bool,

@@ -25,7 +25,7 @@ use crate::source::Filter;
 #[derive(Args, Debug)]
 pub(super) struct ScanArgs {
     #[command(flatten)]
-    source: SourceArgs,
+    pub(super) source: SourceArgs,
     /// Print the JSON of docs/formats.md §6 report instead of a summary.
     #[arg(long)]
     json: bool,

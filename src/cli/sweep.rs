@@ -21,7 +21,7 @@ use crate::source::Filter;
 #[derive(Args, Debug)]
 pub(super) struct SweepArgs {
     #[command(flatten)]
-    source: SourceArgs,
+    pub(super) source: SourceArgs,
     /// Print the JSON of docs/formats.md §6 instead of a table.
     #[arg(long)]
     json: bool,

@@ -18,7 +18,7 @@ use crate::engine::{self, Engine, Event, EventKind, Update};
 #[derive(Args, Debug)]
 pub(super) struct WatchArgs {
     #[command(flatten)]
-    source: SourceArgs,
+    pub(super) source: SourceArgs,
     /// Print one JSON object per line (docs/formats.md §6) instead of opening the
     /// full-screen view (which opens only when stdin and stdout are a
     /// terminal; otherwise readable lines are printed).

@@ -1,19 +1,20 @@
-//! Saving adopted settings into the config file a person keeps: the keys of
-//! the engine settings get the new values; every comment, blank line, order
-//! and other key stays as written (toml_edit keeps the document's layout).
+//! Saving adopted settings into the config file a person keeps: the keys the
+//! person changed go into the folder's `[folders."/abs/path"]` table (the
+//! settings are that folder's, see `folders`); every comment, blank line,
+//! order and other key stays as written (toml_edit keeps the layout).
 //! The result is checked as `Config::load` would check it before anything
 //! is written, and written atomically (a symlinked file, as dotfile managers
 //! make, is written through its link, which stays).
 
 use std::path::{Path, PathBuf};
 
-use toml_edit::{DocumentMut, Item, value};
+use toml_edit::{DocumentMut, Item, Table, value};
 
 use super::{Config, ConfigError};
 use crate::origin::Params;
 
 /// The settings as config keys and TOML values, in the config's order.
-fn entries(p: &Params) -> [(&'static str, Item); 9] {
+fn entries(p: &Params) -> [(&'static str, Item); 10] {
     let int = |n: u64| value(n as i64);
     [
         ("k", int(p.k as u64)),
@@ -25,20 +26,48 @@ fn entries(p: &Params) -> [(&'static str, Item); 9] {
         ("estimation", value(p.estimation.to_string())),
         ("bridge_limit", int(u64::from(p.bridge_limit))),
         ("seed", value(p.seed as i64)),
+        ("align", value(p.align)),
     ]
 }
 
-/// The lines to paste into a config file for these settings.
-pub(crate) fn snippet(p: &Params) -> String {
-    entries(p)
-        .iter()
+/// The config keys whose values differ between `was` and `now`, in the
+/// config's order: what a person changed.
+pub(crate) fn changed(was: &Params, now: &Params) -> Vec<&'static str> {
+    (entries(was).iter().zip(entries(now)))
+        .filter(|((_, a), (_, b))| a.to_string() != b.to_string())
+        .map(|((k, _), _)| *k)
+        .collect()
+}
+
+/// `keys` of `p` as lines of TOML.
+fn lines(p: &Params, keys: &[&str]) -> String {
+    (entries(p).iter())
+        .filter(|(k, _)| keys.contains(k))
         .map(|(k, v)| format!("{k} = {}\n", v.to_string().trim()))
         .collect()
 }
 
-/// Write `p` into the config file at `path` (created, with its folder, if
-/// missing), keeping everything else in it. Returns the file written.
-pub(crate) fn save_params(path: &Path, p: &Params) -> Result<PathBuf, ConfigError> {
+/// The lines to paste into a config file for `keys` of these settings,
+/// under the folder's table header.
+pub(crate) fn snippet(folder: &Path, p: &Params, keys: &[&str]) -> String {
+    let mut header = Table::new();
+    header.set_implicit(true);
+    let mut doc = DocumentMut::new();
+    doc.insert("folders", Item::Table(header));
+    let name = folder.to_string_lossy();
+    doc["folders"][name.as_ref()] = Item::Table(Table::new());
+    format!("{doc}{}", lines(p, keys))
+}
+
+/// Write `keys` of `p` into the `[folders]` table of `folder` in the config
+/// file at `path` (each created if missing), keeping everything else in it.
+/// Returns the file written.
+pub(crate) fn save_params(
+    path: &Path,
+    folder: &Path,
+    p: &Params,
+    keys: &[&str],
+) -> Result<PathBuf, ConfigError> {
     let invalid = |message: String| ConfigError::Invalid {
         path: path.to_path_buf(),
         message,
@@ -56,8 +85,27 @@ pub(crate) fn save_params(path: &Path, p: &Params) -> Result<PathBuf, ConfigErro
         String::new()
     };
     let mut doc: DocumentMut = text.parse().map_err(|e| invalid(format!("{e}")))?;
-    for (key, item) in entries(p) {
-        match doc.get_mut(key).and_then(Item::as_value_mut) {
+    let name = folder
+        .to_str()
+        .ok_or_else(|| invalid("the folder's name is not UTF-8, as a config key must be".into()))?;
+    let folders = doc.entry("folders").or_insert_with(|| {
+        let mut t = Table::new();
+        t.set_implicit(true);
+        Item::Table(t)
+    });
+    let folders =
+        (folders.as_table_like_mut()).ok_or_else(|| invalid("folders is not a table".into()))?;
+    // The table naming this folder, however spelled, or a new one.
+    let spelled = (folders.iter())
+        .map(|(k, _)| k.to_string())
+        .find(|k| super::canonical(Path::new(k)) == folder)
+        .unwrap_or_else(|| name.to_string());
+    let table = (folders.entry(&spelled))
+        .or_insert(Item::Table(Table::new()))
+        .as_table_like_mut()
+        .ok_or_else(|| invalid(format!("folders.\"{spelled}\" is not a table")))?;
+    for (key, item) in entries(p).into_iter().filter(|(k, _)| keys.contains(k)) {
+        match table.get_mut(key).and_then(Item::as_value_mut) {
             // The value alone: the key's comments and spacing stay.
             Some(v) => {
                 let decor = v.decor().clone();
@@ -65,7 +113,7 @@ pub(crate) fn save_params(path: &Path, p: &Params) -> Result<PathBuf, ConfigErro
                 *v.decor_mut() = decor;
             }
             None => {
-                doc.insert(key, item);
+                table.insert(key, item);
             }
         }
     }
@@ -100,10 +148,16 @@ mod tests {
         d
     }
 
+    /// The keys of [`tuned`] that differ from the defaults.
+    const TUNED: [&str; 3] = ["k", "selector", "table_size"];
+
     #[test]
-    fn settings_change_and_the_persons_file_stays_as_written() {
+    fn only_the_changed_keys_are_saved_in_the_folders_table_and_the_rest_stays() {
+        assert_eq!(changed(&Params::default(), &tuned()), TUNED);
+        assert!(changed(&tuned(), &tuned()).is_empty());
         let dir = temp("keep");
-        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(dir.join("docs")).unwrap();
+        let folder = super::super::canonical(&dir.join("docs"));
         let path = dir.join("config.toml");
         let before = "# my lineage settings\n\n\
                       # small table for the laptop\n\
@@ -113,24 +167,39 @@ mod tests {
                       # quiet editor\n\
                       debounce_ms = 500\n";
         std::fs::write(&path, before).unwrap();
-        save_params(&path, &tuned()).unwrap();
+        save_params(&path, &folder, &tuned(), &["selector", "table_size"]).unwrap();
         let after = std::fs::read_to_string(&path).unwrap();
-        for kept in [
-            "# my lineage settings\n",
-            "# small table for the laptop\ntable_size = \"12KiB\"",
-            "order = \"path\"",
-            "[watch]\n# quiet editor\ndebounce_ms = 500\n",
-        ] {
-            assert!(after.contains(kept), "{kept:?} in:\n{after}");
-        }
-        let c = Config::from_toml(&after).unwrap();
-        assert_eq!(c.params(), tuned());
+        assert!(
+            after.starts_with(before),
+            "the person's lines stay:\n{after}"
+        );
+        let mut c = Config::from_toml(&after).unwrap();
+        assert_eq!(
+            c.table_size,
+            TableSize::Bytes(1 << 20),
+            "top level untouched"
+        );
         assert_eq!(c.watch.debounce_ms, 500);
-        // New keys sit before the first table, where TOML reads them as top level.
-        assert!(after.find("selector").unwrap() < after.find("[watch]").unwrap());
-        // Saving again changes nothing.
-        save_params(&path, &tuned()).unwrap();
+        c.for_folder(&folder);
+        let want = Params {
+            k: Params::default().k,
+            ..tuned()
+        };
+        assert_eq!(c.params(), want, "only the keys asked for, in that folder");
+        assert!(!after.contains("\nk ="), "{after}");
+        // Saving again changes nothing; a change to a saved key keeps its line.
+        save_params(&path, &folder, &tuned(), &["selector", "table_size"]).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), after);
+        let bigger = Params {
+            table_size: TableSize::Bytes(1 << 30),
+            ..tuned()
+        };
+        save_params(&path, &folder, &bigger, &["table_size", "k"]).unwrap();
+        let again = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(again.matches("[folders.").count(), 1, "{again}");
+        let mut c = Config::from_toml(&again).unwrap();
+        c.for_folder(&folder);
+        assert_eq!(c.params(), bigger);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -138,17 +207,22 @@ mod tests {
     fn a_missing_file_and_its_folder_are_created_and_a_link_stays_a_link() {
         let dir = temp("new");
         let path = dir.join("lineage").join("config.toml");
-        save_params(&path, &tuned()).unwrap();
+        let folder = Path::new("/srv/docs");
+        save_params(&path, folder, &tuned(), &TUNED).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(text, snippet(&tuned()));
-        assert_eq!(Config::from_toml(&text).unwrap().params(), tuned());
+        assert_eq!(text, snippet(folder, &tuned(), &TUNED));
+        assert!(text.starts_with("[folders.\"/srv/docs\"]\n"), "{text}");
+        let mut c = Config::from_toml(&text).unwrap();
+        c.for_folder(folder);
+        assert_eq!(c.params(), tuned());
         #[cfg(unix)]
         {
             let link = dir.join("link.toml");
             std::os::unix::fs::symlink(&path, &link).unwrap();
-            save_params(&link, &Params::default()).unwrap();
+            save_params(&link, folder, &Params::default(), &TUNED).unwrap();
             assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
-            let c = Config::load(Some(&path)).unwrap();
+            let mut c = Config::load(Some(&path)).unwrap();
+            c.for_folder(folder);
             assert_eq!(c.params(), Params::default());
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -159,9 +233,12 @@ mod tests {
         let dir = temp("bad");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("config.toml");
-        for bad in ["k = [", "no_such_key = 1\n"] {
+        for bad in ["k = [", "no_such_key = 1\n", "folders = 3\n"] {
             std::fs::write(&path, bad).unwrap();
-            assert!(save_params(&path, &tuned()).is_err(), "{bad}");
+            assert!(
+                save_params(&path, Path::new("/d"), &tuned(), &TUNED).is_err(),
+                "{bad}"
+            );
             assert_eq!(std::fs::read_to_string(&path).unwrap(), bad, "untouched");
         }
         std::fs::remove_dir_all(&dir).unwrap();

@@ -249,8 +249,8 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
         Msg::Tick => app.rescan = None,
         Msg::Stop => app.quit = true,
         Msg::Saved(r) => {
-            if let Some(p) = app.tune.save.take() {
-                app.event_detail = app.tune.saved(r, &p);
+            if let Some((p, keys)) = app.tune.save.take() {
+                app.event_detail = app.tune.saved(r, &p, &keys);
             }
         }
     }

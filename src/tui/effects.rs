@@ -22,8 +22,9 @@ pub enum Effect {
         bytes: Vec<u8>,
         rows: usize,
     },
-    /// Save adopted settings in the config file (answered by `Msg::Saved`).
-    Save(crate::origin::Params),
+    /// Save these keys of adopted settings in the folder's table of the
+    /// config file (answered by `Msg::Saved`).
+    Save(crate::origin::Params, Vec<&'static str>),
 }
 
 /// The OSC 52 sequence that asks the terminal to put `bytes` on the

@@ -36,8 +36,9 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
             .and_then(|s| s.events.first())
             .map_or(0, |e| e.n);
         out.extend(app.tune.answer(adopt, save, seen));
-        if let Some(p) = app.tune.save {
-            app.effects.push(super::effects::Effect::Save(p));
+        if let Some((p, keys)) = &app.tune.save {
+            let save = super::effects::Effect::Save(*p, keys.clone());
+            app.effects.push(save);
         }
         return;
     }

@@ -76,6 +76,9 @@ pub fn run(opts: Options) -> Result<(), String> {
     app.tune.fill(&opts.config.params());
     app.tune.config_file = opts.config.file.clone();
     app.tune.flags = opts.config.flags.clone();
+    app.tune.started = opts.config.params();
+    app.tune.folder =
+        (opts.config.folder.clone()).unwrap_or_else(|| crate::config::canonical(&opts.root));
 
     let dir = opts.index_dir.clone();
     remember::load(&dir, &mut app);
@@ -196,9 +199,10 @@ fn effect(
 ) -> Result<(), String> {
     use std::io::Write;
     match e {
-        effects::Effect::Save(p) => {
+        effects::Effect::Save(p, keys) => {
             let r = match &app.tune.config_file {
-                Some(file) => crate::config::save_params(file, &p).map_err(|e| e.to_string()),
+                Some(file) => crate::config::save_params(file, &app.tune.folder, &p, &keys)
+                    .map_err(|e| e.to_string()),
                 None => Err("no config folder (HOME is not set); use --config FILE".into()),
             };
             update(app, Msg::Saved(r));

@@ -126,13 +126,18 @@ pub struct TuneState {
     pub update: Option<ShadowUpdate>,
     /// Settings to adopt once the person says yes.
     pub confirm: Option<Params>,
-    /// Adopted settings to save into the config file (the UI loop does it
-    /// and answers with [`super::app::Msg::Saved`]).
-    pub save: Option<Params>,
+    /// Adopted settings to save into the config file, and the keys to save
+    /// (the UI loop does it and answers with [`super::app::Msg::Saved`]).
+    pub save: Option<(Params, Vec<&'static str>)>,
     /// What the last adopt did, for the form's status line.
     pub message: Option<String>,
     /// The config file adopted settings are saved in (None: no config folder).
     pub config_file: Option<std::path::PathBuf>,
+    /// The folder they are saved for (its `[folders]` table).
+    pub folder: std::path::PathBuf,
+    /// The settings the view started with (file, folder table, flags): a
+    /// save writes only the keys that differ from them.
+    pub started: Params,
     /// Engine settings given as flags: they outrank the saved file.
     pub flags: Vec<&'static str>,
     /// A sweep's results as a table of numbers instead of the chart.
@@ -291,8 +296,11 @@ impl TuneState {
             return None;
         }
         self.adopting = Some((p, seen));
-        self.message = Some(if save {
-            self.save = Some(p);
+        let keys = crate::config::changed(&self.started, &p);
+        self.message = Some(if save && keys.is_empty() {
+            "adopted; nothing to save (the settings the view started with)".to_string()
+        } else if save {
+            self.save = Some((p, keys));
             "adopted; saving…".to_string()
         } else {
             match &self.config_file {
@@ -303,10 +311,21 @@ impl TuneState {
         Some(Command::Adopt(p))
     }
 
-    /// "--table-size outranks" (or "--k --seed outrank"): the flags given,
-    /// which the saved file cannot override; None without any.
-    pub(crate) fn outranking(&self) -> Option<String> {
+    /// The folder saved settings are for, as the TUI draws a name.
+    pub(crate) fn folder_shown(&self) -> String {
+        crate::tui::paths::shown(&self.folder.to_string_lossy()).into_owned()
+    }
+
+    /// The keys a save would write now, with the form's settings.
+    pub(crate) fn to_save(&self, p: &Params) -> Vec<&'static str> {
+        crate::config::changed(&self.started, p)
+    }
+
+    /// "--table-size outranks" (or "--k --seed outrank"): the flags given
+    /// for `keys`, which the saved file cannot override; None without any.
+    pub(crate) fn outranking(&self, keys: &[&str]) -> Option<String> {
         let flags: Vec<String> = (self.flags.iter())
+            .filter(|f| keys.contains(f))
             .map(|f| format!("--{}", f.replace('_', "-")))
             .collect();
         match flags.len() {
@@ -321,11 +340,17 @@ impl TuneState {
         &mut self,
         r: Result<std::path::PathBuf, String>,
         p: &Params,
+        keys: &[&'static str],
     ) -> Option<String> {
         match r {
             Ok(file) => {
-                let mut m = format!("adopted and saved in {}", file.display());
-                if let Some(flags) = self.outranking() {
+                let mut m = format!(
+                    "adopted; saved {} for {} in {}",
+                    keys.join(", "),
+                    self.folder_shown(),
+                    file.display()
+                );
+                if let Some(flags) = self.outranking(keys) {
                     m.push_str(&format!(" (but {flags} the file: start without)"));
                 }
                 self.message = Some(m);
@@ -334,9 +359,9 @@ impl TuneState {
             Err(e) => {
                 self.message = Some(format!("adopted; not saved: {e}"));
                 Some(format!(
-                    "Not saved ({e}). To keep these settings, put these lines at the top of \
-                     a config file (before any [table]):\n\n{}",
-                    crate::config::snippet(p)
+                    "Not saved ({e}). To keep these settings for this folder, put these \
+                     lines in a config file:\n\n{}",
+                    crate::config::snippet(&self.folder, p, keys)
                 ))
             }
         }

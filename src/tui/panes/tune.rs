@@ -165,15 +165,26 @@ pub(crate) fn confirm(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         || "a config file (none found)".to_string(),
         |f| f.display().to_string(),
     );
+    // A save writes what the person changed, for this folder only.
+    let keys = app.tune.to_save(p);
+    let save = if keys.is_empty() {
+        " adopt (nothing to save: the settings the view started with)   ".to_string()
+    } else {
+        format!(
+            " adopt and save {} for {} in {file}   ",
+            keys.join(", "),
+            app.tune.folder_shown()
+        )
+    };
     lines.push(Line::from(vec![
         Span::styled(" enter", theme.key),
         Span::raw(" adopt   "),
         Span::styled("s", theme.key),
-        Span::raw(format!(" adopt and save in {file}   ")),
+        Span::raw(save),
         Span::styled("esc", theme.key),
         Span::raw(" cancel"),
     ]));
-    if let Some(flags) = app.tune.outranking() {
+    if let Some(flags) = app.tune.outranking(&keys) {
         lines.push(Line::styled(
             format!(" Given on the command line, {flags} the file."),
             theme.warning,

@@ -265,7 +265,9 @@ fn adopt_asks_first() {
     for (w, h) in [(80, 24), (120, 40)] {
         let mut a = app(w, h);
         a.tune.config_file = Some("/home/ana/.config/lineage/config.toml".into());
-        a.tune.flags = vec!["table_size"];
+        a.tune.folder = "/home/ana/docs".into();
+        a.tune.started = a.snapshot.as_ref().unwrap().params;
+        a.tune.flags = vec!["table_size", "selector"];
         keys(&mut a, "5");
         // The selector, one choice on.
         keys(&mut a, "j");
@@ -273,7 +275,15 @@ fn adopt_asks_first() {
         keys(&mut a, "A");
         let shown = screen(&a, &dark());
         assert!(shown.contains("Make these the live settings?"), "{shown}");
-        assert!(shown.contains("--table-size"), "{shown}");
+        // What is saved, for which folder, and the flag that outranks it
+        // (not --table-size: the size is not saved).
+        let flat = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("save selector for /home/ana/docs in"),
+            "{shown}"
+        );
+        assert!(flat.contains("--selector outranks"), "{shown}");
+        assert!(!flat.contains("--table-size"), "{shown}");
         insta::assert_snapshot!(format!("adopt_{w}x{h}"), shown);
     }
 }

@@ -15,7 +15,7 @@ use crate::tui::filter::Fuzzy;
 use crate::tui::keymap::Keymap;
 use crate::tui::layout;
 use crate::tui::origin::wrap;
-use crate::tui::tune::{FIELDS, RunKind};
+use crate::tui::tune::{FIELDS, Field, RunKind};
 
 fn paths(app: &crate::tui::App) -> Vec<String> {
     (0..app.docs.len())
@@ -409,7 +409,7 @@ fn sweep_asks_the_paper_sizes_for_two_selectors() {
 /// and unaligned beside the live selector: three series of the paper's sizes.
 #[test]
 fn sweep_of_all_shows_it_aligned_and_unaligned() {
-    use crate::tui::tune::{Field, Series};
+    use crate::tui::tune::Series;
     let mut a = app(80, 24);
     keys(&mut a, "5");
     let at = FIELDS.iter().position(|&f| f == Field::Selector).unwrap();
@@ -825,29 +825,59 @@ fn versions_open_an_earlier_one_or_compare_it_and_come_back() {
 }
 
 #[test]
-fn s_adopts_and_saves_and_a_failed_save_shows_what_to_paste() {
+fn s_saves_what_was_changed_for_this_folder_and_a_failed_save_shows_what_to_paste() {
     let mut a = tune_with_size("12KiB");
     a.tune.config_file = Some("/home/ana/.config/lineage/config.toml".into());
+    a.tune.folder = "/home/ana/docs".into();
+    // The view started with a table size from a flag: changing only the
+    // eviction saves only the eviction.
+    let started = a.snapshot.as_ref().unwrap().params;
+    a.tune.started = started;
     a.tune.flags = vec!["table_size"];
+    a.tune.fill(&started);
+    a.tune.values[Field::Eviction as usize] = "cc".into();
     keys(&mut a, "A");
     let out = keys(&mut a, "s");
     let Some(Command::Adopt(p)) = out.first().cloned() else {
         panic!("{out:?}")
     };
-    assert_eq!(p.table_size, TableSize::Bytes(12 << 10));
-    assert_eq!(a.tune.save, Some(p), "the UI loop saves it");
-    // Saved: the message names the file and the flag that outranks it.
+    assert_eq!(p.table_size, started.table_size);
+    assert_eq!(
+        a.tune.save,
+        Some((p, vec!["eviction"])),
+        "the UI loop saves it"
+    );
     update(
         &mut a,
         Msg::Saved(Ok("/home/ana/dotfiles/lineage.toml".into())),
     );
     let m = a.tune.message.clone().unwrap();
     assert!(
-        m.contains("saved in /home/ana/dotfiles/lineage.toml"),
+        m.contains("saved eviction for /home/ana/docs in /home/ana/dotfiles/lineage.toml"),
         "{m}"
     );
-    assert!(m.contains("--table-size"), "{m}");
+    assert!(
+        !m.contains("--table-size"),
+        "the flag is not about what was saved: {m}"
+    );
     assert!(a.tune.save.is_none() && a.event_detail.is_none());
+    // The size changed too: saved, and the flag that outranks it named.
+    a.tune.values[Field::TableSize as usize] = "12KiB".into();
+    keys(&mut a, "A");
+    keys(&mut a, "s");
+    let Some((p, saved)) = a.tune.save.clone() else {
+        panic!("nothing to save")
+    };
+    assert_eq!(saved, ["table_size", "eviction"]);
+    assert_eq!(p.table_size, TableSize::Bytes(12 << 10));
+    update(&mut a, Msg::Saved(Ok("/c.toml".into())));
+    assert!(
+        a.tune
+            .message
+            .as_ref()
+            .unwrap()
+            .contains("--table-size outranks")
+    );
     // Not saved: why, and the lines to paste instead, opened in full.
     keys(&mut a, "A");
     keys(&mut a, "s");
@@ -860,8 +890,20 @@ fn s_adopts_and_saves_and_a_failed_save_shows_what_to_paste() {
             .contains("not saved: cannot write it")
     );
     let detail = a.event_detail.clone().unwrap();
+    assert!(detail.contains("[folders.\"/home/ana/docs\"]"), "{detail}");
     assert!(detail.contains("table_size = \"12KiB\""), "{detail}");
-    assert!(detail.contains("selector = \"nhs\""), "{detail}");
+    assert!(
+        !detail.contains("selector ="),
+        "only what changed: {detail}"
+    );
+    // Back to the settings it started with: nothing to save.
+    press(&mut a, KeyCode::Esc);
+    assert!(a.event_detail.is_none());
+    a.tune.fill(&started);
+    keys(&mut a, "A");
+    keys(&mut a, "s");
+    assert!(a.tune.save.is_none());
+    assert!(a.tune.message.as_ref().unwrap().contains("nothing to save"));
 }
 
 #[test]
