@@ -155,6 +155,7 @@ pub struct KeysConfig {
     pub versions: String,
     pub compare_version: String,
     pub copies: String,
+    pub find: String,
     pub sweep_view: String,
     pub take_point: String,
     pub copy: String,
@@ -164,7 +165,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 40] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 41] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -201,6 +202,7 @@ impl KeysConfig {
             ("versions", &self.versions),
             ("compare_version", &self.compare_version),
             ("copies", &self.copies),
+            ("find", &self.find),
             ("sweep_view", &self.sweep_view),
             ("take_point", &self.take_point),
             ("copy", &self.copy),
@@ -250,6 +252,7 @@ impl Default for KeysConfig {
             versions: k("v"),
             compare_version: k("c"),
             copies: k("C"),
+            find: k("F"),
             sweep_view: k("t"),
             take_point: k("T"),
             copy: k("y"),

@@ -652,3 +652,57 @@ fn a_rescan_that_finds_nothing_is_still_answered() {
     let after = r.snapshot("the rescan's answer", |n| n.seq > before);
     assert_eq!(after.versions, 1);
 }
+
+/// A search of every page lists the live pages holding the words, in path
+/// order, each with its matches and the first one's place in the text the
+/// Origin pane shows; a page whose text the index does not keep is read
+/// from its file; a replaced version's words are not found.
+#[test]
+fn a_search_of_every_page_finds_the_words_where_origin_shows_them() {
+    let dir = TempDir::new("engine-search");
+    dir.write(
+        "b/one.md",
+        "# One\n\nThe Needle is here, and a needle there.\n",
+    );
+    dir.write("a.md", "Nothing to see.\n");
+    dir.write("c.txt", "needles: NEEDLE\n");
+    dir.write("d.md", "an old needle\n");
+    for budget in [512 << 20, 0] {
+        let mut r = start(dir.path(), |c| {
+            c.history_budget = lineage::bytesize::Bytes(budget)
+        });
+        r.snapshot("four", |s| s.documents.len() == 4);
+        if budget > 0 {
+            // d.md's first version held the word; its new one does not.
+            dir.write("d.md", "an old thread\n");
+            r.snapshot("d.md v2", |s| {
+                doc(s, "d.md").is_some_and(|d| d.version == 2)
+            });
+        }
+        r.engine.send(Command::Search {
+            generation: 7,
+            query: "nEEdle".into(),
+        });
+        let v = r.wait_for("search done", |u| match u {
+            Update::Search(v) if v.done => Some(v.clone()),
+            _ => None,
+        });
+        assert_eq!(v.generation, 7);
+        assert_eq!((v.searched, v.total, v.unread), (4, 4, 0));
+        let found: Vec<(&str, u32)> = v.hits.iter().map(|h| (&*h.path, h.matches)).collect();
+        assert_eq!(found, [("b/one.md", 2), ("c.txt", 2)], "budget {budget}");
+        assert_eq!((v.pages, v.matches), (2, 4));
+        let hit = &v.hits[0];
+        assert_eq!(&hit.context[hit.marked.clone()], "Needle");
+        assert_eq!(hit.context, "The Needle is here, and a needle there.");
+        r.engine.send(Command::Origin {
+            id: hit.id,
+            exact: false,
+        });
+        let o = r.wait_for("origin view", |u| match u {
+            Update::Origin(o) => Some(o.clone()),
+            _ => None,
+        });
+        assert_eq!(&o.text.as_deref().unwrap()[hit.first.clone()], "Needle");
+    }
+}

@@ -11,6 +11,7 @@ mod folder;
 pub(crate) mod query;
 mod report;
 mod run;
+mod search;
 mod shadow;
 pub mod state;
 mod store;
@@ -42,6 +43,10 @@ pub enum Command {
     Shadow { generation: u64, runs: Vec<Params> },
     /// Stop shadow run `generation` (a newer `Shadow` also does).
     Cancel { generation: u64 },
+    /// Every live page whose text holds `query`, ignoring case →
+    /// [`Update::Search`] (progress at most every 100 ms, then the answer).
+    /// A newer search stops an older one; an empty query only stops it.
+    Search { generation: u64, query: String },
     /// Make these the live settings: the index is re-processed from its
     /// cached fingerprints, then a snapshot follows.
     Adopt(Params),
@@ -65,6 +70,7 @@ pub enum Update {
     Origin(std::sync::Arc<OriginView>),
     Compare(std::sync::Arc<CompareView>),
     Copies(std::sync::Arc<CopiesView>),
+    Search(std::sync::Arc<SearchView>),
     Shadow(ShadowUpdate),
     /// The engine cannot go on (the index is locked by another process, the
     /// root vanished at start-up); it has stopped.

@@ -12,6 +12,7 @@ use super::clusters::{Clusters, shingle_set};
 use super::folder::{Check, Folder};
 use super::query::{self, Row};
 use super::report::{Publish, Reporter, send};
+use super::search;
 use super::shadow::{self, Job};
 use super::store::Store;
 use super::view;
@@ -56,6 +57,8 @@ struct Live {
     /// The folder at the root's path and how its changes are noticed.
     folder: Folder,
     shadow: Option<(u64, Arc<AtomicBool>)>,
+    /// The cancel flag of the search under way.
+    search: Option<Arc<AtomicBool>>,
     /// Timed rescans put off in a row (see [`SETTLE_TICKS`]).
     settling: u32,
     rep: Reporter,
@@ -155,6 +158,7 @@ impl Live {
             touched: Vec::new(),
             retired: Vec::new(),
             shadow: None,
+            search: None,
             settling: 0,
             rep,
         };
@@ -712,6 +716,10 @@ impl Live {
                 self.start_shadow(generation, runs);
                 false
             }
+            Command::Search { generation, query } => {
+                self.start_search(generation, query);
+                false
+            }
             Command::Cancel { generation } => {
                 if let Some((g, cancel)) = &self.shadow
                     && *g == generation
@@ -781,6 +789,50 @@ impl Live {
         match spawned {
             Ok(_) => self.shadow = Some((generation, cancel)),
             Err(e) => self.rep.error(format!("shadow run: {e}")),
+        }
+    }
+
+    /// Search the live pages for `query` in a thread of its own, after
+    /// stopping the search under way (an empty query only stops it).
+    fn start_search(&mut self, generation: u64, query: String) {
+        if let Some(cancel) = self.search.take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        if query.is_empty() {
+            return;
+        }
+        let history = match self.ix().history_reader() {
+            Ok(h) => h,
+            Err(e) => return self.rep.error(format!("search: {e}")),
+        };
+        let mut pages: Vec<search::Page> = (self.live.iter())
+            .map(|(path, &id)| search::Page {
+                id,
+                path: Arc::from(path.as_str()),
+                version: self.rows[id as usize].version,
+            })
+            .collect();
+        pages.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let job = search::Job {
+            generation,
+            query,
+            pages,
+            root: self.opts.root.clone(),
+            max_file_size: self.opts.config.max_file_size.0,
+            cancel: cancel.clone(),
+        };
+        let publish = self.rep.publish.clone();
+        let spawned = std::thread::Builder::new()
+            .name("lineage-search".into())
+            .spawn(move || {
+                search::run(&history, &job, |v| {
+                    send(&publish, Update::Search(Arc::new(v)))
+                })
+            });
+        match spawned {
+            Ok(_) => self.search = Some(cancel),
+            Err(e) => self.rep.error(format!("search: {e}")),
         }
     }
 

@@ -240,6 +240,41 @@ pub struct VersionInfo {
     pub mtime_ns: i64,
 }
 
+/// Live pages whose text holds a phrase: the answer to
+/// [`super::Command::Search`], sent as the search goes and once done.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchView {
+    pub generation: u64,
+    pub query: String,
+    /// Live pages searched so far, of `total`.
+    pub searched: usize,
+    pub total: usize,
+    /// Pages with a match, in path order (at most the first 1,000).
+    pub hits: Vec<SearchHit>,
+    /// Pages with a match, listed or not, and the matches in them.
+    pub pages: usize,
+    pub matches: usize,
+    /// Pages whose text could be read neither from the index nor the file.
+    pub unread: usize,
+    pub done: bool,
+}
+
+/// A page with a match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchHit {
+    /// Its live version.
+    pub id: u32,
+    pub path: Arc<str>,
+    pub version: u32,
+    pub matches: u32,
+    /// The first match, as bytes of the page's text (as Origin shows it).
+    pub first: std::ops::Range<usize>,
+    /// Its line around it (whitespace runs as one space), and where the
+    /// match is in that.
+    pub context: String,
+    pub marked: std::ops::Range<usize>,
+}
+
 /// Who copies a page: the answer to [`super::Command::Copies`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct CopiesView {

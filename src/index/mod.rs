@@ -876,6 +876,11 @@ impl History {
     pub fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, IndexError> {
         self.0.fingerprints(from, to)
     }
+
+    /// Version `id`'s kept text (searches).
+    pub(crate) fn text(&self, id: u32) -> Result<Kept, IndexError> {
+        texts::get(self.0.conn(), id)
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 pub(crate) mod decode;
+pub(crate) mod find;
 pub(crate) mod html;
 pub(crate) mod token;
 

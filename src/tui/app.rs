@@ -84,6 +84,8 @@ pub enum Input {
     Field(Field, String),
     /// A search of the Origin pane's text.
     Search(String),
+    /// Words to search every page's text for.
+    Find(String),
     /// The file to export the current pane to.
     Export(String),
 }
@@ -104,6 +106,8 @@ pub struct App {
     pub versions: Option<Cursor>,
     /// The list of pages that copy the page shown, when open.
     pub copies: Option<super::copies::CopiesState>,
+    /// The last search of every page, and whether its list is open.
+    pub find: Option<super::find::FindState>,
     pub input: Option<Input>,
     /// A filter typed but not yet applied (see [`update_all`]).
     pub(super) pending_filter: Option<String>,
@@ -139,6 +143,7 @@ impl App {
             event_detail: None,
             versions: None,
             copies: None,
+            find: None,
             input: None,
             pending_filter: None,
             docs: DocList::new(matcher),
@@ -278,6 +283,7 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
             app.origin.receive(v, text.width, text.height as usize);
         }
         Update::Copies(v) => super::copies::receive(app, v),
+        Update::Search(v) => super::find::receive(app, v),
         Update::Compare(v) => {
             let widths = app.compare_widths();
             app.clusters.receive(v, widths);

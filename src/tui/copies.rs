@@ -18,9 +18,10 @@ pub struct CopiesState {
     pub cursor: Cursor,
 }
 
-/// Rows of the list that fit on screen (the overlay's inside).
+/// Rows of the list that fit on screen (the overlay's inside, over the
+/// pane's body as drawn).
 pub(crate) fn height(app: &App) -> usize {
-    super::help::popup(app.size).height.saturating_sub(4) as usize
+    super::help::popup(app.body()).height.saturating_sub(4) as usize
 }
 
 /// Ask who copies the page shown, and open the list.

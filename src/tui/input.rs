@@ -21,7 +21,7 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
     }
     app.message = None;
     if let Some(input) = app.input.take() {
-        app.input = typing(app, input, k);
+        app.input = typing(app, input, k, out);
         return;
     }
     // Adopt asks first: enter or y adopts, s adopts and saves, esc or n not.
@@ -59,6 +59,9 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
     if app.copies.is_some() {
         return super::copies::key(app, action, out);
     }
+    if super::find::is_open(app) {
+        return super::find::key(app, action, out);
+    }
     if app.help {
         let s = &mut app.help_scroll;
         match action {
@@ -79,11 +82,12 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
 }
 
 /// A key while text is typed; the input goes on unless it ends here.
-fn typing(app: &mut App, input: Input, k: KeyEvent) -> Option<Input> {
+fn typing(app: &mut App, input: Input, k: KeyEvent, out: &mut Vec<Command>) -> Option<Input> {
     let (mut text, field) = match input {
         Input::Filter(t) => (t, None),
         Input::Field(f, t) => (t, Some(f)),
         Input::Search(t) => return searching(app, t, k),
+        Input::Find(t) => return finding(app, t, k, out),
         Input::Export(t) => return exporting(app, t, k),
     };
     match k.code {
@@ -149,6 +153,21 @@ fn searching(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
     Some(Input::Search(text))
 }
 
+/// A key while the words of a search of every page are typed; enter asks.
+fn finding(app: &mut App, mut text: String, k: KeyEvent, out: &mut Vec<Command>) -> Option<Input> {
+    match k.code {
+        KeyCode::Enter => {
+            out.extend(super::find::ask(app, text));
+            None
+        }
+        KeyCode::Esc => None,
+        _ => {
+            edit_text(&mut text, &k);
+            Some(Input::Find(text))
+        }
+    }
+}
+
 /// A key while the export's file name is typed; enter exports.
 fn exporting(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
     match k.code {
@@ -192,6 +211,11 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Rescan => {
             out.push(Command::Rescan);
             app.rescan = Some(app.snapshot.as_ref().map_or(0, |s| s.seq));
+        }
+        Action::Find => {
+            // The last words again: enter brings their list back.
+            let last = app.find.as_ref().map(|f| f.query.clone());
+            app.input = Some(Input::Find(last.unwrap_or_default()));
         }
         Action::Copy => copy(app),
         Action::Edit => edit(app),

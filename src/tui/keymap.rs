@@ -45,6 +45,7 @@ pub(crate) enum Action {
     Versions,
     CompareVersion,
     Copies,
+    Find,
     SweepView,
     TakePoint,
     Copy,
@@ -53,7 +54,7 @@ pub(crate) enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 40] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 41] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -105,6 +106,7 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 40] = [
         "compare a version with the one shown",
     ),
     (Action::Copies, "copies", "who copies the page shown"),
+    (Action::Find, "find", "search every page's text"),
     (
         Action::SweepView,
         "sweep_view",

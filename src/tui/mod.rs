@@ -16,6 +16,7 @@ pub(crate) mod editor;
 pub(crate) mod effects;
 pub(crate) mod export;
 pub mod filter;
+pub(crate) mod find;
 pub(crate) mod glyphs;
 mod hangup;
 pub(crate) mod help;

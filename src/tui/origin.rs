@@ -19,6 +19,8 @@ enum Landing {
     Passage(Range<u32>),
     /// On a line: back to where a jump started.
     Line(usize),
+    /// On the search match at this byte of the text (a search of every page).
+    Match(usize),
 }
 
 #[derive(Default)]
@@ -97,6 +99,14 @@ impl OriginState {
                 Landing::Line(line) => {
                     self.scroll = line;
                     self.mark = None;
+                }
+                Landing::Match(at) => {
+                    self.mark = None;
+                    if let Some(s) = &mut self.search {
+                        s.first_from(at);
+                    }
+                    self.scroll = 0;
+                    self.show_match(height);
                 }
             }
         } else if !same_doc {
@@ -216,11 +226,27 @@ impl OriginState {
     /// Open document `id` on the passage `tokens` (marked), remembering
     /// where the one shown was, for `back`.
     pub(crate) fn open_at(&mut self, id: u32, tokens: Range<u32>) -> Command {
+        self.jump_to(id, Landing::Passage(tokens))
+    }
+
+    /// Open document `id` to land at `landing`, remembering where the one
+    /// shown was, for `back`.
+    fn jump_to(&mut self, id: u32, landing: Landing) -> Command {
         if let Some(v) = &self.view {
             self.back.push((v.id, self.scroll));
         }
         let cmd = self.open(id);
-        self.pending = Some((id, Landing::Passage(tokens)));
+        self.pending = Some((id, landing));
+        cmd
+    }
+
+    /// Open document `id` searched for `query`, on its match at byte `at`
+    /// of the text (a search of every page found it there), remembering
+    /// where the one shown was, for `back`.
+    pub(crate) fn open_found(&mut self, id: u32, query: &str, at: usize) -> Command {
+        let cmd = self.jump_to(id, Landing::Match(at));
+        // The view's answer searches its text for the query (see `receive`).
+        self.search = Some(Search::new(query, ""));
         cmd
     }
 

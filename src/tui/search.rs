@@ -57,65 +57,15 @@ impl Search {
     }
 }
 
-/// Where `query` occurs in `text`, ignoring case (Unicode lower case, so
-/// `É` finds `é`), as byte ranges of `text`.
+/// Where `query` occurs in `text`, ignoring case, as byte ranges of `text`
+/// ([`crate::text::find::find`]).
 pub(crate) fn find_all(text: &str, query: &str) -> Vec<Range<usize>> {
-    let q: Vec<char> = query.chars().flat_map(char::to_lowercase).collect();
-    if q.is_empty() {
-        return Vec::new();
-    }
-    // Each lower-cased char with the byte offset of the char it came from.
-    let folded: Vec<(usize, char)> = text
-        .char_indices()
-        .flat_map(|(i, c)| c.to_lowercase().map(move |l| (i, l)))
-        .collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i + q.len() <= folded.len() {
-        let whole = i == 0 || folded[i - 1].0 != folded[i].0;
-        if whole
-            && folded[i..i + q.len()]
-                .iter()
-                .map(|f| f.1)
-                .eq(q.iter().copied())
-        {
-            let last = folded[i + q.len() - 1].0;
-            let end = last + text[last..].chars().next().map_or(0, char::len_utf8);
-            // A match ends with a whole char of the text.
-            let j = i + q.len();
-            if j == folded.len() || folded[j].0 != last {
-                out.push(folded[i].0..end);
-                i = j;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    out
+    crate::text::find::find(text, query).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn matches_ignore_case_and_index_the_text() {
-        let t = "Install it. INSTALL again; reinstall. Édition édition";
-        let found: Vec<&str> = find_all(t, "install")
-            .iter()
-            .map(|r| &t[r.clone()])
-            .collect();
-        assert_eq!(found, ["Install", "INSTALL", "install"]);
-        let found: Vec<&str> = find_all(t, "éDITION")
-            .iter()
-            .map(|r| &t[r.clone()])
-            .collect();
-        assert_eq!(found, ["Édition", "édition"]);
-        assert!(find_all(t, "").is_empty());
-        assert!(find_all(t, "zz").is_empty());
-        // Not overlapping.
-        assert_eq!(find_all("aaaa", "aa"), [0..2, 2..4]);
-    }
 
     #[test]
     fn steps_go_round_and_say_where_they_are() {

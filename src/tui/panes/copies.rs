@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{count, overlay};
+use super::{count, overlay, padded};
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
 use crate::tui::paths;
@@ -71,11 +71,4 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         theme.muted,
     ));
     overlay(f, theme, popup, title, lines);
-}
-
-/// `s` with spaces after it up to `width` columns: the figures line up.
-fn padded(mut s: String, width: usize) -> String {
-    let w = crate::tui::glyphs::str_width(&s);
-    s.extend(std::iter::repeat_n(' ', width.saturating_sub(w)));
-    s
 }

@@ -6,6 +6,7 @@ pub(crate) mod clusters;
 pub(crate) mod copies;
 pub(crate) mod documents;
 pub(crate) mod events;
+pub(crate) mod find;
 pub(crate) mod origin;
 pub(crate) mod status;
 pub mod table;
@@ -42,6 +43,9 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
     }
     if app.copies.is_some() {
         copies::render(app, theme, s.body, f);
+    }
+    if crate::tui::find::is_open(app) {
+        find::render(app, theme, s.body, f);
     }
     if app.tune.confirm.is_some() {
         tune::confirm(app, theme, s.body, f);
@@ -132,6 +136,14 @@ pub(crate) fn count_in(n: u64, width: usize) -> String {
     } else {
         format!("{v:.0}{unit}")
     }
+}
+
+/// `s` with spaces after it up to `width` columns: the columns after it
+/// line up.
+pub(crate) fn padded(mut s: String, width: usize) -> String {
+    let w = crate::tui::glyphs::str_width(&s);
+    s.extend(std::iter::repeat_n(' ', width.saturating_sub(w)));
+    s
 }
 
 /// The byte range of tokens `start..end` in a text with token `spans`.

@@ -185,44 +185,58 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         spans.push(Span::styled("│", theme.muted));
     }
     let used: usize = spans.iter().map(|s| glyphs::str_width(&s.content)).sum();
-    let mut hint = |key: String, what: &str| {
+    let hint = |spans: &mut Vec<Span>, key: &str, what: &str| {
         spans.push(Span::styled(format!(" {key}"), theme.key));
         spans.push(Span::styled(format!(" {what} "), theme.muted));
     };
+    // What is typed, then what enter and esc do with it.
+    let typing = |spans: &mut Vec<Span>, before: &str, typed: &str, enter: &str, esc: &str| {
+        spans.push(Span::styled(before.to_string(), theme.muted));
+        let typed = crate::tui::paths::shown(typed).into_owned();
+        spans.push(Span::styled(format!("{typed}▏"), theme.input));
+        spans.push(Span::raw(" "));
+        hint(spans, "enter", enter);
+        hint(spans, "esc", esc);
+    };
     match &app.input {
         Some(Input::Filter(_)) => {
-            hint("type".into(), "fuzzy filter");
-            hint("enter".into(), "keep");
-            hint("esc".into(), "clear");
+            hint(&mut spans, "type", "fuzzy filter");
+            hint(&mut spans, "enter", "keep");
+            hint(&mut spans, "esc", "clear");
         }
         Some(Input::Export(name)) => {
-            spans.push(Span::styled(" export to ", theme.muted));
-            spans.push(Span::styled(format!("{name}▏"), theme.input));
-            spans.push(Span::raw(" "));
-            let mut hint = |key: &str, what: &str| {
-                spans.push(Span::styled(format!(" {key}"), theme.key));
-                spans.push(Span::styled(format!(" {what} "), theme.muted));
-            };
-            hint("enter", "write (.json: JSON, else CSV)");
-            hint("esc", "cancel");
+            typing(
+                &mut spans,
+                " export to ",
+                name,
+                "write (.json: JSON, else CSV)",
+                "cancel",
+            );
         }
         Some(Input::Search(query)) => {
+            let mut at = String::new();
+            if let Some(s) = &app.origin.search {
+                at = format!("{} ", s.position());
+            }
             spans.push(Span::styled(format!(" /{query}▏"), theme.input));
             spans.push(Span::raw(" "));
-            if let Some(s) = &app.origin.search {
-                spans.push(Span::styled(format!("{} ", s.position()), theme.muted));
-            }
-            let mut hint = |key: &str, what: &str| {
-                spans.push(Span::styled(format!(" {key}"), theme.key));
-                spans.push(Span::styled(format!(" {what} "), theme.muted));
-            };
-            hint("enter", "keep");
-            hint("esc", "clear");
+            spans.push(Span::styled(at, theme.muted));
+            hint(&mut spans, "enter", "keep");
+            hint(&mut spans, "esc", "clear");
+        }
+        Some(Input::Find(query)) => {
+            typing(
+                &mut spans,
+                " search every page for ",
+                query,
+                "search",
+                "cancel",
+            );
         }
         Some(Input::Field(field, _)) => {
-            hint("type".into(), field.label());
-            hint("enter".into(), "set");
-            hint("esc".into(), "cancel");
+            hint(&mut spans, "type", field.label());
+            hint(&mut spans, "enter", "set");
+            hint(&mut spans, "esc", "cancel");
         }
         None => {
             // The pane's hints, in order, while they fit whole, then the
@@ -245,10 +259,10 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                     break;
                 }
                 room -= w;
-                hint(key, what);
+                hint(&mut spans, &key, what);
             }
             for (key, what) in tail {
-                hint(key, what);
+                hint(&mut spans, &key, what);
             }
         }
     }

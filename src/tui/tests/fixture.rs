@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::engine::{
     Cluster, CompareView, CopiesView, DocRow, Documents, Event, EventKind, LegendEntry, OriginView,
-    PageCopy, Progress, ShadowResult, ShadowUpdate, Side, Snapshot, TableStats, Target,
-    VersionInfo, VersionStatus, Watching,
+    PageCopy, Progress, SearchHit, SearchView, ShadowResult, ShadowUpdate, Side, Snapshot,
+    TableStats, Target, VersionInfo, VersionStatus, Watching,
 };
 use crate::origin::table::paper_sizes;
 use crate::origin::{Estimation, Eviction, Params, Run, Selector, TableSize};
@@ -516,5 +516,44 @@ pub(crate) fn many_origins_view(origins: &[u32]) -> OriginView {
             }
         })
         .collect();
+    v
+}
+
+/// A finished search of the two installation pages for `query`: each page
+/// with a match, its first match's line as context.
+pub(crate) fn search_view(generation: u64, query: &str) -> SearchView {
+    let mut v = SearchView {
+        generation,
+        query: query.to_string(),
+        searched: 29,
+        total: 29,
+        hits: Vec::new(),
+        pages: 0,
+        matches: 0,
+        unread: 0,
+        done: true,
+    };
+    for (id, text) in [(V1_INSTALL, V1_TEXT), (V2_INSTALL, V2_TEXT)] {
+        let found: Vec<_> = crate::text::find::find(text, query).collect();
+        let Some(first) = found.first().cloned() else {
+            continue;
+        };
+        let line_start = text[..first.start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[first.end..]
+            .find('\n')
+            .map_or(text.len(), |i| first.end + i);
+        let row = docs().into_iter().find(|d| d.id == id).unwrap();
+        v.pages += 1;
+        v.matches += found.len();
+        v.hits.push(SearchHit {
+            id,
+            path: row.path.clone(),
+            version: row.version,
+            matches: found.len() as u32,
+            first: first.clone(),
+            context: text[line_start..line_end].to_string(),
+            marked: first.start - line_start..first.end - line_start,
+        });
+    }
     v
 }

@@ -744,3 +744,45 @@ fn sixty_columns_keep_the_root_the_count_and_whole_headers() {
     }
     assert!(!text.contains("table %"), "{text}");
 }
+
+#[test]
+fn a_search_of_every_page() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        keys(&mut a, "Fservice");
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("search every page for service"), "{shown}");
+        press(&mut a, KeyCode::Enter);
+        assert!(screen(&a, &dark()).contains("reading the pages"));
+        // Part way: the pages found so far, and how far it got.
+        let mut part = fixture::search_view(1, "service");
+        part.hits.truncate(1);
+        (part.pages, part.matches, part.searched, part.done) = (1, 2, 12, false);
+        engine(&mut a, Update::Search(Arc::new(part)));
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("1 page, 2 matches in 12 of 29 pages…"),
+            "{shown}"
+        );
+        engine(
+            &mut a,
+            Update::Search(Arc::new(fixture::search_view(1, "service"))),
+        );
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("Search “service”: 2 pages, 5 matches"),
+            "{shown}"
+        );
+        assert!(shown.contains("tidewaterd.service"), "{shown}");
+        insta::assert_snapshot!(format!("search_{w}x{h}"), shown);
+    }
+    let mut a = app(80, 24);
+    keys(&mut a, "Fzz");
+    press(&mut a, KeyCode::Enter);
+    let mut none = fixture::search_view(1, "zz");
+    none.unread = 3;
+    engine(&mut a, Update::Search(Arc::new(none)));
+    let shown = screen(&a, &dark());
+    assert!(shown.contains("No live page holds these words."), "{shown}");
+    assert!(shown.contains("3 pages could not be read"), "{shown}");
+}

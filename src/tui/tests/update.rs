@@ -1256,3 +1256,92 @@ fn each_tune_field_says_what_it_trades_within_an_80_column_border() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_search_of_every_page_opens_one_at_its_match_and_comes_back() {
+    use super::fixture::search_view;
+    let mut a = app(80, 24);
+    // F from any pane, the words typed, enter asks the engine.
+    keys(&mut a, "Fservice");
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Search {
+            generation: 1,
+            query: "service".into()
+        }]
+    );
+    // An answer to an older search is not this one's.
+    engine(&mut a, Update::Search(Arc::new(search_view(0, "install"))));
+    assert!(a.find.as_ref().is_some_and(|f| f.view.is_none()));
+    let v = search_view(1, "service");
+    engine(&mut a, Update::Search(Arc::new(v.clone())));
+    // The second page found (v2's), opened at its first match.
+    press(&mut a, KeyCode::Down);
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+    assert_eq!(a.tab, Tab::Origin);
+    assert!(!crate::tui::find::is_open(&a));
+    engine(
+        &mut a,
+        Update::Origin(Arc::new(fixture::origin_view(false))),
+    );
+    let s = a
+        .origin
+        .search
+        .clone()
+        .expect("the words searched in the page");
+    let current = s.matches[s.current.expect("a current match")].clone();
+    assert_eq!(current, v.hits[1].first);
+    let h = a.origin_text().height as usize;
+    let line = a
+        .origin
+        .lines
+        .iter()
+        .position(|l| l.contains(&current.start));
+    assert!(
+        line.is_some_and(|l| (a.origin.scroll..a.origin.scroll + h).contains(&l)),
+        "the match is in view"
+    );
+    // ] steps to the page's next match.
+    keys(&mut a, "]");
+    let s = a.origin.search.as_ref().unwrap();
+    assert!(s.matches[s.current.unwrap()].start > current.start);
+    // F with the same words brings the list back as it was, no new search.
+    keys(&mut a, "F");
+    assert_eq!(press(&mut a, KeyCode::Enter), []);
+    assert!(crate::tui::find::is_open(&a));
+    assert_eq!(a.find.as_ref().unwrap().cursor.selected, 1);
+    // Esc closes a finished list and keeps it.
+    assert_eq!(press(&mut a, KeyCode::Esc), []);
+    assert!(a.find.is_some() && !crate::tui::find::is_open(&a));
+    // Other words: a new search; closing it before it is done stops it.
+    keys(&mut a, "F");
+    for _ in 0.."service".len() {
+        press(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "tide");
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Search {
+            generation: 2,
+            query: "tide".into()
+        }]
+    );
+    assert_eq!(
+        press(&mut a, KeyCode::Esc),
+        [Command::Search {
+            generation: 2,
+            query: String::new()
+        }]
+    );
+    assert!(a.find.is_none());
+    // Empty words ask nothing.
+    keys(&mut a, "F  ");
+    assert_eq!(press(&mut a, KeyCode::Enter), []);
+    assert!(a.find.is_none());
+}
