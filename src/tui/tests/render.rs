@@ -786,3 +786,52 @@ fn a_search_of_every_page() {
     assert!(shown.contains("No live page holds these words."), "{shown}");
     assert!(shown.contains("3 pages could not be read"), "{shown}");
 }
+
+/// A list over the pane keeps its selection among the rows it draws (the
+/// copies list counted rows of the whole screen, three more than it draws).
+#[test]
+fn a_long_copies_list_keeps_its_selection_in_view() {
+    let mut a = app(80, 24);
+    a.tab = crate::tui::app::Tab::Origin;
+    a.origin.open(fixture::V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+    keys(&mut a, "C");
+    let mut v = fixture::copies_view();
+    let one = v.copies[0].clone();
+    v.copies = (1..=30)
+        .map(|n| crate::engine::PageCopy {
+            version: n,
+            ..one.clone()
+        })
+        .collect();
+    engine(&mut a, Update::Copies(Arc::new(v)));
+    for _ in 0..17 {
+        press(&mut a, KeyCode::Down);
+    }
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains(" v18 "),
+        "the selected row is drawn: {shown}"
+    );
+    // The same for the pages a search found.
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "Fservice");
+    press(&mut a, KeyCode::Enter);
+    let mut v = fixture::search_view(1, "service");
+    let one = v.hits[0].clone();
+    v.hits = (1..=30)
+        .map(|n| crate::engine::SearchHit {
+            version: n,
+            ..one.clone()
+        })
+        .collect();
+    engine(&mut a, Update::Search(Arc::new(v)));
+    for _ in 0..17 {
+        press(&mut a, KeyCode::Down);
+    }
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains(" v18 "),
+        "the selected row is drawn: {shown}"
+    );
+}
