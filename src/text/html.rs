@@ -1,5 +1,8 @@
 //! HTML to text: tags, comments and `<script>`/`<style>` elements each become one
-//! space; character entities are decoded.
+//! space — a newline for the tags of blocks (`<p>`, `<h2>`, `<li>`, `<br>`, …),
+//! so the text keeps its paragraphs, headings and items as lines (one byte
+//! either way: the tokens and their places are the same); character entities
+//! are decoded.
 //!
 //! A small forward scanner after the HTML tokenizer's rules, not a parser: it
 //! never looks back, so it runs in linear time on any input. What starts markup:
@@ -21,7 +24,7 @@ pub(crate) fn strip(html: &str) -> String {
         match markup_end(bytes, lt) {
             Some(end) => {
                 out.push_str(&html[text_start..lt]);
-                out.push(' ');
+                out.push(if is_block(bytes, lt) { '\n' } else { ' ' });
                 text_start = end;
                 i = end;
             }
@@ -34,6 +37,58 @@ pub(crate) fn strip(html: &str) -> String {
         return decoded;
     }
     out
+}
+
+/// Elements that start a line of their own in a browser.
+const BLOCKS: [&[u8]; 33] = [
+    b"address",
+    b"article",
+    b"aside",
+    b"blockquote",
+    b"body",
+    b"br",
+    b"dd",
+    b"div",
+    b"dl",
+    b"dt",
+    b"figcaption",
+    b"figure",
+    b"footer",
+    b"h1",
+    b"h2",
+    b"h3",
+    b"h4",
+    b"h5",
+    b"h6",
+    b"header",
+    b"hr",
+    b"li",
+    b"main",
+    b"nav",
+    b"ol",
+    b"p",
+    b"pre",
+    b"section",
+    b"table",
+    b"title",
+    b"tr",
+    b"ul",
+    b"html",
+];
+
+/// Whether the tag at `lt` (start or end) is a block's.
+fn is_block(bytes: &[u8], lt: usize) -> bool {
+    let from = if bytes.get(lt + 1) == Some(&b'/') {
+        lt + 2
+    } else {
+        lt + 1
+    };
+    let rest = &bytes[from.min(bytes.len())..];
+    let name = &rest[..rest
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count()];
+    BLOCKS.iter().any(|b| name.eq_ignore_ascii_case(b))
 }
 
 /// Offset of the first `needle` in `bytes[from..]`.
@@ -157,12 +212,17 @@ mod tests {
     }
 
     #[test]
-    fn tag_becomes_one_space() {
+    fn tag_becomes_one_space_and_a_blocks_one_newline() {
         assert_eq!(strip("a<b>c"), "a c");
         assert_eq!(keys(&strip("a<b>c")), ["a", "c"]);
-        assert_eq!(strip("<p>x</p>"), " x ");
-        assert_eq!(strip("a<br/>b<BR >c"), "a b c");
+        assert_eq!(strip("<p>x</p>"), "\nx\n");
+        assert_eq!(strip("a<br/>b<BR >c"), "a\nb\nc");
         assert_eq!(strip("<a href=\"/x\" class='y'>link</a>"), " link ");
+        assert_eq!(strip("<H2>T</H2><Pre>x</pre><li>i<b2>"), "\nT\n\nx\n\ni ");
+        // The same tokens at the same places as with a space.
+        let page = "<h1>Title</h1><p>One <em>two</em></p><ul><li>three</li></ul>";
+        let spaced = strip(page).replace('\n', " ");
+        assert_eq!(tokens(&strip(page)), tokens(&spaced));
     }
 
     #[test]
@@ -190,15 +250,15 @@ mod tests {
         assert_eq!(strip("a<!---->b<!-->c<!--->d"), "a b c d");
         assert_eq!(strip("a<!-- x --!>b"), "a b");
         assert_eq!(strip("a<!-- x -- y -->b"), "a b");
-        assert_eq!(strip("<!DOCTYPE html><html>t"), "  t");
+        assert_eq!(strip("<!DOCTYPE html><html>t"), " \nt");
         assert_eq!(strip("<?xml version=\"1.0\"?>t"), " t");
         // CDATA outside foreign content is a bogus comment: it ends at the first `>`.
         assert_eq!(strip("a<![CDATA[x]]>b"), "a b");
         // Unterminated: to the end.
         assert_eq!(strip("a<!-- never closed <b>x</b>"), "a ");
         assert_eq!(strip("a<!doctype"), "a ");
-        assert_eq!(strip("a<p class=\"x>y"), "a ");
-        assert_eq!(strip("a<p"), "a ");
+        assert_eq!(strip("a<p class=\"x>y"), "a\n");
+        assert_eq!(strip("a<p"), "a\n");
     }
 
     #[test]
@@ -238,7 +298,7 @@ mod tests {
     #[test]
     fn prepare_strips_html_only() {
         let bytes = b"<p>Caf&eacute;</p><script>x</script>";
-        assert_eq!(prepare(bytes, Format::Html), " Caf\u{e9}  ");
+        assert_eq!(prepare(bytes, Format::Html), "\nCaf\u{e9}\n ");
         assert_eq!(
             prepare(bytes, Format::Plain),
             String::from_utf8_lossy(bytes)

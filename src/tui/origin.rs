@@ -263,9 +263,13 @@ impl OriginState {
         let view = self.view.as_ref()?;
         let text = view.text.as_ref().ok()?;
         let range = self.lines.get(line)?;
+        let unseen = unseen_in(text, range.clone());
         let mut w = 0u16;
         let mut byte = None;
         for (i, g) in text[range.clone()].grapheme_indices(true) {
+            if unseen.iter().any(|u| u.contains(&(range.start + i))) {
+                continue;
+            }
             w += glyphs::width(g) as u16;
             if w > col {
                 byte = Some(range.start + i);
@@ -316,6 +320,8 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<Range<usize>> {
     let mut soft = soft_breaks(text).into_iter().peekable();
     let mut lines = Vec::new();
     let (mut start, mut w, mut space) = (0, 0, None);
+    // Bytes a join does not draw (see `joined`) end here.
+    let mut unseen = 0;
     // By grapheme cluster, so a glyph is never split between two lines. A
     // newline is one (`\r\n` too: its `\r` stays in the line, drawn blank).
     for (i, g) in text.grapheme_indices(true) {
@@ -323,17 +329,38 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<Range<usize>> {
         let g = if g == "\r\n" { "\n" } else { g };
         let flows = g == "\n" && soft.next_if_eq(&i).is_some();
         if g == "\n" && !flows {
-            lines.push(start..i);
+            // One blank line stands for a run of them (HTML's markup
+            // leaves many).
+            let blank = text[start..i].trim().is_empty();
+            if !(blank
+                && lines
+                    .last()
+                    .is_some_and(|l: &Range<usize>| text[l.clone()].trim().is_empty()))
+            {
+                lines.push(start..i);
+            }
             (start, w, space) = (i + 1, 0, None);
             continue;
         }
+        if flows {
+            let j = joined(text, i);
+            unseen = j.end;
+            if j.start == i {
+                // A hyphen's join: no space, nowhere to break.
+                continue;
+            }
+        } else if i < unseen {
+            continue;
+        }
         let blank = g == " " || flows;
+        // After a blank, the next line starts past what a join hides.
+        let next = if flows { unseen } else { i + 1 };
         let cw = glyphs::width(g);
         if w + cw > width && i > start {
             if blank {
                 // The blank that does not fit is the break itself.
                 lines.push(start..i);
-                (start, w, space) = (i + 1, 0, None);
+                (start, w, space) = (next, 0, None);
                 continue;
             }
             let cut = space.filter(|&s| s > start).unwrap_or(i);
@@ -349,21 +376,58 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<Range<usize>> {
         }
         w += cw;
         if blank {
-            space = Some(i + 1);
+            space = Some(next);
         }
     }
     lines.push(start..text.len());
     lines
 }
 
+/// What a join at the soft newline `nl` does not draw: the next line's
+/// indentation (the newline is drawn as one space), or, after a word broken
+/// at a hyphen (`one-` then `minute`), the newline too (`one-minute`).
+/// Returned as the range from the first byte not drawn (the newline's, or
+/// the one after it) to the next line's text.
+pub(crate) fn joined(text: &str, nl: usize) -> Range<usize> {
+    let after = nl + 1;
+    let rest = &text[after..];
+    let indent = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    let before = text[..nl].chars().rev();
+    let hyphen = {
+        let mut b = before;
+        b.next() == Some('-') && b.next().is_some_and(char::is_alphabetic)
+    };
+    let next_letter = rest[indent..].starts_with(char::is_alphabetic);
+    if hyphen && next_letter {
+        nl..after + indent
+    } else {
+        after..after + indent
+    }
+}
+
+/// The bytes of visual line `line` of `text` that are not drawn: a newline
+/// inside a line is a paragraph's join (a hard one ends a line), see
+/// [`joined`].
+pub(crate) fn unseen_in(text: &str, line: Range<usize>) -> Vec<Range<usize>> {
+    (text[line.clone()].match_indices('\n'))
+        .map(|(p, _)| joined(text, line.start + p))
+        .map(|r| r.start..r.end.min(line.end))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
 /// The newlines of `text` that join two lines of one paragraph. A break
 /// stays before a blank line, a list item (`- `, `* `, `+ `, `1. `), a
 /// heading, a block quote, a table row, indented or fenced code, and after
 /// a line ending in two spaces (Markdown's hard break), a heading, a table
-/// row or code.
+/// row or code. reStructuredText's too: a heading's underline (or any rule,
+/// `=====`, `+---+`) stands alone, and after a line ending in `::` the lines
+/// indented more than it are a literal block, kept as written.
 pub(crate) fn soft_breaks(text: &str) -> Vec<usize> {
     let mut out = Vec::new();
     let mut fenced = false;
+    // The indentation of the line that opened a literal block (`::`).
+    let mut literal: Option<usize> = None;
     // The newline ending the previous line, if that line may flow on.
     let mut open: Option<usize> = None;
     let mut offset = 0;
@@ -372,7 +436,16 @@ pub(crate) fn soft_breaks(text: &str) -> Vec<usize> {
             let t = line.trim_start_matches(' ');
             line.len() - t.len() <= 3 && (t.starts_with("```") || t.starts_with("~~~"))
         };
-        let code = fenced || fence || is_indented_code(line);
+        let indent = line.len() - line.trim_start().len();
+        let blank = line.trim().is_empty();
+        if literal.is_some_and(|base| !blank && indent <= base) {
+            literal = None;
+        }
+        let in_literal = literal.is_some();
+        if !fenced && line.trim_end().ends_with("::") {
+            literal = Some(indent);
+        }
+        let code = fenced || fence || in_literal || is_indented_code(line) || is_rule(line);
         fenced ^= fence;
         if let Some(nl) = open
             && !code
@@ -389,6 +462,15 @@ pub(crate) fn soft_breaks(text: &str) -> Vec<usize> {
 
 fn is_indented_code(line: &str) -> bool {
     line.starts_with("    ") || line.starts_with('\t')
+}
+
+/// A line drawn with punctuation only, three marks at least: a heading's
+/// underline or overline (`=====`, `-----`, `~~~~`), a rule, a table's
+/// border (`+----+----+`, `=====  =====`).
+fn is_rule(line: &str) -> bool {
+    let t = line.trim();
+    let marks = t.chars().filter(|c| !c.is_whitespace()).count();
+    marks >= 3 && t.chars().all(|c| c.is_ascii_punctuation() || c == ' ')
 }
 
 /// Whether a paragraph may go on after `line`.
@@ -416,6 +498,9 @@ mod tests {
     use super::*;
 
     use proptest::prelude::*;
+    use ratatui::style::Style;
+
+    use crate::tui::panes::styled_line;
 
     fn shown(t: &str, width: usize) -> Vec<&str> {
         wrap(t, width).into_iter().map(|r| &t[r]).collect()
@@ -453,6 +538,54 @@ mod tests {
     }
 
     #[test]
+    fn a_join_draws_one_space_or_none_after_a_broken_word() {
+        let t = "the cost of\n   clean water is a one-\nminute walk, and-\n 42 more";
+        let lines = wrap(t, 80);
+        assert_eq!(lines.len(), 1);
+        let drawn: String = styled_line(t, lines[0].clone(), Style::new(), &[])
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        // Not `of   clean` nor `one- minute`; a hyphen before a number stays a dash.
+        assert_eq!(
+            drawn,
+            "the cost of clean water is a one-minute walk, and- 42 more"
+        );
+        // The wrap measures what is drawn: at its width it is one line still.
+        assert_eq!(wrap(t, glyphs::str_width(&drawn)).len(), 1);
+        assert_eq!(wrap(t, glyphs::str_width(&drawn) - 1).len(), 2);
+    }
+
+    #[test]
+    fn restructured_text_keeps_its_headings_tables_and_literal_blocks() {
+        let t = "Abstract\n========\nThe text goes\non here::\n\n   $ tidectl check\n   \
+                 $ tidectl run\n\nBack to prose\nthat flows.\n\n+----+----+\n| a  | b  |\n\
+                 +----+----+\n.. note::\n   Indented note\n   lines\nend";
+        assert_eq!(
+            shown(t, 60),
+            [
+                "Abstract",
+                "========",
+                "The text goes\non here::",
+                "",
+                "   $ tidectl check",
+                "   $ tidectl run",
+                "",
+                "Back to prose\nthat flows.",
+                "",
+                "+----+----+",
+                "| a  | b  |",
+                "+----+----+",
+                ".. note::",
+                "   Indented note",
+                "   lines",
+                "end"
+            ]
+        );
+    }
+
+    #[test]
     fn wrapping_breaks_after_spaces_and_inside_long_words() {
         let t = "the quick brown fox\n\nabcdefghij";
         let lines: Vec<&str> = wrap(t, 10).into_iter().map(|r| &t[r]).collect();
@@ -462,6 +595,8 @@ mod tests {
             .map(|r| &"abcdefghijkl"[r])
             .collect();
         assert_eq!(lines, ["abcde", "fghij", "kl"]);
+        // A run of blank lines shows as one.
+        assert_eq!(shown("a\n\n  \n\n\nb\n", 10), ["a", "", "b", ""]);
     }
 
     proptest! {
@@ -472,6 +607,8 @@ mod tests {
                     "[a-zé]{1,14}", Just(" ".to_string()), Just("\n".to_string()),
                     Just("\n- ".to_string()), Just("\n# ".to_string()), Just("  \n".to_string()),
                     Just("\n```\n".to_string()), Just("\n    ".to_string()), Just("文字".to_string()),
+                    Just("-\n".to_string()), Just("\n  ".to_string()), Just("::\n".to_string()),
+                    Just("\n===\n".to_string()),
                     Just("👩\u{200d}💻".to_string()), Just("e\u{301}".to_string()),
                 ],
                 0..60,
@@ -495,9 +632,14 @@ mod tests {
                     covered[b] += 1;
                 }
                 let line = &t[l.clone()];
-                let w = glyphs::str_width(line);
+                // Measured as drawn: without what a join does not draw.
+                let unseen = unseen_in(&t, l.clone());
+                let w: usize = (line.grapheme_indices(true))
+                    .filter(|(i, _)| !unseen.iter().any(|u| u.contains(&(l.start + i))))
+                    .map(|(_, g)| glyphs::width(g))
+                    .sum();
                 prop_assert!(w <= width || line.graphemes(true).count() == 1, "{:?} at {}", line, width);
-                for hard in ["\n\n", "\n-", "\n#", "  \n", "\n```", "```\n", "\n    "] {
+                for hard in ["\n\n", "\n- ", "\n#", "  \n", "\n```", "```\n", "\n    ", "\n==="] {
                     prop_assert!(!line.contains(hard), "{:?} joined in {:?}", hard, line);
                 }
             }

@@ -158,15 +158,18 @@ pub(crate) fn token_bytes(spans: &[(u32, u32)], tokens: Range<u32>) -> Option<Ra
 
 /// One visual line `line` of `text`, styled by `overlays` (byte ranges, in
 /// order of precedence: later ones patch earlier ones). Control characters
-/// show as spaces so the width matches the wrap.
+/// show as spaces so the width matches the wrap; what a paragraph's join
+/// does not draw (`origin::joined`) is left out, as the wrap leaves it out.
 pub(crate) fn styled_line<'a>(
     text: &'a str,
     line: Range<usize>,
     base: Style,
     overlays: &[(Range<usize>, Style)],
 ) -> Line<'a> {
+    let unseen = crate::tui::origin::unseen_in(text, line.clone());
     let mut cuts = vec![line.start, line.end];
-    for (r, _) in overlays {
+    let bounds = overlays.iter().map(|(r, _)| r).chain(&unseen);
+    for r in bounds {
         for p in [r.start, r.end] {
             if line.start < p && p < line.end && text.is_char_boundary(p) {
                 cuts.push(p);
@@ -175,7 +178,8 @@ pub(crate) fn styled_line<'a>(
     }
     cuts.sort_unstable();
     cuts.dedup();
-    let spans = cuts.windows(2).map(|w| {
+    let drawn = |w: &&[usize]| !unseen.iter().any(|u| u.start <= w[0] && w[0] < u.end);
+    let spans = cuts.windows(2).filter(drawn).map(|w| {
         let style = overlays
             .iter()
             .filter(|(r, _)| r.start <= w[0] && w[0] < r.end)
