@@ -156,6 +156,7 @@ pub struct KeysConfig {
     pub compare_version: String,
     pub copies: String,
     pub find: String,
+    pub cluster: String,
     pub sweep_view: String,
     pub take_point: String,
     pub copy: String,
@@ -165,7 +166,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub(crate) fn bindings(&self) -> [(&'static str, &str); 41] {
+    pub(crate) fn bindings(&self) -> [(&'static str, &str); 42] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -203,6 +204,7 @@ impl KeysConfig {
             ("compare_version", &self.compare_version),
             ("copies", &self.copies),
             ("find", &self.find),
+            ("cluster", &self.cluster),
             ("sweep_view", &self.sweep_view),
             ("take_point", &self.take_point),
             ("copy", &self.copy),
@@ -253,6 +255,7 @@ impl Default for KeysConfig {
             compare_version: k("c"),
             copies: k("C"),
             find: k("F"),
+            cluster: k("#"),
             sweep_view: k("t"),
             take_point: k("T"),
             copy: k("y"),

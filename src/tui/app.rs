@@ -86,6 +86,8 @@ pub enum Input {
     Search(String),
     /// Words to search every page's text for.
     Find(String),
+    /// Words a cluster's page path must hold (the Clusters pane's filter).
+    ClusterFilter(String),
     /// The file to export the current pane to.
     Export(String),
 }
@@ -188,15 +190,36 @@ impl App {
         [layout::inner(c.left).width, layout::inner(c.right).width]
     }
 
+    /// Clusters listed (those the filter lets through).
     pub(super) fn clusters_len(&self) -> usize {
-        self.snapshot.as_ref().map_or(0, |s| s.clusters.len())
+        self.clusters.order.len()
+    }
+
+    /// The selected cluster.
+    pub(crate) fn cluster(&self) -> Option<&crate::engine::Cluster> {
+        let i = self.clusters.selected()?;
+        Some(self.snapshot.as_ref()?.clusters.get(i)?)
     }
 
     pub(super) fn pairs_len(&self) -> usize {
-        self.snapshot
-            .as_ref()
-            .and_then(|s| s.clusters.get(self.clusters.list.selected))
-            .map_or(0, |c| c.pairs.len())
+        self.cluster().map_or(0, |c| c.pairs.len())
+    }
+
+    /// List the clusters again (new clusters, order or filter), the
+    /// selection kept in view.
+    pub(super) fn arrange_clusters(&mut self) {
+        let Some(s) = &self.snapshot else { return };
+        let docs = self.docs.all();
+        self.clusters
+            .arrange(&s.clusters, |id| docs.get(id).map(|d| d.path.clone()));
+        let (list, pairs) = (self.clusters_len(), self.pairs_len());
+        let c = layout::clusters(self.body());
+        self.clusters
+            .list
+            .show(list, layout::rows_height(c.list, 0));
+        self.clusters
+            .pairs
+            .show(pairs, layout::rows_height(c.pairs, 0));
     }
 
     pub(super) fn events_len(&self) -> usize {
@@ -310,12 +333,7 @@ fn snapshot(app: &mut App, s: Arc<Snapshot>) {
     let h = app.docs_height();
     app.docs.set_docs(s.documents.clone(), h);
     app.snapshot = Some(s);
-    let (list, pairs) = (app.clusters_len(), app.pairs_len());
-    let c = layout::clusters(app.body());
-    app.clusters.list.show(list, layout::rows_height(c.list, 0));
-    app.clusters
-        .pairs
-        .show(pairs, layout::rows_height(c.pairs, 0));
+    app.arrange_clusters();
     let (n, h) = (app.events_len(), app.events_height());
     app.events.show(n, h);
 }

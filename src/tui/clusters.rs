@@ -1,4 +1,5 @@
-//! The Clusters pane's state: which cluster and pair are selected, and the
+//! The Clusters pane's state: the clusters listed (filtered by their pages'
+//! paths, in the order asked), which cluster and pair are selected, and the
 //! comparison of a pair's two documents.
 
 use std::ops::Range;
@@ -7,10 +8,57 @@ use std::sync::Arc;
 use super::origin::wrap;
 use super::panes::token_bytes;
 use super::scroll::{Cursor, Move};
-use crate::engine::{Command, CompareView, Side};
+use crate::engine::{Cluster, Command, CompareView, Side};
+
+/// The order of the clusters listed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClusterSort {
+    /// As numbered (`#3`, the number a page's row shows).
+    #[default]
+    Number,
+    /// Most pages first.
+    Size,
+    /// The most similar pair first.
+    Similarity,
+    /// By the first page's path.
+    Path,
+}
+
+impl ClusterSort {
+    /// Every order, in the turn `sort` takes them.
+    pub(crate) const ALL: [ClusterSort; 4] = [
+        ClusterSort::Number,
+        ClusterSort::Size,
+        ClusterSort::Similarity,
+        ClusterSort::Path,
+    ];
+
+    pub(crate) fn next(self) -> ClusterSort {
+        let at = Self::ALL.iter().position(|&k| k == self).unwrap_or(0);
+        Self::ALL[(at + 1) % Self::ALL.len()]
+    }
+
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            ClusterSort::Number => "number",
+            ClusterSort::Size => "size",
+            ClusterSort::Similarity => "similarity",
+            ClusterSort::Path => "path",
+        }
+    }
+}
 
 #[derive(Default)]
 pub struct ClusterState {
+    /// The clusters listed, as indexes into the snapshot's: those with a
+    /// page whose path holds every word of `filter`, in `sort` order.
+    pub order: Vec<usize>,
+    pub sort: ClusterSort,
+    pub reverse: bool,
+    pub filter: String,
+    /// The pane a page's cluster was shown from (`#`): back returns there.
+    pub came_from: Option<super::app::Tab>,
+    /// The selected row of `order`.
     pub list: Cursor,
     pub pairs: Cursor,
     /// Keys move through the pairs rather than the clusters.
@@ -113,6 +161,73 @@ impl ClusterState {
     /// A new cluster was selected: its pairs start at the top.
     pub(crate) fn select_cluster(&mut self) {
         self.pairs = Cursor::default();
+    }
+
+    /// The selected cluster's index in the snapshot's list.
+    pub(crate) fn selected(&self) -> Option<usize> {
+        self.order.get(self.list.selected).copied()
+    }
+
+    /// List `clusters` again (a new snapshot, another order or filter):
+    /// `path` names a page. The same row stays selected, as the engine
+    /// numbers clusters afresh at every list; after a change of order or
+    /// filter the selection is the first row.
+    pub(crate) fn arrange<P: AsRef<str>>(
+        &mut self,
+        clusters: &[Arc<Cluster>],
+        path: impl Fn(u32) -> Option<P>,
+    ) {
+        let words: Vec<String> = (self.filter.split_whitespace())
+            .map(str::to_lowercase)
+            .collect();
+        let holds = |c: &Cluster, w: &str| {
+            (c.members.iter())
+                .any(|&m| path(m).is_some_and(|p| p.as_ref().to_lowercase().contains(w)))
+        };
+        let mut order: Vec<usize> = (0..clusters.len())
+            .filter(|&i| words.iter().all(|w| holds(&clusters[i], w)))
+            .collect();
+        let best = |c: &Cluster| c.pairs.first().map_or(0.0, |p| p.2);
+        let first = |c: &Cluster| c.members.first().and_then(|&m| path(m));
+        match self.sort {
+            ClusterSort::Number => {}
+            ClusterSort::Size => {
+                order.sort_by_key(|&i| std::cmp::Reverse(clusters[i].members.len()))
+            }
+            ClusterSort::Similarity => {
+                order.sort_by(|&a, &b| best(&clusters[b]).total_cmp(&best(&clusters[a])))
+            }
+            ClusterSort::Path => {
+                order.sort_by_cached_key(|&i| first(&clusters[i]).map(|p| p.as_ref().to_string()))
+            }
+        }
+        if self.reverse {
+            order.reverse();
+        }
+        self.order = order;
+    }
+
+    /// Show cluster `index` (of the snapshot's): its row selected, the
+    /// filter cleared if it hides it. False if there is no such cluster.
+    pub(crate) fn show<P: AsRef<str>>(
+        &mut self,
+        index: usize,
+        clusters: &[Arc<Cluster>],
+        path: impl Fn(u32) -> Option<P>,
+    ) -> bool {
+        if !self.order.contains(&index) {
+            self.filter.clear();
+            self.arrange(clusters, &path);
+        }
+        let Some(row) = self.order.iter().position(|&i| i == index) else {
+            return false;
+        };
+        if self.list.selected != row {
+            self.list.selected = row;
+            self.select_cluster();
+        }
+        self.on_pairs = false;
+        true
     }
 }
 

@@ -128,7 +128,9 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
             };
             Table {
                 header: vec!["cluster", "a", "b", "similarity"],
-                rows: (snap.clusters.iter().enumerate())
+                // As listed: filtered and in the pane's order.
+                rows: (app.clusters.order.iter())
+                    .filter_map(|&i| Some((i, snap.clusters.get(i)?)))
                     .flat_map(|(i, c)| c.pairs.iter().map(move |&(a, b, sim)| (i, a, b, sim)))
                     .map(|(i, a, b, sim)| {
                         vec![(i as u64 + 1).into(), path(a), path(b), Value::Num(sim)]

@@ -88,6 +88,7 @@ fn typing(app: &mut App, input: Input, k: KeyEvent, out: &mut Vec<Command>) -> O
         Input::Field(f, t) => (t, Some(f)),
         Input::Search(t) => return searching(app, t, k),
         Input::Find(t) => return finding(app, t, k, out),
+        Input::ClusterFilter(t) => return filtering_clusters(app, t, k),
         Input::Export(t) => return exporting(app, t, k),
     };
     match k.code {
@@ -151,6 +152,27 @@ fn searching(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
     }
     app.origin.search(&text, h);
     Some(Input::Search(text))
+}
+
+/// A key while the Clusters filter is typed: each key lists them again;
+/// enter keeps it, esc clears it.
+fn filtering_clusters(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
+    let done = match k.code {
+        KeyCode::Enter => true,
+        KeyCode::Esc => {
+            text.clear();
+            true
+        }
+        _ if !edit_text(&mut text, &k) => return Some(Input::ClusterFilter(text)),
+        _ => false,
+    };
+    if app.clusters.filter != text {
+        app.clusters.filter = text.clone();
+        app.clusters.list = Cursor::default();
+        app.clusters.select_cluster();
+        app.arrange_clusters();
+    }
+    (!done).then_some(Input::ClusterFilter(text))
 }
 
 /// A key while the words of a search of every page are typed; enter asks.
@@ -227,6 +249,10 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
             let query = app.origin.search.as_ref().map(|s| s.query.clone());
             app.input = Some(Input::Search(query.unwrap_or_default()));
         }
+        Action::Filter if app.tab == Tab::Clusters && app.clusters.compare.is_none() => {
+            app.input = Some(Input::ClusterFilter(app.clusters.filter.clone()));
+        }
+        Action::Cluster => show_cluster(app),
         Action::Filter => {
             // A new filter each time (the last one is not appended to).
             app.tab = Tab::Documents;
@@ -366,16 +392,56 @@ fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
     out.extend(cmd);
 }
 
+/// `#` on a page (Documents' selected one, Origin's): its cluster, in
+/// Clusters; back returns.
+fn show_cluster(app: &mut App) {
+    let id = match app.tab {
+        Tab::Documents => app.docs.selected().map(|d| d.id),
+        Tab::Origin => app.origin.id(),
+        _ => None,
+    };
+    let (Some(id), Some(snap)) = (id, app.snapshot.clone()) else {
+        return;
+    };
+    let Some(index) = snap.documents.cluster(id) else {
+        let name = app.doc(id).map(|d| d.path.to_string()).unwrap_or_default();
+        app.message = Some(format!(
+            "{} is in no cluster: no live page resembles it",
+            super::paths::shown(&name)
+        ));
+        return;
+    };
+    let docs = app.docs.all();
+    let path = |m: u32| docs.get(m).map(|d| d.path.clone());
+    if app.clusters.show(index as usize, &snap.clusters, path) {
+        app.clusters.compare = None;
+        app.clusters.came_from = Some(app.tab);
+        app.tab = Tab::Clusters;
+        app.arrange_clusters();
+    }
+}
+
 fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
+    let rearrange = |app: &mut App| {
+        app.clusters.list = Cursor::default();
+        app.clusters.select_cluster();
+        app.arrange_clusters();
+    };
     match action {
+        Action::Sort if app.clusters.compare.is_none() => {
+            app.clusters.sort = app.clusters.sort.next();
+            app.clusters.reverse = false;
+            rearrange(app);
+        }
+        Action::Reverse if app.clusters.compare.is_none() => {
+            app.clusters.reverse = !app.clusters.reverse;
+            rearrange(app);
+        }
         Action::Left => app.clusters.on_pairs = false,
         Action::Right => app.clusters.on_pairs = app.pairs_len() > 0,
         Action::Select if !app.clusters.on_pairs => app.clusters.on_pairs = app.pairs_len() > 0,
         Action::Select => {
-            let pair = app
-                .snapshot
-                .as_ref()
-                .and_then(|s| s.clusters.get(app.clusters.list.selected))
+            let pair = (app.cluster())
                 .and_then(|c| c.pairs.get(app.clusters.pairs.selected))
                 .copied();
             if let Some((a, b, _)) = pair {
@@ -386,6 +452,14 @@ fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
             if let Some(tab) = app.clusters.close() {
                 app.tab = tab;
             }
+        }
+        // Back to the page whose cluster this is, else the filter cleared.
+        Action::Back if app.clusters.came_from.is_some() => {
+            app.tab = app.clusters.came_from.take().unwrap_or(Tab::Clusters);
+        }
+        Action::Back if !app.clusters.filter.is_empty() => {
+            app.clusters.filter.clear();
+            rearrange(app);
         }
         Action::NextBlock | Action::PrevBlock if app.clusters.compare.is_some() => {
             let c = layout::clusters(app.body());
@@ -443,7 +517,7 @@ fn copy(app: &mut App) {
         Tab::Clusters => {
             let pair = match &app.clusters.compare {
                 Some(v) => Some((v.a.path.clone(), v.b.path.clone())),
-                None => (snap.clusters.get(app.clusters.list.selected))
+                None => (app.cluster())
                     .and_then(|c| c.pairs.get(app.clusters.pairs.selected))
                     .and_then(|&(a, b, _)| {
                         Some((app.doc(a)?.path.to_string(), app.doc(b)?.path.to_string()))

@@ -46,6 +46,7 @@ pub(crate) enum Action {
     CompareVersion,
     Copies,
     Find,
+    Cluster,
     SweepView,
     TakePoint,
     Copy,
@@ -54,7 +55,7 @@ pub(crate) enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 41] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 42] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -107,6 +108,11 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 41] = [
     ),
     (Action::Copies, "copies", "who copies the page shown"),
     (Action::Find, "find", "search every page's text"),
+    (
+        Action::Cluster,
+        "cluster",
+        "the page's cluster (back returns)",
+    ),
     (
         Action::SweepView,
         "sweep_view",

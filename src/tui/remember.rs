@@ -1,5 +1,5 @@
-//! What the view showed when it was left: its pane and the Documents
-//! order and filter, kept beside the root's index (`view.json`) so the next
+//! What the view showed when it was left: its pane and the Documents' and
+//! Clusters' order and filter, kept beside the root's index (`view.json`) so the next
 //! `watch` of the folder opens on them. Remembering is a convenience: a file
 //! that cannot be read or written is a view that starts afresh, never an
 //! error.
@@ -9,12 +9,23 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::app::{App, TABS, Tab};
+use super::clusters::ClusterSort;
 use super::documents::SortKey;
 use crate::engine::VIEW_FILE;
 
 #[derive(Serialize, Deserialize, Debug, Default, PartialEq)]
 struct Saved {
     pane: String,
+    sort: String,
+    reverse: bool,
+    filter: String,
+    /// The Clusters pane's (absent from a file of an earlier lineage).
+    #[serde(default)]
+    clusters: ClustersSaved,
+}
+
+#[derive(Serialize, Deserialize, Debug, Default, PartialEq)]
+struct ClustersSaved {
     sort: String,
     reverse: bool,
     filter: String,
@@ -41,6 +52,12 @@ pub(crate) fn load(dir: &Path, app: &mut App) {
         app.docs.set_sort(sort, s.reverse, h);
     }
     app.docs.set_filter(&s.filter, h);
+    let c = &mut app.clusters;
+    if let Some(sort) = (ClusterSort::ALL.into_iter()).find(|k| k.label() == s.clusters.sort) {
+        c.sort = sort;
+    }
+    c.reverse = s.clusters.reverse;
+    c.filter = s.clusters.filter;
 }
 
 /// Keep `app`'s view in `dir`, if `dir` is there to hold it.
@@ -51,6 +68,11 @@ pub(crate) fn save(dir: &Path, app: &App) {
         sort: sort.label().into(),
         reverse,
         filter: app.docs.filter().into(),
+        clusters: ClustersSaved {
+            sort: app.clusters.sort.label().into(),
+            reverse: app.clusters.reverse,
+            filter: app.clusters.filter.clone(),
+        },
     };
     if dir.is_dir() {
         let _ = crate::fsio::write_atomic(&dir.join(VIEW_FILE), |w| {
@@ -73,6 +95,9 @@ mod tests {
         a.tab = Tab::Events;
         a.docs.set_sort(SortKey::Copied, true, 10);
         a.docs.set_filter("install", 10);
+        a.clusters.sort = ClusterSort::Similarity;
+        a.clusters.reverse = true;
+        a.clusters.filter = "alerts".into();
         save(&dir, &a);
         let mut b = app(120, 40);
         load(&dir, &mut b);
@@ -80,6 +105,18 @@ mod tests {
         assert_eq!(b.docs.sort(), (SortKey::Copied, true));
         assert_eq!(b.docs.filter(), "install");
         assert_eq!(b.docs.len(), a.docs.len(), "the same rows shown");
+        let c = &b.clusters;
+        assert_eq!((c.sort, c.reverse), (ClusterSort::Similarity, true));
+        assert_eq!(c.filter, "alerts");
+        // A file of an earlier lineage, without the Clusters', still reads.
+        std::fs::write(
+            dir.join(VIEW_FILE),
+            br#"{"pane":"Table","sort":"path","reverse":false,"filter":"x"}"#,
+        )
+        .unwrap();
+        let mut e = app(120, 40);
+        load(&dir, &mut e);
+        assert_eq!((e.tab, e.clusters.sort), (Tab::Table, ClusterSort::Number));
         // Origin reopens on Documents; garbage is a fresh view.
         a.tab = Tab::Origin;
         save(&dir, &a);

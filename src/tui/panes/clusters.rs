@@ -31,8 +31,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let height = layout::rows_height(c.list, 0);
     let rows: Vec<Line> = st
         .list
-        .window(clusters.len(), height)
-        .map(|i| {
+        .window(st.order.len(), height)
+        .map(|row| {
+            let i = st.order[row];
             let cl = &clusters[i];
             let (lo, hi) = cl
                 .pairs
@@ -55,16 +56,32 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 Span::raw(head),
                 Span::styled(paths::fit(&first, "", room, 1), theme.muted),
             ]);
-            if i == st.list.selected {
+            if row == st.list.selected {
                 line.style(theme.selected)
             } else {
                 line
             }
         })
         .collect();
-    let title = format!(" Clusters ({}) ", clusters.len());
+    // The whole title while it fits in the border, else a short one.
+    let filter = match st.filter.as_str() {
+        "" => String::new(),
+        f => format!("· /{} ", paths::shown(f)),
+    };
+    let (n, all, by) = (st.order.len(), clusters.len(), st.sort.label());
+    let order = if st.reverse { " reversed" } else { "" };
+    let mut title = format!(" Clusters {n} of {all} · by {by}{order} {filter}");
+    if glyphs::str_width(&title) + 2 > c.list.width as usize {
+        let order = if st.reverse { " rev." } else { "" };
+        title = format!(" {n}/{all} · {by}{order} {filter}");
+    }
     let list = if clusters.is_empty() {
         Paragraph::new(Line::styled("no near-duplicate clusters", theme.muted))
+    } else if st.order.is_empty() {
+        Paragraph::new(Line::styled(
+            "no cluster has a page whose path holds these words",
+            theme.muted,
+        ))
     } else {
         Paragraph::new(rows)
     };
@@ -72,9 +89,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 
     let w = layout::inner(c.pairs).width as usize;
     let height = layout::rows_height(c.pairs, 0);
-    let pairs = clusters
-        .get(st.list.selected)
-        .map_or(&[][..], |c| &c.pairs[..]);
+    let pairs = app.cluster().map_or(&[][..], |c| &c.pairs[..]);
     let room = w.saturating_sub(9) / 2;
     let rows: Vec<Line> = st
         .pairs

@@ -150,6 +150,7 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
             (Action::Filter, "filter"),
             (Action::Sort, "sort"),
             (Action::Reverse, "reverse"),
+            (Action::Cluster, "cluster"),
         ],
         Tab::Origin => &[
             (Action::NextBlock, "next block"),
@@ -159,13 +160,16 @@ fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
             (Action::Versions, "versions"),
             (Action::Copies, "copies"),
             (Action::Exact, "exact"),
+            (Action::Cluster, "cluster"),
         ],
         Tab::Clusters => &[
             (Action::Select, "pairs/compare"),
             (Action::Left, "clusters"),
+            (Action::Filter, "filter"),
+            (Action::Sort, "sort"),
             (Action::PageDown, "scroll"),
             (Action::NextBlock, "next passage"),
-            (Action::Back, "close"),
+            (Action::Back, "back"),
         ],
         Tab::Table => &[(Action::Rescan, "rescan")],
         Tab::Tune => &[
@@ -221,6 +225,11 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             spans.push(Span::styled(format!(" /{query}▏"), theme.input));
             spans.push(Span::raw(" "));
             spans.push(Span::styled(at, theme.muted));
+            hint(&mut spans, "enter", "keep");
+            hint(&mut spans, "esc", "clear");
+        }
+        Some(Input::ClusterFilter(_)) => {
+            hint(&mut spans, "type", "words of a page's path");
             hint(&mut spans, "enter", "keep");
             hint(&mut spans, "esc", "clear");
         }

@@ -835,3 +835,23 @@ fn a_long_copies_list_keeps_its_selection_in_view() {
         "the selected row is drawn: {shown}"
     );
 }
+
+#[test]
+fn clusters_sorted_and_filtered() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        keys(&mut a, "3sS/alerts");
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("words of a page's path"), "{shown}");
+        press(&mut a, KeyCode::Enter);
+        let shown = screen(&a, &dark());
+        let title = if w > 80 {
+            "Clusters 1 of 2 · by size reversed · /alerts"
+        } else {
+            "1/2 · size rev. · /alerts"
+        };
+        assert!(shown.contains(title), "{shown}");
+        assert!(shown.contains("#2"), "a cluster keeps its number: {shown}");
+        insta::assert_snapshot!(format!("clusters_filtered_{w}x{h}"), shown);
+    }
+}

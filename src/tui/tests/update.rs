@@ -1345,3 +1345,89 @@ fn a_search_of_every_page_opens_one_at_its_match_and_comes_back() {
     assert_eq!(press(&mut a, KeyCode::Enter), []);
     assert!(a.find.is_none());
 }
+
+#[test]
+fn a_page_shows_its_cluster_and_back_returns_to_the_page() {
+    let mut a = app(80, 24);
+    // From Documents: v2/installation.md (the last of the first cluster).
+    let v2 = fixture::PATHS
+        .iter()
+        .position(|p| *p == "v2/installation.md")
+        .unwrap();
+    for _ in 0..v2 {
+        press(&mut a, KeyCode::Down);
+    }
+    // The clusters sorted by similarity, reversed: the pair (0.655) first.
+    keys(&mut a, "3ssS");
+    assert_eq!(a.cluster().unwrap().members, [0, 8]);
+    keys(&mut a, "1");
+    assert_eq!(keys(&mut a, "#"), []);
+    assert_eq!(a.tab, Tab::Clusters);
+    assert!(a.cluster().unwrap().members.contains(&V2_INSTALL));
+    assert_eq!(a.clusters.list.selected, 1, "its row in the order shown");
+    press(&mut a, KeyCode::Esc);
+    assert_eq!(a.tab, Tab::Documents, "back to the page");
+    // From Origin, past a filter that hides its cluster.
+    keys(&mut a, "3/alerts");
+    press(&mut a, KeyCode::Enter);
+    assert_eq!(a.clusters_len(), 1);
+    assert_eq!(a.cluster().unwrap().members, [0, 8]);
+    keys(&mut a, "1");
+    press(&mut a, KeyCode::Home);
+    open_v2(&mut a);
+    keys(&mut a, "#");
+    assert_eq!(a.tab, Tab::Clusters);
+    assert!(a.clusters.filter.is_empty(), "the filter hid it");
+    assert!(a.cluster().unwrap().members.contains(&V2_INSTALL));
+    press(&mut a, KeyCode::Esc);
+    assert_eq!(a.tab, Tab::Origin);
+    // A page in no cluster says so and stays.
+    keys(&mut a, "1");
+    press(&mut a, KeyCode::Home);
+    press(&mut a, KeyCode::Down);
+    keys(&mut a, "#");
+    assert_eq!(a.tab, Tab::Documents);
+    assert!(
+        a.message
+            .as_ref()
+            .unwrap()
+            .contains("v1/api.md is in no cluster")
+    );
+}
+
+#[test]
+fn clusters_sort_and_filter_and_esc_clears_the_filter() {
+    let mut a = app(80, 24);
+    keys(&mut a, "3");
+    assert_eq!(a.clusters.order, [0, 1], "as numbered");
+    keys(&mut a, "s");
+    assert_eq!(a.clusters.sort, crate::tui::clusters::ClusterSort::Size);
+    assert_eq!(a.clusters.order, [0, 1], "three pages before two");
+    keys(&mut a, "S");
+    assert_eq!(a.clusters.order, [1, 0]);
+    keys(&mut a, "ss");
+    assert_eq!(a.clusters.sort, crate::tui::clusters::ClusterSort::Path);
+    assert_eq!(
+        a.clusters.order,
+        [1, 0],
+        "v1/alerts.md before v1/installation.md"
+    );
+    // The filter: every word in some page's path, ignoring case.
+    keys(&mut a, "/INSTALL v3");
+    assert_eq!(a.clusters.order, [0]);
+    keys(&mut a, "x");
+    assert!(a.clusters.order.is_empty());
+    press(&mut a, KeyCode::Backspace);
+    press(&mut a, KeyCode::Enter);
+    assert_eq!(
+        (a.clusters.filter.as_str(), a.pairs_len()),
+        ("INSTALL v3", 3)
+    );
+    // A new snapshot keeps the order and the filter.
+    let s = (**a.snapshot.as_ref().unwrap()).clone();
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    assert_eq!(a.clusters.order, [0]);
+    press(&mut a, KeyCode::Esc);
+    assert!(a.clusters.filter.is_empty());
+    assert_eq!(a.clusters.order, [1, 0]);
+}
