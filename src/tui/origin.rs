@@ -426,8 +426,10 @@ pub(crate) fn unseen_in(text: &str, line: Range<usize>) -> Vec<Range<usize>> {
 pub(crate) fn soft_breaks(text: &str) -> Vec<usize> {
     let mut out = Vec::new();
     let mut fenced = false;
-    // The indentation of the line that opened a literal block (`::`).
+    // The indentation of the line that opened a literal block (`::`), and
+    // of a line ending in `::` just before.
     let mut literal: Option<usize> = None;
+    let mut opening: Option<usize> = None;
     // The newline ending the previous line, if that line may flow on.
     let mut open: Option<usize> = None;
     let mut offset = 0;
@@ -441,9 +443,13 @@ pub(crate) fn soft_breaks(text: &str) -> Vec<usize> {
         if literal.is_some_and(|base| !blank && indent <= base) {
             literal = None;
         }
+        // A literal block begins after a blank line (AsciiDoc's `term::`
+        // is followed by its description at once, which is prose).
+        literal = literal.or(opening.filter(|_| blank));
+        opening = None;
         let in_literal = literal.is_some();
-        if !fenced && line.trim_end().ends_with("::") {
-            literal = Some(indent);
+        if !fenced && literal.is_none() && line.trim_end().ends_with("::") {
+            opening = Some(indent);
         }
         let code = fenced || fence || in_literal || is_indented_code(line) || is_rule(line);
         fenced ^= fence;
@@ -464,13 +470,17 @@ fn is_indented_code(line: &str) -> bool {
     line.starts_with("    ") || line.starts_with('\t')
 }
 
-/// A line drawn with punctuation only, three marks at least: a heading's
-/// underline or overline (`=====`, `-----`, `~~~~`), a rule, a table's
-/// border (`+----+----+`, `=====  =====`).
+/// A line that stands alone though it is not blank: punctuation only — a
+/// heading's underline or overline (`=====`, `-----`), a rule, a table's
+/// border (`+----+----+`, `=====  =====`), AsciiDoc's list continuation
+/// (`+`) — or a block's attribute line (`[verse]`, `[[anchor]]`,
+/// `[source,sh]`).
 fn is_rule(line: &str) -> bool {
     let t = line.trim();
-    let marks = t.chars().filter(|c| !c.is_whitespace()).count();
-    marks >= 3 && t.chars().all(|c| c.is_ascii_punctuation() || c == ' ')
+    let marks = t.chars().any(|c| !c.is_whitespace());
+    let punctuation = marks && t.chars().all(|c| c.is_ascii_punctuation() || c == ' ');
+    let attribute = t.len() > 2 && t.starts_with('[') && t.ends_with(']') && !t.contains(' ');
+    punctuation || attribute
 }
 
 /// Whether a paragraph may go on after `line`.
@@ -561,7 +571,8 @@ mod tests {
     fn restructured_text_keeps_its_headings_tables_and_literal_blocks() {
         let t = "Abstract\n========\nThe text goes\non here::\n\n   $ tidectl check\n   \
                  $ tidectl run\n\nBack to prose\nthat flows.\n\n+----+----+\n| a  | b  |\n\
-                 +----+----+\n.. note::\n   Indented note\n   lines\nend";
+                 +----+----+\n.. note::\n\n   Indented note\n   lines\nend\n[verse]\nA line\n+\nmore\n\n\
+                 term::\n  its description\n  flows on";
         assert_eq!(
             shown(t, 60),
             [
@@ -578,9 +589,16 @@ mod tests {
                 "| a  | b  |",
                 "+----+----+",
                 ".. note::",
+                "",
                 "   Indented note",
                 "   lines",
-                "end"
+                "end",
+                "[verse]",
+                "A line",
+                "+",
+                "more",
+                "",
+                "term::\n  its description\n  flows on"
             ]
         );
     }
