@@ -557,3 +557,30 @@ pub(crate) fn search_view(generation: u64, query: &str) -> SearchView {
     }
     v
 }
+
+/// A page as written in reStructuredText, AsciiDoc and HTML (prepared as
+/// the index prepares it), all new text.
+pub(crate) fn as_written_view() -> OriginView {
+    const RST: &str = "Abstract\n========\n\nTidewater reads the\n   gauges every one-\nminute and keeps\nthe readings::\n\n    $ tidectl check\n    $ tidectl run\n\n[verse]\nA line of its own\n+\nAnd the next.\n";
+    const HTML: &str = "<h2>Alerts</h2><p>An alert watches\n  one sensor.</p><ul><li>above</li><li>below</li></ul>";
+    let html = crate::text::prepare(HTML.as_bytes(), crate::text::Format::Html);
+    let text = format!("{RST}{html}");
+    let spans = spans(&text);
+    let n = spans.len() as u32;
+    let mut v = origin_view(false);
+    v.text = Ok(text);
+    v.spans = spans;
+    v.runs = vec![Run {
+        start: 0,
+        end: n,
+        origin: None,
+    }];
+    v.targets = vec![None];
+    v.legend = vec![LegendEntry {
+        origin: V2_INSTALL,
+        path: "v2/installation.md".into(),
+        version: 2,
+        percent: 100.0,
+    }];
+    v
+}

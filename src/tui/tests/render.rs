@@ -855,3 +855,32 @@ fn clusters_sorted_and_filtered() {
         insta::assert_snapshot!(format!("clusters_filtered_{w}x{h}"), shown);
     }
 }
+
+/// Text as written: a heading's underline, a literal block, AsciiDoc's
+/// attribute and continuation lines keep their lines; a joined line's
+/// indentation is not drawn and `one-` `minute` joins whole; HTML's blocks
+/// are lines.
+#[test]
+fn origin_shows_text_as_written() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.tab = crate::tui::app::Tab::Origin;
+        a.origin.open(fixture::V2_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::as_written_view())));
+        let shown = screen(&a, &dark());
+        for line in [
+            "│Abstract ",
+            "│======== ",
+            "│Tidewater reads the gauges every one-minute and",
+            "│    $ tidectl check",
+            "│[verse] ",
+            "│+ ",
+            "│Alerts ",
+            "│An alert watches one sensor.",
+            "│above ",
+        ] {
+            assert!(shown.contains(line), "{line:?} in {shown}");
+        }
+        insta::assert_snapshot!(format!("as_written_{w}x{h}"), shown);
+    }
+}
