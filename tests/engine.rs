@@ -706,3 +706,56 @@ fn a_search_of_every_page_finds_the_words_where_origin_shows_them() {
         assert_eq!(&o.text.as_deref().unwrap()[hit.first.clone()], "Needle");
     }
 }
+
+/// A deletion and a rename are in the Events after a restart, at the time
+/// they were told of (the history keeps versions, not departures).
+#[test]
+fn deletions_and_renames_are_in_the_events_after_a_restart() {
+    let dir = TempDir::new("engine-departures");
+    dir.write("a.md", text(40, 100));
+    dir.write("b.md", text(41, 100));
+    let home = TempDir::new("engine-departures-home");
+    let mut r = start_in(dir.path(), home, |_| {});
+    r.snapshot("both", |s| s.documents.len() == 2);
+    std::fs::remove_file(dir.path().join("a.md")).unwrap();
+    let deleted = r.wait_for("a.md deleted", |u| match u {
+        Update::Events(e) => e
+            .iter()
+            .find(|e| matches!(&e.kind, EventKind::Deleted { path } if path == "a.md"))
+            .cloned(),
+        _ => None,
+    });
+    std::fs::rename(dir.path().join("b.md"), dir.path().join("c.md")).unwrap();
+    let renamed = r.wait_for("b.md renamed", |u| match u {
+        Update::Events(e) => e
+            .iter()
+            .find(|e| matches!(&e.kind, EventKind::Renamed { to, .. } if to == "c.md"))
+            .cloned(),
+        _ => None,
+    });
+    r.snapshot("c.md live", |s| doc(s, "c.md").is_some());
+    let Running { engine, _home, .. } = r;
+    drop(engine);
+
+    let mut r = start_in(dir.path(), _home, |_| {});
+    let s = r.snapshot("reopened", |s| s.documents.len() == 1);
+    let told: Vec<(&EventKind, i64)> = s.events.iter().map(|e| (&e.kind, e.at_ms)).collect();
+    assert_eq!(told[0], (&renamed.kind, renamed.at_ms), "{told:?}");
+    assert_eq!(told[1], (&deleted.kind, deleted.at_ms), "{told:?}");
+    assert_eq!(told.len(), 4, "two versions, two departures: {told:?}");
+    // Numbered newest first, and not told again as news.
+    assert!(s.events.windows(2).all(|w| w[0].n > w[1].n));
+    dir.write("d.md", text(42, 100));
+    let fresh = r.wait_for("d.md's event", |u| match u {
+        Update::Events(e) => Some(e.clone()),
+        _ => None,
+    });
+    assert!(
+        fresh.iter().all(|e| !matches!(
+            &e.kind,
+            EventKind::Deleted { .. } | EventKind::Renamed { .. }
+        )),
+        "{fresh:?}"
+    );
+    assert!(fresh.iter().all(|e| e.n > s.events[0].n), "{fresh:?}");
+}

@@ -34,7 +34,8 @@ pub(super) struct Reporter {
 }
 
 impl Reporter {
-    pub(super) fn push(&mut self, kind: EventKind) {
+    /// Tell of `kind`; returns when it was told (milliseconds since the epoch).
+    pub(super) fn push(&mut self, kind: EventKind) -> i64 {
         self.next_n += 1;
         let at_ms = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
@@ -47,6 +48,7 @@ impl Reporter {
         self.fresh.push(e.clone());
         self.events.push_front(e);
         self.events.truncate(EVENTS);
+        at_ms
     }
 
     pub(super) fn error(&mut self, message: impl Into<String>) {

@@ -17,7 +17,7 @@ use super::shadow::{self, Job};
 use super::store::Store;
 use super::view;
 use super::*;
-use crate::index::{Change, Index, IndexError, NearRow, Observer, Read, Scope, Status};
+use crate::index::{Change, Departure, Index, IndexError, NearRow, Observer, Read, Scope, Status};
 use crate::origin::Outcome;
 use crate::source::watch::{self as watcher, Batch};
 use crate::source::{self, Filter};
@@ -163,9 +163,11 @@ impl Live {
             rep,
         };
         live.load()?;
-        // The Events pane after a restart: the history's newest versions.
-        live.rep.events = view::past_events(&live.rows, EVENTS).into();
-        live.rep.next_n = live.rows.len() as u64;
+        // The Events pane after a restart: the history's newest versions,
+        // and the deletions and renames told of before.
+        let departures = live.ix().departures(EVENTS)?;
+        live.rep.events = view::past_events(&live.rows, &departures, EVENTS).into();
+        live.rep.next_n = live.rep.events.front().map_or(0, |e| e.n);
         Ok(live)
     }
 
@@ -568,6 +570,8 @@ impl Live {
         let mut near = Vec::new();
         let retired_before = self.retired.len();
         let mut renamed = false;
+        // Deletions and renames told of, kept for the Events after a restart.
+        let mut departures = Vec::new();
         // A document that became unreadable (or binary, or too large) is
         // still there: its `skipped` event says why it left the documents,
         // with no `deleted` beside it.
@@ -598,7 +602,13 @@ impl Live {
                 Change::Deleted { path } => {
                     self.set_live(&path, None)?;
                     if !skipped.contains(&path) {
-                        self.rep.push(EventKind::Deleted { path });
+                        let at_ms = self.rep.push(EventKind::Deleted { path: path.clone() });
+                        departures.push(Departure {
+                            at_ms,
+                            path,
+                            to: None,
+                            id: None,
+                        });
                     }
                 }
                 Change::Renamed { from, to, id } => {
@@ -609,7 +619,17 @@ impl Live {
                         }
                     }
                     renamed = true;
-                    self.rep.push(EventKind::Renamed { from, to, id });
+                    let at_ms = self.rep.push(EventKind::Renamed {
+                        from: from.clone(),
+                        to: to.clone(),
+                        id,
+                    });
+                    departures.push(Departure {
+                        at_ms,
+                        path: from,
+                        to: Some(to),
+                        id: Some(id),
+                    });
                 }
                 Change::Skipped { path, reason } => {
                     self.rep.push(EventKind::Skipped { path, reason });
@@ -624,12 +644,9 @@ impl Live {
         // Clusters split by deletions find the links they skipped.
         let ix = self.store.ix.as_ref().expect("index open");
         let links = self.clusters.settle(&mut |o| stored_set(ix, o))?;
-        self.store.ix.as_mut().expect("index open").put_near(
-            &near,
-            &links,
-            &[],
-            &self.retired[retired_before..],
-        )?;
+        let ix = self.store.ix.as_mut().expect("index open");
+        ix.put_near(&near, &links, &[], &self.retired[retired_before..])?;
+        ix.note_departures(&departures)?;
         self.sample_table();
         self.changed = true;
         Ok(())

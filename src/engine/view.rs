@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use super::query::Row;
 use super::{DocRow, Event, EventKind, OriginShare};
+use crate::index::Departure;
 
 /// One row per live document, by id: its latest version's figures and its
 /// dominant origin's path, with the file's modification time from
@@ -81,19 +82,55 @@ pub(super) fn version_event(rows: &[Row], id: u32) -> EventKind {
     }
 }
 
-/// The newest `n` versions as events, newest first, numbered by id from 1
-/// and timed by their file's modification time: what happened before this
-/// process started, as far as the index knows.
-pub(super) fn past_events(rows: &[Row], n: usize) -> Vec<Event> {
-    (0..rows.len() as u32)
-        .rev()
-        .take(n)
-        .map(|id| Event {
-            n: u64::from(id) + 1,
-            at_ms: rows[id as usize].mtime_ns.div_euclid(1_000_000),
-            kind: version_event(rows, id),
-        })
-        .collect()
+/// The newest `n` events before this process started, as far as the index
+/// knows, newest first: the versions (timed by their file's modification
+/// time) and the `departures` (deletions and renames, newest first, timed
+/// when they were told of), merged by time, each list in its own order.
+pub(super) fn past_events(rows: &[Row], departures: &[Departure], n: usize) -> Vec<Event> {
+    let mut versions = (0..rows.len() as u32).rev().map(|id| Event {
+        n: 0,
+        at_ms: rows[id as usize].mtime_ns.div_euclid(1_000_000),
+        kind: version_event(rows, id),
+    });
+    let total = (rows.len() + departures.len()) as u64;
+    let mut departures = departures.iter().map(|d| Event {
+        n: 0,
+        at_ms: d.at_ms,
+        kind: match (&d.to, d.id) {
+            (Some(to), Some(id)) => EventKind::Renamed {
+                from: d.path.clone(),
+                to: to.clone(),
+                id,
+            },
+            _ => EventKind::Deleted {
+                path: d.path.clone(),
+            },
+        },
+    });
+    // Two lists newest first, merged by time; each keeps its own order.
+    let (mut v, mut d) = (versions.next(), departures.next());
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let take_v = match (&v, &d) {
+            (Some(a), Some(b)) => a.at_ms >= b.at_ms,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        if take_v {
+            out.extend(v.take());
+            v = versions.next();
+        } else {
+            out.extend(d.take());
+            d = departures.next();
+        }
+    }
+    // Numbered in order of the whole merge, the newest the highest (so a
+    // version's number is its id + 1 while nothing departed).
+    for (i, e) in out.iter_mut().enumerate() {
+        e.n = total - i as u64;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -116,7 +153,7 @@ mod tests {
     #[test]
     fn past_events_are_the_newest_versions_newest_first() {
         let rows = rows();
-        let e = past_events(&rows, 2);
+        let e = past_events(&rows, &[], 2);
         let seen: Vec<(u64, u32)> = e
             .iter()
             .map(|e| match &e.kind {
@@ -127,8 +164,51 @@ mod tests {
         assert_eq!(seen, [(3, 2), (2, 1)]);
         assert_eq!(e[0].at_ms, 1_500_000_000_000, "the version's mtime in ms");
         assert_eq!(e[0].kind, version_event(&rows, 2));
-        assert_eq!(past_events(&rows, 10).len(), 3);
-        assert!(past_events(&[], 10).is_empty());
+        assert_eq!(past_events(&rows, &[], 10).len(), 3);
+        assert!(past_events(&[], &[], 10).is_empty());
+    }
+
+    #[test]
+    fn deletions_and_renames_told_before_fall_in_by_time() {
+        let rows = rows();
+        // The versions' times: 0.75e12, 0.75e12, 1.5e12 ms.
+        let departures = [
+            Departure {
+                at_ms: 1_600_000_000_000,
+                path: "b.md".into(),
+                to: Some("c.md".into()),
+                id: Some(1),
+            },
+            Departure {
+                at_ms: 1_000_000_000_000,
+                path: "old.md".into(),
+                to: None,
+                id: None,
+            },
+        ];
+        let e = past_events(&rows, &departures, 10);
+        let kinds: Vec<(u64, String)> = (e.iter())
+            .map(|e| {
+                let what = match &e.kind {
+                    EventKind::Version { path, version, .. } => format!("{path} v{version}"),
+                    EventKind::Renamed { from, to, .. } => format!("{from} -> {to}"),
+                    EventKind::Deleted { path } => format!("{path} gone"),
+                    other => panic!("{other:?}"),
+                };
+                (e.n, what)
+            })
+            .collect();
+        let want = [
+            (5, "b.md -> c.md"),
+            (4, "a.md v2"),
+            (3, "old.md gone"),
+            (2, "b.md v1"),
+            (1, "a.md v1"),
+        ];
+        assert_eq!(kinds, want.map(|(n, w)| (n, w.to_string())));
+        assert_eq!(e[0].at_ms, 1_600_000_000_000);
+        // The newest n only.
+        assert_eq!(past_events(&rows, &departures, 2).len(), 2);
     }
 
     fn rows() -> Vec<Row> {

@@ -9,6 +9,7 @@
 //! fingerprints (no file is re-read). Each repair says so once through
 //! [`Observer::notice`]. The root is only ever read.
 
+mod departures;
 mod history;
 mod lock;
 pub(crate) use lock::check_free;
@@ -27,6 +28,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub(crate) use departures::Departure;
 pub(crate) use near::NearRow;
 pub(crate) use read::{Read, ReadOnly};
 pub(crate) use reconcile::{Change, Report, Scope};
