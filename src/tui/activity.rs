@@ -3,7 +3,7 @@
 //! (adopting settings, a shadow run under way).
 
 use super::app::App;
-use super::panes::{count, events::clock};
+use super::panes::{count, events::when};
 use super::paths;
 use super::tune::RunKind;
 use crate::engine::{EventKind, Watching};
@@ -73,10 +73,10 @@ pub(crate) fn activity(app: &App, room: usize) -> Option<(String, Tone)> {
         _ => None,
     });
     let text = match last {
-        Some((at, _)) if room < PATH_ROOM => format!("{mode} · changed {}", clock(at)),
+        Some((at, _)) if room < PATH_ROOM => format!("{mode} · changed {}", when(at, app.today)),
         Some((at, path)) => format!(
             "{mode} · last change {} {}",
-            clock(at),
+            when(at, app.today),
             paths::fit(path, "", room, 1)
         ),
         None => mode.to_string(),

@@ -129,6 +129,9 @@ pub struct App {
     pub editor: String,
     /// The directory lineage was started from: exports go there by default.
     pub start_dir: std::path::PathBuf,
+    /// Today, in days since the epoch (UTC), as of the last frame: times of
+    /// another day show their date. None (tests): every time is today's.
+    pub today: Option<i64>,
     pub quit: bool,
 }
 
@@ -157,6 +160,7 @@ impl App {
             effects: Vec::new(),
             message: None,
             editor: "vi".into(),
+            today: None,
             start_dir: ".".into(),
             quit: false,
         }

@@ -146,6 +146,8 @@ fn ui_loop(
     let mut last_draw = Instant::now() - FRAME;
     loop {
         if dirty && last_draw.elapsed() >= FRAME {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            app.today = now.ok().map(|d| (d.as_secs() / 86_400) as i64);
             terminal
                 .draw(|f| panes::draw(app, theme, f))
                 .map_err(|e| format!("cannot draw: {e}"))?;

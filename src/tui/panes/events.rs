@@ -19,6 +19,17 @@ pub(crate) fn clock(ms: i64) -> String {
     format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
+/// When `ms` (milliseconds since the epoch) was, as short as tells it:
+/// [`clock`] on `today` (days since the epoch, UTC; None takes every time
+/// for today's), else [`date_time`] (a time read from a file's date after
+/// a restart may be of any day).
+pub(crate) fn when(ms: i64, today: Option<i64>) -> String {
+    match today {
+        Some(day) if ms.div_euclid(86_400_000) != day => date_time(ms.saturating_mul(1_000_000)),
+        _ => clock(ms),
+    }
+}
+
 /// `YYYY-MM-DD HH:MM` (UTC) of a time in nanoseconds since the epoch.
 pub(crate) fn date_time(ns: i64) -> String {
     let secs = ns.div_euclid(1_000_000_000);
@@ -99,23 +110,26 @@ pub(crate) fn detail(text: &str, theme: &Theme, area: Rect, f: &mut Frame) {
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let events = app.snapshot.as_ref().map_or(&[][..], |s| &s.events[..]);
     let (_, rows_area) = layout::table_rows(area);
-    let rows = app
-        .events
-        .window(events.len(), rows_area.height as usize)
-        .map(|i| {
-            let e = &events[i];
-            let (kind, style, what) = describe(&e.kind, theme);
-            let row = Row::new([
-                Cell::from(Span::styled(clock(e.at_ms), theme.muted)),
-                Cell::from(Span::styled(kind, style)),
-                Cell::from(what),
-            ]);
-            if i == app.events.selected {
-                row.style(theme.selected)
-            } else {
-                row
-            }
-        });
+    let window = app.events.window(events.len(), rows_area.height as usize);
+    // The time column as wide as the rows shown need (a date takes more).
+    let times: Vec<String> = (events[window.clone()].iter())
+        .map(|e| when(e.at_ms, app.today))
+        .collect();
+    let time_w = times.iter().map(|t| t.len()).max().unwrap_or(0).max(8);
+    let rows = window.zip(times).map(|(i, time)| {
+        let e = &events[i];
+        let (kind, style, what) = describe(&e.kind, theme);
+        let row = Row::new([
+            Cell::from(Span::styled(time, theme.muted)),
+            Cell::from(Span::styled(kind, style)),
+            Cell::from(what),
+        ]);
+        if i == app.events.selected {
+            row.style(theme.selected)
+        } else {
+            row
+        }
+    });
     // Events are numbered as they happen: the newest's number says how many
     // there were, and whether older ones left the list.
     let (kept, all) = (events.len() as u64, events.first().map_or(0, |e| e.n));
@@ -127,7 +141,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let table = Table::new(
         rows,
         [
-            Constraint::Length(8),
+            Constraint::Length(time_w as u16),
             Constraint::Length(7),
             Constraint::Min(10),
         ],
@@ -153,6 +167,14 @@ mod tests {
     fn clock_is_utc_time_of_day() {
         assert_eq!(super::clock(0), "00:00:00");
         assert_eq!(super::clock(1_700_000_000_123), "22:13:20");
+        // Another day than today shows its date.
+        let day = 1_700_000_000_123 / 86_400_000;
+        assert_eq!(super::when(1_700_000_000_123, Some(day)), "22:13:20");
+        assert_eq!(super::when(1_700_000_000_123, None), "22:13:20");
+        assert_eq!(
+            super::when(1_700_000_000_123, Some(day + 2)),
+            "2023-11-14 22:13"
+        );
     }
 
     /// A name's bidirectional controls reach no event line (they would

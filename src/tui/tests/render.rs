@@ -884,3 +884,25 @@ fn origin_shows_text_as_written() {
         insta::assert_snapshot!(format!("as_written_{w}x{h}"), shown);
     }
 }
+
+/// A time of another day than today shows its date (after a restart the
+/// versions' times are their files' dates); the status bar's last change
+/// is drawn by the same `when`.
+#[test]
+fn times_of_another_day_show_their_date() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        keys(&mut a, "6");
+        let at = a.snapshot.as_ref().unwrap().events[0].at_ms;
+        let day = at.div_euclid(86_400_000);
+        let clock = crate::tui::panes::events::clock(at);
+        a.today = Some(day);
+        let shown = screen(&a, &dark());
+        assert!(shown.contains(&format!("│{clock} ")), "{shown}");
+        a.today = Some(day + 3);
+        let shown = screen(&a, &dark());
+        let date = crate::tui::panes::events::date_time(at * 1_000_000);
+        assert!(shown.contains(&format!("│{date} ")), "Events: {shown}");
+        insta::assert_snapshot!(format!("events_other_day_{w}x{h}"), shown);
+    }
+}
