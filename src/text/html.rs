@@ -1,8 +1,8 @@
 //! HTML to text: tags, comments and `<script>`/`<style>` elements each become one
-//! space — a newline for the tags of blocks (`<p>`, `<h2>`, `<li>`, `<br>`, …),
-//! so the text keeps its paragraphs, headings and items as lines (one byte
-//! either way: the tokens and their places are the same); character entities
-//! are decoded.
+//! space — a newline for the tags of blocks (`<p>`, `<h2>`, `<li>`, `<br>`, …)
+//! and a fence line (three backticks) for `<pre>`'s, so the text keeps its
+//! paragraphs, headings, items and code as lines (whitespace and backticks
+//! are no token: the tokens are the same); character entities are decoded.
 //!
 //! A small forward scanner after the HTML tokenizer's rules, not a parser: it
 //! never looks back, so it runs in linear time on any input. What starts markup:
@@ -24,7 +24,7 @@ pub(crate) fn strip(html: &str) -> String {
         match markup_end(bytes, lt) {
             Some(end) => {
                 out.push_str(&html[text_start..lt]);
-                out.push(if is_block(bytes, lt) { '\n' } else { ' ' });
+                out.push_str(separator(bytes, lt));
                 text_start = end;
                 i = end;
             }
@@ -40,7 +40,7 @@ pub(crate) fn strip(html: &str) -> String {
 }
 
 /// Elements that start a line of their own in a browser.
-const BLOCKS: [&[u8]; 33] = [
+const BLOCKS: [&[u8]; 32] = [
     b"address",
     b"article",
     b"aside",
@@ -67,7 +67,6 @@ const BLOCKS: [&[u8]; 33] = [
     b"nav",
     b"ol",
     b"p",
-    b"pre",
     b"section",
     b"table",
     b"title",
@@ -76,8 +75,10 @@ const BLOCKS: [&[u8]; 33] = [
     b"html",
 ];
 
-/// Whether the tag at `lt` (start or end) is a block's.
-fn is_block(bytes: &[u8], lt: usize) -> bool {
+/// What the markup at `lt` becomes: a space, a newline for a block's tag,
+/// a fence line for `<pre>`'s (its lines are kept as written, as a fenced
+/// block's are; backticks are no token, so the tokens stay the same).
+fn separator(bytes: &[u8], lt: usize) -> &'static str {
     let from = if bytes.get(lt + 1) == Some(&b'/') {
         lt + 2
     } else {
@@ -88,7 +89,13 @@ fn is_block(bytes: &[u8], lt: usize) -> bool {
         .iter()
         .take_while(|b| b.is_ascii_alphanumeric())
         .count()];
-    BLOCKS.iter().any(|b| name.eq_ignore_ascii_case(b))
+    if name.eq_ignore_ascii_case(b"pre") {
+        "\n```\n"
+    } else if BLOCKS.iter().any(|b| name.eq_ignore_ascii_case(b)) {
+        "\n"
+    } else {
+        " "
+    }
 }
 
 /// Offset of the first `needle` in `bytes[from..]`.
@@ -218,10 +225,15 @@ mod tests {
         assert_eq!(strip("<p>x</p>"), "\nx\n");
         assert_eq!(strip("a<br/>b<BR >c"), "a\nb\nc");
         assert_eq!(strip("<a href=\"/x\" class='y'>link</a>"), " link ");
-        assert_eq!(strip("<H2>T</H2><Pre>x</pre><li>i<b2>"), "\nT\n\nx\n\ni ");
-        // The same tokens at the same places as with a space.
-        let page = "<h1>Title</h1><p>One <em>two</em></p><ul><li>three</li></ul>";
-        let spaced = strip(page).replace('\n', " ");
+        assert_eq!(strip("<H2>T</H2><li>i<b2>"), "\nT\n\ni ");
+        // A `<pre>` is fenced, its lines as written.
+        assert_eq!(
+            strip("<p>a</p><Pre>x\n  y</pre>"),
+            "\na\n\n```\nx\n  y\n```\n"
+        );
+        // The same tokens as with spaces.
+        let page = "<h1>T</h1><p>One <em>two</em></p><ul><li>three</li></ul><pre>x = 1;</pre>";
+        let spaced = strip(page).replace(['\n', '`'], " ");
         assert_eq!(tokens(&strip(page)), tokens(&spaced));
     }
 

@@ -562,7 +562,7 @@ pub(crate) fn search_view(generation: u64, query: &str) -> SearchView {
 /// the index prepares it), all new text.
 pub(crate) fn as_written_view() -> OriginView {
     const RST: &str = "Abstract\n========\n\nTidewater reads the\n   gauges every one-\nminute and keeps\nthe readings::\n\n    $ tidectl check\n    $ tidectl run\n\n[verse]\nA line of its own\n+\nAnd the next.\n";
-    const HTML: &str = "<h2>Alerts</h2><p>An alert watches\n  one sensor.</p><ul><li>above</li><li>below</li></ul>";
+    const HTML: &str = "<h2>Alerts</h2><p>An alert watches\n  one sensor.</p><ul><li>above</li><li>below</li></ul><pre>[[alert]]\nid = \"high\"</pre>";
     let html = crate::text::prepare(HTML.as_bytes(), crate::text::Format::Html);
     let text = format!("{RST}{html}");
     let spans = spans(&text);

@@ -881,6 +881,12 @@ fn origin_shows_text_as_written() {
         ] {
             assert!(shown.contains(line), "{line:?} in {shown}");
         }
+        // At its end, HTML's <pre> as written between fences.
+        press(&mut a, KeyCode::End);
+        let end = screen(&a, &dark());
+        for line in ["│```", "│[[alert]] ", "│id = \"high\" "] {
+            assert!(end.contains(line), "{line:?} in {end}");
+        }
         insta::assert_snapshot!(format!("as_written_{w}x{h}"), shown);
     }
 }
