@@ -2,6 +2,7 @@
 //! the same run. Medians over repeated runs; prints Markdown for BENCHMARKS.md.
 //!
 //! `cargo bench -- NAME` runs only the benchmarks whose name contains NAME.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

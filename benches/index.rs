@@ -5,6 +5,7 @@
 //! and reconcile. Prints Markdown for docs/index-benchmarks.md.
 //!
 //! `LINEAGE_BENCH_DOCS=N` changes the number of documents.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -38,6 +38,7 @@
 //!
 //! `cargo bench --bench scale -- generate DIR [N [SEED [SHAPE]]]` only
 //! writes a tree.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

@@ -5,6 +5,7 @@
 //! Markdown for BENCHMARKS.md.
 //!
 //! `LINEAGE_BENCH_DOCS=N` changes the number of documents.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -9,6 +9,7 @@
 //!   nothing changing, after its idle checkpoint, and the syscalls it makes.
 //!
 //! `LINEAGE_BENCH_WATCH=10000,50000` sets the tree sizes.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::fs;
 use std::io::{BufRead, BufReader};

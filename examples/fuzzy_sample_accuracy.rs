@@ -12,6 +12,7 @@
 //! instead of the shipped English tables), `slack=0.1`, `prefix=0.002` (Koala's
 //! common-prefix share, 0 = off), `k=8`. `synthetic=N` instead of ROOT checks
 //! Heintze's scale claim on N documents of random substrings.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::collections::HashSet;
 use std::path::Path;

@@ -3,6 +3,7 @@
 //! hand: N documents of ~10 KB of random words (`w0` … `w29999`) in 100
 //! folders, every fifth one starting with the first half of an earlier one,
 //! mtimes one second apart.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::path::Path;
 

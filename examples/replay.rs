@@ -11,6 +11,7 @@
 //! ```
 //!
 //! Prints the time per selected unit on stderr.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

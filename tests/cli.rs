@@ -1,5 +1,6 @@
 //! End-to-end tests of `lineage scan` and `lineage sweep` against docs/formats.md §2–6,
 //! driving the real binary.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

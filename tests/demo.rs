@@ -1,4 +1,5 @@
 //! `assets/demo` (the README's first command) shows origins and clusters.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

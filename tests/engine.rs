@@ -1,6 +1,7 @@
 //! The engine thread on real folders: snapshots follow file changes, queries
 //! answer from the index, shadow runs score like an independent replay,
 //! adopting settings re-processes the history.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! new, and the earlier of two origins wins. Past the table's capacity it
 //! says it samples, and alignment keeps those answers exact through a table
 //! of one bucket (64 of the pages' hundreds of shingles).
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

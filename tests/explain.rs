@@ -2,6 +2,7 @@
 //! words, from an index it brings up to date, of any version, deleted pages
 //! too, and beside a running watcher that holds the index; and its reverse,
 //! `lineage copies`: the live pages that took passages from a page.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

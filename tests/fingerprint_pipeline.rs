@@ -1,5 +1,6 @@
 //! The public pipeline end to end: prepared text → token fingerprints → shingle
 //! keys, against the test vectors of docs/algorithms.md §1.7.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use lineage::fingerprint::{ShingleRoller, fmix64, key, shingle_keys, token_fps};
 use lineage::text::{Format, prepare};

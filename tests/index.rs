@@ -1,6 +1,7 @@
 //! `lineage index` end to end: the JSON, re-opening without reading, what is
 //! skipped and why, the lock, repairs of a damaged index, and where the index
 //! lives. Every test checks that the watched folder is unchanged.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 mod index_common;

@@ -2,6 +2,7 @@
 //! large first indexing, several times, then run to the end: the index
 //! opens, no document is lost or duplicated, and every stored outcome equals
 //! a clean run's. The watched folder is unchanged throughout.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 mod index_common;

@@ -1,6 +1,7 @@
 //! The layers of docs/architecture.md hold in code: outside test code, a
 //! module of `src/` names (`crate::…`) only modules of lower layers, and the
 //! TUI reaches the index only through the engine.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::path::{Path, PathBuf};
 

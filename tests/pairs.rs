@@ -1,5 +1,6 @@
 //! End-to-end tests of `lineage pairs` against docs/formats.md §6, driving the real
 //! binary on a folder with planted near duplicates.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

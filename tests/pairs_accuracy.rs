@@ -4,6 +4,7 @@
 //! default distance, precision and recall ≥ 0.95 on both corpora. The full
 //! table of that document is printed by
 //! `cargo test --release --test pairs_accuracy -- --ignored --nocapture`.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The pocket index (Potthast): the MPHF index against brute force, the
 //! checksum's false-match rate, and `lineage pocket build` + `query` end to end.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

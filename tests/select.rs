@@ -3,6 +3,7 @@
 //!
 //! Both texts are fixtures of the repository (`tests/fixtures/README.md`): the
 //! GPL-3 verbatim, and chapters of the Rust book across five editions.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use lineage::fingerprint;
 use lineage::origin::select::{DocKeys, Selection, Selector};

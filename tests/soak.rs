@@ -19,6 +19,7 @@
 //! ```sh
 //! LINEAGE_SOAK_OPS=3000 cargo test --release --test soak -- --nocapture
 //! ```
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

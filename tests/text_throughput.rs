@@ -1,5 +1,6 @@
 //! Throughput sanity check of tokenize + fingerprint on the Rust book fixture.
 //! Run in release: `cargo test --release --test text_throughput -- --ignored --nocapture`.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::path::Path;
 use std::time::{Duration, Instant};

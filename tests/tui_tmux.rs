@@ -2,6 +2,7 @@
 //! on a temp folder. A new file that copies a paragraph must show its source
 //! in the origin pane; resizing redraws; quitting restores the terminal.
 //! `scripts/test` (the README's test command) installs tmux when missing.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

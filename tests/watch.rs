@@ -1,5 +1,6 @@
 //! `lineage watch ROOT --json` against real files in a temp folder: the
 //! binary runs as a person would run it, and the test edits the folder.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! Its own test binary, because it uses up this user's inotify instances
 //! (`fs.inotify.max_user_instances`) while it runs, which would make any watch
 //! running beside it fall back too.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 #![cfg(target_os = "linux")]
 
 mod common;

@@ -1,6 +1,7 @@
 //! `lineage watch --json` left running, as people run it beside an editor:
 //! it goes idle, records only whole files, keeps a renamed file's history,
 //! survives its root going and coming back, and a full index disk.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 mod common;
 

@@ -43,7 +43,7 @@ impl Rows {
         debug_assert!(
             chunks
                 .windows(2)
-                .all(|w| w[0].last().unwrap().id < w[1][0].id)
+                .all(|w| w[0].last().is_some_and(|l| l.id < w[1][0].id))
         );
         Rows { chunks, starts }
     }
