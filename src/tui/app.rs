@@ -175,6 +175,12 @@ impl App {
         layout::screen(self.size).body
     }
 
+    /// Rows of a list over the pane (versions, copies, pages found), as
+    /// they are drawn over the body.
+    pub(super) fn list_rows(&self) -> usize {
+        super::help::list_rows(super::help::popup(self.body()))
+    }
+
     pub(super) fn docs_height(&self) -> usize {
         layout::rows_height(self.body(), 1)
     }

@@ -18,12 +18,6 @@ pub struct CopiesState {
     pub cursor: Cursor,
 }
 
-/// Rows of the list that fit on screen (the overlay's inside, over the
-/// pane's body as drawn).
-pub(crate) fn height(app: &App) -> usize {
-    super::help::popup(app.body()).height.saturating_sub(4) as usize
-}
-
 /// Ask who copies the page shown, and open the list.
 pub(crate) fn open(app: &mut App) -> Option<Command> {
     let id = app.origin.id()?;
@@ -45,7 +39,7 @@ pub(crate) fn receive(app: &mut App, view: Arc<CopiesView>) {
 
 /// A key while the list is open.
 pub(crate) fn key(app: &mut App, action: Action, out: &mut Vec<Command>) {
-    let h = height(app);
+    let h = app.list_rows();
     let Some(state) = app.copies.as_mut() else {
         return;
     };

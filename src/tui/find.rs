@@ -21,11 +21,6 @@ pub struct FindState {
     pub open: bool,
 }
 
-/// Rows of the list that fit on screen (the overlay's inside).
-pub(crate) fn height(app: &App) -> usize {
-    super::help::popup(app.body()).height.saturating_sub(4) as usize
-}
-
 /// The typed words: search for them, or open the last list again when they
 /// are its words.
 pub(crate) fn ask(app: &mut App, query: String) -> Option<Command> {
@@ -66,7 +61,7 @@ pub(crate) fn is_open(app: &App) -> bool {
 
 /// A key while the list is open.
 pub(crate) fn key(app: &mut App, action: Action, out: &mut Vec<Command>) {
-    let h = height(app);
+    let h = app.list_rows();
     let Some(state) = app.find.as_mut() else {
         return;
     };

@@ -83,6 +83,13 @@ pub(crate) fn popup(area: Rect) -> Rect {
     popup
 }
 
+/// Rows of a list over `popup` (inside its border, above its blank line and
+/// its line of keys): the lists over a pane (versions, copies, pages found)
+/// count their rows by it, as they draw them.
+pub(crate) fn list_rows(popup: Rect) -> usize {
+    popup.height.saturating_sub(4) as usize
+}
+
 /// The overlay's lines at `width` columns (inside its border).
 pub(crate) fn lines(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let rows = app.keymap.help();

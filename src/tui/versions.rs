@@ -7,17 +7,16 @@ use super::keymap::Action;
 use super::scroll::{Cursor, Move};
 use crate::engine::Command;
 
-/// Rows of the list that fit on screen (the overlay's inside).
-fn height(app: &App) -> usize {
-    super::help::popup(app.size).height.saturating_sub(4) as usize
-}
-
 /// Open the list on the version shown.
 pub(crate) fn open(app: &mut App) {
     let Some(view) = &app.origin.view else { return };
     let at = view.versions.iter().position(|v| v.id == view.id);
     let mut c = Cursor::default();
-    c.apply(Move::To(at.unwrap_or(0)), view.versions.len(), height(app));
+    c.apply(
+        Move::To(at.unwrap_or(0)),
+        view.versions.len(),
+        app.list_rows(),
+    );
     app.versions = Some(c);
 }
 
@@ -28,7 +27,7 @@ pub(crate) fn key(app: &mut App, action: Action, out: &mut Vec<Command>) {
         return;
     };
     let n = view.versions.len();
-    let h = height(app);
+    let h = app.list_rows();
     let chosen = view.versions.get(c.selected).map(|v| v.id);
     if let Some(m) = Move::of(action) {
         c.apply(m, n, h);

@@ -24,7 +24,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         return;
     };
     let popup = crate::tui::help::popup(area);
-    let height = popup.height.saturating_sub(4) as usize;
+    let height = crate::tui::help::list_rows(popup);
     let inner = popup.width.saturating_sub(2) as usize;
     let k = |a| app.keymap.first(a);
     let words = paths::shown(&state.query).into_owned();

@@ -15,7 +15,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         return;
     };
     let popup = crate::tui::help::popup(area);
-    let height = popup.height.saturating_sub(4) as usize;
+    let height = crate::tui::help::list_rows(popup);
     let latest = view.versions.last().map(|v| v.id);
     let rows = c.window(view.versions.len(), height).map(|i| {
         let v = &view.versions[i];

@@ -788,7 +788,8 @@ fn a_search_of_every_page() {
 }
 
 /// A list over the pane keeps its selection among the rows it draws (the
-/// copies list counted rows of the whole screen, three more than it draws).
+/// copies and versions lists counted rows of the whole screen, three more
+/// than they draw).
 #[test]
 fn a_long_copies_list_keeps_its_selection_in_view() {
     let mut a = app(80, 24);
@@ -833,6 +834,30 @@ fn a_long_copies_list_keeps_its_selection_in_view() {
     assert!(
         shown.contains(" v18 "),
         "the selected row is drawn: {shown}"
+    );
+    // The same for a page's versions (the list opens on the one shown).
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "2");
+    let mut v = fixture::versions_view();
+    let one = v.versions[0].clone();
+    v.id = one.id;
+    v.versions = (1..=30)
+        .map(|n| crate::engine::VersionInfo {
+            version: n,
+            id: if n == 1 { one.id } else { 1000 + n },
+            ..one.clone()
+        })
+        .collect();
+    a.origin.open(one.id);
+    engine(&mut a, Update::Origin(Arc::new(v)));
+    keys(&mut a, "v");
+    for _ in 0..17 {
+        press(&mut a, KeyCode::Down);
+    }
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains(" v18 "),
+        "the selected version is drawn: {shown}"
     );
 }
 
