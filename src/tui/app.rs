@@ -222,6 +222,19 @@ impl App {
         let docs = self.docs.all();
         self.clusters
             .arrange(&s.clusters, |id| docs.get(id).map(|d| d.path.clone()));
+        self.show_clusters();
+    }
+
+    /// List the clusters again from their first row (another order or
+    /// filter).
+    pub(super) fn relist_clusters(&mut self) {
+        self.clusters.list = Cursor::default();
+        self.clusters.select_cluster();
+        self.arrange_clusters();
+    }
+
+    /// Keep the selected cluster and pair in view.
+    pub(super) fn show_clusters(&mut self) {
         let (list, pairs) = (self.clusters_len(), self.pairs_len());
         let c = layout::clusters(self.body());
         self.clusters

@@ -180,12 +180,15 @@ impl ClusterState {
         let words: Vec<String> = (self.filter.split_whitespace())
             .map(str::to_lowercase)
             .collect();
-        let holds = |c: &Cluster, w: &str| {
-            (c.members.iter())
-                .any(|&m| path(m).is_some_and(|p| p.as_ref().to_lowercase().contains(w)))
+        // Each page's path lowercased once, whatever the number of words.
+        let holds = |c: &Cluster| {
+            let paths: Vec<String> = (c.members.iter())
+                .filter_map(|&m| Some(path(m)?.as_ref().to_lowercase()))
+                .collect();
+            words.iter().all(|w| paths.iter().any(|p| p.contains(w)))
         };
         let mut order: Vec<usize> = (0..clusters.len())
-            .filter(|&i| words.iter().all(|w| holds(&clusters[i], w)))
+            .filter(|&i| words.is_empty() || holds(&clusters[i]))
             .collect();
         let best = |c: &Cluster| c.pairs.first().map_or(0.0, |p| p.2);
         let first = |c: &Cluster| c.members.first().and_then(|&m| path(m));
@@ -207,18 +210,9 @@ impl ClusterState {
         self.order = order;
     }
 
-    /// Show cluster `index` (of the snapshot's): its row selected, the
-    /// filter cleared if it hides it. False if there is no such cluster.
-    pub(crate) fn show<P: AsRef<str>>(
-        &mut self,
-        index: usize,
-        clusters: &[Arc<Cluster>],
-        path: impl Fn(u32) -> Option<P>,
-    ) -> bool {
-        if !self.order.contains(&index) {
-            self.filter.clear();
-            self.arrange(clusters, &path);
-        }
+    /// Select cluster `index` (of the snapshot's) in the list, on its
+    /// clusters rather than its pairs; false if it is not listed.
+    pub(crate) fn select(&mut self, index: usize) -> bool {
         let Some(row) = self.order.iter().position(|&i| i == index) else {
             return false;
         };
@@ -248,4 +242,59 @@ pub(crate) fn passage_lines(side: &Side, lines: &[Range<usize>]) -> Vec<usize> {
         .collect();
     starts.dedup();
     starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three clusters whose every order differs from the numbered one.
+    fn clusters() -> Vec<Arc<Cluster>> {
+        let c = |members: &[u32], best: f64| {
+            Arc::new(Cluster {
+                members: members.to_vec(),
+                pairs: vec![(members[0], members[1], best)],
+            })
+        };
+        vec![c(&[0, 1], 0.6), c(&[2, 3, 4, 5], 0.9), c(&[6, 7, 8], 0.7)]
+    }
+
+    const PATHS: [&str; 9] = [
+        "m/a.md", "m/b.md", "z/c.md", "z/d.md", "z/e.md", "z/f.md", "c/API.md", "c/h.md", "c/i.md",
+    ];
+
+    fn order(sort: ClusterSort, reverse: bool, filter: &str) -> Vec<usize> {
+        let mut s = ClusterState {
+            sort,
+            reverse,
+            filter: filter.into(),
+            ..ClusterState::default()
+        };
+        s.arrange(&clusters(), |m| PATHS.get(m as usize).copied());
+        s.order
+    }
+
+    #[test]
+    fn each_order_and_the_filter_list_the_clusters_they_say() {
+        assert_eq!(order(ClusterSort::Number, false, ""), [0, 1, 2]);
+        assert_eq!(order(ClusterSort::Size, false, ""), [1, 2, 0]);
+        assert_eq!(order(ClusterSort::Similarity, false, ""), [1, 2, 0]);
+        assert_eq!(order(ClusterSort::Path, false, ""), [2, 0, 1]);
+        assert_eq!(order(ClusterSort::Size, true, ""), [0, 2, 1]);
+        // Every word in some page's path, ignoring case, in any order.
+        assert_eq!(order(ClusterSort::Number, false, "api C/"), [2]);
+        assert_eq!(order(ClusterSort::Number, false, "md"), [0, 1, 2]);
+        assert!(order(ClusterSort::Number, false, "api m/").is_empty());
+        // Selecting a cluster picks its row in the order listed.
+        let mut s = ClusterState {
+            sort: ClusterSort::Path,
+            ..ClusterState::default()
+        };
+        s.arrange(&clusters(), |m| PATHS.get(m as usize).copied());
+        assert!(s.select(1));
+        assert_eq!((s.list.selected, s.selected()), (2, Some(1)));
+        s.filter = "c/".into();
+        s.arrange(&clusters(), |m| PATHS.get(m as usize).copied());
+        assert!(!s.select(1), "filtered out");
+    }
 }

@@ -168,9 +168,7 @@ fn filtering_clusters(app: &mut App, mut text: String, k: KeyEvent) -> Option<In
     };
     if app.clusters.filter != text {
         app.clusters.filter = text.clone();
-        app.clusters.list = Cursor::default();
-        app.clusters.select_cluster();
-        app.arrange_clusters();
+        app.relist_clusters();
     }
     (!done).then_some(Input::ClusterFilter(text))
 }
@@ -411,31 +409,30 @@ fn show_cluster(app: &mut App) {
         ));
         return;
     };
-    let docs = app.docs.all();
-    let path = |m: u32| docs.get(m).map(|d| d.path.clone());
-    if app.clusters.show(index as usize, &snap.clusters, path) {
+    let index = index as usize;
+    if !app.clusters.order.contains(&index) {
+        // The filter hides it.
+        app.clusters.filter.clear();
+        app.arrange_clusters();
+    }
+    if app.clusters.select(index) {
         app.clusters.compare = None;
         app.clusters.came_from = Some(app.tab);
         app.tab = Tab::Clusters;
-        app.arrange_clusters();
+        app.show_clusters();
     }
 }
 
 fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
-    let rearrange = |app: &mut App| {
-        app.clusters.list = Cursor::default();
-        app.clusters.select_cluster();
-        app.arrange_clusters();
-    };
     match action {
         Action::Sort if app.clusters.compare.is_none() => {
             app.clusters.sort = app.clusters.sort.next();
             app.clusters.reverse = false;
-            rearrange(app);
+            app.relist_clusters();
         }
         Action::Reverse if app.clusters.compare.is_none() => {
             app.clusters.reverse = !app.clusters.reverse;
-            rearrange(app);
+            app.relist_clusters();
         }
         Action::Left => app.clusters.on_pairs = false,
         Action::Right => app.clusters.on_pairs = app.pairs_len() > 0,
@@ -459,7 +456,7 @@ fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         }
         Action::Back if !app.clusters.filter.is_empty() => {
             app.clusters.filter.clear();
-            rearrange(app);
+            app.relist_clusters();
         }
         Action::NextBlock | Action::PrevBlock if app.clusters.compare.is_some() => {
             let c = layout::clusters(app.body());
