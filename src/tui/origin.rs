@@ -263,16 +263,12 @@ impl OriginState {
         let view = self.view.as_ref()?;
         let text = view.text.as_ref().ok()?;
         let range = self.lines.get(line)?;
-        let unseen = unseen_in(text, range.clone());
         let mut w = 0u16;
         let mut byte = None;
-        for (i, g) in text[range.clone()].grapheme_indices(true) {
-            if unseen.iter().any(|u| u.contains(&(range.start + i))) {
-                continue;
-            }
+        for (i, g) in drawn(text, range.clone()) {
             w += glyphs::width(g) as u16;
             if w > col {
-                byte = Some(range.start + i);
+                byte = Some(i);
                 break;
             }
         }
@@ -414,6 +410,15 @@ pub(crate) fn unseen_in(text: &str, line: Range<usize>) -> Vec<Range<usize>> {
         .map(|r| r.start..r.end.min(line.end))
         .filter(|r| !r.is_empty())
         .collect()
+}
+
+/// The glyphs of visual line `line` of `text` that are drawn, with their
+/// byte offsets in `text` (what [`unseen_in`] leaves).
+pub(crate) fn drawn(text: &str, line: Range<usize>) -> impl Iterator<Item = (usize, &str)> {
+    let unseen = unseen_in(text, line.clone());
+    (text[line.clone()].grapheme_indices(true))
+        .map(move |(i, g)| (line.start + i, g))
+        .filter(move |(i, _)| !unseen.iter().any(|u| u.contains(i)))
 }
 
 /// The newlines of `text` that join two lines of one paragraph. A break
@@ -651,11 +656,7 @@ mod tests {
                 }
                 let line = &t[l.clone()];
                 // Measured as drawn: without what a join does not draw.
-                let unseen = unseen_in(&t, l.clone());
-                let w: usize = (line.grapheme_indices(true))
-                    .filter(|(i, _)| !unseen.iter().any(|u| u.contains(&(l.start + i))))
-                    .map(|(_, g)| glyphs::width(g))
-                    .sum();
+                let w: usize = drawn(&t, l.clone()).map(|(_, g)| glyphs::width(g)).sum();
                 prop_assert!(w <= width || line.graphemes(true).count() == 1, "{:?} at {}", line, width);
                 for hard in ["\n\n", "\n- ", "\n#", "  \n", "\n```", "```\n", "\n    ", "\n==="] {
                     prop_assert!(!line.contains(hard), "{:?} joined in {:?}", hard, line);

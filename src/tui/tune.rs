@@ -296,7 +296,7 @@ impl TuneState {
             return None;
         }
         self.adopting = Some((p, seen));
-        let keys = crate::config::changed(&self.started, &p);
+        let keys = self.to_save(&p);
         self.message = Some(if save && keys.is_empty() {
             "adopted; nothing to save (the settings the view started with)".to_string()
         } else if save {

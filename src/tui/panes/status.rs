@@ -193,59 +193,42 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         spans.push(Span::styled(format!(" {key}"), theme.key));
         spans.push(Span::styled(format!(" {what} "), theme.muted));
     };
-    // What is typed, then what enter and esc do with it.
-    let typing = |spans: &mut Vec<Span>, before: &str, typed: &str, enter: &str, esc: &str| {
+    // What is typed, after what it is for.
+    let typed = |spans: &mut Vec<Span>, before: &str, text: &str| {
         spans.push(Span::styled(before.to_string(), theme.muted));
-        let typed = crate::tui::paths::shown(typed).into_owned();
-        spans.push(Span::styled(format!("{typed}▏"), theme.input));
+        let text = crate::tui::paths::shown(text).into_owned();
+        spans.push(Span::styled(format!("{text}▏"), theme.input));
         spans.push(Span::raw(" "));
-        hint(spans, "enter", enter);
-        hint(spans, "esc", esc);
     };
-    match &app.input {
+    // While something is typed: what enter and esc do with it, last.
+    let ends = match &app.input {
         Some(Input::Filter(_)) => {
             hint(&mut spans, "type", "fuzzy filter");
-            hint(&mut spans, "enter", "keep");
-            hint(&mut spans, "esc", "clear");
-        }
-        Some(Input::Export(name)) => {
-            typing(
-                &mut spans,
-                " export to ",
-                name,
-                "write (.json: JSON, else CSV)",
-                "cancel",
-            );
-        }
-        Some(Input::Search(query)) => {
-            let mut at = String::new();
-            if let Some(s) = &app.origin.search {
-                at = format!("{} ", s.position());
-            }
-            spans.push(Span::styled(format!(" /{query}▏"), theme.input));
-            spans.push(Span::raw(" "));
-            spans.push(Span::styled(at, theme.muted));
-            hint(&mut spans, "enter", "keep");
-            hint(&mut spans, "esc", "clear");
+            Some(("keep", "clear"))
         }
         Some(Input::ClusterFilter(_)) => {
             hint(&mut spans, "type", "words of a page's path");
-            hint(&mut spans, "enter", "keep");
-            hint(&mut spans, "esc", "clear");
-        }
-        Some(Input::Find(query)) => {
-            typing(
-                &mut spans,
-                " search every page for ",
-                query,
-                "search",
-                "cancel",
-            );
+            Some(("keep", "clear"))
         }
         Some(Input::Field(field, _)) => {
             hint(&mut spans, "type", field.label());
-            hint(&mut spans, "enter", "set");
-            hint(&mut spans, "esc", "cancel");
+            Some(("set", "cancel"))
+        }
+        Some(Input::Export(name)) => {
+            typed(&mut spans, " export to ", name);
+            Some(("write (.json: JSON, else CSV)", "cancel"))
+        }
+        Some(Input::Find(query)) => {
+            typed(&mut spans, " search every page for ", query);
+            Some(("search", "cancel"))
+        }
+        Some(Input::Search(query)) => {
+            spans.push(Span::styled(format!(" /{query}▏"), theme.input));
+            spans.push(Span::raw(" "));
+            if let Some(s) = &app.origin.search {
+                spans.push(Span::styled(format!("{} ", s.position()), theme.muted));
+            }
+            Some(("keep", "clear"))
         }
         None => {
             // The pane's hints, in order, while they fit whole, then the
@@ -273,7 +256,12 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             for (key, what) in tail {
                 hint(&mut spans, &key, what);
             }
+            None
         }
+    };
+    if let Some((enter, esc)) = ends {
+        hint(&mut spans, "enter", enter);
+        hint(&mut spans, "esc", esc);
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
