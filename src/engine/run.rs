@@ -17,7 +17,7 @@ use super::shadow::{self, Job};
 use super::store::Store;
 use super::view;
 use super::*;
-use crate::index::{Change, Departure, Index, IndexError, NearRow, Observer, Read, Scope, Status};
+use crate::index::{Change, Index, IndexError, NearRow, Observer, Read, Scope, Status};
 use crate::origin::Outcome;
 use crate::source::watch::{self as watcher, Batch};
 use crate::source::{self, Filter};
@@ -602,13 +602,8 @@ impl Live {
                 Change::Deleted { path } => {
                     self.set_live(&path, None)?;
                     if !skipped.contains(&path) {
-                        let at_ms = self.rep.push(EventKind::Deleted { path: path.clone() });
-                        departures.push(Departure {
-                            at_ms,
-                            path,
-                            to: None,
-                            id: None,
-                        });
+                        let kind = EventKind::Deleted { path };
+                        departures.extend(view::departure(self.rep.push(kind.clone()), &kind));
                     }
                 }
                 Change::Renamed { from, to, id } => {
@@ -619,17 +614,8 @@ impl Live {
                         }
                     }
                     renamed = true;
-                    let at_ms = self.rep.push(EventKind::Renamed {
-                        from: from.clone(),
-                        to: to.clone(),
-                        id,
-                    });
-                    departures.push(Departure {
-                        at_ms,
-                        path: from,
-                        to: Some(to),
-                        id: Some(id),
-                    });
+                    let kind = EventKind::Renamed { from, to, id };
+                    departures.extend(view::departure(self.rep.push(kind.clone()), &kind));
                 }
                 Change::Skipped { path, reason } => {
                     self.rep.push(EventKind::Skipped { path, reason });

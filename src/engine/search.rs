@@ -64,8 +64,10 @@ pub(crate) fn run(history: &History, job: &Job, mut report: impl FnMut(SearchVie
         if job.cancel.load(Ordering::Relaxed) {
             return;
         }
-        match text(history, &job.root, page, job.max_file_size) {
-            Some(text) => {
+        match bytes(history, &job.root, page, job.max_file_size) {
+            Some(bytes) => {
+                // Borrowed where the bytes are the text (UTF-8, not HTML).
+                let text = prepare(&bytes, Format::from_path(&page.path));
                 let mut found = find(&text, &job.query);
                 if let Some(first) = found.next() {
                     let matches = 1 + found.count();
@@ -97,30 +99,31 @@ pub(crate) fn run(history: &History, job: &Job, mut report: impl FnMut(SearchVie
     report(view);
 }
 
-/// The page's prepared text: its kept bytes, else its file (a live page's
-/// file holds it, or a newer version on its way); None when neither reads.
-fn text(history: &History, root: &Path, page: &Page, max: u64) -> Option<String> {
-    let bytes = match history.text(page.id) {
-        Ok(Kept::Text(bytes)) => bytes,
-        _ => source::read_file(&source::name::path(root, &page.path), max).ok()?,
-    };
-    Some(prepare(&bytes, Format::from_path(&page.path)).into_owned())
+/// The page's bytes: kept by the index, else its file's (a live page's file
+/// holds it, or a newer version on its way); None when neither reads.
+fn bytes(history: &History, root: &Path, page: &Page, max: u64) -> Option<Vec<u8>> {
+    match history.text(page.id) {
+        Ok(Kept::Text(bytes)) => Some(bytes),
+        _ => source::read_file(&source::name::path(root, &page.path), max).ok(),
+    }
 }
 
 /// The match's line around it, at most [`BEFORE`] characters before and
 /// [`AFTER`] after (whitespace runs as one space), with the match's place in it.
 fn context(text: &str, hit: Range<usize>) -> (String, Range<usize>) {
-    let line_start = text[..hit.start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[hit.end..]
-        .find('\n')
-        .map_or(text.len(), |i| hit.end + i);
-    let before: Vec<char> = text[line_start..hit.start].chars().collect();
-    let before: String = before[before.len().saturating_sub(BEFORE)..]
-        .iter()
+    // Read no further than shown either way (a page may be one long line).
+    let from = (text[..hit.start].char_indices().rev())
+        .take(BEFORE)
+        .take_while(|&(_, c)| c != '\n')
+        .last()
+        .map_or(hit.start, |(i, _)| i);
+    let before = &text[from..hit.start];
+    let after: String = (text[hit.end..].chars())
+        .take(AFTER)
+        .take_while(|&c| c != '\n')
         .collect();
-    let after: String = text[hit.end..line_end].chars().take(AFTER).collect();
     let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut shown = squeeze(&before);
+    let mut shown = squeeze(before);
     if before.ends_with(char::is_whitespace) && !shown.is_empty() {
         shown.push(' ');
     }

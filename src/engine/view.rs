@@ -82,6 +82,36 @@ pub(super) fn version_event(rows: &[Row], id: u32) -> EventKind {
     }
 }
 
+/// A deletion or a rename told at `at_ms`, as the index keeps it (None for
+/// any other event).
+pub(super) fn departure(at_ms: i64, kind: &EventKind) -> Option<Departure> {
+    let (path, to, id) = match kind {
+        EventKind::Deleted { path } => (path, None, None),
+        EventKind::Renamed { from, to, id } => (from, Some(to.clone()), Some(*id)),
+        _ => return None,
+    };
+    Some(Departure {
+        at_ms,
+        path: path.clone(),
+        to,
+        id,
+    })
+}
+
+/// The event a kept departure tells ([`departure`]'s other way).
+fn departed(d: &Departure) -> EventKind {
+    match (&d.to, d.id) {
+        (Some(to), Some(id)) => EventKind::Renamed {
+            from: d.path.clone(),
+            to: to.clone(),
+            id,
+        },
+        _ => EventKind::Deleted {
+            path: d.path.clone(),
+        },
+    }
+}
+
 /// The newest `n` events before this process started, as far as the index
 /// knows, newest first: the versions (timed by their file's modification
 /// time) and the `departures` (deletions and renames, newest first, timed
@@ -96,16 +126,7 @@ pub(super) fn past_events(rows: &[Row], departures: &[Departure], n: usize) -> V
     let mut departures = departures.iter().map(|d| Event {
         n: 0,
         at_ms: d.at_ms,
-        kind: match (&d.to, d.id) {
-            (Some(to), Some(id)) => EventKind::Renamed {
-                from: d.path.clone(),
-                to: to.clone(),
-                id,
-            },
-            _ => EventKind::Deleted {
-                path: d.path.clone(),
-            },
-        },
+        kind: departed(d),
     });
     // Two lists newest first, merged by time; each keeps its own order.
     let (mut v, mut d) = (versions.next(), departures.next());
@@ -209,6 +230,10 @@ mod tests {
         assert_eq!(e[0].at_ms, 1_600_000_000_000);
         // The newest n only.
         assert_eq!(past_events(&rows, &departures, 2).len(), 2);
+        // What is kept is what was told.
+        for d in departures {
+            assert_eq!(departure(d.at_ms, &departed(&d)), Some(d));
+        }
     }
 
     fn rows() -> Vec<Row> {
