@@ -66,6 +66,12 @@ pub(crate) fn canonical(root: &Path) -> PathBuf {
     std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
 
+/// Whether the `[folders]` key `key` names `folder` (canonical), however
+/// it is spelled: what a command reads and what a save writes agree.
+pub(crate) fn names(key: &str, folder: &Path) -> bool {
+    canonical(Path::new(key)) == folder
+}
+
 impl Config {
     /// Take the settings of `root`'s `[folders]` table, if the file has one
     /// (before the flags, which outrank it), and remember the folder as the
@@ -73,7 +79,7 @@ impl Config {
     pub fn for_folder(&mut self, root: &Path) {
         let root = canonical(root);
         let table = (self.folders.iter())
-            .find(|(key, _)| canonical(Path::new(key)) == root)
+            .find(|(key, _)| names(key, &root))
             .map(|(_, t)| t.clone());
         if let Some(t) = table {
             t.apply(self);

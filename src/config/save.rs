@@ -98,7 +98,7 @@ pub(crate) fn save_params(
     // The table naming this folder, however spelled, or a new one.
     let spelled = (folders.iter())
         .map(|(k, _)| k.to_string())
-        .find(|k| super::canonical(Path::new(k)) == folder)
+        .find(|k| super::folders::names(k, folder))
         .unwrap_or_else(|| name.to_string());
     let table = (folders.entry(&spelled))
         .or_insert(Item::Table(Table::new()))

@@ -174,8 +174,8 @@ fn enter_on_a_document_asks_for_its_origins() {
     assert_eq!(a.tab, Tab::Origin);
 }
 
-/// Open v2/installation.md in the Origin pane.
-fn open_v2(a: &mut crate::tui::App) {
+/// Down from the top of Documents to v2/installation.md.
+fn select_v2(a: &mut crate::tui::App) {
     let v2 = fixture::PATHS
         .iter()
         .position(|p| *p == "v2/installation.md")
@@ -183,6 +183,11 @@ fn open_v2(a: &mut crate::tui::App) {
     for _ in 0..v2 {
         press(a, KeyCode::Down);
     }
+}
+
+/// Open v2/installation.md in the Origin pane.
+fn open_v2(a: &mut crate::tui::App) {
+    select_v2(a);
     assert_eq!(
         press(a, KeyCode::Enter),
         [Command::Origin {
@@ -1350,13 +1355,7 @@ fn a_search_of_every_page_opens_one_at_its_match_and_comes_back() {
 fn a_page_shows_its_cluster_and_back_returns_to_the_page() {
     let mut a = app(80, 24);
     // From Documents: v2/installation.md (the last of the first cluster).
-    let v2 = fixture::PATHS
-        .iter()
-        .position(|p| *p == "v2/installation.md")
-        .unwrap();
-    for _ in 0..v2 {
-        press(&mut a, KeyCode::Down);
-    }
+    select_v2(&mut a);
     // The clusters sorted by similarity, reversed: the pair (0.655) first.
     keys(&mut a, "3ssS");
     assert_eq!(a.cluster().unwrap().members, [0, 8]);
