@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lineage::corpus;
-use lineage::fingerprint::{ShingleRoller, token_fps};
-use lineage::origin::align::UnitKeys;
-use lineage::origin::history::Keyed;
-use lineage::origin::table::paper_sizes;
-use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
-use lineage::source::Order;
-use lineage::source::{Filter, WalkOptions};
+use lineage_core::fingerprint::{ShingleRoller, token_fps};
+use lineage_origin::align::UnitKeys;
+use lineage_origin::history::Keyed;
+use lineage_origin::table::paper_sizes;
+use lineage_origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
+use lineage_source::Order;
+use lineage_source::{Filter, WalkOptions};
+use lineage_store::corpus;
 
 /// The corpus the targets name: `$LINEAGE_CORPORA/rust-book-editions` (the
 /// whole book, five editions, 395 pages; CONTRIBUTING.md says how to get it),
@@ -344,9 +344,9 @@ fn sweep_vs_scans(corpus: &str, root: &Path) {
 /// to the last result) against `lineage sweep` of the same runs over the same
 /// files (the whole process), alternated.
 fn tune_vs_sweep() {
-    use lineage::config::Config;
-    use lineage::engine::{Command as Ask, Engine, Options, Update};
-    use lineage::origin::sweep::combinations;
+    use lineage_engine::config::Config;
+    use lineage_engine::{Command as Ask, Engine, Options, Update};
+    use lineage_origin::sweep::combinations;
     use std::sync::mpsc::channel;
 
     let (name, root) = main_corpus();

@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use std::sync::mpsc;
 
-use lineage::config::Config;
-use lineage::engine::{self, Engine, Options, Snapshot, Update};
-use lineage::index::{Index, Quiet};
-use lineage::source::{self, Filter};
+use lineage_engine::config::Config;
+use lineage_engine::{self as engine, Engine, Options, Snapshot, Update};
+use lineage_source::{self as source, Filter};
+use lineage_store::index::{Index, Quiet};
 
 #[path = "common/pages.rs"]
 mod pages;

@@ -50,8 +50,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
 use common::{Shape, Spec};
-use lineage::config::Config;
-use lineage::engine::{self, Engine, Options, Update};
+use lineage_engine::config::Config;
+use lineage_engine::{self as engine, Engine, Options, Update};
 
 const SEED: u64 = 15;
 const BIN: &str = env!("CARGO_BIN_EXE_lineage");

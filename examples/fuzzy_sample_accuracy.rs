@@ -18,11 +18,11 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
 
-use lineage::similar::fuzzy::{self, Lang, Model, Scheme};
-use lineage::similar::sample::{self, SampleParams};
-use lineage::similar::{SimDoc, exact};
-use lineage::source::Order;
-use lineage::source::{Filter, WalkOptions};
+use lineage_similar::fuzzy::{self, Lang, Model, Scheme};
+use lineage_similar::sample::{self, SampleParams};
+use lineage_similar::{SimDoc, exact};
+use lineage_source::Order;
+use lineage_source::{Filter, WalkOptions};
 
 const THRESHOLDS: [f64; 4] = [0.5, 0.7, 0.8, 0.9];
 
@@ -155,7 +155,7 @@ fn main() {
 fn synthetic(n: u32) {
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
-        x = lineage::fingerprint::fmix64(x.wrapping_add(0x9e37_79b9_7f4a_7c15));
+        x = lineage_core::fingerprint::fmix64(x.wrapping_add(0x9e37_79b9_7f4a_7c15));
         x
     };
     let t0 = Instant::now();
@@ -223,7 +223,7 @@ fn row(name: &str, t: f64, cand: &[(u32, u32)], truth: &[(u32, u32, f64)], docs:
 }
 
 fn load(root: &Path, k: usize) -> Vec<SimDoc> {
-    lineage::corpus::load_similar(
+    lineage_store::corpus::load_similar(
         root,
         &Filter::default_patterns(),
         WalkOptions::default(),

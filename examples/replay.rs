@@ -16,12 +16,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use lineage::corpus;
-use lineage::origin::align::UnitKeys;
-use lineage::origin::history::Keyed;
-use lineage::origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
-use lineage::source::Order;
-use lineage::source::{Filter, WalkOptions};
+use lineage_origin::align::UnitKeys;
+use lineage_origin::history::Keyed;
+use lineage_origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
+use lineage_source::Order;
+use lineage_source::{Filter, WalkOptions};
+use lineage_store::corpus;
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,3 +1,5 @@
+mod cli;
+
 fn main() -> std::process::ExitCode {
     // Like other Unix filters, end quietly when the reader of stdout goes
     // away (`lineage scan ROOT | head`) instead of reporting a broken pipe.
@@ -7,5 +9,5 @@ fn main() -> std::process::ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    lineage::cli::run()
+    cli::run()
 }

@@ -33,8 +33,8 @@ fn reference(root: &std::path::Path, paths: &[String], k: usize) -> Reference {
     for (id, path) in paths.iter().enumerate() {
         let id = id as u64;
         let bytes = std::fs::read(root.join(path)).unwrap();
-        let text = lineage::text::prepare(&bytes, lineage::text::Format::from_path(path));
-        let toks: Vec<String> = lineage::text::tokens(&text)
+        let text = lineage_core::text::prepare(&bytes, lineage_core::text::Format::from_path(path));
+        let toks: Vec<String> = lineage_core::text::tokens(&text)
             .into_iter()
             .map(|t| t.key)
             .collect();

@@ -11,15 +11,15 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use common::{TempDir, text};
-use lineage::config::Config;
-use lineage::engine::{Command, Engine, EventKind, Options, Snapshot, Update, VersionStatus};
-use lineage::fingerprint::token_fps;
-use lineage::index::{Index, Quiet};
-use lineage::origin::history::Keyed;
-use lineage::origin::metrics::Score;
-use lineage::origin::{Estimation, Eviction, Params, Selector, TableSize};
-use lineage::source::Order;
-use lineage::text::{Format, prepare};
+use lineage_core::fingerprint::token_fps;
+use lineage_core::text::{Format, prepare};
+use lineage_engine::config::Config;
+use lineage_engine::{Command, Engine, EventKind, Options, Snapshot, Update, VersionStatus};
+use lineage_origin::history::Keyed;
+use lineage_origin::metrics::Score;
+use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize};
+use lineage_source::Order;
+use lineage_store::index::{Index, Quiet};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -91,7 +91,7 @@ impl Running {
     }
 }
 
-fn doc<'a>(s: &'a Snapshot, path: &str) -> Option<&'a lineage::engine::DocRow> {
+fn doc<'a>(s: &'a Snapshot, path: &str) -> Option<&'a lineage_engine::DocRow> {
     s.documents.iter().find(|d| *d.path == *path)
 }
 
@@ -670,7 +670,7 @@ fn a_search_of_every_page_finds_the_words_where_origin_shows_them() {
     dir.write("d.md", "an old needle\n");
     for budget in [512 << 20, 0] {
         let mut r = start(dir.path(), |c| {
-            c.history_budget = lineage::bytesize::Bytes(budget)
+            c.history_budget = lineage_core::bytesize::Bytes(budget)
         });
         r.snapshot("four", |s| s.documents.len() == 4);
         if budget > 0 {

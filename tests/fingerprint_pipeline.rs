@@ -2,8 +2,8 @@
 //! keys, against the test vectors of docs/algorithms.md §1.7.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
-use lineage::fingerprint::{ShingleRoller, fmix64, key, shingle_keys, token_fps};
-use lineage::text::{Format, prepare};
+use lineage_core::fingerprint::{ShingleRoller, fmix64, key, shingle_keys, token_fps};
+use lineage_core::text::{Format, prepare};
 
 #[test]
 fn k3_shingle_vectors_through_the_tokenizer() {

@@ -12,14 +12,14 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use common::{answers, fixture};
-use lineage::corpus::{Similar, load_similar};
-use lineage::fingerprint::ShingleRoller;
-use lineage::similar::docs;
-use lineage::similar::simhash::{self, Backend, Options};
-use lineage::similar::{Pair, exact};
-use lineage::source::Order;
-use lineage::source::{Filter, WalkOptions};
-use lineage::text::{Format, prepare, tokens};
+use lineage_core::fingerprint::ShingleRoller;
+use lineage_core::text::{Format, prepare, tokens};
+use lineage_similar::docs;
+use lineage_similar::simhash::{self, Backend, Options};
+use lineage_similar::{Pair, exact};
+use lineage_source::Order;
+use lineage_source::{Filter, WalkOptions};
+use lineage_store::corpus::{Similar, load_similar};
 
 const CORPORA: [&str; 3] = ["rust-book", "answers", EDITED];
 /// The generated answers plus one edited copy of each document (see [`edited`]).
@@ -230,8 +230,8 @@ fn accuracy_table() {
 #[test]
 #[ignore = "prints the index sizes; run in release with --nocapture"]
 fn index_bytes_per_document() {
-    use lineage::similar::simhash::multi::choose_slices;
-    use lineage::similar::simhash::{MultiIndex, SqlIndex};
+    use lineage_similar::simhash::multi::choose_slices;
+    use lineage_similar::simhash::{MultiIndex, SqlIndex};
     println!("| documents | h | memory: slices | memory B/doc | SQLite: slices | SQLite B/doc |");
     println!("| --- | --- | --- | --- | --- | --- |");
     for n in [1_000u32, 10_000, 100_000] {

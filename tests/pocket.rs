@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{TempDir, lineage, lineage_json};
-use lineage::similar::fuzzy::pocket::{Pocket, PocketFile, checksum};
+use lineage_similar::fuzzy::pocket::{Pocket, PocketFile, checksum};
 use proptest::prelude::*;
 
 /// SplitMix64: a fixed-seed stream, so the rate test is deterministic.
@@ -35,7 +35,7 @@ proptest! {
         unknown in prop::collection::vec(300u64..u64::MAX, 0..50),
     ) {
         // Spread the small universe over the 64-bit space as real codes are.
-        let spread = |c: u64| lineage::fingerprint::fmix64(c + 1);
+        let spread = |c: u64| lineage_core::fingerprint::fmix64(c + 1);
         let codes: Vec<Vec<u64>> = docs.iter().map(|d| d.iter().map(|&c| spread(c)).collect()).collect();
         let p = Pocket::build(&codes);
         let known: BTreeSet<u64> = codes.iter().flatten().copied().collect();

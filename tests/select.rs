@@ -5,8 +5,8 @@
 //! GPL-3 verbatim, and chapters of the Rust book across five editions.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
-use lineage::fingerprint;
-use lineage::origin::select::{DocKeys, Selection, Selector};
+use lineage_core::fingerprint;
+use lineage_origin::select::{DocKeys, Selection, Selector};
 use std::path::Path;
 
 const K: usize = 8;

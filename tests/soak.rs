@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{TempDir, Watch, text};
-use lineage::fingerprint::polynomial;
+use lineage_core::fingerprint::polynomial;
 use serde_json::Value;
 
 /// xorshift64*: the script is the same for the same seed.

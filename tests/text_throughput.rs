@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use lineage::fingerprint::{shingle_keys, token_fps};
+use lineage_core::fingerprint::{shingle_keys, token_fps};
 
 fn corpus() -> Option<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-book");

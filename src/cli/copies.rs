@@ -13,10 +13,10 @@ use serde::Serialize;
 use super::explain::{VersionJson, Words, read_page, status_name};
 use super::show::show;
 use super::{Fatal, PathJson, SourceArgs, StoreArgs};
-use crate::config::Config;
-use crate::engine::PageCopy;
-use crate::engine::query::{self, Row};
-use crate::index::{self, Read};
+use lineage_engine::PageCopy;
+use lineage_engine::config::Config;
+use lineage_engine::query::{self, Row};
+use lineage_store::index::{self, Read};
 
 #[derive(Args, Debug)]
 pub(super) struct CopiesArgs {
@@ -56,7 +56,7 @@ pub(super) fn run(args: CopiesArgs, config: Config) -> Result<(), Fatal> {
 struct Found<'a> {
     rows: &'a [Row],
     id: u32,
-    status: crate::engine::VersionStatus,
+    status: lineage_engine::VersionStatus,
     copies: &'a [PageCopy],
     /// Per copy, per passage: (its text in the copy, the page's text there).
     texts: Vec<Vec<(Option<String>, Option<String>)>>,

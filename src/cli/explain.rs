@@ -16,11 +16,11 @@ use serde::Serialize;
 use super::index::Stderr;
 use super::show::show;
 use super::{Fatal, PathJson, SourceArgs, StoreArgs};
-use crate::config::Config;
-use crate::engine::query::{self, Row};
-use crate::engine::{OriginView, VersionStatus};
-use crate::index::{self, Index, IndexError, Read, ReadOnly};
-use crate::source::{self, Filter};
+use lineage_engine::config::Config;
+use lineage_engine::query::{self, Row};
+use lineage_engine::{OriginView, VersionStatus};
+use lineage_source::{self as source, Filter};
+use lineage_store::index::{self, Index, IndexError, Read, ReadOnly};
 
 #[derive(Args, Debug)]
 pub(super) struct ExplainArgs {
@@ -325,7 +325,7 @@ impl<'a, R: Read> Words<'a, R> {
 
 /// Tokens `start..end` of a text with token `spans`, as written there.
 fn slice(text: &str, spans: &[(u32, u32)], start: u32, end: u32) -> Option<String> {
-    let range = crate::tui::panes::token_bytes(spans, start..end)?;
+    let range = lineage_tui::panes::token_bytes(spans, start..end)?;
     text.get(range).map(str::to_string)
 }
 

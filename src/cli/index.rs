@@ -10,9 +10,9 @@ use serde::Serialize;
 use super::scan::EstimatedArgs;
 use super::show::{self, show};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, StoreArgs};
-use crate::config::Config;
-use crate::index::{HistoryRow, Index, Observer, Read, Report};
-use crate::source::{self, Filter};
+use lineage_engine::config::Config;
+use lineage_source::{self as source, Filter};
+use lineage_store::index::{HistoryRow, Index, Observer, Read, Report};
 
 #[derive(Args, Debug)]
 pub(super) struct IndexArgs {
@@ -97,8 +97,8 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
             out,
             "index: {} (history kept: {} of {})",
             show(&ix.dir().display().to_string()),
-            crate::bytesize::approx_bytes(ix.history_bytes()?),
-            crate::bytesize::approx_bytes(config.history_budget.0)
+            lineage_core::bytesize::approx_bytes(ix.history_bytes()?),
+            lineage_core::bytesize::approx_bytes(config.history_budget.0)
         )?;
         if let Some(h) = &history {
             listing(&mut out, h)?;

@@ -19,12 +19,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::bytesize::Bytes;
-use crate::config::Config;
-use crate::fingerprint::polynomial;
-use crate::index::IndexError;
-use crate::origin::Ties;
-use crate::source::{FileEntry, Filter, Order, Skipped};
+use lineage_core::bytesize::Bytes;
+use lineage_core::fingerprint::polynomial;
+use lineage_engine::config::Config;
+use lineage_origin::Ties;
+use lineage_source::{FileEntry, Filter, Order, Skipped};
+use lineage_store::index::IndexError;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -190,7 +190,7 @@ impl StoreArgs {
     /// The index folder of `root`.
     fn dir(&self, root: &std::path::Path, c: &Config) -> Result<PathBuf, Fatal> {
         let base = (!c.index_dir.is_empty()).then(|| PathBuf::from(&c.index_dir));
-        Ok(crate::index::location(
+        Ok(lineage_store::index::location(
             root,
             self.index.as_deref(),
             base.as_deref(),
@@ -337,12 +337,12 @@ fn stream<T: Send>(
     each: impl FnMut(&FileEntry, T) -> Result<(), Fatal>,
 ) -> Result<Vec<Skipped>, Fatal> {
     let (opts, max, order) = (c.walk_options(), c.max_file_size.0, c.order);
-    crate::corpus::stream_with(root, filter, opts, max, order, f, each)
+    lineage_store::corpus::stream_with(root, filter, opts, max, order, f, each)
 }
 
 /// A document's name in JSON: `path` for people (bytes that are not UTF-8
 /// as U+FFFD), and where the name is not UTF-8 its exact bytes in hex as
-/// `path_hex` (see [`crate::source::name`]).
+/// `path_hex` (see [`lineage_source::name`]).
 #[derive(serde::Serialize)]
 struct PathJson {
     path: String,
@@ -353,8 +353,8 @@ struct PathJson {
 impl PathJson {
     fn new(name: &str) -> PathJson {
         PathJson {
-            path: crate::source::name::display(name).into_owned(),
-            path_hex: crate::source::name::hex(name),
+            path: lineage_source::name::display(name).into_owned(),
+            path_hex: lineage_source::name::hex(name),
         }
     }
 }
@@ -368,7 +368,7 @@ struct SkippedJson {
 }
 
 impl SkippedJson {
-    fn new(s: &crate::source::Skipped) -> SkippedJson {
+    fn new(s: &lineage_source::Skipped) -> SkippedJson {
         SkippedJson {
             path: PathJson::new(&s.path),
             reason: s.reason.to_string(),

@@ -17,13 +17,13 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Fatal, SkippedJson, SourceArgs};
-use crate::config::Config;
-use crate::corpus;
-use crate::similar::SimDoc;
-use crate::similar::fuzzy::pocket::{IndexedDoc, Pocket, PocketFile};
-use crate::similar::fuzzy::{FuzzyParams, LangChoice, fingerprint, jaccard, sim_doc};
-use crate::source::{Filter, Skipped};
-use crate::text::{Format, prepare};
+use lineage_core::text::{Format, prepare};
+use lineage_engine::config::Config;
+use lineage_similar::SimDoc;
+use lineage_similar::fuzzy::pocket::{IndexedDoc, Pocket, PocketFile};
+use lineage_similar::fuzzy::{FuzzyParams, LangChoice, fingerprint, jaccard, sim_doc};
+use lineage_source::{Filter, Skipped};
+use lineage_store::corpus;
 
 #[derive(Args, Debug)]
 pub(super) struct PocketArgs {
@@ -93,7 +93,7 @@ fn read_root(root: &Path, c: &Config) -> Result<(Vec<Read>, Vec<Skipped>), Fatal
         c.order,
         |f, text| {
             let mut terms = Vec::new();
-            crate::text::for_each_token(text, |_, key| terms.push(key.to_owned()));
+            lineage_core::text::for_each_token(text, |_, key| terms.push(key.to_owned()));
             Read {
                 path: f.path.clone(),
                 terms,
@@ -339,19 +339,19 @@ fn query(args: QueryArgs) -> Result<(), Fatal> {
 /// A query file: a regular file of at most the default `max_file_size`,
 /// read whole (any name; HTML by extension), or a clear error.
 fn read_query(path: &Path, k: usize) -> Result<SimDoc, Fatal> {
-    let bytes = crate::source::read_file(path, file_size_cap())
+    let bytes = lineage_source::read_file(path, file_size_cap())
         .map_err(|e| Fatal(format!("cannot read {}: {e}", path.display())))?;
     let name = path.to_string_lossy();
     Ok(sim_doc(&prepare(&bytes, Format::from_path(&name)), k))
 }
 
 fn file_size_cap() -> u64 {
-    crate::config::Config::default().max_file_size.0
+    lineage_engine::config::Config::default().max_file_size.0
 }
 
 /// The shingles of an indexed document, read again from the index's root.
 fn indexed_shingles(file: &PocketFile, doc: &IndexedDoc, k: usize) -> Option<Vec<u64>> {
-    let path = crate::source::name::path(Path::new(&file.root), &doc.path);
-    let bytes = crate::source::read_file(&path, file_size_cap()).ok()?;
+    let path = lineage_source::name::path(Path::new(&file.root), &doc.path);
+    let bytes = lineage_source::read_file(&path, file_size_cap()).ok()?;
     Some(sim_doc(&prepare(&bytes, Format::from_path(&doc.path)), k).shingles)
 }

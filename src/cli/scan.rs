@@ -13,14 +13,14 @@ use serde::Serialize;
 
 use super::spill::{self, KeySpill};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, report_skipped, skipped_json, stream};
-use crate::config::Config;
-use crate::fingerprint::{polynomial, token_fps};
-use crate::origin::history::ReplayStats;
-use crate::origin::prepare::{self, Preparer};
-use crate::origin::{
+use lineage_core::fingerprint::{polynomial, token_fps};
+use lineage_engine::config::Config;
+use lineage_origin::history::ReplayStats;
+use lineage_origin::prepare::{self, Preparer};
+use lineage_origin::{
     Estimation, Eviction, OriginPass, Outcome, Params, Regime, Selector, TableSize,
 };
-use crate::source::Filter;
+use lineage_source::Filter;
 
 #[derive(Args, Debug)]
 pub(super) struct ScanArgs {
@@ -139,7 +139,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
 /// beside the walk and the first reads (a 64 MiB table's page faults took
 /// ~0.15 s of the pass); the first document waits for it.
 struct Building {
-    started: Option<std::thread::JoinHandle<Result<OriginPass, crate::origin::table::TableError>>>,
+    started: Option<std::thread::JoinHandle<Result<OriginPass, lineage_origin::table::TableError>>>,
     built: Option<OriginPass>,
 }
 

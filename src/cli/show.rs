@@ -7,7 +7,7 @@
 //! `esc\x1b]0;pwned\x07.md` cannot retitle the terminal, a newline cannot
 //! break a table row and U+202E cannot show a name reversed. A backslash is
 //! doubled, so the escaped form stands for one name only; bytes of a name
-//! that are not UTF-8 show as `\xNN` (see [`crate::source::name`]). JSON
+//! that are not UTF-8 show as `\xNN` (see [`lineage_source::name`]). JSON
 //! goes through [`json`], which writes the bidirectional characters as
 //! `\uXXXX` escapes: the same strings to a JSON reader, inert in a terminal.
 
@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use crate::source::name::{ESCAPE, is_bidi_control};
+use lineage_source::name::{ESCAPE, is_bidi_control};
 
 /// `s` with every control character escaped visibly and unambiguously.
 pub(crate) fn show(s: &str) -> Cow<'_, str> {
@@ -110,7 +110,7 @@ mod tests {
         assert_eq!(show("back\\slash"), "back\\\\slash");
         // A literal backslash-x and an escaped byte differ.
         assert_ne!(show("a\\x1b"), show("a\x1b"));
-        let name = crate::source::name::encode(b"a\xff.md");
+        let name = lineage_source::name::encode(b"a\xff.md");
         assert_eq!(show(&name), "a\\xff.md");
         assert_eq!(show("caf\u{e9} \u{4e2d}"), "caf\u{e9} \u{4e2d}");
         // Bidirectional overrides and isolates show, instead of reordering.

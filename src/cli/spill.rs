@@ -8,7 +8,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::origin::align::OriginKeys;
+use lineage_origin::align::OriginKeys;
 
 /// Keys held in memory before the file takes the rest: 128 MiB.
 pub(crate) const MEMORY_KEYS: usize = 16 << 20;

@@ -11,12 +11,12 @@ use serde::Serialize;
 
 use super::scan::pct;
 use super::{CommonEngineArgs, Fatal, SourceArgs, on_off, report_skipped, skipped_json, stream};
-use crate::config::Config;
-use crate::fingerprint::token_fps;
-use crate::origin::sweep::{self, BATCH_DOCUMENTS, Control, Plan, Selecting, Sweep};
-use crate::origin::table::paper_sizes;
-use crate::origin::{Estimation, Eviction, Params, Selector, TableSize};
-use crate::source::Filter;
+use lineage_core::fingerprint::token_fps;
+use lineage_engine::config::Config;
+use lineage_origin::sweep::{self, BATCH_DOCUMENTS, Control, Plan, Selecting, Sweep};
+use lineage_origin::table::paper_sizes;
+use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize};
+use lineage_source::Filter;
 
 #[derive(Args, Debug)]
 pub(super) struct SweepArgs {

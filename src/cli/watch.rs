@@ -1,8 +1,8 @@
 //! `lineage watch ROOT`: keep the folder's index up to date as files change,
 //! and say what each change did (with `--json`, docs/formats.md §6: one object per
 //! line). Runs until interrupted; the index is consistent at every instant.
-//! The work is the engine's (`crate::engine`): at a terminal this opens the
-//! TUI (`crate::tui`); otherwise it prints the engine's events.
+//! The work is the engine's (`lineage_engine`): at a terminal this opens the
+//! TUI (`lineage_tui`); otherwise it prints the engine's events.
 
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc;
@@ -12,8 +12,8 @@ use serde_json::json;
 
 use super::scan::EstimatedArgs;
 use super::{CommonEngineArgs, Fatal, SourceArgs, StoreArgs};
-use crate::config::Config;
-use crate::engine::{self, Engine, Event, EventKind, Update};
+use lineage_engine::config::Config;
+use lineage_engine::{self as engine, Engine, Event, EventKind, Update};
 
 #[derive(Args, Debug)]
 pub(super) struct WatchArgs {
@@ -68,9 +68,9 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     super::set(&mut config.watch.checkpoint_secs, args.checkpoint_secs);
     super::set(&mut config.watch.min_similarity, args.min_similarity);
     config.validate()?;
-    crate::source::Filter::new(&config.include, &config.exclude)?;
+    lineage_source::Filter::new(&config.include, &config.exclude)?;
     let root = args.source.root.as_path();
-    crate::source::check_root(root)?;
+    lineage_source::check_root(root)?;
     let index_dir = args.store.dir(root, &config)?;
     let opts = engine::Options {
         root: root.to_path_buf(),
@@ -81,8 +81,8 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     if !args.json && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         // An index in use is one line and exit 2 before the screen opens
         // (the engine would say so inside it only).
-        crate::index::check_free(&opts.index_dir).map_err(|e| Fatal(e.to_string()))?;
-        return crate::tui::run(opts).map_err(Fatal);
+        lineage_store::index::check_free(&opts.index_dir).map_err(|e| Fatal(e.to_string()))?;
+        return lineage_tui::run(opts, super::signals::on_stop).map_err(Fatal);
     }
     // A reader of stdout that stops reading stops the engine here: events
     // wait in a short queue (nothing is lost) instead of piling up without
@@ -207,7 +207,7 @@ impl Lines {
 /// Document names in an event's JSON for people, with the exact bytes of a
 /// name that is not UTF-8 beside it (`path_hex`, `from_hex`, `dominant_origin_hex`).
 fn names(mut v: serde_json::Value) -> serde_json::Value {
-    use crate::source::name;
+    use lineage_source::name;
     if let Some(m) = v.as_object_mut() {
         for key in ["path", "from", "dominant_origin"] {
             let Some(n) = m.get(key).and_then(|p| p.as_str()).map(str::to_string) else {

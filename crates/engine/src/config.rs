@@ -1,0 +1,668 @@
+//! Configuration: built-in defaults, then the config file, then command-line
+//! flags. The file is `config.toml` in the platform config directory
+//! (`directories`), or the one `--config FILE` names. Every key is optional;
+//! `config.example.toml` documents them all.
+
+mod folders;
+mod save;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer};
+
+pub use folders::FolderConfig;
+pub use folders::canonical;
+use lineage_core::bytesize::Bytes;
+use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
+use lineage_similar::fuzzy::LangChoice;
+use lineage_source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
+pub use save::{changed, save_params, snippet};
+
+/// Everything configurable, with its default.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub k: usize,
+    #[serde(deserialize_with = "parsed")]
+    pub selector: Selector,
+    #[serde(deserialize_with = "parsed")]
+    pub table_size: TableSize,
+    pub bucket_entries: u16,
+    #[serde(deserialize_with = "parsed")]
+    pub eviction: Eviction,
+    #[serde(deserialize_with = "parsed")]
+    pub eviction_ties: Ties,
+    #[serde(deserialize_with = "parsed")]
+    pub estimation: Estimation,
+    pub bridge_limit: u32,
+    pub seed: u64,
+    /// Align where the table samples (docs/algorithms.md §3.2).
+    pub align: bool,
+    /// Seed of the polynomial token fingerprints are taken under.
+    pub fingerprint_seed: u64,
+    #[serde(deserialize_with = "parsed")]
+    pub order: Order,
+    #[serde(deserialize_with = "parsed")]
+    pub max_file_size: Bytes,
+    /// Bytes of compressed text the index keeps of past versions (so their
+    /// passages can be shown); 0 keeps none.
+    #[serde(deserialize_with = "parsed")]
+    pub history_budget: Bytes,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    /// Language of fuzzy fingerprints' prefix classes: auto, en or de.
+    #[serde(deserialize_with = "parsed")]
+    pub lang: LangChoice,
+    /// Leave out what `.gitignore` files name.
+    pub gitignore: bool,
+    /// Follow symbolic links that stay inside the root.
+    pub follow_symlinks: bool,
+    /// Folder holding the indexes (one subfolder per root); empty: the
+    /// platform data directory's `indexes/`.
+    pub index_dir: String,
+    pub sweep: SweepConfig,
+    pub watch: WatchConfig,
+    pub tui: TuiConfig,
+    pub keys: KeysConfig,
+    /// Engine settings of single folders, by absolute path (`[folders."/a/b"]`).
+    pub folders: std::collections::BTreeMap<String, FolderConfig>,
+    /// The file these settings are read from, or would be if it existed
+    /// (where adopted settings are saved); None without a config folder.
+    #[serde(skip)]
+    pub file: Option<PathBuf>,
+    /// Engine settings given as command-line flags, which outrank the file.
+    #[serde(skip)]
+    pub flags: Vec<&'static str>,
+    /// The folder read (canonical), once [`Config::for_folder`] took its
+    /// settings: adopted settings are saved for it.
+    #[serde(skip)]
+    pub folder: Option<PathBuf>,
+}
+
+/// The TUI's look (`lineage watch` without `--json`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TuiConfig {
+    #[serde(deserialize_with = "parsed")]
+    pub theme: ThemeName,
+}
+
+impl Default for TuiConfig {
+    fn default() -> TuiConfig {
+        TuiConfig {
+            theme: ThemeName::Dark,
+        }
+    }
+}
+
+/// Colours for a dark or a light terminal background.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThemeName {
+    Dark,
+    Light,
+}
+
+impl FromStr for ThemeName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ThemeName, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "dark" => Ok(ThemeName::Dark),
+            "light" => Ok(ThemeName::Light),
+            _ => Err(format!("unknown theme '{s}' (expected dark or light)")),
+        }
+    }
+}
+
+/// The TUI's key bindings: per action, its keys separated by spaces (`"q"`,
+/// `"down j"`, `"ctrl-n"`). The TUI checks the key names and that no key is
+/// bound twice.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KeysConfig {
+    pub quit: String,
+    pub help: String,
+    pub next_tab: String,
+    pub prev_tab: String,
+    pub documents: String,
+    pub origin: String,
+    pub clusters: String,
+    pub table: String,
+    pub tune: String,
+    pub events: String,
+    pub up: String,
+    pub down: String,
+    pub left: String,
+    pub right: String,
+    pub page_up: String,
+    pub page_down: String,
+    pub top: String,
+    pub bottom: String,
+    pub select: String,
+    pub back: String,
+    pub filter: String,
+    pub sort: String,
+    pub reverse: String,
+    pub exact: String,
+    pub next_block: String,
+    pub prev_block: String,
+    pub next_match: String,
+    pub prev_match: String,
+    pub apply: String,
+    pub sweep: String,
+    pub adopt: String,
+    pub rescan: String,
+    pub versions: String,
+    pub compare_version: String,
+    pub copies: String,
+    pub find: String,
+    pub cluster: String,
+    pub sweep_view: String,
+    pub take_point: String,
+    pub copy: String,
+    pub edit: String,
+    pub export: String,
+}
+
+impl KeysConfig {
+    /// (action name, its keys) for every action, in the order of the help.
+    pub fn bindings(&self) -> [(&'static str, &str); 42] {
+        [
+            ("quit", &self.quit),
+            ("help", &self.help),
+            ("next_tab", &self.next_tab),
+            ("prev_tab", &self.prev_tab),
+            ("documents", &self.documents),
+            ("origin", &self.origin),
+            ("clusters", &self.clusters),
+            ("table", &self.table),
+            ("tune", &self.tune),
+            ("events", &self.events),
+            ("up", &self.up),
+            ("down", &self.down),
+            ("left", &self.left),
+            ("right", &self.right),
+            ("page_up", &self.page_up),
+            ("page_down", &self.page_down),
+            ("top", &self.top),
+            ("bottom", &self.bottom),
+            ("select", &self.select),
+            ("back", &self.back),
+            ("filter", &self.filter),
+            ("sort", &self.sort),
+            ("reverse", &self.reverse),
+            ("exact", &self.exact),
+            ("next_block", &self.next_block),
+            ("prev_block", &self.prev_block),
+            ("next_match", &self.next_match),
+            ("prev_match", &self.prev_match),
+            ("apply", &self.apply),
+            ("sweep", &self.sweep),
+            ("adopt", &self.adopt),
+            ("rescan", &self.rescan),
+            ("versions", &self.versions),
+            ("compare_version", &self.compare_version),
+            ("copies", &self.copies),
+            ("find", &self.find),
+            ("cluster", &self.cluster),
+            ("sweep_view", &self.sweep_view),
+            ("take_point", &self.take_point),
+            ("copy", &self.copy),
+            ("edit", &self.edit),
+            ("export", &self.export),
+        ]
+    }
+}
+
+impl Default for KeysConfig {
+    fn default() -> KeysConfig {
+        let k = |s: &str| s.to_string();
+        KeysConfig {
+            quit: k("q"),
+            help: k("?"),
+            next_tab: k("tab"),
+            prev_tab: k("backtab"),
+            documents: k("1"),
+            origin: k("2"),
+            clusters: k("3"),
+            table: k("4"),
+            tune: k("5"),
+            events: k("6"),
+            up: k("up k"),
+            down: k("down j"),
+            left: k("left h"),
+            right: k("right l"),
+            page_up: k("pageup"),
+            page_down: k("pagedown space"),
+            top: k("home g"),
+            bottom: k("end G"),
+            select: k("enter"),
+            back: k("esc backspace"),
+            filter: k("/"),
+            sort: k("s"),
+            reverse: k("S"),
+            exact: k("x"),
+            next_block: k("n"),
+            prev_block: k("N"),
+            // n and N are the copied blocks'.
+            next_match: k("]"),
+            prev_match: k("["),
+            apply: k("a"),
+            sweep: k("w"),
+            adopt: k("A"),
+            rescan: k("r"),
+            versions: k("v"),
+            compare_version: k("c"),
+            copies: k("C"),
+            find: k("F"),
+            cluster: k("#"),
+            sweep_view: k("t"),
+            take_point: k("T"),
+            copy: k("y"),
+            edit: k("e"),
+            // x is `exact`.
+            export: k("X"),
+        }
+    }
+}
+
+/// How `lineage watch` notices changes.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WatchConfig {
+    /// Poll the folder instead of asking the OS for events.
+    pub poll: bool,
+    /// Quiet time, in milliseconds, that ends a burst of events.
+    pub debounce_ms: u64,
+    /// Seconds between rescans when polling or when OS events fail.
+    pub rescan_secs: u64,
+    /// Seconds a changed table may stay unsaved while changes keep coming
+    /// (a quiet folder saves it after 10 s): what a crash can cost to replay.
+    pub checkpoint_secs: u64,
+    /// Jaccard resemblance of k-shingle sets at which two live documents are
+    /// in one near-duplicate cluster.
+    pub min_similarity: f64,
+}
+
+impl Default for WatchConfig {
+    fn default() -> WatchConfig {
+        WatchConfig {
+            poll: false,
+            debounce_ms: 200,
+            rescan_secs: 2,
+            checkpoint_secs: 60,
+            min_similarity: 0.5,
+        }
+    }
+}
+
+/// The grid `lineage sweep` runs when no flags name one.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SweepConfig {
+    /// Table sizes; empty: eight sizes at the paper's table fractions.
+    #[serde(deserialize_with = "parsed_list")]
+    pub sizes: Vec<TableSize>,
+    #[serde(deserialize_with = "parsed_list")]
+    pub selectors: Vec<Selector>,
+    #[serde(deserialize_with = "parsed_list")]
+    pub evictions: Vec<Eviction>,
+    #[serde(deserialize_with = "parsed_list")]
+    pub estimations: Vec<Estimation>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        let p = Params::default();
+        Config {
+            k: p.k,
+            selector: p.selector,
+            table_size: p.table_size,
+            bucket_entries: p.bucket_entries,
+            eviction: p.eviction,
+            eviction_ties: p.ties,
+            estimation: p.estimation,
+            bridge_limit: p.bridge_limit,
+            seed: p.seed,
+            align: p.align,
+            fingerprint_seed: lineage_core::fingerprint::polynomial::DEFAULT_SEED,
+            order: Order::Mtime,
+            max_file_size: Bytes(32 << 20),
+            history_budget: Bytes(512 << 20),
+            include: DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect(),
+            exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
+            lang: LangChoice::Auto,
+            gitignore: true,
+            follow_symlinks: false,
+            index_dir: String::new(),
+            sweep: SweepConfig::default(),
+            watch: WatchConfig::default(),
+            tui: TuiConfig::default(),
+            keys: KeysConfig::default(),
+            folders: Default::default(),
+            file: None,
+            flags: Vec::new(),
+            folder: None,
+        }
+    }
+}
+
+impl Default for SweepConfig {
+    fn default() -> SweepConfig {
+        SweepConfig {
+            sizes: Vec::new(),
+            selectors: vec![Selector::NHs, Selector::NWin(8), Selector::Every(4)],
+            evictions: vec![Eviction::Lucky, Eviction::Cc],
+            estimations: vec![Estimation::Be],
+        }
+    }
+}
+
+impl Config {
+    /// The engine settings this configuration names.
+    pub fn params(&self) -> Params {
+        Params {
+            k: self.k,
+            selector: self.selector,
+            table_size: self.table_size,
+            bucket_entries: self.bucket_entries,
+            eviction: self.eviction,
+            ties: self.eviction_ties,
+            estimation: self.estimation,
+            bridge_limit: self.bridge_limit,
+            seed: self.seed,
+            align: self.align,
+        }
+    }
+
+    /// Take `p` as the engine settings (the inverse of [`Config::params`]).
+    pub(crate) fn set_params(&mut self, p: &Params) {
+        self.k = p.k;
+        self.selector = p.selector;
+        self.table_size = p.table_size;
+        self.bucket_entries = p.bucket_entries;
+        self.eviction = p.eviction;
+        self.eviction_ties = p.ties;
+        self.estimation = p.estimation;
+        self.bridge_limit = p.bridge_limit;
+        self.seed = p.seed;
+        self.align = p.align;
+    }
+
+    /// How walks treat `.gitignore` files and symbolic links.
+    pub fn walk_options(&self) -> WalkOptions {
+        WalkOptions {
+            gitignore: self.gitignore,
+            follow_symlinks: self.follow_symlinks,
+        }
+    }
+
+    /// Check values that parse but make no sense.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.k == 0 || self.k > 64 {
+            return Err(ConfigError::Value(format!(
+                "k must be between 1 and 64, not {}",
+                self.k
+            )));
+        }
+        if self.bucket_entries == 0 || self.bucket_entries > 1024 {
+            return Err(ConfigError::Value(format!(
+                "bucket_entries must be between 1 and 1024, not {}",
+                self.bucket_entries
+            )));
+        }
+        if self.max_file_size.0 == 0 {
+            return Err(ConfigError::Value(
+                "max_file_size must be at least 1 byte".into(),
+            ));
+        }
+        if self.bridge_limit == 0 {
+            return Err(ConfigError::Value("bridge_limit must be at least 1".into()));
+        }
+        let w = &self.watch;
+        if !(1..=86_400).contains(&w.rescan_secs) {
+            return Err(ConfigError::Value(format!(
+                "watch.rescan_secs must be between 1 and 86400, not {}",
+                w.rescan_secs
+            )));
+        }
+        if !(1..=86_400).contains(&w.checkpoint_secs) {
+            return Err(ConfigError::Value(format!(
+                "watch.checkpoint_secs must be between 1 and 86400, not {}",
+                w.checkpoint_secs
+            )));
+        }
+        if !(10..=60_000).contains(&w.debounce_ms) {
+            return Err(ConfigError::Value(format!(
+                "watch.debounce_ms must be between 10 and 60000, not {}",
+                w.debounce_ms
+            )));
+        }
+        let m = self.watch.min_similarity;
+        if !(m > 0.0 && m <= 1.0) {
+            return Err(ConfigError::Value(format!(
+                "watch.min_similarity must be above 0 and at most 1, not {m}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Parse a config file's text.
+    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
+        let c: Config = toml::from_str(text).map_err(|e| {
+            ConfigError::Value(
+                e.to_string()
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
+        c.validate()?;
+        c.validate_folders()?;
+        Ok(c)
+    }
+
+    /// Load `explicit` (which must exist), or else the platform config file if
+    /// there is one, or else the defaults.
+    pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+        let path = match explicit {
+            Some(p) => p.to_path_buf(),
+            // Whatever stands at the platform path is the person's config:
+            // a FIFO or a folder there is an error to tell, not a default.
+            None => match default_path() {
+                Some(p) if p.symlink_metadata().is_ok() => p,
+                other => {
+                    return Ok(Config {
+                        file: other,
+                        ..Config::default()
+                    });
+                }
+            },
+        };
+        // The person's own file: a link (a dotfile manager's) is followed,
+        // as saving writes through it; what it leads to must be a regular
+        // file of at most 1 MiB (not a FIFO, not /dev/zero).
+        let target = match path.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::canonicalize(&path).map_err(|_| ConfigError::Dangling(path.clone()))?
+            }
+            _ => path.clone(),
+        };
+        let bytes = lineage_source::read_file(&target, 1 << 20).map_err(|reason| match reason {
+            // Not found when opened: no file there (not one that went away).
+            SkipReason::Vanished => ConfigError::Missing(path.clone()),
+            reason => ConfigError::Read {
+                path: path.clone(),
+                reason,
+            },
+        })?;
+        let Ok(text) = String::from_utf8(bytes) else {
+            return Err(ConfigError::NotText(path));
+        };
+        let mut c = Config::from_toml(&text).map_err(|e| ConfigError::Invalid {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        c.file = Some(path);
+        Ok(c)
+    }
+}
+
+/// Why settings cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {}: {reason}", path.display())]
+    Read { path: PathBuf, reason: SkipReason },
+    #[error("config {}: no such file", .0.display())]
+    Missing(PathBuf),
+    #[error("config {}: a link to nothing", .0.display())]
+    Dangling(PathBuf),
+    #[error("config {}: not UTF-8 text", .0.display())]
+    NotText(PathBuf),
+    /// The file parses badly or holds a value out of range.
+    #[error("config {}: {message}", path.display())]
+    Invalid { path: PathBuf, message: String },
+    /// A value out of range, from the file or a flag.
+    #[error("{0}")]
+    Value(String),
+}
+
+/// `config.toml` in the platform config directory (e.g. `~/.config/lineage/`).
+pub(crate) fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "lineage").map(|d| d.config_dir().join("config.toml"))
+}
+
+fn parsed<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: FromStr<Err = String>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum StrOrInt {
+        S(String),
+        I(u64),
+    }
+    let s = match StrOrInt::deserialize(d)? {
+        StrOrInt::S(s) => s,
+        StrOrInt::I(i) => i.to_string(),
+    };
+    s.parse().map_err(serde::de::Error::custom)
+}
+
+fn parsed_list<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: FromStr<Err = String>,
+{
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|s| s.parse().map_err(serde::de::Error::custom))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_is_the_defaults() {
+        assert_eq!(Config::from_toml("").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn the_example_file_documents_the_defaults() {
+        let example = include_str!("../../../config.example.toml");
+        assert_eq!(Config::from_toml(example).unwrap(), Config::default());
+        // Every key of the config appears in the example.
+        for key in [
+            "k",
+            "selector",
+            "table_size",
+            "bucket_entries",
+            "eviction",
+            "eviction_ties",
+            "estimation",
+            "bridge_limit",
+            "seed",
+            "align",
+            "fingerprint_seed",
+            "order",
+            "max_file_size",
+            "history_budget",
+            "include",
+            "exclude",
+            "gitignore",
+            "follow_symlinks",
+            "index_dir",
+            "sizes",
+            "selectors",
+            "evictions",
+            "estimations",
+            "theme",
+        ]
+        .into_iter()
+        .chain(KeysConfig::default().bindings().map(|(name, _)| name))
+        {
+            assert!(
+                example.lines().any(|l| l.starts_with(&format!("{key} ="))),
+                "{key} missing from config.example.toml"
+            );
+        }
+    }
+
+    #[test]
+    fn keys_parse_with_the_cli_spellings() {
+        let c = Config::from_toml(
+            "k = 6\ntable_size = \"20MB\"\neviction = \"cc\"\nestimation = \"B\"\n\
+             order = \"path\"\nmax_file_size = \"1MiB\"\n[sweep]\nsizes = [\"1MB\", \"unbounded\"]\n",
+        )
+        .unwrap();
+        assert_eq!(c.k, 6);
+        assert_eq!(c.table_size, TableSize::Bytes(20_000_000));
+        assert_eq!(c.eviction, Eviction::Cc);
+        assert_eq!(c.estimation, Estimation::B);
+        assert_eq!(c.order, Order::Path);
+        assert_eq!(c.max_file_size, Bytes(1 << 20));
+        assert_eq!(
+            c.sweep.sizes,
+            vec![TableSize::Bytes(1_000_000), TableSize::Unbounded]
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors() {
+        assert!(
+            Config::from_toml("colour = 1")
+                .unwrap_err()
+                .to_string()
+                .contains("colour")
+        );
+        assert!(
+            Config::from_toml("eviction = \"fifo\"")
+                .unwrap_err()
+                .to_string()
+                .contains("fifo")
+        );
+        assert!(Config::from_toml("k = 0").is_err());
+        for bad in ["0", "86401"] {
+            let e = Config::from_toml(&format!("[watch]\ncheckpoint_secs = {bad}")).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("checkpoint_secs must be between 1 and 86400")
+            );
+        }
+        assert!(Config::from_toml("[watch]\ncheckpoint_secs = 86400").is_ok());
+        assert!(Config::from_toml("[tui]\ntheme = \"blue\"").is_err());
+        assert!(Config::from_toml("[keys]\nqiut = \"q\"").is_err());
+    }
+
+    #[test]
+    fn keys_and_theme_override_only_what_they_name() {
+        let c = Config::from_toml("[tui]\ntheme = \"light\"\n[keys]\nquit = \"ctrl-q\"\n").unwrap();
+        assert_eq!(c.tui.theme, ThemeName::Light);
+        assert_eq!(c.keys.quit, "ctrl-q");
+        assert_eq!(c.keys.help, KeysConfig::default().help);
+    }
+}

@@ -1,0 +1,141 @@
+//! The one owner of the live state (docs/architecture.md, "Threads"): in its own thread it
+//! opens the root's index, applies file changes in order, answers queries and
+//! runs shadow replays, and publishes immutable [`Snapshot`]s. Whoever shows
+//! the state (the TUI, `watch --json`, tests) sends [`Command`]s and receives
+//! [`Update`]s through a callback; it never waits on the engine.
+
+// The settings, below the engine: it never reads `crate` items above it.
+pub mod config;
+
+mod clusters;
+mod components;
+mod documents;
+mod folder;
+pub mod query;
+mod report;
+mod run;
+mod search;
+mod shadow;
+pub mod state;
+mod store;
+mod view;
+
+use std::path::PathBuf;
+
+pub use state::*;
+
+/// Where the full-screen view keeps how it was left: beside the index.
+pub use lineage_store::index::VIEW_FILE;
+
+use crate::config::Config;
+use lineage_origin::Params;
+
+/// Asks of the engine; each is answered by an [`Update`] (or several).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// A document's text and origins → [`Update::Origin`]; `exact` for the
+    /// exact result instead of the live settings' estimate.
+    Origin { id: u32, exact: bool },
+    /// Two documents side by side with their shared passages → [`Update::Compare`].
+    Compare { a: u32, b: u32 },
+    /// The live pages that copy from version `id`'s page → [`Update::Copies`].
+    Copies { id: u32 },
+    /// Replay the whole history once per `runs` entry and score each against
+    /// the exact result → [`Update::Shadow`] (progress at most every 50 ms,
+    /// then the results). A newer generation cancels an older run.
+    Shadow { generation: u64, runs: Vec<Params> },
+    /// Stop shadow run `generation` (a newer `Shadow` also does).
+    Cancel { generation: u64 },
+    /// Every live page whose text holds `query`, ignoring case →
+    /// [`Update::Search`] (progress at most every 100 ms, then the answer).
+    /// A newer search stops an older one; an empty query only stops it.
+    Search { generation: u64, query: String },
+    /// Make these the live settings: the index is re-processed from its
+    /// cached fingerprints, then a snapshot follows.
+    Adopt(Params),
+    /// These files or folders (absolute paths under the root) changed: what
+    /// the watcher says after a debounced burst; for callers with their own
+    /// source of events.
+    Changed(Vec<PathBuf>),
+    /// Walk the root now.
+    Rescan,
+    /// Save the table snapshot and stop.
+    Quit,
+}
+
+/// What the engine publishes.
+#[derive(Clone, Debug)]
+pub enum Update {
+    Snapshot(std::sync::Arc<Snapshot>),
+    /// Events of the latest step, oldest first, all of them (a snapshot
+    /// keeps only the newest [`EVENTS`]); sent before the step's snapshot.
+    Events(std::sync::Arc<[Event]>),
+    Origin(std::sync::Arc<OriginView>),
+    Compare(std::sync::Arc<CompareView>),
+    Copies(std::sync::Arc<CopiesView>),
+    Search(std::sync::Arc<SearchView>),
+    Shadow(ShadowUpdate),
+    /// The engine cannot go on (the index is locked by another process, the
+    /// root vanished at start-up); it has stopped.
+    Fatal(String),
+}
+
+/// What the engine is to watch and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub root: PathBuf,
+    /// The root's index folder (see [`lineage_store::index::location`]).
+    pub index_dir: PathBuf,
+    /// Live settings, source filters, `[watch]` (cluster threshold included).
+    pub config: Config,
+}
+
+/// The running engine; dropping it stops the thread (after saving the table).
+pub struct Engine {
+    commands: std::sync::mpsc::Sender<run::Input>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Engine {
+    /// Start the engine thread on `opts`; everything it has to say goes to
+    /// `publish`, called from the engine's threads. Returns at once: opening
+    /// the index and the first walk are reported through snapshots
+    /// (`progress`) or [`Update::Fatal`].
+    pub fn start(opts: Options, publish: impl FnMut(Update) + Send + 'static) -> Engine {
+        let (commands, rx) = std::sync::mpsc::channel();
+        let tx = commands.clone();
+        let publish: report::Publish =
+            std::sync::Arc::new(std::sync::Mutex::new(Box::new(publish)));
+        let thread = std::thread::Builder::new()
+            .name("lineage-engine".into())
+            .spawn(move || run::main(opts, rx, tx, publish))
+            .expect("spawn the engine thread");
+        Engine {
+            commands,
+            thread: Some(thread),
+        }
+    }
+
+    /// What asks the engine to stop (saving the table first), from any
+    /// thread.
+    pub fn quitter(&self) -> impl FnOnce() + Send + 'static {
+        let commands = self.commands.clone();
+        move || {
+            let _ = commands.send(run::Input::Command(Command::Quit));
+        }
+    }
+
+    /// Ask something of the engine; ignored once it has stopped.
+    pub fn send(&self, c: Command) {
+        let _ = self.commands.send(run::Input::Command(c));
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.send(Command::Quit);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! One pass of origin detection over documents in order: each document's
+//! selected units are looked up in (and inserted into) the table, then the
+//! estimation phase labels them, then lucky scores are updated.
+
+use super::align::{Aligner, OriginKeys};
+use super::estimate::{Estimation, Estimator, interpolate, lucky_increments};
+use super::select::{Selector, Unit};
+use super::table::{Eviction, Hit, Layout, Slot, Table, TableError, TableParams, TableSize, Ties};
+
+/// The settings of an estimated run (docs/formats.md §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Params {
+    pub k: usize,
+    pub selector: Selector,
+    pub table_size: TableSize,
+    pub bucket_entries: u16,
+    pub eviction: Eviction,
+    pub ties: Ties,
+    pub estimation: Estimation,
+    pub bridge_limit: u32,
+    pub seed: u64,
+    /// Align where the table samples (`origin::align`; with
+    /// `Selector::All` only, where units are the shingles).
+    pub align: bool,
+}
+
+/// Every shingle into a bottom-k table, labelled as found (docs/algorithms.md
+/// §3.1): while the table holds the collection's distinct shingles nothing is
+/// evicted and the answer is the exact one; past that each bucket keeps a
+/// consistent sample of them. The paper's selectors and evictions are one
+/// option away.
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            k: 8,
+            selector: Selector::All,
+            table_size: TableSize::Bytes(64 << 20),
+            bucket_entries: 64,
+            eviction: Eviction::BottomK,
+            ties: Ties::Oldest,
+            estimation: Estimation::Nb,
+            bridge_limit: 30,
+            seed: 0,
+            align: true,
+        }
+    }
+}
+
+impl Params {
+    /// Whether these settings align (`origin::align`): alignment asked
+    /// for, and the units are the shingles.
+    pub fn aligns(&self) -> bool {
+        self.align && self.selector == Selector::All
+    }
+
+    /// The table these settings need: entries carry only the fields the
+    /// eviction and estimation algorithms read.
+    pub fn table_params(&self) -> TableParams {
+        TableParams {
+            size: self.table_size,
+            bucket_entries: self.bucket_entries,
+            eviction: self.eviction,
+            ties: self.ties,
+            layout: Layout {
+                offset: self.estimation.needs_offset(),
+                neighbours: self.estimation.needs_neighbours(),
+                score: matches!(self.eviction, Eviction::Cc | Eviction::Lucky),
+                // A bottom-k bucket's sample is its smallest keys: 32 bits
+                // keep false matches below 1.5e-8 a lookup (64 entries).
+                narrow: self.eviction == Eviction::BottomK,
+            },
+            seed: self.seed,
+        }
+    }
+}
+
+/// The state of a run: the table and reusable scratch space.
+pub struct OriginPass {
+    params: Params,
+    table: Table,
+    estimator: Estimator,
+    aligner: Aligner,
+    keys: Vec<u64>,
+    hits: Vec<Option<Hit>>,
+    slots: Vec<Slot>,
+    labels: Vec<u32>,
+    incs: Vec<u32>,
+}
+
+impl OriginPass {
+    pub fn new(params: Params) -> Result<OriginPass, TableError> {
+        Ok(OriginPass::resume(
+            params,
+            Table::new(params.table_params())?,
+        ))
+    }
+
+    /// Continue a run from a table restored with [`Table::read_state`] (built
+    /// with `params.table_params()`).
+    pub fn resume(params: Params, table: Table) -> OriginPass {
+        OriginPass {
+            table,
+            params,
+            estimator: Estimator::default(),
+            aligner: Aligner::default(),
+            keys: Vec::new(),
+            hits: Vec::new(),
+            slots: Vec::new(),
+            labels: Vec::new(),
+            incs: Vec::new(),
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    pub fn table_mut(&mut self) -> &mut Table {
+        &mut self.table
+    }
+
+    /// A new pass whose table's memory is already mapped (see
+    /// [`Table::touch`]): for a thread of its own beside the reading.
+    pub fn new_touched(params: Params) -> Result<OriginPass, TableError> {
+        let mut pass = OriginPass::new(params)?;
+        pass.table.touch();
+        Ok(pass)
+    }
+
+    /// Process document `doc`, later than every document before it, from its
+    /// selected units: the estimated origin of each unit. `origins` gives
+    /// earlier versions' shingle keys to align with (read only when the
+    /// settings align and the table has lost or left out keys).
+    pub fn process(&mut self, doc: u32, units: &[Unit], origins: &mut dyn OriginKeys) -> &[u32] {
+        self.keys.clear();
+        self.keys.extend(units.iter().map(|u| u.key));
+        let keys = &self.keys;
+        self.table
+            .lookup_document(doc, keys, &mut self.hits, &mut self.slots);
+        let p = &self.params;
+        self.estimator.estimate(
+            p.estimation,
+            doc,
+            keys,
+            &self.hits,
+            p.bridge_limit,
+            &mut self.labels,
+        );
+        // Only a table that has left out (bottom-k) or evicted keys can
+        // have missed a copy: alignment replaces the guess by neighbours.
+        // (Settings that do not align skip the scan of the slots.)
+        let incomplete =
+            || self.table.counters().evictions > 0 || self.slots.iter().any(|s| !s.sampled());
+        if p.aligns() && incomplete() {
+            self.aligner
+                .align(doc, keys, &self.hits, &mut self.labels, origins);
+        } else if p.eviction == Eviction::BottomK {
+            interpolate(doc, &self.slots, &mut self.labels);
+        }
+        if p.eviction == Eviction::Lucky && p.table_size != TableSize::Unbounded {
+            lucky_increments(doc, &self.hits, &self.labels, &mut self.incs);
+            self.table
+                .lucky_update(keys, &self.slots, &self.hits, &self.incs);
+            self.table.lucky_end_document();
+        }
+        &self.labels
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::NoKeys;
+    use crate::history::Keyed;
+    use crate::keymap::splitmix64;
+    use crate::outcome::Outcome;
+    use crate::{Regime, prepare};
+
+    fn units(keys: &[u64]) -> Vec<Unit> {
+        (0u32..)
+            .zip(keys)
+            .map(|(i, &key)| Unit {
+                key,
+                start: i,
+                end: i + 8,
+            })
+            .collect()
+    }
+
+    /// Share of `labels` equal to `origin`.
+    fn share(labels: &[u32], origin: u32) -> f64 {
+        labels.iter().filter(|&&l| l == origin).count() as f64 / labels.len() as f64
+    }
+
+    /// Documents cut from `text` at `(start, length, own words)`: they copy
+    /// from each other with edges anywhere, plus words of their own.
+    fn cut(text: &[u64], cuts: &[(usize, usize, u64)]) -> Vec<Vec<u64>> {
+        cuts.iter()
+            .enumerate()
+            .map(|(d, &(start, len, own))| {
+                let mut doc = text[start..(start + len).min(text.len())].to_vec();
+                doc.extend((0..own).map(|w| 10_000 + 100 * d as u64 + w));
+                doc
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Documents cut from one text at random places (so they copy from
+        /// each other, with edges anywhere) plus words of their own: while
+        /// the table holds every distinct shingle, the default settings give
+        /// exactly the exact result, and the table says it holds them.
+        #[test]
+        fn the_default_is_the_exact_answer_while_the_table_holds_the_collection(
+            text in proptest::collection::vec(0u64..5000, 300),
+            cuts in proptest::collection::vec((0usize..300, 0usize..200, 0u64..20), 1..14),
+            k in 3usize..10,
+        ) {
+            let docs = cut(&text, &cuts);
+            let params = Params {
+                k,
+                table_size: TableSize::Bytes(1 << 20),
+                ..Params::default()
+            };
+            let exact = Keyed::new(docs.clone(), k).exact();
+            let prep = crate::prepare::Preparer::new(params);
+            let mut pass = OriginPass::new(params).unwrap();
+            for (d, doc) in docs.iter().enumerate() {
+                let got = prepare::run(&mut pass, d as u32, &prep.prepare(doc), &mut NoKeys);
+                proptest::prop_assert_eq!(&got, &exact[d]);
+            }
+            let held = pass.table().counters().occupied;
+            proptest::prop_assert_eq!(pass.table().regime(), Regime::Holds { distinct: held });
+        }
+
+        /// The same kind of collections through tables of a few buckets,
+        /// which sample (bottom-k) or evict (Lucky): every token the aligned
+        /// answer calls copied, the exact answer calls copied.
+        #[test]
+        fn alignment_never_calls_copied_a_token_the_exact_answer_calls_fresh(
+            text in proptest::collection::vec(0u64..5000, 300),
+            cuts in proptest::collection::vec((0usize..300, 0usize..200, 0u64..20), 1..14),
+            k in 3usize..10,
+            buckets in 1u64..6,
+            lucky in proptest::bool::ANY,
+        ) {
+            let docs = cut(&text, &cuts);
+            let params = Params {
+                k,
+                table_size: TableSize::Bytes(buckets * (64 * 11 + 2)),
+                eviction: if lucky { Eviction::Lucky } else { Eviction::BottomK },
+                ..Params::default()
+            };
+            let keyed = Keyed::new(docs.clone(), k);
+            let exact = keyed.exact();
+            let prep = prepare::Preparer::new(params);
+            let origins: Vec<Vec<u64>> = docs
+                .iter()
+                .map(|d| prepare::keys(prep.roller(), d).1)
+                .collect();
+            let mut pass = OriginPass::new(params).unwrap();
+            for (d, doc) in docs.iter().enumerate() {
+                let got = prepare::run(&mut pass, d as u32, &prep.prepare(doc), &mut &origins[..]);
+                let fresh = |o: &Outcome| {
+                    let mut f = vec![false; o.tokens as usize];
+                    for (s, e) in o.fresh() {
+                        f[s as usize..e as usize].fill(true);
+                    }
+                    f
+                };
+                let (ours, truth) = (fresh(&got), fresh(&exact[d]));
+                for t in 0..ours.len() {
+                    proptest::prop_assert!(
+                        ours[t] || !truth[t],
+                        "document {} token {} is fresh, yet labelled copied", d, t
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_bottom_k_table_estimates_the_keys_it_sampled_from() {
+        let mut x = 7u64;
+        let keys: Vec<u64> = (0..60_000)
+            .map(|_| {
+                x = splitmix64(x);
+                x >> 2
+            })
+            .collect();
+        let params = Params {
+            table_size: TableSize::Bytes(100 * (64 * 8 + 2)),
+            estimation: Estimation::Nb,
+            ..Params::default()
+        };
+        let mut pass = OriginPass::new(params).unwrap();
+        // Every key twice: repeats are found or outside the sample, never
+        // counted again.
+        pass.process(0, &units(&keys), &mut NoKeys);
+        pass.process(1, &units(&keys), &mut NoKeys);
+        let Regime::Sampling { distinct, held } = pass.table().regime() else {
+            panic!("{:?}", pass.table().regime());
+        };
+        assert_eq!(held, 6400);
+        // k-minimum values over 100 buckets of 64: within a few per cent.
+        let err = distinct as f64 / 60_000.0 - 1.0;
+        assert!(err.abs() < 0.05, "{distinct}");
+        assert!((pass.table().regime().one_in().unwrap() - 60_000.0 / 6400.0).abs() < 0.5);
+    }
+
+    /// Without alignment: bottom-k's neighbours' guess, against Lucky's
+    /// losses; with it, the copy and the fresh text to the unit.
+    #[test]
+    fn a_bottom_k_sample_sees_a_whole_copy_through_a_table_of_one_bucket() {
+        let mut x = 3u64;
+        let mut key = || {
+            x = splitmix64(x);
+            x >> 2
+        };
+        let first: Vec<u64> = (0..2000).map(|_| key()).collect();
+        // The second document: 200 fresh units, the whole first document, 200 fresh.
+        let mut second: Vec<u64> = (0..200).map(|_| key()).collect();
+        second.extend(&first);
+        second.extend((0..200).map(|_| key()));
+        let versions = [first.clone(), second.clone()];
+        let run = |eviction, align| {
+            let p = Params {
+                table_size: TableSize::Bytes(64 * 11 + 2),
+                eviction,
+                estimation: Estimation::Nb,
+                align,
+                ..Params::default()
+            };
+            let mut pass = OriginPass::new(p).unwrap();
+            assert_eq!(pass.table().capacity(), Some(64));
+            let origins = &mut &versions[..];
+            pass.process(0, &units(&first), origins);
+            pass.process(1, &units(&second), origins).to_vec()
+        };
+        let labels = run(Eviction::BottomK, false);
+        // 64 of 2,000 keys are kept, yet the copy is labelled as a copy and
+        // the fresh text around it as fresh.
+        assert!(
+            share(&labels[200..2200], 0) > 0.95,
+            "{}",
+            share(&labels[200..2200], 0)
+        );
+        assert!(share(&labels[..200], 1) > 0.8 && share(&labels[2200..], 1) > 0.8);
+        // Lucky keeps the end of the first document only: the contrast.
+        let labels = run(Eviction::Lucky, false);
+        assert!(share(&labels[200..2200], 0) < 0.1);
+        // Aligned, each is exact: the hits name the first document, which
+        // holds every unit of the copy and none of the rest.
+        for eviction in [Eviction::BottomK, Eviction::Lucky] {
+            let labels = run(eviction, true);
+            assert_eq!(share(&labels[200..2200], 0), 1.0, "{eviction}");
+            assert_eq!(share(&labels[..200], 1), 1.0, "{eviction}");
+            assert_eq!(share(&labels[2200..], 1), 1.0, "{eviction}");
+        }
+    }
+}

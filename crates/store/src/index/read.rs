@@ -1,0 +1,149 @@
+//! Reading an index: what the engine's queries and `lineage explain` ask of
+//! it, from the [`Index`] a process holds open or from a [`ReadOnly`]
+//! connection that needs no lock (beside a running watcher, SQLite's WAL
+//! lets it read every committed version while the watcher writes).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::schema::{self, Current, Db, HistoryRow};
+use super::texts::{self, Kept};
+use super::{Index, IndexError, params_from_key};
+use lineage_core::fingerprint::ShingleRoller;
+use lineage_origin::{Outcome, Params};
+
+/// The read side of an index.
+pub trait Read {
+    fn db(&self) -> &Db;
+    /// The canonical root.
+    fn root(&self) -> &Path;
+    /// The settings the index's outcomes were computed with.
+    fn params(&self) -> &Params;
+    /// The roller of the index's k.
+    fn roller(&self) -> &ShingleRoller;
+    /// The latest version of `path`, if it has one.
+    fn current(&self, path: &str) -> Option<&Current>;
+
+    /// Cached token fingerprints of versions `from..to`.
+    fn fingerprints(&self, from: u32, to: u32) -> Result<Vec<Vec<u64>>, IndexError> {
+        self.db().fingerprints(from, to)
+    }
+
+    /// The k-shingle keys of version `id`, rolled from its cached token
+    /// fingerprints with the index's own roller.
+    fn shingle_keys(&self, id: u32) -> Result<Vec<u64>, IndexError> {
+        let fps = self.fingerprints(id, id + 1)?.pop().unwrap_or_default();
+        let mut keys = Vec::new();
+        self.roller().keys(&fps, &mut keys);
+        Ok(keys)
+    }
+
+    /// Every version with its outcome summary, in processing order; read
+    /// from the database, not replayed.
+    fn history(&self) -> Result<Vec<HistoryRow>, IndexError> {
+        Ok(self.db().history()?)
+    }
+
+    /// The full outcome of version `id`, token runs included.
+    fn outcome(&self, id: u32) -> Result<Option<Outcome>, IndexError> {
+        Ok(self.db().outcome(id)?)
+    }
+
+    /// The file bytes of version `id`, if the text store has them.
+    fn text(&self, id: u32) -> Result<Kept, IndexError> {
+        texts::get(self.db().conn(), id)
+    }
+
+    /// Whether the text store has version `id`'s bytes (without reading them).
+    fn has_text(&self, id: u32) -> Result<bool, IndexError> {
+        Ok(texts::has(self.db().conn(), id)?)
+    }
+}
+
+impl Read for Index {
+    fn db(&self) -> &Db {
+        &self.db
+    }
+    fn root(&self) -> &Path {
+        &self.root
+    }
+    fn params(&self) -> &Params {
+        &self.params
+    }
+    fn roller(&self) -> &ShingleRoller {
+        self.preparer.roller()
+    }
+    fn current(&self, path: &str) -> Option<&Current> {
+        self.current.get(path)
+    }
+}
+
+/// An index opened for reading only: no lock, no repair, no writes.
+pub struct ReadOnly {
+    db: Db,
+    root: PathBuf,
+    params: Params,
+    roller: ShingleRoller,
+    current: HashMap<String, Current>,
+}
+
+impl ReadOnly {
+    /// Open the index in `dir` as it was last committed. An index that is
+    /// missing, of another schema, or damaged is an error: opening it for
+    /// writing (`lineage index`) repairs or migrates it.
+    pub fn open(dir: &Path) -> Result<ReadOnly, IndexError> {
+        let path = dir.join(schema::FILE);
+        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            return Err(IndexError::Location(format!(
+                "no index in {}",
+                dir.display()
+            )));
+        }
+        let db = Db::open_reader(&path)?;
+        let version: i64 = db
+            .conn()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version != schema::SCHEMA_VERSION {
+            return Err(IndexError::Location(format!(
+                "index {} is of schema {version}, not {}; `lineage index` brings it up to date",
+                dir.display(),
+                schema::SCHEMA_VERSION
+            )));
+        }
+        let damaged = |what: &str| IndexError::Damaged(format!("no {what} recorded"));
+        if !super::same_polynomial(&db, dir)? {
+            return Err(damaged("polynomial"));
+        }
+        let root = PathBuf::from(db.meta("root")?.ok_or_else(|| damaged("root"))?);
+        let params = db
+            .meta("params")?
+            .as_deref()
+            .and_then(params_from_key)
+            .ok_or_else(|| damaged("settings"))?;
+        Ok(ReadOnly {
+            roller: ShingleRoller::new(params.k),
+            current: db.current()?,
+            db,
+            root,
+            params,
+        })
+    }
+}
+
+impl Read for ReadOnly {
+    fn db(&self) -> &Db {
+        &self.db
+    }
+    fn root(&self) -> &Path {
+        &self.root
+    }
+    fn params(&self) -> &Params {
+        &self.params
+    }
+    fn roller(&self) -> &ShingleRoller {
+        &self.roller
+    }
+    fn current(&self, path: &str) -> Option<&Current> {
+        self.current.get(path)
+    }
+}

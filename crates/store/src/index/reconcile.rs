@@ -1,0 +1,661 @@
+//! Bringing the index up to the folder (docs/formats.md §2): files whose size and
+//! mtime are unchanged are not read; changed ones are read and hashed; the
+//! same content only updates the stat, other content is a new version, later
+//! than everything, processed through the live origin pass; a file that is
+//! gone (or no longer a document) has its last version marked deleted and
+//! kept as an origin. A gone path whose file turns up under a new path (the
+//! same file identity, or the same content) is a rename: the new path takes
+//! over its versions. A file that changes while it is read is left as it
+//! was, to be read again when its writer is done.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use rayon::prelude::*;
+
+use super::origins::CachedKeys;
+use super::schema::{self, Current, NewVersion, SkipRow, Status};
+use super::texts::{self, Packed};
+use super::{Index, IndexError, Observer, mtime_ns};
+use lineage_core::fingerprint::{polynomial, token_fps};
+use lineage_origin::Outcome;
+use lineage_origin::prepare::{self, Prepared, Preparer};
+use lineage_source::Order;
+use lineage_source::{FileEntry, SkipReason, Walk};
+
+/// Files read and processed per transaction: a crash loses at most one batch.
+const BATCH_FILES: usize = 128;
+const BATCH_BYTES: u64 = 32 << 20;
+
+/// What a reconcile (or [`Index::apply`]) did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Files whose content was read (binary ones included).
+    pub files_read: u64,
+    pub new_versions: u64,
+    /// Read, same content: only size and mtime updated.
+    pub touched: u64,
+    /// A deleted file back with its last content: live again, no new version.
+    pub revived: u64,
+    pub deleted: u64,
+    /// Files found under a new path: their versions moved with them.
+    pub renamed: u64,
+    /// Not read: size and mtime as recorded.
+    pub unchanged: u64,
+}
+
+/// What happened to one file, for a caller that reports changes as they
+/// come (the watcher).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// A new version, with its outcome.
+    Version {
+        path: String,
+        version: u32,
+        outcome: Outcome,
+    },
+    /// Its last version is live again.
+    Revived {
+        path: String,
+        id: u32,
+    },
+    Skipped {
+        path: String,
+        reason: String,
+    },
+    Deleted {
+        path: String,
+    },
+    /// `from`'s file is now `to`; its versions (`id`: the latest) moved with
+    /// it, numbered after any `to` already had. A changed content follows
+    /// as a [`Change::Version`].
+    Renamed {
+        from: String,
+        to: String,
+        id: u32,
+    },
+}
+
+/// What a walk speaks for: within it, a path not found is gone.
+#[derive(Debug, Default)]
+pub struct Scope<'a> {
+    /// Only these paths (a watcher's targeted stat); `None`: the whole root.
+    pub paths: Option<&'a [String]>,
+    /// Files being written: neither read nor gone until their writer is done.
+    pub held: HashSet<String>,
+}
+
+/// The work a walk implies, decided from the stat alone.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// Files to read, in processing order.
+    pub read: Vec<FileEntry>,
+    /// Live paths that are no longer documents: mark their versions deleted.
+    pub gone: Vec<String>,
+    /// Skip rows to write (left out by the walk, or too large).
+    pub skips: Vec<(String, SkipRow)>,
+    /// Skip rows of paths no longer left out.
+    pub stale_skips: Vec<String>,
+    pub unchanged: u64,
+}
+
+/// Compare a walk with the index's state. Outside `scope`, absence says
+/// nothing; files it holds are left as they are. With `keep_texts`, a live
+/// document whose text was never stored is read for it.
+pub(crate) fn plan(
+    walk: Walk,
+    scope: &Scope,
+    current: &HashMap<String, Current>,
+    skipped: &HashMap<String, SkipRow>,
+    max_file_size: u64,
+    order: Order,
+    keep_texts: bool,
+) -> Plan {
+    let paths: Option<HashSet<&str>> = scope.paths.map(|s| s.iter().map(String::as_str).collect());
+    let in_scope =
+        |path: &str| !scope.held.contains(path) && paths.as_ref().is_none_or(|s| s.contains(path));
+    let mut p = Plan::default();
+    let mut documents = HashSet::with_capacity(walk.files.len());
+    let mut still_skipped = HashSet::new();
+    let mut skip = |p: &mut Plan, path: String, row: SkipRow| {
+        still_skipped.insert(path.clone());
+        if skipped.get(&path) != Some(&row) {
+            p.skips.push((path, row));
+        }
+    };
+    for f in walk.files {
+        if scope.held.contains(&f.path) {
+            continue;
+        }
+        let m = mtime_ns(f.mtime);
+        if f.size > max_file_size {
+            let reason = SkipReason::TooLarge {
+                size: f.size,
+                max: max_file_size,
+            };
+            let row = SkipRow {
+                reason: reason.to_string(),
+                binary: false,
+                size: Some(f.size),
+                mtime_ns: Some(m),
+            };
+            skip(&mut p, f.path, row);
+            continue;
+        }
+        let same_stat =
+            |size: Option<u64>, mtime: Option<i64>| size == Some(f.size) && mtime == Some(m);
+        if current.get(&f.path).is_some_and(|c| {
+            c.status == Status::Live
+                && same_stat(Some(c.size), Some(c.mtime_ns))
+                && !(keep_texts && c.text_never_kept)
+        }) {
+            p.unchanged += 1;
+            documents.insert(f.path);
+            continue;
+        }
+        if let Some(s) = skipped.get(&f.path)
+            && s.binary
+            && same_stat(s.size, s.mtime_ns)
+        {
+            p.unchanged += 1;
+            skip(&mut p, f.path, s.clone());
+            continue;
+        }
+        documents.insert(f.path.clone());
+        p.read.push(f);
+    }
+    for s in walk.skipped {
+        let row = SkipRow {
+            reason: s.reason.to_string(),
+            binary: false,
+            size: None,
+            mtime_ns: None,
+        };
+        skip(&mut p, s.path, row);
+    }
+    let gone = |path: &str| {
+        current.get(path).is_some_and(|c| c.status == Status::Live)
+            && !documents.contains(path)
+            && in_scope(path)
+    };
+    let stale =
+        |path: &str| skipped.contains_key(path) && !still_skipped.contains(path) && in_scope(path);
+    // A scope names the only paths that can be gone (a few, where the
+    // index may hold 100,000).
+    let (gone, stale_skips): (Vec<&str>, Vec<&str>) = match &paths {
+        Some(paths) => (
+            paths.iter().copied().filter(|p| gone(p)).collect(),
+            paths.iter().copied().filter(|p| stale(p)).collect(),
+        ),
+        None => (
+            current
+                .keys()
+                .map(String::as_str)
+                .filter(|p| gone(p))
+                .collect(),
+            skipped
+                .keys()
+                .map(String::as_str)
+                .filter(|p| stale(p))
+                .collect(),
+        ),
+    };
+    p.gone = gone.into_iter().map(str::to_string).collect();
+    p.gone.sort();
+    p.stale_skips = stale_skips.into_iter().map(str::to_string).collect();
+    p.stale_skips.sort();
+    lineage_source::sort(&mut p.read, order);
+    p
+}
+
+/// A file read and ready for the pass.
+struct ReadDoc {
+    hash: u64,
+    fps: Vec<u64>,
+    prepared: Prepared,
+    /// Its bytes for the text store, when they are to be kept.
+    packed: Option<Packed>,
+}
+
+/// Why a file read gives no document.
+enum NotRead {
+    /// Left out, with the reason.
+    Skip(SkipReason),
+    /// Its size or mtime moved while it was read: a writer is at work, and
+    /// its next change (an event, or the next rescan's stat) reads it again.
+    Changing,
+}
+
+/// Read `f`; `keep(hash)` says whether its bytes go to the text store.
+fn read_one(
+    f: &FileEntry,
+    max_file_size: u64,
+    preparer: &Preparer,
+    keep: impl Fn(u64) -> bool,
+) -> Result<ReadDoc, NotRead> {
+    let read = crate::corpus::read_text(f, max_file_size, |bytes, text| {
+        let hash = polynomial::active().fingerprint(bytes, 1);
+        (
+            bytes.len() as u64,
+            hash,
+            token_fps(text).fps,
+            keep(hash).then(|| Packed::new(bytes)),
+        )
+    });
+    let (len, hash, fps, packed) = read.map_err(NotRead::Skip)?;
+    let same = std::fs::symlink_metadata(&f.abs).is_ok_and(|m| {
+        m.len() == f.size && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
+    });
+    if !same || len != f.size {
+        return Err(NotRead::Changing);
+    }
+    let prepared = preparer.prepare(&fps);
+    Ok(ReadDoc {
+        hash,
+        fps,
+        prepared,
+        packed,
+    })
+}
+
+/// Gone paths of one sync that a file read in it may turn out to be.
+#[derive(Default)]
+struct Renames {
+    /// Gone paths not (yet) found under a new name; deleted at the end.
+    gone: BTreeSet<String>,
+    /// New path → the gone path whose file identity it has (size or mtime
+    /// changed, so it is read: a rename, and a version if the content did).
+    moved: HashMap<String, String>,
+}
+
+impl Renames {
+    /// The gone path that `path`, read with content `hash`, was: the one
+    /// with its file identity, else (`by_content`) one with the same content.
+    fn take(
+        &mut self,
+        path: &str,
+        hash: u64,
+        by_content: bool,
+        current: &HashMap<String, Current>,
+    ) -> Option<String> {
+        let from = self.moved.remove(path).or_else(|| {
+            by_content
+                .then(|| {
+                    self.gone
+                        .iter()
+                        .find(|g| current.get(*g).is_some_and(|c| c.hash == hash))
+                        .cloned()
+                })
+                .flatten()
+        })?;
+        self.gone.remove(&from).then_some(from)
+    }
+}
+
+impl Index {
+    /// Bring the index up to `walk` (a walk of its root): stat-only changes
+    /// first, then the files to read in batches, each one transaction, then
+    /// the table snapshot. New files are processed in `order`.
+    pub fn reconcile(
+        &mut self,
+        walk: Walk,
+        max_file_size: u64,
+        order: Order,
+        obs: &mut dyn Observer,
+    ) -> Result<Report, IndexError> {
+        let synced = self.sync(walk, max_file_size, order, obs);
+        if matches!(synced, Ok(_) | Err(IndexError::Stopped)) {
+            self.checkpoint()?;
+        }
+        Ok(synced?.0)
+    }
+
+    /// [`Index::reconcile`] without writing the table snapshot, also
+    /// returning what happened to each file, in order: skips and renames
+    /// found by stat first, then the files read, then deletions. (A watcher
+    /// checkpoints when it is idle; an index whose snapshot is behind is
+    /// caught up from the cached fingerprints when it is opened.)
+    pub fn sync(
+        &mut self,
+        walk: Walk,
+        max_file_size: u64,
+        order: Order,
+        obs: &mut dyn Observer,
+    ) -> Result<(Report, Vec<Change>), IndexError> {
+        self.sync_scoped(walk, &Scope::default(), max_file_size, order, obs)
+    }
+
+    /// [`Index::sync`] with a walk of part of the root, or of all of it but
+    /// files being written (see [`plan`]).
+    pub fn sync_scoped(
+        &mut self,
+        walk: Walk,
+        scope: &Scope,
+        max_file_size: u64,
+        order: Order,
+        obs: &mut dyn Observer,
+    ) -> Result<(Report, Vec<Change>), IndexError> {
+        self.check_usable()?;
+        let mut changes = Vec::new();
+        let mut plan = plan(
+            walk,
+            scope,
+            &self.current,
+            &self.skipped,
+            max_file_size,
+            order,
+            self.history_budget > 0,
+        );
+        let mut report = Report {
+            unchanged: plan.unchanged,
+            ..Report::default()
+        };
+        // Renames the stat tells: a gone path's file under a new name.
+        let mut renames = Renames {
+            gone: plan.gone.iter().cloned().collect(),
+            moved: HashMap::new(),
+        };
+        let by_id: HashMap<u64, &str> = plan
+            .gone
+            .iter()
+            .filter_map(|g| {
+                let id = self.current[g].file_id;
+                (id != 0).then_some((id, g.as_str()))
+            })
+            .collect();
+        let mut unread = Vec::new();
+        for f in std::mem::take(&mut plan.read) {
+            match by_id.get(&f.file_id) {
+                Some(&from) => {
+                    let c = &self.current[from];
+                    if c.size == f.size && c.mtime_ns == mtime_ns(f.mtime) {
+                        unread.push((from.to_string(), f));
+                    } else {
+                        renames.moved.insert(f.path.clone(), from.to_string());
+                        plan.read.push(f);
+                    }
+                }
+                None => plan.read.push(f),
+            }
+        }
+        if !(unread.is_empty() && plan.skips.is_empty() && plan.stale_skips.is_empty()) {
+            self.poisoned = true;
+            let tx = self.db.transaction()?;
+            for path in &plan.stale_skips {
+                schema::delete_skipped(&tx, path)?;
+                self.skipped.remove(path);
+            }
+            for (path, row) in &plan.skips {
+                changes.push(Change::Skipped {
+                    path: path.clone(),
+                    reason: row.reason.clone(),
+                });
+                schema::put_skipped(&tx, path, row)?;
+                self.skipped.insert(path.clone(), row.clone());
+            }
+            for (from, f) in unread {
+                renames.gone.remove(&from);
+                let c = rename(&mut self.current, &tx, &from, &f.path)?;
+                schema::touch(&tx, c.id, f.size, mtime_ns(f.mtime), f.file_id)?;
+                report.renamed += 1;
+                changes.push(Change::Renamed {
+                    from,
+                    to: f.path,
+                    id: c.id,
+                });
+            }
+            tx.commit()?;
+            self.poisoned = false;
+        }
+        let total = plan.read.len() as u64;
+        let mut done = 0;
+        let mut rest = plan.read.as_slice();
+        while !rest.is_empty() {
+            let mut n = 0;
+            let mut bytes = 0;
+            while n < rest.len() && n < BATCH_FILES && (n == 0 || bytes < BATCH_BYTES) {
+                bytes += rest[n].size;
+                n += 1;
+            }
+            let (batch, tail) = rest.split_at(n);
+            changes.extend(self.apply_into(batch, max_file_size, &mut renames, &mut report)?);
+            rest = tail;
+            done += n as u64;
+            obs.progress("indexing", done, total);
+            // Before deletions are decided: a file not read yet may be
+            // where a deleted one went.
+            if obs.stopped() && !rest.is_empty() {
+                return Err(IndexError::Stopped);
+            }
+        }
+        if !renames.gone.is_empty() {
+            self.poisoned = true;
+            let tx = self.db.transaction()?;
+            for path in &renames.gone {
+                let c = self.current.get_mut(path).expect("planned from current");
+                schema::set_status(&tx, c.id, Status::Deleted)?;
+                c.status = Status::Deleted;
+                report.deleted += 1;
+                changes.push(Change::Deleted { path: path.clone() });
+            }
+            tx.commit()?;
+            self.poisoned = false;
+        }
+        Ok((report, changes))
+    }
+
+    /// Read `files` (changed or new, in processing order) and record each:
+    /// a new version, a stat update, a skip or a deletion — all in one
+    /// transaction. The table snapshot is not written (see
+    /// [`Index::checkpoint`]).
+    #[cfg(test)]
+    pub(crate) fn apply(
+        &mut self,
+        files: &[FileEntry],
+        max_file_size: u64,
+    ) -> Result<(Vec<Change>, Report), IndexError> {
+        let mut report = Report::default();
+        let changes =
+            self.apply_into(files, max_file_size, &mut Renames::default(), &mut report)?;
+        Ok((changes, report))
+    }
+
+    /// Mark `path`'s last version deleted (the file is gone); false if it had
+    /// no live version.
+    #[cfg(test)]
+    pub(crate) fn remove(&mut self, path: &str) -> Result<bool, IndexError> {
+        self.check_usable()?;
+        let Some(c) = self
+            .current
+            .get_mut(path)
+            .filter(|c| c.status == Status::Live)
+        else {
+            return Ok(false);
+        };
+        schema::set_status(self.db.conn(), c.id, Status::Deleted)?;
+        c.status = Status::Deleted;
+        Ok(true)
+    }
+
+    fn apply_into(
+        &mut self,
+        files: &[FileEntry],
+        max_file_size: u64,
+        renames: &mut Renames,
+        report: &mut Report,
+    ) -> Result<Vec<Change>, IndexError> {
+        self.check_usable()?;
+        let (preparer, current) = (&self.preparer, &self.current);
+        let keep_texts = self.history_budget > 0;
+        let read: Vec<_> = files
+            .par_iter()
+            .map(|f| {
+                // A new content, or one whose text the store never had.
+                let keep = |hash| {
+                    keep_texts
+                        && current
+                            .get(&f.path)
+                            .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten)
+                };
+                read_one(f, max_file_size, preparer, keep)
+            })
+            .collect();
+        self.poisoned = true;
+        let tx = self.db.transaction()?;
+        let mut origins = CachedKeys::new(&tx, self.pass.params().k);
+        let mut changes = Vec::new();
+        for (f, r) in files.iter().zip(read) {
+            let m = mtime_ns(f.mtime);
+            let mut cur = self.current.get(&f.path).cloned();
+            let doc = match r {
+                Ok(doc) => doc,
+                Err(NotRead::Changing) => continue,
+                Err(NotRead::Skip(reason)) => {
+                    if reason == SkipReason::Binary {
+                        report.files_read += 1;
+                    }
+                    if reason == SkipReason::Vanished {
+                        // Gone: nothing to list next time.
+                        if self.skipped.remove(&f.path).is_some() {
+                            schema::delete_skipped(&tx, &f.path)?;
+                        }
+                    } else {
+                        let row = SkipRow {
+                            reason: reason.to_string(),
+                            binary: reason == SkipReason::Binary,
+                            size: Some(f.size),
+                            mtime_ns: Some(m),
+                        };
+                        schema::put_skipped(&tx, &f.path, &row)?;
+                        self.skipped.insert(f.path.clone(), row);
+                        changes.push(Change::Skipped {
+                            path: f.path.clone(),
+                            reason: reason.to_string(),
+                        });
+                    }
+                    if let Some(c) = cur.filter(|c| c.status == Status::Live) {
+                        schema::set_status(&tx, c.id, Status::Deleted)?;
+                        self.current.get_mut(&f.path).expect("current").status = Status::Deleted;
+                        report.deleted += 1;
+                        changes.push(Change::Deleted {
+                            path: f.path.clone(),
+                        });
+                    }
+                    continue;
+                }
+            };
+            report.files_read += 1;
+            if self.skipped.remove(&f.path).is_some() {
+                schema::delete_skipped(&tx, &f.path)?;
+            }
+            // A gone path's file found here takes that path's versions: by
+            // its identity (a move, over a live file too), or by its content
+            // where no live document is here (a copy and delete, polling).
+            let live_here = cur.as_ref().is_some_and(|c| c.status == Status::Live);
+            let mut renamed = false;
+            if let Some(from) = renames.take(&f.path, doc.hash, !live_here, &self.current) {
+                let c = rename(&mut self.current, &tx, &from, &f.path)?;
+                report.renamed += 1;
+                changes.push(Change::Renamed {
+                    from,
+                    to: f.path.clone(),
+                    id: c.id,
+                });
+                cur = Some(c);
+                renamed = true;
+            }
+            if let Some(c) = cur.as_ref().filter(|c| c.hash == doc.hash && !c.forgotten) {
+                schema::touch(&tx, c.id, f.size, m, f.file_id)?;
+                // Read only for the text store (an index of an older lineage).
+                let for_text = c.text_never_kept && c.status == Status::Live && !renamed;
+                if let Some(p) = doc.packed.as_ref().filter(|_| c.text_never_kept) {
+                    self.texts_total += texts::put(&tx, c.id, p)?;
+                }
+                if c.status == Status::Deleted {
+                    report.revived += 1;
+                    changes.push(Change::Revived {
+                        path: f.path.clone(),
+                        id: c.id,
+                    });
+                } else if !renamed && !for_text {
+                    report.touched += 1;
+                }
+                let e = self.current.get_mut(&f.path).expect("current");
+                (e.size, e.mtime_ns, e.file_id, e.status) = (f.size, m, f.file_id, Status::Live);
+                e.text_never_kept &= doc.packed.is_none();
+                continue;
+            }
+            let id = self.versions;
+            let version = cur.as_ref().map_or(1, |c| c.version + 1);
+            if let Some(c) = &cur {
+                schema::set_status(&tx, c.id, Status::Replaced)?;
+            }
+            let outcome = prepare::run(&mut self.pass, id, &doc.prepared, &mut origins);
+            let v = NewVersion {
+                id,
+                path: &f.path,
+                version,
+                mtime_ns: m,
+                size: f.size,
+                hash: doc.hash,
+                file_id: f.file_id,
+                fps: &doc.fps,
+            };
+            schema::insert_version(&tx, &v, &outcome)?;
+            if let Some(p) = &doc.packed {
+                self.texts_total += texts::put(&tx, id, p)?;
+            }
+            self.versions += 1;
+            self.last_hash = doc.hash;
+            self.snapshot_stale = true;
+            self.current.insert(
+                f.path.clone(),
+                Current {
+                    id,
+                    version,
+                    size: f.size,
+                    mtime_ns: m,
+                    hash: doc.hash,
+                    status: Status::Live,
+                    file_id: f.file_id,
+                    text_never_kept: doc.packed.is_none(),
+                    forgotten: false,
+                },
+            );
+            report.new_versions += 1;
+            changes.push(Change::Version {
+                path: f.path.clone(),
+                version,
+                outcome,
+            });
+        }
+        schema::set_meta(&tx, "outcomes_through", &self.versions.to_string())?;
+        texts::enforce(&tx, self.history_budget, &mut self.texts_total)?;
+        drop(origins);
+        tx.commit()?;
+        self.poisoned = false;
+        Ok(changes)
+    }
+}
+
+/// Move `from`'s versions to `to`, numbered after `to`'s own (whose latest,
+/// live or deleted, is now replaced), and return `to`'s new latest version.
+fn rename(
+    current: &mut HashMap<String, Current>,
+    tx: &rusqlite::Transaction,
+    from: &str,
+    to: &str,
+) -> rusqlite::Result<Current> {
+    let mut c = current.remove(from).expect("a gone path is current");
+    let offset = match current.get(to) {
+        Some(t) => {
+            schema::set_status(tx, t.id, Status::Replaced)?;
+            t.version
+        }
+        None => 0,
+    };
+    schema::rename(tx, from, to, offset)?;
+    c.version += offset;
+    c.status = Status::Live;
+    current.insert(to.to_string(), c.clone());
+    Ok(c)
+}

@@ -1,0 +1,300 @@
+//! The Clusters pane's state: the clusters listed (filtered by their pages'
+//! paths, in the order asked), which cluster and pair are selected, and the
+//! comparison of a pair's two documents.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::origin::wrap;
+use super::panes::token_bytes;
+use super::scroll::{Cursor, Move};
+use lineage_engine::{Cluster, Command, CompareView, Side};
+
+/// The order of the clusters listed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClusterSort {
+    /// As numbered (`#3`, the number a page's row shows).
+    #[default]
+    Number,
+    /// Most pages first.
+    Size,
+    /// The most similar pair first.
+    Similarity,
+    /// By the first page's path.
+    Path,
+}
+
+impl ClusterSort {
+    /// Every order, in the turn `sort` takes them.
+    pub(crate) const ALL: [ClusterSort; 4] = [
+        ClusterSort::Number,
+        ClusterSort::Size,
+        ClusterSort::Similarity,
+        ClusterSort::Path,
+    ];
+
+    pub(crate) fn next(self) -> ClusterSort {
+        let at = Self::ALL.iter().position(|&k| k == self).unwrap_or(0);
+        Self::ALL[(at + 1) % Self::ALL.len()]
+    }
+
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            ClusterSort::Number => "number",
+            ClusterSort::Size => "size",
+            ClusterSort::Similarity => "similarity",
+            ClusterSort::Path => "path",
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct ClusterState {
+    /// The clusters listed, as indexes into the snapshot's: those with a
+    /// page whose path holds every word of `filter`, in `sort` order.
+    pub order: Vec<usize>,
+    pub sort: ClusterSort,
+    pub reverse: bool,
+    pub filter: String,
+    /// The pane a page's cluster was shown from (`#`): back returns there.
+    pub came_from: Option<super::app::Tab>,
+    /// The selected row of `order`.
+    pub list: Cursor,
+    pub pairs: Cursor,
+    /// Keys move through the pairs rather than the clusters.
+    pub on_pairs: bool,
+    pub compare: Option<Arc<CompareView>>,
+    requested: Option<(u32, u32)>,
+    /// First line shown of each side of the comparison (left, right): page
+    /// keys move both, passage keys each to its own next shared passage.
+    pub scroll: [usize; 2],
+    /// The next copy takes the pair's second document (copying twice gives
+    /// both).
+    pub copy_second: bool,
+    /// Each side's text wrapped at `widths` (wrapping a long text is not
+    /// something to redo every frame).
+    pub lines: [Vec<Range<usize>>; 2],
+    pub widths: [u16; 2],
+    /// The pane the comparison was asked from (two versions of a page,
+    /// from Origin): closing it goes back there.
+    pub return_to: Option<super::app::Tab>,
+}
+
+impl ClusterState {
+    pub(crate) fn compare(&mut self, a: u32, b: u32) -> Command {
+        self.requested = Some((a, b));
+        Command::Compare { a, b }
+    }
+
+    /// Take an answer to the latest comparison asked, wrapped at the sides'
+    /// text `widths`; drop others.
+    pub(crate) fn receive(&mut self, v: Arc<CompareView>, widths: [u16; 2]) -> bool {
+        if self.requested != Some((v.a.id, v.b.id)) {
+            return false;
+        }
+        self.compare = Some(v);
+        self.scroll = [0, 0];
+        self.widths = [0, 0];
+        self.wrap(widths);
+        true
+    }
+
+    /// Wrap the sides for new widths (a resize).
+    pub(crate) fn wrap(&mut self, widths: [u16; 2]) {
+        if widths == self.widths {
+            return;
+        }
+        self.widths = widths;
+        self.lines = match &self.compare {
+            Some(v) => [side_lines(&v.a, widths[0]), side_lines(&v.b, widths[1])],
+            None => Default::default(),
+        };
+    }
+
+    /// Close the comparison; the pane it was asked from, if not this one.
+    pub(crate) fn close(&mut self) -> Option<super::app::Tab> {
+        self.compare = None;
+        self.requested = None;
+        self.return_to.take()
+    }
+
+    /// Scroll each side to its next (or previous) shared passage: the
+    /// passages of near duplicates mostly come in the same order on both
+    /// sides, so the two views stay side by side. `widths` are the sides'
+    /// text widths, as drawn.
+    pub(crate) fn step_passage(&mut self, forward: bool, widths: [u16; 2], height: usize) {
+        self.wrap(widths);
+        let Some(v) = &self.compare else { return };
+        for (i, side) in [&v.a, &v.b].into_iter().enumerate() {
+            let (starts, len) = (passage_lines(side, &self.lines[i]), self.lines[i].len());
+            let top = self.scroll[i];
+            let next = if forward {
+                starts.into_iter().find(|&l| l > top)
+            } else {
+                starts.into_iter().rev().find(|&l| l < top)
+            };
+            if let Some(l) = next {
+                self.scroll[i] = l.min(len.saturating_sub(height.max(1)));
+            }
+        }
+    }
+
+    /// Scroll both sides by `m` (`height` lines a page), each kept where its
+    /// last page still shows text: a side shorter than the page stays at its
+    /// top, and paging past the end stops there.
+    pub(crate) fn scroll_sides(&mut self, m: Move, widths: [u16; 2], height: usize) {
+        self.wrap(widths);
+        let page = height.max(1);
+        for (s, lines) in self.scroll.iter_mut().zip(&self.lines) {
+            let last = lines.len().saturating_sub(page);
+            let to = match m {
+                Move::By(d) => s.saturating_add_signed(d),
+                Move::Page(d) => s.saturating_add_signed(d * page as isize),
+                Move::Top => 0,
+                Move::Bottom => last,
+                Move::To(i) => i,
+            };
+            *s = to.min(last);
+        }
+    }
+
+    /// A new cluster was selected: its pairs start at the top.
+    pub(crate) fn select_cluster(&mut self) {
+        self.pairs = Cursor::default();
+    }
+
+    /// The selected cluster's index in the snapshot's list.
+    pub(crate) fn selected(&self) -> Option<usize> {
+        self.order.get(self.list.selected).copied()
+    }
+
+    /// List `clusters` again (a new snapshot, another order or filter):
+    /// `path` names a page. The same row stays selected, as the engine
+    /// numbers clusters afresh at every list; after a change of order or
+    /// filter the selection is the first row.
+    pub(crate) fn arrange<P: AsRef<str>>(
+        &mut self,
+        clusters: &[Arc<Cluster>],
+        path: impl Fn(u32) -> Option<P>,
+    ) {
+        let words: Vec<String> = (self.filter.split_whitespace())
+            .map(str::to_lowercase)
+            .collect();
+        // Each page's path lowercased once, whatever the number of words.
+        let holds = |c: &Cluster| {
+            let paths: Vec<String> = (c.members.iter())
+                .filter_map(|&m| Some(path(m)?.as_ref().to_lowercase()))
+                .collect();
+            words.iter().all(|w| paths.iter().any(|p| p.contains(w)))
+        };
+        let mut order: Vec<usize> = (0..clusters.len())
+            .filter(|&i| words.is_empty() || holds(&clusters[i]))
+            .collect();
+        let best = |c: &Cluster| c.pairs.first().map_or(0.0, |p| p.2);
+        let first = |c: &Cluster| c.members.first().and_then(|&m| path(m));
+        match self.sort {
+            ClusterSort::Number => {}
+            ClusterSort::Size => {
+                order.sort_by_key(|&i| std::cmp::Reverse(clusters[i].members.len()))
+            }
+            ClusterSort::Similarity => {
+                order.sort_by(|&a, &b| best(&clusters[b]).total_cmp(&best(&clusters[a])))
+            }
+            ClusterSort::Path => {
+                order.sort_by_cached_key(|&i| first(&clusters[i]).map(|p| p.as_ref().to_string()))
+            }
+        }
+        if self.reverse {
+            order.reverse();
+        }
+        self.order = order;
+    }
+
+    /// Select cluster `index` (of the snapshot's) in the list, on its
+    /// clusters rather than its pairs; false if it is not listed.
+    pub(crate) fn select(&mut self, index: usize) -> bool {
+        let Some(row) = self.order.iter().position(|&i| i == index) else {
+            return false;
+        };
+        if self.list.selected != row {
+            self.list.selected = row;
+            self.select_cluster();
+        }
+        self.on_pairs = false;
+        true
+    }
+}
+
+/// `side`'s text wrapped at `width` (none without text).
+pub(crate) fn side_lines(side: &Side, width: u16) -> Vec<Range<usize>> {
+    match &side.text {
+        Ok(text) => wrap(text, width.max(1) as usize),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The visual lines (of `lines`, `side` wrapped) where `side`'s shared
+/// passages start, in order.
+pub(crate) fn passage_lines(side: &Side, lines: &[Range<usize>]) -> Vec<usize> {
+    let mut starts: Vec<usize> = (side.shared.iter())
+        .filter_map(|&(a, b)| token_bytes(&side.spans, a..b))
+        .map(|r| lines.partition_point(|l| l.end < r.start))
+        .collect();
+    starts.dedup();
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three clusters whose every order differs from the numbered one.
+    fn clusters() -> Vec<Arc<Cluster>> {
+        let c = |members: &[u32], best: f64| {
+            Arc::new(Cluster {
+                members: members.to_vec(),
+                pairs: vec![(members[0], members[1], best)],
+            })
+        };
+        vec![c(&[0, 1], 0.6), c(&[2, 3, 4, 5], 0.9), c(&[6, 7, 8], 0.7)]
+    }
+
+    const PATHS: [&str; 9] = [
+        "m/a.md", "m/b.md", "z/c.md", "z/d.md", "z/e.md", "z/f.md", "c/API.md", "c/h.md", "c/i.md",
+    ];
+
+    fn order(sort: ClusterSort, reverse: bool, filter: &str) -> Vec<usize> {
+        let mut s = ClusterState {
+            sort,
+            reverse,
+            filter: filter.into(),
+            ..ClusterState::default()
+        };
+        s.arrange(&clusters(), |m| PATHS.get(m as usize).copied());
+        s.order
+    }
+
+    #[test]
+    fn each_order_and_the_filter_list_the_clusters_they_say() {
+        assert_eq!(order(ClusterSort::Number, false, ""), [0, 1, 2]);
+        assert_eq!(order(ClusterSort::Size, false, ""), [1, 2, 0]);
+        assert_eq!(order(ClusterSort::Similarity, false, ""), [1, 2, 0]);
+        assert_eq!(order(ClusterSort::Path, false, ""), [2, 0, 1]);
+        assert_eq!(order(ClusterSort::Size, true, ""), [0, 2, 1]);
+        // Every word in some page's path, ignoring case, in any order.
+        assert_eq!(order(ClusterSort::Number, false, "api C/"), [2]);
+        assert_eq!(order(ClusterSort::Number, false, "md"), [0, 1, 2]);
+        assert!(order(ClusterSort::Number, false, "api m/").is_empty());
+        // Selecting a cluster picks its row in the order listed.
+        let mut s = ClusterState {
+            sort: ClusterSort::Path,
+            ..ClusterState::default()
+        };
+        s.arrange(&clusters(), |m| PATHS.get(m as usize).copied());
+        assert!(s.select(1));
+        assert_eq!((s.list.selected, s.selected()), (2, Some(1)));
+        s.filter = "c/".into();
+        s.arrange(&clusters(), |m| PATHS.get(m as usize).copied());
+        assert!(!s.select(1), "filtered out");
+    }
+}

@@ -1,0 +1,439 @@
+//! The Documents pane's rows: the snapshot's documents filtered and sorted.
+//! The result is kept and recomputed only when the documents, the filter or
+//! the order change, so drawing a frame costs only its visible rows.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::filter::Matcher;
+use super::scroll::{Cursor, Move};
+use lineage_engine::{DocRow, Documents};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    /// Path, bytewise.
+    Path,
+    /// Most fresh text first.
+    Fresh,
+    /// Most copied text first.
+    Copied,
+    /// Most recently modified first.
+    Time,
+}
+
+impl SortKey {
+    pub(crate) const ALL: [SortKey; 4] = [
+        SortKey::Path,
+        SortKey::Fresh,
+        SortKey::Copied,
+        SortKey::Time,
+    ];
+
+    pub(crate) fn next(self) -> SortKey {
+        match self {
+            SortKey::Path => SortKey::Fresh,
+            SortKey::Fresh => SortKey::Copied,
+            SortKey::Copied => SortKey::Time,
+            SortKey::Time => SortKey::Path,
+        }
+    }
+
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            SortKey::Path => "path",
+            SortKey::Fresh => "fresh %",
+            SortKey::Copied => "copied %",
+            SortKey::Time => "modified",
+        }
+    }
+
+    fn cmp(self, a: &DocRow, b: &DocRow) -> Ordering {
+        match self {
+            SortKey::Path => Ordering::Equal,
+            SortKey::Fresh => b.fresh_percent.total_cmp(&a.fresh_percent),
+            SortKey::Copied => a.fresh_percent.total_cmp(&b.fresh_percent),
+            SortKey::Time => b.mtime_ns.cmp(&a.mtime_ns),
+        }
+        .then_with(|| a.path.cmp(&b.path))
+    }
+}
+
+/// New rows up to this many go into the kept order one by one (a binary
+/// search and a move each); more are sorted with it.
+const INSERTED: usize = 256;
+
+/// `view` (positions in `old`, every row of it, in order) as positions in
+/// `new`: rows still there keep their place, rows not in `old` follow at the
+/// end; with the number kept. None when `view` is not every row. A chunk
+/// the two share is carried whole, unread: a change reads the rows it
+/// touched, not 100,000.
+fn carried_order(old: &Documents, new: &Documents, view: &[u32]) -> Option<(Vec<u32>, usize)> {
+    if view.len() != old.len() {
+        return None;
+    }
+    let mut new_of_old = vec![u32::MAX; old.len()];
+    let mut carried = vec![false; new.len()];
+    let (mut a, mut b) = (old.chunks().peekable(), new.chunks().peekable());
+    // Rows into the chunks at the front of `a` and `b`.
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&(at, x)), Some(&(bt, y))) = (a.peek(), b.peek()) {
+        if i == 0 && j == 0 && Arc::ptr_eq(x, y) {
+            for k in 0..x.len() {
+                new_of_old[at + k] = (bt + k) as u32;
+                carried[bt + k] = true;
+            }
+            a.next();
+            b.next();
+            continue;
+        }
+        let (o, n) = (&x[i], &y[j]);
+        let (step_a, step_b) = match o.id.cmp(&n.id) {
+            Ordering::Less => (true, false),
+            Ordering::Greater => (false, true),
+            Ordering::Equal => {
+                // A row whose sort keys changed (a rename, a touch) goes in
+                // again as a new one.
+                if same_keys(o, n) {
+                    new_of_old[at + i] = (bt + j) as u32;
+                    carried[bt + j] = true;
+                }
+                (true, true)
+            }
+        };
+        if step_a {
+            i += 1;
+            if i == x.len() {
+                a.next();
+                i = 0;
+            }
+        }
+        if step_b {
+            j += 1;
+            if j == y.len() {
+                b.next();
+                j = 0;
+            }
+        }
+    }
+    let mut order: Vec<u32> = view
+        .iter()
+        .map(|&o| new_of_old[o as usize])
+        .filter(|&n| n != u32::MAX)
+        .collect();
+    let kept = order.len();
+    order.extend((0..new.len() as u32).filter(|&n| !carried[n as usize]));
+    Some((order, kept))
+}
+
+/// Whether every sort key of a row is unchanged. A row built again keeps
+/// its path shared, so the path is compared by pointer first.
+fn same_keys(a: &DocRow, b: &DocRow) -> bool {
+    (Arc::ptr_eq(&a.path, &b.path) || a.path == b.path)
+        && a.mtime_ns == b.mtime_ns
+        && a.fresh_percent.to_bits() == b.fresh_percent.to_bits()
+}
+
+pub struct DocList {
+    docs: Documents,
+    filter: String,
+    sort: SortKey,
+    reverse: bool,
+    /// Indices into `docs` of the rows shown, in order.
+    view: Vec<u32>,
+    pub cursor: Cursor,
+    matcher: Box<dyn Matcher>,
+}
+
+impl DocList {
+    pub fn new(matcher: Box<dyn Matcher>) -> DocList {
+        DocList {
+            docs: Documents::default(),
+            filter: String::new(),
+            sort: SortKey::Path,
+            reverse: false,
+            view: Vec::new(),
+            cursor: Cursor::default(),
+            matcher,
+        }
+    }
+
+    pub fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    pub fn sort(&self) -> (SortKey, bool) {
+        (self.sort, self.reverse)
+    }
+
+    /// All documents of the snapshot.
+    pub(crate) fn all(&self) -> &Documents {
+        &self.docs
+    }
+
+    /// Rows shown.
+    pub fn len(&self) -> usize {
+        self.view.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.view.is_empty()
+    }
+
+    /// The `i`th row shown.
+    pub(crate) fn row(&self, i: usize) -> &DocRow {
+        self.docs.at(self.view[i] as usize)
+    }
+
+    pub(crate) fn selected(&self) -> Option<&DocRow> {
+        (self.cursor.selected < self.view.len()).then(|| self.row(self.cursor.selected))
+    }
+
+    pub(crate) fn set_docs(&mut self, docs: Documents, height: usize) {
+        if docs.same(&self.docs) {
+            return;
+        }
+        let keep = self.selected_id();
+        let old = std::mem::replace(&mut self.docs, docs);
+        match carried_order(&old, &self.docs, &self.view).filter(|_| self.filter.is_empty()) {
+            // The last order, the new rows at its end: a stable sort of an
+            // almost sorted list is a merge (100,000 rows: a full sort per
+            // snapshot was half the time from an edit to the screen).
+            Some((mut view, kept)) => {
+                let (sort, reverse) = (self.sort, self.reverse);
+                let docs = &self.docs;
+                let cmp = |a: u32, b: u32| {
+                    let o = sort.cmp(docs.at(a as usize), docs.at(b as usize));
+                    if reverse { o.reverse() } else { o }
+                };
+                // The kept rows are in order (their keys are unchanged, see
+                // `same_keys`): the new ones go
+                // in by binary search, after their equals, as a stable sort
+                // would put them. Comparing every row again (100,000 paths
+                // at each change) was most of the screen's time.
+                debug_assert!(view[..kept].is_sorted_by(|&a, &b| cmp(a, b).is_le()));
+                let new = view.split_off(kept);
+                if new.len() > INSERTED {
+                    view.extend(new);
+                    view.sort_by(|&a, &b| cmp(a, b));
+                } else {
+                    for n in new {
+                        let at = view.partition_point(|&x| cmp(x, n).is_le());
+                        view.insert(at, n);
+                    }
+                }
+                self.refresh(Some(view), true, keep, height);
+            }
+            None => self.refresh(None, false, keep, height),
+        }
+    }
+
+    pub(crate) fn set_filter(&mut self, filter: &str, height: usize) {
+        if filter == self.filter {
+            return;
+        }
+        // Typing on extends the pattern: its matches are among the current
+        // rows (a subsequence of the longer pattern is one of the shorter),
+        // ranked again by their new scores.
+        let narrow = filter.starts_with(self.filter.as_str());
+        let keep = self.selected_id();
+        self.filter = filter.to_string();
+        let candidates = narrow.then(|| std::mem::take(&mut self.view));
+        self.refresh(candidates, false, keep, height);
+    }
+
+    /// A new order starts at its top: what was selected mid-way in the old
+    /// order says nothing about where the user wants to look in the new one.
+    pub(crate) fn set_sort(&mut self, sort: SortKey, reverse: bool, height: usize) {
+        if (sort, reverse) != (self.sort, self.reverse) {
+            self.sort = sort;
+            self.reverse = reverse;
+            let rows = std::mem::take(&mut self.view);
+            self.cursor = Cursor::default();
+            self.refresh(Some(rows), false, None, height);
+        }
+    }
+
+    pub(crate) fn move_cursor(&mut self, m: Move, height: usize) {
+        self.cursor.apply(m, self.view.len(), height);
+    }
+
+    /// Byte offsets in row `i`'s path of the characters the filter matched.
+    pub(crate) fn matches(&self, i: usize) -> Vec<usize> {
+        if self.filter.trim().is_empty() {
+            return Vec::new();
+        }
+        self.matcher.indices(&self.filter, &self.row(i).path)
+    }
+
+    fn selected_id(&self) -> Option<u32> {
+        self.selected().map(|d| d.id)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn view(&self) -> &[u32] {
+        &self.view
+    }
+
+    /// Recompute the rows from `candidates` (indices into `docs`; all when
+    /// None; already in order when `sorted`), keeping document `keep`
+    /// selected if it still shows.
+    fn refresh(
+        &mut self,
+        candidates: Option<Vec<u32>>,
+        sorted: bool,
+        keep: Option<u32>,
+        height: usize,
+    ) {
+        let docs = &self.docs;
+        let mut view = candidates.unwrap_or_else(|| (0..docs.len() as u32).collect());
+        let (sort, reverse) = (self.sort, self.reverse);
+        let by_key = |a: u32, b: u32| {
+            let o = sort.cmp(docs.at(a as usize), docs.at(b as usize));
+            if reverse { o.reverse() } else { o }
+        };
+        if !self.filter.is_empty() {
+            // Ranked as fzf ranks: the best match first, equals in the
+            // list's order.
+            let (m, pattern) = (&self.matcher, self.filter.as_str());
+            let mut scored: Vec<(i64, u32)> = view
+                .into_par_iter()
+                .filter_map(|i| m.score(pattern, &docs.at(i as usize).path).map(|s| (s, i)))
+                .collect();
+            scored
+                .par_sort_unstable_by(|&(sa, a), &(sb, b)| sb.cmp(&sa).then_with(|| by_key(a, b)));
+            view = scored.into_iter().map(|(_, i)| i).collect();
+        } else if !sorted {
+            view.par_sort_unstable_by(|&a, &b| by_key(a, b));
+        }
+        self.view = view;
+        // Found by position: reading every row shown would be a cache
+        // miss each.
+        let at = keep.and_then(|id| self.docs.position(id));
+        if let Some(pos) = at.and_then(|at| self.view.iter().position(|&i| i as usize == at)) {
+            self.cursor.selected = pos;
+        }
+        self.cursor.show(self.view.len(), height);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::Fuzzy;
+
+    fn row(id: u32, path: u32, fresh: u8) -> DocRow {
+        DocRow {
+            id,
+            path: format!("p{path:03}.md").into(),
+            version: 1,
+            tokens: 10,
+            fresh_percent: f64::from(fresh),
+            dominant_origin: None,
+            dominant_path: None,
+            mtime_ns: i64::from(fresh) * 7,
+        }
+    }
+
+    #[test]
+    fn a_filter_ranks_the_best_match_first_and_equals_in_the_lists_order() {
+        let paths = [
+            "a/glossary-upgrade-guide.md",
+            "b/user-page-group.md",
+            "c/upgrade.md",
+            "d/upgrade.md",
+        ];
+        let docs: Vec<DocRow> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| DocRow {
+                path: (*p).into(),
+                ..row(i as u32, 0, 0)
+            })
+            .collect();
+        let mut list = DocList::new(Box::new(Fuzzy::default()));
+        list.set_docs(Documents::new(docs, Vec::new()), 10);
+        list.set_filter("upgr", 10);
+        let shown: Vec<&str> = (0..list.len()).map(|i| &*list.row(i).path).collect();
+        // The two whole words first, in path order; the scattered match last.
+        assert_eq!(shown[..2], ["c/upgrade.md", "d/upgrade.md"]);
+        assert_eq!(shown.last(), Some(&"b/user-page-group.md"));
+        // Typing on ranks again from the narrowed rows, as from scratch.
+        list.set_filter("upgra", 10);
+        let mut fresh = DocList::new(Box::new(Fuzzy::default()));
+        fresh.set_docs(
+            Documents::new(list.all().iter().cloned().collect(), Vec::new()),
+            10,
+        );
+        fresh.set_filter("upgra", 10);
+        assert_eq!(list.view(), fresh.view());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// A snapshot after another (pages edited: new ids at the end; pages
+        /// gone, added, renamed or touched under their ids), its rows shared
+        /// with the first where unchanged as the engine shares them, is
+        /// ordered as a list given it first would be.
+        #[test]
+        fn the_next_snapshot_is_ordered_as_a_first_one(
+            first in proptest::collection::btree_map(0u32..3_000, 0u8..5, 0..2_500),
+            edits in proptest::collection::vec((0u32..3_000, 0u8..8), 0..20),
+            sort in 0usize..4,
+            reverse in proptest::bool::ANY,
+        ) {
+            let key = [SortKey::Path, SortKey::Fresh, SortKey::Copied, SortKey::Time][sort];
+            let mut paths: std::collections::BTreeMap<u32, (u32, u8)> =
+                first.iter().enumerate().map(|(i, (&p, &f))| (p, (i as u32, f))).collect();
+            let rows = |paths: &std::collections::BTreeMap<u32, (u32, u8)>| {
+                let mut r: Vec<DocRow> = paths.iter().map(|(&p, &(id, f))| row(id, p, f)).collect();
+                r.sort_by_key(|d| d.id);
+                r
+            };
+            let before = Documents::new(rows(&paths), Vec::new());
+            let mut list = DocList::new(Box::new(Fuzzy::default()));
+            list.set_sort(key, reverse, 10);
+            list.set_docs(before.clone(), 10);
+            let mut next = 3_000;
+            for (p, f) in edits {
+                // 5: the page goes; 6: it is renamed (its id kept); 7: its
+                // keys change under its id (a touch); else a new version.
+                match f {
+                    5 => {
+                        paths.remove(&p);
+                    }
+                    6 => {
+                        if let Some(v) = paths.remove(&p) {
+                            paths.entry(p + 3_000).or_insert(v);
+                        }
+                    }
+                    7 => {
+                        if let Some(v) = paths.get_mut(&p) {
+                            v.1 = (v.1 + 3) % 5;
+                        }
+                    }
+                    _ => {
+                        paths.insert(p, (next, f));
+                        next += 1;
+                    }
+                }
+            }
+            // The rows not as they were go, and come back as they are.
+            let after = rows(&paths);
+            let gone: Vec<u32> = before
+                .iter()
+                .filter(|d| after.binary_search_by_key(&d.id, |a| a.id).map(|i| &after[i]) != Ok(*d))
+                .map(|d| d.id)
+                .collect();
+            let new: Vec<DocRow> = after.iter().filter(|d| before.get(d.id) != Some(*d)).cloned().collect();
+            let edited = before.edited(&gone, new, Vec::new());
+            proptest::prop_assert_eq!(&edited, &Documents::new(after.clone(), Vec::new()));
+            list.set_docs(edited, 10);
+            let mut fresh = DocList::new(Box::new(Fuzzy::default()));
+            fresh.set_sort(key, reverse, 10);
+            fresh.set_docs(Documents::new(after, Vec::new()), 10);
+            proptest::prop_assert_eq!(list.view(), fresh.view());
+        }
+    }
+}

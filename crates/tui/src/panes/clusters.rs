@@ -1,0 +1,238 @@
+//! Clusters: near-duplicate clusters, the selected one's pairs with their
+//! similarity, and two members side by side with shared passages marked.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
+
+use super::{block, styled_line, token_bytes};
+use crate::app::App;
+use lineage_engine::Side;
+use std::borrow::Cow;
+
+use crate::clusters::side_lines;
+use crate::paths;
+use crate::theme::Theme;
+use crate::{glyphs, layout};
+
+/// Columns a cluster's first page needs to be recognisable.
+const MIN_NAME: usize = 12;
+
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let c = layout::clusters(area);
+    let clusters = app.snapshot.as_ref().map_or(&[][..], |s| &s.clusters[..]);
+    let st = &app.clusters;
+    let path = |id: u32| app.doc(id).map_or(format!("#{id}"), |d| d.path.to_string());
+
+    let w = layout::inner(c.list).width as usize;
+    let height = layout::rows_height(c.list, 0);
+    let rows: Vec<Line> = st
+        .list
+        .window(st.order.len(), height)
+        .map(|row| {
+            let i = st.order[row];
+            let cl = &clusters[i];
+            let (lo, hi) = cl
+                .pairs
+                .iter()
+                .fold((1.0f64, 0.0f64), |(lo, hi), p| (lo.min(p.2), hi.max(p.2)));
+            let mut head = format!(
+                "#{:<3} {:>3} docs {:.2}–{:.2} ",
+                i + 1,
+                cl.members.len(),
+                lo,
+                hi
+            );
+            // Narrow: a short head, so the cluster's first page shows.
+            if w.saturating_sub(glyphs::str_width(&head)) < MIN_NAME {
+                head = format!("#{} {}× {:.2} ", i + 1, cl.members.len(), hi);
+            }
+            let first = cl.members.first().map(|&m| path(m)).unwrap_or_default();
+            let room = w.saturating_sub(glyphs::str_width(&head));
+            let line = Line::from(vec![
+                Span::raw(head),
+                Span::styled(paths::fit(&first, "", room, 1), theme.muted),
+            ]);
+            if row == st.list.selected {
+                line.style(theme.selected)
+            } else {
+                line
+            }
+        })
+        .collect();
+    // The whole title while it fits in the border, else a short one.
+    let filter = match st.filter.as_str() {
+        "" => String::new(),
+        f => format!("· /{} ", paths::shown(f)),
+    };
+    let (n, all, by) = (st.order.len(), clusters.len(), st.sort.label());
+    let order = if st.reverse { " reversed" } else { "" };
+    let mut title = format!(" Clusters {n} of {all} · by {by}{order} {filter}");
+    if glyphs::str_width(&title) + 2 > c.list.width as usize {
+        let order = if st.reverse { " rev." } else { "" };
+        title = format!(" {n}/{all} · {by}{order} {filter}");
+    }
+    let list = if clusters.is_empty() {
+        Paragraph::new(Line::styled("no near-duplicate clusters", theme.muted))
+    } else if st.order.is_empty() {
+        Paragraph::new(Line::styled(
+            "no cluster has a page whose path holds these words",
+            theme.muted,
+        ))
+    } else {
+        Paragraph::new(rows)
+    };
+    f.render_widget(list.block(block(theme, title, !st.on_pairs)), c.list);
+
+    let w = layout::inner(c.pairs).width as usize;
+    let height = layout::rows_height(c.pairs, 0);
+    let pairs = app.cluster().map_or(&[][..], |c| &c.pairs[..]);
+    let room = w.saturating_sub(9) / 2;
+    let rows: Vec<Line> = st
+        .pairs
+        .window(pairs.len(), height)
+        .map(|i| {
+            let (a, b, sim) = pairs[i];
+            let (a, b) = (path(a), path(b));
+            // What tells the two apart stays on both sides.
+            let keep = paths::tails(&[&a, &b]);
+            let line = Line::from(vec![
+                Span::styled(format!("{sim:.3} "), theme.key),
+                Span::raw(paths::fit(&a, "", room, keep[0])),
+                Span::styled(" ↔ ", theme.muted),
+                Span::raw(paths::fit(&b, "", room, keep[1])),
+            ]);
+            if i == st.pairs.selected && st.on_pairs {
+                line.style(theme.selected)
+            } else {
+                line
+            }
+        })
+        .collect();
+    let title = format!(" Pairs ({}) ", pairs.len());
+    f.render_widget(
+        Paragraph::new(rows).block(block(theme, title, st.on_pairs)),
+        c.pairs,
+    );
+
+    match &st.compare {
+        None => {
+            let hint = Paragraph::new(Line::styled(
+                "select a pair and press enter to compare its documents",
+                theme.muted,
+            ))
+            .block(block(theme, " Compare ", false));
+            f.render_widget(hint, c.left.union(c.right));
+        }
+        Some(v) => {
+            // Both sides' paths keep what tells them apart.
+            let keep = paths::tails(&[&v.a.path, &v.b.path]);
+            for (i, (side_of, area)) in [(&v.a, c.left), (&v.b, c.right)].into_iter().enumerate() {
+                let w = layout::inner(area).width;
+                // The wrapped lines kept for this width, or wrapped now.
+                let lines = if st.widths[i] == w {
+                    Cow::Borrowed(&st.lines[i])
+                } else {
+                    Cow::Owned(side_lines(side_of, w))
+                };
+                let title = side_title(side_of, v.similarity, keep[i], w as usize);
+                side(side_of, &lines, title, st.scroll[i], theme, area, f);
+            }
+        }
+    }
+}
+
+/// A comparison side's title: its path and version, then the similarity;
+/// the word "similarity" goes before the figure, the path's middle last.
+fn side_title(s: &Side, similarity: f64, keep: usize, room: usize) -> String {
+    let long = format!(" · similarity {similarity:.3} ");
+    let version = format!(" v{}", s.version);
+    let shown = crate::paths::shown(&s.path);
+    let whole = 1 + shown.width() + version.len() + long.len();
+    let sim = if whole <= room {
+        long
+    } else {
+        format!(" · {similarity:.3} ")
+    };
+    let suffix = format!("{version}{sim}");
+    format!(
+        " {}",
+        paths::fit(&s.path, &suffix, room.saturating_sub(1), keep)
+    )
+}
+
+/// One document of a comparison, shared passages marked.
+fn side(
+    s: &Side,
+    lines: &[std::ops::Range<usize>],
+    title: String,
+    scroll: usize,
+    theme: &Theme,
+    area: Rect,
+    f: &mut Frame,
+) {
+    let inner = layout::inner(area);
+    let mut position = String::new();
+    let body = match &s.text {
+        Err(why) => Paragraph::new(Line::styled(why.as_str(), theme.error)),
+        Ok(text) => {
+            // Shared passages in their colour; what the other lacks in bold.
+            let changed = theme.base.add_modifier(Modifier::BOLD);
+            let shared: Vec<_> = changed_ranges(&s.shared, s.spans.len() as u32)
+                .into_iter()
+                .map(|r| (r, changed))
+                .chain(s.shared.iter().map(|&(a, b)| (a..b, theme.shared)))
+                .filter_map(|(r, style)| Some((token_bytes(&s.spans, r)?, style)))
+                .collect();
+            if !lines.is_empty() {
+                position = format!(" {}/{} ", (scroll + 1).min(lines.len()), lines.len());
+            }
+            let lines: Vec<Line> = (lines.iter())
+                .skip(scroll)
+                .take(inner.height as usize)
+                .map(|l| styled_line(text, l.clone(), theme.base, &shared))
+                .collect();
+            Paragraph::new(lines)
+        }
+    };
+    let bottom = Line::from(position).right_aligned();
+    f.render_widget(
+        body.block(block(theme, title, false).title_bottom(bottom)),
+        area,
+    );
+}
+
+/// The token ranges of `0..tokens` outside the (sorted, merged) `shared`.
+fn changed_ranges(shared: &[(u32, u32)], tokens: u32) -> Vec<std::ops::Range<u32>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &(a, b) in shared {
+        if a > at {
+            out.push(at..a.min(tokens));
+        }
+        at = at.max(b);
+    }
+    if at < tokens {
+        out.push(at..tokens);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changed_ranges;
+
+    #[test]
+    fn changed_is_what_is_not_shared() {
+        assert_eq!(
+            changed_ranges(&[(2, 5), (5, 7), (9, 10)], 12),
+            [0..2, 7..9, 10..12]
+        );
+        assert_eq!(changed_ranges(&[], 3), vec![0..3]);
+        assert_eq!(changed_ranges(&[(0, 3)], 3), []);
+        assert_eq!(changed_ranges(&[], 0), []);
+    }
+}

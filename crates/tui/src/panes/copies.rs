@@ -1,0 +1,74 @@
+//! The list of pages that copy the page shown, over the Origin pane.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::{count, overlay, padded};
+use crate::app::App;
+use crate::keymap::Action;
+use crate::paths;
+use crate::theme::Theme;
+
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let Some(state) = &app.copies else {
+        return;
+    };
+    let popup = crate::help::popup(area);
+    let height = crate::help::list_rows(popup);
+    let inner = popup.width.saturating_sub(2) as usize;
+    let k = |a| app.keymap.first(a);
+    let (title, mut lines) = match &state.view {
+        None => (
+            " Copies: finding the pages… ".to_string(),
+            vec![Line::styled(" reading every page's origins", theme.muted)],
+        ),
+        Some(v) => {
+            let page = paths::shown(&format!("{} v{}", v.path, v.version)).into_owned();
+            let title = match v.copies.len() {
+                1 => format!(" Copies of {page}: 1 page "),
+                n => format!(" Copies of {page}: {n} pages, newest first "),
+            };
+            let rows = state.cursor.window(v.copies.len(), height).map(|i| {
+                let c = &v.copies[i];
+                let passages = c.passages.len();
+                let figures = format!(
+                    "  {} of {} tokens, {passages} passage{}",
+                    count(u64::from(c.copied())),
+                    count(u64::from(c.tokens)),
+                    if passages == 1 { "" } else { "s" }
+                );
+                let version = format!(" v{}", c.version);
+                let room = inner.saturating_sub(10 + figures.chars().count());
+                let line = Line::from(vec![
+                    Span::styled(format!(" {:5.1} %  ", c.percent()), theme.key),
+                    Span::raw(padded(paths::fit(&c.path, &version, room, 1), room)),
+                    Span::styled(figures, theme.muted),
+                ]);
+                if i == state.cursor.selected {
+                    line.style(theme.selected)
+                } else {
+                    line
+                }
+            });
+            let mut lines: Vec<Line> = rows.collect();
+            if lines.is_empty() {
+                lines.push(Line::styled(
+                    " No other live page copies from it.",
+                    theme.muted,
+                ));
+            }
+            (title, lines)
+        }
+    };
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        format!(
+            " {} open at its first passage from here · {} close",
+            k(Action::Select),
+            k(Action::Back)
+        ),
+        theme.muted,
+    ));
+    overlay(f, theme, popup, title, lines);
+}

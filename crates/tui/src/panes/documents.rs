@@ -1,0 +1,139 @@
+//! Documents: path, tokens, % fresh, dominant origin, cluster; filtered and
+//! sorted rows, of which only the visible ones are built.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Row, Table};
+
+use super::{block, count, count_in};
+use crate::app::{App, Input};
+use crate::layout;
+use crate::theme::Theme;
+use crate::{glyphs, paths};
+
+const NUMBERS: [u16; 3] = [8, 7, 7];
+
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let docs = &app.docs;
+    let (sort, reverse) = docs.sort();
+    let mut title = vec![Span::raw(format!(
+        " Documents {} of {} · by {}{} ",
+        count(docs.len() as u64),
+        count(docs.all().len() as u64),
+        sort.label(),
+        if reverse { " (reversed)" } else { "" },
+    ))];
+    let typing = matches!(app.input, Some(Input::Filter(_)));
+    if typing || !docs.filter().is_empty() {
+        title.push(Span::raw("· filter "));
+        let cursor = if typing { "▏" } else { "" };
+        let style = if typing { theme.input } else { theme.key };
+        title.push(Span::styled(format!("/{}{cursor}", docs.filter()), style));
+        title.push(Span::raw(" "));
+    }
+    let (_, rows_area) = layout::table_rows(area);
+    let height = rows_area.height as usize;
+    // The path and dominant-origin columns share what the numbers leave.
+    let rest = rows_area
+        .width
+        .saturating_sub(NUMBERS.iter().sum::<u16>() + 4);
+    let path_w = rest * 3 / 5;
+    let origin_w = rest - path_w;
+    let window = docs.cursor.window(docs.len(), height);
+    let rows = window.map(|i| {
+        let d = docs.row(i);
+        // The folders that tell the row from the rows beside it stay.
+        let beside: Vec<&str> = [i.checked_sub(1), Some(i), Some(i + 1)]
+            .into_iter()
+            .flatten()
+            .filter(|&j| j < docs.len())
+            .map(|j| &*docs.row(j).path)
+            .collect();
+        let keep = paths::tails(&beside)[usize::from(i > 0)];
+        let origin = match (&d.dominant_path, d.dominant_origin) {
+            (_, Some(o)) if o == d.id => Span::styled("(itself)", theme.muted),
+            // Its own earlier version: the bare path read as the page itself.
+            (Some(p), Some(_)) if *p == d.path => Span::styled("(an earlier version)", theme.muted),
+            // The folders that tell the origin from the page itself stay.
+            (Some(p), _) => {
+                let keep = paths::tails(&[&d.path, p])[1];
+                Span::raw(paths::fit(p, "", origin_w as usize, keep))
+            }
+            (None, _) => Span::styled("—", theme.muted),
+        };
+        let version = if d.version > 1 {
+            format!(" v{}", d.version)
+        } else {
+            String::new()
+        };
+        // The characters the filter matched stand out.
+        let path = paths::fit_marked(
+            &d.path,
+            "",
+            (path_w as usize).saturating_sub(glyphs::str_width(&version)),
+            keep,
+            &docs.matches(i),
+        );
+        let mut path: Vec<Span> = (path.into_iter())
+            .map(|(s, m)| {
+                if m {
+                    Span::styled(s, theme.matched)
+                } else {
+                    Span::raw(s)
+                }
+            })
+            .collect();
+        path.push(Span::styled(version, theme.muted));
+        let row = Row::new([
+            Cell::from(Line::from(path)),
+            Cell::from(
+                Line::from(count_in(u64::from(d.tokens), NUMBERS[0] as usize)).right_aligned(),
+            ),
+            Cell::from(Line::from(format!("{:.1}", d.fresh_percent)).right_aligned()),
+            Cell::from(origin),
+            Cell::from(
+                Line::from(
+                    (docs.all().cluster(d.id)).map_or(String::new(), |c| format!("#{}", c + 1)),
+                )
+                .right_aligned(),
+            ),
+        ]);
+        if i == docs.cursor.selected {
+            row.style(theme.selected)
+        } else {
+            row
+        }
+    });
+    let right = |h: &'static str| Cell::from(Line::from(h).right_aligned());
+    let header = Row::new([
+        Cell::from("path"),
+        right("tokens"),
+        right("fresh %"),
+        Cell::from("dominant origin"),
+        right("cluster"),
+    ])
+    .style(theme.header);
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(path_w),
+            Constraint::Length(NUMBERS[0]),
+            Constraint::Length(NUMBERS[1]),
+            Constraint::Length(origin_w),
+            Constraint::Length(NUMBERS[2]),
+        ],
+    )
+    .header(header)
+    .column_spacing(1)
+    .block(block(theme, Line::from(title), true));
+    f.render_widget(table, area);
+    if docs.is_empty() {
+        let msg = if docs.all().is_empty() {
+            "no documents yet"
+        } else {
+            "no document matches the filter"
+        };
+        f.render_widget(Line::styled(msg, theme.muted), rows_area);
+    }
+}

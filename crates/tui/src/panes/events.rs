@@ -1,0 +1,208 @@
+//! Events: new versions, deletions, skipped files, errors and notices,
+//! newest first.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Clear, Paragraph, Row, Table};
+
+use super::{block, count};
+use crate::app::App;
+use crate::theme::Theme;
+use crate::{layout, paths};
+use lineage_engine::EventKind;
+
+/// `HH:MM:SS` (UTC) of a time in milliseconds since the epoch.
+pub(crate) fn clock(ms: i64) -> String {
+    let s = ms.div_euclid(1000).rem_euclid(86_400);
+    format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// When `ms` (milliseconds since the epoch) was, as short as tells it:
+/// [`clock`] on `today` (days since the epoch, UTC; None takes every time
+/// for today's), else [`date_time`] (a time read from a file's date after
+/// a restart may be of any day).
+pub(crate) fn when(ms: i64, today: Option<i64>) -> String {
+    match today {
+        Some(day) if ms.div_euclid(86_400_000) != day => date_time(ms.saturating_mul(1_000_000)),
+        _ => clock(ms),
+    }
+}
+
+/// `YYYY-MM-DD HH:MM` (UTC) of a time in nanoseconds since the epoch.
+pub(crate) fn date_time(ns: i64) -> String {
+    let secs = ns.div_euclid(1_000_000_000);
+    let (days, s) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days to a civil date (Hinnant's algorithm), in the proleptic
+    // Gregorian calendar.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        s / 3600,
+        s / 60 % 60
+    )
+}
+
+/// An event's kind, its style, and what it says in full; names as the TUI
+/// draws them ([`paths::shown`]).
+pub(crate) fn describe(kind: &EventKind, theme: &Theme) -> (&'static str, Style, String) {
+    let shown = |p: &str| paths::shown(p).into_owned();
+    match kind {
+        EventKind::Version {
+            path,
+            version,
+            fresh_percent,
+            dominant_path,
+            ..
+        } => (
+            "version",
+            theme.good,
+            format!(
+                "{} v{version}: {fresh_percent:.1}% fresh{}",
+                shown(path),
+                dominant_path
+                    .as_ref()
+                    .map_or(String::new(), |d| format!(", mostly from {}", shown(d)))
+            ),
+        ),
+        EventKind::Deleted { path } => ("deleted", theme.warning, shown(path)),
+        EventKind::Renamed { from, to, .. } => (
+            "renamed",
+            theme.title,
+            format!("{} → {}", shown(from), shown(to)),
+        ),
+        EventKind::Skipped { path, reason } => {
+            ("skipped", theme.muted, format!("{}: {reason}", shown(path)))
+        }
+        EventKind::Error(m) => ("error", theme.error, m.clone()),
+        EventKind::Notice(m) => ("notice", theme.title, m.clone()),
+    }
+}
+
+/// An event's whole text over the middle of the screen, wrapped.
+pub(crate) fn detail(text: &str, theme: &Theme, area: Rect, f: &mut Frame) {
+    let popup = crate::help::popup(area);
+    let width = popup.width.saturating_sub(2) as usize;
+    let lines: Vec<Line> = crate::help::wrap(text, width.max(1))
+        .into_iter()
+        .map(Line::raw)
+        .collect();
+    let h = (lines.len() as u16 + 2).min(popup.height);
+    let popup = Rect { height: h, ..popup };
+    f.render_widget(Clear, popup);
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block(theme, " Event (esc to close) ", true))
+            .style(theme.base),
+        popup,
+    );
+}
+
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let events = app.snapshot.as_ref().map_or(&[][..], |s| &s.events[..]);
+    let (_, rows_area) = layout::table_rows(area);
+    let window = app.events.window(events.len(), rows_area.height as usize);
+    // The time column as wide as the rows shown need (a date takes more).
+    let times: Vec<String> = (events[window.clone()].iter())
+        .map(|e| when(e.at_ms, app.today))
+        .collect();
+    let time_w = times.iter().map(|t| t.len()).max().unwrap_or(0).max(8);
+    let rows = window.zip(times).map(|(i, time)| {
+        let e = &events[i];
+        let (kind, style, what) = describe(&e.kind, theme);
+        let row = Row::new([
+            Cell::from(Span::styled(time, theme.muted)),
+            Cell::from(Span::styled(kind, style)),
+            Cell::from(what),
+        ]);
+        if i == app.events.selected {
+            row.style(theme.selected)
+        } else {
+            row
+        }
+    });
+    // Events are numbered as they happen: the newest's number says how many
+    // there were, and whether older ones left the list.
+    let (kept, all) = (events.len() as u64, events.first().map_or(0, |e| e.n));
+    let title = if all > kept {
+        format!(" Events (the newest {} of {}) ", count(kept), count(all))
+    } else {
+        format!(" Events ({}, newest first) ", count(kept))
+    };
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(time_w as u16),
+            Constraint::Length(7),
+            Constraint::Min(10),
+        ],
+    )
+    .header(Row::new(["time", "what", ""].map(Cell::from)).style(theme.header))
+    .block(block(theme, title, true));
+    f.render_widget(table, area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_time_is_the_utc_civil_date() {
+        assert_eq!(date_time(0), "1970-01-01 00:00");
+        assert_eq!(date_time(951_782_400_000_000_000), "2000-02-29 00:00");
+        assert_eq!(date_time(1_795_690_435_665_717_649), "2026-11-26 10:53");
+        assert_eq!(date_time(-60_000_000_000), "1969-12-31 23:59");
+    }
+
+    #[test]
+    fn clock_is_utc_time_of_day() {
+        assert_eq!(super::clock(0), "00:00:00");
+        assert_eq!(super::clock(1_700_000_000_123), "22:13:20");
+        // Another day than today shows its date.
+        let day = 1_700_000_000_123 / 86_400_000;
+        assert_eq!(super::when(1_700_000_000_123, Some(day)), "22:13:20");
+        assert_eq!(super::when(1_700_000_000_123, None), "22:13:20");
+        assert_eq!(
+            super::when(1_700_000_000_123, Some(day + 2)),
+            "2023-11-14 22:13"
+        );
+    }
+
+    /// A name's bidirectional controls reach no event line (they would
+    /// reorder it), as in every other pane.
+    #[test]
+    fn names_in_events_are_drawn_inert() {
+        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let name = "invoice\u{202e}dm.exe.md".to_string();
+        for kind in [
+            EventKind::Deleted { path: name.clone() },
+            EventKind::Skipped {
+                path: name.clone(),
+                reason: "binary".into(),
+            },
+        ] {
+            let (_, _, what) = describe(&kind, &theme);
+            assert!(what.starts_with("invoice\u{FFFD}dm.exe.md"), "{what}");
+        }
+    }
+
+    /// A name that is not UTF-8 reads as it does in Documents (U+FFFD for
+    /// the bytes), not as the Latin-1 letters of its lossless key.
+    #[test]
+    fn names_that_are_not_utf8_read_as_in_documents() {
+        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let name = lineage_source::name::encode(b"caf\xe9.md");
+        let (_, _, what) = describe(&EventKind::Deleted { path: name.clone() }, &theme);
+        assert_eq!(what, "caf\u{FFFD}.md");
+        assert_eq!(what, crate::paths::shown(&name));
+    }
+}

@@ -1,0 +1,485 @@
+//! Tune: the form of settings beside the live ones, the shadow run's
+//! progress, and its results: tuned against live, or DO and TF against table
+//! size for a sweep.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table};
+
+use super::{block, count, count_in, size_label};
+use crate::app::{App, Input};
+use crate::keymap::Action;
+use crate::layout;
+use crate::theme::Theme;
+use crate::tune::{FIELDS, Field, RunKind, Series};
+use lineage_engine::ShadowResult;
+use lineage_origin::{Params, TableSize};
+
+pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let a = layout::tune(area);
+    let t = &app.tune;
+    let live = app.snapshot.as_ref().map(|s| &s.params);
+    let live_value = |field: Field| live.map_or(String::new(), |p| setting(p, field));
+    let lines: Vec<Line> = FIELDS
+        .iter()
+        .enumerate()
+        .map(|(i, &field)| {
+            let value = match &app.input {
+                Some(Input::Field(f, text)) if *f == field => {
+                    Span::styled(format!("{text}▏"), theme.input)
+                }
+                _ if field == Field::Parameter && !t.has_parameter() => {
+                    Span::styled("—", theme.muted)
+                }
+                _ if field.choices().is_some() => Span::raw(format!("‹ {} ›", t.value(field))),
+                _ => Span::raw(t.value(field).to_string()),
+            };
+            let pad = 16usize.saturating_sub(value.width());
+            let line = Line::from(vec![
+                Span::styled(format!(" {:<13}", field.label()), theme.header),
+                value,
+                Span::raw(" ".repeat(pad)),
+                Span::styled(format!("live: {}", live_value(field)), theme.muted),
+            ]);
+            if i == t.focus {
+                line.style(theme.selected)
+            } else {
+                line
+            }
+        })
+        .collect();
+    let k = |a| app.keymap.first(a);
+    let title = format!(
+        " Tune · {} apply · {} sweep · {} adopt ",
+        k(Action::Apply),
+        k(Action::Sweep),
+        k(Action::Adopt)
+    );
+    // What the focused field trades, in the form's bottom border.
+    let trade = Line::styled(format!(" {} ", t.field().trade()), theme.muted);
+    f.render_widget(
+        Paragraph::new(lines).block(block(theme, title, true).title_bottom(trade)),
+        a.form,
+    );
+
+    let update = t.update.as_ref();
+    if let Some(e) = t.error.as_ref().or(update.and_then(|u| u.error.as_ref())) {
+        f.render_widget(Line::styled(format!(" {e}"), theme.error), a.progress);
+    } else if let Some(m) = &t.message {
+        f.render_widget(Line::styled(format!(" {m}"), theme.good), a.progress);
+    } else if t.kind.is_some() {
+        let (done, total) = update.map_or((0, 1), |u| (u.done, u.total.max(1)));
+        let state = if t.running() { "replaying" } else { "done" };
+        let mut label = format!("generation {} · {state} {done}/{total}", t.generation);
+        if t.running() {
+            label += &format!(" · {} stops it", app.keymap.first(Action::Back));
+        }
+        f.render_widget(
+            Gauge::default()
+                .ratio((done as f64 / total as f64).clamp(0.0, 1.0))
+                .label(label)
+                .gauge_style(theme.gauge),
+            a.progress,
+        );
+    }
+
+    let results = update.map_or(&[][..], |u| &u.results[..]);
+    match &t.kind {
+        None => f.render_widget(
+            Paragraph::new(Line::styled(
+                "apply: replay the whole history with these settings beside the live ones",
+                theme.muted,
+            ))
+            .block(block(theme, " Results ", false)),
+            a.results,
+        ),
+        Some(RunKind::Compare) => compare(results, theme, a.results, f),
+        Some(RunKind::Sweep { sizes, series }) if t.sweep_table => {
+            let k = |a| app.keymap.first(a);
+            let keys = format!(
+                " {}/{} pick a row · {} into the form · {} chart ",
+                k(Action::PageUp),
+                k(Action::PageDown),
+                k(Action::TakePoint),
+                k(Action::SweepView)
+            );
+            sweep_table(results, sizes, series, t.point, &keys, theme, a.results, f)
+        }
+        Some(RunKind::Sweep { sizes, series }) => {
+            let keys = format!(" {} numbers ", app.keymap.first(Action::SweepView));
+            sweep(results, sizes, series, &keys, theme, a.results, f)
+        }
+    }
+}
+
+/// What `p` sets for a field of the form, as written (the selector whole,
+/// with its parameter; the parameter field itself says nothing more).
+fn setting(p: &Params, field: Field) -> String {
+    match field {
+        Field::TableSize => p.table_size.to_string(),
+        Field::Selector => p.selector.to_string(),
+        Field::Parameter => String::new(),
+        Field::Eviction => p.eviction.to_string(),
+        Field::Estimation => p.estimation.to_string(),
+        Field::BridgeLimit => p.bridge_limit.to_string(),
+        Field::K => p.k.to_string(),
+    }
+}
+
+/// Adopt's question over the pane: what changes, what it costs, the keys.
+pub(crate) fn confirm(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
+    let (Some(p), Some(snap)) = (&app.tune.confirm, &app.snapshot) else {
+        return;
+    };
+    let live = &snap.params;
+    let mut lines = vec![Line::styled(" Make these the live settings?", theme.title)];
+    let mut any = false;
+    for field in FIELDS {
+        let (was, now) = (setting(live, field), setting(p, field));
+        if was == now {
+            continue;
+        }
+        any = true;
+        lines.push(Line::from(vec![
+            Span::styled(format!("   {:<13}", field.label()), theme.header),
+            Span::styled(was, theme.muted),
+            Span::raw(" → "),
+            Span::styled(now, theme.key),
+        ]));
+    }
+    if !any {
+        lines.push(Line::styled(
+            "   (the same as the live settings)",
+            theme.muted,
+        ));
+    }
+    lines.push(Line::raw(format!(
+        " The index's {} versions are re-processed with them from cached \
+         fingerprints; no file is read.",
+        count(snap.versions)
+    )));
+    lines.push(Line::default());
+    let file = app.tune.config_file.as_ref().map_or_else(
+        || "a config file (none found)".to_string(),
+        |f| f.display().to_string(),
+    );
+    // A save writes what the person changed, for this folder only.
+    let keys = app.tune.to_save(p);
+    let save = if keys.is_empty() {
+        " adopt (nothing to save: the settings the view started with)   ".to_string()
+    } else {
+        format!(
+            " adopt and save {} for {} in {file}   ",
+            keys.join(", "),
+            app.tune.folder_shown()
+        )
+    };
+    lines.push(Line::from(vec![
+        Span::styled(" enter", theme.key),
+        Span::raw(" adopt   "),
+        Span::styled("s", theme.key),
+        Span::raw(save),
+        Span::styled("esc", theme.key),
+        Span::raw(" cancel"),
+    ]));
+    if let Some(flags) = app.tune.outranking(&keys) {
+        lines.push(Line::styled(
+            format!(" Given on the command line, {flags} the file."),
+            theme.warning,
+        ));
+    }
+    let popup = crate::help::popup(area);
+    let width = popup.width.saturating_sub(2) as usize;
+    let wrapped: Vec<Line> = lines
+        .into_iter()
+        .flat_map(|l| {
+            if l.width() <= width {
+                vec![l]
+            } else {
+                let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+                crate::help::wrap(&text, width.max(1))
+                    .into_iter()
+                    .map(|t| Line::styled(t, l.style))
+                    .collect()
+            }
+        })
+        .collect();
+    let h = (wrapped.len() as u16 + 2).min(popup.height);
+    let popup = Rect { height: h, ..popup };
+    f.render_widget(ratatui::widgets::Clear, popup);
+    f.render_widget(
+        Paragraph::new(wrapped)
+            .block(block(theme, " Adopt ", true))
+            .style(theme.base),
+        popup,
+    );
+}
+
+/// A run's settings, the selector and size (what sweeps vary) first.
+fn settings(p: &Params) -> String {
+    format!(
+        "{} {} {} {} T={} k={}",
+        p.selector,
+        size_label(&p.table_size),
+        p.eviction,
+        p.estimation,
+        p.bridge_limit,
+        p.k
+    )
+}
+
+/// Live and tuned side by side.
+/// Widths of the results' hits and evictions columns.
+const HITS: usize = 8;
+const EVICTIONS: usize = 9;
+
+fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
+    let header = Row::new(
+        [
+            "",
+            "settings",
+            "ssr %",
+            "DO %",
+            "TF %",
+            "overall",
+            "hits",
+            "evictions",
+            "secs",
+        ]
+        .map(|h| match h {
+            "" | "settings" => Cell::from(h),
+            _ => Cell::from(Line::from(h).right_aligned()),
+        }),
+    )
+    .style(theme.header);
+    let rows = results.iter().zip(["live", "tuned"]).map(|(r, name)| {
+        let num = |x: f64| Cell::from(Line::from(format!("{x:.2}")).right_aligned());
+        Row::new([
+            Cell::from(Span::styled(name, theme.key)),
+            Cell::from(settings(&r.params)),
+            num(r.ssr),
+            num(r.dominant_origin),
+            num(r.token_freshness),
+            num(r.overall),
+            // Shortened with a unit where the separators do not fit (a
+            // cut number read `,311,234`).
+            Cell::from(Line::from(count_in(r.hits, HITS)).right_aligned()),
+            Cell::from(Line::from(count_in(r.evictions, EVICTIONS)).right_aligned()),
+            Cell::from(Line::from(format!("{:.1}", r.seconds)).right_aligned()),
+        ])
+    });
+    let widths = [
+        Constraint::Length(5),
+        Constraint::Min(12),
+        Constraint::Length(6),
+        Constraint::Length(6),
+        Constraint::Length(6),
+        Constraint::Length(7),
+        Constraint::Length(HITS as u16),
+        Constraint::Length(EVICTIONS as u16),
+        Constraint::Length(5),
+    ];
+    f.render_widget(
+        Table::new(rows, widths).header(header).block(block(
+            theme,
+            " Results: tuned beside live ",
+            false,
+        )),
+        area,
+    );
+}
+
+/// A sweep's numbers: one row per table size (its share of all shingles),
+/// DO, TF and overall per series; the picked row marked.
+#[allow(clippy::too_many_arguments)]
+fn sweep_table(
+    results: &[ShadowResult],
+    sizes: &[TableSize],
+    series: &[Series],
+    point: usize,
+    keys: &str,
+    theme: &Theme,
+    area: Rect,
+    f: &mut Frame,
+) {
+    // Two header lines: the selector over its three columns.
+    let cell = |top: String, bottom: &str| {
+        let lines = vec![Line::from(top), Line::from(bottom.to_string())];
+        Cell::from(ratatui::text::Text::from(lines).right_aligned())
+    };
+    // Each selector's three columns as wide as its name and the headers;
+    // where they do not all fit, the table % column goes first (a cut
+    // header read `very-4` for every-4, `verall` for overall).
+    let group = |sel: &Series| (sel.to_string().len() as u16).max(7);
+    let needed: u16 = 9 + 9 + series.iter().map(|s| group(s) + 6 + 7 + 3).sum::<u16>();
+    let with_fraction = needed <= area.width.saturating_sub(2);
+    let mut head = vec![Cell::from(ratatui::text::Text::from(vec![
+        Line::raw(""),
+        Line::raw("size"),
+    ]))];
+    if with_fraction {
+        head.push(cell(String::new(), "table %"));
+    }
+    for sel in series {
+        head.push(cell(sel.to_string(), "DO"));
+        head.push(cell(String::new(), "TF"));
+        head.push(cell(String::new(), "overall"));
+    }
+    let num = |x: Option<f64>| {
+        Cell::from(Line::from(x.map_or("…".into(), |x| format!("{x:.1}"))).right_aligned())
+    };
+    let rows = sizes.iter().enumerate().map(|(i, s)| {
+        let at = |j: usize| results.get(j * sizes.len() + i);
+        let fraction = (0..series.len()).find_map(|j| at(j)?.table_fraction);
+        let mut cells = vec![Cell::from(size_label(s))];
+        if with_fraction {
+            cells.push(num(fraction));
+        }
+        for j in 0..series.len() {
+            let r = at(j);
+            cells.push(num(r.map(|r| r.dominant_origin)));
+            cells.push(num(r.map(|r| r.token_freshness)));
+            cells.push(num(r.map(|r| r.overall)));
+        }
+        Row::new(cells)
+    });
+    let mut widths = vec![Constraint::Length(9)];
+    if with_fraction {
+        widths.push(Constraint::Length(8));
+    }
+    for sel in series {
+        widths.extend([
+            Constraint::Length(group(sel)),
+            Constraint::Length(6),
+            Constraint::Length(7),
+        ]);
+    }
+    // The picked row stays in view: the table scrolls to it.
+    let mut state = ratatui::widgets::TableState::default().with_selected(Some(point));
+    f.render_stateful_widget(
+        Table::new(rows, widths)
+            .header(Row::new(head).height(2).style(theme.header))
+            .row_highlight_style(theme.selected)
+            .block(
+                block(theme, " Sweep: DO, TF, overall (%) by table size ", false)
+                    .title_bottom(Line::styled(keys.to_string(), theme.muted).right_aligned()),
+            ),
+        area,
+        &mut state,
+    );
+}
+
+/// DO and TF (percent) against the table size (log scale), per series;
+/// the legend in the title, where it fits at any size.
+fn sweep(
+    results: &[ShadowResult],
+    sizes: &[TableSize],
+    series: &[Series],
+    keys: &str,
+    theme: &Theme,
+    area: Rect,
+    f: &mut Frame,
+) {
+    let x = |s: &TableSize| match s {
+        TableSize::Bytes(b) => (*b as f64).max(1.0).log2(),
+        TableSize::Unbounded => 40.0,
+    };
+    // Results arrive in the order asked: sizes vary fastest.
+    type Points = Vec<(f64, f64)>;
+    let lines: Vec<(String, Points, Points)> = series
+        .iter()
+        .enumerate()
+        .map(|(j, sel)| {
+            let mine = results.iter().skip(j * sizes.len()).take(sizes.len());
+            let (d, t) = mine
+                .zip(sizes)
+                .map(|(r, s)| ((x(s), r.dominant_origin), (x(s), r.token_freshness)))
+                .unzip();
+            (sel.to_string(), d, t)
+        })
+        .collect();
+    let styles = [theme.hit, theme.bar, theme.eviction, theme.warning];
+    let mut datasets = Vec::new();
+    for (j, (name, d, t)) in lines.iter().enumerate() {
+        for (k, (metric, points)) in [("DO", d), ("TF", t)].into_iter().enumerate() {
+            datasets.push(
+                Dataset::default()
+                    .name(format!("{metric} {name}"))
+                    .marker(if k == 0 { Marker::Braille } else { Marker::Dot })
+                    .graph_type(GraphType::Line)
+                    .style(styles[(j * 2 + k) % styles.len()])
+                    .data(points),
+            );
+        }
+    }
+    let (lo, hi) = match (sizes.first(), sizes.last()) {
+        (Some(a), Some(b)) => (x(a), x(b).max(x(a) + 1.0)),
+        _ => (0.0, 1.0),
+    };
+    let label = |s: Option<&TableSize>| Span::raw(s.map_or(String::new(), size_label));
+    let mut title = vec![Span::raw(" Sweep (%) against table size: ")];
+    // The same marks and styles as the datasets, in their order.
+    for (j, (name, ..)) in lines.iter().enumerate() {
+        for (k, (metric, mark)) in [("DO", "⠉⠒"), ("TF", "••")].into_iter().enumerate() {
+            title.push(Span::styled(mark, styles[(j * 2 + k) % styles.len()]));
+            title.push(Span::raw(format!(" {metric} {name}  ")));
+        }
+    }
+    let chart = Chart::new(datasets)
+        .hidden_legend_constraints((Constraint::Length(0), Constraint::Length(0)))
+        .block(
+            block(theme, Line::from(title), false)
+                .title_bottom(Line::styled(keys.to_string(), theme.muted).right_aligned()),
+        )
+        .x_axis(
+            Axis::default()
+                .title("table size")
+                .style(theme.muted)
+                .bounds([lo, hi])
+                .labels([
+                    label(sizes.first()),
+                    label(sizes.get(sizes.len() / 2)),
+                    label(sizes.last()),
+                ]),
+        )
+        .y_axis(
+            Axis::default()
+                .style(theme.muted)
+                .bounds([0.0, 100.0])
+                .labels(["0", "50", "100"]),
+        );
+    f.render_widget(chart, area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    #[test]
+    fn counts_too_wide_for_their_column_are_shortened_not_cut() {
+        let r = ShadowResult {
+            params: Params::default(),
+            ssr: 1.0,
+            dominant_origin: 90.0,
+            token_freshness: 90.0,
+            overall: 90.0,
+            table_fraction: None,
+            hits: 1_311_234,
+            evictions: 123_456_789,
+            seconds: 0.5,
+        };
+        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let mut t = Terminal::new(TestBackend::new(100, 5)).unwrap();
+        let frame = t
+            .draw(|f| compare(&[r.clone(), r], &theme, f.area(), f))
+            .unwrap();
+        let text: String = frame.buffer.content().iter().map(|c| c.symbol()).collect();
+        assert!(text.contains(" 1.3M"), "{text}");
+        assert!(text.contains(" 123M"), "{text}");
+        assert!(!text.contains(",311,234"), "{text}");
+    }
+}

@@ -1,0 +1,938 @@
+//! Every pane at 80×24 and 120×40, with its styles (the buffer's Debug form
+//! lists each change of style); light and NO_COLOR themes too.
+
+use std::sync::Arc;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event, KeyCode};
+
+use super::fixture;
+use super::{app, engine, keys, press};
+use crate::App;
+use crate::app::{Msg, update};
+use crate::panes::draw;
+use crate::theme::Theme;
+use lineage_engine::Update;
+use lineage_engine::config::ThemeName;
+
+fn screen(app: &App, theme: &Theme) -> String {
+    let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    t.draw(|f| draw(app, theme, f)).unwrap();
+    format!("{:?}", t.backend().buffer())
+}
+
+fn dark() -> Theme {
+    Theme::new(ThemeName::Dark, false)
+}
+
+/// The app at `w`×`h` showing each pane with the fixture's state in it.
+fn documents(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    press(&mut a, KeyCode::Down);
+    a
+}
+
+/// Documents filtered by two words: their matched characters marked.
+fn filtered(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "/v2 inst");
+    press(&mut a, KeyCode::Enter);
+    a
+}
+
+fn origin(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    a.origin.open(fixture::V2_INSTALL);
+    a.tab = crate::app::Tab::Origin;
+    engine(
+        &mut a,
+        Update::Origin(Arc::new(fixture::origin_view(false))),
+    );
+    keys(&mut a, "nn");
+    a
+}
+
+/// A search typed in the Origin pane: matches marked, the current one most.
+fn search(w: u16, h: u16) -> App {
+    let mut a = origin(w, h);
+    keys(&mut a, "/tidewater");
+    a
+}
+
+/// A path copied: the footer says which.
+fn copied(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "jy");
+    a
+}
+
+/// The export's file name being typed in the footer.
+fn exporting(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "X");
+    a
+}
+
+/// A rescan asked, not yet answered.
+fn rescan(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "r");
+    a
+}
+
+fn clusters(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "3");
+    press(&mut a, KeyCode::Enter);
+    press(&mut a, KeyCode::Enter);
+    engine(&mut a, Update::Compare(Arc::new(fixture::compare_view())));
+    a
+}
+
+fn table(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "4");
+    a
+}
+
+fn tune(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "5");
+    press(&mut a, KeyCode::Down);
+    press(&mut a, KeyCode::Right);
+    keys(&mut a, "a");
+    let live = a.snapshot.as_ref().unwrap().params;
+    let tuned = a.tune.tuned(&live).unwrap();
+    engine(
+        &mut a,
+        Update::Shadow(fixture::shadow_compare(1, live, tuned)),
+    );
+    a
+}
+
+fn sweep(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "5");
+    keys(&mut a, "w");
+    let s = fixture::snapshot();
+    engine(
+        &mut a,
+        Update::Shadow(fixture::shadow_sweep(1, s.params, s.shingles)),
+    );
+    a
+}
+
+fn events(w: u16, h: u16) -> App {
+    let mut a = app(w, h);
+    keys(&mut a, "6");
+    press(&mut a, KeyCode::Down);
+    a
+}
+
+macro_rules! panes {
+    ($($pane:ident),*) => {$(
+        #[test]
+        fn $pane() {
+            for (w, h) in [(80, 24), (120, 40)] {
+                let a = super::$pane(w, h);
+                insta::assert_snapshot!(format!("{}_{w}x{h}", stringify!($pane)), screen(&a, &dark()));
+            }
+        }
+    )*};
+}
+
+mod pane {
+    use super::{dark, screen};
+    panes!(
+        documents, filtered, origin, search, rescan, copied, exporting, clusters, table, tune,
+        sweep, events
+    );
+}
+
+#[test]
+fn light_theme() {
+    let a = origin(80, 24);
+    insta::assert_snapshot!(screen(&a, &Theme::new(ThemeName::Light, false)));
+}
+
+#[test]
+fn no_color_has_no_colours() {
+    let a = origin(80, 24);
+    let s = screen(&a, &Theme::new(ThemeName::Dark, true));
+    // Styles are modifiers only: every fg and bg is Reset.
+    for line in s.lines().filter(|l| l.contains("fg:")) {
+        assert!(line.contains("fg: Reset, bg: Reset"), "{line}");
+    }
+    assert!(s.contains("REVERSED") && s.contains("UNDERLINED"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn help_overlay_and_filter_input() {
+    let mut a = app(80, 24);
+    keys(&mut a, "/inst");
+    insta::assert_snapshot!("filter_typing", screen(&a, &dark()));
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "?");
+    insta::assert_snapshot!("help", screen(&a, &dark()));
+    // A small terminal scrolls the help down to the terms.
+    let mut small = app(40, 12);
+    keys(&mut small, "?");
+    press(&mut small, KeyCode::End);
+    insta::assert_snapshot!("help_40x12_end", screen(&small, &dark()));
+}
+
+#[test]
+fn a_bottom_k_table_says_how_many_lookups_were_outside_the_sample() {
+    let mut s = fixture::snapshot();
+    s.params.eviction = lineage_origin::Eviction::BottomK;
+    s.params.estimation = lineage_origin::Estimation::Nb;
+    // Its entries are 8 bytes and keep 32 bits of the key: 510 buckets of
+    // 64 (and a 2-byte fill count each) in the same 256 KiB.
+    s.table.entry_bytes = 8;
+    s.table.buckets = Some(510);
+    s.table.capacity = Some(510 * 64);
+    s.table.false_match = Some(64.0 / 2f64.powi(32));
+    // Lookups are hits, inserts, or outside the sample: 10,000 here.
+    s.table.inserts = s.table.lookups - s.table.hits - 10_000;
+    s.table.regime = lineage_origin::Regime::Sampling {
+        distinct: 98_123,
+        held: 32_640,
+    };
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+        keys(&mut a, "4");
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("not sampled")
+                && shown.contains("10,000 (19.2%)")
+                && shown.contains("1.5e-8")
+                && shown.contains("sampling about 1 in 3.0 of ~98,123 distinct")
+                && (w < 120 || shown.contains("selected units: the smallest keys of each bucket")),
+            "{shown}"
+        );
+        insta::assert_snapshot!(format!("table_bottom_k_{w}x{h}"), shown);
+    }
+}
+
+#[test]
+fn a_table_that_holds_everything_says_the_answer_is_exact() {
+    let mut s = fixture::snapshot();
+    s.params.selector = lineage_origin::Selector::All;
+    s.table.evictions = 0;
+    s.table.regime = lineage_origin::Regime::Holds { distinct: 11_201 };
+    for (w, h) in [(60, 20), (80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+        keys(&mut a, "4");
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("holds all 11,201 distinct shingles: exact"),
+            "{shown}"
+        );
+    }
+    // Another selector holds its units, which is not the exact answer.
+    s.params.selector = lineage_origin::Selector::NHs;
+    let mut a = app(120, 40);
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    keys(&mut a, "4");
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains("holds all 11,201 distinct selected units") && !shown.contains("exact"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_sweep_as_a_table_of_numbers() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = sweep(w, h);
+        keys(&mut a, "t");
+        press(&mut a, KeyCode::PageDown);
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("overall") && shown.contains("every-4"),
+            "{shown}"
+        );
+        insta::assert_snapshot!(format!("sweep_table_{w}x{h}"), shown);
+    }
+}
+
+#[test]
+fn adopt_asks_first() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.tune.config_file = Some("/home/ana/.config/lineage/config.toml".into());
+        a.tune.folder = "/home/ana/docs".into();
+        a.tune.started = a.snapshot.as_ref().unwrap().params;
+        a.tune.flags = vec!["table_size", "selector"];
+        keys(&mut a, "5");
+        // The selector, one choice on.
+        keys(&mut a, "j");
+        press(&mut a, KeyCode::Right);
+        keys(&mut a, "A");
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("Make these the live settings?"), "{shown}");
+        // What is saved, for which folder, and the flag that outranks it
+        // (not --table-size: the size is not saved).
+        let flat = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("save selector for /home/ana/docs in"),
+            "{shown}"
+        );
+        assert!(flat.contains("--selector outranks"), "{shown}");
+        assert!(!flat.contains("--table-size"), "{shown}");
+        insta::assert_snapshot!(format!("adopt_{w}x{h}"), shown);
+    }
+}
+
+#[test]
+fn versions_of_a_replaced_page() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.origin.open(fixture::V2_INSTALL);
+        a.tab = crate::app::Tab::Origin;
+        engine(&mut a, Update::Origin(Arc::new(fixture::versions_view())));
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("replaced by v3"), "{shown}");
+        keys(&mut a, "v");
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("text not kept") && shown.contains("current"));
+        insta::assert_snapshot!(format!("versions_{w}x{h}"), shown);
+    }
+    // In exact mode the list says its figures are the estimates.
+    let mut a = app(120, 40);
+    a.tab = crate::app::Tab::Origin;
+    a.origin.exact = true;
+    a.origin.open(fixture::V2_INSTALL);
+    let mut v = fixture::versions_view();
+    v.exact = true;
+    engine(&mut a, Update::Origin(Arc::new(v)));
+    keys(&mut a, "v");
+    assert!(screen(&a, &dark()).contains("% new: the live settings' estimate"));
+}
+
+/// Neighbours that differ only in a middle folder keep it, at 80 and 120
+/// columns: the file name's middle goes first.
+#[test]
+fn neighbours_keep_the_folder_that_tells_them_apart() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        let mut docs: Vec<_> = s.documents.iter().cloned().collect();
+        for (d, year) in docs.iter_mut().zip([2023, 2024]) {
+            d.path =
+                format!("product/release-{year}/guide/installation-and-upgrade-guide.md").into();
+        }
+        s.documents = fixture::documents(docs);
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        let shown = screen(&a, &dark());
+        for year in [2023, 2024] {
+            let row = shown
+                .lines()
+                .find(|l| l.contains(&format!("release-{year}/")));
+            assert!(
+                row.is_some_and(|r| r.contains(".md")),
+                "{w}: {year}\n{shown}"
+            );
+        }
+    }
+}
+
+/// A list that dropped its oldest events says how many there were.
+#[test]
+fn a_capped_event_list_says_so() {
+    let mut a = app(120, 40);
+    let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+    let newest = s.events[0].n;
+    let mut events: Vec<_> = s.events.to_vec();
+    events[0].n = 4_212;
+    s.events = events.into();
+    s.seq += 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    a.tab = crate::app::Tab::Events;
+    let n = a.events_len();
+    assert!(newest as usize <= n, "the fixture keeps every event");
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains(&format!("Events (the newest {n} of 4,212)")),
+        "{shown}"
+    );
+}
+
+/// One table size reads the same in the status bar and the Table pane
+/// (`2419KiB` in one and `2.36MiB` in another read as two sizes).
+#[test]
+fn a_table_size_reads_the_same_everywhere() {
+    let mut a = app(120, 40);
+    let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+    s.params.table_size = lineage_origin::TableSize::Bytes(2419 << 10);
+    s.seq += 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    a.tab = crate::app::Tab::Table;
+    let shown = screen(&a, &dark());
+    assert!(shown.contains("of 2.36MiB"), "status bar: {shown}");
+    let size = shown.lines().find(|l| l.contains("size ")).unwrap();
+    assert!(size.contains("2.36MiB"), "{size}");
+    assert!(!shown.contains("2419KiB"), "{shown}");
+}
+
+/// A page whose dominant origin is its own earlier version says so: its
+/// bare path read as the page itself.
+#[test]
+fn an_earlier_version_of_the_page_is_named_so_as_its_origin() {
+    let mut a = app(120, 40);
+    let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+    let mut docs: Vec<_> = s.documents.iter().cloned().collect();
+    let (first, earlier) = (docs[0].path.clone(), docs[1].id);
+    docs[0].dominant_path = Some(first.clone());
+    docs[0].dominant_origin = Some(earlier);
+    s.documents = fixture::documents(docs);
+    s.seq += 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    let shown = screen(&a, &dark());
+    let row = shown.lines().find(|l| l.contains(&*first)).unwrap();
+    assert!(row.contains("(an earlier version)"), "{row}");
+}
+
+#[test]
+fn copies_of_a_page() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.tab = crate::app::Tab::Origin;
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        keys(&mut a, "C");
+        assert!(screen(&a, &dark()).contains("finding the pages"));
+        engine(&mut a, Update::Copies(Arc::new(fixture::copies_view())));
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("Copies of v1/installation.md v1: 2 pages, newest first"));
+        assert!(shown.contains("45 of 893 tokens, 1 passage"), "{shown}");
+        insta::assert_snapshot!(format!("copies_{w}x{h}"), shown);
+    }
+    let mut a = app(80, 24);
+    a.tab = crate::app::Tab::Origin;
+    a.origin.open(fixture::V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+    keys(&mut a, "C");
+    let mut none = fixture::copies_view();
+    none.copies.clear();
+    engine(&mut a, Update::Copies(Arc::new(none)));
+    assert!(screen(&a, &dark()).contains("No other live page copies from it."));
+}
+
+#[test]
+fn a_long_event_opens_in_full() {
+    let mut a = app(40, 12);
+    let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+    let long = "index /home/ana/.local/share/lineage/roots/3f2a: adopting new settings: \
+                k=8 selector=win-8 table=12KiB bucket=64 eviction=lucky ties=oldest \
+                estimation=be bridge=30 seed=0 (replaying 29 versions from cached fingerprints)";
+    s.events = vec![lineage_engine::Event {
+        n: 9,
+        at_ms: 0,
+        kind: lineage_engine::EventKind::Notice(long.into()),
+    }]
+    .into();
+    engine(&mut a, Update::Snapshot(std::sync::Arc::new(s)));
+    keys(&mut a, "6");
+    press(&mut a, KeyCode::Enter);
+    let shown = screen(&a, &dark());
+    assert!(shown.contains("(replaying 29"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
+fn an_engine_failure_and_no_snapshot_yet() {
+    let mut a = App::new(
+        crate::keymap::Keymap::default(),
+        Box::new(crate::filter::Fuzzy::default()),
+        80,
+        24,
+    );
+    engine(
+        &mut a,
+        Update::Fatal("the index is locked by another lineage (pid 4242)".into()),
+    );
+    insta::assert_snapshot!(screen(&a, &dark()));
+}
+
+#[test]
+fn a_tiny_terminal_does_not_panic() {
+    let mut a = origin(80, 24);
+    for (w, h) in [(1, 1), (10, 3), (20, 6), (0, 0)] {
+        update(&mut a, Msg::Input(Event::Resize(w, h)));
+        for tab in "123456".chars() {
+            keys(&mut a, &tab.to_string());
+            screen(&a, &dark());
+        }
+    }
+}
+
+/// Without colours, many origins in one text: each legend entry shows its
+/// style on a word, the same style as its blocks in the text, and no two
+/// origins share one while the palette lasts (styles go by rank on the
+/// page, not by id: two ids could hash alike); past it, one shared style
+/// and an "N more" entry.
+#[test]
+fn no_color_tells_many_origins_apart() {
+    let plain = Theme::new(ThemeName::Dark, true);
+    for n in [7, plain.palette.len() + 2] {
+        let ids: Vec<u32> = (0..29u32)
+            .filter(|&id| id != fixture::V2_INSTALL)
+            .take(n)
+            .collect();
+        for (w, h) in [(80, 24), (120, 40)] {
+            let mut a = app(w, h);
+            a.origin.open(fixture::V2_INSTALL);
+            a.tab = crate::app::Tab::Origin;
+            let view = fixture::many_origins_view(&ids);
+            engine(&mut a, Update::Origin(Arc::new(view.clone())));
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|f| draw(&a, &plain, f)).unwrap();
+            let buf = t.backend().buffer().clone();
+            // Each legend swatch has the style of its origin's text.
+            let legend =
+                crate::layout::inner(crate::layout::origin(crate::layout::screen(a.size).body).1);
+            let mut swatches = Vec::new();
+            for k in 0..view.legend.len() {
+                let y = legend.y + 2 * k as u16;
+                if y >= legend.bottom() {
+                    break;
+                }
+                swatches.push(buf[(legend.x, y)].modifier);
+            }
+            let own = |m: &ratatui::style::Modifier| *m == plain.base.add_modifier;
+            let others: Vec<_> = swatches.iter().filter(|m| !own(m)).collect();
+            let mut distinct = others.clone();
+            distinct.sort_by_key(|m| m.bits());
+            distinct.dedup();
+            assert_eq!(
+                distinct.len(),
+                others.len(),
+                "{n} origins at {w}x{h}: {swatches:?}"
+            );
+            let screen_text: String = buf.content().iter().map(|c| c.symbol()).collect();
+            let more = n > plain.palette.len();
+            assert_eq!(
+                screen_text.contains("2 more origins"),
+                more && h >= 40,
+                "{n} at {w}x{h}"
+            );
+            if n == 7 {
+                insta::assert_snapshot!(format!("no_color_origins_{w}x{h}"), format!("{buf:?}"));
+            }
+        }
+    }
+}
+
+/// Names with emoji ZWJ sequences, flags and combining marks, drawn as a
+/// terminal sees consecutive frames: only the cells ratatui finds changed
+/// are written, onto a screen where a wide glyph covers the cell after it
+/// and writing over either half of it blanks the other. After the rows move,
+/// the screen must equal a fresh drawing of the new frame: no glyph of an
+/// old one left behind.
+#[test]
+fn wide_and_combined_glyphs_leave_nothing_behind() {
+    let names = [
+        "👩‍💻/notes.md",
+        "cafe\u{301}/menu\u{301}.md",
+        "👨‍👩‍👧‍👦 family/🏳️‍🌈 pride/a very long name that will be cut 👩‍💻👩‍💻👩‍💻.md",
+        "a\u{301}\u{302}\u{303}/x.md",
+        "🇫🇷/flags 🇩🇪🇯🇵.md",
+        "日本語/ファイル名.md",
+    ];
+    for (w, h) in [(80, 24), (120, 40), (50, 12)] {
+        let mut a = app(w, h);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        let mut docs: Vec<_> = s.documents.iter().cloned().collect();
+        for (i, n) in names.iter().enumerate() {
+            docs[2 * i].path = (*n).into();
+            docs[2 * i + 1].dominant_path = Some((*n).into());
+        }
+        s.documents = fixture::documents(docs);
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        let theme = dark();
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut prev = t.draw(|f| draw(&a, &theme, f)).unwrap().buffer.clone();
+        let mut screen = Screen::new(w, h);
+        screen.apply(&ratatui::buffer::Buffer::empty(prev.area), &prev);
+        for step in ["j", "s", "S", "jjj", "s", "G", "g", "/👩", "\u{1b}"] {
+            if step == "\u{1b}" {
+                press(&mut a, KeyCode::Esc);
+            } else {
+                keys(&mut a, step);
+            }
+            let next = t.draw(|f| draw(&a, &theme, f)).unwrap().buffer.clone();
+            screen.apply(&prev, &next);
+            assert_eq!(
+                screen.rows(),
+                Screen::of(&next).rows(),
+                "after {step} at {w}x{h}"
+            );
+            prev = next;
+        }
+    }
+}
+
+/// A terminal's cells: a glyph, or "" where the wide glyph before covers it.
+struct Screen {
+    w: u16,
+    cells: Vec<String>,
+}
+
+impl Screen {
+    fn new(w: u16, h: u16) -> Screen {
+        Screen {
+            w,
+            cells: vec![" ".into(); w as usize * h as usize],
+        }
+    }
+
+    /// The screen showing `buf` on a blank terminal.
+    fn of(buf: &ratatui::buffer::Buffer) -> Screen {
+        let mut s = Screen::new(buf.area.width, buf.area.height);
+        s.apply(&ratatui::buffer::Buffer::empty(buf.area), buf);
+        s
+    }
+
+    /// Write what ratatui sends to go from `prev` to `next`.
+    fn apply(&mut self, prev: &ratatui::buffer::Buffer, next: &ratatui::buffer::Buffer) {
+        for (x, y, cell) in prev.diff(next) {
+            let i = y as usize * self.w as usize + x as usize;
+            let width = crate::glyphs::width(cell.symbol()).max(1);
+            let row_end = (y as usize + 1) * self.w as usize;
+            for j in i..(i + width).min(row_end) {
+                self.blank_around(j, row_end);
+            }
+            self.cells[i] = cell.symbol().to_string();
+            for j in i + 1..(i + width).min(row_end) {
+                self.cells[j] = String::new();
+            }
+        }
+    }
+
+    /// Writing at `j` destroys the wide glyph it is part of.
+    fn blank_around(&mut self, j: usize, row_end: usize) {
+        let mut head = j;
+        while self.cells[head].is_empty() && !head.is_multiple_of(self.w as usize) {
+            head -= 1;
+        }
+        let mut k = head + 1;
+        if self.cells[head].is_empty() || crate::glyphs::width(&self.cells[head]) > 1 {
+            self.cells[head] = " ".into();
+            while k < row_end && self.cells[k].is_empty() {
+                self.cells[k] = " ".into();
+                k += 1;
+            }
+        }
+    }
+
+    fn rows(&self) -> Vec<String> {
+        self.cells
+            .chunks(self.w as usize)
+            .map(|r| r.concat())
+            .collect()
+    }
+}
+
+/// The status bar says what the engine does now: indexing, adopting
+/// settings, a shadow run, rescanning, or watching since the last change.
+#[test]
+fn the_status_bar_says_what_the_engine_is_doing() {
+    use lineage_engine::Watching;
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut lines = Vec::new();
+        let mut shot = |a: &App, what: &str| {
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|f| draw(a, &dark(), f)).unwrap();
+            let b = t.backend().buffer();
+            let row: String = (0..w).map(|x| b[(x, 0)].symbol().to_string()).collect();
+            lines.push(format!("{what:>10}: {row}"));
+            row
+        };
+        let mut a = app(w, h);
+        assert!(shot(&a, "indexing").contains("indexing 27/29 (93%)"));
+        // Done indexing: watching, since the newest version's change.
+        let mut s = fixture::snapshot();
+        s.progress = None;
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+        let row = shot(&a, "watching");
+        let last = match w {
+            80 => "watching · last change 22:43:20 v2/installation.md",
+            _ => "watching · last change 22:43:20 v2/installation.md",
+        };
+        for part in ["tidewater-docs", "29 docs", last] {
+            assert!(row.contains(part), "{part:?} in {row}");
+        }
+        // A shadow run under way.
+        keys(&mut a, "5");
+        press(&mut a, KeyCode::Down);
+        press(&mut a, KeyCode::Right);
+        keys(&mut a, "a");
+        assert!(shot(&a, "shadow").contains("shadow run starting"));
+        let live = s.params;
+        let tuned = a.tune.tuned(&live).unwrap();
+        let mut u = fixture::shadow_compare(1, live, tuned);
+        (u.done, u.finished) = (1, false);
+        engine(&mut a, Update::Shadow(u));
+        assert!(shot(&a, "shadow").contains("shadow run 1/2"));
+        engine(
+            &mut a,
+            Update::Shadow(fixture::shadow_compare(1, live, tuned)),
+        );
+        // Adopting (asked, then confirmed): until the settings are live and
+        // nothing is replayed.
+        keys(&mut a, "A");
+        assert!(
+            !shot(&a, "asking").contains("adopting"),
+            "not before the yes"
+        );
+        press(&mut a, KeyCode::Enter);
+        assert!(shot(&a, "adopting").contains("adopting settings…"));
+        let mut replaying = s.clone();
+        replaying.seq += 1;
+        replaying.params = tuned;
+        replaying.progress = Some(lineage_engine::Progress {
+            what: "replaying".into(),
+            done: 12,
+            total: 29,
+        });
+        engine(&mut a, Update::Snapshot(Arc::new(replaying.clone())));
+        assert!(shot(&a, "adopting").contains("adopting settings… replaying 12/29"));
+        replaying.seq += 1;
+        replaying.progress = None;
+        engine(&mut a, Update::Snapshot(Arc::new(replaying.clone())));
+        assert!(shot(&a, "adopted").contains("watching ·"));
+        // Timed rescans, with their reason.
+        replaying.seq += 1;
+        replaying.watching = Watching::Rescanning("OS events lost".into());
+        engine(&mut a, Update::Snapshot(Arc::new(replaying)));
+        assert!(shot(&a, "rescanning").contains("rescanning (OS events lost)"));
+        insta::assert_snapshot!(format!("status_activity_{w}x{h}"), lines.join("\n"));
+    }
+}
+
+/// At 60 columns the status bar keeps the root and the count (the last
+/// change's path goes first), and the sweep's table keeps whole headers (the
+/// table % column goes first).
+#[test]
+fn sixty_columns_keep_the_root_the_count_and_whole_headers() {
+    let mut a = app(60, 20);
+    let mut s = fixture::snapshot();
+    s.progress = None;
+    s.seq += 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    let mut t = Terminal::new(TestBackend::new(60, 20)).unwrap();
+    t.draw(|f| draw(&a, &dark(), f)).unwrap();
+    let b = t.backend().buffer();
+    let row: String = (0..60).map(|x| b[(x, 0)].symbol().to_string()).collect();
+    for part in ["tidewater-docs", "29 docs", "watching · changed 22:43:20"] {
+        assert!(row.contains(part), "{part:?} in {row}");
+    }
+    let mut a = sweep(60, 20);
+    keys(&mut a, "t");
+    let text = screen(&a, &dark());
+    for part in ["every-4", "overall", "nhs"] {
+        assert!(text.contains(&format!(" {part}")), "{part:?} in {text}");
+    }
+    assert!(!text.contains("table %"), "{text}");
+}
+
+#[test]
+fn a_search_of_every_page() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        keys(&mut a, "Fservice");
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("search every page for service"), "{shown}");
+        press(&mut a, KeyCode::Enter);
+        assert!(screen(&a, &dark()).contains("reading the pages"));
+        // Part way: the pages found so far, and how far it got.
+        let mut part = fixture::search_view(1, "service");
+        part.hits.truncate(1);
+        (part.pages, part.matches, part.searched, part.done) = (1, 2, 12, false);
+        engine(&mut a, Update::Search(Arc::new(part)));
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("1 page, 2 matches in 12 of 29 pages…"),
+            "{shown}"
+        );
+        engine(
+            &mut a,
+            Update::Search(Arc::new(fixture::search_view(1, "service"))),
+        );
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("Search “service”: 2 pages, 5 matches"),
+            "{shown}"
+        );
+        assert!(shown.contains("tidewaterd.service"), "{shown}");
+        insta::assert_snapshot!(format!("search_{w}x{h}"), shown);
+    }
+    let mut a = app(80, 24);
+    keys(&mut a, "Fzz");
+    press(&mut a, KeyCode::Enter);
+    let mut none = fixture::search_view(1, "zz");
+    none.unread = 3;
+    engine(&mut a, Update::Search(Arc::new(none)));
+    let shown = screen(&a, &dark());
+    assert!(shown.contains("No live page holds these words."), "{shown}");
+    assert!(shown.contains("3 pages could not be read"), "{shown}");
+}
+
+/// A list over the pane keeps its selection among the rows it draws (the
+/// copies and versions lists counted rows of the whole screen, three more
+/// than they draw).
+#[test]
+fn a_long_copies_list_keeps_its_selection_in_view() {
+    let mut a = app(80, 24);
+    a.tab = crate::app::Tab::Origin;
+    a.origin.open(fixture::V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+    keys(&mut a, "C");
+    let mut v = fixture::copies_view();
+    let one = v.copies[0].clone();
+    v.copies = (1..=30)
+        .map(|n| lineage_engine::PageCopy {
+            version: n,
+            ..one.clone()
+        })
+        .collect();
+    engine(&mut a, Update::Copies(Arc::new(v)));
+    for _ in 0..17 {
+        press(&mut a, KeyCode::Down);
+    }
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains(" v18 "),
+        "the selected row is drawn: {shown}"
+    );
+    // The same for the pages a search found.
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "Fservice");
+    press(&mut a, KeyCode::Enter);
+    let mut v = fixture::search_view(1, "service");
+    let one = v.hits[0].clone();
+    v.hits = (1..=30)
+        .map(|n| lineage_engine::SearchHit {
+            version: n,
+            ..one.clone()
+        })
+        .collect();
+    engine(&mut a, Update::Search(Arc::new(v)));
+    for _ in 0..17 {
+        press(&mut a, KeyCode::Down);
+    }
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains(" v18 "),
+        "the selected row is drawn: {shown}"
+    );
+    // The same for a page's versions (the list opens on the one shown).
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "2");
+    let mut v = fixture::versions_view();
+    let one = v.versions[0].clone();
+    v.id = one.id;
+    v.versions = (1..=30)
+        .map(|n| lineage_engine::VersionInfo {
+            version: n,
+            id: if n == 1 { one.id } else { 1000 + n },
+            ..one.clone()
+        })
+        .collect();
+    a.origin.open(one.id);
+    engine(&mut a, Update::Origin(Arc::new(v)));
+    keys(&mut a, "v");
+    for _ in 0..17 {
+        press(&mut a, KeyCode::Down);
+    }
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains(" v18 "),
+        "the selected version is drawn: {shown}"
+    );
+}
+
+#[test]
+fn clusters_sorted_and_filtered() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        keys(&mut a, "3sS/alerts");
+        let shown = screen(&a, &dark());
+        assert!(shown.contains("words of a page's path"), "{shown}");
+        press(&mut a, KeyCode::Enter);
+        let shown = screen(&a, &dark());
+        let title = if w > 80 {
+            "Clusters 1 of 2 · by size reversed · /alerts"
+        } else {
+            "1/2 · size rev. · /alerts"
+        };
+        assert!(shown.contains(title), "{shown}");
+        assert!(shown.contains("#2"), "a cluster keeps its number: {shown}");
+        insta::assert_snapshot!(format!("clusters_filtered_{w}x{h}"), shown);
+    }
+}
+
+/// Text as written: a heading's underline, a literal block, AsciiDoc's
+/// attribute and continuation lines keep their lines; a joined line's
+/// indentation is not drawn and `one-` `minute` joins whole; HTML's blocks
+/// are lines.
+#[test]
+fn origin_shows_text_as_written() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        a.tab = crate::app::Tab::Origin;
+        a.origin.open(fixture::V2_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::as_written_view())));
+        let shown = screen(&a, &dark());
+        for line in [
+            "│Abstract ",
+            "│======== ",
+            "│Tidewater reads the gauges every one-minute and",
+            "│    $ tidectl check",
+            "│[verse] ",
+            "│+ ",
+            "│Alerts ",
+            "│An alert watches one sensor.",
+            "│above ",
+        ] {
+            assert!(shown.contains(line), "{line:?} in {shown}");
+        }
+        // At its end, HTML's <pre> as written between fences.
+        press(&mut a, KeyCode::End);
+        let end = screen(&a, &dark());
+        for line in ["│```", "│[[alert]] ", "│id = \"high\" "] {
+            assert!(end.contains(line), "{line:?} in {end}");
+        }
+        insta::assert_snapshot!(format!("as_written_{w}x{h}"), shown);
+    }
+}
+
+/// A time of another day than today shows its date (after a restart the
+/// versions' times are their files' dates); the status bar's last change
+/// is drawn by the same `when`.
+#[test]
+fn times_of_another_day_show_their_date() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        keys(&mut a, "6");
+        let at = a.snapshot.as_ref().unwrap().events[0].at_ms;
+        let day = at.div_euclid(86_400_000);
+        let clock = crate::panes::events::clock(at);
+        a.today = Some(day);
+        let shown = screen(&a, &dark());
+        assert!(shown.contains(&format!("│{clock} ")), "{shown}");
+        a.today = Some(day + 3);
+        let shown = screen(&a, &dark());
+        let date = crate::panes::events::date_time(at * 1_000_000);
+        assert!(shown.contains(&format!("│{date} ")), "Events: {shown}");
+        insta::assert_snapshot!(format!("events_other_day_{w}x{h}"), shown);
+    }
+}
