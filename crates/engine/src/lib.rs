@@ -16,7 +16,7 @@ mod report;
 mod run;
 mod search;
 mod shadow;
-pub mod state;
+mod state;
 mod store;
 mod view;
 

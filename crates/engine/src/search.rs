@@ -17,7 +17,7 @@ use lineage_source as source;
 use lineage_store::index::{History, Kept};
 
 /// Pages listed at most (the counts go on past them).
-pub const SEARCH_HITS: usize = 1000;
+pub(crate) const SEARCH_HITS: usize = 1000;
 
 /// Progress is reported at most this often.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);

@@ -55,9 +55,11 @@ impl OriginKeys for UnitKeys<'_> {
     }
 }
 
-/// No version's keys: nothing is aligned.
-pub struct NoKeys;
+/// No version's keys: nothing is aligned (the tests' pass without history).
+#[cfg(test)]
+pub(crate) struct NoKeys;
 
+#[cfg(test)]
 impl OriginKeys for NoKeys {
     fn keys(&mut self, _: u32) -> Option<&[u64]> {
         None

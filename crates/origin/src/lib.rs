@@ -3,7 +3,7 @@
 
 pub mod align;
 pub(crate) mod estimate;
-pub mod exact;
+pub(crate) mod exact;
 pub mod history;
 pub use lineage_core::fingerprint::keymap;
 pub mod metrics;

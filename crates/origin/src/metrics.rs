@@ -12,12 +12,12 @@ pub struct Score {
     pub shingles: u64,
     pub selected: u64,
     /// Documents whose exact result has a dominant origin.
-    pub with_dominant: u64,
+    pub(crate) with_dominant: u64,
     /// … and whose estimated top origin equals it.
-    pub dominant_found: u64,
+    pub(crate) dominant_found: u64,
     pub tokens: u64,
     /// Tokens whose estimated fresh/old label equals the exact one.
-    pub tokens_agreeing: u64,
+    pub(crate) tokens_agreeing: u64,
 }
 
 impl Score {

@@ -35,7 +35,7 @@ pub enum Msg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tab {
+pub(crate) enum Tab {
     Documents,
     Origin,
     Clusters,
@@ -79,7 +79,7 @@ impl Tab {
 
 /// Text being typed: a key goes to it rather than to the keymap.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Input {
+pub(crate) enum Input {
     Filter(String),
     Field(Field, String),
     /// A search of the Origin pane's text.
@@ -98,40 +98,40 @@ pub struct App {
     pub size: Rect,
     pub snapshot: Option<Arc<Snapshot>>,
     pub fatal: Option<String>,
-    pub tab: Tab,
+    pub(crate) tab: Tab,
     pub help: bool,
     /// First line of the help overlay shown (it scrolls).
-    pub help_scroll: usize,
+    pub(crate) help_scroll: usize,
     /// An event opened in full (a notice or an error too long for its row).
-    pub event_detail: Option<String>,
+    pub(crate) event_detail: Option<String>,
     /// The list of the shown page's versions, when open.
     pub versions: Option<Cursor>,
     /// The list of pages that copy the page shown, when open.
-    pub copies: Option<super::copies::CopiesState>,
+    pub(crate) copies: Option<super::copies::CopiesState>,
     /// The last search of every page, and whether its list is open.
-    pub find: Option<super::find::FindState>,
-    pub input: Option<Input>,
+    pub(crate) find: Option<super::find::FindState>,
+    pub(crate) input: Option<Input>,
     /// A filter typed but not yet applied (see [`update_all`]).
     pub(super) pending_filter: Option<String>,
     pub docs: DocList,
-    pub origin: OriginState,
-    pub clusters: ClusterState,
+    pub(crate) origin: OriginState,
+    pub(crate) clusters: ClusterState,
     pub events: Cursor,
-    pub tune: TuneState,
+    pub(crate) tune: TuneState,
     /// A rescan was asked and not yet seen through: the `seq` of the
     /// snapshot shown when it was asked.
     pub rescan: Option<u64>,
     /// What the UI loop is to do with the terminal, in order.
-    pub effects: Vec<Effect>,
+    pub(crate) effects: Vec<Effect>,
     /// A line for the footer until the next key (`copied …`).
     pub message: Option<String>,
     /// The editor command (`$VISUAL`, `$EDITOR` or `vi`; see `tui::editor`).
     pub editor: String,
     /// The directory lineage was started from: exports go there by default.
-    pub start_dir: std::path::PathBuf,
+    pub(crate) start_dir: std::path::PathBuf,
     /// Today, in days since the epoch (UTC), as of the last frame: times of
     /// another day show their date. None (tests): every time is today's.
-    pub today: Option<i64>,
+    pub(crate) today: Option<i64>,
     pub quit: bool,
 }
 

@@ -12,7 +12,7 @@ use lineage_engine::{Cluster, Command, CompareView, Side};
 
 /// The order of the clusters listed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ClusterSort {
+pub(crate) enum ClusterSort {
     /// As numbered (`#3`, the number a page's row shows).
     #[default]
     Number,
@@ -49,7 +49,7 @@ impl ClusterSort {
 }
 
 #[derive(Default)]
-pub struct ClusterState {
+pub(crate) struct ClusterState {
     /// The clusters listed, as indexes into the snapshot's: those with a
     /// page whose path holds every word of `filter`, in `sort` order.
     pub order: Vec<usize>,
@@ -57,27 +57,27 @@ pub struct ClusterState {
     pub reverse: bool,
     pub filter: String,
     /// The pane a page's cluster was shown from (`#`): back returns there.
-    pub came_from: Option<super::app::Tab>,
+    pub(crate) came_from: Option<super::app::Tab>,
     /// The selected row of `order`.
     pub list: Cursor,
     pub pairs: Cursor,
     /// Keys move through the pairs rather than the clusters.
-    pub on_pairs: bool,
+    pub(crate) on_pairs: bool,
     pub compare: Option<Arc<CompareView>>,
     requested: Option<(u32, u32)>,
     /// First line shown of each side of the comparison (left, right): page
     /// keys move both, passage keys each to its own next shared passage.
-    pub scroll: [usize; 2],
+    pub(crate) scroll: [usize; 2],
     /// The next copy takes the pair's second document (copying twice gives
     /// both).
-    pub copy_second: bool,
+    pub(crate) copy_second: bool,
     /// Each side's text wrapped at `widths` (wrapping a long text is not
     /// something to redo every frame).
     pub lines: [Vec<Range<usize>>; 2],
     pub widths: [u16; 2],
     /// The pane the comparison was asked from (two versions of a page,
     /// from Origin): closing it goes back there.
-    pub return_to: Option<super::app::Tab>,
+    pub(crate) return_to: Option<super::app::Tab>,
 }
 
 impl ClusterState {

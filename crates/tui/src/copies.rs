@@ -10,9 +10,9 @@ use super::scroll::{Cursor, Move};
 use lineage_engine::{Command, CopiesView};
 
 /// The list, open.
-pub struct CopiesState {
+pub(crate) struct CopiesState {
     /// The version asked about; answers about another are stale.
-    pub requested: u32,
+    pub(crate) requested: u32,
     /// None until the engine answers.
     pub view: Option<Arc<CopiesView>>,
     pub cursor: Cursor,

@@ -12,7 +12,7 @@ use super::scroll::{Cursor, Move};
 use lineage_engine::{DocRow, Documents};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SortKey {
+pub(crate) enum SortKey {
     /// Path, bytewise.
     Path,
     /// Most fresh text first.
@@ -163,7 +163,7 @@ impl DocList {
         &self.filter
     }
 
-    pub fn sort(&self) -> (SortKey, bool) {
+    pub(crate) fn sort(&self) -> (SortKey, bool) {
         (self.sort, self.reverse)
     }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// A program with its arguments, to run with the terminal.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EditorCall {
+pub(crate) struct EditorCall {
     pub program: String,
     pub args: Vec<OsString>,
 }

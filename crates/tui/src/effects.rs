@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use super::editor::EditorCall;
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Effect {
+pub(crate) enum Effect {
     /// Put these bytes (a path) on the clipboard.
     Copy(Vec<u8>),
     /// Run an editor, with the terminal, until it exits.

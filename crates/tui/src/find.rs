@@ -12,7 +12,7 @@ use super::scroll::{Cursor, Move};
 use lineage_engine::{Command, SearchView};
 
 /// The last search, and whether its list is open.
-pub struct FindState {
+pub(crate) struct FindState {
     pub generation: u64,
     pub query: String,
     /// None until the engine's first answer.

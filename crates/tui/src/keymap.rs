@@ -146,7 +146,7 @@ impl Action {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Key {
     pub code: KeyCode,
-    pub mods: KeyModifiers,
+    pub(crate) mods: KeyModifiers,
 }
 
 impl Key {

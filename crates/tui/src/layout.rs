@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Margin, Rect};
 /// The frame: status bar, tab bar, the pane, key hints.
 pub(crate) struct Screen {
     pub status: Rect,
-    pub tabs: Rect,
+    pub(crate) tabs: Rect,
     pub body: Rect,
     pub footer: Rect,
 }

@@ -24,16 +24,16 @@ enum Landing {
 }
 
 #[derive(Default)]
-pub struct OriginState {
+pub(crate) struct OriginState {
     pub view: Option<Arc<OriginView>>,
     /// What was asked last (id, exact); other answers are stale.
-    pub requested: Option<(u32, bool)>,
+    pub(crate) requested: Option<(u32, bool)>,
     /// Show the exact result instead of the estimate.
     pub exact: bool,
     /// The text's visual lines at `width`, as byte ranges.
     pub lines: Vec<Range<usize>>,
     pub width: u16,
-    pub scroll: usize,
+    pub(crate) scroll: usize,
     /// The selected run (a copied one).
     pub block: Option<usize>,
     /// Tokens to mark in the view: the passage a jump landed on.

@@ -10,14 +10,14 @@ pub struct Theme {
     pub base: Style,
     pub title: Style,
     pub tab: Style,
-    pub tab_active: Style,
+    pub(crate) tab_active: Style,
     pub header: Style,
     pub selected: Style,
-    pub muted: Style,
+    pub(crate) muted: Style,
     pub border: Style,
     pub key: Style,
     pub error: Style,
-    pub warning: Style,
+    pub(crate) warning: Style,
     pub good: Style,
     pub input: Style,
     /// Characters the Documents filter matched.
@@ -26,21 +26,21 @@ pub struct Theme {
     /// over any origin's colour.
     pub found: Style,
     /// The search match brought into view.
-    pub current_match: Style,
+    pub(crate) current_match: Style,
     pub gauge: Style,
     pub hit: Style,
     pub eviction: Style,
     pub bar: Style,
     /// The selected copied block in the Origin pane (over its origin colour).
-    pub block_selected: Style,
+    pub(crate) block_selected: Style,
     /// Shared passages in a comparison.
     pub shared: Style,
     /// Copied text, one style per origin (see [`Theme::origin`]).
-    pub palette: Vec<Style>,
+    pub(crate) palette: Vec<Style>,
     /// What the Origins legend shows in an origin's style: a block of its
     /// colour, or without colours a word (bold or italic spaces look like
     /// any other spaces).
-    pub swatch: &'static str,
+    pub(crate) swatch: &'static str,
 }
 
 impl Theme {

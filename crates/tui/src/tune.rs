@@ -7,7 +7,7 @@ use lineage_origin::table::paper_sizes;
 use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Field {
+pub(crate) enum Field {
     TableSize,
     Selector,
     Parameter,
@@ -82,7 +82,7 @@ impl Field {
 
 /// What the current generation asked for.
 #[derive(Clone, Debug, PartialEq)]
-pub enum RunKind {
+pub(crate) enum RunKind {
     /// [live, tuned].
     Compare,
     /// Table sizes × series, sizes varying fastest.
@@ -95,7 +95,7 @@ pub enum RunKind {
 /// One line of a sweep: a selector, aligned or not (alignment acts on
 /// `all` only, so only `all` is swept both ways).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Series {
+pub(crate) struct Series {
     pub selector: Selector,
     pub align: bool,
 }
@@ -111,10 +111,10 @@ impl std::fmt::Display for Series {
 }
 
 #[derive(Default)]
-pub struct TuneState {
+pub(crate) struct TuneState {
     /// Text of each field, in [`FIELDS`] order.
     pub values: [String; 7],
-    pub focus: usize,
+    pub(crate) focus: usize,
     /// Why the form does not parse, or why a run could not start.
     pub error: Option<String>,
     /// The form holds the live settings or edits (the first snapshot fills
@@ -125,14 +125,14 @@ pub struct TuneState {
     /// The latest update of the current generation.
     pub update: Option<ShadowUpdate>,
     /// Settings to adopt once the person says yes.
-    pub confirm: Option<Params>,
+    pub(crate) confirm: Option<Params>,
     /// Adopted settings to save into the config file, and the keys to save
     /// (the UI loop does it and answers with [`super::app::Msg::Saved`]).
     pub save: Option<(Params, Vec<&'static str>)>,
     /// What the last adopt did, for the form's status line.
     pub message: Option<String>,
     /// The config file adopted settings are saved in (None: no config folder).
-    pub config_file: Option<std::path::PathBuf>,
+    pub(crate) config_file: Option<std::path::PathBuf>,
     /// The folder they are saved for (its `[folders]` table).
     pub folder: std::path::PathBuf,
     /// The settings the view started with (file, folder table, flags): a
@@ -141,7 +141,7 @@ pub struct TuneState {
     /// Engine settings given as flags: they outrank the saved file.
     pub flags: Vec<&'static str>,
     /// A sweep's results as a table of numbers instead of the chart.
-    pub sweep_table: bool,
+    pub(crate) sweep_table: bool,
     /// The table size picked in that table (an index into the sizes).
     pub point: usize,
     /// Settings asked to become live, and the newest event number then

@@ -38,7 +38,7 @@ impl Polynomial {
     /// 24 to 40 of its 64 bits set, so no sparse P, which would give text a
     /// structure to collide by, is drawn. About one candidate in 64 is
     /// irreducible; the search takes microseconds.
-    pub fn from_seed(seed: u64) -> Polynomial {
+    pub(crate) fn from_seed(seed: u64) -> Polynomial {
         // SplitMix64's own stream: state steps by the golden ratio, so
         // nearby seeds draw unrelated candidates.
         let mut state = seed;

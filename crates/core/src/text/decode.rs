@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 /// UTF-8 with invalid sequences replaced by U+FFFD, as `String::from_utf8_lossy`.
-pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
+pub(crate) fn decode(bytes: &[u8]) -> Cow<'_, str> {
     // The strict check is the fast path (`from_utf8_lossy` walks chunks even
     // when every byte is valid).
     match std::str::from_utf8(bytes) {

@@ -11,7 +11,8 @@ pub mod find;
 pub(crate) mod html;
 pub mod token;
 
-pub use decode::{decode, looks_binary};
+pub(crate) use decode::decode;
+pub use decode::looks_binary;
 pub use token::{Token, TokenSink, for_each_token, scan_tokens, tokens};
 
 /// How a file's bytes become prepared text.

@@ -388,7 +388,7 @@ const BUCKET_SALT: u64 = 0x5851_f42d_4c95_7f2d;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct DistinctKeys {
     pub keys: Vec<u64>,
-    pub fingerprints_distinct: bool,
+    pub(crate) fingerprints_distinct: bool,
 }
 
 impl DistinctKeys {

@@ -60,7 +60,7 @@ pub const RECALL_AT_THRESHOLD: f64 = 0.999;
 /// How far below a pair at the threshold, in standard deviations of its
 /// count of agreeing bins, a candidate's count may fall before the sketch
 /// filter drops it.
-pub const FILTER_SIGMAS: f64 = 3.7;
+pub(crate) const FILTER_SIGMAS: f64 = 3.7;
 
 /// Default budget of hash values per document (bins = bands × rows).
 pub const DEFAULT_HASHES: u32 = 256;
@@ -87,7 +87,7 @@ impl Banding {
 
     /// The S-curve: the probability that a pair at Jaccard `j` shares at least
     /// one band key, 1 − (1 − j^r)^b.
-    pub fn candidate_probability(self, j: f64) -> f64 {
+    pub(crate) fn candidate_probability(self, j: f64) -> f64 {
         let miss_one = 1.0 - j.clamp(0.0, 1.0).powi(self.rows as i32);
         1.0 - miss_one.powi(self.bands as i32)
     }

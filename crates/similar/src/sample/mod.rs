@@ -131,11 +131,11 @@ pub(crate) fn ranked(
 /// of |A∩B|/|B|, and `ratio_ba` the other way round) and the Jaccard estimate
 /// from the two.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Matched {
+pub(crate) struct Matched {
     pub a: u32,
     pub b: u32,
-    pub ratio_ab: f64,
-    pub ratio_ba: f64,
+    pub(crate) ratio_ab: f64,
+    pub(crate) ratio_ba: f64,
 }
 
 impl Matched {
@@ -154,7 +154,7 @@ impl Matched {
 #[derive(Clone, Debug, Default)]
 pub struct SampleRun {
     /// Every pair with at least one match, sorted by (a, b).
-    pub matched: Vec<Matched>,
+    pub(crate) matched: Vec<Matched>,
     pub stats: SampleStats,
 }
 

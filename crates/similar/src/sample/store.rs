@@ -186,9 +186,9 @@ pub struct SampleParams {
     pub stored: usize,
     pub searched: usize,
     /// A query substring found in this many other documents is common...
-    pub common_docs: usize,
+    pub(crate) common_docs: usize,
     /// ...and ignored, for at most this many substrings per search.
-    pub max_ignored: usize,
+    pub(crate) max_ignored: usize,
     /// Five-letter prefixes above this share of all shingles are common; 0 or
     /// less turns the refinement off, the default: on our corpora it changed
     /// nothing measurable and made runs slower (docs/fuzzy-and-sample.md).

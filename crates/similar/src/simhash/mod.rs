@@ -310,7 +310,7 @@ pub struct SimhashStats {
     pub slice_radius: u32,
     pub verify: bool,
     /// Documents with at least one shingle (the others have no sketch).
-    pub documents_indexed: u64,
+    pub(crate) documents_indexed: u64,
     /// Index lookups: hash-map probes, or per-column SELECTs of the UNION.
     pub probes: u64,
     /// Distinct earlier documents the lookups returned, over all queries.

@@ -94,7 +94,7 @@ pub(crate) struct Plan {
     /// Skip rows to write (left out by the walk, or too large).
     pub skips: Vec<(String, SkipRow)>,
     /// Skip rows of paths no longer left out.
-    pub stale_skips: Vec<String>,
+    pub(crate) stale_skips: Vec<String>,
     pub unchanged: u64,
 }
 

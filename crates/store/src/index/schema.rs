@@ -279,7 +279,7 @@ pub struct Current {
     /// The file's identity when last seen ([`lineage_source::file_id`]).
     pub file_id: u64,
     /// The text store never had its text (see index/texts.rs).
-    pub text_never_kept: bool,
+    pub(crate) text_never_kept: bool,
     /// Deleted and then forgotten for the history budget (index/history.rs):
     /// its content coming back is a new version, not this one revived.
     pub forgotten: bool,

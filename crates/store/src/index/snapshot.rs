@@ -63,7 +63,7 @@ pub(crate) struct Header {
     pub versions: u64,
     /// Content hash of version `versions - 1` (0 if none): ties the snapshot
     /// to the document log it was written with.
-    pub last_hash: u64,
+    pub(crate) last_hash: u64,
 }
 
 /// Why a snapshot cannot be used.
