@@ -357,6 +357,8 @@ fn tune_vs_sweep() {
         ..Config::default()
     };
     let (tx, rx) = channel();
+    // What the binary sets first thing (watch asks leases).
+    lineage_source::watch::ignore_lease_signal();
     let engine = Engine::start(
         Options {
             root: root.clone(),

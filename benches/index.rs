@@ -156,6 +156,8 @@ fn engine_edits(root: &Path, dir: &Path, big: &Path, paragraph: &str, docs: usiz
         config.watch.rescan_secs = 3600;
         let (tx, rx) = mpsc::channel();
         let t = Instant::now();
+        // What the binary sets first thing (watch asks leases).
+        lineage_source::watch::ignore_lease_signal();
         let engine = Engine::start(
             Options {
                 root: root.to_path_buf(),

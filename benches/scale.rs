@@ -727,6 +727,8 @@ fn engine_edits(env: &Env, restore: &mut Restore, rows: &mut Vec<[String; 3]>) {
     config.watch.rescan_secs = 3600;
     let (tx, rx) = mpsc::channel();
     let t = Instant::now();
+    // What the binary sets first thing (watch asks leases).
+    lineage_source::watch::ignore_lease_signal();
     let engine = Engine::start(
         Options {
             root: env.root.clone(),

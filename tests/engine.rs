@@ -42,6 +42,8 @@ fn start_in(root: &Path, home: TempDir, configure: impl FnOnce(&mut Config)) -> 
     config.watch.debounce_ms = 50;
     configure(&mut config);
     let (tx, rx) = mpsc::channel();
+    // What the binary sets first thing (watch asks leases).
+    lineage_source::watch::ignore_lease_signal();
     let engine = Engine::start(
         Options {
             root: root.to_path_buf(),
@@ -477,6 +479,8 @@ fn a_second_engine_on_the_same_index_is_refused() {
         config: Config::default(),
     };
     let (tx, rx) = mpsc::channel();
+    // What the binary sets first thing (watch asks leases).
+    lineage_source::watch::ignore_lease_signal();
     let _first = Engine::start(opts.clone(), move |u| {
         let _ = tx.send(u);
     });
@@ -495,7 +499,10 @@ fn a_second_engine_on_the_same_index_is_refused() {
     loop {
         match rx2.recv_timeout(WAIT).expect("second engine") {
             Update::Fatal(m) => {
-                assert!(m.contains("in use by another lineage process"), "{m}");
+                assert!(
+                    m.to_string().contains("in use by another lineage process"),
+                    "{m}"
+                );
                 break;
             }
             Update::Snapshot(s) => assert!(s.documents.is_empty()),

@@ -254,6 +254,29 @@ impl<E: std::fmt::Display> From<E> for Fatal {
     }
 }
 
+impl Fatal {
+    /// A typed error from the crates below, its causes in the one line.
+    fn of(e: &dyn std::error::Error) -> Fatal {
+        Fatal(one_line(e))
+    }
+}
+
+/// An error and its causes in one line: each cause whose text the line
+/// does not hold already (most messages name their cause) follows a colon.
+fn one_line(e: &dyn std::error::Error) -> String {
+    let mut line = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        cause = c.source();
+    }
+    line
+}
+
 pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -394,4 +417,47 @@ fn skipped_line(path: &str, reason: &str) {
         show::show(path),
         show::show(reason)
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+    use std::fmt;
+
+    /// An error saying `text`, caused by `cause`.
+    #[derive(Debug)]
+    struct Said(&'static str, Option<Box<Said>>);
+
+    impl fmt::Display for Said {
+        fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Said {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|c| c as _)
+        }
+    }
+
+    #[test]
+    fn an_errors_causes_follow_it_once_in_one_line() {
+        let disk = Said("No space left on device", None);
+        let write = Said("writing index.db", Some(Box::new(disk)));
+        let stopped = Said("the engine stopped", Some(Box::new(write)));
+        assert_eq!(
+            one_line(&stopped),
+            "the engine stopped: writing index.db: No space left on device"
+        );
+        // A message that names its cause already does not name it twice.
+        let disk = Said("No space left on device", None);
+        let named = Said(
+            "writing index.db: No space left on device",
+            Some(Box::new(disk)),
+        );
+        assert_eq!(
+            one_line(&named),
+            "writing index.db: No space left on device"
+        );
+    }
 }

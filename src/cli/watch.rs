@@ -82,7 +82,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
         // An index in use is one line and exit 2 before the screen opens
         // (the engine would say so inside it only).
         lineage_store::index::check_free(&opts.index_dir).map_err(|e| Fatal(e.to_string()))?;
-        return lineage_tui::run(opts, super::signals::on_stop).map_err(Fatal);
+        return lineage_tui::run(opts, super::signals::on_stop).map_err(|e| Fatal::of(&e));
     }
     // A reader of stdout that stops reading stops the engine here: events
     // wait in a short queue (nothing is lost) instead of piling up without
@@ -110,7 +110,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
                 }
             }
             Update::Snapshot(s) => out.progress(s.progress.as_ref()),
-            Update::Fatal(m) => return Err(Fatal(m)),
+            Update::Fatal(e) => return Err(Fatal::of(&*e)),
             _ => {}
         }
     }

@@ -77,7 +77,21 @@ pub enum Update {
     Shadow(ShadowUpdate),
     /// The engine cannot go on (the index is locked by another process, the
     /// root vanished at start-up); it has stopped.
-    Fatal(String),
+    Fatal(std::sync::Arc<Failure>),
+}
+
+/// Why the engine stopped, its cause kept for whoever reports it.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// The include or exclude patterns do not parse.
+    #[error(transparent)]
+    Patterns(#[from] lineage_source::PatternError),
+    /// The index cannot be opened or used.
+    #[error(transparent)]
+    Index(#[from] lineage_store::index::IndexError),
+    /// The root is not a folder that can be read.
+    #[error(transparent)]
+    Root(#[from] lineage_source::RootError),
 }
 
 /// What the engine is to watch and how.

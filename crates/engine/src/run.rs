@@ -107,22 +107,22 @@ pub(super) fn main(opts: Options, rx: Receiver<Input>, tx: Sender<Input>, publis
         last_progress: Instant::now(),
     };
     rep.publish(first);
-    let fatal = |e: String| send(&publish, Update::Fatal(e));
+    let fatal = |e: Failure| send(&publish, Update::Fatal(Arc::new(e)));
     let filter = match Filter::new(&opts.config.include, &opts.config.exclude) {
         Ok(f) => f,
-        Err(e) => return fatal(e.to_string()),
+        Err(e) => return fatal(e.into()),
     };
     let ix = match open_index(&opts, opts.config.params(), &mut rep) {
         Ok(ix) => ix,
-        Err(e) => return fatal(e.to_string()),
+        Err(e) => return fatal(e.into()),
     };
     let root_id = match source::check_root(ix.root()) {
         Ok(id) => id,
-        Err(e) => return fatal(e.to_string()),
+        Err(e) => return fatal(e.into()),
     };
     let mut live = match Live::new(opts, filter, ix, rep, tx) {
         Ok(l) => l,
-        Err(e) => return fatal(e.to_string()),
+        Err(e) => return fatal(e.into()),
     };
     // Watch first, then walk: a change made during the walk is then in the
     // walk or in an event (or both, which is harmless).

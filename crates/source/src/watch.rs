@@ -405,6 +405,32 @@ impl Writers {
     }
 }
 
+/// Let the watcher ask whether a file is still being written: it takes a
+/// read lease, whose break the kernel signals with SIGIO, by default the end
+/// of the process. A process setting, so the program calls it, first thing,
+/// before it starts threads (the binary in `main`); without it a file
+/// modified moments ago is held until quiet instead of asked.
+pub fn ignore_lease_signal() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: sets one signal's disposition to "ignore"; lineage uses SIGIO
+    // for nothing else.
+    unsafe {
+        libc::signal(libc::SIGIO, libc::SIG_IGN);
+    }
+}
+
+/// Whether this process ignores SIGIO, which a lease's break sends.
+#[cfg(target_os = "linux")]
+fn sigio_ignored() -> bool {
+    // SAFETY: sigaction with a null new action only reads the current one
+    // into a zeroed struct we own.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGIO, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
 /// Whether some process has `path` open for writing: Linux refuses a read
 /// lease on such a file. `None` where that cannot be asked (another OS, a
 /// file system without leases, a file of another user without CAP_LEASE).
@@ -422,13 +448,12 @@ fn being_written(path: &Path) -> Option<bool> {
             return None;
         }
         // A writer opening the file while we hold the lease makes the kernel
-        // send us SIGIO, whose default is to end the process: ignore it.
-        static IGNORE_SIGIO: std::sync::Once = std::sync::Once::new();
-        // SAFETY: sets one signal's disposition to "ignore"; lineage uses
-        // SIGIO for nothing else.
-        IGNORE_SIGIO.call_once(|| unsafe {
-            libc::signal(libc::SIGIO, libc::SIG_IGN);
-        });
+        // send us SIGIO, whose default is to end the process: ask only when
+        // the process ignores it (the binary does, first thing; a library
+        // does not change a process's signals).
+        if !sigio_ignored() {
+            return None;
+        }
         // SAFETY: fcntl on a descriptor we own, with integer arguments.
         let got = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) };
         if got == 0 {
@@ -777,6 +802,9 @@ mod writer_tests {
         fs::create_dir_all(&dir).unwrap();
         let p = dir.join("a.md");
         let writer = fs::File::create(&p).unwrap();
+        // Not asked while a lease's break would end the process.
+        assert_eq!(being_written(&p), None);
+        ignore_lease_signal();
         assert_eq!(being_written(&p), Some(true));
         drop(writer);
         assert_eq!(being_written(&p), Some(false));

@@ -97,7 +97,7 @@ pub struct App {
     /// The terminal's size.
     pub size: Rect,
     pub snapshot: Option<Arc<Snapshot>>,
-    pub fatal: Option<String>,
+    pub fatal: Option<Arc<lineage_engine::Failure>>,
     pub(crate) tab: Tab,
     pub help: bool,
     /// First line of the help overlay shown (it scrolls).

@@ -64,7 +64,7 @@ pub(crate) fn no_color() -> bool {
 /// so the caller can print it on the normal screen. `on_stop` registers
 /// what a stop signal does (the binary owns the process's signals): here,
 /// quit as `q` does.
-pub fn run(opts: Options, on_stop: impl FnOnce(Box<dyn FnOnce() + Send>)) -> Result<(), String> {
+pub fn run(opts: Options, on_stop: impl FnOnce(Box<dyn FnOnce() + Send>)) -> Result<(), Error> {
     let keymap = keymap::Keymap::from_config(&opts.config.keys)?;
     let theme = theme::Theme::new(opts.config.tui.theme, no_color());
     let mut guard = terminal::enter()?;
@@ -131,8 +131,26 @@ pub fn run(opts: Options, on_stop: impl FnOnce(Box<dyn FnOnce() + Send>)) -> Res
     }
     result?;
     match app.fatal {
-        Some(e) => Err(e),
+        Some(e) => Err(Error::Engine(e)),
         None => Ok(()),
+    }
+}
+
+/// Why the view ended other than by a person's `q`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The terminal could not be set up or drawn on, a `[keys]` entry is
+    /// refused, or a thread could not start.
+    #[error("{0}")]
+    View(String),
+    /// The engine stopped on a failure (shown in the view, then returned).
+    #[error(transparent)]
+    Engine(Arc<lineage_engine::Failure>),
+}
+
+impl From<String> for Error {
+    fn from(e: String) -> Error {
+        Error::View(e)
     }
 }
 

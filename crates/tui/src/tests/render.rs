@@ -455,7 +455,11 @@ fn an_engine_failure_and_no_snapshot_yet() {
     );
     engine(
         &mut a,
-        Update::Fatal("the index is locked by another lineage (pid 4242)".into()),
+        Update::Fatal(std::sync::Arc::new(lineage_engine::Failure::Index(
+            lineage_store::index::IndexError::Location(
+                "the index is locked by another lineage (pid 4242)".into(),
+            ),
+        ))),
     );
     insta::assert_snapshot!(screen(&a, &dark()));
 }
