@@ -66,6 +66,11 @@ pub fn run(history: &History, job: &Job, mut report: impl FnMut(ShadowUpdate)) {
 /// one, so after a sweep on rust-book-editions 13 MB more than before it
 /// stayed resident. With fixed thresholds an arena's top is trimmed as it is
 /// freed and large blocks are mapped and unmapped on their own.
+///
+/// A process setting, yet set here, at the first sweep, not by the binary at
+/// start: fixed from the start it slows the indexing before any sweep (`index`
+/// on wiki-revisions, median of 7: 2.19 s → 2.52 s; git-docs 1.57 → 1.68 s,
+/// BENCHMARKS.md "Allocator thresholds"), and only a sweep needs it.
 fn fix_malloc_thresholds() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes the allocator's tuning; 128 KiB is its
