@@ -325,7 +325,7 @@ impl<'a, R: Read> Words<'a, R> {
 
 /// Tokens `start..end` of a text with token `spans`, as written there.
 fn slice(text: &str, spans: &[(u32, u32)], start: u32, end: u32) -> Option<String> {
-    let range = lineage_tui::panes::token_bytes(spans, start..end)?;
+    let range = lineage_engine::token_bytes(spans, start..end)?;
     text.get(range).map(str::to_string)
 }
 

@@ -2,6 +2,7 @@
 //! live state, and the answers to queries. Plain data, shared by `Arc`, so a
 //! reader (the TUI, a test, `watch --json`) never waits on the engine.
 
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -384,6 +385,17 @@ pub struct ShadowResult {
     pub hits: u64,
     pub evictions: u64,
     pub seconds: f64,
+}
+
+/// The byte range of tokens `start..end` in a view's text, whose token
+/// `spans` it carries (the Origin pane and `explain` mark passages by it).
+pub fn token_bytes(spans: &[(u32, u32)], tokens: Range<u32>) -> Option<Range<usize>> {
+    if tokens.start >= tokens.end {
+        return None;
+    }
+    let a = spans.get(tokens.start as usize)?.0 as usize;
+    let b = spans.get(tokens.end as usize - 1)?.1 as usize;
+    Some(a..b)
 }
 
 #[cfg(test)]

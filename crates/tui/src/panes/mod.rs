@@ -146,15 +146,7 @@ pub(crate) fn padded(mut s: String, width: usize) -> String {
     s
 }
 
-/// The byte range of tokens `start..end` in a text with token `spans`.
-pub fn token_bytes(spans: &[(u32, u32)], tokens: Range<u32>) -> Option<Range<usize>> {
-    if tokens.start >= tokens.end {
-        return None;
-    }
-    let a = spans.get(tokens.start as usize)?.0 as usize;
-    let b = spans.get(tokens.end as usize - 1)?.1 as usize;
-    Some(a..b)
-}
+pub(crate) use lineage_engine::token_bytes;
 
 /// One visual line `line` of `text`, styled by `overlays` (byte ranges, in
 /// order of precedence: later ones patch earlier ones). Control characters
