@@ -118,11 +118,12 @@ fn tokenize() {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     let mb = texts.iter().map(String::len).sum::<usize>() as f64 / 1e6;
-    let roller = ShingleRoller::new(8);
+    let poly = lineage_core::fingerprint::polynomial::standard();
+    let roller = ShingleRoller::new(poly, 8);
     let mut keys = Vec::new();
     let ours = median(15, || {
         for text in &texts {
-            let t = token_fps(text);
+            let t = token_fps(poly, text);
             roller.keys(&t.fps, &mut keys);
             std::hint::black_box(&keys);
         }
@@ -150,15 +151,17 @@ fn tokenize() {
 }
 
 fn keyed(root: &Path) -> Keyed {
+    let poly = lineage_core::fingerprint::polynomial::standard();
     let c = corpus::load(
         root,
         &Filter::default_patterns(),
         WalkOptions::default(),
         32 << 20,
         Order::Path,
+        poly,
     )
     .unwrap();
-    Keyed::new(c.docs.into_iter().map(|d| d.fps).collect(), 8)
+    Keyed::new(poly, c.docs.into_iter().map(|d| d.fps).collect(), 8)
 }
 
 /// The origin pass over pre-selected units: table + estimation + lucky scores.

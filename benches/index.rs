@@ -74,7 +74,14 @@ fn main() {
     let mut steps = [Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..RUNS {
         let t = Instant::now();
-        let mut ix = Index::open(&root, &dir, config.params(), &mut Quiet).unwrap();
+        let mut ix = Index::open(
+            &root,
+            &dir,
+            config.params(),
+            &config.polynomial(),
+            &mut Quiet,
+        )
+        .unwrap();
         steps[0].push(t.elapsed());
         let t = Instant::now();
         let walk = source::walk_with(&root, &filter, config.walk_options()).unwrap();
@@ -102,7 +109,14 @@ fn main() {
 
     // What `lineage watch` does after a debounced event: walk the root and
     // sync the index, here for one modified 100 KB file.
-    let mut ix = Index::open(&root, &dir, config.params(), &mut Quiet).unwrap();
+    let mut ix = Index::open(
+        &root,
+        &dir,
+        config.params(),
+        &config.polynomial(),
+        &mut Quiet,
+    )
+    .unwrap();
     let big = root.join("big.md");
     let paragraph = "A hundred kilobytes of prose, edited again and again; ";
     let mut times = Vec::new();

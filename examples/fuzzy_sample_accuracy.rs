@@ -117,7 +117,8 @@ fn main() {
 
     // Heintze sample store.
     if sp.common_prefix_share > 0.0 {
-        let table = sample::PrefixTable::build(&docs, k);
+        let table =
+            sample::PrefixTable::build(&docs, lineage_core::fingerprint::polynomial::standard(), k);
         println!(
             "sample: {:.1}% of shingles start with a common five-letter prefix (share > {})",
             100.0 * table.common_fraction(sp.common_prefix_share),
@@ -125,7 +126,12 @@ fn main() {
         );
     }
     let t0 = Instant::now();
-    let run = sample::run(&docs, &sp).unwrap();
+    let run = sample::run(
+        &docs,
+        lineage_core::fingerprint::polynomial::standard(),
+        &sp,
+    )
+    .unwrap();
     let s_time = t0.elapsed();
     for &t in &THRESHOLDS {
         let cand = run.candidates(t - sp.slack);
@@ -229,6 +235,7 @@ fn load(root: &Path, k: usize) -> Vec<SimDoc> {
         WalkOptions::default(),
         1 << 40,
         Order::Path,
+        lineage_core::fingerprint::polynomial::standard(),
         k,
         true,
     )

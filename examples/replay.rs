@@ -44,9 +44,11 @@ fn main() -> Result<(), String> {
         WalkOptions::default(),
         32 << 20,
         Order::Path,
+        lineage_core::fingerprint::polynomial::standard(),
     )
     .map_err(|e| e.to_string())?;
-    let keyed = Keyed::new(corpus.docs.into_iter().map(|d| d.fps).collect(), 8);
+    let poly = lineage_core::fingerprint::polynomial::standard();
+    let keyed = Keyed::new(poly, corpus.docs.into_iter().map(|d| d.fps).collect(), 8);
     let units = keyed.select(selector);
     let params = Params {
         selector,

@@ -150,7 +150,13 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
     let clusters = s.clusters.clone();
     let (root, ix_dir) = (dir.path().to_path_buf(), r._home.path().join("index"));
     drop(r.engine);
-    let ix = Index::open(&root, &ix_dir, Config::default().params(), &mut Quiet);
+    let ix = Index::open(
+        &root,
+        &ix_dir,
+        Config::default().params(),
+        lineage_core::fingerprint::polynomial::standard(),
+        &mut Quiet,
+    );
     let near = ix
         .unwrap()
         .near("k=8 keys=3 min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3 links=8")
@@ -184,7 +190,14 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
     // deleted c's went with them), so they grow with the pages, not the
     // history.
     drop(r.engine);
-    let ix = Index::open(&root, &ix_dir, Config::default().params(), &mut Quiet).unwrap();
+    let ix = Index::open(
+        &root,
+        &ix_dir,
+        Config::default().params(),
+        lineage_core::fingerprint::polynomial::standard(),
+        &mut Quiet,
+    )
+    .unwrap();
     let near = ix
         .near("k=8 keys=3 min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3 links=8")
         .unwrap()
@@ -240,7 +253,14 @@ fn copies_cluster_without_every_pair_through_deletions_and_restarts() {
     );
     let (root, ix_dir) = (dir.path().to_path_buf(), r._home.path().join("index"));
     let stored = |ix_dir: &Path| {
-        let ix = Index::open(&root, ix_dir, Config::default().params(), &mut Quiet).unwrap();
+        let ix = Index::open(
+            &root,
+            ix_dir,
+            Config::default().params(),
+            lineage_core::fingerprint::polynomial::standard(),
+            &mut Quiet,
+        )
+        .unwrap();
         ix.near(SETTINGS).unwrap().unwrap().pairs.len()
     };
 
@@ -424,10 +444,18 @@ fn shadow_runs_score_like_an_independent_replay_and_adopt_goes_live() {
         .iter()
         .map(|p| {
             let bytes = std::fs::read(dir.path().join(p)).unwrap();
-            token_fps(&prepare(&bytes, Format::Plain)).fps
+            token_fps(
+                lineage_core::fingerprint::polynomial::standard(),
+                &prepare(&bytes, Format::Plain),
+            )
+            .fps
         })
         .collect();
-    let keyed = Keyed::new(fps, live.k);
+    let keyed = Keyed::new(
+        lineage_core::fingerprint::polynomial::standard(),
+        fps,
+        live.k,
+    );
     let exact = keyed.exact();
     for (res, params) in done.results.iter().zip([live, small]) {
         let units = keyed.select(params.selector);

@@ -11,10 +11,11 @@ fn k3_shingle_vectors_through_the_tokenizer() {
         b"The QUICK brown fox -- jumps over\nthe lazy dog.",
         Format::Plain,
     );
-    let t = token_fps(&text);
+    let t = token_fps(lineage_core::fingerprint::polynomial::standard(), &text);
     assert_eq!(t.fps.len(), 9);
     let mut raw = Vec::new();
-    ShingleRoller::new(3).fingerprints(&t.fps, &mut raw);
+    ShingleRoller::new(lineage_core::fingerprint::polynomial::standard(), 3)
+        .fingerprints(&t.fps, &mut raw);
     assert_eq!(
         &raw[..3],
         &[
@@ -24,7 +25,12 @@ fn k3_shingle_vectors_through_the_tokenizer() {
         ]
     );
     let mut keys = Vec::new();
-    shingle_keys(&t.fps, 3, &mut keys);
+    shingle_keys(
+        lineage_core::fingerprint::polynomial::standard(),
+        &t.fps,
+        3,
+        &mut keys,
+    );
     assert_eq!(keys, raw.iter().map(|&f| key(f)).collect::<Vec<_>>());
     assert_eq!(keys[0], fmix64(0x2a85_1ca0_d4b2_1c81) >> 2);
 }
@@ -41,12 +47,25 @@ fn html_and_plain_spellings_give_the_same_shingles() {
         "CAFE\u{301} Cr\u{e8}me brûlée, naïve & Séance".as_bytes(),
         Format::Plain,
     );
-    let (a, b) = (token_fps(&html), token_fps(&plain));
+    let (a, b) = (
+        token_fps(lineage_core::fingerprint::polynomial::standard(), &html),
+        token_fps(lineage_core::fingerprint::polynomial::standard(), &plain),
+    );
     assert_eq!(a.fps.len(), 5);
     assert_eq!(a.fps, b.fps);
     let (mut ka, mut kb) = (Vec::new(), Vec::new());
-    shingle_keys(&a.fps, 4, &mut ka);
-    shingle_keys(&b.fps, 4, &mut kb);
+    shingle_keys(
+        lineage_core::fingerprint::polynomial::standard(),
+        &a.fps,
+        4,
+        &mut ka,
+    );
+    shingle_keys(
+        lineage_core::fingerprint::polynomial::standard(),
+        &b.fps,
+        4,
+        &mut kb,
+    );
     assert_eq!(ka.len(), 2);
     assert_eq!(ka, kb);
 }

@@ -19,9 +19,14 @@ struct Doc {
 }
 
 fn prepare(text: &str) -> Doc {
-    let t = fingerprint::token_fps(text);
+    let t = fingerprint::token_fps(lineage_core::fingerprint::polynomial::standard(), text);
     let mut keys = vec![];
-    fingerprint::shingle_keys(&t.fps, K, &mut keys);
+    fingerprint::shingle_keys(
+        lineage_core::fingerprint::polynomial::standard(),
+        &t.fps,
+        K,
+        &mut keys,
+    );
     let mut hashes = vec![];
     fingerprint::token_hashes(&t.fps, &mut hashes);
     Doc {
@@ -42,6 +47,7 @@ fn counts(docs: &[Doc], sel: Selector) -> (usize, usize) {
             token_hashes: &d.hashes,
             shingle_keys: &d.keys,
             k: K,
+            mix: lineage_core::fingerprint::polynomial::standard().mix(),
         };
         selection.select_into(sel, &keys, &mut out);
         selected += out.len();

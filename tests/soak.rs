@@ -93,7 +93,7 @@ impl Folder {
         }
         drop(f);
         self.closed
-            .insert(polynomial::active().fingerprint(&body, 1));
+            .insert(polynomial::standard().fingerprint(&body, 1));
     }
 
     fn pick(&mut self, rng: &mut Rng) -> Option<PathBuf> {

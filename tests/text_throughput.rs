@@ -41,10 +41,21 @@ fn tokenize_and_fingerprint_throughput() {
         return;
     };
     let mut tokens = 0;
-    let tf = best_mb_per_s(text.len(), || tokens = token_fps(&text).fps.len());
-    let fps = token_fps(&text).fps;
+    let tf = best_mb_per_s(text.len(), || {
+        tokens = token_fps(lineage_core::fingerprint::polynomial::standard(), &text)
+            .fps
+            .len()
+    });
+    let fps = token_fps(lineage_core::fingerprint::polynomial::standard(), &text).fps;
     let mut keys = Vec::new();
-    let sh = best_mb_per_s(text.len(), || shingle_keys(&fps, 8, &mut keys));
+    let sh = best_mb_per_s(text.len(), || {
+        shingle_keys(
+            lineage_core::fingerprint::polynomial::standard(),
+            &fps,
+            8,
+            &mut keys,
+        )
+    });
     eprintln!(
         "{} bytes, {tokens} tokens: tokenize+fingerprint {tf:.0} MB/s; k=8 shingle keys {sh:.0} MB/s of text",
         text.len()

@@ -103,7 +103,7 @@ fn read_index(
         Ok(()) | Err(IndexError::Locked(..)) => {}
         Err(e) => return Err(e.into()),
     }
-    let ix = ReadOnly::open(&dir)?;
+    let ix = ReadOnly::open(&dir, &config.polynomial())?;
     let rows = query::rows(&ix)?;
     Ok((ix, rows))
 }
@@ -111,11 +111,12 @@ fn read_index(
 /// Bring the index of `root` up to date with the settings it has (a new
 /// index: the configured ones), so nothing is re-processed.
 fn update(root: &Path, dir: &Path, config: &Config) -> Result<(), IndexError> {
-    let params = ReadOnly::open(dir).map_or(config.params(), |r| *r.params());
+    let poly = config.polynomial();
+    let params = ReadOnly::open(dir, &poly).map_or(config.params(), |r| *r.params());
     let filter = Filter::new(&config.include, &config.exclude)
         .map_err(|e| IndexError::Location(e.to_string()))?;
     let mut obs = Stderr::new();
-    let mut ix = Index::open(root, dir, params, &mut obs)?;
+    let mut ix = Index::open(root, dir, params, &poly, &mut obs)?;
     ix.set_history_budget(config.history_budget.0)?;
     let walk = source::walk_with(root, &filter, config.walk_options())
         .map_err(|e| IndexError::Location(e.to_string()))?;

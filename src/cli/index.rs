@@ -50,7 +50,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     // table's restore take about as long as the walk on a large folder).
     let (ix, walk) = std::thread::scope(|s| {
         let walk = s.spawn(|| source::walk_with(root, &filter, config.walk_options()));
-        let ix = Index::open(root, &dir, params, &mut obs);
+        let ix = Index::open(root, &dir, params, &config.polynomial(), &mut obs);
         (ix, walk.join())
     });
     let mut ix = ix?;

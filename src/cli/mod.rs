@@ -20,7 +20,6 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use lineage_core::bytesize::Bytes;
-use lineage_core::fingerprint::polynomial;
 use lineage_engine::config::Config;
 use lineage_origin::Ties;
 use lineage_source::{FileEntry, Filter, Order, Skipped};
@@ -299,16 +298,13 @@ pub fn run() -> ExitCode {
     }
     let result = Config::load(cli.config.as_deref())
         .map_err(Fatal::from)
-        .and_then(|mut config| {
+        .map(|mut config| {
             set(&mut config.fingerprint_seed, cli.fingerprint_seed);
-            // Before any fingerprint is taken: the whole process uses one.
-            polynomial::install(config.fingerprint_seed)
-                .map_err(|s| Fatal(format!("fingerprint seed {s} already in use")))?;
             // The folder's own settings, before any flag (which outranks them).
             if let Some(root) = cli.command.root() {
                 config.for_folder(root);
             }
-            Ok(config)
+            config
         })
         .and_then(|config| match cli.command {
             Command::Scan(args) => scan::run(args, config),

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{Fatal, SkippedJson, SourceArgs};
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_engine::config::Config;
 use lineage_similar::simhash::{self, Backend};
 use lineage_similar::{Method, Pair, SimDoc, cluster, exact, fuzzy, minhash, sample};
@@ -83,12 +84,14 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
     let simhash = simhash_options(&args, method, min)?;
     let minhash = minhash_options(&args, method, min)?;
     let filter = Filter::new(&config.include, &config.exclude)?;
+    let poly = config.polynomial();
     let loaded = load_similar(
         &args.source.root,
         &filter,
         config.walk_options(),
         config.max_file_size.0,
         config.order,
+        &poly,
         config.k,
         method == Method::Fuzzy,
     )?;
@@ -117,7 +120,7 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
                 json!({"lang": config.lang.to_string()}),
             )
         }
-        Method::Sample => sample_pairs(&loaded.docs, min)?,
+        Method::Sample => sample_pairs(&loaded.docs, &poly, min)?,
     };
     let paths = &loaded.paths;
     let clusters = cluster::clusters(loaded.docs.len(), &pairs, |i| paths[i as usize].as_bytes());
@@ -162,9 +165,9 @@ pub(super) fn run(args: PairsArgs, mut config: Config) -> Result<(), Fatal> {
 /// Fuzzy fingerprints and Koala samples are built on another branch.
 /// Heintze's sample store: candidates by match count, verified by exact
 /// Jaccard; its stats are the store's shape and the probes per search.
-fn sample_pairs(docs: &[SimDoc], min: f64) -> Result<(Vec<Pair>, Value), Fatal> {
+fn sample_pairs(docs: &[SimDoc], poly: &Polynomial, min: f64) -> Result<(Vec<Pair>, Value), Fatal> {
     let p = sample::SampleParams::default();
-    let run = sample::run(docs, &p)?;
+    let run = sample::run(docs, poly, &p)?;
     let pairs = fuzzy::verify(docs, &run.candidates(min - p.slack), min);
     let s = &run.stats;
     let stats = json!({

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Fatal, SkippedJson, SourceArgs};
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::text::{Format, prepare};
 use lineage_engine::config::Config;
 use lineage_similar::SimDoc;
@@ -72,7 +73,7 @@ struct QueryArgs {
 pub(super) fn run(args: PocketArgs, config: Config) -> Result<(), Fatal> {
     match args.command {
         PocketCommand::Build(a) => build(a, config),
-        PocketCommand::Query(a) => query(a),
+        PocketCommand::Query(a) => query(a, &config.polynomial()),
     }
 }
 
@@ -249,7 +250,7 @@ struct MatchJson<'a> {
     jaccard: Option<f64>,
 }
 
-fn query(args: QueryArgs) -> Result<(), Fatal> {
+fn query(args: QueryArgs, poly: &Polynomial) -> Result<(), Fatal> {
     let file = PocketFile::read(&args.index)
         .map_err(|e| Fatal(format!("{}: {e}", args.index.display())))?;
     let k = file.k as usize;
@@ -261,7 +262,7 @@ fn query(args: QueryArgs) -> Result<(), Fatal> {
     }
     let mut answers = Vec::new();
     for path in &args.paths {
-        let q = read_query(path, k)?;
+        let q = read_query(path, poly, k)?;
         let f = fingerprint(&q.terms, &file.params);
         let mut shared: BTreeMap<u32, usize> = BTreeMap::new();
         for &c in &f.codes {
@@ -278,7 +279,8 @@ fn query(args: QueryArgs) -> Result<(), Fatal> {
                     path: &doc.path,
                     shared_codes: n,
                     similarity: n as f64 / f.codes.len() as f64,
-                    jaccard: indexed_shingles(&file, doc, k).map(|s| jaccard(&q.shingles, &s)),
+                    jaccard: indexed_shingles(&file, doc, poly, k)
+                        .map(|s| jaccard(&q.shingles, &s)),
                 }
             })
             .collect();
@@ -338,11 +340,11 @@ fn query(args: QueryArgs) -> Result<(), Fatal> {
 
 /// A query file: a regular file of at most the default `max_file_size`,
 /// read whole (any name; HTML by extension), or a clear error.
-fn read_query(path: &Path, k: usize) -> Result<SimDoc, Fatal> {
+fn read_query(path: &Path, poly: &Polynomial, k: usize) -> Result<SimDoc, Fatal> {
     let bytes = lineage_source::read_file(path, file_size_cap())
         .map_err(|e| Fatal(format!("cannot read {}: {e}", path.display())))?;
     let name = path.to_string_lossy();
-    Ok(sim_doc(&prepare(&bytes, Format::from_path(&name)), k))
+    Ok(sim_doc(&prepare(&bytes, Format::from_path(&name)), poly, k))
 }
 
 fn file_size_cap() -> u64 {
@@ -350,8 +352,13 @@ fn file_size_cap() -> u64 {
 }
 
 /// The shingles of an indexed document, read again from the index's root.
-fn indexed_shingles(file: &PocketFile, doc: &IndexedDoc, k: usize) -> Option<Vec<u64>> {
+fn indexed_shingles(
+    file: &PocketFile,
+    doc: &IndexedDoc,
+    poly: &Polynomial,
+    k: usize,
+) -> Option<Vec<u64>> {
     let path = lineage_source::name::path(Path::new(&file.root), &doc.path);
     let bytes = lineage_source::read_file(&path, file_size_cap()).ok()?;
-    Some(sim_doc(&prepare(&bytes, Format::from_path(&doc.path)), k).shingles)
+    Some(sim_doc(&prepare(&bytes, Format::from_path(&doc.path)), poly, k).shingles)
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::spill::{self, KeySpill};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, report_skipped, skipped_json, stream};
-use lineage_core::fingerprint::{polynomial, token_fps};
+use lineage_core::fingerprint::token_fps;
 use lineage_engine::config::Config;
 use lineage_origin::history::ReplayStats;
 use lineage_origin::prepare::{self, Preparer};
@@ -74,7 +74,8 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     // Fail on an impossible table before reading anything.
     params.table_params().validate()?;
     let filter = Filter::new(&config.include, &config.exclude)?;
-    let preparer = Preparer::new(params);
+    let poly = config.polynomial();
+    let preparer = Preparer::new(params, &poly);
     let mut pass = Building::start(params);
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // The report's object is written around the documents, its fields in
@@ -93,7 +94,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
         &filter,
         &config,
         |_, text| {
-            let prepared = preparer.prepare(&token_fps(text).fps);
+            let prepared = preparer.prepare(&token_fps(&poly, text).fps);
             // What alignment may read later, collected on the reading threads.
             let keys: Box<[u64]> = if aligns {
                 prepared.units.iter().map(|u| u.key).collect()
@@ -219,8 +220,8 @@ impl ParamsJson {
             bucket_entries: p.bucket_entries,
             seed: p.seed,
             align: p.align,
-            fingerprint_seed: polynomial::active().seed(),
-            polynomial: format!("{:#018x}", polynomial::active().low()),
+            fingerprint_seed: c.fingerprint_seed,
+            polynomial: format!("{:#018x}", c.polynomial().low()),
             order: c.order.to_string(),
         }
     }

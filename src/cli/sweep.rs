@@ -117,14 +117,15 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     // so a document's fingerprints and keys live only until its selections
     // are made.
     let filter = Filter::new(&config.include, &config.exclude)?;
-    let selecting = Selecting::new(base.k, selectors.iter().copied());
+    let poly = config.polynomial();
+    let selecting = Selecting::new(&poly, base.k, selectors.iter().copied());
     let mut selected = selecting.start();
     let mut batch = Vec::with_capacity(BATCH_DOCUMENTS);
     let skipped = stream(
         &args.source.root,
         &filter,
         &config,
-        |_, text| selecting.select(&token_fps(text).fps),
+        |_, text| selecting.select(&token_fps(&poly, text).fps),
         |_, doc| {
             batch.push(doc);
             if batch.len() == BATCH_DOCUMENTS {

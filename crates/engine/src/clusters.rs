@@ -786,6 +786,7 @@ mod tests {
                 WalkOptions::default(),
                 32 << 20,
                 Order::Path,
+                lineage_core::fingerprint::polynomial::standard(),
                 8,
                 false,
             )

@@ -14,6 +14,7 @@ use serde::{Deserialize, Deserializer};
 pub use folders::FolderConfig;
 pub use folders::canonical;
 use lineage_core::bytesize::Bytes;
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use lineage_similar::fuzzy::LangChoice;
 use lineage_source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
@@ -359,6 +360,12 @@ impl Default for SweepConfig {
 }
 
 impl Config {
+    /// The polynomial of `fingerprint_seed`, drawn (in microseconds) by
+    /// whoever fingerprints: no process-wide one.
+    pub fn polynomial(&self) -> Polynomial {
+        Polynomial::from_seed(self.fingerprint_seed)
+    }
+
     /// The engine settings this configuration names.
     pub fn params(&self) -> Params {
         Params {

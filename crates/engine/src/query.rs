@@ -7,7 +7,6 @@ use std::collections::hash_map::Entry;
 use super::{
     CompareView, LegendEntry, OriginView, PageCopy, Side, Target, VersionInfo, VersionStatus,
 };
-use lineage_core::fingerprint::polynomial;
 use lineage_core::text::{Format, for_each_token, prepare};
 use lineage_origin::{Outcome, Run};
 use lineage_similar::exact::jaccard;
@@ -89,9 +88,7 @@ pub fn text_of(ix: &impl Read, rows: &[Row], id: u32) -> (Result<String, String>
         // Its stored size bounds the read: the file is that version or not.
         (Ok(_), Some(c)) => {
             match source::read_file(&source::name::path(ix.root(), &row.path), c.size) {
-                Ok(bytes) if polynomial::active().fingerprint(&bytes, 1) == c.hash => {
-                    prepared(&bytes)
-                }
+                Ok(bytes) if ix.polynomial().fingerprint(&bytes, 1) == c.hash => prepared(&bytes),
                 Ok(_) | Err(SkipReason::TooLarge { .. }) => {
                     gone("the file changed since; its new version is on its way")
                 }

@@ -781,6 +781,7 @@ impl Live {
         let cancel = Arc::new(AtomicBool::new(false));
         let job = Job {
             generation,
+            poly: self.ix().polynomial().clone(),
             runs,
             versions: self.rows.len() as u32,
             cancel: cancel.clone(),
@@ -1009,7 +1010,13 @@ fn open_index(
     params: Params,
     obs: &mut dyn lineage_store::index::Observer,
 ) -> Result<Index, IndexError> {
-    let mut ix = Index::open(&opts.root, &opts.index_dir, params, obs)?;
+    let mut ix = Index::open(
+        &opts.root,
+        &opts.index_dir,
+        params,
+        &opts.config.polynomial(),
+        obs,
+    )?;
     ix.set_history_budget(opts.config.history_budget.0)?;
     Ok(ix)
 }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{ShadowResult, ShadowUpdate};
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_origin::Params;
 use lineage_origin::sweep::{self, Control, Plan, Scored, Selecting};
 use lineage_store::index::History;
@@ -30,6 +31,8 @@ const BATCH_VERSIONS: u32 = if cfg!(test) {
 /// A shadow run's job: versions `0..versions` of the index.
 pub(crate) struct Job {
     pub generation: u64,
+    /// The index's polynomial, which its cached fingerprints were taken under.
+    pub poly: Polynomial,
     pub runs: Vec<Params>,
     pub versions: u32,
     pub cancel: Arc<AtomicBool>,
@@ -114,7 +117,7 @@ fn replay_all(
             .filter(|&i| job.runs[i].k == k)
             .collect();
         let runs: Vec<Params> = which.iter().map(|&i| job.runs[i]).collect();
-        let selecting = Selecting::new(k, runs.iter().map(|p| p.selector));
+        let selecting = Selecting::new(&job.poly, k, runs.iter().map(|p| p.selector));
         let mut from = 0;
         let selected = selecting.batches(|| {
             if from == job.versions || cancelled() {
@@ -253,7 +256,14 @@ mod tests {
             table_size: TableSize::Bytes(48 << 10),
             ..Params::default()
         };
-        let mut ix = Index::open(&root, &dir, live, &mut Quiet).unwrap();
+        let mut ix = Index::open(
+            &root,
+            &dir,
+            live,
+            lineage_core::fingerprint::polynomial::standard(),
+            &mut Quiet,
+        )
+        .unwrap();
         let walk =
             source::walk_with(&root, &Filter::default_patterns(), WalkOptions::default()).unwrap();
         ix.reconcile(walk, 1 << 20, Order::Path, &mut Quiet)
@@ -273,6 +283,7 @@ mod tests {
         let history = ix.history_reader().unwrap();
         let job = Job {
             generation: 1,
+            poly: lineage_store::index::Read::polynomial(&ix).clone(),
             runs: runs.clone(),
             versions,
             cancel: Arc::new(AtomicBool::new(false)),
@@ -285,7 +296,11 @@ mod tests {
         assert_eq!(done.done, done.total);
         let fps = history.fingerprints(0, versions).unwrap();
         for (got, &p) in done.results.iter().zip(&runs) {
-            let keyed = Keyed::new(fps.clone(), p.k);
+            let keyed = Keyed::new(
+                lineage_core::fingerprint::polynomial::standard(),
+                fps.clone(),
+                p.k,
+            );
             let exact = keyed.exact();
             let units = keyed.select(p.selector);
             let mut score = Score::default();

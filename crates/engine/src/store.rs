@@ -72,7 +72,14 @@ mod tests {
             table_size: lineage_origin::TableSize::Bytes(64 << 10),
             ..Params::default()
         };
-        let ix = Index::open(&base.join("root"), &base.join("ix"), params, &mut Quiet).unwrap();
+        let ix = Index::open(
+            &base.join("root"),
+            &base.join("ix"),
+            params,
+            lineage_core::fingerprint::polynomial::standard(),
+            &mut Quiet,
+        )
+        .unwrap();
         (ix, base)
     }
 
@@ -106,7 +113,16 @@ mod tests {
             table_size: lineage_origin::TableSize::Bytes(64 << 10),
             ..Params::default()
         };
-        s.ix = Some(Index::open(&base.join("root"), &base.join("ix"), params, &mut Quiet).unwrap());
+        s.ix = Some(
+            Index::open(
+                &base.join("root"),
+                &base.join("ix"),
+                params,
+                lineage_core::fingerprint::polynomial::standard(),
+                &mut Quiet,
+            )
+            .unwrap(),
+        );
         assert!(s.caught_up());
         assert!(s.down().is_none());
         assert!(!s.caught_up(), "said once");

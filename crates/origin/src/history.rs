@@ -16,10 +16,13 @@ use super::pass::{OriginPass, Params};
 use super::select::{DocKeys, Selector, Unit};
 use super::table::{Counters, TableError};
 use lineage_core::fingerprint::ShingleRoller;
+use lineage_core::fingerprint::polynomial::Polynomial;
 
 /// Every document's keys for one shingle length k, in processing order.
 pub struct Keyed {
     pub k: usize,
+    /// The polynomial's mix key ([`DocKeys::mix`]).
+    pub mix: u64,
     pub token_fps: Vec<Vec<u64>>,
     pub token_hashes: Vec<Vec<u64>>,
     pub shingle_keys: Vec<Vec<u64>>,
@@ -55,15 +58,17 @@ impl ReplayStats {
 }
 
 impl Keyed {
-    /// Compute hashes and shingle keys of every document (in parallel).
-    pub fn new(token_fps: Vec<Vec<u64>>, k: usize) -> Keyed {
-        let roller = ShingleRoller::new(k);
+    /// Compute hashes and shingle keys of every document (in parallel),
+    /// under `poly`.
+    pub fn new(poly: &Polynomial, token_fps: Vec<Vec<u64>>, k: usize) -> Keyed {
+        let roller = ShingleRoller::new(poly, k);
         let (token_hashes_v, shingle_keys_v) = token_fps
             .par_iter()
             .map(|fps| super::prepare::keys(&roller, fps))
             .unzip();
         Keyed {
             k,
+            mix: roller.mix(),
             token_fps,
             token_hashes: token_hashes_v,
             shingle_keys: shingle_keys_v,
@@ -88,6 +93,7 @@ impl Keyed {
             token_hashes: &self.token_hashes[doc],
             shingle_keys: &self.shingle_keys[doc],
             k: self.k,
+            mix: self.mix,
         }
     }
 

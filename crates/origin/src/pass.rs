@@ -227,8 +227,8 @@ mod tests {
                 table_size: TableSize::Bytes(1 << 20),
                 ..Params::default()
             };
-            let exact = Keyed::new(docs.clone(), k).exact();
-            let prep = crate::prepare::Preparer::new(params);
+            let exact = Keyed::new(lineage_core::fingerprint::polynomial::standard(), docs.clone(), k).exact();
+            let prep = crate::prepare::Preparer::new(params, lineage_core::fingerprint::polynomial::standard());
             let mut pass = OriginPass::new(params).unwrap();
             for (d, doc) in docs.iter().enumerate() {
                 let got = prepare::run(&mut pass, d as u32, &prep.prepare(doc), &mut NoKeys);
@@ -256,9 +256,9 @@ mod tests {
                 eviction: if lucky { Eviction::Lucky } else { Eviction::BottomK },
                 ..Params::default()
             };
-            let keyed = Keyed::new(docs.clone(), k);
+            let keyed = Keyed::new(lineage_core::fingerprint::polynomial::standard(), docs.clone(), k);
             let exact = keyed.exact();
-            let prep = prepare::Preparer::new(params);
+            let prep = prepare::Preparer::new(params, lineage_core::fingerprint::polynomial::standard());
             let origins: Vec<Vec<u64>> = docs
                 .iter()
                 .map(|d| prepare::keys(prep.roller(), d).1)

@@ -9,6 +9,7 @@ use super::align::OriginKeys;
 use super::outcome::Outcome;
 use super::select::{DocKeys, Unit};
 use super::{OriginPass, Params};
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::fingerprint::{ShingleRoller, token_hashes};
 
 /// A document's token hashes and k-shingle keys, from its token fingerprints.
@@ -33,10 +34,11 @@ pub struct Prepared {
 }
 
 impl Preparer {
-    pub fn new(params: Params) -> Preparer {
+    /// The preparer of `params` under `poly`.
+    pub fn new(params: Params, poly: &Polynomial) -> Preparer {
         Preparer {
             params,
-            roller: ShingleRoller::new(params.k),
+            roller: ShingleRoller::new(poly, params.k),
         }
     }
 
@@ -54,6 +56,7 @@ impl Preparer {
             token_hashes: &hashes,
             shingle_keys: &keys,
             k: self.params.k,
+            mix: self.roller.mix(),
         };
         self.params.selector.select(&doc, &mut units);
         Prepared {
@@ -95,11 +98,15 @@ mod tests {
                     .collect()
             })
             .collect();
-        let keyed = Keyed::new(docs.clone(), params.k);
+        let keyed = Keyed::new(
+            lineage_core::fingerprint::polynomial::standard(),
+            docs.clone(),
+            params.k,
+        );
         let units = keyed.select(params.selector);
         let mut want = Vec::new();
         keyed.replay(&units, params, |o| want.push(o)).unwrap();
-        let prep = Preparer::new(params);
+        let prep = Preparer::new(params, lineage_core::fingerprint::polynomial::standard());
         let mut pass = OriginPass::new(params).unwrap();
         let origins: Vec<Vec<u64>> = docs.iter().map(|d| keys(prep.roller(), d).1).collect();
         let got: Vec<Outcome> = docs

@@ -26,6 +26,7 @@ use super::pass::{OriginPass, Params};
 use super::select::{DocKeys, Selector, Unit};
 use super::table::{Counters, DistinctKeys, Eviction, TableError};
 use lineage_core::fingerprint::ShingleRoller;
+use lineage_core::fingerprint::polynomial::Polynomial;
 
 /// One run's figures.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,7 +93,11 @@ pub struct SelectedDoc {
 
 impl Selecting {
     /// Shingle length `k` and the distinct `selectors`, in the order given.
-    pub fn new(k: usize, selectors: impl IntoIterator<Item = Selector>) -> Selecting {
+    pub fn new(
+        poly: &Polynomial,
+        k: usize,
+        selectors: impl IntoIterator<Item = Selector>,
+    ) -> Selecting {
         let mut distinct: Vec<Selector> = Vec::new();
         for s in selectors {
             if !distinct.contains(&s) {
@@ -101,7 +106,7 @@ impl Selecting {
         }
         Selecting {
             k,
-            roller: ShingleRoller::new(k),
+            roller: ShingleRoller::new(poly, k),
             selectors: distinct,
         }
     }
@@ -115,6 +120,7 @@ impl Selecting {
             token_hashes: &hashes,
             shingle_keys: &keys,
             k: self.k,
+            mix: self.roller.mix(),
         };
         let units = self
             .selectors
@@ -483,7 +489,11 @@ mod tests {
 
     /// `docs` selected for `runs` in batches of `batch` documents.
     fn selected(docs: &[Vec<u64>], runs: &[Params], batch: usize) -> Selected {
-        let selecting = Selecting::new(runs[0].k, runs.iter().map(|p| p.selector));
+        let selecting = Selecting::new(
+            lineage_core::fingerprint::polynomial::standard(),
+            runs[0].k,
+            runs.iter().map(|p| p.selector),
+        );
         let mut batches = docs.chunks(batch).map(<[_]>::to_vec);
         selecting.batches(|| Ok::<_, ()>(batches.next())).unwrap()
     }
@@ -509,7 +519,11 @@ mod tests {
             .unwrap()
             .run(&Control::default())
             .unwrap();
-        let k = Keyed::new(docs.to_vec(), runs[0].k);
+        let k = Keyed::new(
+            lineage_core::fingerprint::polynomial::standard(),
+            docs.to_vec(),
+            runs[0].k,
+        );
         let exact = k.exact();
         assert_eq!(sweep.exact, exact, "batch {batch}");
         assert_eq!(sweep.runs.len(), runs.len());

@@ -3,15 +3,17 @@
 //! `corpus::load_similar`.
 
 use super::SimDoc;
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::fingerprint::{ShingleRoller, token_fp};
 use lineage_core::text::for_each_token;
 
-/// One prepared text as a `SimDoc`.
-pub fn sim_doc(text: &str, roller: &ShingleRoller, terms: bool) -> SimDoc {
+/// One prepared text as a `SimDoc`: tokens fingerprinted under `poly`,
+/// shingles rolled by `roller` (of the same polynomial).
+pub fn sim_doc(text: &str, poly: &Polynomial, roller: &ShingleRoller, terms: bool) -> SimDoc {
     let mut fps = Vec::with_capacity(text.len() / 6);
     let mut words = Vec::new();
     for_each_token(text, |_, key_text| {
-        fps.push(token_fp(key_text.as_bytes()));
+        fps.push(token_fp(poly, key_text.as_bytes()));
         if terms {
             words.push(key_text.to_string());
         }
@@ -35,10 +37,16 @@ mod tests {
     #[test]
     fn sim_doc_is_the_sorted_set_of_shingle_keys() {
         let text = "a b c d a b c d a b c d e";
-        let roller = ShingleRoller::new(3);
-        let d = sim_doc(text, &roller, true);
+        let roller = ShingleRoller::new(lineage_core::fingerprint::polynomial::standard(), 3);
+        let d = sim_doc(
+            text,
+            lineage_core::fingerprint::polynomial::standard(),
+            &roller,
+            true,
+        );
         let mut expected = Vec::new();
-        shingle_keys(&token_fps(text).fps, 3, &mut expected);
+        let p = lineage_core::fingerprint::polynomial::standard();
+        shingle_keys(p, &token_fps(p, text).fps, 3, &mut expected);
         assert_eq!(expected.len(), 11);
         expected.sort_unstable();
         expected.dedup();
@@ -47,7 +55,25 @@ mod tests {
         assert_eq!(d.shingles, expected);
         assert_eq!(d.terms.len(), 13);
         assert_eq!(d.terms[12], "e");
-        assert!(sim_doc(text, &roller, false).terms.is_empty());
-        assert!(sim_doc("a b", &roller, false).shingles.is_empty());
+        assert!(
+            sim_doc(
+                text,
+                lineage_core::fingerprint::polynomial::standard(),
+                &roller,
+                false
+            )
+            .terms
+            .is_empty()
+        );
+        assert!(
+            sim_doc(
+                "a b",
+                lineage_core::fingerprint::polynomial::standard(),
+                &roller,
+                false
+            )
+            .shingles
+            .is_empty()
+        );
     }
 }

@@ -6,6 +6,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::fingerprint::{ShingleRoller, token_fps};
 use lineage_core::text::{Format, prepare};
 use lineage_similar::{self as similar, SimDoc};
@@ -138,20 +139,21 @@ pub fn load_with<T: Send>(
     Ok(Corpus { docs, skipped })
 }
 
-/// Walk `root` and fingerprint every document's tokens.
+/// Walk `root` and fingerprint every document's tokens under `poly`.
 pub fn load(
     root: &Path,
     filter: &Filter,
     opts: WalkOptions,
     max_file_size: u64,
     order: Order,
+    poly: &Polynomial,
 ) -> Result<Corpus, RootError> {
     load_with(root, filter, opts, max_file_size, order, |f, text| {
         Document {
             path: f.path.clone(),
             mtime: f.mtime,
             size: f.size,
-            fps: token_fps(text).fps,
+            fps: token_fps(poly, text).fps,
         }
     })
 }
@@ -166,19 +168,25 @@ pub struct Similar {
 }
 
 /// Walk `root`, read every document (in parallel), order them (docs/formats.md §2)
-/// and compute their k-shingle sets; keep token texts only if `terms`.
+/// and compute their k-shingle sets under `poly`; keep token texts only if
+/// `terms`.
+#[allow(clippy::too_many_arguments)] // the walk's five settings, the shingles' three
 pub fn load_similar(
     root: &Path,
     filter: &Filter,
     opts: WalkOptions,
     max_file_size: u64,
     order: Order,
+    poly: &Polynomial,
     k: usize,
     terms: bool,
 ) -> Result<Similar, RootError> {
-    let roller = ShingleRoller::new(k);
+    let roller = ShingleRoller::new(poly, k);
     let c = load_with(root, filter, opts, max_file_size, order, |f, text| {
-        (f.path.clone(), similar::docs::sim_doc(text, &roller, terms))
+        (
+            f.path.clone(),
+            similar::docs::sim_doc(text, poly, &roller, terms),
+        )
     })?;
     let (paths, docs) = c.docs.into_iter().unzip();
     Ok(Similar {
@@ -215,7 +223,12 @@ mod tests {
             opts,
             1 << 20,
             Order::Path,
-            |f, text| (f.path.clone(), token_fps(text).fps),
+            |f, text| {
+                (
+                    f.path.clone(),
+                    token_fps(lineage_core::fingerprint::polynomial::standard(), text).fps,
+                )
+            },
             |_, doc| {
                 streamed.push(doc);
                 Ok(())
@@ -225,7 +238,8 @@ mod tests {
         // Path order across batches, each document as read on its own.
         let want: Vec<(String, Vec<u64>)> = (0..300)
             .map(|i| {
-                let fps = token_fps(&format!("page {i} words")).fps;
+                let poly = lineage_core::fingerprint::polynomial::standard();
+                let fps = token_fps(poly, &format!("page {i} words")).fps;
                 (format!("sub/p{i:03}.md"), fps)
             })
             .collect();

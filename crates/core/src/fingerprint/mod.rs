@@ -46,11 +46,10 @@ pub fn top_byte(key: u64) -> u8 {
     (key >> 54) as u8
 }
 
-/// Rabin-64 fingerprint, initial state 1, of a token's key text under this
-/// process's polynomial.
+/// Rabin-64 fingerprint, initial state 1, of a token's key text under `poly`.
 #[inline]
-pub fn token_fp(key_text: &[u8]) -> u64 {
-    polynomial::active().fingerprint(key_text, 1)
+pub fn token_fp(poly: &Polynomial, key_text: &[u8]) -> u64 {
+    poly.fingerprint(key_text, 1)
 }
 
 /// Tokens of one prepared text: spans and fingerprints, computed in one pass.
@@ -62,18 +61,18 @@ pub struct TokenFps {
     pub fps: Vec<u64>,
 }
 
-/// Tokenize `text` and fingerprint every token.
+/// Tokenize `text` and fingerprint every token under `poly`.
 ///
 /// Panics if `text` is longer than `u32::MAX` bytes (spans are `u32`).
-pub fn token_fps(text: &str) -> TokenFps {
+pub fn token_fps(poly: &Polynomial, text: &str) -> TokenFps {
     let mut out = TokenFps::default();
-    token_fps_into(text, &mut out);
+    token_fps_into(poly, text, &mut out);
     out
 }
 
 /// [`token_fps`] into reused buffers (cleared first), to spare the allocation
 /// and page faults of fresh vectors for every document.
-pub(crate) fn token_fps_into(text: &str, out: &mut TokenFps) {
+pub(crate) fn token_fps_into(poly: &Polynomial, text: &str, out: &mut TokenFps) {
     assert!(
         u32::try_from(text.len()).is_ok(),
         "prepared text longer than 4 GiB"
@@ -86,7 +85,7 @@ pub(crate) fn token_fps_into(text: &str, out: &mut TokenFps) {
     // The vectors move into a local sink and back: behind `out` they would be
     // reloaded and stored for every token.
     let mut sink = Sink {
-        poly: polynomial::active(),
+        poly,
         spans: std::mem::take(&mut out.spans),
         fps: std::mem::take(&mut out.fps),
     };
@@ -96,13 +95,13 @@ pub(crate) fn token_fps_into(text: &str, out: &mut TokenFps) {
 }
 
 /// Fingerprints the tokens as the scan finds them, without copying key texts.
-struct Sink {
-    poly: &'static Polynomial,
+struct Sink<'p> {
+    poly: &'p Polynomial,
     spans: Vec<Range<u32>>,
     fps: Vec<u64>,
 }
 
-impl TokenSink for Sink {
+impl TokenSink for Sink<'_> {
     #[inline(always)]
     fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
         let fp = rabin::ascii_alnum_fingerprint(self.poly, bytes, span.clone());
@@ -125,15 +124,15 @@ pub fn token_hashes(fps: &[u64], out: &mut Vec<u64>) {
 
 /// The 62-bit keys of all k-shingles of a token sequence (n-k+1 of them, none
 /// when n < k), each equal to `key(rabin of the 8k bytes of the k fps)`.
-pub fn shingle_keys(fps: &[u64], k: usize, out: &mut Vec<u64>) {
-    ShingleRoller::new(k).keys(fps, out)
+pub fn shingle_keys(poly: &Polynomial, fps: &[u64], k: usize, out: &mut Vec<u64>) {
+    ShingleRoller::new(poly, k).keys(fps, out)
 }
 
 /// The 62-bit key of a segment (hash-breaking): Rabin-64, initial state 1, over
 /// the segment's mixed token fingerprints (as shingles), big-endian, then
-/// finalised.
-pub fn segment_key(fps: &[u64]) -> u64 {
-    let mix = polynomial::active().mix();
+/// finalised. `mix` is the polynomial's ([`Polynomial::mix`], which a
+/// roller carries: [`ShingleRoller::mix`]).
+pub fn segment_key(mix: u64, fps: &[u64]) -> u64 {
     key(fps
         .iter()
         .fold(1, |f, &fp| rabin::append64(f, shingle::compose(fp, mix))))
@@ -147,30 +146,43 @@ mod tests {
     /// token fingerprints, big-endian.
     fn be_bytes(fps: &[u64]) -> Vec<u8> {
         fps.iter()
-            .flat_map(|&f| shingle::compose(f, polynomial::active().mix()).to_be_bytes())
+            .flat_map(|&f| shingle::compose(f, polynomial::standard().mix()).to_be_bytes())
             .collect()
     }
 
     #[test]
     fn token_fp_is_rabin_with_leading_one() {
-        assert_eq!(token_fp(b"the"), 0x1746865);
-        assert_eq!(token_fp(b"abc"), 0x1616263);
+        assert_eq!(
+            token_fp(crate::fingerprint::polynomial::standard(), b"the"),
+            0x1746865
+        );
+        assert_eq!(
+            token_fp(crate::fingerprint::polynomial::standard(), b"abc"),
+            0x1616263
+        );
         // Longer keys are reduced by the seeded polynomial.
-        let p = polynomial::active();
+        let p = polynomial::standard();
         let oracle = rabin::Rabin::new(64, p.low());
         assert_eq!(
-            token_fp(b"hello world"),
+            token_fp(crate::fingerprint::polynomial::standard(), b"hello world"),
             oracle.fingerprint(b"hello world", 1)
         );
-        assert_ne!(token_fp(b"hello world"), 0x6c6f2077710fbe70, "the old P");
+        assert_ne!(
+            token_fp(crate::fingerprint::polynomial::standard(), b"hello world"),
+            0x6c6f2077710fbe70,
+            "the old P"
+        );
         // The leading 1 separates strings that differ by leading zero bytes.
-        assert_ne!(token_fp(b"\0a"), token_fp(b"a"));
+        assert_ne!(
+            token_fp(crate::fingerprint::polynomial::standard(), b"\0a"),
+            token_fp(crate::fingerprint::polynomial::standard(), b"a")
+        );
     }
 
     #[test]
     fn token_fps_spans_and_fps() {
         let text = "The Quick, brown\u{2014}Fox! caf\u{e9} cafe\u{301}";
-        let t = token_fps(text);
+        let t = token_fps(crate::fingerprint::polynomial::standard(), text);
         let words: Vec<&str> = t
             .spans
             .iter()
@@ -182,16 +194,26 @@ mod tests {
         );
         let expected: Vec<u64> = ["the", "quick", "brown", "fox", "caf\u{e9}", "caf\u{e9}"]
             .iter()
-            .map(|k| token_fp(k.as_bytes()))
+            .map(|k| token_fp(crate::fingerprint::polynomial::standard(), k.as_bytes()))
             .collect();
         assert_eq!(t.fps, expected);
         assert_eq!(
             t.fps[4], t.fps[5],
             "NFC and NFD spellings share a fingerprint"
         );
-        assert_eq!(token_fps(""), TokenFps::default());
-        let mut reused = token_fps("stale words here and more");
-        token_fps_into(text, &mut reused);
+        assert_eq!(
+            token_fps(crate::fingerprint::polynomial::standard(), ""),
+            TokenFps::default()
+        );
+        let mut reused = token_fps(
+            crate::fingerprint::polynomial::standard(),
+            "stale words here and more",
+        );
+        token_fps_into(
+            crate::fingerprint::polynomial::standard(),
+            text,
+            &mut reused,
+        );
         assert_eq!(reused, t);
     }
 
@@ -199,12 +221,18 @@ mod tests {
     fn token_fps_agrees_with_tokens() {
         let text =
             "\u{c9}COLE d'\u{e9}t\u{e9}: snake_case 42 \u{4e2d}\u{6587} \u{3a3}\u{39f}\u{3a3}";
-        let t = token_fps(text);
+        let t = token_fps(crate::fingerprint::polynomial::standard(), text);
         let toks = crate::text::tokens(text);
         assert_eq!(t.spans.len(), toks.len());
         for (i, tok) in toks.iter().enumerate() {
             assert_eq!(t.spans[i], tok.span.start as u32..tok.span.end as u32);
-            assert_eq!(t.fps[i], token_fp(tok.key.as_bytes()));
+            assert_eq!(
+                t.fps[i],
+                token_fp(
+                    crate::fingerprint::polynomial::standard(),
+                    tok.key.as_bytes()
+                )
+            );
         }
     }
 
@@ -222,9 +250,13 @@ mod tests {
                         std::str::from_utf8(&word[..len]).unwrap(),
                         " ".repeat(after)
                     );
-                    let t = token_fps(&text);
+                    let t = token_fps(crate::fingerprint::polynomial::standard(), &text);
                     let key = word[..len].to_ascii_lowercase();
-                    assert_eq!(t.fps, [token_fp(&key)], "{text:?}");
+                    assert_eq!(
+                        t.fps,
+                        [token_fp(crate::fingerprint::polynomial::standard(), &key)],
+                        "{text:?}"
+                    );
                     assert_eq!(t.spans.len(), 1);
                     assert_eq!(t.spans[0], before as u32..(before + len) as u32);
                 }
@@ -252,33 +284,67 @@ mod tests {
             text.push_str(word);
             text.push_str(if i % 7 == 0 { ".\n" } else { " " });
         }
-        let t = token_fps(&text);
+        let t = token_fps(crate::fingerprint::polynomial::standard(), &text);
         let toks = crate::text::tokens(&text);
         assert_eq!(t.spans.len(), toks.len());
         for (i, tok) in toks.iter().enumerate() {
             assert_eq!(t.spans[i], tok.span.start as u32..tok.span.end as u32);
-            assert_eq!(t.fps[i], token_fp(tok.key.as_bytes()), "{:?}", tok.key);
+            assert_eq!(
+                t.fps[i],
+                token_fp(
+                    crate::fingerprint::polynomial::standard(),
+                    tok.key.as_bytes()
+                ),
+                "{:?}",
+                tok.key
+            );
         }
     }
 
     #[test]
     fn segment_key_is_finalised_rabin_with_leading_one() {
-        let fps = [token_fp(b"the"), token_fp(b"quick"), 0xffff_0000_ffff_0000];
+        let fps = [
+            token_fp(crate::fingerprint::polynomial::standard(), b"the"),
+            token_fp(crate::fingerprint::polynomial::standard(), b"quick"),
+            0xffff_0000_ffff_0000,
+        ];
         let raw = rabin::fingerprint(&be_bytes(&fps), 1);
-        assert_eq!(segment_key(&fps), key(raw));
-        assert_eq!(segment_key(&fps), fmix64(raw) >> 2);
-        assert_ne!(segment_key(&fps), raw >> 2);
-        assert!(segment_key(&fps) < 1 << 62);
+        assert_eq!(
+            segment_key(crate::fingerprint::polynomial::standard().mix(), &fps),
+            key(raw)
+        );
+        assert_eq!(
+            segment_key(crate::fingerprint::polynomial::standard().mix(), &fps),
+            fmix64(raw) >> 2
+        );
+        assert_ne!(
+            segment_key(crate::fingerprint::polynomial::standard().mix(), &fps),
+            raw >> 2
+        );
+        assert!(segment_key(crate::fingerprint::polynomial::standard().mix(), &fps) < 1 << 62);
         // Initial state 1: a leading zero fingerprint still counts.
-        assert_ne!(segment_key(&[0, 5]), segment_key(&[5]));
-        assert_eq!(segment_key(&[]), key(1));
+        assert_ne!(
+            segment_key(crate::fingerprint::polynomial::standard().mix(), &[0, 5]),
+            segment_key(crate::fingerprint::polynomial::standard().mix(), &[5])
+        );
+        assert_eq!(
+            segment_key(crate::fingerprint::polynomial::standard().mix(), &[]),
+            key(1)
+        );
     }
 
     #[test]
     fn shingle_keys_are_direct_keys() {
-        let fps: Vec<u64> = (1..=10u64).map(|i| token_fp(&i.to_be_bytes())).collect();
+        let fps: Vec<u64> = (1..=10u64)
+            .map(|i| token_fp(crate::fingerprint::polynomial::standard(), &i.to_be_bytes()))
+            .collect();
         let mut out = Vec::new();
-        shingle_keys(&fps, 8, &mut out);
+        shingle_keys(
+            crate::fingerprint::polynomial::standard(),
+            &fps,
+            8,
+            &mut out,
+        );
         assert_eq!(out.len(), 3);
         for (i, &k) in out.iter().enumerate() {
             assert_eq!(k, key(rabin::fingerprint(&be_bytes(&fps[i..i + 8]), 0)));
@@ -292,7 +358,10 @@ mod tests {
                 .iter()
                 .map(|t| t.span.start as u32..t.span.end as u32)
                 .collect(),
-            fps: toks.iter().map(|t| token_fp(t.key.as_bytes())).collect(),
+            fps: toks
+                .iter()
+                .map(|t| token_fp(crate::fingerprint::polynomial::standard(), t.key.as_bytes()))
+                .collect(),
         }
     }
 
@@ -325,12 +394,12 @@ mod tests {
             ),
         ) {
             let text = parts.concat();
-            proptest::prop_assert_eq!(token_fps(&text), fps_of_tokens(&text));
+            proptest::prop_assert_eq!(token_fps(crate::fingerprint::polynomial::standard(), &text), fps_of_tokens(&text));
         }
 
         #[test]
         fn token_fps_of_any_string(text in proptest::prelude::any::<String>()) {
-            proptest::prop_assert_eq!(token_fps(&text), fps_of_tokens(&text));
+            proptest::prop_assert_eq!(token_fps(crate::fingerprint::polynomial::standard(), &text), fps_of_tokens(&text));
         }
 
         /// The structural family of a sparse P among tokens: two tokens of
@@ -351,7 +420,7 @@ mod tests {
             b[last] ^= rabin::clmul(u64::from(d), rabin::POLY) as u8;
             proptest::prop_assert_eq!(rabin::fingerprint(&a, 1), rabin::fingerprint(&b, 1));
             let text = format!("{} {}", str::from_utf8(&a).unwrap(), str::from_utf8(&b).unwrap());
-            let fps = token_fps(&text).fps;
+            let fps = token_fps(crate::fingerprint::polynomial::standard(), &text).fps;
             proptest::prop_assert_eq!(fps.len(), 2);
             proptest::prop_assert_ne!(fps[0], fps[1]);
         }
@@ -399,7 +468,7 @@ mod perf {
             .and_then(|s| s.parse().ok())
             .unwrap_or(1);
         let part = std::env::var("LINEAGE_PERF_PART").unwrap_or_default();
-        let mut t = token_fps(&text);
+        let mut t = token_fps(crate::fingerprint::polynomial::standard(), &text);
         let mut keys = Vec::new();
         let mut best = f64::MAX;
         let mut total = 0.0;
@@ -411,7 +480,7 @@ mod perf {
                     #[inline]
                     fn ascii(&mut self, bytes: &[u8], span: Range<usize>) {
                         self.0 += if self.1 {
-                            rabin::ascii_alnum_fingerprint(polynomial::active(), bytes, span)
+                            rabin::ascii_alnum_fingerprint(polynomial::standard(), bytes, span)
                         } else {
                             (span.start ^ span.end) as u64
                         };
@@ -424,15 +493,27 @@ mod perf {
                 crate::text::scan_tokens(std::hint::black_box(&text), &mut c);
                 std::hint::black_box(c.0);
             } else if part == "into" {
-                token_fps_into(std::hint::black_box(&text), &mut t);
+                token_fps_into(
+                    crate::fingerprint::polynomial::standard(),
+                    std::hint::black_box(&text),
+                    &mut t,
+                );
             } else if part != "keys" {
                 // As `benches/engine.rs` does: fresh vectors every time, the
                 // old ones freed first.
                 drop(std::mem::take(&mut t));
-                t = token_fps(std::hint::black_box(&text));
+                t = token_fps(
+                    crate::fingerprint::polynomial::standard(),
+                    std::hint::black_box(&text),
+                );
             }
             if part != "fps" && !part.starts_with("scan") {
-                shingle_keys(std::hint::black_box(&t.fps), 8, &mut keys);
+                shingle_keys(
+                    crate::fingerprint::polynomial::standard(),
+                    std::hint::black_box(&t.fps),
+                    8,
+                    &mut keys,
+                );
             }
             std::hint::black_box(&keys);
             let secs = start.elapsed().as_secs_f64();

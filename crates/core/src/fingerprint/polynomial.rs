@@ -23,6 +23,7 @@ pub const DEFAULT_SEED: u64 = 0;
 const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// An irreducible P = x^64 + `low` with Broder's tables for it.
+#[derive(Clone)]
 pub struct Polynomial {
     seed: u64,
     low: u64,
@@ -38,7 +39,7 @@ impl Polynomial {
     /// 24 to 40 of its 64 bits set, so no sparse P, which would give text a
     /// structure to collide by, is drawn. About one candidate in 64 is
     /// irreducible; the search takes microseconds.
-    pub(crate) fn from_seed(seed: u64) -> Polynomial {
+    pub fn from_seed(seed: u64) -> Polynomial {
         // SplitMix64's own stream: state steps by the golden ratio, so
         // nearby seeds draw unrelated candidates.
         let mut state = seed;
@@ -166,20 +167,12 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
-static ACTIVE: OnceLock<Polynomial> = OnceLock::new();
-
-/// This process's polynomial: the one [`install`] chose, else the default.
-#[inline]
-pub fn active() -> &'static Polynomial {
-    ACTIVE.get_or_init(|| Polynomial::from_seed(DEFAULT_SEED))
-}
-
-/// Take the polynomial of `seed` for every fingerprint this process takes.
-/// Must come before the first one: a process never mixes two polynomials,
-/// so an `Err` names the seed already in use.
-pub fn install(seed: u64) -> Result<&'static Polynomial, u64> {
-    let p = ACTIVE.get_or_init(|| Polynomial::from_seed(seed));
-    if p.seed == seed { Ok(p) } else { Err(p.seed) }
+/// The polynomial of [`DEFAULT_SEED`], drawn once: for tests and tools that
+/// have no seed of their own. Whoever has a configured seed draws its own
+/// with [`Polynomial::from_seed`] and passes it on.
+pub fn standard() -> &'static Polynomial {
+    static STANDARD: OnceLock<Polynomial> = OnceLock::new();
+    STANDARD.get_or_init(|| Polynomial::from_seed(DEFAULT_SEED))
 }
 
 #[cfg(test)]
@@ -242,8 +235,8 @@ mod tests {
     fn the_default_polynomial_is_fixed() {
         // Changing it changes every long token's key: a new index format.
         assert_eq!(Polynomial::from_seed(DEFAULT_SEED).low(), DEFAULT_LOW);
-        assert_eq!(active().seed(), DEFAULT_SEED);
-        assert_eq!(active().mix(), GOLDEN, "the mix of the sparse era");
+        assert_eq!(standard().seed(), DEFAULT_SEED);
+        assert_eq!(standard().mix(), GOLDEN, "the mix of the sparse era");
     }
 
     /// What [`Polynomial::from_seed`] gives for [`DEFAULT_SEED`].
@@ -254,7 +247,7 @@ mod tests {
         let sparse = Polynomial::with_low(0, POLY);
         let a = sparse.fingerprint(b"bhellowoa", 1);
         assert_eq!(a, sparse.fingerprint(b"chellowoz", 1), "the control");
-        let dense = active();
+        let dense = standard();
         assert_ne!(
             dense.fingerprint(b"bhellowoa", 1),
             dense.fingerprint(b"chellowoz", 1)

@@ -70,6 +70,11 @@ pub struct DocKeys<'a> {
     pub shingle_keys: &'a [u64],
     /// Shingle length.
     pub k: usize,
+    /// The polynomial's mix key, which hash-breaking's segment keys pass
+    /// their token fingerprints through ([`ShingleRoller::mix`]).
+    ///
+    /// [`ShingleRoller::mix`]: lineage_core::fingerprint::ShingleRoller::mix
+    pub mix: u64,
 }
 
 impl Selector {
@@ -172,7 +177,7 @@ impl Selection {
                 debug_assert_eq!(doc.token_fps.len(), n);
                 breaking::segments_with(doc.token_hashes, p, |s, e| {
                     out.push(Unit {
-                        key: lineage_core::fingerprint::segment_key(&doc.token_fps[s..e]),
+                        key: lineage_core::fingerprint::segment_key(doc.mix, &doc.token_fps[s..e]),
                         start: s as u32,
                         end: e as u32,
                     })

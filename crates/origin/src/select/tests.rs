@@ -36,6 +36,7 @@ impl Doc {
             token_hashes: &self.hashes,
             shingle_keys: &self.keys,
             k: self.k,
+            mix: lineage_core::fingerprint::polynomial::standard().mix(),
         }
     }
 
@@ -192,7 +193,10 @@ fn hb_units_are_the_segments_with_their_keys() {
     let want: Vec<Unit> = segs
         .iter()
         .map(|r| Unit {
-            key: lineage_core::fingerprint::segment_key(&doc.fps[r.start as usize..r.end as usize]),
+            key: lineage_core::fingerprint::segment_key(
+                lineage_core::fingerprint::polynomial::standard().mix(),
+                &doc.fps[r.start as usize..r.end as usize],
+            ),
             start: r.start,
             end: r.end,
         })
@@ -346,6 +350,7 @@ fn shingle_key_selectors_read_only_the_keys() {
         token_hashes: &[],
         shingle_keys: &doc.keys,
         k: 8,
+        mix: lineage_core::fingerprint::polynomial::standard().mix(),
     };
     for sel in [
         Selector::All,

@@ -30,6 +30,7 @@ use rayon::prelude::*;
 
 use super::{Pair, SimDoc};
 use lineage_core::fingerprint::fmix64;
+use lineage_core::fingerprint::polynomial::Polynomial;
 
 /// A language with shipped reference tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -411,13 +412,10 @@ pub fn verify(docs: &[SimDoc], candidates: &[(u32, u32)], min_similarity: f64) -
 
 pub use super::exact::jaccard;
 
-/// The [`SimDoc`] of a prepared text, with its token texts.
-pub fn sim_doc(text: &str, k: usize) -> SimDoc {
-    super::docs::sim_doc(
-        text,
-        &lineage_core::fingerprint::ShingleRoller::new(k),
-        true,
-    )
+/// The [`SimDoc`] of a prepared text, with its token texts, under `poly`.
+pub fn sim_doc(text: &str, poly: &Polynomial, k: usize) -> SimDoc {
+    let roller = lineage_core::fingerprint::ShingleRoller::new(poly, k);
+    super::docs::sim_doc(text, poly, &roller, true)
 }
 
 #[cfg(test)]
@@ -542,8 +540,12 @@ mod tests {
         let text = "The borrow checker compares scopes to determine whether all \
                     borrows are valid. Rust ownership rules keep memory safe without \
                     a garbage collector, and references must always be valid.";
-        let a = sim_doc(text, 8);
-        let b = sim_doc(&text.to_uppercase(), 8);
+        let a = sim_doc(text, lineage_core::fingerprint::polynomial::standard(), 8);
+        let b = sim_doc(
+            &text.to_uppercase(),
+            lineage_core::fingerprint::polynomial::standard(),
+            8,
+        );
         let p = FuzzyParams::default();
         let (fa, fb) = (fingerprint(&a.terms, &p), fingerprint(&b.terms, &p));
         assert_eq!(fa, fb);
@@ -553,7 +555,11 @@ mod tests {
         // Word order does not matter to pf; a different text does.
         let shuffled: Vec<String> = a.terms.iter().rev().cloned().collect();
         assert_eq!(fingerprint(&shuffled, &p), fa);
-        let other = sim_doc("Zebras quietly graze yonder; quixotic yaks zigzag.", 8);
+        let other = sim_doc(
+            "Zebras quietly graze yonder; quixotic yaks zigzag.",
+            lineage_core::fingerprint::polynomial::standard(),
+            8,
+        );
         assert_ne!(fingerprint(&other.terms, &p).codes, fa.codes);
         // No index terms, no codes (rather than one code shared by all such docs).
         assert!(fingerprint(&words("the and of 42"), &p).codes.is_empty());
@@ -596,13 +602,18 @@ mod tests {
                     memory while running. Some languages have garbage collection that \
                     regularly looks for no-longer-used memory as the program runs.";
         let docs = vec![
-            sim_doc(base, 8),
-            sim_doc(&format!("{base} Ownership rules apply."), 8),
+            sim_doc(base, lineage_core::fingerprint::polynomial::standard(), 8),
             sim_doc(
-                "Zebras quietly graze yonder; quixotic yaks zigzag over hills.",
+                &format!("{base} Ownership rules apply."),
+                lineage_core::fingerprint::polynomial::standard(),
                 8,
             ),
-            sim_doc(base, 8),
+            sim_doc(
+                "Zebras quietly graze yonder; quixotic yaks zigzag over hills.",
+                lineage_core::fingerprint::polynomial::standard(),
+                8,
+            ),
+            sim_doc(base, lineage_core::fingerprint::polynomial::standard(), 8),
         ];
         let p = FuzzyParams::default();
         let cand = candidates(&docs, &p);

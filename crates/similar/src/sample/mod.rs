@@ -27,6 +27,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use super::{Pair, SimDoc};
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::fingerprint::{shingle_keys, token_fp};
 
 /// The first `n` keys of `keys` (distinct) in rank order: not common before
@@ -62,11 +63,11 @@ pub struct PrefixTable {
 impl PrefixTable {
     /// Count the prefixes of every shingle position of every document (the
     /// documents whose terms do not give back their shingles are left out).
-    pub fn build(docs: &[SimDoc], k: usize) -> PrefixTable {
+    pub fn build(docs: &[SimDoc], poly: &Polynomial, k: usize) -> PrefixTable {
         let mut counts: HashMap<[char; 5], u64> = HashMap::new();
         let mut total = 0;
         for d in docs {
-            if let Some(keys) = shingles_in_order(d, k) {
+            if let Some(keys) = shingles_in_order(d, poly, k) {
                 for i in 0..keys.len() {
                     *counts.entry(prefix5(&d.terms, i)).or_default() += 1;
                     total += 1;
@@ -95,10 +96,14 @@ impl PrefixTable {
 
 /// The keys of `d`'s shingles in token order if its terms give back exactly its
 /// shingle set under `k`, else `None`.
-fn shingles_in_order(d: &SimDoc, k: usize) -> Option<Vec<u64>> {
-    let fps: Vec<u64> = d.terms.iter().map(|t| token_fp(t.as_bytes())).collect();
+fn shingles_in_order(d: &SimDoc, poly: &Polynomial, k: usize) -> Option<Vec<u64>> {
+    let fps: Vec<u64> = d
+        .terms
+        .iter()
+        .map(|t| token_fp(poly, t.as_bytes()))
+        .collect();
     let mut keys = Vec::new();
-    shingle_keys(&fps, k, &mut keys);
+    shingle_keys(poly, &fps, k, &mut keys);
     let mut set = keys.clone();
     set.sort_unstable();
     set.dedup();
@@ -109,12 +114,13 @@ fn shingles_in_order(d: &SimDoc, k: usize) -> Option<Vec<u64>> {
 pub(crate) fn ranked(
     d: &SimDoc,
     table: Option<&PrefixTable>,
+    poly: &Polynomial,
     p: &SampleParams,
     n: usize,
 ) -> Vec<u64> {
     let refined = table
         .filter(|_| p.common_prefix_share > 0.0)
-        .and_then(|t| Some((t, shingles_in_order(d, p.k)?)));
+        .and_then(|t| Some((t, shingles_in_order(d, poly, p.k)?)));
     let common: HashMap<u64, bool> = match refined {
         Some((t, keys)) => keys
             .iter()
@@ -172,12 +178,13 @@ impl SampleRun {
 
 /// Store every document, search with every document, and collect the match
 /// ratios of all pairs that matched at all.
-pub fn run(docs: &[SimDoc], p: &SampleParams) -> Result<SampleRun, SampleError> {
-    let table = (p.common_prefix_share > 0.0).then(|| PrefixTable::build(docs, p.k));
+/// The documents' shingles were taken under `poly`.
+pub fn run(docs: &[SimDoc], poly: &Polynomial, p: &SampleParams) -> Result<SampleRun, SampleError> {
+    let table = (p.common_prefix_share > 0.0).then(|| PrefixTable::build(docs, poly, p.k));
     let searched: Vec<Vec<u32>> = docs
         .par_iter()
         .map(|d| {
-            ranked(d, table.as_ref(), p, p.searched)
+            ranked(d, table.as_ref(), poly, p, p.searched)
                 .into_iter()
                 .map(substring_hash)
                 .collect()
@@ -233,17 +240,19 @@ pub fn run(docs: &[SimDoc], p: &SampleParams) -> Result<SampleRun, SampleError> 
 ///
 /// Panics with more than 2^20 documents (the block file's id width); use
 /// [`run`] to get the error instead.
-pub fn pairs(docs: &[SimDoc], min_similarity: f64) -> Vec<Pair> {
-    pairs_with(docs, min_similarity, &SampleParams::default()).expect("at most 2^20 documents")
+pub fn pairs(docs: &[SimDoc], poly: &Polynomial, min_similarity: f64) -> Vec<Pair> {
+    pairs_with(docs, poly, min_similarity, &SampleParams::default())
+        .expect("at most 2^20 documents")
 }
 
 /// [`pairs`] with explicit settings.
 pub(crate) fn pairs_with(
     docs: &[SimDoc],
+    poly: &Polynomial,
     min_similarity: f64,
     p: &SampleParams,
 ) -> Result<Vec<Pair>, SampleError> {
-    let run = run(docs, p)?;
+    let run = run(docs, poly, p)?;
     let cand = run.candidates(min_similarity - p.slack);
     Ok(super::fuzzy::verify(docs, &cand, min_similarity))
 }
@@ -363,11 +372,12 @@ mod tests {
     fn common_prefixes_rank_last() {
         // Every other token is "ofthe": half the shingles start with it.
         let text: String = (0..300).map(|i| format!("ofthe w{i} ")).collect();
-        let d = crate::fuzzy::sim_doc(&text, 8);
+        let d = crate::fuzzy::sim_doc(&text, lineage_core::fingerprint::polynomial::standard(), 8);
         let docs = vec![d.clone()];
-        let table = PrefixTable::build(&docs, 8);
+        let table = PrefixTable::build(&docs, lineage_core::fingerprint::polynomial::standard(), 8);
         let starts_common = |key: u64| {
-            let keys = shingles_in_order(&d, 8).unwrap();
+            let keys = shingles_in_order(&d, lineage_core::fingerprint::polynomial::standard(), 8)
+                .unwrap();
             let i = keys.iter().position(|&k| k == key).unwrap();
             d.terms[i] == "ofthe"
         };
@@ -376,7 +386,13 @@ mod tests {
             common_prefix_share: 0.01,
             ..SampleParams::default()
         };
-        let got = ranked(&d, Some(&table), &on, 100);
+        let got = ranked(
+            &d,
+            Some(&table),
+            lineage_core::fingerprint::polynomial::standard(),
+            &on,
+            100,
+        );
         assert_eq!(got.len(), 100);
         assert!(
             got.iter().all(|&k| !starts_common(k)),
@@ -392,15 +408,28 @@ mod tests {
         assert_eq!(got, uncommon[..100]);
         // Off: plain lowest keys, and about half of them start with "ofthe".
         let off = SampleParams::default();
-        let plain = ranked(&d, Some(&table), &off, 100);
+        let plain = ranked(
+            &d,
+            Some(&table),
+            lineage_core::fingerprint::polynomial::standard(),
+            &off,
+            100,
+        );
         assert_eq!(plain, d.shingles[..100]);
         let n = plain.iter().filter(|&&k| starts_common(k)).count();
         assert!((30..70).contains(&n), "{n}");
         // A document whose terms do not give back its shingles (another k)
         // falls back to plain selection.
-        let other_k = crate::fuzzy::sim_doc(&text, 5);
+        let other_k =
+            crate::fuzzy::sim_doc(&text, lineage_core::fingerprint::polynomial::standard(), 5);
         assert_eq!(
-            ranked(&other_k, Some(&table), &on, 100),
+            ranked(
+                &other_k,
+                Some(&table),
+                lineage_core::fingerprint::polynomial::standard(),
+                &on,
+                100
+            ),
             other_k.shingles[..100]
         );
     }
@@ -440,10 +469,15 @@ mod tests {
     #[test]
     fn identical_documents_match_fully() {
         let text: String = (0..400).map(|i| format!("w{} ", i * 7919 % 1000)).collect();
-        let d = crate::fuzzy::sim_doc(&text, 8);
+        let d = crate::fuzzy::sim_doc(&text, lineage_core::fingerprint::polynomial::standard(), 8);
         assert!(d.shingles.len() > 300);
         let docs = vec![d.clone(), d];
-        let run = run(&docs, &SampleParams::default()).unwrap();
+        let run = run(
+            &docs,
+            lineage_core::fingerprint::polynomial::standard(),
+            &SampleParams::default(),
+        )
+        .unwrap();
         assert_eq!(
             run.matched,
             vec![Matched {
@@ -456,7 +490,11 @@ mod tests {
         assert_eq!(run.matched[0].jaccard_estimate(), 1.0);
         assert_eq!(run.stats.entries, 200);
         assert_eq!(run.stats.documents, 2);
-        let got = pairs(&docs, 0.9);
+        let got = pairs(
+            &docs,
+            lineage_core::fingerprint::polynomial::standard(),
+            0.9,
+        );
         assert_eq!(
             got,
             vec![Pair {

@@ -39,7 +39,7 @@ pub use texts::Kept;
 /// (`tui::remember`), kept with the index of the folder it showed.
 pub const VIEW_FILE: &str = "view.json";
 
-use lineage_core::fingerprint::polynomial::{self, Polynomial};
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_origin::prepare::Preparer;
 use lineage_origin::table::{Table, TableError};
 use lineage_origin::{OriginPass, Params};
@@ -145,6 +145,8 @@ pub struct Index {
     params_key: String,
     db: Db,
     pass: OriginPass,
+    /// The polynomial of its token fingerprints and file hashes.
+    poly: Polynomial,
     preparer: Preparer,
     /// Versions in the log; the next version's id.
     versions: u32,
@@ -267,10 +269,9 @@ fn polynomial_hex(p: &Polynomial) -> String {
 }
 
 /// Whether the index's token fingerprints and file hashes were taken under
-/// this process's polynomial: an error names the seed they were taken
-/// under; `false` when the index records none (damage).
-pub(crate) fn same_polynomial(db: &Db, dir: &Path) -> Result<bool, IndexError> {
-    let p = polynomial::active();
+/// `p`: an error names the seed they were taken under; `false` when the
+/// index records none (damage).
+pub(crate) fn same_polynomial(db: &Db, dir: &Path, p: &Polynomial) -> Result<bool, IndexError> {
     match (db.meta("fingerprint_seed")?, db.meta("polynomial")?) {
         (Some(seed), Some(low)) if seed == p.seed().to_string() => {
             if low == polynomial_hex(p) {
@@ -335,10 +336,13 @@ impl Index {
     /// taking its lock and repairing it if needed (see the module docs).
     /// `dir` must not be inside the root, and an existing non-empty `dir`
     /// must be an index.
+    /// Token fingerprints and file hashes are taken under `poly`; an index
+    /// built under another is refused ([`IndexError::Polynomial`]).
     pub fn open(
         root: &Path,
         dir: &Path,
         params: Params,
+        poly: &Polynomial,
         obs: &mut dyn Observer,
     ) -> Result<Index, IndexError> {
         params
@@ -359,10 +363,10 @@ impl Index {
         // A temp file is only left by a run killed while writing a snapshot.
         lineage_core::fsio::remove_stale_temps(dir);
         let key = params_key(&params);
-        let preparer = Preparer::new(params);
+        let preparer = Preparer::new(params, poly);
         let mut rebuilt = false;
         let loaded = loop {
-            match load(&root, dir, params, &key, &preparer, obs) {
+            match load(&root, dir, params, poly, &key, &preparer, obs) {
                 Ok(l) => break l,
                 Err(Load::Rebuild(reason)) if !rebuilt => {
                     obs.notice(&format!(
@@ -389,6 +393,7 @@ impl Index {
             params_key: key,
             db: loaded.db,
             pass: loaded.pass,
+            poly: poly.clone(),
             preparer,
             versions: loaded.versions,
             last_hash: loaded.last_hash,
@@ -693,6 +698,7 @@ fn load(
     root: &Path,
     dir: &Path,
     params: Params,
+    poly: &Polynomial,
     key: &str,
     preparer: &Preparer,
     obs: &mut dyn Observer,
@@ -746,12 +752,11 @@ fn load(
         schema::set_meta(&tx, "root", &root_s)?;
         schema::set_meta(&tx, "params", key)?;
         schema::set_meta(&tx, "outcomes_through", "0")?;
-        let p = polynomial::active();
-        schema::set_meta(&tx, "fingerprint_seed", &p.seed().to_string())?;
-        schema::set_meta(&tx, "polynomial", &polynomial_hex(p))?;
+        schema::set_meta(&tx, "fingerprint_seed", &poly.seed().to_string())?;
+        schema::set_meta(&tx, "polynomial", &polynomial_hex(poly))?;
         tx.commit()?;
     }
-    if !same_polynomial(&db, dir).map_err(Load::Fatal)? {
+    if !same_polynomial(&db, dir, poly).map_err(Load::Fatal)? {
         return Err(Load::Rebuild("no polynomial recorded".into()));
     }
     match db.meta("root")? {

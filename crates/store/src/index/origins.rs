@@ -16,10 +16,12 @@ pub(super) struct CachedKeys<'c> {
 }
 
 impl<'c> CachedKeys<'c> {
-    pub(super) fn new(conn: &'c Connection, k: usize) -> CachedKeys<'c> {
+    /// Earlier versions' keys from their cached fingerprints, rolled as
+    /// `roller` rolls (the preparer's).
+    pub(super) fn new(conn: &'c Connection, roller: &ShingleRoller) -> CachedKeys<'c> {
         CachedKeys {
             conn,
-            roller: ShingleRoller::new(k),
+            roller: roller.clone(),
             recent: Recent::default(),
         }
     }

@@ -10,6 +10,7 @@ use super::schema::{self, Current, Db, HistoryRow};
 use super::texts::{self, Kept};
 use super::{Index, IndexError, params_from_key};
 use lineage_core::fingerprint::ShingleRoller;
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_origin::{Outcome, Params};
 
 /// The read side of an index.
@@ -21,6 +22,8 @@ pub trait Read {
     fn params(&self) -> &Params;
     /// The roller of the index's k.
     fn roller(&self) -> &ShingleRoller;
+    /// The polynomial of its token fingerprints and file hashes.
+    fn polynomial(&self) -> &Polynomial;
     /// The latest version of `path`, if it has one.
     fn current(&self, path: &str) -> Option<&Current>;
 
@@ -73,6 +76,9 @@ impl Read for Index {
     fn roller(&self) -> &ShingleRoller {
         self.preparer.roller()
     }
+    fn polynomial(&self) -> &Polynomial {
+        &self.poly
+    }
     fn current(&self, path: &str) -> Option<&Current> {
         self.current.get(path)
     }
@@ -84,14 +90,16 @@ pub struct ReadOnly {
     root: PathBuf,
     params: Params,
     roller: ShingleRoller,
+    poly: Polynomial,
     current: HashMap<String, Current>,
 }
 
 impl ReadOnly {
     /// Open the index in `dir` as it was last committed. An index that is
     /// missing, of another schema, or damaged is an error: opening it for
-    /// writing (`lineage index`) repairs or migrates it.
-    pub fn open(dir: &Path) -> Result<ReadOnly, IndexError> {
+    /// writing (`lineage index`) repairs or migrates it, and so is one built
+    /// under another polynomial than `poly`.
+    pub fn open(dir: &Path, poly: &Polynomial) -> Result<ReadOnly, IndexError> {
         let path = dir.join(schema::FILE);
         if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
             return Err(IndexError::Location(format!(
@@ -111,7 +119,7 @@ impl ReadOnly {
             )));
         }
         let damaged = |what: &str| IndexError::Damaged(format!("no {what} recorded"));
-        if !super::same_polynomial(&db, dir)? {
+        if !super::same_polynomial(&db, dir, poly)? {
             return Err(damaged("polynomial"));
         }
         let root = PathBuf::from(db.meta("root")?.ok_or_else(|| damaged("root"))?);
@@ -121,7 +129,8 @@ impl ReadOnly {
             .and_then(params_from_key)
             .ok_or_else(|| damaged("settings"))?;
         Ok(ReadOnly {
-            roller: ShingleRoller::new(params.k),
+            roller: ShingleRoller::new(poly, params.k),
+            poly: poly.clone(),
             current: db.current()?,
             db,
             root,
@@ -142,6 +151,9 @@ impl Read for ReadOnly {
     }
     fn roller(&self) -> &ShingleRoller {
         &self.roller
+    }
+    fn polynomial(&self) -> &Polynomial {
+        &self.poly
     }
     fn current(&self, path: &str) -> Option<&Current> {
         self.current.get(path)

@@ -16,7 +16,8 @@ use super::origins::CachedKeys;
 use super::schema::{self, Current, NewVersion, SkipRow, Status};
 use super::texts::{self, Packed};
 use super::{Index, IndexError, Observer, mtime_ns};
-use lineage_core::fingerprint::{polynomial, token_fps};
+use lineage_core::fingerprint::polynomial::Polynomial;
+use lineage_core::fingerprint::token_fps;
 use lineage_origin::Outcome;
 use lineage_origin::prepare::{self, Prepared, Preparer};
 use lineage_source::Order;
@@ -229,15 +230,16 @@ enum NotRead {
 fn read_one(
     f: &FileEntry,
     max_file_size: u64,
+    poly: &Polynomial,
     preparer: &Preparer,
     keep: impl Fn(u64) -> bool,
 ) -> Result<ReadDoc, NotRead> {
     let read = crate::corpus::read_text(f, max_file_size, |bytes, text| {
-        let hash = polynomial::active().fingerprint(bytes, 1);
+        let hash = poly.fingerprint(bytes, 1);
         (
             bytes.len() as u64,
             hash,
-            token_fps(text).fps,
+            token_fps(poly, text).fps,
             keep(hash).then(|| Packed::new(bytes)),
         )
     });
@@ -484,7 +486,7 @@ impl Index {
         report: &mut Report,
     ) -> Result<Vec<Change>, IndexError> {
         self.check_usable()?;
-        let (preparer, current) = (&self.preparer, &self.current);
+        let (poly, preparer, current) = (&self.poly, &self.preparer, &self.current);
         let keep_texts = self.history_budget > 0;
         let read: Vec<_> = files
             .par_iter()
@@ -496,12 +498,12 @@ impl Index {
                             .get(&f.path)
                             .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten)
                 };
-                read_one(f, max_file_size, preparer, keep)
+                read_one(f, max_file_size, poly, preparer, keep)
             })
             .collect();
         self.poisoned = true;
         let tx = self.db.transaction()?;
-        let mut origins = CachedKeys::new(&tx, self.pass.params().k);
+        let mut origins = CachedKeys::new(&tx, self.preparer.roller());
         let mut changes = Vec::new();
         for (f, r) in files.iter().zip(read) {
             let m = mtime_ns(f.mtime);

@@ -35,7 +35,7 @@ pub(super) fn run(
             .fingerprints(at, end)
             .map_err(|e| Load::Rebuild(format!("cached fingerprints: {e}")))?;
         let prepared: Vec<_> = fps.par_iter().map(|f| preparer.prepare(f)).collect();
-        let mut origins = CachedKeys::new(db.conn(), pass.params().k);
+        let mut origins = CachedKeys::new(db.conn(), preparer.roller());
         let outcomes: Vec<_> = prepared
             .iter()
             .enumerate()
