@@ -4,6 +4,7 @@
 //! `cargo bench -- NAME` runs only the benchmarks whose name contains NAME.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
+use lineage_core::fingerprint::polynomial::standard;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -118,7 +119,7 @@ fn tokenize() {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     let mb = texts.iter().map(String::len).sum::<usize>() as f64 / 1e6;
-    let poly = lineage_core::fingerprint::polynomial::standard();
+    let poly = standard();
     let roller = ShingleRoller::new(poly, 8);
     let mut keys = Vec::new();
     let ours = median(15, || {
@@ -151,7 +152,7 @@ fn tokenize() {
 }
 
 fn keyed(root: &Path) -> Keyed {
-    let poly = lineage_core::fingerprint::polynomial::standard();
+    let poly = standard();
     let c = corpus::load(
         root,
         &Filter::default_patterns(),

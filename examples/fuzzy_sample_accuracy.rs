@@ -14,6 +14,7 @@
 //! Heintze's scale claim on N documents of random substrings.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
+use lineage_core::fingerprint::polynomial::standard;
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
@@ -117,8 +118,7 @@ fn main() {
 
     // Heintze sample store.
     if sp.common_prefix_share > 0.0 {
-        let table =
-            sample::PrefixTable::build(&docs, lineage_core::fingerprint::polynomial::standard(), k);
+        let table = sample::PrefixTable::build(&docs, standard(), k);
         println!(
             "sample: {:.1}% of shingles start with a common five-letter prefix (share > {})",
             100.0 * table.common_fraction(sp.common_prefix_share),
@@ -126,12 +126,7 @@ fn main() {
         );
     }
     let t0 = Instant::now();
-    let run = sample::run(
-        &docs,
-        lineage_core::fingerprint::polynomial::standard(),
-        &sp,
-    )
-    .unwrap();
+    let run = sample::run(&docs, standard(), &sp).unwrap();
     let s_time = t0.elapsed();
     for &t in &THRESHOLDS {
         let cand = run.candidates(t - sp.slack);
@@ -235,7 +230,7 @@ fn load(root: &Path, k: usize) -> Vec<SimDoc> {
         WalkOptions::default(),
         1 << 40,
         Order::Path,
-        lineage_core::fingerprint::polynomial::standard(),
+        standard(),
         k,
         true,
     )

@@ -13,6 +13,7 @@
 //! Prints the time per selected unit on stderr.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
+use lineage_core::fingerprint::polynomial::standard;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -44,10 +45,10 @@ fn main() -> Result<(), String> {
         WalkOptions::default(),
         32 << 20,
         Order::Path,
-        lineage_core::fingerprint::polynomial::standard(),
+        standard(),
     )
     .map_err(|e| e.to_string())?;
-    let poly = lineage_core::fingerprint::polynomial::standard();
+    let poly = standard();
     let keyed = Keyed::new(poly, corpus.docs.into_iter().map(|d| d.fps).collect(), 8);
     let units = keyed.select(selector);
     let params = Params {

@@ -5,6 +5,7 @@
 
 mod common;
 
+use lineage_core::fingerprint::polynomial::standard;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
@@ -154,7 +155,7 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
         &root,
         &ix_dir,
         Config::default().params(),
-        lineage_core::fingerprint::polynomial::standard(),
+        standard(),
         &mut Quiet,
     );
     let near = ix
@@ -194,7 +195,7 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
         &root,
         &ix_dir,
         Config::default().params(),
-        lineage_core::fingerprint::polynomial::standard(),
+        standard(),
         &mut Quiet,
     )
     .unwrap();
@@ -257,7 +258,7 @@ fn copies_cluster_without_every_pair_through_deletions_and_restarts() {
             &root,
             ix_dir,
             Config::default().params(),
-            lineage_core::fingerprint::polynomial::standard(),
+            standard(),
             &mut Quiet,
         )
         .unwrap();
@@ -444,18 +445,10 @@ fn shadow_runs_score_like_an_independent_replay_and_adopt_goes_live() {
         .iter()
         .map(|p| {
             let bytes = std::fs::read(dir.path().join(p)).unwrap();
-            token_fps(
-                lineage_core::fingerprint::polynomial::standard(),
-                &prepare(&bytes, Format::Plain),
-            )
-            .fps
+            token_fps(standard(), &prepare(&bytes, Format::Plain)).fps
         })
         .collect();
-    let keyed = Keyed::new(
-        lineage_core::fingerprint::polynomial::standard(),
-        fps,
-        live.k,
-    );
+    let keyed = Keyed::new(standard(), fps, live.k);
     let exact = keyed.exact();
     for (res, params) in done.results.iter().zip([live, small]) {
         let units = keyed.select(params.selector);

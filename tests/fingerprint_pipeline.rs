@@ -2,6 +2,7 @@
 //! keys, against the test vectors of docs/algorithms.md §1.7.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
+use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::fingerprint::{ShingleRoller, fmix64, key, shingle_keys, token_fps};
 use lineage_core::text::{Format, prepare};
 
@@ -11,11 +12,10 @@ fn k3_shingle_vectors_through_the_tokenizer() {
         b"The QUICK brown fox -- jumps over\nthe lazy dog.",
         Format::Plain,
     );
-    let t = token_fps(lineage_core::fingerprint::polynomial::standard(), &text);
+    let t = token_fps(standard(), &text);
     assert_eq!(t.fps.len(), 9);
     let mut raw = Vec::new();
-    ShingleRoller::new(lineage_core::fingerprint::polynomial::standard(), 3)
-        .fingerprints(&t.fps, &mut raw);
+    ShingleRoller::new(standard(), 3).fingerprints(&t.fps, &mut raw);
     assert_eq!(
         &raw[..3],
         &[
@@ -25,12 +25,7 @@ fn k3_shingle_vectors_through_the_tokenizer() {
         ]
     );
     let mut keys = Vec::new();
-    shingle_keys(
-        lineage_core::fingerprint::polynomial::standard(),
-        &t.fps,
-        3,
-        &mut keys,
-    );
+    shingle_keys(standard(), &t.fps, 3, &mut keys);
     assert_eq!(keys, raw.iter().map(|&f| key(f)).collect::<Vec<_>>());
     assert_eq!(keys[0], fmix64(0x2a85_1ca0_d4b2_1c81) >> 2);
 }
@@ -47,25 +42,12 @@ fn html_and_plain_spellings_give_the_same_shingles() {
         "CAFE\u{301} Cr\u{e8}me brûlée, naïve & Séance".as_bytes(),
         Format::Plain,
     );
-    let (a, b) = (
-        token_fps(lineage_core::fingerprint::polynomial::standard(), &html),
-        token_fps(lineage_core::fingerprint::polynomial::standard(), &plain),
-    );
+    let (a, b) = (token_fps(standard(), &html), token_fps(standard(), &plain));
     assert_eq!(a.fps.len(), 5);
     assert_eq!(a.fps, b.fps);
     let (mut ka, mut kb) = (Vec::new(), Vec::new());
-    shingle_keys(
-        lineage_core::fingerprint::polynomial::standard(),
-        &a.fps,
-        4,
-        &mut ka,
-    );
-    shingle_keys(
-        lineage_core::fingerprint::polynomial::standard(),
-        &b.fps,
-        4,
-        &mut kb,
-    );
+    shingle_keys(standard(), &a.fps, 4, &mut ka);
+    shingle_keys(standard(), &b.fps, 4, &mut kb);
     assert_eq!(ka.len(), 2);
     assert_eq!(ka, kb);
 }

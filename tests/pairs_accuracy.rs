@@ -8,6 +8,7 @@
 
 mod common;
 
+use lineage_core::fingerprint::polynomial::standard;
 use std::collections::HashSet;
 use std::time::Instant;
 
@@ -41,7 +42,7 @@ fn load_dir(root: &std::path::Path) -> Similar {
         WalkOptions::default(),
         32 << 20,
         Order::Path,
-        lineage_core::fingerprint::polynomial::standard(),
+        standard(),
         8,
         false,
     )
@@ -57,7 +58,7 @@ fn edited() -> Similar {
     let dir = answers();
     let root = dir.path();
     let mut l = load_dir(root);
-    let roller = ShingleRoller::new(lineage_core::fingerprint::polynomial::standard(), 8);
+    let roller = ShingleRoller::new(standard(), 8);
     let mut rng = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
         rng ^= rng << 13;
@@ -80,12 +81,8 @@ fn edited() -> Similar {
                 }
             })
             .collect();
-        l.docs.push(docs::sim_doc(
-            &words.join(" "),
-            lineage_core::fingerprint::polynomial::standard(),
-            &roller,
-            false,
-        ));
+        l.docs
+            .push(docs::sim_doc(&words.join(" "), standard(), &roller, false));
         l.paths.push(format!("edited/{}", l.paths[i]));
     }
     l

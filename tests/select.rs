@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use lineage_core::fingerprint;
+use lineage_core::fingerprint::polynomial::standard;
 use lineage_origin::select::{DocKeys, Selection, Selector};
 use std::path::Path;
 
@@ -19,14 +20,9 @@ struct Doc {
 }
 
 fn prepare(text: &str) -> Doc {
-    let t = fingerprint::token_fps(lineage_core::fingerprint::polynomial::standard(), text);
+    let t = fingerprint::token_fps(standard(), text);
     let mut keys = vec![];
-    fingerprint::shingle_keys(
-        lineage_core::fingerprint::polynomial::standard(),
-        &t.fps,
-        K,
-        &mut keys,
-    );
+    fingerprint::shingle_keys(standard(), &t.fps, K, &mut keys);
     let mut hashes = vec![];
     fingerprint::token_hashes(&t.fps, &mut hashes);
     Doc {
@@ -47,7 +43,7 @@ fn counts(docs: &[Doc], sel: Selector) -> (usize, usize) {
             token_hashes: &d.hashes,
             shingle_keys: &d.keys,
             k: K,
-            mix: lineage_core::fingerprint::polynomial::standard().mix(),
+            mix: standard().mix(),
         };
         selection.select_into(sel, &keys, &mut out);
         selected += out.len();

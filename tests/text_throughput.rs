@@ -2,6 +2,7 @@
 //! Run in release: `cargo test --release --test text_throughput -- --ignored --nocapture`.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
+use lineage_core::fingerprint::polynomial::standard;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -42,20 +43,11 @@ fn tokenize_and_fingerprint_throughput() {
     };
     let mut tokens = 0;
     let tf = best_mb_per_s(text.len(), || {
-        tokens = token_fps(lineage_core::fingerprint::polynomial::standard(), &text)
-            .fps
-            .len()
+        tokens = token_fps(standard(), &text).fps.len()
     });
-    let fps = token_fps(lineage_core::fingerprint::polynomial::standard(), &text).fps;
+    let fps = token_fps(standard(), &text).fps;
     let mut keys = Vec::new();
-    let sh = best_mb_per_s(text.len(), || {
-        shingle_keys(
-            lineage_core::fingerprint::polynomial::standard(),
-            &fps,
-            8,
-            &mut keys,
-        )
-    });
+    let sh = best_mb_per_s(text.len(), || shingle_keys(standard(), &fps, 8, &mut keys));
     eprintln!(
         "{} bytes, {tokens} tokens: tokenize+fingerprint {tf:.0} MB/s; k=8 shingle keys {sh:.0} MB/s of text",
         text.len()

@@ -219,6 +219,7 @@ fn result(s: &Scored, shingles: u64) -> ShadowResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_core::fingerprint::polynomial::standard;
     use lineage_origin::history::Keyed;
     use lineage_origin::metrics::Score;
     use lineage_origin::{Estimation, Eviction, Selector, TableSize};
@@ -256,14 +257,7 @@ mod tests {
             table_size: TableSize::Bytes(48 << 10),
             ..Params::default()
         };
-        let mut ix = Index::open(
-            &root,
-            &dir,
-            live,
-            lineage_core::fingerprint::polynomial::standard(),
-            &mut Quiet,
-        )
-        .unwrap();
+        let mut ix = Index::open(&root, &dir, live, standard(), &mut Quiet).unwrap();
         let walk =
             source::walk_with(&root, &Filter::default_patterns(), WalkOptions::default()).unwrap();
         ix.reconcile(walk, 1 << 20, Order::Path, &mut Quiet)
@@ -296,11 +290,7 @@ mod tests {
         assert_eq!(done.done, done.total);
         let fps = history.fingerprints(0, versions).unwrap();
         for (got, &p) in done.results.iter().zip(&runs) {
-            let keyed = Keyed::new(
-                lineage_core::fingerprint::polynomial::standard(),
-                fps.clone(),
-                p.k,
-            );
+            let keyed = Keyed::new(standard(), fps.clone(), p.k);
             let exact = keyed.exact();
             let units = keyed.select(p.selector);
             let mut score = Score::default();

@@ -56,6 +56,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_core::fingerprint::polynomial::standard;
     use lineage_origin::Params;
     use lineage_store::index::Observer;
 
@@ -76,7 +77,7 @@ mod tests {
             &base.join("root"),
             &base.join("ix"),
             params,
-            lineage_core::fingerprint::polynomial::standard(),
+            standard(),
             &mut Quiet,
         )
         .unwrap();
@@ -118,7 +119,7 @@ mod tests {
                 &base.join("root"),
                 &base.join("ix"),
                 params,
-                lineage_core::fingerprint::polynomial::standard(),
+                standard(),
                 &mut Quiet,
             )
             .unwrap(),

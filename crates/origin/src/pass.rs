@@ -179,6 +179,7 @@ mod tests {
     use crate::keymap::splitmix64;
     use crate::outcome::Outcome;
     use crate::{Regime, prepare};
+    use lineage_core::fingerprint::polynomial::standard;
 
     fn units(keys: &[u64]) -> Vec<Unit> {
         (0u32..)
@@ -227,8 +228,8 @@ mod tests {
                 table_size: TableSize::Bytes(1 << 20),
                 ..Params::default()
             };
-            let exact = Keyed::new(lineage_core::fingerprint::polynomial::standard(), docs.clone(), k).exact();
-            let prep = crate::prepare::Preparer::new(params, lineage_core::fingerprint::polynomial::standard());
+            let exact = Keyed::new(standard(), docs.clone(), k).exact();
+            let prep = crate::prepare::Preparer::new(params, standard());
             let mut pass = OriginPass::new(params).unwrap();
             for (d, doc) in docs.iter().enumerate() {
                 let got = prepare::run(&mut pass, d as u32, &prep.prepare(doc), &mut NoKeys);
@@ -256,9 +257,9 @@ mod tests {
                 eviction: if lucky { Eviction::Lucky } else { Eviction::BottomK },
                 ..Params::default()
             };
-            let keyed = Keyed::new(lineage_core::fingerprint::polynomial::standard(), docs.clone(), k);
+            let keyed = Keyed::new(standard(), docs.clone(), k);
             let exact = keyed.exact();
-            let prep = prepare::Preparer::new(params, lineage_core::fingerprint::polynomial::standard());
+            let prep = prepare::Preparer::new(params, standard());
             let origins: Vec<Vec<u64>> = docs
                 .iter()
                 .map(|d| prepare::keys(prep.roller(), d).1)

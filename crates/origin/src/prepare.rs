@@ -84,6 +84,7 @@ pub fn run(pass: &mut OriginPass, id: u32, p: &Prepared, origins: &mut dyn Origi
 mod tests {
     use super::*;
     use crate::history::Keyed;
+    use lineage_core::fingerprint::polynomial::standard;
 
     #[test]
     fn equals_a_replay_over_the_same_documents() {
@@ -98,15 +99,11 @@ mod tests {
                     .collect()
             })
             .collect();
-        let keyed = Keyed::new(
-            lineage_core::fingerprint::polynomial::standard(),
-            docs.clone(),
-            params.k,
-        );
+        let keyed = Keyed::new(standard(), docs.clone(), params.k);
         let units = keyed.select(params.selector);
         let mut want = Vec::new();
         keyed.replay(&units, params, |o| want.push(o)).unwrap();
-        let prep = Preparer::new(params, lineage_core::fingerprint::polynomial::standard());
+        let prep = Preparer::new(params, standard());
         let mut pass = OriginPass::new(params).unwrap();
         let origins: Vec<Vec<u64>> = docs.iter().map(|d| keys(prep.roller(), d).1).collect();
         let got: Vec<Outcome> = docs

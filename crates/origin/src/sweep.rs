@@ -458,6 +458,7 @@ mod tests {
     use super::*;
     use crate::TableSize;
     use crate::history::Keyed;
+    use lineage_core::fingerprint::polynomial::standard;
 
     /// Seven documents: the fourth copies most of the first, the sixth
     /// repeats the fourth, the fifth is shorter than a shingle.
@@ -489,11 +490,7 @@ mod tests {
 
     /// `docs` selected for `runs` in batches of `batch` documents.
     fn selected(docs: &[Vec<u64>], runs: &[Params], batch: usize) -> Selected {
-        let selecting = Selecting::new(
-            lineage_core::fingerprint::polynomial::standard(),
-            runs[0].k,
-            runs.iter().map(|p| p.selector),
-        );
+        let selecting = Selecting::new(standard(), runs[0].k, runs.iter().map(|p| p.selector));
         let mut batches = docs.chunks(batch).map(<[_]>::to_vec);
         selecting.batches(|| Ok::<_, ()>(batches.next())).unwrap()
     }
@@ -519,11 +516,7 @@ mod tests {
             .unwrap()
             .run(&Control::default())
             .unwrap();
-        let k = Keyed::new(
-            lineage_core::fingerprint::polynomial::standard(),
-            docs.to_vec(),
-            runs[0].k,
-        );
+        let k = Keyed::new(standard(), docs.to_vec(), runs[0].k);
         let exact = k.exact();
         assert_eq!(sweep.exact, exact, "batch {batch}");
         assert_eq!(sweep.runs.len(), runs.len());

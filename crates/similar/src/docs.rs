@@ -32,20 +32,16 @@ pub fn sim_doc(text: &str, poly: &Polynomial, roller: &ShingleRoller, terms: boo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_core::fingerprint::polynomial::standard;
     use lineage_core::fingerprint::{shingle_keys, token_fps};
 
     #[test]
     fn sim_doc_is_the_sorted_set_of_shingle_keys() {
         let text = "a b c d a b c d a b c d e";
-        let roller = ShingleRoller::new(lineage_core::fingerprint::polynomial::standard(), 3);
-        let d = sim_doc(
-            text,
-            lineage_core::fingerprint::polynomial::standard(),
-            &roller,
-            true,
-        );
+        let roller = ShingleRoller::new(standard(), 3);
+        let d = sim_doc(text, standard(), &roller, true);
         let mut expected = Vec::new();
-        let p = lineage_core::fingerprint::polynomial::standard();
+        let p = standard();
         shingle_keys(p, &token_fps(p, text).fps, 3, &mut expected);
         assert_eq!(expected.len(), 11);
         expected.sort_unstable();
@@ -55,25 +51,11 @@ mod tests {
         assert_eq!(d.shingles, expected);
         assert_eq!(d.terms.len(), 13);
         assert_eq!(d.terms[12], "e");
+        assert!(sim_doc(text, standard(), &roller, false).terms.is_empty());
         assert!(
-            sim_doc(
-                text,
-                lineage_core::fingerprint::polynomial::standard(),
-                &roller,
-                false
-            )
-            .terms
-            .is_empty()
-        );
-        assert!(
-            sim_doc(
-                "a b",
-                lineage_core::fingerprint::polynomial::standard(),
-                &roller,
-                false
-            )
-            .shingles
-            .is_empty()
+            sim_doc("a b", standard(), &roller, false)
+                .shingles
+                .is_empty()
         );
     }
 }

@@ -199,6 +199,7 @@ pub fn load_similar(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_core::fingerprint::polynomial::standard;
 
     #[test]
     fn streaming_gives_what_loading_gives_in_order_and_stops_on_an_error() {
@@ -223,12 +224,7 @@ mod tests {
             opts,
             1 << 20,
             Order::Path,
-            |f, text| {
-                (
-                    f.path.clone(),
-                    token_fps(lineage_core::fingerprint::polynomial::standard(), text).fps,
-                )
-            },
+            |f, text| (f.path.clone(), token_fps(standard(), text).fps),
             |_, doc| {
                 streamed.push(doc);
                 Ok(())
@@ -238,7 +234,7 @@ mod tests {
         // Path order across batches, each document as read on its own.
         let want: Vec<(String, Vec<u64>)> = (0..300)
             .map(|i| {
-                let poly = lineage_core::fingerprint::polynomial::standard();
+                let poly = standard();
                 let fps = token_fps(poly, &format!("page {i} words")).fps;
                 (format!("sub/p{i:03}.md"), fps)
             })

@@ -141,6 +141,7 @@ pub fn segment_key(mix: u64, fps: &[u64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fingerprint::polynomial::standard;
 
     /// The bytes a shingle or segment fingerprint is taken of: the mixed
     /// token fingerprints, big-endian.
@@ -152,37 +153,28 @@ mod tests {
 
     #[test]
     fn token_fp_is_rabin_with_leading_one() {
-        assert_eq!(
-            token_fp(crate::fingerprint::polynomial::standard(), b"the"),
-            0x1746865
-        );
-        assert_eq!(
-            token_fp(crate::fingerprint::polynomial::standard(), b"abc"),
-            0x1616263
-        );
+        assert_eq!(token_fp(standard(), b"the"), 0x1746865);
+        assert_eq!(token_fp(standard(), b"abc"), 0x1616263);
         // Longer keys are reduced by the seeded polynomial.
         let p = polynomial::standard();
         let oracle = rabin::Rabin::new(64, p.low());
         assert_eq!(
-            token_fp(crate::fingerprint::polynomial::standard(), b"hello world"),
+            token_fp(standard(), b"hello world"),
             oracle.fingerprint(b"hello world", 1)
         );
         assert_ne!(
-            token_fp(crate::fingerprint::polynomial::standard(), b"hello world"),
+            token_fp(standard(), b"hello world"),
             0x6c6f2077710fbe70,
             "the old P"
         );
         // The leading 1 separates strings that differ by leading zero bytes.
-        assert_ne!(
-            token_fp(crate::fingerprint::polynomial::standard(), b"\0a"),
-            token_fp(crate::fingerprint::polynomial::standard(), b"a")
-        );
+        assert_ne!(token_fp(standard(), b"\0a"), token_fp(standard(), b"a"));
     }
 
     #[test]
     fn token_fps_spans_and_fps() {
         let text = "The Quick, brown\u{2014}Fox! caf\u{e9} cafe\u{301}";
-        let t = token_fps(crate::fingerprint::polynomial::standard(), text);
+        let t = token_fps(standard(), text);
         let words: Vec<&str> = t
             .spans
             .iter()
@@ -194,26 +186,16 @@ mod tests {
         );
         let expected: Vec<u64> = ["the", "quick", "brown", "fox", "caf\u{e9}", "caf\u{e9}"]
             .iter()
-            .map(|k| token_fp(crate::fingerprint::polynomial::standard(), k.as_bytes()))
+            .map(|k| token_fp(standard(), k.as_bytes()))
             .collect();
         assert_eq!(t.fps, expected);
         assert_eq!(
             t.fps[4], t.fps[5],
             "NFC and NFD spellings share a fingerprint"
         );
-        assert_eq!(
-            token_fps(crate::fingerprint::polynomial::standard(), ""),
-            TokenFps::default()
-        );
-        let mut reused = token_fps(
-            crate::fingerprint::polynomial::standard(),
-            "stale words here and more",
-        );
-        token_fps_into(
-            crate::fingerprint::polynomial::standard(),
-            text,
-            &mut reused,
-        );
+        assert_eq!(token_fps(standard(), ""), TokenFps::default());
+        let mut reused = token_fps(standard(), "stale words here and more");
+        token_fps_into(standard(), text, &mut reused);
         assert_eq!(reused, t);
     }
 
@@ -221,18 +203,12 @@ mod tests {
     fn token_fps_agrees_with_tokens() {
         let text =
             "\u{c9}COLE d'\u{e9}t\u{e9}: snake_case 42 \u{4e2d}\u{6587} \u{3a3}\u{39f}\u{3a3}";
-        let t = token_fps(crate::fingerprint::polynomial::standard(), text);
+        let t = token_fps(standard(), text);
         let toks = crate::text::tokens(text);
         assert_eq!(t.spans.len(), toks.len());
         for (i, tok) in toks.iter().enumerate() {
             assert_eq!(t.spans[i], tok.span.start as u32..tok.span.end as u32);
-            assert_eq!(
-                t.fps[i],
-                token_fp(
-                    crate::fingerprint::polynomial::standard(),
-                    tok.key.as_bytes()
-                )
-            );
+            assert_eq!(t.fps[i], token_fp(standard(), tok.key.as_bytes()));
         }
     }
 
@@ -250,13 +226,9 @@ mod tests {
                         std::str::from_utf8(&word[..len]).unwrap(),
                         " ".repeat(after)
                     );
-                    let t = token_fps(crate::fingerprint::polynomial::standard(), &text);
+                    let t = token_fps(standard(), &text);
                     let key = word[..len].to_ascii_lowercase();
-                    assert_eq!(
-                        t.fps,
-                        [token_fp(crate::fingerprint::polynomial::standard(), &key)],
-                        "{text:?}"
-                    );
+                    assert_eq!(t.fps, [token_fp(standard(), &key)], "{text:?}");
                     assert_eq!(t.spans.len(), 1);
                     assert_eq!(t.spans[0], before as u32..(before + len) as u32);
                 }
@@ -284,17 +256,14 @@ mod tests {
             text.push_str(word);
             text.push_str(if i % 7 == 0 { ".\n" } else { " " });
         }
-        let t = token_fps(crate::fingerprint::polynomial::standard(), &text);
+        let t = token_fps(standard(), &text);
         let toks = crate::text::tokens(&text);
         assert_eq!(t.spans.len(), toks.len());
         for (i, tok) in toks.iter().enumerate() {
             assert_eq!(t.spans[i], tok.span.start as u32..tok.span.end as u32);
             assert_eq!(
                 t.fps[i],
-                token_fp(
-                    crate::fingerprint::polynomial::standard(),
-                    tok.key.as_bytes()
-                ),
+                token_fp(standard(), tok.key.as_bytes()),
                 "{:?}",
                 tok.key
             );
@@ -304,47 +273,30 @@ mod tests {
     #[test]
     fn segment_key_is_finalised_rabin_with_leading_one() {
         let fps = [
-            token_fp(crate::fingerprint::polynomial::standard(), b"the"),
-            token_fp(crate::fingerprint::polynomial::standard(), b"quick"),
+            token_fp(standard(), b"the"),
+            token_fp(standard(), b"quick"),
             0xffff_0000_ffff_0000,
         ];
         let raw = rabin::fingerprint(&be_bytes(&fps), 1);
-        assert_eq!(
-            segment_key(crate::fingerprint::polynomial::standard().mix(), &fps),
-            key(raw)
-        );
-        assert_eq!(
-            segment_key(crate::fingerprint::polynomial::standard().mix(), &fps),
-            fmix64(raw) >> 2
-        );
-        assert_ne!(
-            segment_key(crate::fingerprint::polynomial::standard().mix(), &fps),
-            raw >> 2
-        );
-        assert!(segment_key(crate::fingerprint::polynomial::standard().mix(), &fps) < 1 << 62);
+        assert_eq!(segment_key(standard().mix(), &fps), key(raw));
+        assert_eq!(segment_key(standard().mix(), &fps), fmix64(raw) >> 2);
+        assert_ne!(segment_key(standard().mix(), &fps), raw >> 2);
+        assert!(segment_key(standard().mix(), &fps) < 1 << 62);
         // Initial state 1: a leading zero fingerprint still counts.
         assert_ne!(
-            segment_key(crate::fingerprint::polynomial::standard().mix(), &[0, 5]),
-            segment_key(crate::fingerprint::polynomial::standard().mix(), &[5])
+            segment_key(standard().mix(), &[0, 5]),
+            segment_key(standard().mix(), &[5])
         );
-        assert_eq!(
-            segment_key(crate::fingerprint::polynomial::standard().mix(), &[]),
-            key(1)
-        );
+        assert_eq!(segment_key(standard().mix(), &[]), key(1));
     }
 
     #[test]
     fn shingle_keys_are_direct_keys() {
         let fps: Vec<u64> = (1..=10u64)
-            .map(|i| token_fp(crate::fingerprint::polynomial::standard(), &i.to_be_bytes()))
+            .map(|i| token_fp(standard(), &i.to_be_bytes()))
             .collect();
         let mut out = Vec::new();
-        shingle_keys(
-            crate::fingerprint::polynomial::standard(),
-            &fps,
-            8,
-            &mut out,
-        );
+        shingle_keys(standard(), &fps, 8, &mut out);
         assert_eq!(out.len(), 3);
         for (i, &k) in out.iter().enumerate() {
             assert_eq!(k, key(rabin::fingerprint(&be_bytes(&fps[i..i + 8]), 0)));
@@ -360,7 +312,7 @@ mod tests {
                 .collect(),
             fps: toks
                 .iter()
-                .map(|t| token_fp(crate::fingerprint::polynomial::standard(), t.key.as_bytes()))
+                .map(|t| token_fp(standard(), t.key.as_bytes()))
                 .collect(),
         }
     }
@@ -394,12 +346,12 @@ mod tests {
             ),
         ) {
             let text = parts.concat();
-            proptest::prop_assert_eq!(token_fps(crate::fingerprint::polynomial::standard(), &text), fps_of_tokens(&text));
+            proptest::prop_assert_eq!(token_fps(standard(), &text), fps_of_tokens(&text));
         }
 
         #[test]
         fn token_fps_of_any_string(text in proptest::prelude::any::<String>()) {
-            proptest::prop_assert_eq!(token_fps(crate::fingerprint::polynomial::standard(), &text), fps_of_tokens(&text));
+            proptest::prop_assert_eq!(token_fps(standard(), &text), fps_of_tokens(&text));
         }
 
         /// The structural family of a sparse P among tokens: two tokens of
@@ -420,7 +372,7 @@ mod tests {
             b[last] ^= rabin::clmul(u64::from(d), rabin::POLY) as u8;
             proptest::prop_assert_eq!(rabin::fingerprint(&a, 1), rabin::fingerprint(&b, 1));
             let text = format!("{} {}", str::from_utf8(&a).unwrap(), str::from_utf8(&b).unwrap());
-            let fps = token_fps(crate::fingerprint::polynomial::standard(), &text).fps;
+            let fps = token_fps(standard(), &text).fps;
             proptest::prop_assert_eq!(fps.len(), 2);
             proptest::prop_assert_ne!(fps[0], fps[1]);
         }
@@ -446,6 +398,7 @@ mod tests {
 #[cfg(test)]
 mod perf {
     use super::*;
+    use crate::fingerprint::polynomial::standard;
 
     #[test]
     #[ignore = "workload for perf stat; run in release"]
@@ -468,7 +421,7 @@ mod perf {
             .and_then(|s| s.parse().ok())
             .unwrap_or(1);
         let part = std::env::var("LINEAGE_PERF_PART").unwrap_or_default();
-        let mut t = token_fps(crate::fingerprint::polynomial::standard(), &text);
+        let mut t = token_fps(standard(), &text);
         let mut keys = Vec::new();
         let mut best = f64::MAX;
         let mut total = 0.0;
@@ -493,27 +446,15 @@ mod perf {
                 crate::text::scan_tokens(std::hint::black_box(&text), &mut c);
                 std::hint::black_box(c.0);
             } else if part == "into" {
-                token_fps_into(
-                    crate::fingerprint::polynomial::standard(),
-                    std::hint::black_box(&text),
-                    &mut t,
-                );
+                token_fps_into(standard(), std::hint::black_box(&text), &mut t);
             } else if part != "keys" {
                 // As `benches/engine.rs` does: fresh vectors every time, the
                 // old ones freed first.
                 drop(std::mem::take(&mut t));
-                t = token_fps(
-                    crate::fingerprint::polynomial::standard(),
-                    std::hint::black_box(&text),
-                );
+                t = token_fps(standard(), std::hint::black_box(&text));
             }
             if part != "fps" && !part.starts_with("scan") {
-                shingle_keys(
-                    crate::fingerprint::polynomial::standard(),
-                    std::hint::black_box(&t.fps),
-                    8,
-                    &mut keys,
-                );
+                shingle_keys(standard(), std::hint::black_box(&t.fps), 8, &mut keys);
             }
             std::hint::black_box(&keys);
             let secs = start.elapsed().as_secs_f64();

@@ -177,23 +177,19 @@ mod tests {
     fn x_64k_is_sparse_for_k_1_2_4_8() {
         for (k, c) in [(1, 0x1b), (2, 0x145), (4, 0x1_1011), (8, 0x1_0100_0101)] {
             assert_eq!(x_pow(64 * k), c, "k {k}");
-            let roller = ShingleRoller::new(crate::fingerprint::polynomial::standard(), k as usize);
+            let roller = ShingleRoller::new(standard(), k as usize);
             assert!(roller.out.is_none());
             for fp in [1u64, 0x80, 1 << 63, u64::MAX, 0x0123_4567_89ab_cdef] {
                 assert_eq!(roller.outgoing(fp), mulmod(fp, c), "k {k} fp {fp:#x}");
             }
         }
-        assert!(
-            ShingleRoller::new(crate::fingerprint::polynomial::standard(), 3)
-                .out
-                .is_some()
-        );
+        assert!(ShingleRoller::new(standard(), 3).out.is_some());
     }
 
     #[test]
     fn outgoing_is_mulmod_by_x_64k() {
         for k in [1, 2, 3, 8, 13] {
-            let r = ShingleRoller::new(crate::fingerprint::polynomial::standard(), k);
+            let r = ShingleRoller::new(standard(), k);
             let c = x_pow(64 * k as u64);
             for fp in [1u64, 0x80, 1 << 63, u64::MAX, 0x0123_4567_89ab_cdef] {
                 assert_eq!(r.outgoing(fp), mulmod(fp, c), "k {k} fp {fp:#x}");
@@ -203,7 +199,7 @@ mod tests {
 
     #[test]
     fn fewer_than_k_tokens_give_no_shingles() {
-        let r = ShingleRoller::new(crate::fingerprint::polynomial::standard(), 3);
+        let r = ShingleRoller::new(standard(), 3);
         let mut out = vec![42];
         r.keys(&[1, 2], &mut out);
         assert!(out.is_empty());
@@ -219,7 +215,7 @@ mod tests {
             .split(' ')
             .map(|t| fingerprint(t.as_bytes(), 1))
             .collect();
-        let r = ShingleRoller::new(crate::fingerprint::polynomial::standard(), 3);
+        let r = ShingleRoller::new(standard(), 3);
         let mut raw = Vec::new();
         r.fingerprints(&fps, &mut raw);
         assert_eq!(raw.len(), 7);
@@ -248,14 +244,12 @@ mod tests {
 
     #[test]
     fn the_mail_markup_that_collided_no_longer_does() {
-        let fps = |t: &str| {
-            crate::fingerprint::token_fps(crate::fingerprint::polynomial::standard(), t).fps
-        };
+        let fps = |t: &str| crate::fingerprint::token_fps(standard(), t).fps;
         let a = fps("font color 3d ffffff size 3d 5 8");
         let b = fps("font color 3d ffffff size 3d 3 b");
         // "5 8" and "3 b": Δa = 0x06, Δb = 0x5a = clmul(0x06, 0x1b).
         assert_eq!(linear(&a), linear(&b), "the linear composition collides");
-        let r = ShingleRoller::new(crate::fingerprint::polynomial::standard(), 8);
+        let r = ShingleRoller::new(standard(), 8);
         let (mut ka, mut kb) = (Vec::new(), Vec::new());
         r.keys(&a, &mut ka);
         r.keys(&b, &mut kb);
@@ -281,7 +275,7 @@ mod tests {
             b[at] ^= da;
             b[at + 1] ^= db;
             prop_assert_eq!(linear(&a), linear(&b));
-            let r = ShingleRoller::new(crate::fingerprint::polynomial::standard(), k);
+            let r = ShingleRoller::new(standard(), k);
             let (mut ka, mut kb) = (Vec::new(), Vec::new());
             r.keys(&a, &mut ka);
             r.keys(&b, &mut kb);
@@ -295,7 +289,7 @@ mod tests {
             fps in proptest::collection::vec(any::<u64>(), 0..40),
             k in 1usize..=12,
         ) {
-            let r = ShingleRoller::new(crate::fingerprint::polynomial::standard(), k);
+            let r = ShingleRoller::new(standard(), k);
             let mut keys = Vec::new();
             r.keys(&fps, &mut keys);
             let expected: Vec<u64> = fps.windows(k).map(|w| key(direct(w))).collect();

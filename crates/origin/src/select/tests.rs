@@ -1,5 +1,6 @@
 use super::*;
 use lineage_core::fingerprint::fmix64;
+use lineage_core::fingerprint::polynomial::standard;
 use proptest::prelude::*;
 
 /// A synthetic document: n token hashes, and shingle keys that are arbitrary
@@ -36,7 +37,7 @@ impl Doc {
             token_hashes: &self.hashes,
             shingle_keys: &self.keys,
             k: self.k,
-            mix: lineage_core::fingerprint::polynomial::standard().mix(),
+            mix: standard().mix(),
         }
     }
 
@@ -194,7 +195,7 @@ fn hb_units_are_the_segments_with_their_keys() {
         .iter()
         .map(|r| Unit {
             key: lineage_core::fingerprint::segment_key(
-                lineage_core::fingerprint::polynomial::standard().mix(),
+                standard().mix(),
                 &doc.fps[r.start as usize..r.end as usize],
             ),
             start: r.start,
@@ -350,7 +351,7 @@ fn shingle_key_selectors_read_only_the_keys() {
         token_hashes: &[],
         shingle_keys: &doc.keys,
         k: 8,
-        mix: lineage_core::fingerprint::polynomial::standard().mix(),
+        mix: standard().mix(),
     };
     for sel in [
         Selector::All,

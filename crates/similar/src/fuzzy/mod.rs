@@ -421,6 +421,7 @@ pub fn sim_doc(text: &str, poly: &Polynomial, k: usize) -> SimDoc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_core::fingerprint::polynomial::standard;
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
@@ -540,12 +541,8 @@ mod tests {
         let text = "The borrow checker compares scopes to determine whether all \
                     borrows are valid. Rust ownership rules keep memory safe without \
                     a garbage collector, and references must always be valid.";
-        let a = sim_doc(text, lineage_core::fingerprint::polynomial::standard(), 8);
-        let b = sim_doc(
-            &text.to_uppercase(),
-            lineage_core::fingerprint::polynomial::standard(),
-            8,
-        );
+        let a = sim_doc(text, standard(), 8);
+        let b = sim_doc(&text.to_uppercase(), standard(), 8);
         let p = FuzzyParams::default();
         let (fa, fb) = (fingerprint(&a.terms, &p), fingerprint(&b.terms, &p));
         assert_eq!(fa, fb);
@@ -557,7 +554,7 @@ mod tests {
         assert_eq!(fingerprint(&shuffled, &p), fa);
         let other = sim_doc(
             "Zebras quietly graze yonder; quixotic yaks zigzag.",
-            lineage_core::fingerprint::polynomial::standard(),
+            standard(),
             8,
         );
         assert_ne!(fingerprint(&other.terms, &p).codes, fa.codes);
@@ -602,18 +599,14 @@ mod tests {
                     memory while running. Some languages have garbage collection that \
                     regularly looks for no-longer-used memory as the program runs.";
         let docs = vec![
-            sim_doc(base, lineage_core::fingerprint::polynomial::standard(), 8),
-            sim_doc(
-                &format!("{base} Ownership rules apply."),
-                lineage_core::fingerprint::polynomial::standard(),
-                8,
-            ),
+            sim_doc(base, standard(), 8),
+            sim_doc(&format!("{base} Ownership rules apply."), standard(), 8),
             sim_doc(
                 "Zebras quietly graze yonder; quixotic yaks zigzag over hills.",
-                lineage_core::fingerprint::polynomial::standard(),
+                standard(),
                 8,
             ),
-            sim_doc(base, lineage_core::fingerprint::polynomial::standard(), 8),
+            sim_doc(base, standard(), 8),
         ];
         let p = FuzzyParams::default();
         let cand = candidates(&docs, &p);

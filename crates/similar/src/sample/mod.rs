@@ -261,6 +261,7 @@ pub(crate) fn pairs_with(
 mod tests {
     use super::*;
     use lineage_core::fingerprint::fmix64;
+    use lineage_core::fingerprint::polynomial::standard;
 
     #[test]
     fn a_block_holds_254_entries_and_chains_grow_by_blocks() {
@@ -372,12 +373,11 @@ mod tests {
     fn common_prefixes_rank_last() {
         // Every other token is "ofthe": half the shingles start with it.
         let text: String = (0..300).map(|i| format!("ofthe w{i} ")).collect();
-        let d = crate::fuzzy::sim_doc(&text, lineage_core::fingerprint::polynomial::standard(), 8);
+        let d = crate::fuzzy::sim_doc(&text, standard(), 8);
         let docs = vec![d.clone()];
-        let table = PrefixTable::build(&docs, lineage_core::fingerprint::polynomial::standard(), 8);
+        let table = PrefixTable::build(&docs, standard(), 8);
         let starts_common = |key: u64| {
-            let keys = shingles_in_order(&d, lineage_core::fingerprint::polynomial::standard(), 8)
-                .unwrap();
+            let keys = shingles_in_order(&d, standard(), 8).unwrap();
             let i = keys.iter().position(|&k| k == key).unwrap();
             d.terms[i] == "ofthe"
         };
@@ -386,13 +386,7 @@ mod tests {
             common_prefix_share: 0.01,
             ..SampleParams::default()
         };
-        let got = ranked(
-            &d,
-            Some(&table),
-            lineage_core::fingerprint::polynomial::standard(),
-            &on,
-            100,
-        );
+        let got = ranked(&d, Some(&table), standard(), &on, 100);
         assert_eq!(got.len(), 100);
         assert!(
             got.iter().all(|&k| !starts_common(k)),
@@ -408,28 +402,15 @@ mod tests {
         assert_eq!(got, uncommon[..100]);
         // Off: plain lowest keys, and about half of them start with "ofthe".
         let off = SampleParams::default();
-        let plain = ranked(
-            &d,
-            Some(&table),
-            lineage_core::fingerprint::polynomial::standard(),
-            &off,
-            100,
-        );
+        let plain = ranked(&d, Some(&table), standard(), &off, 100);
         assert_eq!(plain, d.shingles[..100]);
         let n = plain.iter().filter(|&&k| starts_common(k)).count();
         assert!((30..70).contains(&n), "{n}");
         // A document whose terms do not give back its shingles (another k)
         // falls back to plain selection.
-        let other_k =
-            crate::fuzzy::sim_doc(&text, lineage_core::fingerprint::polynomial::standard(), 5);
+        let other_k = crate::fuzzy::sim_doc(&text, standard(), 5);
         assert_eq!(
-            ranked(
-                &other_k,
-                Some(&table),
-                lineage_core::fingerprint::polynomial::standard(),
-                &on,
-                100
-            ),
+            ranked(&other_k, Some(&table), standard(), &on, 100),
             other_k.shingles[..100]
         );
     }
@@ -469,15 +450,10 @@ mod tests {
     #[test]
     fn identical_documents_match_fully() {
         let text: String = (0..400).map(|i| format!("w{} ", i * 7919 % 1000)).collect();
-        let d = crate::fuzzy::sim_doc(&text, lineage_core::fingerprint::polynomial::standard(), 8);
+        let d = crate::fuzzy::sim_doc(&text, standard(), 8);
         assert!(d.shingles.len() > 300);
         let docs = vec![d.clone(), d];
-        let run = run(
-            &docs,
-            lineage_core::fingerprint::polynomial::standard(),
-            &SampleParams::default(),
-        )
-        .unwrap();
+        let run = run(&docs, standard(), &SampleParams::default()).unwrap();
         assert_eq!(
             run.matched,
             vec![Matched {
@@ -490,11 +466,7 @@ mod tests {
         assert_eq!(run.matched[0].jaccard_estimate(), 1.0);
         assert_eq!(run.stats.entries, 200);
         assert_eq!(run.stats.documents, 2);
-        let got = pairs(
-            &docs,
-            lineage_core::fingerprint::polynomial::standard(),
-            0.9,
-        );
+        let got = pairs(&docs, standard(), 0.9);
         assert_eq!(
             got,
             vec![Pair {

@@ -1,6 +1,7 @@
 //! The index against a reference: every version's outcome must equal a
 //! replay (`Keyed::replay`, what `scan` runs) over all versions in id order.
 
+use lineage_core::fingerprint::polynomial::standard;
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -57,14 +58,7 @@ impl Fixture {
 
     fn open(&self, params: Params) -> (Index, Vec<String>) {
         let mut notes = Notes::default();
-        let ix = Index::open(
-            &self.root,
-            &self.dir,
-            params,
-            lineage_core::fingerprint::polynomial::standard(),
-            &mut notes,
-        )
-        .unwrap();
+        let ix = Index::open(&self.root, &self.dir, params, standard(), &mut notes).unwrap();
         (ix, notes.0)
     }
 
@@ -125,15 +119,9 @@ pub(crate) fn text(seed: u64, n: usize) -> String {
 fn reference(texts: &[String], p: Params) -> Vec<Outcome> {
     let fps = texts
         .iter()
-        .map(|t| {
-            token_fps(
-                lineage_core::fingerprint::polynomial::standard(),
-                &prepare(t.as_bytes(), Format::Plain),
-            )
-            .fps
-        })
+        .map(|t| token_fps(standard(), &prepare(t.as_bytes(), Format::Plain)).fps)
         .collect();
-    let keyed = Keyed::new(lineage_core::fingerprint::polynomial::standard(), fps, p.k);
+    let keyed = Keyed::new(standard(), fps, p.k);
     let units = keyed.select(p.selector);
     let mut out = Vec::new();
     keyed.replay(&units, p, |o| out.push(o)).unwrap();
@@ -458,57 +446,26 @@ fn the_lock_and_the_location_are_checked() {
     f.write("a.md", "some words here", 1);
     let (ix, _) = f.open(params());
     let mut q = Quiet;
-    let second = Index::open(
-        &f.root,
-        &f.dir,
-        params(),
-        lineage_core::fingerprint::polynomial::standard(),
-        &mut q,
-    );
+    let second = Index::open(&f.root, &f.dir, params(), standard(), &mut q);
     assert!(matches!(second, Err(IndexError::Locked(..))));
     drop(ix);
-    Index::open(
-        &f.root,
-        &f.dir,
-        params(),
-        lineage_core::fingerprint::polynomial::standard(),
-        &mut q,
-    )
-    .unwrap();
+    Index::open(&f.root, &f.dir, params(), standard(), &mut q).unwrap();
 
-    let inside = Index::open(
-        &f.root,
-        &f.root.join("ix"),
-        params(),
-        lineage_core::fingerprint::polynomial::standard(),
-        &mut q,
-    );
+    let inside = Index::open(&f.root, &f.root.join("ix"), params(), standard(), &mut q);
     assert!(matches!(inside, Err(IndexError::Location(_))));
     assert!(!f.root.join("ix").exists(), "nothing written in the root");
     let other_root = f.base.join("other");
     fs::create_dir_all(&other_root).unwrap();
-    let e = Index::open(
-        &other_root,
-        &f.dir,
-        params(),
-        lineage_core::fingerprint::polynomial::standard(),
-        &mut q,
-    )
-    .err()
-    .unwrap();
+    let e = Index::open(&other_root, &f.dir, params(), standard(), &mut q)
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("belongs to the root"), "{e}");
     let not_index = f.base.join("notes");
     fs::create_dir_all(&not_index).unwrap();
     fs::write(not_index.join("todo.txt"), "mine").unwrap();
-    let e = Index::open(
-        &f.root,
-        &not_index,
-        params(),
-        lineage_core::fingerprint::polynomial::standard(),
-        &mut q,
-    )
-    .err()
-    .unwrap();
+    let e = Index::open(&f.root, &not_index, params(), standard(), &mut q)
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("not a lineage index"), "{e}");
     assert_eq!(fs::read(not_index.join("todo.txt")).unwrap(), b"mine");
     let tiny = Params {
@@ -516,13 +473,7 @@ fn the_lock_and_the_location_are_checked() {
         ..params()
     };
     assert!(matches!(
-        Index::open(
-            &f.root,
-            &f.base.join("t"),
-            tiny,
-            lineage_core::fingerprint::polynomial::standard(),
-            &mut q
-        ),
+        Index::open(&f.root, &f.base.join("t"), tiny, standard(), &mut q),
         Err(IndexError::Table(_))
     ));
 }
@@ -862,11 +813,7 @@ fn an_index_of_the_previous_format_is_rebuilt_with_a_message() {
     let fps = ix.fingerprints(0, 1).unwrap();
     let a = text(1, 40);
     let plain = prepare(a.as_bytes(), Format::Plain);
-    assert_eq!(
-        fps[0],
-        token_fps(lineage_core::fingerprint::polynomial::standard(), &plain).fps,
-        "taken again"
-    );
+    assert_eq!(fps[0], token_fps(standard(), &plain).fps, "taken again");
 }
 
 #[test]
@@ -881,15 +828,9 @@ fn an_index_of_another_polynomial_is_refused_and_kept() {
         schema::set_meta(&db, key, value).unwrap();
     };
     let refused = || {
-        Index::open(
-            &f.root,
-            &f.dir,
-            params(),
-            lineage_core::fingerprint::polynomial::standard(),
-            &mut Quiet,
-        )
-        .err()
-        .unwrap()
+        Index::open(&f.root, &f.dir, params(), standard(), &mut Quiet)
+            .err()
+            .unwrap()
     };
     set_meta("fingerprint_seed", "7");
     let err = refused();
@@ -901,10 +842,7 @@ fn an_index_of_another_polynomial_is_refused_and_kept() {
         err.to_string().contains("--fingerprint-seed 7, not 0"),
         "{err}"
     );
-    assert!(
-        ReadOnly::open(&f.dir, lineage_core::fingerprint::polynomial::standard()).is_err(),
-        "read-only too"
-    );
+    assert!(ReadOnly::open(&f.dir, standard()).is_err(), "read-only too");
     // The right seed with another polynomial: not ours to guess.
     set_meta("fingerprint_seed", "0");
     set_meta("polynomial", "0x000000000000001b");
@@ -915,10 +853,7 @@ fn an_index_of_another_polynomial_is_refused_and_kept() {
         "{err}"
     );
     // Nothing was wiped: with the polynomial put back it opens as it was.
-    set_meta(
-        "polynomial",
-        &polynomial_hex(lineage_core::fingerprint::polynomial::standard()),
-    );
+    set_meta("polynomial", &polynomial_hex(standard()));
     let (ix, report, notes) = f.run(params());
     assert!(notes.is_empty(), "{notes:?}");
     assert_eq!((report.files_read, history_of(&ix)), (0, want));
