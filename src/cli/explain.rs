@@ -16,6 +16,7 @@ use serde::Serialize;
 use super::index::Stderr;
 use super::show::show;
 use super::{Fatal, PathJson, SourceArgs, StoreArgs};
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_engine::config::Config;
 use lineage_engine::query::{self, Row};
 use lineage_engine::{OriginView, VersionStatus};
@@ -99,24 +100,24 @@ fn read_index(
             show(&root.to_string_lossy()),
         )));
     }
-    match update(root, &dir, config) {
+    let poly = config.polynomial();
+    match update(root, &dir, config, &poly) {
         Ok(()) | Err(IndexError::Locked(..)) => {}
         Err(e) => return Err(e.into()),
     }
-    let ix = ReadOnly::open(&dir, &config.polynomial())?;
+    let ix = ReadOnly::open(&dir, &poly)?;
     let rows = query::rows(&ix)?;
     Ok((ix, rows))
 }
 
 /// Bring the index of `root` up to date with the settings it has (a new
 /// index: the configured ones), so nothing is re-processed.
-fn update(root: &Path, dir: &Path, config: &Config) -> Result<(), IndexError> {
-    let poly = config.polynomial();
-    let params = ReadOnly::open(dir, &poly).map_or(config.params(), |r| *r.params());
+fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result<(), IndexError> {
+    let params = ReadOnly::open(dir, poly).map_or(config.params(), |r| *r.params());
     let filter = Filter::new(&config.include, &config.exclude)
         .map_err(|e| IndexError::Location(e.to_string()))?;
     let mut obs = Stderr::new();
-    let mut ix = Index::open(root, dir, params, &poly, &mut obs)?;
+    let mut ix = Index::open(root, dir, params, poly, &mut obs)?;
     ix.set_history_budget(config.history_budget.0)?;
     let walk = source::walk_with(root, &filter, config.walk_options())
         .map_err(|e| IndexError::Location(e.to_string()))?;

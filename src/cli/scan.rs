@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::spill::{self, KeySpill};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, report_skipped, skipped_json, stream};
+use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::fingerprint::token_fps;
 use lineage_engine::config::Config;
 use lineage_origin::history::ReplayStats;
@@ -83,7 +84,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     // skipped.
     if args.json {
         write!(out, "{{\"format\":\"lineage-report/1\",\"params\":")?;
-        super::show::json(&mut out, &ParamsJson::new(&params, &config))?;
+        super::show::json(&mut out, &ParamsJson::new(&params, &config, &poly))?;
         write!(out, ",\"documents\":[")?;
     }
     let mut seen = Seen::default();
@@ -208,7 +209,7 @@ struct ParamsJson {
 }
 
 impl ParamsJson {
-    fn new(p: &Params, c: &Config) -> ParamsJson {
+    fn new(p: &Params, c: &Config, poly: &Polynomial) -> ParamsJson {
         ParamsJson {
             k: p.k,
             selector: p.selector.to_string(),
@@ -220,8 +221,8 @@ impl ParamsJson {
             bucket_entries: p.bucket_entries,
             seed: p.seed,
             align: p.align,
-            fingerprint_seed: c.fingerprint_seed,
-            polynomial: format!("{:#018x}", c.polynomial().low()),
+            fingerprint_seed: poly.seed(),
+            polynomial: format!("{:#018x}", poly.low()),
             order: c.order.to_string(),
         }
     }

@@ -232,7 +232,8 @@ impl Default for WalkOptions {
 }
 
 /// Walk `root` with the default [`WalkOptions`].
-pub fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
+#[cfg(test)]
+pub(crate) fn walk(root: &Path, filter: &Filter) -> Result<Walk, RootError> {
     walk_with(root, filter, WalkOptions::default())
 }
 

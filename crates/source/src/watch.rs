@@ -433,25 +433,26 @@ fn sigio_ignored() -> bool {
 
 /// Whether some process has `path` open for writing: Linux refuses a read
 /// lease on such a file. `None` where that cannot be asked (another OS, a
-/// file system without leases, a file of another user without CAP_LEASE).
+/// process that does not ignore SIGIO, a file system without leases, a file
+/// of another user without CAP_LEASE).
 fn being_written(path: &Path) -> Option<bool> {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;
         use std::os::unix::fs::OpenOptionsExt;
+        // A writer opening the file while we hold the lease makes the kernel
+        // send us SIGIO, whose default is to end the process: ask only when
+        // the process ignores it (the binary does, first thing; a library
+        // does not change a process's signals).
+        if !sigio_ignored() {
+            return None;
+        }
         let f = fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
             .open(path)
             .ok()?;
         if !f.metadata().ok()?.is_file() {
-            return None;
-        }
-        // A writer opening the file while we hold the lease makes the kernel
-        // send us SIGIO, whose default is to end the process: ask only when
-        // the process ignores it (the binary does, first thing; a library
-        // does not change a process's signals).
-        if !sigio_ignored() {
             return None;
         }
         // SAFETY: fcntl on a descriptor we own, with integer arguments.

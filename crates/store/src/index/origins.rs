@@ -11,17 +11,17 @@ use lineage_origin::align::OriginKeys;
 
 pub(super) struct CachedKeys<'c> {
     conn: &'c Connection,
-    roller: ShingleRoller,
+    roller: &'c ShingleRoller,
     recent: Recent,
 }
 
 impl<'c> CachedKeys<'c> {
     /// Earlier versions' keys from their cached fingerprints, rolled as
     /// `roller` rolls (the preparer's).
-    pub(super) fn new(conn: &'c Connection, roller: &ShingleRoller) -> CachedKeys<'c> {
+    pub(super) fn new(conn: &'c Connection, roller: &'c ShingleRoller) -> CachedKeys<'c> {
         CachedKeys {
             conn,
-            roller: roller.clone(),
+            roller,
             recent: Recent::default(),
         }
     }

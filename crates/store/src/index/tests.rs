@@ -1,7 +1,6 @@
 //! The index against a reference: every version's outcome must equal a
 //! replay (`Keyed::replay`, what `scan` runs) over all versions in id order.
 
-use lineage_core::fingerprint::polynomial::standard;
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,6 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use super::reconcile::plan;
 use super::*;
+use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::fingerprint::token_fps;
 use lineage_core::text::{Format, prepare};
 use lineage_origin::history::Keyed;
@@ -16,6 +16,11 @@ use lineage_origin::select::Selector;
 use lineage_origin::{Outcome, TableSize};
 use lineage_source::Order;
 use lineage_source::{self as source, Filter, WalkOptions};
+
+/// The folder at `root` as a walk with the default patterns and options.
+fn walk_root(root: &Path) -> source::Walk {
+    source::walk_with(root, &Filter::default_patterns(), WalkOptions::default()).unwrap()
+}
 
 const MAX: u64 = 1 << 20;
 
@@ -502,7 +507,7 @@ fn plan_reads_only_what_changed() {
     f.write("changed.md", "x", 11);
     f.write("new.md", "x", 5);
     f.write("bin.md", "x", 12);
-    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let walk = walk_root(&f.root);
     let cur = |size, secs: i64, status| Current {
         id: 0,
         version: 1,
@@ -558,7 +563,7 @@ fn plan_reads_only_what_changed() {
         paths: None,
         held: HashSet::from(["new.md".to_string(), "gone.md".to_string()]),
     };
-    let again = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let again = walk_root(&f.root);
     let p = plan(again, &writing, &current, &skipped, MAX, Order::Mtime, true);
     let read: Vec<_> = p.read.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(read, ["changed.md"]);
@@ -590,7 +595,7 @@ fn a_file_gone_before_its_read_is_deleted_not_an_error() {
     f.write("b.md", &text(2, 40), 20);
     let (mut ix, _, _) = f.run(params());
     // What a watcher does when an event's file is gone by the time it reads.
-    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let walk = walk_root(&f.root);
     let mut a = walk.files.into_iter().find(|e| e.path == "a.md").unwrap();
     fs::remove_file(f.root.join("a.md")).unwrap();
     a.mtime += Duration::from_secs(1);
@@ -646,7 +651,7 @@ fn a_snapshot_of_another_database_is_never_trusted() {
 
 /// Sync the whole root; the changes, in order.
 fn sync_all(ix: &mut Index, f: &Fixture) -> Vec<Change> {
-    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let walk = walk_root(&f.root);
     ix.sync(walk, MAX, Order::Mtime, &mut Quiet).unwrap().1
 }
 
@@ -668,7 +673,7 @@ fn a_renamed_file_keeps_its_versions_without_being_read() {
     sync_all(&mut ix, &f);
     fs::create_dir_all(f.root.join("moved")).unwrap();
     fs::rename(f.root.join("a.md"), f.root.join("moved/b.md")).unwrap();
-    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let walk = walk_root(&f.root);
     let (report, changes) = ix.sync(walk, MAX, Order::Mtime, &mut Quiet).unwrap();
     assert_eq!(
         changes,
@@ -765,7 +770,7 @@ fn a_file_changing_while_read_is_left_for_later() {
     let f = Fixture::new("changing");
     f.write("a.md", &text(1, 40), 10);
     let (mut ix, _, _) = f.run(params());
-    let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+    let walk = walk_root(&f.root);
     let mut a = walk.files.into_iter().next().unwrap();
     // The walk's stat is older than the file: a writer went on after it.
     f.write("a.md", &text(2, 50), 20);
@@ -999,10 +1004,10 @@ fn the_history_budget_drops_the_oldest_texts_and_zero_keeps_none() {
     g.write("c.md", &text(3, 100), 10);
     let (mut ix, _) = g.open(params());
     ix.set_history_budget(0).unwrap();
-    let walk = source::walk(&g.root, &Filter::default_patterns()).unwrap();
+    let walk = walk_root(&g.root);
     ix.reconcile(walk, MAX, Order::Mtime, &mut Quiet).unwrap();
     assert_eq!((ix.texts_bytes(), kept(&ix, 0)), (0, Kept::Never));
-    let walk = source::walk(&g.root, &Filter::default_patterns()).unwrap();
+    let walk = walk_root(&g.root);
     let report = ix.reconcile(walk, MAX, Order::Mtime, &mut Quiet).unwrap();
     assert_eq!(report.files_read, 0);
     drop(ix);
@@ -1106,7 +1111,7 @@ fn past_the_history_budget_the_oldest_versions_are_forgotten_whole() {
     assert!(!fps(&ix, n as u32).is_empty(), "within the budget already");
     for (i, seed) in [200, 201].into_iter().enumerate() {
         f.write("a.md", &text(seed, 400), 300 + i as u64);
-        let walk = source::walk(&f.root, &Filter::default_patterns()).unwrap();
+        let walk = walk_root(&f.root);
         let report = ix.reconcile(walk, MAX, Order::Mtime, &mut Quiet).unwrap();
         assert_eq!(report.new_versions, 1);
     }
