@@ -4,11 +4,11 @@
 //! `cargo bench -- NAME` runs only the benchmarks whose name contains NAME.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
-use lineage_core::fingerprint::polynomial::standard;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::fingerprint::{ShingleRoller, token_fps};
 use lineage_origin::align::UnitKeys;
 use lineage_origin::history::Keyed;

@@ -14,11 +14,11 @@
 //! Heintze's scale claim on N documents of random substrings.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
-use lineage_core::fingerprint::polynomial::standard;
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
 
+use lineage_core::fingerprint::polynomial::standard;
 use lineage_similar::fuzzy::{self, Lang, Model, Scheme};
 use lineage_similar::sample::{self, SampleParams};
 use lineage_similar::{SimDoc, exact};

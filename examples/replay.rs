@@ -13,10 +13,10 @@
 //! Prints the time per selected unit on stderr.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
-use lineage_core::fingerprint::polynomial::standard;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use lineage_core::fingerprint::polynomial::standard;
 use lineage_origin::align::UnitKeys;
 use lineage_origin::history::Keyed;
 use lineage_origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};

@@ -5,13 +5,13 @@
 
 mod common;
 
-use lineage_core::fingerprint::polynomial::standard;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use common::{TempDir, text};
+use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::fingerprint::token_fps;
 use lineage_core::text::{Format, prepare};
 use lineage_engine::config::Config;
@@ -94,6 +94,19 @@ impl Running {
     }
 }
 
+/// The index the engine left in `ix_dir`, opened with the default settings.
+fn reopen(root: &Path, ix_dir: &Path) -> Index {
+    let config = Config::default();
+    Index::open(
+        root,
+        ix_dir,
+        config.params(),
+        &config.polynomial(),
+        &mut Quiet,
+    )
+    .unwrap()
+}
+
 fn doc<'a>(s: &'a Snapshot, path: &str) -> Option<&'a lineage_engine::DocRow> {
     s.documents.iter().find(|d| *d.path == *path)
 }
@@ -151,15 +164,7 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
     let clusters = s.clusters.clone();
     let (root, ix_dir) = (dir.path().to_path_buf(), r._home.path().join("index"));
     drop(r.engine);
-    let ix = Index::open(
-        &root,
-        &ix_dir,
-        Config::default().params(),
-        standard(),
-        &mut Quiet,
-    );
-    let near = ix
-        .unwrap()
+    let near = reopen(&root, &ix_dir)
         .near("k=8 keys=3 min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3 links=8")
         .unwrap()
         .unwrap();
@@ -191,15 +196,7 @@ fn snapshots_follow_new_copies_edits_and_deletions() {
     // deleted c's went with them), so they grow with the pages, not the
     // history.
     drop(r.engine);
-    let ix = Index::open(
-        &root,
-        &ix_dir,
-        Config::default().params(),
-        standard(),
-        &mut Quiet,
-    )
-    .unwrap();
-    let near = ix
+    let near = reopen(&root, &ix_dir)
         .near("k=8 keys=3 min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3 links=8")
         .unwrap()
         .unwrap();
@@ -254,15 +251,12 @@ fn copies_cluster_without_every_pair_through_deletions_and_restarts() {
     );
     let (root, ix_dir) = (dir.path().to_path_buf(), r._home.path().join("index"));
     let stored = |ix_dir: &Path| {
-        let ix = Index::open(
-            &root,
-            ix_dir,
-            Config::default().params(),
-            standard(),
-            &mut Quiet,
-        )
-        .unwrap();
-        ix.near(SETTINGS).unwrap().unwrap().pairs.len()
+        reopen(&root, ix_dir)
+            .near(SETTINGS)
+            .unwrap()
+            .unwrap()
+            .pairs
+            .len()
     };
 
     // The copies and the first eight near copies go: the last four lost

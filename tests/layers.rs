@@ -107,8 +107,9 @@ fn code_only(text: &str) -> String {
             }
             i += 1;
         } else if c == '\'' && (b.get(i + 2) == Some(&'\'') || next == Some('\\')) {
-            // A character literal ('a', '\n', '\u{..}'); a lifetime has no closing quote.
-            i += 2;
+            // A character literal ('a', '\n', '\'', '\u{..}'); a lifetime has
+            // no closing quote. The escaped character is passed over first.
+            i += if next == Some('\\') { 3 } else { 2 };
             while i < b.len() && b[i] != '\'' {
                 i += 1;
             }
@@ -265,7 +266,7 @@ fn modules_sharing_a_crate_keep_their_order() {
 fn the_checker_sees_every_spelling_of_a_use() {
     let code = "use crate::index::x;\nfn f() { crate::text::y(); } // crate::cli\n\
                 use crate::{\n    engine::{a, b},\n    source::z,\n};\n\
-                const S: &str = \"crate::fake\"; let c = '\"'; fn g<'a>() {}\n\
+                const S: &str = \"crate::fake\"; let c = '\"'; let q = ['\\'','\"']; fn g<'a>() {}\n\
                 /* crate::nested /* */ crate::also_comment */\n\
                 use super::super::tui::y; use super::sibling;\n\
                 #[cfg(test)]\nmod tests { use crate::cli; use crate::{self as me}; use super::super::table; }\n\

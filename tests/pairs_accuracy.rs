@@ -8,12 +8,12 @@
 
 mod common;
 
-use lineage_core::fingerprint::polynomial::standard;
 use std::collections::HashSet;
 use std::time::Instant;
 
 use common::{answers, fixture};
 use lineage_core::fingerprint::ShingleRoller;
+use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::text::{Format, prepare, tokens};
 use lineage_similar::docs;
 use lineage_similar::simhash::{self, Backend, Options};

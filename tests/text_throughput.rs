@@ -2,10 +2,10 @@
 //! Run in release: `cargo test --release --test text_throughput -- --ignored --nocapture`.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
-use lineage_core::fingerprint::polynomial::standard;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::fingerprint::{shingle_keys, token_fps};
 
 fn corpus() -> Option<String> {
