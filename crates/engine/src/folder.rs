@@ -193,8 +193,14 @@ impl Folder {
 
     /// Watch the folder found at start (its identity already checked).
     pub(super) fn start(&mut self, id: (u64, u64)) -> Result<(), String> {
-        self.id = Some(id);
+        self.found(id);
         self.attach()
+    }
+
+    /// The folder at the root's path is `id`, to be walked; not watched
+    /// (changes come as commands, or from [`Folder::attach`]).
+    pub(super) fn found(&mut self, id: (u64, u64)) {
+        self.id = Some(id);
     }
 }
 

@@ -12,13 +12,17 @@ mod clusters;
 mod components;
 mod documents;
 mod folder;
+mod live;
 pub mod query;
 mod report;
 mod run;
+mod schedule;
 mod search;
 mod shadow;
 mod state;
 mod store;
+#[cfg(test)]
+mod testing;
 mod view;
 
 use std::path::PathBuf;

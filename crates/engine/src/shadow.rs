@@ -219,25 +219,13 @@ fn result(s: &Scored, shingles: u64) -> ShadowResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::text;
     use lineage_core::fingerprint::polynomial::standard;
     use lineage_origin::history::Keyed;
     use lineage_origin::metrics::Score;
     use lineage_origin::{Estimation, Eviction, Selector, TableSize};
     use lineage_source::{self as source, Filter, Order, WalkOptions};
     use lineage_store::index::{Index, Quiet};
-
-    /// `n` words drawn from 5,000 by `seed` (xorshift).
-    fn text(seed: u64, n: usize) -> String {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut words = Vec::with_capacity(n);
-        for _ in 0..n {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            words.push(format!("w{}", x % 5000));
-        }
-        words.join(" ")
-    }
 
     #[test]
     fn versions_read_in_batches_score_like_a_replay_of_the_whole_history() {

@@ -1,0 +1,679 @@
+//! The live state beside the index: every version's row, the live documents,
+//! the clusters, the table's recent history, the watched folder and what the
+//! engine has to say. Every step that reads or writes the index is given it
+//! (see [`super::run`], which holds it open or closed); an index error is
+//! returned, for the holder to decide whether it closes the index.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+use super::clusters::{Clusters, shingle_set};
+use super::folder::{Check, Folder};
+use super::query::{self, Row};
+use super::report::{Reporter, send};
+use super::search;
+use super::shadow::{self, Job};
+use super::view;
+use super::*;
+use lineage_origin::Outcome;
+use lineage_source::watch as watcher;
+use lineage_source::{self as source, Filter};
+use lineage_store::index::{Change, Index, IndexError, NearRow, Observer, Read, Scope, Status};
+
+pub(super) struct Live {
+    pub(super) opts: Options,
+    filter: Filter,
+    /// Every version, by id.
+    rows: Vec<Row>,
+    /// Live path → its current version id.
+    live: HashMap<String, u32>,
+    clusters: Clusters,
+    table_history: VecDeque<TableStats>,
+    documents: Documents,
+    cluster_list: Arc<[Arc<Cluster>]>,
+    /// Every document's row is to be built again for the next snapshot.
+    dirty: bool,
+    /// Some documents changed since the last snapshot: only theirs are
+    /// built again (the others' rows are kept), see [`Live::rebuild`].
+    changed: bool,
+    /// Paths whose rows are built again (new versions, synced paths).
+    touched: Vec<String>,
+    /// Version ids that stopped being live (their rows go).
+    retired: Vec<u32>,
+    /// The folder at the root's path and how its changes are noticed.
+    pub(super) folder: Folder,
+    shadow: Option<(u64, Arc<AtomicBool>)>,
+    /// The cancel flag of the search under way.
+    search: Option<Arc<AtomicBool>>,
+    /// Timed rescans put off in a row (see [`SETTLE_TICKS`]).
+    settling: u32,
+    pub(super) rep: Reporter,
+}
+
+/// Timed rescans put off at most this many times in a row for files still
+/// being written.
+const SETTLE_TICKS: u32 = 5;
+
+/// Whether a file of `walk` was modified less than `window` ago.
+fn unsettled(walk: &source::Walk, window: Duration) -> bool {
+    let now = SystemTime::now();
+    walk.files
+        .iter()
+        .any(|f| now.duration_since(f.mtime).is_ok_and(|age| age < window))
+}
+
+impl Live {
+    /// The live state of `ix`, its folder not watched yet.
+    pub(super) fn new(
+        opts: Options,
+        filter: Filter,
+        ix: &mut Index,
+        rep: Reporter,
+        events: std::sync::mpsc::Sender<super::run::Input>,
+    ) -> Result<Live, IndexError> {
+        let mut live = Live {
+            folder: Folder::new(ix.root().to_path_buf(), &opts.config.watch, events),
+            clusters: Clusters::new(opts.config.watch.min_similarity),
+            opts,
+            filter,
+            rows: Vec::new(),
+            live: HashMap::new(),
+            table_history: VecDeque::new(),
+            documents: Documents::default(),
+            cluster_list: Arc::from([]),
+            dirty: true,
+            changed: false,
+            touched: Vec::new(),
+            retired: Vec::new(),
+            shadow: None,
+            search: None,
+            settling: 0,
+            rep,
+        };
+        live.load(ix)?;
+        // The Events pane after a restart: the history's newest versions,
+        // and the deletions and renames told of before.
+        let departures = ix.departures(EVENTS)?;
+        live.rep.events = view::past_events(&live.rows, &departures, EVENTS).into();
+        live.rep.next_n = live.rep.events.front().map_or(0, |e| e.n);
+        Ok(live)
+    }
+
+    /// Every version's row from the index (paths and version numbers move
+    /// with a rename).
+    fn load_rows(&mut self, ix: &Index) -> Result<(), IndexError> {
+        self.rows = query::rows(ix)?;
+        Ok(())
+    }
+
+    /// Rows, live documents and clusters from the index.
+    pub(super) fn load(&mut self, ix: &mut Index) -> Result<(), IndexError> {
+        self.load_rows(ix)?;
+        self.live = ix
+            .paths()
+            .filter(|(_, c)| c.status == Status::Live)
+            .map(|(p, c)| (p.to_string(), c.id))
+            .collect();
+        let min = self.opts.config.watch.min_similarity;
+        let mut clusters = Clusters::new(min);
+        // `keys=3`: sketches of shingle keys of mixed token fingerprints
+        // under the seeded polynomial;
+        // pairs stored under other settings (another k, threshold, banding
+        // or method) are computed again.
+        let settings = format!("k={} keys=3 {}", ix.params().k, clusters.settings());
+        let stored = ix.near(&settings)?;
+        let mut ids: Vec<u32> = self.live.values().copied().collect();
+        ids.sort_unstable();
+        let mut missing = Vec::new();
+        // Stored pairs and sketches with a version no longer live, forgotten
+        // once their clusters are mended.
+        let (mut gone, mut dead) = (Vec::new(), Vec::new());
+        match &stored {
+            Some(near) => {
+                let live: HashSet<u32> = ids.iter().copied().collect();
+                dead.extend(near.sketches.keys().filter(|id| !live.contains(id)));
+                for &id in &ids {
+                    match near.sketches.get(&id) {
+                        Some(s) if clusters.restore(id, s) => {}
+                        _ => missing.push(id),
+                    }
+                }
+                for &(a, b, j) in &near.pairs {
+                    if !clusters.restore_pair(a, b, j) {
+                        gone.push((a, b));
+                    }
+                }
+            }
+            None => missing = ids,
+        }
+        // Versions the index gained without us (`lineage index`), or all of
+        // them the first time: compare them now, the latest sets cached for
+        // their neighbours' verification. Bounded: every set of 100,000
+        // pages is 240 MB; an older candidate is read from the index again.
+        const CACHE_BYTES: usize = 64 << 20;
+        let mut cache: HashMap<u32, Arc<[u64]>> = HashMap::new();
+        let (mut cached, mut cache_bytes) = (VecDeque::new(), 0);
+        let mut rows = Vec::with_capacity(missing.len());
+        for (n, &id) in missing.iter().enumerate() {
+            let set = stored_set(ix, id)?;
+            rows.push(clusters.insert(id, &set, |o| match cache.get(&o) {
+                Some(s) => Ok(s.clone()),
+                None => stored_set(ix, o),
+            })?);
+            cache_bytes += 8 * set.len();
+            cache.insert(id, set);
+            cached.push_back(id);
+            while cache_bytes > CACHE_BYTES {
+                let Some(old) = cached.pop_front() else { break };
+                cache_bytes -= cache.remove(&old).map_or(0, |s| 8 * s.len());
+            }
+            self.rep
+                .progress("comparing documents", n as u64 + 1, missing.len() as u64);
+        }
+        drop(cache);
+        // Links lost with versions no longer live, looked for again.
+        let links = clusters.settle(&mut |o| stored_set(ix, o))?;
+        if stored.is_none() {
+            ix.reset_near(&settings)?;
+        }
+        ix.put_near(&rows, &links, &gone, &dead)?;
+        self.clusters = clusters;
+        self.table_history.clear();
+        self.sample_table(ix);
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Whether a snapshot is due after a step that began with `events`
+    /// told: something changed, was told, or is in progress.
+    pub(super) fn due(&self, events: u64) -> bool {
+        self.dirty || self.changed || self.rep.next_n != events || self.rep.last.progress.is_some()
+    }
+
+    /// Whether the folder at the root's path is still the one watched. Gone:
+    /// its documents are marked deleted and the watch waits. Back, replaced
+    /// or moved away and another put there: the folder now at the path is
+    /// watched and walked. `None` if nothing changed, else whether a
+    /// snapshot is due.
+    pub(super) fn check_root(&mut self, ix: &mut Index) -> Result<Option<bool>, IndexError> {
+        match self.folder.check() {
+            Check::Same => Ok(None),
+            Check::Back { replaced } => {
+                let how = if replaced {
+                    "was replaced or moved; watching the folder now at its path"
+                } else {
+                    "is back; watching it again"
+                };
+                self.rep
+                    .notice(&format!("root {} {how}", self.folder.root().display()));
+                if let Watching::Rescanning(why) = &self.folder.watching {
+                    self.rep.error(why.clone());
+                }
+                self.sync(ix, None)?;
+                Ok(Some(true))
+            }
+            Check::Gone(e) => {
+                self.rep.error(format!(
+                    "{e}: its documents are marked deleted until a folder is back at its path"
+                ));
+                let cfg = &self.opts.config;
+                let (_, changes) = ix.sync(
+                    source::Walk::default(),
+                    cfg.max_file_size.0,
+                    cfg.order,
+                    &mut self.rep,
+                )?;
+                self.apply(ix, changes)?;
+                Ok(Some(true))
+            }
+        }
+    }
+
+    /// Bring the index up to the folder: the given paths only when they
+    /// tell enough, else a walk of the whole root; files being written are
+    /// left for later. True if anything changed or went wrong (a snapshot
+    /// is due). Nothing while the root is gone: a full walk catches up then.
+    pub(super) fn sync(
+        &mut self,
+        ix: &mut Index,
+        paths: Option<Vec<PathBuf>>,
+    ) -> Result<bool, IndexError> {
+        if self.folder.gone() {
+            return Ok(false);
+        }
+        let events = self.rep.next_n;
+        let held = self.folder.held();
+        let cfg = &self.opts.config;
+        let root = self.folder.root().to_path_buf();
+        let scoped = paths.and_then(|p| {
+            watcher::stat_paths(&root, &p, &self.filter, cfg.walk_options(), |prefix| {
+                ix.holds_under(prefix)
+            })
+        });
+        let full = scoped.is_none();
+        let (_, changes) = match scoped {
+            Some((walk, scope)) => {
+                // A path its last event released may be written again by
+                // now, the new write's events still on their way.
+                self.folder.hold_recent(&walk.files);
+                // Their rows are built again (an mtime may have moved).
+                self.touched.extend(scope.iter().cloned());
+                let scope = Scope {
+                    paths: Some(&scope),
+                    held: held.union(&self.folder.held()).cloned().collect(),
+                };
+                ix.sync_scoped(walk, &scope, cfg.max_file_size.0, cfg.order, &mut self.rep)?
+            }
+            None => match source::walk_with(&root, &self.filter, cfg.walk_options()) {
+                // Timed rescans have no event telling that a write ended: a
+                // file modified within the debounce window may be half
+                // written, so the whole rescan waits for the next tick (a few
+                // times at most: a file written without pause still gets in).
+                Ok(walk)
+                    if self.folder.rescanning()
+                        && self.settling < SETTLE_TICKS
+                        && unsettled(&walk, Duration::from_millis(cfg.watch.debounce_ms)) =>
+                {
+                    self.settling += 1;
+                    return Ok(false);
+                }
+                Ok(walk) => {
+                    self.settling = 0;
+                    // Files written just now, with no event telling their
+                    // writer is done: held like any other being written.
+                    self.folder.hold_recent(&walk.files);
+                    let scope = Scope {
+                        paths: None,
+                        held: held.union(&self.folder.held()).cloned().collect(),
+                    };
+                    ix.sync_scoped(walk, &scope, cfg.max_file_size.0, cfg.order, &mut self.rep)?
+                }
+                // The root itself failed: gone, replaced or unreadable.
+                Err(e) => {
+                    return Ok(self.check_root(ix)?.unwrap_or_else(|| {
+                        self.rep.error(e.to_string());
+                        true
+                    }));
+                }
+            },
+        };
+        // A walk may have moved any document's mtime.
+        self.dirty |= full && !changes.is_empty();
+        self.apply(ix, changes)?;
+        Ok(self.due(events))
+    }
+
+    /// Record what a sync did: rows, live documents, clusters, events.
+    fn apply(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        // Near-duplicate rows of the whole step, stored in one transaction
+        // with the sketches of the versions it retires forgotten.
+        let mut near = Vec::new();
+        let retired_before = self.retired.len();
+        let mut renamed = false;
+        // Deletions and renames told of, kept for the Events after a restart.
+        let mut departures = Vec::new();
+        // A document that became unreadable (or binary, or too large) is
+        // still there: its `skipped` event says why it left the documents,
+        // with no `deleted` beside it.
+        let skipped: HashSet<String> = changes
+            .iter()
+            .filter_map(|c| match c {
+                Change::Skipped { path, .. } => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
+        for c in changes {
+            match c {
+                Change::Version {
+                    path,
+                    version,
+                    outcome,
+                } => {
+                    debug_assert_eq!(outcome.id as usize, self.rows.len());
+                    let mtime = ix.current(&path).map_or(0, |c| c.mtime_ns);
+                    self.rows.push(row(&path, version, &outcome, mtime));
+                    near.extend(self.set_live(ix, &path, Some(outcome.id))?);
+                    self.version_event(outcome.id);
+                }
+                Change::Revived { path, id } => {
+                    near.extend(self.set_live(ix, &path, Some(id))?);
+                    self.version_event(id);
+                }
+                Change::Deleted { path } => {
+                    self.set_live(ix, &path, None)?;
+                    if !skipped.contains(&path) {
+                        let kind = EventKind::Deleted { path };
+                        departures.extend(view::departure(self.rep.push(kind.clone()), &kind));
+                    }
+                }
+                Change::Renamed { from, to, id } => {
+                    if let Some(old) = self.live.remove(&from) {
+                        // Same versions, same sets: only the path moves.
+                        if let Some(replaced) = self.live.insert(to.clone(), old) {
+                            self.clusters.remove(replaced);
+                        }
+                    }
+                    renamed = true;
+                    let kind = EventKind::Renamed { from, to, id };
+                    departures.extend(view::departure(self.rep.push(kind.clone()), &kind));
+                }
+                Change::Skipped { path, reason } => {
+                    self.rep.push(EventKind::Skipped { path, reason });
+                }
+            }
+        }
+        if renamed {
+            // Paths of versions moved: every row (origins' paths too).
+            self.load_rows(ix)?;
+            self.dirty = true;
+        }
+        // Clusters split by deletions find the links they skipped.
+        let links = self.clusters.settle(&mut |o| stored_set(ix, o))?;
+        ix.put_near(&near, &links, &[], &self.retired[retired_before..])?;
+        ix.note_departures(&departures)?;
+        self.sample_table(ix);
+        self.changed = true;
+        Ok(())
+    }
+
+    /// `path`'s live version is now `id` (None: not live); for a live one,
+    /// the row the index stores of its sketch and pairs.
+    fn set_live(
+        &mut self,
+        ix: &Index,
+        path: &str,
+        id: Option<u32>,
+    ) -> Result<Option<NearRow>, IndexError> {
+        if let Some(old) = self.live.remove(path) {
+            self.clusters.remove(old);
+            self.retired.push(old);
+        }
+        let Some(id) = id else { return Ok(None) };
+        let set = stored_set(ix, id)?;
+        let row = self.clusters.insert(id, &set, |o| stored_set(ix, o))?;
+        self.live.insert(path.to_string(), id);
+        self.touched.push(path.to_string());
+        Ok(Some(row))
+    }
+
+    fn version_event(&mut self, id: u32) {
+        let kind = view::version_event(&self.rows, id);
+        self.rep.push(kind);
+    }
+
+    fn sample_table(&mut self, ix: &Index) {
+        let stats = table_stats(ix, self.rows.len() as u64, self.table_history.back());
+        self.table_history.push_back(stats);
+        while self.table_history.len() > HISTORY {
+            self.table_history.pop_front();
+        }
+    }
+
+    /// Answer a query of the open index (not `Adopt`, `Rescan`, `Cancel`:
+    /// those are the holder's).
+    pub(super) fn query(&mut self, ix: &Index, c: Command) {
+        match c {
+            Command::Origin { id, exact } => {
+                if (id as usize) < self.rows.len() {
+                    match query::origin_view(ix, &self.rows, id, exact) {
+                        Ok(v) => send(&self.rep.publish, Update::Origin(Arc::new(v))),
+                        Err(e) => self.rep.error(format!("origin of version {id}: {e}")),
+                    }
+                }
+            }
+            Command::Compare { a, b } => {
+                let n = self.rows.len() as u32;
+                if a < n && b < n {
+                    match query::compare(ix, &self.rows, a, b) {
+                        Ok(v) => send(&self.rep.publish, Update::Compare(Arc::new(v))),
+                        Err(e) => self.rep.error(format!("comparing {a} and {b}: {e}")),
+                    }
+                }
+            }
+            Command::Copies { id } => {
+                if (id as usize) < self.rows.len() {
+                    let row = &self.rows[id as usize];
+                    match query::copies(ix, &self.rows, id) {
+                        Ok(copies) => {
+                            let v = CopiesView {
+                                id,
+                                path: row.path.clone(),
+                                version: row.version,
+                                copies,
+                            };
+                            send(&self.rep.publish, Update::Copies(Arc::new(v)));
+                        }
+                        Err(e) => self.rep.error(format!("copies of version {id}: {e}")),
+                    }
+                }
+            }
+            Command::Shadow { generation, runs } => self.start_shadow(ix, generation, runs),
+            Command::Search { generation, query } => self.start_search(ix, generation, query),
+            Command::Cancel { generation } => self.cancel(generation),
+            Command::Adopt(_) | Command::Rescan | Command::Quit | Command::Changed(_) => {}
+        }
+    }
+
+    /// Stop shadow run `generation`, if it is the one under way.
+    pub(super) fn cancel(&mut self, generation: u64) {
+        if let Some((g, cancel)) = &self.shadow
+            && *g == generation
+        {
+            cancel.store(true, Ordering::Relaxed);
+            send(
+                &self.rep.publish,
+                Update::Shadow(ShadowUpdate {
+                    generation,
+                    done: 0,
+                    total: 0,
+                    results: Vec::new(),
+                    finished: true,
+                    error: Some("cancelled".into()),
+                }),
+            );
+            self.shadow = None;
+        }
+    }
+
+    fn start_shadow(&mut self, ix: &Index, generation: u64, runs: Vec<Params>) {
+        if let Some((_, cancel)) = self.shadow.take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        let history = match ix.history_reader() {
+            Ok(h) => h,
+            Err(e) => return self.rep.error(format!("shadow run: {e}")),
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        let job = Job {
+            generation,
+            poly: ix.polynomial().clone(),
+            runs,
+            versions: self.rows.len() as u32,
+            cancel: cancel.clone(),
+        };
+        let publish = self.rep.publish.clone();
+        let spawned = std::thread::Builder::new()
+            .name("lineage-shadow".into())
+            .spawn(move || shadow::run(&history, &job, |u| send(&publish, Update::Shadow(u))));
+        match spawned {
+            Ok(_) => self.shadow = Some((generation, cancel)),
+            Err(e) => self.rep.error(format!("shadow run: {e}")),
+        }
+    }
+
+    /// Search the live pages for `query` in a thread of its own, after
+    /// stopping the search under way (an empty query only stops it).
+    fn start_search(&mut self, ix: &Index, generation: u64, query: String) {
+        if let Some(cancel) = self.search.take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        if query.is_empty() {
+            return;
+        }
+        let history = match ix.history_reader() {
+            Ok(h) => h,
+            Err(e) => return self.rep.error(format!("search: {e}")),
+        };
+        let mut pages: Vec<search::Page> = (self.live.iter())
+            .map(|(path, &id)| search::Page {
+                id,
+                path: Arc::from(path.as_str()),
+                version: self.rows[id as usize].version,
+            })
+            .collect();
+        pages.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let job = search::Job {
+            generation,
+            query,
+            pages,
+            root: self.opts.root.clone(),
+            max_file_size: self.opts.config.max_file_size.0,
+            cancel: cancel.clone(),
+        };
+        let publish = self.rep.publish.clone();
+        let spawned = std::thread::Builder::new()
+            .name("lineage-search".into())
+            .spawn(move || {
+                search::run(&history, &job, |v| {
+                    send(&publish, Update::Search(Arc::new(v)))
+                })
+            });
+        match spawned {
+            Ok(_) => self.search = Some(cancel),
+            Err(e) => self.rep.error(format!("search: {e}")),
+        }
+    }
+
+    /// Publish the state of the open index: its events first, then the
+    /// snapshot, with the rows of changed documents built again.
+    pub(super) fn publish(&mut self, ix: &Index) {
+        if self.dirty || self.changed {
+            self.rep.send_events();
+            self.rebuild(ix);
+        }
+        let table = ix.pass().table();
+        let bucket_fill = view::fill_histogram(&table.bucket_fill(), ix.params().bucket_entries);
+        let counts = ix.counts();
+        let s = Snapshot {
+            seq: 0,
+            root: ix.root().to_path_buf(),
+            params: *ix.params(),
+            documents: self.documents.clone(),
+            clusters: self.cluster_list.clone(),
+            table: table_stats(ix, self.rows.len() as u64, self.table_history.back()),
+            table_history: self.table_history.iter().copied().collect(),
+            bucket_fill: bucket_fill.into(),
+            events: Arc::from([]),
+            versions: counts.versions,
+            skipped: counts.skipped,
+            shingles: self.rows.iter().map(|r| u64::from(r.shingles)).sum(),
+            progress: None,
+            watching: self.folder.watching.clone(),
+        };
+        self.rep.publish(s);
+    }
+
+    /// Publish while the index is closed: the last snapshot stands, with
+    /// the folder's state; the events go out.
+    pub(super) fn publish_closed(&mut self) {
+        let last = Snapshot {
+            watching: self.folder.watching.clone(),
+            ..(*self.rep.last).clone()
+        };
+        self.rep.publish(last);
+    }
+
+    /// The documents and clusters of the next snapshot. When only some
+    /// documents changed, only their rows are built again (see
+    /// [`Documents::edited`]): building every row costs 0.1 s at 100,000
+    /// documents (a lookup of its path, its mtime and its dominant origin's
+    /// path each), most of the time from an edit to the screen.
+    fn rebuild(&mut self, ix: &Index) {
+        let (clusters, of) = self.clusters.clusters();
+        let mtime = |path: &str| ix.current(path).map_or(0, |c| c.mtime_ns);
+        let docs = if self.dirty {
+            Documents::new(view::doc_rows(&self.rows, &self.live, mtime), of)
+        } else {
+            let touched: HashMap<String, u32> = self
+                .touched
+                .iter()
+                .filter_map(|p| self.live.get(p).map(|&id| (p.clone(), id)))
+                .collect();
+            let mut gone: Vec<u32> = touched.values().copied().collect();
+            gone.extend(&self.retired);
+            gone.sort_unstable();
+            let new = view::doc_rows(&self.rows, &touched, mtime);
+            let docs = self.documents.edited(&gone, new, of);
+            debug_assert!(
+                docs.iter()
+                    .eq(&view::doc_rows(&self.rows, &self.live, mtime)),
+                "rows kept and rows built again make every row"
+            );
+            docs
+        };
+        self.documents = docs;
+        self.cluster_list = clusters.into();
+        self.dirty = false;
+        self.changed = false;
+        self.touched.clear();
+        self.retired.clear();
+    }
+}
+
+/// Version `id`'s shingle set, from the index's cached fingerprints.
+fn stored_set(ix: &Index, id: u32) -> Result<Arc<[u64]>, IndexError> {
+    ix.shingle_keys(id).map(|k| shingle_set(k).into())
+}
+
+fn row(path: &str, version: u32, o: &Outcome, mtime_ns: i64) -> Row {
+    Row {
+        mtime_ns,
+        path: path.to_string(),
+        version,
+        tokens: o.tokens,
+        shingles: o.shingles,
+        fresh_tokens: o.fresh_tokens(),
+        dominant_origin: o.dominant_origin,
+        origins: o.origins.clone(),
+    }
+}
+
+/// The table's statistics now. Its regime (a sum over every bucket while
+/// it samples: milliseconds at 100,000 pages) is `last`'s when nothing else
+/// differs from it: a change is sampled, then published.
+fn table_stats(ix: &Index, versions: u64, last: Option<&TableStats>) -> TableStats {
+    let t = ix.pass().table();
+    let c = t.counters();
+    let mut s = TableStats {
+        lookups: c.lookups,
+        hits: c.hits,
+        inserts: c.inserts,
+        evictions: c.evictions,
+        occupied: c.occupied,
+        capacity: t.capacity(),
+        buckets: t.buckets(),
+        entry_bytes: ix.params().table_params().layout.entry_bytes(),
+        false_match: t.false_match_bound(),
+        regime: lineage_origin::Regime::Holds { distinct: 0 },
+        versions,
+    };
+    s.regime = match last {
+        Some(l)
+            if TableStats {
+                regime: l.regime,
+                ..s
+            } == *l =>
+        {
+            l.regime
+        }
+        _ => t.regime(),
+    };
+    s
+}

@@ -1,0 +1,378 @@
+//! The engine driven step by step: no thread, no watcher, no sleep. Each
+//! test gives [`Run::step`] its inputs and times and reads what it published.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::mpsc::channel;
+
+use super::*;
+use crate::config::Config;
+use crate::testing::text;
+use lineage_origin::TableSize;
+
+const S: Duration = Duration::from_secs(1);
+
+struct Harness {
+    base: PathBuf,
+    root: PathBuf,
+    run: Run,
+    published: Arc<Mutex<Vec<Update>>>,
+    t0: Instant,
+    _events: Receiver<Input>,
+}
+
+fn small() -> Params {
+    Params {
+        table_size: TableSize::Bytes(64 << 10),
+        ..Params::default()
+    }
+}
+
+impl Harness {
+    /// The engine opened on a folder holding `files`, which it has not
+    /// walked yet; `debounce_ms` is the window in which a file modified is
+    /// taken for one still being written.
+    fn new(tag: &str, files: &[(&str, String)], debounce_ms: u64) -> Harness {
+        let base = std::env::temp_dir().join(format!("lineage-run-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let root = base.join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        for (name, body) in files {
+            written_long_ago(&root.join(name), body);
+        }
+        let mut config = Config::default();
+        config.set_params(&small());
+        config.watch.debounce_ms = debounce_ms;
+        // Ticks only when a test steps them.
+        config.watch.rescan_secs = 3600;
+        let opts = Options {
+            root: root.clone(),
+            index_dir: base.join("index"),
+            config,
+        };
+        let published = Arc::new(Mutex::new(Vec::new()));
+        let sink = published.clone();
+        let publish: Publish = Arc::new(Mutex::new(Box::new(move |u| {
+            sink.lock().unwrap().push(u);
+        })));
+        let (tx, rx) = channel();
+        let t0 = Instant::now();
+        let (mut run, id) = Run::open(opts, tx, publish, t0).unwrap();
+        run.live.folder.found(id);
+        Harness {
+            base,
+            root,
+            run,
+            published,
+            t0,
+            _events: rx,
+        }
+    }
+
+    fn command(&mut self, c: Command, at: Duration) -> Flow {
+        self.run
+            .step(Step::Inputs(vec![Input::Command(c)]), self.t0 + at)
+    }
+
+    /// What was published since the last call: the events, and the last
+    /// snapshot (if any).
+    fn take(&self) -> (Vec<EventKind>, Option<Arc<Snapshot>>, Vec<Update>) {
+        let all = std::mem::take(&mut *self.published.lock().unwrap());
+        let mut events = Vec::new();
+        let mut snapshot = None;
+        let mut other = Vec::new();
+        for u in all {
+            match u {
+                Update::Events(e) => events.extend(e.iter().map(|e| e.kind.clone())),
+                Update::Snapshot(s) => snapshot = Some(s),
+                u => other.push(u),
+            }
+        }
+        (events, snapshot, other)
+    }
+
+    /// Write `name`, its writer long gone.
+    fn write(&self, name: &str, body: &str) -> PathBuf {
+        let p = self.root.join(name);
+        written_long_ago(&p, body);
+        p
+    }
+}
+
+/// Write `path`, modified an hour ago: not a file still being written.
+fn written_long_ago(path: &Path, body: &str) {
+    std::fs::write(path, body).unwrap();
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(std::time::SystemTime::now() - 3600 * S)
+        .unwrap();
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+/// The paths and versions of the new-version events among `events`.
+fn versions(events: &[EventKind]) -> Vec<(String, u32)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Version { path, version, .. } => Some((path.clone(), *version)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn errors(events: &[EventKind]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Error(m) => Some(m.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn paths(s: &Snapshot) -> Vec<&str> {
+    let mut p: Vec<&str> = s.documents.iter().map(|d| &*d.path).collect();
+    p.sort_unstable();
+    p
+}
+
+/// A page, and another that copies all of it and adds a little.
+fn two_pages() -> Vec<(&'static str, String)> {
+    let a = text(1, 300);
+    let b = format!("{a} {}", text(2, 20));
+    vec![("a.txt", a), ("b.txt", b)]
+}
+
+#[test]
+fn a_rescan_walks_the_folder_and_publishes_documents_clusters_and_origins() {
+    let mut h = Harness::new("rescan", &two_pages(), 200);
+    let (_, opening, _) = h.take();
+    assert_eq!(
+        opening.unwrap().progress.as_ref().unwrap().what,
+        "opening the index"
+    );
+
+    assert_eq!(h.command(Command::Rescan, S), Flow::Go);
+    let (events, snap, _) = h.take();
+    assert_eq!(
+        versions(&events),
+        [("a.txt".to_string(), 1), ("b.txt".to_string(), 1)]
+    );
+    let b = events
+        .iter()
+        .find_map(|e| match e {
+            EventKind::Version {
+                path,
+                dominant_path,
+                ..
+            } if path == "b.txt" => Some(dominant_path.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(b.as_deref(), Some("a.txt"), "b copies a");
+    let snap = snap.unwrap();
+    assert_eq!(paths(&snap), ["a.txt", "b.txt"]);
+    assert_eq!(snap.versions, 2);
+    assert_eq!(snap.clusters.len(), 1);
+    assert_eq!(snap.clusters[0].members, [0, 1]);
+    assert!(snap.progress.is_none());
+
+    // The change put the checkpoint 10 s after it.
+    assert_eq!(h.run.schedule.due(h.t0 + S, None), Err(h.t0 + 11 * S));
+    // Asked again: answered with a snapshot, nothing new in it.
+    h.command(Command::Rescan, 2 * S);
+    let (events, snap, _) = h.take();
+    assert!(versions(&events).is_empty(), "{events:?}");
+    assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt"]);
+}
+
+#[test]
+fn changed_paths_bring_only_their_files() {
+    let mut h = Harness::new("changed", &two_pages(), 200);
+    h.command(Command::Rescan, S);
+    h.take();
+    let c = h.write("c.txt", &text(3, 200));
+    h.write("a.txt", &text(4, 200));
+    h.command(Command::Changed(vec![c]), 2 * S);
+    let (events, snap, _) = h.take();
+    assert_eq!(
+        versions(&events),
+        [("c.txt".to_string(), 1)],
+        "a.txt was not named"
+    );
+    assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt", "c.txt"]);
+    h.command(Command::Rescan, 3 * S);
+    let (events, _, _) = h.take();
+    assert_eq!(versions(&events), [("a.txt".to_string(), 2)]);
+}
+
+#[test]
+fn a_closed_index_refuses_queries_and_catches_up_at_the_next_tick() {
+    let mut h = Harness::new("closed", &two_pages(), 200);
+    h.command(Command::Rescan, S);
+    h.take();
+    h.run.failed(IndexError::Poisoned);
+    assert!(h.run.store.open().is_none());
+    h.write("c.txt", &text(3, 200));
+    // Asked while closed: told why, the last snapshot stands.
+    h.command(
+        Command::Origin {
+            id: 0,
+            exact: false,
+        },
+        2 * S,
+    );
+    let (events, snap, other) = h.take();
+    let errs = errors(&events);
+    assert_eq!(errs.len(), 2, "{errs:?}");
+    assert!(
+        errs[0].starts_with("the index cannot be written"),
+        "{errs:?}"
+    );
+    assert!(errs[1].starts_with("the index is closed"), "{errs:?}");
+    assert!(other.is_empty(), "no origin answered: {other:?}");
+    assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt"]);
+    // A failed write while closed is not told again.
+    h.run.failed(IndexError::Poisoned);
+    h.command(Command::Rescan, 3 * S);
+    let (events, _, _) = h.take();
+    assert_eq!(errors(&events).len(), 1, "only the refusal: {events:?}");
+
+    // The tick reopens it and catches up with the folder.
+    let tick = h.t0 + 60 * S;
+    assert_eq!(h.run.step(Step::Due(Due::Tick), tick), Flow::Go);
+    assert!(h.run.store.open().is_some());
+    let (events, snap, _) = h.take();
+    assert_eq!(versions(&events), [("c.txt".to_string(), 1)]);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, EventKind::Notice(n) if n.contains("can be written again")))
+    );
+    assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt", "c.txt"]);
+    // The next tick is one period after this one.
+    h.run.schedule.saved();
+    assert_eq!(
+        h.run.schedule.due(tick, None),
+        Err(tick + h.run.live.folder.every)
+    );
+    h.command(
+        Command::Origin {
+            id: 1,
+            exact: false,
+        },
+        61 * S,
+    );
+    let (_, _, other) = h.take();
+    assert!(
+        matches!(&other[..], [Update::Origin(v)] if v.id == 1),
+        "{other:?}"
+    );
+}
+
+#[test]
+fn quit_saves_the_table_and_stops() {
+    let mut h = Harness::new("quit", &two_pages(), 200);
+    h.command(Command::Rescan, S);
+    let snapshot = h.base.join("index").join("table.snapshot");
+    let before = std::fs::metadata(&snapshot).map(|m| m.len()).ok();
+    assert_eq!(h.command(Command::Quit, 2 * S), Flow::Stop);
+    let after = std::fs::metadata(&snapshot).map(|m| m.len()).ok();
+    assert!(
+        after.is_some_and(|n| n > 0),
+        "saved: {before:?} → {after:?}"
+    );
+    assert!(before.is_none(), "not saved before Quit");
+}
+
+#[test]
+fn adopted_settings_reopen_the_index_and_bad_ones_are_refused() {
+    let mut h = Harness::new("adopt", &two_pages(), 200);
+    h.command(Command::Rescan, S);
+    h.take();
+    let bigger = Params {
+        table_size: TableSize::Bytes(256 << 10),
+        ..small()
+    };
+    h.command(Command::Adopt(bigger), 2 * S);
+    let (events, snap, _) = h.take();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, EventKind::Notice(n) if n.starts_with("adopting new settings")))
+    );
+    let snap = snap.unwrap();
+    assert_eq!(snap.params.table_size, bigger.table_size);
+    assert_eq!(paths(&snap), ["a.txt", "b.txt"]);
+    assert_eq!(
+        h.run.live.opts.config.params().table_size,
+        bigger.table_size
+    );
+
+    let bad = Params { k: 0, ..small() };
+    h.command(Command::Adopt(bad), 3 * S);
+    let (events, snap, _) = h.take();
+    let errs = errors(&events);
+    assert!(
+        errs[0].starts_with("cannot adopt these settings"),
+        "{errs:?}"
+    );
+    assert_eq!(snap.unwrap().params.table_size, bigger.table_size, "kept");
+}
+
+#[test]
+fn lost_events_switch_to_rescans_that_wait_for_writers_a_few_ticks_at_most() {
+    // A minute's debounce window: a file written now is one being written.
+    let mut h = Harness::new("lost", &two_pages(), 60_000);
+    h.command(Command::Rescan, S);
+    h.take();
+    std::fs::write(h.root.join("c.txt"), text(3, 200)).unwrap();
+    let failed = Input::Files(Batch::Failed(vec!["queue overflow".into()]));
+    h.run.step(Step::Inputs(vec![failed]), h.t0 + 2 * S);
+    assert!(matches!(
+        h.run.live.folder.watching,
+        Watching::Rescanning(_)
+    ));
+    // From now on walks are timed rescans: one with a file still being
+    // written waits for the next tick, five times in a row at most.
+    for tick in 0..4 {
+        h.run.step(Step::Due(Due::Tick), h.t0 + (10 + tick) * S);
+        let (events, snap, _) = h.take();
+        assert!(events.is_empty() && snap.is_none(), "tick {tick} waits");
+    }
+    h.run.step(Step::Due(Due::Tick), h.t0 + 20 * S);
+    let (events, snap, _) = h.take();
+    let errs = errors(&events);
+    assert_eq!(errs[0], "watching: queue overflow");
+    assert!(errs[1].starts_with("events may be lost"), "{errs:?}");
+    assert_eq!(versions(&events), [("c.txt".to_string(), 1)]);
+    assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt", "c.txt"]);
+}
+
+#[test]
+fn a_root_that_goes_marks_its_documents_deleted_and_comes_back_walked() {
+    let mut h = Harness::new("root", &two_pages(), 200);
+    h.command(Command::Rescan, S);
+    h.take();
+    let away = h.base.join("away");
+    std::fs::rename(&h.root, &away).unwrap();
+    h.run.step(Step::Due(Due::Tick), h.t0 + 10 * S);
+    let (events, snap, _) = h.take();
+    assert!(errors(&events)[0].contains("marked deleted"), "{events:?}");
+    assert!(paths(&snap.unwrap()).is_empty());
+    assert!(matches!(h.run.live.folder.watching, Watching::RootGone));
+    std::fs::rename(&away, &h.root).unwrap();
+    h.run.step(Step::Due(Due::Tick), h.t0 + 20 * S);
+    let (events, snap, _) = h.take();
+    assert!(
+        events.iter().any(
+            |e| matches!(e, EventKind::Notice(n) if n.ends_with("is back; watching it again"))
+        ),
+        "{events:?}"
+    );
+    assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt"]);
+}
