@@ -368,6 +368,7 @@ fn tune_vs_sweep() {
             root: root.clone(),
             index_dir: home.join("index"),
             config: config.clone(),
+            memory: Default::default(),
         },
         move |u| {
             let _ = tx.send(u);

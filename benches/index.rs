@@ -177,6 +177,7 @@ fn engine_edits(root: &Path, dir: &Path, big: &Path, paragraph: &str, docs: usiz
                 root: root.to_path_buf(),
                 index_dir: dir.to_path_buf(),
                 config,
+                memory: Default::default(),
             },
             move |u| {
                 let _ = tx.send(u);

@@ -734,6 +734,7 @@ fn engine_edits(env: &Env, restore: &mut Restore, rows: &mut Vec<[String; 3]>) {
             root: env.root.clone(),
             index_dir: env.index.clone(),
             config,
+            memory: Default::default(),
         },
         move |u| {
             let _ = tx.send(u);

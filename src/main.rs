@@ -1,4 +1,5 @@
 mod cli;
+mod memory;
 
 fn main() -> std::process::ExitCode {
     // The process's signals are set here, first thing, before any thread

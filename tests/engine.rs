@@ -50,6 +50,7 @@ fn start_in(root: &Path, home: TempDir, configure: impl FnOnce(&mut Config)) -> 
             root: root.to_path_buf(),
             index_dir: home.path().join("index"),
             config,
+            memory: Default::default(),
         },
         move |u| {
             let _ = tx.send(u);
@@ -492,6 +493,7 @@ fn a_second_engine_on_the_same_index_is_refused() {
         root: dir.path().to_path_buf(),
         index_dir: home.path().join("index"),
         config: Config::default(),
+        memory: Default::default(),
     };
     let (tx, rx) = mpsc::channel();
     // What the binary sets first thing (watch asks leases).

@@ -151,6 +151,7 @@ fn timed_rescans_go_on_while_commands_keep_arriving() {
             root: root.clone(),
             index_dir: dir.path().join("index"),
             config,
+            memory: Default::default(),
         },
         move |u| {
             let _ = tx.send(u);

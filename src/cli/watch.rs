@@ -76,6 +76,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
         root: root.to_path_buf(),
         index_dir,
         config,
+        memory: crate::memory::SWEEPS,
     };
     // A person at a terminal gets the full-screen view; pipes and --json get lines.
     if !args.json && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {

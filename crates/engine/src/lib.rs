@@ -107,6 +107,19 @@ pub struct Options {
     pub index_dir: PathBuf,
     /// Live settings, source filters, `[watch]` (cluster threshold included).
     pub config: Config,
+    /// What the process does with its allocator around Tune's sweeps.
+    pub memory: Memory,
+}
+
+/// The process's allocator around Tune's sweeps, which free large tables
+/// from several threads at once: a process setting, so the binary's to give
+/// (the engine never tunes the process it runs in). None: nothing is done.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Memory {
+    /// Called before each sweep.
+    pub before_sweep: Option<fn()>,
+    /// Called after each sweep, its tables freed.
+    pub after_sweep: Option<fn()>,
 }
 
 /// The running engine; dropping it stops the thread (after saving the table).

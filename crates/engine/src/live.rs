@@ -226,7 +226,10 @@ impl Live {
                     cfg.order,
                     &mut self.rep,
                 )?;
-                self.apply(ix, changes)?;
+                if !changes.is_empty() {
+                    self.apply(ix, changes)?;
+                    self.sample_table(ix);
+                }
                 Ok(Some(true))
             }
         }
@@ -246,6 +249,7 @@ impl Live {
         }
         let events = self.rep.next_n;
         let held = self.folder.held();
+        let (max_file_size, order) = (self.opts.config.max_file_size.0, self.opts.config.order);
         let cfg = &self.opts.config;
         let root = self.folder.root().to_path_buf();
         let scoped = paths.and_then(|p| {
@@ -254,18 +258,14 @@ impl Live {
             })
         });
         let full = scoped.is_none();
-        let (_, changes) = match scoped {
+        let (walk, only) = match scoped {
             Some((walk, scope)) => {
                 // A path its last event released may be written again by
                 // now, the new write's events still on their way.
                 self.folder.hold_recent(&walk.files);
                 // Their rows are built again (an mtime may have moved).
                 self.touched.extend(scope.iter().cloned());
-                let scope = Scope {
-                    paths: Some(&scope),
-                    held: held.union(&self.folder.held()).cloned().collect(),
-                };
-                ix.sync_scoped(walk, &scope, cfg.max_file_size.0, cfg.order, &mut self.rep)?
+                (walk, Some(scope))
             }
             None => match source::walk_with(&root, &self.filter, cfg.walk_options()) {
                 // Timed rescans have no event telling that a write ended: a
@@ -285,11 +285,7 @@ impl Live {
                     // Files written just now, with no event telling their
                     // writer is done: held like any other being written.
                     self.folder.hold_recent(&walk.files);
-                    let scope = Scope {
-                        paths: None,
-                        held: held.union(&self.folder.held()).cloned().collect(),
-                    };
-                    ix.sync_scoped(walk, &scope, cfg.max_file_size.0, cfg.order, &mut self.rep)?
+                    (walk, None)
                 }
                 // The root itself failed: gone, replaced or unreadable.
                 Err(e) => {
@@ -300,9 +296,23 @@ impl Live {
                 }
             },
         };
-        // A walk may have moved any document's mtime.
-        self.dirty |= full && !changes.is_empty();
-        self.apply(ix, changes)?;
+        let scope = Scope {
+            paths: only.as_deref(),
+            held: held.union(&self.folder.held()).cloned().collect(),
+        };
+        // A batch of files at a time: its new versions' shingle keys go to
+        // the clusters, then are dropped, before the next batch is read.
+        let mut syncing = ix.begin_sync(walk, &scope, max_file_size, order)?;
+        let mut changed = false;
+        while let Some(changes) = ix.sync_step(&mut syncing, &mut self.rep)? {
+            // A walk may have moved any document's mtime.
+            self.dirty |= full && !changes.is_empty();
+            changed |= !changes.is_empty();
+            self.apply(ix, changes)?;
+        }
+        if changed {
+            self.sample_table(ix);
+        }
         Ok(self.due(events))
     }
 
@@ -334,19 +344,25 @@ impl Live {
                     path,
                     version,
                     outcome,
+                    keys,
                 } => {
-                    debug_assert_eq!(outcome.id as usize, self.rows.len());
+                    let id = outcome.id;
+                    debug_assert_eq!(id as usize, self.rows.len());
                     let mtime = ix.current(&path).map_or(0, |c| c.mtime_ns);
                     self.rows.push(row(&path, version, &outcome, mtime));
-                    near.extend(self.set_live(ix, &path, Some(outcome.id))?);
-                    self.version_event(outcome.id);
+                    let set: Arc<[u64]> = shingle_set(keys).into();
+                    debug_assert_eq!(set, stored_set(ix, id)?, "the keys the index stored");
+                    near.push(self.set_live(ix, &path, id, &set)?);
+                    self.version_event(id);
                 }
                 Change::Revived { path, id } => {
-                    near.extend(self.set_live(ix, &path, Some(id))?);
+                    // Its content is an old version's: its keys are stored.
+                    let set = stored_set(ix, id)?;
+                    near.push(self.set_live(ix, &path, id, &set)?);
                     self.version_event(id);
                 }
                 Change::Deleted { path } => {
-                    self.set_live(ix, &path, None)?;
+                    self.retire(&path);
                     if !skipped.contains(&path) {
                         let kind = EventKind::Deleted { path };
                         departures.extend(view::departure(self.rep.push(kind.clone()), &kind));
@@ -377,29 +393,32 @@ impl Live {
         let links = self.clusters.settle(&mut |o| stored_set(ix, o))?;
         ix.put_near(&near, &links, &[], &self.retired[retired_before..])?;
         ix.note_departures(&departures)?;
-        self.sample_table(ix);
         self.changed = true;
         Ok(())
     }
 
-    /// `path`'s live version is now `id` (None: not live); for a live one,
-    /// the row the index stores of its sketch and pairs.
-    fn set_live(
-        &mut self,
-        ix: &Index,
-        path: &str,
-        id: Option<u32>,
-    ) -> Result<Option<NearRow>, IndexError> {
+    /// `path` has no live version any more.
+    fn retire(&mut self, path: &str) {
         if let Some(old) = self.live.remove(path) {
             self.clusters.remove(old);
             self.retired.push(old);
         }
-        let Some(id) = id else { return Ok(None) };
-        let set = stored_set(ix, id)?;
-        let row = self.clusters.insert(id, &set, |o| stored_set(ix, o))?;
+    }
+
+    /// `path`'s live version is now `id`, whose shingle set is `set`; the
+    /// row the index stores of its sketch and pairs.
+    fn set_live(
+        &mut self,
+        ix: &Index,
+        path: &str,
+        id: u32,
+        set: &[u64],
+    ) -> Result<NearRow, IndexError> {
+        self.retire(path);
+        let row = self.clusters.insert(id, set, |o| stored_set(ix, o))?;
         self.live.insert(path.to_string(), id);
         self.touched.push(path.to_string());
-        Ok(Some(row))
+        Ok(row)
     }
 
     fn version_event(&mut self, id: u32) {
@@ -496,6 +515,7 @@ impl Live {
             runs,
             versions: self.rows.len() as u32,
             cancel: cancel.clone(),
+            memory: self.opts.memory,
         };
         let publish = self.rep.publish.clone();
         let spawned = std::thread::Builder::new()

@@ -36,6 +36,7 @@ pub(crate) struct Job {
     pub runs: Vec<Params>,
     pub versions: u32,
     pub cancel: Arc<AtomicBool>,
+    pub memory: super::Memory,
 }
 
 /// Run `job`, calling `report` with progress and the results; returns early
@@ -49,10 +50,14 @@ pub fn run(history: &History, job: &Job, mut report: impl FnMut(ShadowUpdate)) {
         finished: false,
         error: None,
     };
-    fix_malloc_thresholds();
+    if let Some(before) = job.memory.before_sweep {
+        before();
+    }
     let outcome = replay_all(history, job, &mut update, &mut report);
-    // The replays' tables and keys are freed by now; hand the pages back.
-    give_back_memory();
+    // The replays' tables and keys are freed by now.
+    if let Some(after) = job.memory.after_sweep {
+        after();
+    }
     match outcome {
         Ok(true) => {}
         Ok(false) => return,
@@ -60,38 +65,6 @@ pub fn run(history: &History, job: &Job, mut report: impl FnMut(ShadowUpdate)) {
     }
     update.finished = true;
     report(update);
-}
-
-/// Stop glibc from raising its mmap threshold (and the trim threshold, twice
-/// it) each time a large block is freed, which it does up to 32 MiB: a
-/// sweep's selections and tables then land in the rayon threads' arenas, and
-/// `malloc_trim` does not reach the free top of an arena that is not the main
-/// one, so after a sweep on rust-book-editions 13 MB more than before it
-/// stayed resident. With fixed thresholds an arena's top is trimmed as it is
-/// freed and large blocks are mapped and unmapped on their own.
-///
-/// A process setting, yet set here, at the first sweep, not by the binary at
-/// start: fixed from the start it slows the indexing before any sweep (`index`
-/// on wiki-revisions, median of 7: 2.19 s → 2.52 s; git-docs 1.57 → 1.68 s,
-/// BENCHMARKS.md "Allocator thresholds"), and only a sweep needs it.
-fn fix_malloc_thresholds() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes the allocator's tuning; 128 KiB is its
-    // default threshold.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
-    }
-}
-
-/// Return freed heap pages to the OS. glibc keeps them in its arenas for
-/// reuse, so without this a watcher that ran one sweep stays at the sweep's
-/// size for the rest of its life.
-fn give_back_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory; any thread may call it.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }
 
 /// Whether it ran to the end (false: cancelled). Runs are grouped by
@@ -269,9 +242,27 @@ mod tests {
             runs: runs.clone(),
             versions,
             cancel: Arc::new(AtomicBool::new(false)),
+            memory: crate::Memory {
+                before_sweep: Some(|| {
+                    SWEEPS.fetch_add(1, Ordering::SeqCst);
+                }),
+                after_sweep: Some(|| {
+                    SWEEPS.fetch_add(1000, Ordering::SeqCst);
+                }),
+            },
         };
+        static SWEEPS: AtomicU64 = AtomicU64::new(0);
         let mut last = None;
-        run(&history, &job, |u| last = Some(u));
+        let mut seen = Vec::new();
+        run(&history, &job, |u| {
+            seen.push(SWEEPS.load(Ordering::SeqCst));
+            last = Some(u);
+        });
+        // Tuned before the replays report progress (if they last long
+        // enough to); given back to before the results.
+        let (&results, progress) = seen.split_last().unwrap();
+        assert!(progress.iter().all(|&n| n == 1), "{seen:?}");
+        assert_eq!(results, 1001, "each hook once");
         let done = last.unwrap();
         assert!(done.finished);
         assert_eq!(done.error, None);

@@ -31,6 +31,8 @@ pub struct Prepared {
     pub tokens: u32,
     pub shingles: u32,
     pub units: Vec<Unit>,
+    /// Its k-shingle keys in document order (for a near-duplicate sketch).
+    pub keys: Vec<u64>,
 }
 
 impl Preparer {
@@ -63,6 +65,7 @@ impl Preparer {
             tokens: fps.len() as u32,
             shingles: keys.len() as u32,
             units,
+            keys,
         }
     }
 }

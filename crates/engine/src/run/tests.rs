@@ -49,6 +49,7 @@ impl Harness {
             root: root.clone(),
             index_dir: base.join("index"),
             config,
+            memory: Default::default(),
         };
         let published = Arc::new(Mutex::new(Vec::new()));
         let sink = published.clone();

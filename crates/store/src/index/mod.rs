@@ -31,7 +31,7 @@ use std::time::SystemTime;
 pub use departures::Departure;
 pub use near::NearRow;
 pub use read::{Read, ReadOnly};
-pub use reconcile::{Change, Report, Scope};
+pub use reconcile::{Change, Report, Scope, Syncing};
 pub use schema::{Current, HistoryRow, SkipRow, Status};
 pub use texts::Kept;
 

@@ -24,7 +24,7 @@ use lineage_source::Order;
 use lineage_source::{FileEntry, SkipReason, Walk};
 
 /// Files read and processed per transaction: a crash loses at most one batch.
-const BATCH_FILES: usize = 128;
+pub(super) const BATCH_FILES: usize = 128;
 const BATCH_BYTES: u64 = 32 << 20;
 
 /// What a reconcile (or [`Index::apply`]) did.
@@ -48,11 +48,14 @@ pub struct Report {
 /// come (the watcher).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Change {
-    /// A new version, with its outcome.
+    /// A new version, with its outcome and its k-shingle keys in document
+    /// order (what a near-duplicate sketch is made of: handed on, so nobody
+    /// reads back what was just written).
     Version {
         path: String,
         version: u32,
         outcome: Outcome,
+        keys: Vec<u64>,
     },
     /// Its last version is live again.
     Revived {
@@ -83,6 +86,21 @@ pub struct Scope<'a> {
     pub paths: Option<&'a [String]>,
     /// Files being written: neither read nor gone until their writer is done.
     pub held: HashSet<String>,
+}
+
+/// A sync under way (see [`Index::begin_sync`]).
+#[derive(Debug)]
+pub struct Syncing {
+    /// Files to read, in processing order; the first `done` are read.
+    read: Vec<FileEntry>,
+    done: usize,
+    max_file_size: u64,
+    renames: Renames,
+    /// What the sync did so far.
+    pub report: Report,
+    /// Changes the stat found, handed out with the first step.
+    found: Vec<Change>,
+    finished: bool,
 }
 
 /// The work a walk implies, decided from the stat alone.
@@ -260,7 +278,7 @@ fn read_one(
 }
 
 /// Gone paths of one sync that a file read in it may turn out to be.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Renames {
     /// Gone paths not (yet) found under a new name; deleted at the end.
     gone: BTreeSet<String>,
@@ -304,11 +322,19 @@ impl Index {
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<Report, IndexError> {
-        let synced = self.sync(walk, max_file_size, order, obs);
-        if matches!(synced, Ok(_) | Err(IndexError::Stopped)) {
+        let mut syncing = self.begin_sync(walk, &Scope::default(), max_file_size, order)?;
+        let mut synced = Ok(());
+        while synced.is_ok() {
+            match self.sync_step(&mut syncing, obs) {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(e) => synced = Err(e),
+            }
+        }
+        if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
             self.checkpoint()?;
         }
-        Ok(synced?.0)
+        synced.map(|()| syncing.report)
     }
 
     /// [`Index::reconcile`] without writing the table snapshot, also
@@ -336,6 +362,26 @@ impl Index {
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<(Report, Vec<Change>), IndexError> {
+        let mut syncing = self.begin_sync(walk, scope, max_file_size, order)?;
+        let mut changes = Vec::new();
+        while let Some(batch) = self.sync_step(&mut syncing, obs)? {
+            changes.extend(batch);
+        }
+        Ok((syncing.report, changes))
+    }
+
+    /// Start a sync (see [`Index::sync_scoped`]): what the stat alone tells
+    /// (skips, renames of files unchanged) is written now; the files to
+    /// read wait for [`Index::sync_step`], a batch at a time, so that the
+    /// caller handles each batch's changes (and their shingle keys) before
+    /// the next is read.
+    pub fn begin_sync(
+        &mut self,
+        walk: Walk,
+        scope: &Scope,
+        max_file_size: u64,
+        order: Order,
+    ) -> Result<Syncing, IndexError> {
         self.check_usable()?;
         let mut changes = Vec::new();
         let mut plan = plan(
@@ -408,41 +454,66 @@ impl Index {
             tx.commit()?;
             self.poisoned = false;
         }
-        let total = plan.read.len() as u64;
-        let mut done = 0;
-        let mut rest = plan.read.as_slice();
-        while !rest.is_empty() {
+        Ok(Syncing {
+            read: plan.read,
+            done: 0,
+            max_file_size,
+            renames,
+            report,
+            found: changes,
+            finished: false,
+        })
+    }
+
+    /// The next changes of `s`, in order: those the stat found and the
+    /// first batch of files read (one transaction), then a batch at a time;
+    /// the last adds the deletions. `None` once the sync is complete.
+    pub fn sync_step(
+        &mut self,
+        s: &mut Syncing,
+        obs: &mut dyn Observer,
+    ) -> Result<Option<Vec<Change>>, IndexError> {
+        if s.finished {
+            return Ok(None);
+        }
+        let mut changes = std::mem::take(&mut s.found);
+        let rest = &s.read[s.done..];
+        if !rest.is_empty() {
             let mut n = 0;
             let mut bytes = 0;
             while n < rest.len() && n < BATCH_FILES && (n == 0 || bytes < BATCH_BYTES) {
                 bytes += rest[n].size;
                 n += 1;
             }
-            let (batch, tail) = rest.split_at(n);
-            changes.extend(self.apply_into(batch, max_file_size, &mut renames, &mut report)?);
-            rest = tail;
-            done += n as u64;
-            obs.progress("indexing", done, total);
-            // Before deletions are decided: a file not read yet may be
-            // where a deleted one went.
-            if obs.stopped() && !rest.is_empty() {
-                return Err(IndexError::Stopped);
+            let batch = &rest[..n];
+            let read = self.apply_into(batch, s.max_file_size, &mut s.renames, &mut s.report)?;
+            changes.extend(read);
+            s.done += n;
+            obs.progress("indexing", s.done as u64, s.read.len() as u64);
+            if s.done < s.read.len() {
+                // Before deletions are decided: a file not read yet may be
+                // where a deleted one went.
+                if obs.stopped() {
+                    return Err(IndexError::Stopped);
+                }
+                return Ok(Some(changes));
             }
         }
-        if !renames.gone.is_empty() {
+        s.finished = true;
+        if !s.renames.gone.is_empty() {
             self.poisoned = true;
             let tx = self.db.transaction()?;
-            for path in &renames.gone {
+            for path in &s.renames.gone {
                 let c = self.current.get_mut(path).expect("planned from current");
                 schema::set_status(&tx, c.id, Status::Deleted)?;
                 c.status = Status::Deleted;
-                report.deleted += 1;
+                s.report.deleted += 1;
                 changes.push(Change::Deleted { path: path.clone() });
             }
             tx.commit()?;
             self.poisoned = false;
         }
-        Ok((report, changes))
+        Ok(Some(changes))
     }
 
     /// Read `files` (changed or new, in processing order) and record each:
@@ -628,6 +699,7 @@ impl Index {
                 path: f.path.clone(),
                 version,
                 outcome,
+                keys: doc.prepared.keys,
             });
         }
         schema::set_meta(&tx, "outcomes_through", &self.versions.to_string())?;

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::reconcile::plan;
+use super::reconcile::{BATCH_FILES as BATCH, plan};
 use super::*;
 use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::fingerprint::token_fps;
@@ -1262,4 +1262,51 @@ fn an_index_of_schema_5_gains_row_sums_and_keeps_its_history() {
         )
         .unwrap();
     assert_eq!((version, unsummed), (schema::SCHEMA_VERSION, 0));
+}
+
+#[test]
+fn a_sync_steps_a_batch_at_a_time_and_hands_on_the_keys_it_stored() {
+    let f = Fixture::new("sync-steps");
+    f.write("gone.md", &text(999, 40), 1);
+    f.write("moved.md", &text(998, 40), 1);
+    let (mut ix, _, _) = f.run(params());
+    fs::remove_file(f.root.join("gone.md")).unwrap();
+    fs::rename(f.root.join("moved.md"), f.root.join("there.md")).unwrap();
+    // Two batches of reads.
+    let n = BATCH + 2;
+    for i in 0..n {
+        f.write(&format!("{i:03}.md"), &text(i as u64, 30), 10 + i as u64);
+    }
+    let mut s = ix
+        .begin_sync(walk_root(&f.root), &Scope::default(), MAX, Order::Path)
+        .unwrap();
+    let kind = |c: &Change| match c {
+        Change::Version { .. } => "version",
+        Change::Renamed { .. } => "renamed",
+        Change::Deleted { .. } => "deleted",
+        _ => "other",
+    };
+    let mut steps = Vec::new();
+    while let Some(changes) = ix.sync_step(&mut s, &mut Quiet).unwrap() {
+        for c in &changes {
+            if let Change::Version { outcome, keys, .. } = c {
+                assert_eq!(
+                    *keys,
+                    ix.shingle_keys(outcome.id).unwrap(),
+                    "{}",
+                    outcome.id
+                );
+                assert_eq!(keys.len() as u32, outcome.shingles);
+            }
+        }
+        steps.push(changes.iter().map(kind).collect::<Vec<_>>());
+    }
+    // The stat's rename first, with the first batch; the deletion last.
+    assert_eq!(steps.len(), 2, "{steps:?}");
+    assert_eq!(steps[0][0], "renamed");
+    assert_eq!(steps[0][1..], vec!["version"; BATCH][..]);
+    assert_eq!(steps[1], ["version", "version", "deleted"]);
+    assert_eq!(ix.sync_step(&mut s, &mut Quiet).unwrap(), None, "complete");
+    assert_eq!((s.report.new_versions, s.report.renamed), (n as u64, 1));
+    assert_eq!(s.report.deleted, 1);
 }
