@@ -247,9 +247,10 @@ fn flag<T>(c: &mut Config, name: &'static str, value: Option<T>, slot: fn(&mut C
 /// A failure that ends the command: one line on stderr, exit status 2.
 struct Fatal(String);
 
-impl<E: std::fmt::Display> From<E> for Fatal {
+/// A typed error from the crates below, its causes in the one line.
+impl<E: std::error::Error> From<E> for Fatal {
     fn from(e: E) -> Fatal {
-        Fatal(e.to_string())
+        Fatal::of(&e)
     }
 }
 
@@ -417,7 +418,7 @@ fn skipped_line(path: &str, reason: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::{Fatal, one_line};
     use std::fmt;
 
     /// An error saying `text`, caused by `cause`.
@@ -455,5 +456,18 @@ mod tests {
             one_line(&named),
             "writing index.db: No space left on device"
         );
+    }
+
+    #[test]
+    fn an_error_that_ends_a_command_keeps_its_causes() {
+        fn fails() -> Result<(), Said> {
+            let disk = Said("No space left on device", None);
+            Err(Said("saving the table snapshot", Some(Box::new(disk))))
+        }
+        let run = || -> Result<(), Fatal> { Ok(fails()?) };
+        let Err(Fatal(line)) = run() else {
+            panic!("it fails")
+        };
+        assert_eq!(line, "saving the table snapshot: No space left on device");
     }
 }

@@ -157,9 +157,10 @@ fn build(args: BuildArgs, mut config: Config) -> Result<(), Fatal> {
             .collect(),
         pocket: Pocket::build(&codes),
     };
-    let bytes = file
-        .write(&args.output)
-        .map_err(|e| Fatal(format!("cannot write {}: {e}", args.output.display())))?;
+    let bytes = file.write(&args.output).map_err(|e| {
+        let e = super::one_line(&e);
+        Fatal(format!("cannot write {}: {e}", args.output.display()))
+    })?;
     let mut languages = BTreeMap::new();
     for f in &prints {
         *languages.entry(f.lang.as_str()).or_insert(0) += 1;
@@ -252,7 +253,7 @@ struct MatchJson<'a> {
 
 fn query(args: QueryArgs, poly: &Polynomial) -> Result<(), Fatal> {
     let file = PocketFile::read(&args.index)
-        .map_err(|e| Fatal(format!("{}: {e}", args.index.display())))?;
+        .map_err(|e| Fatal(format!("{}: {}", args.index.display(), super::one_line(&e))))?;
     let k = file.k as usize;
     if k == 0 {
         return Err(Fatal(format!(

@@ -109,7 +109,10 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
             let o = prepare::run(pass, seen.paths.len() as u32, &prepared, &mut origins);
             if aligns {
                 origins.push(keys).map_err(|e| {
-                    format!("{e} (set TMPDIR to a folder with room, or give --align off)")
+                    Fatal(format!(
+                        "{} (set TMPDIR to a folder with room, or give --align off)",
+                        super::one_line(&e)
+                    ))
                 })?;
             }
             if args.json {
@@ -154,10 +157,11 @@ impl Building {
     }
 
     fn get(&mut self) -> Result<&mut OriginPass, Fatal> {
+        let failed = || Fatal("the table could not be built".into());
         if let Some(h) = self.started.take() {
-            self.built = Some(h.join().map_err(|_| "the table could not be built")??);
+            self.built = Some(h.join().map_err(|_| failed())??);
         }
-        Ok(self.built.as_mut().ok_or("the table could not be built")?)
+        self.built.as_mut().ok_or_else(failed)
     }
 }
 

@@ -144,7 +144,7 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     let asked = combinations(&sizes);
     let Sweep { exact, runs } = Plan::new(selected, &asked)?
         .run(&Control::default())
-        .ok_or("the sweep stopped before its end")?;
+        .ok_or_else(|| Fatal("the sweep stopped before its end".into()))?;
     let runs: Vec<RunJson> = runs
         .iter()
         .map(|r| {

@@ -69,6 +69,15 @@ impl fmt::Display for SampleError {
     }
 }
 
+impl std::error::Error for SampleError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SampleError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl From<io::Error> for SampleError {
     fn from(e: io::Error) -> SampleError {
         SampleError::Io(e)
