@@ -351,7 +351,7 @@ impl Clusters {
     /// group's first member (J = 1), and each link between the first
     /// members of its groups.
     #[cfg(test)]
-    pub fn pairs(&mut self) -> Vec<Pair> {
+    pub(crate) fn pairs(&mut self) -> Vec<Pair> {
         let mut all: Vec<Pair> = self
             .clusters()
             .0

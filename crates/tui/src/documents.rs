@@ -159,7 +159,7 @@ impl DocList {
         }
     }
 
-    pub fn filter(&self) -> &str {
+    pub(crate) fn filter(&self) -> &str {
         &self.filter
     }
 

@@ -12,7 +12,7 @@ use lineage_engine::EventKind;
 
 /// One value: text, or a number (unquoted in JSON).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     Text(String),
     Int(i64),
     Num(f64),

@@ -160,7 +160,7 @@ impl Key {
     }
 
     /// Parse `q`, `G`, `ctrl-n`, `alt-x`, `enter`, `pagedown`, `f5`, …
-    pub fn parse(s: &str) -> Result<Key, String> {
+    pub(crate) fn parse(s: &str) -> Result<Key, String> {
         let mut mods = KeyModifiers::NONE;
         let mut rest = s;
         loop {

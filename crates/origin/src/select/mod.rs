@@ -88,7 +88,7 @@ impl Selector {
     /// `out` and the scratch have grown to the largest document.
     ///
     /// Panics if the selector's parameter is 0 or `doc.k` is 0.
-    pub fn select(self, doc: &DocKeys<'_>, out: &mut Vec<Unit>) {
+    pub(crate) fn select(self, doc: &DocKeys<'_>, out: &mut Vec<Unit>) {
         thread_local! {
             static SCRATCH: RefCell<Selection> = RefCell::new(Selection::new());
         }

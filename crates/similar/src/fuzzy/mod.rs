@@ -359,7 +359,7 @@ pub fn fingerprint<S: AsRef<str>>(terms: &[S], p: &FuzzyParams) -> Fingerprint {
 
 /// Candidate pairs `(a, b)`, `a < b`, sorted: documents sharing at least one
 /// code. No verification.
-pub fn candidates(docs: &[SimDoc], p: &FuzzyParams) -> Vec<(u32, u32)> {
+pub(crate) fn candidates(docs: &[SimDoc], p: &FuzzyParams) -> Vec<(u32, u32)> {
     let prints: Vec<Fingerprint> = docs.par_iter().map(|d| fingerprint(&d.terms, p)).collect();
     candidates_of(&prints)
 }
@@ -383,14 +383,9 @@ pub fn candidates_of(prints: &[Fingerprint]) -> Vec<(u32, u32)> {
     out
 }
 
-/// Near-duplicate pairs by fuzzy fingerprints with the default settings:
-/// candidates sharing a code, kept iff the exact Jaccard resemblance of their
-/// shingle sets is at least `min_similarity`.
-pub fn pairs(docs: &[SimDoc], min_similarity: f64) -> Vec<Pair> {
-    pairs_with(docs, min_similarity, &FuzzyParams::default())
-}
-
-/// [`pairs`] with explicit settings.
+/// Near-duplicate pairs by fuzzy fingerprints under `p`: candidates sharing
+/// a code, kept iff the exact Jaccard resemblance of their shingle sets is
+/// at least `min_similarity`.
 pub fn pairs_with(docs: &[SimDoc], min_similarity: f64, p: &FuzzyParams) -> Vec<Pair> {
     verify(docs, &candidates(docs, p), min_similarity)
 }
@@ -422,6 +417,11 @@ pub fn sim_doc(text: &str, poly: &Polynomial, k: usize) -> SimDoc {
 mod tests {
     use super::*;
     use lineage_core::fingerprint::polynomial::standard;
+
+    /// Near-duplicate pairs by fuzzy fingerprints with the default settings.
+    fn pairs(docs: &[SimDoc], min_similarity: f64) -> Vec<Pair> {
+        pairs_with(docs, min_similarity, &FuzzyParams::default())
+    }
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()

@@ -26,13 +26,13 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::{Pair, SimDoc};
+use super::SimDoc;
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::fingerprint::{shingle_keys, token_fp};
 
 /// The first `n` keys of `keys` (distinct) in rank order: not common before
 /// common, then by key ascending. With nothing common this is the n lowest.
-pub fn select(keys: &[u64], common: impl Fn(u64) -> bool, n: usize) -> Vec<u64> {
+pub(crate) fn select(keys: &[u64], common: impl Fn(u64) -> bool, n: usize) -> Vec<u64> {
     let mut ranked: Vec<(bool, u64)> = keys.iter().map(|&k| (common(k), k)).collect();
     if ranked.len() > n {
         ranked.select_nth_unstable(n);
@@ -233,35 +233,22 @@ pub fn run(docs: &[SimDoc], poly: &Polynomial, p: &SampleParams) -> Result<Sampl
     Ok(SampleRun { matched, stats })
 }
 
-/// Near-duplicate pairs by Heintze's sample store with the default settings:
-/// candidates whose Jaccard estimate from the two match ratios is at least
-/// `min_similarity − slack`, kept iff the exact Jaccard resemblance is at least
-/// `min_similarity`.
-///
-/// Panics with more than 2^20 documents (the block file's id width); use
-/// [`run`] to get the error instead.
-pub fn pairs(docs: &[SimDoc], poly: &Polynomial, min_similarity: f64) -> Vec<Pair> {
-    pairs_with(docs, poly, min_similarity, &SampleParams::default())
-        .expect("at most 2^20 documents")
-}
-
-/// [`pairs`] with explicit settings.
-pub(crate) fn pairs_with(
-    docs: &[SimDoc],
-    poly: &Polynomial,
-    min_similarity: f64,
-    p: &SampleParams,
-) -> Result<Vec<Pair>, SampleError> {
-    let run = run(docs, poly, p)?;
-    let cand = run.candidates(min_similarity - p.slack);
-    Ok(super::fuzzy::verify(docs, &cand, min_similarity))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Pair;
     use lineage_core::fingerprint::fmix64;
     use lineage_core::fingerprint::polynomial::standard;
+
+    /// Near-duplicate pairs by the sample store with the default settings:
+    /// candidates whose estimate is at least `min_similarity − slack`,
+    /// kept iff their exact Jaccard resemblance is at least `min_similarity`.
+    fn pairs(docs: &[SimDoc], poly: &Polynomial, min_similarity: f64) -> Vec<Pair> {
+        let p = SampleParams::default();
+        let run = run(docs, poly, &p).expect("at most 2^20 documents");
+        let candidates = run.candidates(min_similarity - p.slack);
+        crate::fuzzy::verify(docs, &candidates, min_similarity)
+    }
 
     #[test]
     fn a_block_holds_254_entries_and_chains_grow_by_blocks() {

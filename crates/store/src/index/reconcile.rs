@@ -354,7 +354,7 @@ impl Index {
 
     /// [`Index::sync`] with a walk of part of the root, or of all of it but
     /// files being written (see [`plan`]).
-    pub fn sync_scoped(
+    pub(crate) fn sync_scoped(
         &mut self,
         walk: Walk,
         scope: &Scope,
