@@ -84,7 +84,7 @@ pub(crate) struct TablePane {
 
 /// Table pane: a line across, `rows` counter lines with the sparklines
 /// beside them, bucket fill below.
-pub fn table(body: Rect, rows: u16) -> TablePane {
+pub(crate) fn table(body: Rect, rows: u16) -> TablePane {
     let [regime, top, fill] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(rows + 2),

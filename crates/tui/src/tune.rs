@@ -240,7 +240,7 @@ impl TuneState {
     /// Replay the paper's table sizes with two selectors: the tuned and the
     /// live one, or NHs and every-4 when they are the same; `all` aligned
     /// (when the settings align) and unaligned, so the two can be compared.
-    pub fn sweep(&mut self, snap: &Snapshot) -> Option<Command> {
+    pub(crate) fn sweep(&mut self, snap: &Snapshot) -> Option<Command> {
         let tuned = self.checked(snap)?;
         if snap.shingles == 0 {
             self.error = Some("nothing indexed yet to sweep over".into());
