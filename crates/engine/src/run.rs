@@ -185,6 +185,9 @@ impl Run {
                         self.live.rep.error(why);
                     }
                     full = true;
+                    // Told now, not with the walk (which files still being
+                    // written may put off for a few ticks).
+                    changed = true;
                 }
             }
         }

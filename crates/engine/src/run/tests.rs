@@ -338,6 +338,13 @@ fn lost_events_switch_to_rescans_that_wait_for_writers_a_few_ticks_at_most() {
         h.run.live.folder.watching,
         Watching::Rescanning(_)
     ));
+    // Told at once, though the walk waits.
+    let (events, snap, _) = h.take();
+    let errs = errors(&events);
+    assert_eq!(errs[0], "watching: queue overflow");
+    assert!(errs[1].starts_with("events may be lost"), "{errs:?}");
+    assert!(versions(&events).is_empty(), "{events:?}");
+    assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt"]);
     // From now on walks are timed rescans: one with a file still being
     // written waits for the next tick, five times in a row at most.
     for tick in 0..4 {
@@ -347,9 +354,6 @@ fn lost_events_switch_to_rescans_that_wait_for_writers_a_few_ticks_at_most() {
     }
     h.run.step(Step::Due(Due::Tick), h.t0 + 20 * S);
     let (events, snap, _) = h.take();
-    let errs = errors(&events);
-    assert_eq!(errs[0], "watching: queue overflow");
-    assert!(errs[1].starts_with("events may be lost"), "{errs:?}");
     assert_eq!(versions(&events), [("c.txt".to_string(), 1)]);
     assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt", "c.txt"]);
 }
