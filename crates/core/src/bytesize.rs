@@ -23,7 +23,7 @@ pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
     parse_bytes_or(s, "64MiB or 20MB")
 }
 
-/// [`parse_bytes`], naming `examples` of what is expected when `s` is not
+/// `parse_bytes`, naming `examples` of what is expected when `s` is not
 /// a number (a setting that also takes words names them).
 pub fn parse_bytes_or(s: &str, examples: &str) -> Result<u64, String> {
     let t = s.trim();

@@ -73,7 +73,7 @@ pub enum Command {
 pub enum Update {
     Snapshot(std::sync::Arc<Snapshot>),
     /// Events of the latest step, oldest first, all of them (a snapshot
-    /// keeps only the newest [`EVENTS`]); sent before the step's snapshot.
+    /// keeps only the newest `EVENTS`); sent before the step's snapshot.
     Events(std::sync::Arc<[Event]>),
     Origin(std::sync::Arc<OriginView>),
     Compare(std::sync::Arc<CompareView>),

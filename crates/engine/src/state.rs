@@ -27,12 +27,12 @@ pub struct Snapshot {
     /// The table now.
     pub table: TableStats,
     /// Recent table statistics, oldest first (one sample per processed batch,
-    /// at most [`HISTORY`]), for sparklines.
+    /// at most `HISTORY`), for sparklines.
     pub table_history: Arc<[TableStats]>,
     /// `bucket_fill[f]`: buckets holding `f` entries (`0..=bucket_entries`);
     /// empty for an unbounded table.
     pub bucket_fill: Arc<[u64]>,
-    /// Watch events, skipped files, errors and notices, newest first (at most [`EVENTS`]).
+    /// Watch events, skipped files, errors and notices, newest first (at most `EVENTS`).
     pub events: Arc<[Event]>,
     /// Versions in the history, live documents, skipped files.
     pub versions: u64,

@@ -124,7 +124,7 @@ impl OriginPass {
     }
 
     /// A new pass whose table's memory is already mapped (see
-    /// [`Table::touch`]): for a thread of its own beside the reading.
+    /// `Table::touch`): for a thread of its own beside the reading.
     pub fn new_touched(params: Params) -> Result<OriginPass, TableError> {
         let mut pass = OriginPass::new(params)?;
         pass.table.touch();

@@ -103,7 +103,7 @@ pub struct FileEntry {
     pub abs: PathBuf,
     pub size: u64,
     pub mtime: SystemTime,
-    /// Which file this is, whatever its name: see [`file_id`].
+    /// Which file this is, whatever its name: see `file_id`.
     pub file_id: u64,
 }
 

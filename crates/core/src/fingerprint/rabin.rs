@@ -6,7 +6,7 @@
 //! [`Polynomial`] (ASCII fast paths here). Shingles and segments compose mixed
 //! token fingerprints under the fixed sparse `POLY`, whose free functions
 //! (`append64`, `mulmod`) are a few shifts rather than Broder's table
-//! lookups (the tables remain as a check in the tests). [`Rabin`] handles any
+//! lookups (the tables remain as a check in the tests). `Rabin` handles any
 //! degree from 8 to 64 one byte at a time.
 
 use super::polynomial::Polynomial;

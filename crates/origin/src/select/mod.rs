@@ -128,7 +128,7 @@ impl Selection {
     }
 
     /// Select the units of one document, in document order, into `out`
-    /// (cleared first). See [`Selector::select`].
+    /// (cleared first). See `Selector::select`.
     pub fn select_into(&mut self, sel: Selector, doc: &DocKeys<'_>, out: &mut Vec<Unit>) {
         out.clear();
         if let Some(0) = sel.param() {

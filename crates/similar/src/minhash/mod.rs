@@ -35,7 +35,7 @@
 //! many documents share (a list footer, MIME headers) can hold the least
 //! value of all the bins of one band for hundreds of them, and that one
 //! bucket is then most of the candidates, nearly all far below S. A
-//! candidate whose agreeing bins fall more than [`FILTER_SIGMAS`] standard
+//! candidate whose agreeing bins fall more than `FILTER_SIGMAS` standard
 //! deviations below what a pair at S gives is dropped unverified: a pair at
 //! or above S is lost so with probability below 10^-4 (the normal tail at
 //! 3.7σ), beside the banding's 10^-3. What is kept is verified exactly.
@@ -95,7 +95,7 @@ impl Banding {
     /// The banding for threshold `min` within `max_hashes` bins: the largest
     /// r for which b = ⌈ln(1 − recall) / ln(1 − min^r)⌉ gives b·r ≤
     /// `max_hashes`; if not even r = 1 fits, r = 1 and b = `max_hashes` (the
-    /// best this budget can do; [`Banding::candidate_probability`] says how
+    /// best this budget can do; `Banding::candidate_probability` says how
     /// good).
     pub fn for_threshold(min: f64, max_hashes: u32, recall: f64) -> Banding {
         assert!(max_hashes >= 1 && min > 0.0 && min <= 1.0 && recall < 1.0);
@@ -129,7 +129,7 @@ fn bin_of(h: u64, bins: usize) -> usize {
 
 /// The one-permutation sketch of a set, densified: `out` gets `bins` values.
 /// False (and `out` empty) for an empty set. Also returns, through
-/// [`Scratch::digest`], a commutative hash of the set (equal sets, equal
+/// `Scratch::digest`, a commutative hash of the set (equal sets, equal
 /// digests).
 pub fn sketch(set: &[u64], bins: usize, out: &mut Vec<u64>) -> bool {
     sketch_with(set, bins, &mut Scratch::default(), out)
@@ -425,7 +425,7 @@ pub fn agreeing(a: &[u8], b: &[u8]) -> u32 {
 }
 
 /// The fewest agreeing low bytes of `bins` bins a candidate needs to be
-/// checked exactly: [`FILTER_SIGMAS`] standard deviations below the mean of
+/// checked exactly: `FILTER_SIGMAS` standard deviations below the mean of
 /// a pair at Jaccard `min`, whose bins agree with probability
 /// p = min + (1 − min)/256 (b-bit minwise hashing with b = 8).
 pub fn least_agreeing(min: f64, bins: u32) -> u32 {

@@ -282,7 +282,7 @@ pub struct Options {
 
 impl Options {
     /// The defaults for a threshold: 64 bits, verified, h from
-    /// [`distance_for_recall`] (or [`distance_for_estimate`] unverified).
+    /// `distance_for_recall` (or `distance_for_estimate` unverified).
     pub fn new(min_similarity: f64, bits: u32, verify: bool) -> Options {
         let distance = if verify {
             distance_for_recall(min_similarity, bits)
@@ -367,7 +367,7 @@ impl<S: Sketch> Index<S> for SqlIndex<S> {
 /// index for earlier ones within distance h and is then inserted (the live
 /// use of the sliced Hamming table); candidates are verified by exact Jaccard ≥
 /// `min_similarity` unless `opts.verify` is off, when every pair within h is
-/// reported with its [`estimate`]. Sorted by (a, b).
+/// reported with its `estimate`. Sorted by (a, b).
 pub fn pairs(
     docs: &[SimDoc],
     min_similarity: f64,

@@ -34,7 +34,7 @@ pub struct Departure {
 }
 
 impl Index {
-    /// Note `departures`, oldest first, dropping all but the newest [`KEPT`].
+    /// Note `departures`, oldest first, dropping all but the newest `KEPT`.
     pub fn note_departures(&mut self, departures: &[Departure]) -> Result<(), IndexError> {
         if departures.is_empty() {
             return Ok(());

@@ -27,7 +27,7 @@ use lineage_source::{FileEntry, SkipReason, Walk};
 pub(super) const BATCH_FILES: usize = 128;
 const BATCH_BYTES: u64 = 32 << 20;
 
-/// What a reconcile (or [`Index::apply`]) did.
+/// What a reconcile (or `Index::apply`) did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     /// Files whose content was read (binary ones included).
@@ -370,7 +370,7 @@ impl Index {
         Ok((syncing.report, changes))
     }
 
-    /// Start a sync (see [`Index::sync_scoped`]): what the stat alone tells
+    /// Start a sync (see `Index::sync_scoped`): what the stat alone tells
     /// (skips, renames of files unchanged) is written now; the files to
     /// read wait for [`Index::sync_step`], a batch at a time, so that the
     /// caller handles each batch's changes (and their shingle keys) before

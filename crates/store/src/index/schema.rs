@@ -276,7 +276,7 @@ pub struct Current {
     pub mtime_ns: i64,
     pub hash: u64,
     pub status: Status,
-    /// The file's identity when last seen ([`lineage_source::file_id`]).
+    /// The file's identity when last seen (`lineage_source::file_id`).
     pub file_id: u64,
     /// The text store never had its text (see index/texts.rs).
     pub(crate) text_never_kept: bool,
