@@ -31,8 +31,6 @@ pub struct Prepared {
     pub tokens: u32,
     pub shingles: u32,
     pub units: Vec<Unit>,
-    /// Its k-shingle keys in document order (for a near-duplicate sketch).
-    pub keys: Vec<u64>,
 }
 
 impl Preparer {
@@ -51,6 +49,12 @@ impl Preparer {
 
     /// Shingle keys and selected units of a version's token fingerprints.
     pub fn prepare(&self, fps: &[u64]) -> Prepared {
+        self.prepare_keeping_keys(fps).0
+    }
+
+    /// [`Preparer::prepare`], and the version's k-shingle keys in document
+    /// order, which it rolls anyway (what a near-duplicate sketch is made of).
+    pub fn prepare_keeping_keys(&self, fps: &[u64]) -> (Prepared, Vec<u64>) {
         let (hashes, keys) = keys(&self.roller, fps);
         let mut units = Vec::new();
         let doc = DocKeys {
@@ -61,12 +65,12 @@ impl Preparer {
             mix: self.roller.mix(),
         };
         self.params.selector.select(&doc, &mut units);
-        Prepared {
+        let prepared = Prepared {
             tokens: fps.len() as u32,
             shingles: keys.len() as u32,
             units,
-            keys,
-        }
+        };
+        (prepared, keys)
     }
 }
 

@@ -231,6 +231,8 @@ struct ReadDoc {
     hash: u64,
     fps: Vec<u64>,
     prepared: Prepared,
+    /// Its k-shingle keys in document order, for the near-duplicate sketch.
+    keys: Vec<u64>,
     /// Its bytes for the text store, when they are to be kept.
     packed: Option<Packed>,
 }
@@ -268,11 +270,12 @@ fn read_one(
     if !same || len != f.size {
         return Err(NotRead::Changing);
     }
-    let prepared = preparer.prepare(&fps);
+    let (prepared, keys) = preparer.prepare_keeping_keys(&fps);
     Ok(ReadDoc {
         hash,
         fps,
         prepared,
+        keys,
         packed,
     })
 }
@@ -323,14 +326,13 @@ impl Index {
         obs: &mut dyn Observer,
     ) -> Result<Report, IndexError> {
         let mut syncing = self.begin_sync(walk, &Scope::default(), max_file_size, order)?;
-        let mut synced = Ok(());
-        while synced.is_ok() {
+        let synced = loop {
             match self.sync_step(&mut syncing, obs) {
                 Ok(Some(_)) => {}
-                Ok(None) => break,
-                Err(e) => synced = Err(e),
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
             }
-        }
+        };
         if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
             self.checkpoint()?;
         }
@@ -699,7 +701,7 @@ impl Index {
                 path: f.path.clone(),
                 version,
                 outcome,
-                keys: doc.prepared.keys,
+                keys: doc.keys,
             });
         }
         schema::set_meta(&tx, "outcomes_through", &self.versions.to_string())?;
