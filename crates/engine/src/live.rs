@@ -219,17 +219,8 @@ impl Live {
                 self.rep.error(format!(
                     "{e}: its documents are marked deleted until a folder is back at its path"
                 ));
-                let cfg = &self.opts.config;
-                let (_, changes) = ix.sync(
-                    source::Walk::default(),
-                    cfg.max_file_size.0,
-                    cfg.order,
-                    &mut self.rep,
-                )?;
-                if !changes.is_empty() {
-                    self.apply(ix, changes)?;
-                    self.sample_table(ix);
-                }
+                // An empty walk of the whole root: every document is gone.
+                self.apply_walk(ix, source::Walk::default(), &Scope::default(), false)?;
                 Ok(Some(true))
             }
         }
@@ -249,7 +240,6 @@ impl Live {
         }
         let events = self.rep.next_n;
         let held = self.folder.held();
-        let (max_file_size, order) = (self.opts.config.max_file_size.0, self.opts.config.order);
         let cfg = &self.opts.config;
         let root = self.folder.root().to_path_buf();
         let scoped = paths.and_then(|p| {
@@ -300,12 +290,26 @@ impl Live {
             paths: only.as_deref(),
             held: held.union(&self.folder.held()).cloned().collect(),
         };
-        // A batch of files at a time: its new versions' shingle keys go to
-        // the clusters, then are dropped, before the next batch is read.
-        let mut syncing = ix.begin_sync(walk, &scope, max_file_size, order)?;
+        self.apply_walk(ix, walk, &scope, full)?;
+        Ok(self.due(events))
+    }
+
+    /// Bring the index up to `walk` within `scope`, a batch of files at a
+    /// time: each batch's changes (its new versions' shingle keys among
+    /// them) go to the clusters before the next batch is read. `full`: a
+    /// walk of the whole root, which may have moved any document's mtime.
+    /// The table is sampled once, if anything changed.
+    fn apply_walk(
+        &mut self,
+        ix: &mut Index,
+        walk: source::Walk,
+        scope: &Scope,
+        full: bool,
+    ) -> Result<(), IndexError> {
+        let cfg = &self.opts.config;
+        let mut syncing = ix.begin_sync(walk, scope, cfg.max_file_size.0, cfg.order)?;
         let mut changed = false;
         while let Some(changes) = ix.sync_step(&mut syncing, &mut self.rep)? {
-            // A walk may have moved any document's mtime.
             self.dirty |= full && !changes.is_empty();
             changed |= !changes.is_empty();
             self.apply(ix, changes)?;
@@ -313,7 +317,7 @@ impl Live {
         if changed {
             self.sample_table(ix);
         }
-        Ok(self.due(events))
+        Ok(())
     }
 
     /// Record what a sync did: rows, live documents, clusters, events.
@@ -474,8 +478,11 @@ impl Live {
             }
             Command::Shadow { generation, runs } => self.start_shadow(ix, generation, runs),
             Command::Search { generation, query } => self.start_search(ix, generation, query),
-            Command::Cancel { generation } => self.cancel(generation),
-            Command::Adopt(_) | Command::Rescan | Command::Quit | Command::Changed(_) => {}
+            Command::Cancel { .. }
+            | Command::Adopt(_)
+            | Command::Rescan
+            | Command::Quit
+            | Command::Changed(_) => {}
         }
     }
 
