@@ -247,7 +247,7 @@ fn flag<T>(c: &mut Config, name: &'static str, value: Option<T>, slot: fn(&mut C
 /// A failure that ends the command: one line on stderr, exit status 2.
 struct Fatal(String);
 
-/// A typed error from the crates below, its causes in the one line.
+/// What `?` makes of any error: see [`Fatal::of`].
 impl<E: std::error::Error> From<E> for Fatal {
     fn from(e: E) -> Fatal {
         Fatal::of(&e)

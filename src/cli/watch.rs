@@ -83,7 +83,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
         // An index in use is one line and exit 2 before the screen opens
         // (the engine would say so inside it only).
         lineage_store::index::check_free(&opts.index_dir).map_err(|e| Fatal(e.to_string()))?;
-        return lineage_tui::run(opts, super::signals::on_stop).map_err(|e| Fatal::of(&e));
+        return lineage_tui::run(opts, super::signals::on_stop).map_err(Fatal::from);
     }
     // A reader of stdout that stops reading stops the engine here: events
     // wait in a short queue (nothing is lost) instead of piling up without

@@ -105,9 +105,9 @@ fn params() -> Params {
     }
 }
 
-/// Text of `n` words drawn from a vocabulary by `seed` (the engine's tests
-/// use it too).
-pub(crate) fn text(seed: u64, n: usize) -> String {
+/// Text of `n` words drawn from a vocabulary by `seed` (as `tests/common`
+/// and the engine's tests draw theirs: crates cannot share test code).
+fn text(seed: u64, n: usize) -> String {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..n)
         .map(|_| {
