@@ -323,12 +323,14 @@ impl Run {
             self.live.cancel(generation);
             return false;
         }
-        let Store::Open(ix) = &self.store else {
-            let why = self.store.down().unwrap_or_default();
-            self.live.rep.error(format!(
-                "the index is closed ({why}); try again when it can be written"
-            ));
-            return true;
+        let ix = match &self.store {
+            Store::Open(ix) => ix,
+            Store::Closed { why } => {
+                self.live.rep.error(format!(
+                    "the index is closed ({why}); try again when it can be written"
+                ));
+                return true;
+            }
         };
         match c {
             Command::Adopt(params) => {

@@ -42,6 +42,7 @@ impl Store {
     }
 
     /// Why the index is closed, if it is.
+    #[cfg(test)]
     pub(super) fn down(&self) -> Option<&str> {
         match self {
             Store::Open(_) => None,
