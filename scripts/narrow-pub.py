@@ -41,7 +41,7 @@ else:
         open(f, 'w').write('\n'.join(lines))
 print('narrowed', len(cands), file=sys.stderr)
 widened = set(); deadw = set()
-def widen(key, why):
+def widen(key):
     if key in widened or key not in cands: return False
     f, ln = key
     lines = open(f).read().split('\n')
@@ -77,18 +77,16 @@ for it in range(40):
                 if sp in cands: deadw.add(sp)
             continue
         for sp in spans:
-            if sp in cands: hit |= widen(sp, code or 'x')
+            if sp in cands: hit |= widen(sp)
         if not hit:
             for name in NAMES_IN.findall(text):
-                for k in by_name.get(name, []): hit |= widen(k, 'name')
+                for k in by_name.get(name, []): hit |= widen(k)
         if not hit and level == 'error':
             print('UNHANDLED', code, text, spans[:3], file=sys.stderr)
     print(f'iteration {it}: {problems} messages, widened {len(widened)}, dead {len(deadw)}', file=sys.stderr)
     if len(widened) == n_before:
         break
     deadw = set()
-    if len(widened) == n_before:
-        break
 print('kept narrow', len(cands) - len(widened), file=sys.stderr)
 for k in sorted(deadw - widened): print('DEAD', k[0], k[1], cands[k])
 for k in sorted(set(cands) - widened): print('NARROW', k[0], k[1], cands[k])
