@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use std::sync::mpsc;
 
 use lineage_engine::config::Config;
-use lineage_engine::{self as engine, Engine, Options, Snapshot, Update};
+use lineage_engine::{self as engine, Engine, Indexer, Options, Snapshot, Update};
 use lineage_source::{self as source, Filter};
-use lineage_store::index::{Index, Quiet};
+use lineage_store::index::Quiet;
 
 #[path = "common/pages.rs"]
 mod pages;
@@ -74,7 +74,7 @@ fn main() {
     let mut steps = [Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..RUNS {
         let t = Instant::now();
-        let mut ix = Index::open(
+        let mut ix = Indexer::open(
             &root,
             &dir,
             config.params(),
@@ -109,7 +109,7 @@ fn main() {
 
     // What `lineage watch` does after a debounced event: walk the root and
     // sync the index, here for one modified 100 KB file.
-    let mut ix = Index::open(
+    let mut ix = Indexer::open(
         &root,
         &dir,
         config.params(),
@@ -128,7 +128,13 @@ fn main() {
         let t = Instant::now();
         let walk = source::walk_with(&root, &filter, config.walk_options()).unwrap();
         let (r, changes) = ix
-            .sync(walk, config.max_file_size.0, config.order, &mut Quiet)
+            .sync(
+                walk,
+                &Default::default(),
+                config.max_file_size.0,
+                config.order,
+                &mut Quiet,
+            )
             .unwrap();
         let took = t.elapsed();
         assert_eq!(

@@ -95,17 +95,19 @@ impl Running {
     }
 }
 
-/// The index the engine left in `ix_dir`, opened with the default settings.
+/// The index the engine left in `ix_dir`, opened with the default settings
+/// (what it stores: its table is not brought up to the log).
 fn reopen(root: &Path, ix_dir: &Path) -> Index {
     let config = Config::default();
-    Index::open(
+    let (ix, _) = Index::open(
         root,
         ix_dir,
         config.params(),
         &config.polynomial(),
         &mut Quiet,
     )
-    .unwrap()
+    .unwrap();
+    ix
 }
 
 fn doc<'a>(s: &'a Snapshot, path: &str) -> Option<&'a lineage_engine::DocRow> {

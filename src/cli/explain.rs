@@ -19,9 +19,9 @@ use super::{Fatal, PathJson, SourceArgs, StoreArgs};
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_engine::config::Config;
 use lineage_engine::query::{self, Row};
-use lineage_engine::{OriginView, VersionStatus};
+use lineage_engine::{Indexer, OriginView, VersionStatus};
 use lineage_source::{self as source, Filter};
-use lineage_store::index::{self, Index, IndexError, Read, ReadOnly};
+use lineage_store::index::{self, IndexError, Read, ReadOnly};
 
 #[derive(Args, Debug)]
 pub(super) struct ExplainArgs {
@@ -117,8 +117,8 @@ fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result
     let filter = Filter::new(&config.include, &config.exclude)
         .map_err(|e| IndexError::Location(e.to_string()))?;
     let mut obs = Stderr::new();
-    let mut ix = Index::open(root, dir, params, poly, &mut obs)?;
-    ix.set_history_budget(config.history_budget.0)?;
+    let mut ix = Indexer::open(root, dir, params, poly, &mut obs)?;
+    ix.index_mut().set_history_budget(config.history_budget.0)?;
     let walk = source::walk_with(root, &filter, config.walk_options())
         .map_err(|e| IndexError::Location(e.to_string()))?;
     ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;

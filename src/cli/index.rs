@@ -10,9 +10,10 @@ use serde::Serialize;
 use super::scan::EstimatedArgs;
 use super::show::{self, show};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, StoreArgs};
+use lineage_engine::Indexer;
 use lineage_engine::config::Config;
 use lineage_source::{self as source, Filter};
-use lineage_store::index::{HistoryRow, Index, Observer, Read, Report};
+use lineage_store::index::{HistoryRow, Observer, Read, Report};
 
 #[derive(Args, Debug)]
 pub(super) struct IndexArgs {
@@ -50,14 +51,15 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     // table's restore take about as long as the walk on a large folder).
     let (ix, walk) = std::thread::scope(|s| {
         let walk = s.spawn(|| source::walk_with(root, &filter, config.walk_options()));
-        let ix = Index::open(root, &dir, params, &config.polynomial(), &mut obs);
+        let ix = Indexer::open(root, &dir, params, &config.polynomial(), &mut obs);
         (ix, walk.join())
     });
     let mut ix = ix?;
-    ix.set_history_budget(config.history_budget.0)?;
+    ix.index_mut().set_history_budget(config.history_budget.0)?;
     let walk = walk.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
     let report = ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
     obs.clear();
+    let ix = ix.index();
     let history = if args.documents {
         Some(ix.history()?)
     } else {

@@ -12,6 +12,7 @@ mod clusters;
 mod components;
 mod documents;
 mod folder;
+mod indexer;
 mod live;
 pub mod query;
 mod report;
@@ -27,6 +28,7 @@ mod view;
 
 use std::path::PathBuf;
 
+pub use indexer::Indexer;
 pub use state::*;
 
 /// Where the full-screen view keeps how it was left: beside the index.

@@ -18,6 +18,7 @@ use super::search;
 use super::shadow::{self, Job};
 use super::view;
 use super::*;
+use crate::indexer::Indexer;
 use lineage_origin::Outcome;
 use lineage_source::watch as watcher;
 use lineage_source::{self as source, Filter};
@@ -70,12 +71,12 @@ impl Live {
     pub(super) fn new(
         opts: Options,
         filter: Filter,
-        ix: &mut Index,
+        ix: &mut Indexer,
         rep: Reporter,
         events: std::sync::mpsc::Sender<super::run::Input>,
     ) -> Result<Live, IndexError> {
         let mut live = Live {
-            folder: Folder::new(ix.root().to_path_buf(), &opts.config.watch, events),
+            folder: Folder::new(ix.index().root().to_path_buf(), &opts.config.watch, events),
             clusters: Clusters::new(opts.config.watch.min_similarity),
             opts,
             filter,
@@ -96,7 +97,7 @@ impl Live {
         live.load(ix)?;
         // The Events pane after a restart: the history's newest versions,
         // and the deletions and renames told of before.
-        let departures = ix.departures(EVENTS)?;
+        let departures = ix.index().departures(EVENTS)?;
         live.rep.events = view::past_events(&live.rows, &departures, EVENTS).into();
         live.rep.next_n = live.rep.events.front().map_or(0, |e| e.n);
         Ok(live)
@@ -110,7 +111,8 @@ impl Live {
     }
 
     /// Rows, live documents and clusters from the index.
-    pub(super) fn load(&mut self, ix: &mut Index) -> Result<(), IndexError> {
+    pub(super) fn load(&mut self, indexer: &mut Indexer) -> Result<(), IndexError> {
+        let ix = indexer.index_mut();
         self.load_rows(ix)?;
         self.live = ix
             .paths()
@@ -182,7 +184,7 @@ impl Live {
         ix.put_near(&rows, &links, &gone, &dead)?;
         self.clusters = clusters;
         self.table_history.clear();
-        self.sample_table(ix);
+        self.sample_table(indexer);
         self.dirty = true;
         Ok(())
     }
@@ -198,7 +200,7 @@ impl Live {
     /// or moved away and another put there: the folder now at the path is
     /// watched and walked. `None` if nothing changed, else whether a
     /// snapshot is due.
-    pub(super) fn check_root(&mut self, ix: &mut Index) -> Result<Option<bool>, IndexError> {
+    pub(super) fn check_root(&mut self, ix: &mut Indexer) -> Result<Option<bool>, IndexError> {
         match self.folder.check() {
             Check::Same => Ok(None),
             Check::Back { replaced } => {
@@ -232,7 +234,7 @@ impl Live {
     /// is due). Nothing while the root is gone: a full walk catches up then.
     pub(super) fn sync(
         &mut self,
-        ix: &mut Index,
+        ix: &mut Indexer,
         paths: Option<Vec<PathBuf>>,
     ) -> Result<bool, IndexError> {
         if self.folder.gone() {
@@ -244,7 +246,7 @@ impl Live {
         let root = self.folder.root().to_path_buf();
         let scoped = paths.and_then(|p| {
             watcher::stat_paths(&root, &p, &self.filter, cfg.walk_options(), |prefix| {
-                ix.holds_under(prefix)
+                ix.index().holds_under(prefix)
             })
         });
         let full = scoped.is_none();
@@ -301,18 +303,19 @@ impl Live {
     /// The table is sampled once, if anything changed.
     fn apply_walk(
         &mut self,
-        ix: &mut Index,
+        ix: &mut Indexer,
         walk: source::Walk,
         scope: &Scope,
         full: bool,
     ) -> Result<(), IndexError> {
         let cfg = &self.opts.config;
-        let mut syncing = ix.begin_sync(walk, scope, cfg.max_file_size.0, cfg.order)?;
+        let mut syncing =
+            (ix.index_mut()).begin_sync(walk, scope, cfg.max_file_size.0, cfg.order)?;
         let mut changed = false;
         while let Some(changes) = ix.sync_step(&mut syncing, &mut self.rep)? {
             self.dirty |= full && !changes.is_empty();
             changed |= !changes.is_empty();
-            self.apply(ix, changes)?;
+            self.apply(ix.index_mut(), changes)?;
         }
         if changed {
             self.sample_table(ix);
@@ -430,7 +433,7 @@ impl Live {
         self.rep.push(kind);
     }
 
-    fn sample_table(&mut self, ix: &Index) {
+    fn sample_table(&mut self, ix: &Indexer) {
         let stats = table_stats(ix, self.rows.len() as u64, self.table_history.back());
         self.table_history.push_back(stats);
         while self.table_history.len() > HISTORY {
@@ -580,12 +583,13 @@ impl Live {
 
     /// Publish the state of the open index: its events first, then the
     /// snapshot, with the rows of changed documents built again.
-    pub(super) fn publish(&mut self, ix: &Index) {
+    pub(super) fn publish(&mut self, indexer: &Indexer) {
+        let ix = indexer.index();
         if self.dirty || self.changed {
             self.rep.send_events();
             self.rebuild(ix);
         }
-        let table = ix.pass().table();
+        let table = indexer.pass().table();
         let bucket_fill = view::fill_histogram(&table.bucket_fill(), ix.params().bucket_entries);
         let counts = ix.counts();
         let s = Snapshot {
@@ -594,7 +598,7 @@ impl Live {
             params: *ix.params(),
             documents: self.documents.clone(),
             clusters: self.cluster_list.clone(),
-            table: table_stats(ix, self.rows.len() as u64, self.table_history.back()),
+            table: table_stats(indexer, self.rows.len() as u64, self.table_history.back()),
             table_history: self.table_history.iter().copied().collect(),
             bucket_fill: bucket_fill.into(),
             events: Arc::from([]),
@@ -675,7 +679,7 @@ fn row(path: &str, version: u32, o: &Outcome, mtime_ns: i64) -> Row {
 /// The table's statistics now. Its regime (a sum over every bucket while
 /// it samples: milliseconds at 100,000 pages) is `last`'s when nothing else
 /// differs from it: a change is sampled, then published.
-fn table_stats(ix: &Index, versions: u64, last: Option<&TableStats>) -> TableStats {
+fn table_stats(ix: &Indexer, versions: u64, last: Option<&TableStats>) -> TableStats {
     let t = ix.pass().table();
     let c = t.counters();
     let mut s = TableStats {
@@ -686,7 +690,7 @@ fn table_stats(ix: &Index, versions: u64, last: Option<&TableStats>) -> TableSta
         occupied: c.occupied,
         capacity: t.capacity(),
         buckets: t.buckets(),
-        entry_bytes: ix.params().table_params().layout.entry_bytes(),
+        entry_bytes: ix.index().params().table_params().layout.entry_bytes(),
         false_match: t.false_match_bound(),
         regime: lineage_origin::Regime::Holds { distinct: 0 },
         versions,

@@ -13,9 +13,10 @@ use super::report::{Publish, Reporter, send};
 use super::schedule::{Due, Schedule};
 use super::store::{self, Store};
 use super::*;
+use crate::indexer::Indexer;
 use lineage_source::watch::Batch;
 use lineage_source::{self as source, Filter};
-use lineage_store::index::{Index, IndexError, Observer, Read};
+use lineage_store::index::{IndexError, Observer, Read};
 
 /// What reaches the engine thread: commands, and file events from the watcher.
 pub(super) enum Input {
@@ -120,7 +121,7 @@ impl Run {
         rep.publish(first);
         let filter = Filter::new(&opts.config.include, &opts.config.exclude)?;
         let mut ix = open_index(&opts, opts.config.params(), &mut rep)?;
-        let root_id = source::check_root(ix.root())?;
+        let root_id = source::check_root(ix.index().root())?;
         let most = Duration::from_secs(opts.config.watch.checkpoint_secs);
         let live = Live::new(opts, filter, &mut ix, rep, events)?;
         let schedule = Schedule::new(now, live.folder.every, most);
@@ -216,7 +217,7 @@ impl Run {
         let Store::Open(ix) = &mut self.store else {
             return self.recover();
         };
-        if ix.log_removed() {
+        if ix.index().log_removed() {
             return self.save_removed_log();
         }
         match self.live.check_root(ix) {
@@ -267,7 +268,7 @@ impl Run {
         self.checkpoint();
         let why = "index.db-wal was removed while in use";
         if let Store::Open(ix) = &self.store {
-            let saved = ix.checkpoint_wal();
+            let saved = ix.index().checkpoint_wal();
             self.live.rep.error(match saved {
                 Ok(()) => format!("{why}: the history it held is copied into index.db"),
                 Err(e) => format!("{why}, and copying the history it held failed: {e}"),
@@ -359,7 +360,7 @@ impl Run {
                 true
             }
             c => {
-                self.live.query(ix, c);
+                self.live.query(ix.index(), c);
                 false
             }
         }
@@ -416,15 +417,20 @@ impl Observer for Notes {
 }
 
 /// Open the root's index for `params`, its texts within the configured budget.
-fn open_index(opts: &Options, params: Params, obs: &mut dyn Observer) -> Result<Index, IndexError> {
-    let mut ix = Index::open(
+fn open_index(
+    opts: &Options,
+    params: Params,
+    obs: &mut dyn Observer,
+) -> Result<Indexer, IndexError> {
+    let mut ix = Indexer::open(
         &opts.root,
         &opts.index_dir,
         params,
         &opts.config.polynomial(),
         obs,
     )?;
-    ix.set_history_budget(opts.config.history_budget.0)?;
+    ix.index_mut()
+        .set_history_budget(opts.config.history_budget.0)?;
     Ok(ix)
 }
 

@@ -192,13 +192,14 @@ fn result(s: &Scored, shingles: u64) -> ShadowResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::indexer::Indexer;
     use crate::testing::text;
     use lineage_core::fingerprint::polynomial::standard;
     use lineage_origin::history::Keyed;
     use lineage_origin::metrics::Score;
     use lineage_origin::{Estimation, Eviction, Selector, TableSize};
     use lineage_source::{self as source, Filter, Order, WalkOptions};
-    use lineage_store::index::{Index, Quiet};
+    use lineage_store::index::{Quiet, Read};
 
     #[test]
     fn versions_read_in_batches_score_like_a_replay_of_the_whole_history() {
@@ -218,12 +219,12 @@ mod tests {
             table_size: TableSize::Bytes(48 << 10),
             ..Params::default()
         };
-        let mut ix = Index::open(&root, &dir, live, standard(), &mut Quiet).unwrap();
+        let mut ix = Indexer::open(&root, &dir, live, standard(), &mut Quiet).unwrap();
         let walk =
             source::walk_with(&root, &Filter::default_patterns(), WalkOptions::default()).unwrap();
         ix.reconcile(walk, 1 << 20, Order::Path, &mut Quiet)
             .unwrap();
-        let versions = ix.counts().versions as u32;
+        let versions = ix.index().counts().versions as u32;
         assert_eq!(versions, 11);
         let small = Params {
             table_size: TableSize::Bytes(2048),
@@ -235,10 +236,10 @@ mod tests {
         };
         // Two shingle lengths: the history is read once for each.
         let runs = vec![live, small, Params { k: 5, ..small }];
-        let history = ix.history_reader().unwrap();
+        let history = ix.index().history_reader().unwrap();
         let job = Job {
             generation: 1,
-            poly: lineage_store::index::Read::polynomial(&ix).clone(),
+            poly: ix.index().polynomial().clone(),
             runs: runs.clone(),
             versions,
             cancel: Arc::new(AtomicBool::new(false)),

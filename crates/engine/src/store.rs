@@ -2,12 +2,13 @@
 //! (a full disk, a damaged file under it) until it can be opened again and
 //! caught up. Which errors close it.
 
-use lineage_store::index::{Index, IndexError};
+use crate::indexer::Indexer;
+use lineage_store::index::IndexError;
 
 // One per engine: boxing the index would save nothing.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Store {
-    Open(Index),
+    Open(Indexer),
     /// Closed, for the reason given; reopened at a tick, and open again
     /// once it has caught up with the folder.
     Closed {
@@ -34,7 +35,7 @@ pub(super) fn told(e: &IndexError) -> String {
 impl Store {
     /// The open index, if it is open.
     #[cfg(test)]
-    pub(super) fn open(&self) -> Option<&Index> {
+    pub(super) fn open(&self) -> Option<&Indexer> {
         match self {
             Store::Open(ix) => Some(ix),
             Store::Closed { .. } => None,
@@ -90,7 +91,7 @@ mod tests {
             table_size: lineage_origin::TableSize::Bytes(64 << 10),
             ..Params::default()
         };
-        let ix = Index::open(
+        let ix = Indexer::open(
             &base.join("root"),
             &base.join("ix"),
             params,

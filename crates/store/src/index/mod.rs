@@ -3,11 +3,15 @@
 //! embedded SQLite database, and the fixed-size table's state in a snapshot
 //! file beside it, so that a re-open continues where the last run stopped.
 //!
+//! The index stores and reads; it runs no algorithm. Its caller owns the
+//! origin pass and its table: it gives the outcome of each version the
+//! index numbers ([`Batch`]), and the table to checkpoint.
+//!
 //! Opening checks everything and repairs what it can: a damaged or foreign
 //! database is rebuilt from the files; a missing, damaged or behind snapshot,
-//! or other engine parameters, are repaired by replaying the cached
-//! fingerprints (no file is re-read). Each repair says so once through
-//! [`Observer::notice`]. The root is only ever read.
+//! or other engine parameters, leave versions for the caller to replay from
+//! the cached fingerprints ([`Restored`]; no file is re-read). Each repair
+//! says so once through [`Observer::notice`]. The root is only ever read.
 
 mod departures;
 mod history;
@@ -17,7 +21,6 @@ mod near;
 mod origins;
 mod read;
 mod reconcile;
-mod replay;
 mod schema;
 mod snapshot;
 mod texts;
@@ -31,7 +34,7 @@ use std::time::SystemTime;
 pub use departures::Departure;
 pub use near::NearRow;
 pub use read::{Read, ReadOnly};
-pub use reconcile::{Change, Report, Scope, Syncing};
+pub use reconcile::{Batch, Change, Content, NotRead, Pending, Reader, Report, Scope, Syncing};
 pub use schema::{Current, HistoryRow, SkipRow, Status};
 pub use texts::Kept;
 
@@ -39,10 +42,11 @@ pub use texts::Kept;
 /// (`tui::remember`), kept with the index of the folder it showed.
 pub const VIEW_FILE: &str = "view.json";
 
+use lineage_core::fingerprint::ShingleRoller;
 use lineage_core::fingerprint::polynomial::Polynomial;
-use lineage_origin::prepare::Preparer;
+use lineage_origin::align::OriginKeys;
 use lineage_origin::table::{Table, TableError};
-use lineage_origin::{OriginPass, Params};
+use lineage_origin::{Outcome, Params};
 use schema::{Db, OpenError};
 
 /// Where an index reports what it repairs and how far a long step is.
@@ -123,6 +127,17 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    /// Why the index's database is damaged, when this is SQLite finding it
+    /// so: a rebuild from the files ([`Index::rebuild`]) repairs it.
+    pub fn damage(&self) -> Option<String> {
+        match self {
+            IndexError::Db(e) if schema::is_corruption(e) => {
+                Some(format!("database damaged ({e})"))
+            }
+            _ => None,
+        }
+    }
+
     fn io(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> IndexError {
         let path = path.to_path_buf();
         move |source| IndexError::Io { what, path, source }
@@ -144,10 +159,10 @@ pub struct Index {
     params: Params,
     params_key: String,
     db: Db,
-    pass: OriginPass,
     /// The polynomial of its token fingerprints and file hashes.
     poly: Polynomial,
-    preparer: Preparer,
+    /// The roller of its k, for [`Read::shingle_keys`].
+    roller: ShingleRoller,
     /// Versions in the log; the next version's id.
     versions: u32,
     /// Content hash of the last version (the snapshot header's `last_hash`).
@@ -170,7 +185,24 @@ pub struct Index {
     history_budget: u64,
     /// Bytes it holds.
     texts_total: u64,
+    /// It was rebuilt from the files since it was opened: a second damage
+    /// is beyond repair.
+    rebuilt: bool,
     _lock: lock::Lock,
+}
+
+/// The table as the index could restore it, with the versions the caller's
+/// origin pass must replay from the cached fingerprints to bring it up to
+/// the log ([`Index::replay_keys`], [`Index::put_replayed`],
+/// [`Index::replayed`]).
+pub struct Restored {
+    pub table: Table,
+    /// Versions `start..` are to be replayed (none when `start` is
+    /// [`Index::versions`]).
+    pub start: u32,
+    /// Outcomes of versions before `through` are stored and valid; those
+    /// from it on are to be written by the replay.
+    pub through: u32,
 }
 
 /// The canonical string of the engine parameters: stored in the database and
@@ -321,7 +353,7 @@ impl From<rusqlite::Error> for Load {
 /// Everything of an [`Index`] but its lock.
 struct Loaded {
     db: Db,
-    pass: OriginPass,
+    restored: Restored,
     versions: u32,
     last_hash: u64,
     instance: u64,
@@ -344,7 +376,7 @@ impl Index {
         params: Params,
         poly: &Polynomial,
         obs: &mut dyn Observer,
-    ) -> Result<Index, IndexError> {
+    ) -> Result<(Index, Restored), IndexError> {
         params
             .table_params()
             .validate()
@@ -362,51 +394,85 @@ impl Index {
         let lock = lock::acquire(dir)?;
         // A temp file is only left by a run killed while writing a snapshot.
         lineage_core::fsio::remove_stale_temps(dir);
-        let key = params_key(&params);
-        let preparer = Preparer::new(params, poly);
-        let mut rebuilt = false;
-        let loaded = loop {
-            match load(&root, dir, params, poly, &key, &preparer, obs) {
-                Ok(l) => break l,
-                Err(Load::Rebuild(reason)) if !rebuilt => {
-                    obs.notice(&format!(
-                        "index {}: {}; rebuilding it from the files",
-                        dir.display(),
-                        one_line(dir, &reason)
-                    ));
-                    wipe(dir)?;
-                    rebuilt = true;
-                }
-                Err(Load::Rebuild(reason)) => {
-                    return Err(IndexError::Unrepairable {
-                        dir: dir.to_path_buf(),
-                        reason,
-                    });
-                }
-                Err(Load::Fatal(e)) => return Err(e),
-            }
-        };
-        Ok(Index {
-            dir: dir.to_path_buf(),
+        open_locked(root, dir, params, poly, lock, false, obs)
+    }
+
+    /// Rebuild the index from the files, keeping its lock: what its caller
+    /// does when the replay finds the cached fingerprints damaged (`why`).
+    /// A second damage is beyond repair ([`IndexError::Unrepairable`]).
+    pub fn rebuild(
+        self,
+        why: &str,
+        obs: &mut dyn Observer,
+    ) -> Result<(Index, Restored), IndexError> {
+        let Index {
+            dir,
             root,
             params,
-            params_key: key,
-            db: loaded.db,
-            pass: loaded.pass,
-            poly: poly.clone(),
-            preparer,
-            versions: loaded.versions,
-            last_hash: loaded.last_hash,
-            instance: loaded.instance,
-            current: loaded.current,
-            skipped: loaded.skipped,
-            snapshot_stale: false,
-            saved: loaded.saved,
-            poisoned: false,
-            history_budget: texts::DEFAULT_BUDGET,
-            texts_total: loaded.texts_total,
+            poly,
+            rebuilt,
             _lock: lock,
-        })
+            db,
+            ..
+        } = self;
+        if rebuilt {
+            return Err(IndexError::Unrepairable {
+                dir,
+                reason: why.to_string(),
+            });
+        }
+        drop(db);
+        rebuild_notice(&dir, why, obs);
+        wipe(&dir)?;
+        open_locked(root, &dir, params, &poly, lock, true, obs)
+    }
+
+    /// Versions in the log: the next version's id.
+    pub fn versions(&self) -> u32 {
+        self.versions
+    }
+
+    /// Earlier versions' shingle keys from their cached fingerprints,
+    /// rolled by `roller` (the preparer's): what a replay aligns with.
+    pub fn replay_keys<'a>(&'a self, roller: &'a ShingleRoller) -> impl OriginKeys + 'a {
+        origins::CachedKeys::new(self.db.conn(), roller)
+    }
+
+    /// Store the outcomes a replay gave to versions `..end` (those from
+    /// [`Restored::through`] on; the ones before are valid and stay), in
+    /// one transaction that records them valid up to `end`.
+    pub fn put_replayed(
+        &mut self,
+        outcomes: &[Outcome],
+        through: u32,
+        end: u32,
+    ) -> Result<(), IndexError> {
+        self.check_usable()?;
+        if end <= through {
+            return Ok(());
+        }
+        self.poisoned = true;
+        let tx = self.db.transaction()?;
+        for o in outcomes.iter().filter(|o| o.id >= through) {
+            schema::put_outcome(&tx, o)?;
+        }
+        schema::set_meta(&tx, "outcomes_through", &end.to_string())?;
+        tx.commit()?;
+        self.poisoned = false;
+        Ok(())
+    }
+
+    /// The replay has brought `table` up to the log: write its snapshot
+    /// whole.
+    pub fn replayed(&mut self, table: &mut Table) -> Result<(), IndexError> {
+        let header = snapshot::Header {
+            params: self.params_key.clone(),
+            instance: self.instance,
+            versions: u64::from(self.versions),
+            last_hash: self.last_hash,
+        };
+        self.saved = Some(write_snapshot(&self.dir, &header, table)?);
+        Ok(())
     }
 
     /// Keep the history within `budget` bytes from now on (0: keep no
@@ -461,11 +527,6 @@ impl Index {
         &self.dir
     }
 
-    /// The live origin pass (its table's counters, for display).
-    pub fn pass(&self) -> &OriginPass {
-        &self.pass
-    }
-
     pub fn counts(&self) -> Counts {
         Counts {
             documents: self
@@ -504,16 +565,11 @@ impl Index {
         v
     }
 
-    /// Path and version number of version `id` (to name an origin).
-    #[cfg(test)]
-    pub(crate) fn version_of(&self, id: u32) -> Result<Option<(String, u32)>, IndexError> {
-        Ok(self.db.version_of(id)?)
-    }
-
-    /// Write the table snapshot if the table has processed versions it does
-    /// not cover. [`Index::reconcile`] does this at its end; a long-lived
-    /// owner (the watcher) calls it when it sees fit.
-    pub fn checkpoint(&mut self) -> Result<(), IndexError> {
+    /// Write the snapshot of `table` (the caller's origin pass's, which has
+    /// processed every version in the log) if it has processed versions the
+    /// snapshot does not cover: at the end of a sync, or when a long-lived
+    /// owner (the watcher) sees fit.
+    pub fn checkpoint(&mut self, table: &mut Table) -> Result<(), IndexError> {
         self.check_usable()?;
         if !self.snapshot_stale {
             return Ok(());
@@ -528,10 +584,10 @@ impl Index {
             && !disk.tail
             && disk.journal < disk.snapshot
         {
-            let appended = snapshot::append(&self.dir, self.instance, from, to, self.pass.table());
+            let appended = snapshot::append(&self.dir, self.instance, from, to, table);
             match appended {
                 Ok(Some(journal)) => {
-                    self.pass.table_mut().clear_changes();
+                    table.clear_changes();
                     self.saved = Some((snapshot::OnDisk { journal, ..disk }, to));
                     self.snapshot_stale = false;
                     return self.checkpoint_wal();
@@ -554,7 +610,7 @@ impl Index {
             versions: to.0,
             last_hash: to.1,
         };
-        self.saved = Some(write_snapshot(&self.dir, &header, self.pass.table_mut())?);
+        self.saved = Some(write_snapshot(&self.dir, &header, table)?);
         self.snapshot_stale = false;
         self.checkpoint_wal()
     }
@@ -585,6 +641,68 @@ impl Index {
             Ok(())
         }
     }
+}
+
+/// [`Index::open`] once the lock is taken; `rebuilt`: the index was
+/// just rebuilt, so damage found now is beyond repair.
+fn open_locked(
+    root: PathBuf,
+    dir: &Path,
+    params: Params,
+    poly: &Polynomial,
+    lock: lock::Lock,
+    mut rebuilt: bool,
+    obs: &mut dyn Observer,
+) -> Result<(Index, Restored), IndexError> {
+    let key = params_key(&params);
+    let loaded = loop {
+        match load(&root, dir, params, poly, &key, obs) {
+            Ok(l) => break l,
+            Err(Load::Rebuild(reason)) if !rebuilt => {
+                rebuild_notice(dir, &reason, obs);
+                wipe(dir)?;
+                rebuilt = true;
+            }
+            Err(Load::Rebuild(reason)) => {
+                return Err(IndexError::Unrepairable {
+                    dir: dir.to_path_buf(),
+                    reason,
+                });
+            }
+            Err(Load::Fatal(e)) => return Err(e),
+        }
+    };
+    let ix = Index {
+        dir: dir.to_path_buf(),
+        root,
+        params,
+        params_key: key,
+        db: loaded.db,
+        poly: poly.clone(),
+        roller: ShingleRoller::new(poly, params.k),
+        versions: loaded.versions,
+        last_hash: loaded.last_hash,
+        instance: loaded.instance,
+        current: loaded.current,
+        skipped: loaded.skipped,
+        snapshot_stale: false,
+        saved: loaded.saved,
+        poisoned: false,
+        history_budget: texts::DEFAULT_BUDGET,
+        texts_total: loaded.texts_total,
+        rebuilt,
+        _lock: lock,
+    };
+    Ok((ix, loaded.restored))
+}
+
+/// Tell a person the index is rebuilt from the files, and why.
+fn rebuild_notice(dir: &Path, why: &str, obs: &mut dyn Observer) {
+    obs.notice(&format!(
+        "index {}: {}; rebuilding it from the files",
+        dir.display(),
+        one_line(dir, why)
+    ));
 }
 
 /// Write `table` whole with `header`, which then has no changes pending:
@@ -693,14 +811,13 @@ fn remove_all<'a>(
     Ok(())
 }
 
-/// Open the database and bring the table up to its last version.
+/// Open the database and restore the table as far as its snapshot goes.
 fn load(
     root: &Path,
     dir: &Path,
     params: Params,
     poly: &Polynomial,
     key: &str,
-    preparer: &Preparer,
     obs: &mut dyn Observer,
 ) -> Result<Loaded, Load> {
     // A journal without its database must not be replayed into a new one.
@@ -848,31 +965,24 @@ fn load(
             (0, fresh_table()?, "was written by an older lineage".into())
         }
     };
-    let mut pass = OriginPass::resume(params, table);
-    if start < versions {
-        if !params_changed {
-            obs.notice(&format!(
-                "index {}: the table snapshot {why}; replaying {} of {versions} versions \
-                 from cached fingerprints",
-                dir.display(),
-                versions - start
-            ));
-        }
-        replay::run(&mut db, &mut pass, preparer, start..versions, through, obs)?;
-        let header = snapshot::Header {
-            params: key.to_string(),
-            instance,
-            versions: u64::from(versions),
-            last_hash,
-        };
-        saved = Some(write_snapshot(dir, &header, pass.table_mut()).map_err(Load::Fatal)?);
+    if start < versions && !params_changed {
+        obs.notice(&format!(
+            "index {}: the table snapshot {why}; replaying {} of {versions} versions \
+             from cached fingerprints",
+            dir.display(),
+            versions - start
+        ));
     }
     Ok(Loaded {
         current: db.current()?,
         skipped: db.skipped()?,
         texts_total: texts::total(db.conn())?,
         db,
-        pass,
+        restored: Restored {
+            table,
+            start,
+            through,
+        },
         versions,
         last_hash,
         instance,
@@ -896,4 +1006,4 @@ impl History {
 }
 
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;

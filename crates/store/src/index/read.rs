@@ -74,7 +74,7 @@ impl Read for Index {
         &self.params
     }
     fn roller(&self) -> &ShingleRoller {
-        self.preparer.roller()
+        &self.roller
     }
     fn polynomial(&self) -> &Polynomial {
         &self.poly

@@ -1,7 +1,8 @@
 //! Bringing the index up to the folder (docs/formats.md §2): files whose size and
 //! mtime are unchanged are not read; changed ones are read and hashed; the
 //! same content only updates the stat, other content is a new version, later
-//! than everything, processed through the live origin pass; a file that is
+//! than everything, whose outcome the caller's origin pass gives (the index
+//! numbers and stores it, it runs no algorithm); a file that is
 //! gone (or no longer a document) has its last version marked deleted and
 //! kept as an origin. A gone path whose file turns up under a new path (the
 //! same file identity, or the same content) is a rename: the new path takes
@@ -10,24 +11,22 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use rayon::prelude::*;
-
 use super::origins::CachedKeys;
 use super::schema::{self, Current, NewVersion, SkipRow, Status};
 use super::texts::{self, Packed};
-use super::{Index, IndexError, Observer, mtime_ns};
+use super::{Index, IndexError, mtime_ns};
 use lineage_core::fingerprint::polynomial::Polynomial;
-use lineage_core::fingerprint::token_fps;
+use lineage_core::fingerprint::{ShingleRoller, token_fps};
 use lineage_origin::Outcome;
-use lineage_origin::prepare::{self, Prepared, Preparer};
+use lineage_origin::align::OriginKeys;
 use lineage_source::Order;
 use lineage_source::{FileEntry, SkipReason, Walk};
 
 /// Files read and processed per transaction: a crash loses at most one batch.
-pub(super) const BATCH_FILES: usize = 128;
+pub(crate) const BATCH_FILES: usize = 128;
 const BATCH_BYTES: u64 = 32 << 20;
 
-/// What a reconcile (or `Index::apply`) did.
+/// What a sync did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     /// Files whose content was read (binary ones included).
@@ -226,19 +225,23 @@ pub(crate) fn plan(
     p
 }
 
-/// A file read and ready for the pass.
-struct ReadDoc {
+/// A file read for the index: its content hash, its token fingerprints
+/// and, when they are to be kept, its bytes for the text store.
+pub struct Content {
     hash: u64,
     fps: Vec<u64>,
-    prepared: Prepared,
-    /// Its k-shingle keys in document order, for the near-duplicate sketch.
-    keys: Vec<u64>,
-    /// Its bytes for the text store, when they are to be kept.
     packed: Option<Packed>,
 }
 
+impl Content {
+    /// Its token fingerprints, what the origin pass is prepared from.
+    pub fn fps(&self) -> &[u64] {
+        &self.fps
+    }
+}
+
 /// Why a file read gives no document.
-enum NotRead {
+pub enum NotRead {
     /// Left out, with the reason.
     Skip(SkipReason),
     /// Its size or mtime moved while it was read: a writer is at work, and
@@ -246,38 +249,44 @@ enum NotRead {
     Changing,
 }
 
-/// Read `f`; `keep(hash)` says whether its bytes go to the text store.
-fn read_one(
-    f: &FileEntry,
+/// Reads a sync's files (see [`Index::reader`]); shared by the threads
+/// that read a batch.
+pub struct Reader<'a> {
+    poly: &'a Polynomial,
+    current: &'a HashMap<String, Current>,
+    keep_texts: bool,
     max_file_size: u64,
-    poly: &Polynomial,
-    preparer: &Preparer,
-    keep: impl Fn(u64) -> bool,
-) -> Result<ReadDoc, NotRead> {
-    let read = crate::corpus::read_text(f, max_file_size, |bytes, text| {
-        let hash = poly.fingerprint(bytes, 1);
-        (
-            bytes.len() as u64,
-            hash,
-            token_fps(poly, text).fps,
-            keep(hash).then(|| Packed::new(bytes)),
-        )
-    });
-    let (len, hash, fps, packed) = read.map_err(NotRead::Skip)?;
-    let same = std::fs::symlink_metadata(&f.abs).is_ok_and(|m| {
-        m.len() == f.size && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
-    });
-    if !same || len != f.size {
-        return Err(NotRead::Changing);
+}
+
+impl Reader<'_> {
+    /// Read `f`, keeping its bytes for the text store when its content is
+    /// new or one whose text the store never had.
+    pub fn read(&self, f: &FileEntry) -> Result<Content, NotRead> {
+        let keep = |hash| {
+            self.keep_texts
+                && self
+                    .current
+                    .get(&f.path)
+                    .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten)
+        };
+        let read = crate::corpus::read_text(f, self.max_file_size, |bytes, text| {
+            let hash = self.poly.fingerprint(bytes, 1);
+            (
+                bytes.len() as u64,
+                hash,
+                token_fps(self.poly, text).fps,
+                keep(hash).then(|| Packed::new(bytes)),
+            )
+        });
+        let (len, hash, fps, packed) = read.map_err(NotRead::Skip)?;
+        let same = std::fs::symlink_metadata(&f.abs).is_ok_and(|m| {
+            m.len() == f.size && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
+        });
+        if !same || len != f.size {
+            return Err(NotRead::Changing);
+        }
+        Ok(Content { hash, fps, packed })
     }
-    let (prepared, keys) = preparer.prepare_keeping_keys(&fps);
-    Ok(ReadDoc {
-        hash,
-        fps,
-        prepared,
-        keys,
-        packed,
-    })
 }
 
 /// Gone paths of one sync that a file read in it may turn out to be.
@@ -314,69 +323,112 @@ impl Renames {
     }
 }
 
+impl Syncing {
+    /// The files of the next batch, in processing order (none once every
+    /// file is read): as many as one transaction takes.
+    pub fn batch(&self) -> &[FileEntry] {
+        let rest = &self.read[self.done..];
+        let mut n = 0;
+        let mut bytes = 0;
+        while n < rest.len() && n < BATCH_FILES && (n == 0 || bytes < BATCH_BYTES) {
+            bytes += rest[n].size;
+            n += 1;
+        }
+        &rest[..n]
+    }
+
+    /// Files read so far, of how many.
+    pub fn read_so_far(&self) -> (u64, u64) {
+        (self.done as u64, self.read.len() as u64)
+    }
+
+    /// The changes the stat found (skips, renames of files unchanged), the
+    /// first time it is asked.
+    pub fn take_found(&mut self) -> Vec<Change> {
+        std::mem::take(&mut self.found)
+    }
+
+    /// Whether [`Index::finish`] has run: nothing is left to do.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+}
+
+/// A batch recorded but not committed (see [`Index::record`]): its new
+/// versions wait for their outcomes.
+pub struct Batch<'a> {
+    tx: rusqlite::Transaction<'a>,
+    /// The batch's changes in order, new versions as placeholders.
+    slots: Vec<Slot>,
+    new: Vec<Pending>,
+    /// Versions in the log once the batch is in.
+    through: u32,
+    texts_total: &'a mut u64,
+    history_budget: u64,
+    poisoned: &'a mut bool,
+}
+
+/// A new version of a batch: `id`, made of the batch's `at`-th file read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pending {
+    pub id: u32,
+    pub at: usize,
+}
+
+enum Slot {
+    Done(Change),
+    Version { path: String, version: u32 },
+}
+
+impl<'a> Batch<'a> {
+    /// The new versions, in id order: what the origin pass processes.
+    pub fn versions(&self) -> &[Pending] {
+        &self.new
+    }
+
+    /// Earlier versions' shingle keys from their cached fingerprints,
+    /// rolled by `roller` (the preparer's).
+    pub fn earlier_keys<'b>(&'b self, roller: &'b ShingleRoller) -> impl OriginKeys + 'b {
+        CachedKeys::new(&self.tx, roller)
+    }
+
+    /// Store each new version's outcome, in [`Batch::versions`]' order,
+    /// with its shingle keys handed on in its [`Change::Version`], and
+    /// commit the batch.
+    pub fn commit(self, done: Vec<(Outcome, Vec<u64>)>) -> Result<Vec<Change>, IndexError> {
+        assert_eq!(done.len(), self.new.len(), "one outcome per new version");
+        let mut done = done.into_iter();
+        let mut changes = Vec::with_capacity(self.slots.len());
+        for slot in self.slots {
+            changes.push(match slot {
+                Slot::Done(c) => c,
+                Slot::Version { path, version } => {
+                    let (outcome, keys) = done.next().expect("one per new version");
+                    schema::put_outcome(&self.tx, &outcome)?;
+                    Change::Version {
+                        path,
+                        version,
+                        outcome,
+                        keys,
+                    }
+                }
+            });
+        }
+        schema::set_meta(&self.tx, "outcomes_through", &self.through.to_string())?;
+        texts::enforce(&self.tx, self.history_budget, self.texts_total)?;
+        self.tx.commit()?;
+        *self.poisoned = false;
+        Ok(changes)
+    }
+}
+
 impl Index {
-    /// Bring the index up to `walk` (a walk of its root): stat-only changes
-    /// first, then the files to read in batches, each one transaction, then
-    /// the table snapshot. New files are processed in `order`.
-    pub fn reconcile(
-        &mut self,
-        walk: Walk,
-        max_file_size: u64,
-        order: Order,
-        obs: &mut dyn Observer,
-    ) -> Result<Report, IndexError> {
-        let mut syncing = self.begin_sync(walk, &Scope::default(), max_file_size, order)?;
-        let synced = loop {
-            match self.sync_step(&mut syncing, obs) {
-                Ok(Some(_)) => {}
-                Ok(None) => break Ok(()),
-                Err(e) => break Err(e),
-            }
-        };
-        if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
-            self.checkpoint()?;
-        }
-        synced.map(|()| syncing.report)
-    }
-
-    /// [`Index::reconcile`] without writing the table snapshot, also
-    /// returning what happened to each file, in order: skips and renames
-    /// found by stat first, then the files read, then deletions. (A watcher
-    /// checkpoints when it is idle; an index whose snapshot is behind is
-    /// caught up from the cached fingerprints when it is opened.)
-    pub fn sync(
-        &mut self,
-        walk: Walk,
-        max_file_size: u64,
-        order: Order,
-        obs: &mut dyn Observer,
-    ) -> Result<(Report, Vec<Change>), IndexError> {
-        self.sync_scoped(walk, &Scope::default(), max_file_size, order, obs)
-    }
-
-    /// [`Index::sync`] with a walk of part of the root, or of all of it but
-    /// files being written (see [`plan`]).
-    pub(crate) fn sync_scoped(
-        &mut self,
-        walk: Walk,
-        scope: &Scope,
-        max_file_size: u64,
-        order: Order,
-        obs: &mut dyn Observer,
-    ) -> Result<(Report, Vec<Change>), IndexError> {
-        let mut syncing = self.begin_sync(walk, scope, max_file_size, order)?;
-        let mut changes = Vec::new();
-        while let Some(batch) = self.sync_step(&mut syncing, obs)? {
-            changes.extend(batch);
-        }
-        Ok((syncing.report, changes))
-    }
-
-    /// Start a sync (see `Index::sync_scoped`): what the stat alone tells
+    /// Start a sync: compare `walk` with the index (outside `scope`,
+    /// absence says nothing; see `plan`). What the stat alone tells
     /// (skips, renames of files unchanged) is written now; the files to
-    /// read wait for [`Index::sync_step`], a batch at a time, so that the
-    /// caller handles each batch's changes (and their shingle keys) before
-    /// the next is read.
+    /// read are read a batch at a time ([`Syncing::batch`],
+    /// [`Index::reader`], [`Index::record`]) and the sync ends with
+    /// [`Index::finish`]. New files are processed in `order`.
     pub fn begin_sync(
         &mut self,
         walk: Walk,
@@ -467,118 +519,35 @@ impl Index {
         })
     }
 
-    /// The next changes of `s`, in order: those the stat found and the
-    /// first batch of files read (one transaction), then a batch at a time;
-    /// the last adds the deletions. `None` once the sync is complete.
-    pub fn sync_step(
+    /// What reads the files of `s` (on any thread).
+    pub fn reader(&self, s: &Syncing) -> Reader<'_> {
+        Reader {
+            poly: &self.poly,
+            current: &self.current,
+            keep_texts: self.history_budget > 0,
+            max_file_size: s.max_file_size,
+        }
+    }
+
+    /// Record [`Syncing::batch`] of `s`, read as `read` (in its order), in
+    /// one transaction: a new version, a stat update, a skip or a deletion
+    /// each. New versions are numbered here and their outcomes stored by
+    /// [`Batch::commit`]. The table snapshot is not written (see
+    /// [`Index::checkpoint`]).
+    pub fn record(
         &mut self,
         s: &mut Syncing,
-        obs: &mut dyn Observer,
-    ) -> Result<Option<Vec<Change>>, IndexError> {
-        if s.finished {
-            return Ok(None);
-        }
-        let mut changes = std::mem::take(&mut s.found);
-        let rest = &s.read[s.done..];
-        if !rest.is_empty() {
-            let mut n = 0;
-            let mut bytes = 0;
-            while n < rest.len() && n < BATCH_FILES && (n == 0 || bytes < BATCH_BYTES) {
-                bytes += rest[n].size;
-                n += 1;
-            }
-            let batch = &rest[..n];
-            let read = self.apply_into(batch, s.max_file_size, &mut s.renames, &mut s.report)?;
-            changes.extend(read);
-            s.done += n;
-            obs.progress("indexing", s.done as u64, s.read.len() as u64);
-            if s.done < s.read.len() {
-                // Before deletions are decided: a file not read yet may be
-                // where a deleted one went.
-                if obs.stopped() {
-                    return Err(IndexError::Stopped);
-                }
-                return Ok(Some(changes));
-            }
-        }
-        s.finished = true;
-        if !s.renames.gone.is_empty() {
-            self.poisoned = true;
-            let tx = self.db.transaction()?;
-            for path in &s.renames.gone {
-                let c = self.current.get_mut(path).expect("planned from current");
-                schema::set_status(&tx, c.id, Status::Deleted)?;
-                c.status = Status::Deleted;
-                s.report.deleted += 1;
-                changes.push(Change::Deleted { path: path.clone() });
-            }
-            tx.commit()?;
-            self.poisoned = false;
-        }
-        Ok(Some(changes))
-    }
-
-    /// Read `files` (changed or new, in processing order) and record each:
-    /// a new version, a stat update, a skip or a deletion — all in one
-    /// transaction. The table snapshot is not written (see
-    /// [`Index::checkpoint`]).
-    #[cfg(test)]
-    pub(crate) fn apply(
-        &mut self,
-        files: &[FileEntry],
-        max_file_size: u64,
-    ) -> Result<(Vec<Change>, Report), IndexError> {
-        let mut report = Report::default();
-        let changes =
-            self.apply_into(files, max_file_size, &mut Renames::default(), &mut report)?;
-        Ok((changes, report))
-    }
-
-    /// Mark `path`'s last version deleted (the file is gone); false if it had
-    /// no live version.
-    #[cfg(test)]
-    pub(crate) fn remove(&mut self, path: &str) -> Result<bool, IndexError> {
+        read: Vec<Result<Content, NotRead>>,
+    ) -> Result<Batch<'_>, IndexError> {
         self.check_usable()?;
-        let Some(c) = self
-            .current
-            .get_mut(path)
-            .filter(|c| c.status == Status::Live)
-        else {
-            return Ok(false);
-        };
-        schema::set_status(self.db.conn(), c.id, Status::Deleted)?;
-        c.status = Status::Deleted;
-        Ok(true)
-    }
-
-    fn apply_into(
-        &mut self,
-        files: &[FileEntry],
-        max_file_size: u64,
-        renames: &mut Renames,
-        report: &mut Report,
-    ) -> Result<Vec<Change>, IndexError> {
-        self.check_usable()?;
-        let (poly, preparer, current) = (&self.poly, &self.preparer, &self.current);
-        let keep_texts = self.history_budget > 0;
-        let read: Vec<_> = files
-            .par_iter()
-            .map(|f| {
-                // A new content, or one whose text the store never had.
-                let keep = |hash| {
-                    keep_texts
-                        && current
-                            .get(&f.path)
-                            .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten)
-                };
-                read_one(f, max_file_size, poly, preparer, keep)
-            })
-            .collect();
+        let files = &s.read[s.done..s.done + read.len()];
+        s.done += read.len();
+        let report = &mut s.report;
         self.poisoned = true;
         let tx = self.db.transaction()?;
-        let mut origins = CachedKeys::new(&tx, self.preparer.roller());
-        let mut changes = Vec::new();
-        for (f, r) in files.iter().zip(read) {
+        let mut slots = Vec::new();
+        let mut new = Vec::new();
+        for (at, (f, r)) in files.iter().zip(read).enumerate() {
             let m = mtime_ns(f.mtime);
             let mut cur = self.current.get(&f.path).cloned();
             let doc = match r {
@@ -602,18 +571,18 @@ impl Index {
                         };
                         schema::put_skipped(&tx, &f.path, &row)?;
                         self.skipped.insert(f.path.clone(), row);
-                        changes.push(Change::Skipped {
+                        slots.push(Slot::Done(Change::Skipped {
                             path: f.path.clone(),
                             reason: reason.to_string(),
-                        });
+                        }));
                     }
                     if let Some(c) = cur.filter(|c| c.status == Status::Live) {
                         schema::set_status(&tx, c.id, Status::Deleted)?;
                         self.current.get_mut(&f.path).expect("current").status = Status::Deleted;
                         report.deleted += 1;
-                        changes.push(Change::Deleted {
+                        slots.push(Slot::Done(Change::Deleted {
                             path: f.path.clone(),
-                        });
+                        }));
                     }
                     continue;
                 }
@@ -627,14 +596,14 @@ impl Index {
             // where no live document is here (a copy and delete, polling).
             let live_here = cur.as_ref().is_some_and(|c| c.status == Status::Live);
             let mut renamed = false;
-            if let Some(from) = renames.take(&f.path, doc.hash, !live_here, &self.current) {
+            if let Some(from) = s.renames.take(&f.path, doc.hash, !live_here, &self.current) {
                 let c = rename(&mut self.current, &tx, &from, &f.path)?;
                 report.renamed += 1;
-                changes.push(Change::Renamed {
+                slots.push(Slot::Done(Change::Renamed {
                     from,
                     to: f.path.clone(),
                     id: c.id,
-                });
+                }));
                 cur = Some(c);
                 renamed = true;
             }
@@ -647,10 +616,10 @@ impl Index {
                 }
                 if c.status == Status::Deleted {
                     report.revived += 1;
-                    changes.push(Change::Revived {
+                    slots.push(Slot::Done(Change::Revived {
                         path: f.path.clone(),
                         id: c.id,
-                    });
+                    }));
                 } else if !renamed && !for_text {
                     report.touched += 1;
                 }
@@ -664,7 +633,6 @@ impl Index {
             if let Some(c) = &cur {
                 schema::set_status(&tx, c.id, Status::Replaced)?;
             }
-            let outcome = prepare::run(&mut self.pass, id, &doc.prepared, &mut origins);
             let v = NewVersion {
                 id,
                 path: &f.path,
@@ -675,7 +643,7 @@ impl Index {
                 file_id: f.file_id,
                 fps: &doc.fps,
             };
-            schema::insert_version(&tx, &v, &outcome)?;
+            schema::insert_version(&tx, &v)?;
             if let Some(p) = &doc.packed {
                 self.texts_total += texts::put(&tx, id, p)?;
             }
@@ -697,18 +665,42 @@ impl Index {
                 },
             );
             report.new_versions += 1;
-            changes.push(Change::Version {
+            new.push(Pending { id, at });
+            slots.push(Slot::Version {
                 path: f.path.clone(),
                 version,
-                outcome,
-                keys: doc.keys,
             });
         }
-        schema::set_meta(&tx, "outcomes_through", &self.versions.to_string())?;
-        texts::enforce(&tx, self.history_budget, &mut self.texts_total)?;
-        drop(origins);
-        tx.commit()?;
-        self.poisoned = false;
+        Ok(Batch {
+            tx,
+            slots,
+            new,
+            through: self.versions,
+            texts_total: &mut self.texts_total,
+            history_budget: self.history_budget,
+            poisoned: &mut self.poisoned,
+        })
+    }
+
+    /// End the sync `s` once every file is read: the paths still gone are
+    /// deleted (their last versions kept as origins).
+    pub fn finish(&mut self, s: &mut Syncing) -> Result<Vec<Change>, IndexError> {
+        self.check_usable()?;
+        s.finished = true;
+        let mut changes = Vec::new();
+        if !s.renames.gone.is_empty() {
+            self.poisoned = true;
+            let tx = self.db.transaction()?;
+            for path in &s.renames.gone {
+                let c = self.current.get_mut(path).expect("planned from current");
+                schema::set_status(&tx, c.id, Status::Deleted)?;
+                c.status = Status::Deleted;
+                s.report.deleted += 1;
+                changes.push(Change::Deleted { path: path.clone() });
+            }
+            tx.commit()?;
+            self.poisoned = false;
+        }
         Ok(changes)
     }
 }

@@ -674,7 +674,9 @@ pub(crate) fn set_meta(c: &Connection, key: &str, value: &str) -> rusqlite::Resu
 }
 
 /// Record a new version, its fingerprints and its outcome.
-pub(crate) fn insert_version(c: &Connection, v: &NewVersion, o: &Outcome) -> rusqlite::Result<()> {
+/// Record a new version with its token fingerprints (its outcome follows,
+/// [`put_outcome`], once the origin pass has it).
+pub(crate) fn insert_version(c: &Connection, v: &NewVersion) -> rusqlite::Result<()> {
     c.prepare_cached(
         "INSERT INTO versions (id, path, version, mtime_ns, size, hash, tokens, status, file_id)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8)",
@@ -692,7 +694,7 @@ pub(crate) fn insert_version(c: &Connection, v: &NewVersion, o: &Outcome) -> rus
     let blob = encode_u64s(v.fps);
     c.prepare_cached("INSERT INTO fingerprints (id, checksum, fps) VALUES (?1, ?2, ?3)")?
         .execute(params![v.id, xxh64(&blob) as i64, blob])?;
-    put_outcome(c, o)
+    Ok(())
 }
 
 /// Record (or replace) a version's outcome.
@@ -955,7 +957,8 @@ mod tests {
             file_id: 7,
             fps: &fps,
         };
-        insert_version(&tx, &v, &o).unwrap();
+        insert_version(&tx, &v).unwrap();
+        put_outcome(&tx, &o).unwrap();
         tx.commit().unwrap();
         drop(db);
         let (db, fresh) = Db::open(&dir.join(FILE)).unwrap();
