@@ -35,15 +35,8 @@ pub(super) struct Live {
     table_history: VecDeque<TableStats>,
     documents: Documents,
     cluster_list: Arc<[Arc<Cluster>]>,
-    /// Every document's row is to be built again for the next snapshot.
-    dirty: bool,
-    /// Some documents changed since the last snapshot: only theirs are
-    /// built again (the others' rows are kept), see [`Live::rebuild`].
-    changed: bool,
-    /// Paths whose rows are built again (new versions, synced paths).
-    touched: Vec<String>,
-    /// Version ids that stopped being live (their rows go).
-    retired: Vec<u32>,
+    /// What the next snapshot builds again.
+    stale: Stale,
     /// The folder at the root's path and how its changes are noticed.
     pub(super) folder: Folder,
     shadow: Option<(u64, Arc<AtomicBool>)>,
@@ -52,6 +45,38 @@ pub(super) struct Live {
     /// Timed rescans put off in a row (see [`SETTLE_TICKS`]).
     settling: u32,
     pub(super) rep: Reporter,
+}
+
+/// What changed since the last snapshot, and so what the next one builds
+/// again (see [`Live::rebuild`]).
+struct Stale {
+    /// Every document's row: the first snapshot, after a reload, renames,
+    /// or a walk of the whole root that changed something.
+    all: bool,
+    /// Some documents changed: only their rows are built again, the others'
+    /// kept. Events, clusters and the table went on too.
+    some: bool,
+    /// Paths whose rows are built again (new versions, synced paths).
+    touched: Vec<String>,
+    /// Version ids that stopped being live: their rows go (and, in the step
+    /// that retires them, their stored sketches).
+    retired: Vec<u32>,
+}
+
+impl Stale {
+    /// Nothing is built again until something changes.
+    fn none() -> Stale {
+        Stale {
+            all: false,
+            some: false,
+            touched: Vec::new(),
+            retired: Vec::new(),
+        }
+    }
+
+    fn any(&self) -> bool {
+        self.all || self.some
+    }
 }
 
 /// Timed rescans put off at most this many times in a row for files still
@@ -85,10 +110,10 @@ impl Live {
             table_history: VecDeque::new(),
             documents: Documents::default(),
             cluster_list: Arc::from([]),
-            dirty: true,
-            changed: false,
-            touched: Vec::new(),
-            retired: Vec::new(),
+            stale: Stale {
+                all: true,
+                ..Stale::none()
+            },
             shadow: None,
             search: None,
             settling: 0,
@@ -185,14 +210,14 @@ impl Live {
         self.clusters = clusters;
         self.table_history.clear();
         self.sample_table(indexer);
-        self.dirty = true;
+        self.stale.all = true;
         Ok(())
     }
 
     /// Whether a snapshot is due after a step that began with `events`
     /// told: something changed, was told, or is in progress.
     pub(super) fn due(&self, events: u64) -> bool {
-        self.dirty || self.changed || self.rep.next_n != events || self.rep.last.progress.is_some()
+        self.stale.any() || self.rep.next_n != events || self.rep.last.progress.is_some()
     }
 
     /// Whether the folder at the root's path is still the one watched. Gone:
@@ -256,7 +281,7 @@ impl Live {
                 // now, the new write's events still on their way.
                 self.folder.hold_recent(&walk.files);
                 // Their rows are built again (an mtime may have moved).
-                self.touched.extend(scope.iter().cloned());
+                self.stale.touched.extend(scope.iter().cloned());
                 (walk, Some(scope))
             }
             None => match source::walk_with(&root, &self.filter, cfg.walk_options()) {
@@ -313,7 +338,7 @@ impl Live {
             (ix.index_mut()).begin_sync(walk, scope, cfg.max_file_size.0, cfg.order)?;
         let mut changed = false;
         while let Some(changes) = ix.sync_step(&mut syncing, &mut self.rep)? {
-            self.dirty |= full && !changes.is_empty();
+            self.stale.all |= full && !changes.is_empty();
             changed |= !changes.is_empty();
             self.apply(ix.index_mut(), changes)?;
         }
@@ -331,7 +356,7 @@ impl Live {
         // Near-duplicate rows of the whole step, stored in one transaction
         // with the sketches of the versions it retires forgotten.
         let mut near = Vec::new();
-        let retired_before = self.retired.len();
+        let retired_before = self.stale.retired.len();
         let mut renamed = false;
         // Deletions and renames told of, kept for the Events after a restart.
         let mut departures = Vec::new();
@@ -394,13 +419,13 @@ impl Live {
         if renamed {
             // Paths of versions moved: every row (origins' paths too).
             self.load_rows(ix)?;
-            self.dirty = true;
+            self.stale.all = true;
         }
         // Clusters split by deletions find the links they skipped.
         let links = self.clusters.settle(&mut |o| stored_set(ix, o))?;
-        ix.put_near(&near, &links, &[], &self.retired[retired_before..])?;
+        ix.put_near(&near, &links, &[], &self.stale.retired[retired_before..])?;
         ix.note_departures(&departures)?;
-        self.changed = true;
+        self.stale.some = true;
         Ok(())
     }
 
@@ -408,7 +433,7 @@ impl Live {
     fn retire(&mut self, path: &str) {
         if let Some(old) = self.live.remove(path) {
             self.clusters.remove(old);
-            self.retired.push(old);
+            self.stale.retired.push(old);
         }
     }
 
@@ -424,7 +449,7 @@ impl Live {
         self.retire(path);
         let row = self.clusters.insert(id, set, |o| stored_set(ix, o))?;
         self.live.insert(path.to_string(), id);
-        self.touched.push(path.to_string());
+        self.stale.touched.push(path.to_string());
         Ok(row)
     }
 
@@ -585,7 +610,9 @@ impl Live {
     /// snapshot, with the rows of changed documents built again.
     pub(super) fn publish(&mut self, indexer: &Indexer) {
         let ix = indexer.index();
-        if self.dirty || self.changed {
+        if self.stale.any() {
+            // The events first: a snapshot never shows a document before
+            // the event that brought it.
             self.rep.send_events();
             self.rebuild(ix);
         }
@@ -629,16 +656,15 @@ impl Live {
     fn rebuild(&mut self, ix: &Index) {
         let (clusters, of) = self.clusters.clusters();
         let mtime = |path: &str| ix.current(path).map_or(0, |c| c.mtime_ns);
-        let docs = if self.dirty {
+        let stale = std::mem::replace(&mut self.stale, Stale::none());
+        self.documents = if stale.all {
             Documents::new(view::doc_rows(&self.rows, &self.live, mtime), of)
         } else {
-            let touched: HashMap<String, u32> = self
-                .touched
-                .iter()
-                .filter_map(|p| self.live.get(p).map(|&id| (p.clone(), id)))
+            let touched: HashMap<String, u32> = (stale.touched.into_iter())
+                .filter_map(|p| self.live.get(&p).map(|&id| (p, id)))
                 .collect();
             let mut gone: Vec<u32> = touched.values().copied().collect();
-            gone.extend(&self.retired);
+            gone.extend(&stale.retired);
             gone.sort_unstable();
             let new = view::doc_rows(&self.rows, &touched, mtime);
             let docs = self.documents.edited(&gone, new, of);
@@ -649,12 +675,7 @@ impl Live {
             );
             docs
         };
-        self.documents = docs;
         self.cluster_list = clusters.into();
-        self.dirty = false;
-        self.changed = false;
-        self.touched.clear();
-        self.retired.clear();
     }
 }
 

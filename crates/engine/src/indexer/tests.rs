@@ -1128,3 +1128,28 @@ fn a_sync_steps_a_batch_at_a_time_and_hands_on_the_keys_it_stored() {
     assert_eq!((s.report.new_versions, s.report.renamed), (n as u64, 1));
     assert_eq!(s.report.deleted, 1);
 }
+
+#[test]
+fn where_the_table_samples_alignment_reads_the_batch_in_hand_and_the_cache() {
+    let f = Fixture::new("align");
+    // A table far smaller than the pages: it samples, and alignment fills
+    // each copied run in from its origin's keys.
+    let sampling = Params {
+        table_size: TableSize::Bytes(4 << 10),
+        ..params()
+    };
+    // One batch: the copies' origins are versions of the same batch.
+    let mut texts = corpus(&f, 30);
+    let (ix, _, _) = f.run(sampling);
+    assert!(ix.pass().table().counters().evictions > 0, "it samples");
+    assert_eq!(outcomes(&ix), reference(&texts, sampling));
+    drop(ix);
+    // A later batch copying them: their keys come from the cache.
+    for i in 0..10 {
+        let t = format!("{} {}", text(500 + i, 20), texts[(3 * i) as usize]);
+        f.write(&format!("later{i}.md"), &t, 5000 + i);
+        texts.push(t);
+    }
+    let (ix, _, _) = f.run(sampling);
+    assert_eq!(outcomes(&ix), reference(&texts, sampling));
+}
