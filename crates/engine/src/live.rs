@@ -85,6 +85,9 @@ const SETTLE_TICKS: u32 = 5;
 
 /// Whether a file of `walk` was modified less than `window` ago.
 fn unsettled(walk: &source::Walk, window: Duration) -> bool {
+    // The clock as the walk ends, not the step's time: a walk of a large
+    // folder takes seconds, and a file written during it must not look
+    // older than it is.
     let now = SystemTime::now();
     walk.files
         .iter()
