@@ -9,6 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use super::open::one_line;
 use super::reconcile::plan;
 use super::*;
 use lineage_core::fingerprint::polynomial::standard;
