@@ -149,11 +149,7 @@ impl Live {
             .collect();
         let min = self.opts.config.watch.min_similarity;
         let mut clusters = Clusters::new(min);
-        // `keys=3`: sketches of shingle keys of mixed token fingerprints
-        // under the seeded polynomial;
-        // pairs stored under other settings (another k, threshold, banding
-        // or method) are computed again.
-        let settings = format!("k={} keys=3 {}", ix.params().k, clusters.settings());
+        let settings = near_settings(ix, &clusters);
         let stored = ix.near(&settings)?;
         let mut ids: Vec<u32> = self.live.values().copied().collect();
         ids.sort_unstable();
@@ -405,10 +401,10 @@ impl Live {
                 }
                 Change::Renamed { from, to, id } => {
                     if let Some(old) = self.live.remove(&from) {
-                        // Same versions, same sets: only the path moves.
-                        if let Some(replaced) = self.live.insert(to.clone(), old) {
-                            self.clusters.remove(replaced);
-                        }
+                        // Same versions, same sets: only the path moves,
+                        // over a page that was there, which leaves.
+                        self.retire(&to);
+                        self.live.insert(to.clone(), old);
                     }
                     renamed = true;
                     let kind = EventKind::Renamed { from, to, id };
@@ -680,6 +676,23 @@ impl Live {
         };
         self.cluster_list = clusters.into();
     }
+}
+
+/// The versions whose sketches the index stores (the step tests').
+#[cfg(test)]
+pub(super) fn stored_sketches(ix: &Index, live: &Live) -> Vec<u32> {
+    let near = ix.near(&near_settings(ix, &live.clusters)).unwrap();
+    let mut ids: Vec<u32> = near.map_or_else(Vec::new, |n| n.sketches.keys().copied().collect());
+    ids.sort_unstable();
+    ids
+}
+
+/// What the stored sketches and pairs were made with: `keys=3`, sketches of
+/// shingle keys of mixed token fingerprints under the seeded polynomial;
+/// pairs stored under other settings (another k, threshold, banding or
+/// method) are computed again.
+fn near_settings(ix: &Index, clusters: &Clusters) -> String {
+    format!("k={} keys=3 {}", ix.params().k, clusters.settings())
 }
 
 /// Version `id`'s shingle set, from the index's cached fingerprints.

@@ -381,3 +381,23 @@ fn a_root_that_goes_marks_its_documents_deleted_and_comes_back_walked() {
     );
     assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt"]);
 }
+
+#[test]
+fn a_page_renamed_over_another_retires_it_and_its_stored_sketch() {
+    let mut pages = two_pages();
+    pages.push(("c.txt", text(3, 200)));
+    let mut h = Harness::new("over", &pages, 200);
+    h.command(Command::Rescan, S);
+    h.take();
+    let sketches = |h: &Harness| {
+        let ix = h.run.store.open().unwrap();
+        super::live::stored_sketches(ix.index(), &h.run.live)
+    };
+    assert_eq!(sketches(&h), [0, 1, 2]);
+    // c.txt (version 2) moves over b.txt (version 1), which leaves.
+    std::fs::rename(h.root.join("c.txt"), h.root.join("b.txt")).unwrap();
+    h.command(Command::Rescan, 2 * S);
+    let (_, snap, _) = h.take();
+    assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt"]);
+    assert_eq!(sketches(&h), [0, 2], "no sketch of the page replaced");
+}
