@@ -333,8 +333,9 @@ impl Live {
         full: bool,
     ) -> Result<(), IndexError> {
         let cfg = &self.opts.config;
-        let mut syncing =
-            (ix.index_mut()).begin_sync(walk, scope, cfg.max_file_size.0, cfg.order)?;
+        let mut syncing = ix
+            .index_mut()
+            .begin_sync(walk, scope, cfg.max_file_size.0, cfg.order)?;
         let mut changed = false;
         while let Some(changes) = ix.sync_step(&mut syncing, &mut self.rep)? {
             self.stale.all |= full && !changes.is_empty();

@@ -23,7 +23,7 @@ use lineage_source::Order;
 use lineage_source::{FileEntry, SkipReason, Walk};
 
 /// Files read and processed per transaction: a crash loses at most one batch.
-pub(crate) const BATCH_FILES: usize = 128;
+const BATCH_FILES: usize = 128;
 const BATCH_BYTES: u64 = 32 << 20;
 
 /// What a sync did.
@@ -540,8 +540,13 @@ impl Index {
         read: Vec<Result<Content, NotRead>>,
     ) -> Result<Batch<'_>, IndexError> {
         self.check_usable()?;
-        let files = &s.read[s.done..s.done + read.len()];
-        s.done += read.len();
+        assert_eq!(
+            read.len(),
+            s.batch().len(),
+            "the batch's files, read in order"
+        );
+        let n = read.len();
+        let files = &s.read[s.done..s.done + n];
         let report = &mut s.report;
         self.poisoned = true;
         let tx = self.db.transaction()?;
@@ -671,6 +676,7 @@ impl Index {
                 version,
             });
         }
+        s.done += n;
         Ok(Batch {
             tx,
             slots,
