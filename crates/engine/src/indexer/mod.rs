@@ -1,11 +1,13 @@
-//! The pipeline stage that processes a version (docs/architecture.md, "One
-//! version through the pipeline"): a file is read, prepared (its shingles
+//! The pipeline stage that processes a version (docs/architecture.md,
+//! "Data flow"): a file is read, prepared (its shingles
 //! selected), run through the origin pass with alignment against earlier
 //! versions, and handed on in one value, its outcome and its shingle keys,
 //! to the index to store and to the clusters to sketch. The index numbers
 //! versions and stores them; the algorithms run here.
 
 mod replay;
+
+use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -30,8 +32,8 @@ impl Indexer {
     /// cached fingerprints where the snapshot is behind; fingerprints found
     /// damaged rebuild the index from the files.
     pub fn open(
-        root: &std::path::Path,
-        dir: &std::path::Path,
+        root: &Path,
+        dir: &Path,
         params: Params,
         poly: &Polynomial,
         obs: &mut dyn Observer,
