@@ -74,6 +74,12 @@ pub(super) fn main(opts: Options, rx: Receiver<Input>, tx: Sender<Input>, publis
                 }
             },
         };
+        // Inputs are stamped when they arrived, not when the wait began: a
+        // change puts the checkpoint off from its own time.
+        let now = match step {
+            Step::Inputs(_) => Instant::now(),
+            Step::Due(_) => now,
+        };
         if run.step(step, now) == Flow::Stop {
             return;
         }
@@ -288,7 +294,10 @@ impl Run {
         let Ok(mut ix) = open_index(&self.live.opts, params, &mut notes) else {
             return false;
         };
-        let caught_up = (self.live.load(&mut ix)).and_then(|()| self.live.sync(&mut ix, None));
+        let caught_up = self
+            .live
+            .load(&mut ix)
+            .and_then(|()| self.live.sync(&mut ix, None));
         match caught_up {
             Err(e) if store::closes(&e) => {
                 self.store.close(e.to_string());
