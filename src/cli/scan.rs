@@ -226,7 +226,7 @@ impl ParamsJson {
             seed: p.seed,
             align: p.align,
             fingerprint_seed: poly.seed(),
-            polynomial: format!("{:#018x}", poly.low()),
+            polynomial: poly.hex(),
             order: c.order.to_string(),
         }
     }

@@ -86,6 +86,12 @@ impl Polynomial {
         self.low
     }
 
+    /// [`Polynomial::low`] as lineage writes it (the index's
+    /// `meta.polynomial`, `scan`'s parameters): 0x and 16 hex digits.
+    pub fn hex(&self) -> String {
+        format!("{:#018x}", self.low)
+    }
+
     /// The key of the mix token fingerprints pass through before a shingle
     /// is composed (docs/algorithms.md §1.6): γ ⊕ fmix64(seed), γ the golden
     /// ratio. fmix64 is a bijection with fmix64(0) = 0, so every seed has its
@@ -237,6 +243,9 @@ mod tests {
         assert_eq!(Polynomial::from_seed(DEFAULT_SEED).low(), DEFAULT_LOW);
         assert_eq!(standard().seed(), DEFAULT_SEED);
         assert_eq!(standard().mix(), GOLDEN, "the mix of the sparse era");
+        // As an index records it: every digit, so it compares as text.
+        assert_eq!(standard().hex(), "0xe255b237b8bb18fb");
+        assert_eq!(Polynomial::with_low(0, 0x1b).hex(), "0x000000000000001b");
     }
 
     /// What [`Polynomial::from_seed`] gives for [`DEFAULT_SEED`].

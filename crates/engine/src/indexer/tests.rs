@@ -729,7 +729,7 @@ fn an_index_of_another_polynomial_is_refused_and_kept() {
         "{err}"
     );
     // Nothing was wiped: with the polynomial put back it opens as it was.
-    set_meta("polynomial", &format!("{:#018x}", standard().low()));
+    set_meta("polynomial", &standard().hex());
     let (ix, report, notes) = f.run(params());
     assert!(notes.is_empty(), "{notes:?}");
     assert_eq!((report.files_read, history_of(&ix)), (0, want));

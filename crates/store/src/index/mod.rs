@@ -296,24 +296,19 @@ pub(crate) fn root_key(canonical_root: &Path) -> String {
     )
 }
 
-/// How `meta.polynomial` spells a polynomial: its low word in hex.
-fn polynomial_hex(p: &Polynomial) -> String {
-    format!("{:#018x}", p.low())
-}
-
 /// Whether the index's token fingerprints and file hashes were taken under
 /// `p`: an error names the seed they were taken under; `false` when the
 /// index records none (damage).
 pub(crate) fn same_polynomial(db: &Db, dir: &Path, p: &Polynomial) -> Result<bool, IndexError> {
     match (db.meta("fingerprint_seed")?, db.meta("polynomial")?) {
         (Some(seed), Some(low)) if seed == p.seed().to_string() => {
-            if low == polynomial_hex(p) {
+            if low == p.hex() {
                 Ok(true)
             } else {
                 // A lineage that drew another P from the same seed.
                 Err(IndexError::Damaged(format!(
                     "it records the polynomial {low} for seed {seed}, which gives {}",
-                    polynomial_hex(p)
+                    p.hex()
                 )))
             }
         }

@@ -11,8 +11,8 @@ use std::time::SystemTime;
 
 use super::schema::{self, Current, Db, OpenError, SkipRow};
 use super::{
-    Index, IndexError, Observer, Restored, VIEW_FILE, lock, params_key, polynomial_hex,
-    same_polynomial, snapshot, texts,
+    Index, IndexError, Observer, Restored, VIEW_FILE, lock, params_key, same_polynomial, snapshot,
+    texts,
 };
 use lineage_core::fingerprint::ShingleRoller;
 use lineage_core::fingerprint::polynomial::Polynomial;
@@ -323,7 +323,7 @@ fn load(
         schema::set_meta(&tx, "params", key)?;
         schema::set_meta(&tx, "outcomes_through", "0")?;
         schema::set_meta(&tx, "fingerprint_seed", &poly.seed().to_string())?;
-        schema::set_meta(&tx, "polynomial", &polynomial_hex(poly))?;
+        schema::set_meta(&tx, "polynomial", &poly.hex())?;
         tx.commit()?;
     }
     if !same_polynomial(&db, dir, poly).map_err(Load::Fatal)? {
