@@ -71,17 +71,12 @@ fn main() {
     // The same in-process, step by step.
     let config = Config::default();
     let filter = Filter::new(&config.include, &config.exclude).unwrap();
+    let poly = config.polynomial();
+    let open = || Indexer::open(&root, &dir, config.params(), &poly, &mut Quiet).unwrap();
     let mut steps = [Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..RUNS {
         let t = Instant::now();
-        let mut ix = Indexer::open(
-            &root,
-            &dir,
-            config.params(),
-            &config.polynomial(),
-            &mut Quiet,
-        )
-        .unwrap();
+        let mut ix = open();
         steps[0].push(t.elapsed());
         let t = Instant::now();
         let walk = source::walk_with(&root, &filter, config.walk_options()).unwrap();
@@ -109,14 +104,7 @@ fn main() {
 
     // What `lineage watch` does after a debounced event: walk the root and
     // sync the index, here for one modified 100 KB file.
-    let mut ix = Indexer::open(
-        &root,
-        &dir,
-        config.params(),
-        &config.polynomial(),
-        &mut Quiet,
-    )
-    .unwrap();
+    let mut ix = open();
     let big = root.join("big.md");
     let paragraph = "A hundred kilobytes of prose, edited again and again; ";
     let mut times = Vec::new();

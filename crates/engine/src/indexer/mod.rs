@@ -161,7 +161,8 @@ impl Indexer {
     fn process(&mut self, s: &mut Syncing) -> Result<Vec<Change>, IndexError> {
         let reader = self.ix.reader(s);
         let preparer = &self.preparer;
-        let read: Vec<_> = s
+        // In the batch's order (rayon keeps it).
+        let (read, mut ready): (Vec<_>, Vec<_>) = s
             .batch()
             .par_iter()
             .map(|f| {
@@ -172,8 +173,7 @@ impl Indexer {
                     .map(|c| preparer.prepare_keeping_keys(c.fps()));
                 (content, ready)
             })
-            .collect();
-        let (read, mut ready): (Vec<_>, Vec<_>) = read.into_iter().unzip();
+            .unzip();
         let batch = self.ix.record(s, read)?;
         let mut done: Vec<(Outcome, Vec<u64>)> = Vec::with_capacity(batch.versions().len());
         {

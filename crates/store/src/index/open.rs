@@ -27,10 +27,10 @@ enum Load {
 
 impl From<rusqlite::Error> for Load {
     fn from(e: rusqlite::Error) -> Load {
-        if schema::is_corruption(&e) {
-            Load::Rebuild(format!("database damaged ({e})"))
-        } else {
-            Load::Fatal(IndexError::Db(e))
+        let e = IndexError::Db(e);
+        match e.damage() {
+            Some(why) => Load::Rebuild(why),
+            None => Load::Fatal(e),
         }
     }
 }
