@@ -137,14 +137,26 @@ fn a_writer_pausing_mid_file_gives_one_whole_version() {
 
 #[test]
 fn renamed_files_and_folders_keep_their_history() {
-    let dir = TempDir::new("rename");
+    renames_keep_their_history("rename", &[]);
+}
+
+/// The poller sees a rename as a removal and a creation, with the folder's
+/// mtime moved: the folder was taken for a file being written, every path
+/// found gone was held back with it, and each plain `mv` lost its history.
+#[test]
+fn renamed_files_and_folders_keep_their_history_when_polling() {
+    renames_keep_their_history("rename-poll", &["--poll"]);
+}
+
+fn renames_keep_their_history(tag: &str, extra: &[&str]) {
+    let dir = TempDir::new(tag);
     let root = dir.path().join("docs");
     std::fs::create_dir_all(root.join("guide")).unwrap();
     std::fs::write(root.join("a.md"), words(1, 80)).unwrap();
     std::fs::write(root.join("guide/one.md"), words(2, 80)).unwrap();
     std::fs::write(root.join("guide/two.md"), words(3, 80)).unwrap();
     let index = dir.path().join("index");
-    let w = Watch::start(&root, &index, &[]);
+    let w = Watch::start(&root, &index, extra);
     w.expect("a.md", |v| is(v, "version", "a.md"));
     std::fs::write(root.join("a.md"), words(4, 80)).unwrap();
     w.expect("a.md v2", |v| is(v, "version", "a.md") && v["version"] == 2);
@@ -186,6 +198,71 @@ fn renamed_files_and_folders_keep_their_history() {
             "c.md v3 live",
         ]
     );
+}
+
+/// `ln j.md j2.md` and `mv a.md a2.md` in one burst: the new name has no
+/// write to close, so the watcher holds it, and `a.md`, found gone, with
+/// it; `a2.md` is still `a.md` moved (it was `a2.md` v1 and `deleted a.md`).
+#[test]
+fn a_rename_beside_a_new_hard_link_keeps_its_history() {
+    let dir = TempDir::new("rename-link");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.md"), words(1, 80)).unwrap();
+    std::fs::write(root.join("j.md"), words(2, 80)).unwrap();
+    let w = Watch::start(&root, &dir.path().join("index"), &[]);
+    for p in ["a.md", "j.md"] {
+        w.expect(p, |v| is(v, "version", p));
+    }
+    for unlink in [false, true] {
+        let (from, to) = if unlink {
+            ("a2.md", "a3.md")
+        } else {
+            ("a.md", "a2.md")
+        };
+        std::fs::hard_link(root.join("j.md"), root.join(format!("j-{unlink}.md"))).unwrap();
+        if unlink {
+            std::fs::remove_file(root.join("j.md")).unwrap();
+        }
+        std::fs::rename(root.join(from), root.join(to)).unwrap();
+        let v = w.expect("the move", |v| {
+            v["event"] != "progress"
+                && v["event"] != "table"
+                && v["path"] != "j.md"
+                && !v["path"].as_str().is_some_and(|p| p.starts_with("j-"))
+        });
+        assert!(is(&v, "renamed", to) && v["from"] == from, "{v}");
+    }
+}
+
+/// A page with two names (hard links), edited through one: the OS tells of
+/// that name only, and the other name's document kept its old content.
+#[test]
+fn every_name_of_a_file_is_current() {
+    let dir = TempDir::new("two-names");
+    let root = dir.path().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("j.md"), words(2, 80)).unwrap();
+    std::fs::hard_link(root.join("j.md"), root.join("k.md")).unwrap();
+    let index = dir.path().join("index");
+    let w = Watch::start(&root, &index, &[]);
+    for p in ["j.md", "k.md"] {
+        w.expect(p, |v| is(v, "version", p));
+    }
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(root.join("j.md"))
+        .unwrap()
+        .write_all(b" and a closing line written through one name")
+        .unwrap();
+    for p in ["j.md", "k.md"] {
+        let v = w.expect("the edit under both names", |v| is(v, "version", p));
+        assert_eq!(v["version"], 2, "{v}");
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    drop(w);
+    let kept = common::index_documents(&root, &index);
+    assert_eq!(kept["files_read"], 0, "the watcher kept up: {kept}");
 }
 
 #[test]

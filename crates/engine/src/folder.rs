@@ -186,6 +186,17 @@ impl Folder {
         })
     }
 
+    /// Of [`Folder::held`], the paths held back as gone and still gone.
+    pub(super) fn held_gone(&self) -> HashSet<String> {
+        self.watch.as_ref().map_or_else(HashSet::new, |w| {
+            w.held_gone()
+                .iter()
+                .filter(|p| p.starts_with(&self.root))
+                .map(|p| source::rel_path(&self.root, p))
+                .collect()
+        })
+    }
+
     /// Whether the folder is gone (nothing to walk).
     pub(super) fn gone(&self) -> bool {
         self.id.is_none()

@@ -268,10 +268,35 @@ impl Live {
         let held = self.folder.held();
         let cfg = &self.opts.config;
         let root = self.folder.root().to_path_buf();
-        let scoped = paths.and_then(|p| {
-            watcher::stat_paths(&root, &p, &self.filter, cfg.walk_options(), |prefix| {
+        let stat = |p: &[PathBuf]| {
+            watcher::stat_paths(&root, p, &self.filter, cfg.walk_options(), |prefix| {
                 ix.index().holds_under(prefix)
             })
+        };
+        let scoped = paths.and_then(|mut p| {
+            let (walk, scope) = stat(&p)?;
+            // A file written through one of its names changed under all of
+            // them, but the OS tells of that one only: the others are read
+            // too, or their documents would keep the old content.
+            let ids: HashSet<u64> = walk
+                .files
+                .iter()
+                .filter(|f| f.links > 1)
+                .map(|f| f.file_id)
+                .collect();
+            let known: HashSet<&str> = scope.iter().map(String::as_str).collect();
+            let others: Vec<PathBuf> = ix
+                .index()
+                .names_of(&ids)
+                .into_iter()
+                .filter(|n| !known.contains(n))
+                .map(|n| source::name::path(&root, n))
+                .collect();
+            if others.is_empty() {
+                return Some((walk, scope));
+            }
+            p.extend(others);
+            stat(&p)
         });
         let full = scoped.is_none();
         let (walk, only) = match scoped {
@@ -315,6 +340,7 @@ impl Live {
         let scope = Scope {
             paths: only.as_deref(),
             held: held.union(&self.folder.held()).cloned().collect(),
+            held_gone: self.folder.held_gone(),
         };
         self.apply_walk(ix, walk, &scope, full)?;
         Ok(self.due(events))

@@ -105,6 +105,24 @@ pub struct FileEntry {
     pub mtime: SystemTime,
     /// Which file this is, whatever its name: see `file_id`.
     pub file_id: u64,
+    /// How many names (hard links) the file has: another name's document
+    /// changes with this one's content.
+    pub links: u64,
+}
+
+/// How many names (hard links) the file of `m` has; 1 where the platform
+/// does not say.
+pub(crate) fn links(m: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        m.nlink()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        1
+    }
 }
 
 /// A file's identity across renames: its device and inode, and its birth
@@ -363,6 +381,7 @@ pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk
                 size: m.len(),
                 mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
                 file_id: file_id(&m),
+                links: links(&m),
             }),
             Err(e) => out.skipped.push(Skipped {
                 path: rel,
@@ -641,6 +660,7 @@ mod tests {
             size: fs::metadata(root.join(rel)).map_or(0, |m| m.len()),
             mtime: SystemTime::UNIX_EPOCH,
             file_id: 0,
+            links: 1,
         }
     }
 

@@ -162,6 +162,17 @@ impl Watcher {
         }
     }
 
+    /// Of [`Watcher::held`], the paths held back as gone that are still
+    /// gone (absolute): a file read meanwhile may be where one went.
+    pub fn held_gone(&self) -> HashSet<PathBuf> {
+        lock(&self.writers)
+            .gone
+            .keys()
+            .filter(|p| p.symlink_metadata().is_err())
+            .cloned()
+            .collect()
+    }
+
     /// When the next file held back is released for want of a close.
     pub fn next_release(&self) -> Option<Instant> {
         lock(&self.writers).next_release()
@@ -211,7 +222,7 @@ pub fn start(
             let mut w = lock(&shared);
             let mut paths: Vec<PathBuf> = Vec::new();
             for e in events {
-                if !changes_files(&e.event.kind, poll) {
+                if !changes_files(&e.event.kind, poll) || (poll && folder_touched(&e.event)) {
                     continue;
                 }
                 w.see(&e.event, now);
@@ -271,6 +282,18 @@ fn changes_files(kind: &EventKind, poll: bool) -> bool {
         EventKind::Modify(ModifyKind::Metadata(_)) => poll,
         _ => true,
     }
+}
+
+/// Whether an event tells only that a folder's mtime moved: the poller's
+/// sign that an entry came or went, which it reports on its own. Taken for a
+/// write, it held the folder as a file being written, and with it every
+/// path found gone meanwhile, so a plain `mv` was a deletion and a new page.
+fn folder_touched(e: &notify::Event) -> bool {
+    use notify::event::ModifyKind;
+    matches!(e.kind, EventKind::Modify(ModifyKind::Metadata(_)))
+        && e.paths
+            .iter()
+            .all(|p| p.symlink_metadata().is_ok_and(|m| m.is_dir()))
 }
 
 /// Files open for writing, from create/modify and close-write events.
@@ -527,6 +550,7 @@ pub fn stat_paths(
                         size: m.len(),
                         mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
                         file_id: super::file_id(&m),
+                        links: super::links(&m),
                     });
                 }
             }

@@ -2,6 +2,7 @@
 //! outcome must equal a replay (`Keyed::replay`, what `scan` runs) over all
 //! versions in id order, through renames, repairs and the history budget.
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -480,7 +481,7 @@ fn only(ix: &mut Indexer, file: source::FileEntry) -> (Report, Vec<Change>) {
     let paths = [file.path.clone()];
     let scope = Scope {
         paths: Some(&paths),
-        held: Default::default(),
+        ..Scope::default()
     };
     let walk = source::Walk {
         files: vec![file],
@@ -488,6 +489,83 @@ fn only(ix: &mut Indexer, file: source::FileEntry) -> (Report, Vec<Change>) {
     };
     ix.sync(walk, &scope, MAX, Order::Mtime, &mut Quiet)
         .unwrap()
+}
+
+/// `ln j.md j2.md` and `mv a.md a2.md` in one burst: the watcher holds
+/// `j2.md` (a new name no write will close) and with it `a.md`, found gone
+/// meanwhile. `a2.md`, read now, is still `a.md`'s move (its identity, and
+/// with a changed stat its content), and `a.md` is not deleted by the wait.
+#[test]
+fn a_gone_path_held_back_is_still_the_source_of_a_move_read_meanwhile() {
+    for edited in [false, true] {
+        let f = Fixture::new(&format!("held-gone-{edited}"));
+        f.write("a.md", &text(1, 40), 10);
+        f.write("j.md", &text(2, 40), 20);
+        let (mut ix, _, _) = f.run(params());
+        fs::rename(f.root.join("a.md"), f.root.join("a2.md")).unwrap();
+        if edited {
+            f.write("a2.md", &format!("{} more", text(1, 40)), 30);
+        }
+        fs::hard_link(f.root.join("j.md"), f.root.join("j2.md")).unwrap();
+        let paths = ["a.md".to_string(), "a2.md".to_string()];
+        let scope = Scope {
+            paths: Some(&paths),
+            held: HashSet::from(["a.md".to_string(), "j2.md".to_string()]),
+            held_gone: HashSet::from(["a.md".to_string()]),
+        };
+        let walk = source::Walk {
+            files: walk_root(&f.root)
+                .files
+                .into_iter()
+                .filter(|e| e.path == "a2.md")
+                .collect(),
+            skipped: Vec::new(),
+        };
+        let (report, changes) = ix
+            .sync(walk, &scope, MAX, Order::Mtime, &mut Quiet)
+            .unwrap();
+        assert_eq!(
+            changes[0],
+            Change::Renamed {
+                from: "a.md".into(),
+                to: "a2.md".into(),
+                id: 0
+            },
+            "{changes:?}"
+        );
+        assert_eq!(
+            (report.renamed, report.deleted, report.new_versions),
+            (1, 0, u64::from(edited))
+        );
+        let want_a2: Vec<(String, u32, Status)> = if edited {
+            vec![
+                ("a2.md".into(), 1, Status::Replaced),
+                ("a2.md".into(), 2, Status::Live),
+            ]
+        } else {
+            vec![("a2.md".into(), 1, Status::Live)]
+        };
+        let a2: Vec<_> = history_of(&ix)
+            .into_iter()
+            .filter(|h| h.0 != "j.md")
+            .collect();
+        assert_eq!(a2, want_a2);
+        // Released later, the held path is nothing any more.
+        let scope = Scope {
+            paths: Some(&paths[..1]),
+            ..Scope::default()
+        };
+        let (report, changes) = ix
+            .sync(
+                source::Walk::default(),
+                &scope,
+                MAX,
+                Order::Mtime,
+                &mut Quiet,
+            )
+            .unwrap();
+        assert!(changes.is_empty() && report.deleted == 0, "{changes:?}");
+    }
 }
 
 #[test]

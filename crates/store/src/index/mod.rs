@@ -455,6 +455,19 @@ impl Index {
             .any(|(p, c)| c.status == Status::Live && p.starts_with(prefix))
     }
 
+    /// The live paths whose file is one of `ids` (`FileEntry::file_id`):
+    /// a file's other names.
+    pub fn names_of(&self, ids: &HashSet<u64>) -> Vec<&str> {
+        if ids.is_empty() {
+            return Vec::new();
+        }
+        self.current
+            .iter()
+            .filter(|(_, c)| c.status == Status::Live && ids.contains(&c.file_id))
+            .map(|(p, _)| p.as_str())
+            .collect()
+    }
+
     /// A read-only view of the history for another thread (shadow runs).
     pub fn history_reader(&self) -> Result<History, IndexError> {
         Ok(History(schema::Db::open_reader(

@@ -85,6 +85,10 @@ pub struct Scope<'a> {
     pub paths: Option<&'a [String]>,
     /// Files being written: neither read nor gone until their writer is done.
     pub held: HashSet<String>,
+    /// Of `held`, the paths found gone and held back because a file being
+    /// written may be where they went. A file of this sync with one's
+    /// identity (or content) is its move; the others wait.
+    pub held_gone: HashSet<String>,
 }
 
 /// A sync under way (see [`Index::begin_sync`]).
@@ -109,6 +113,9 @@ pub(crate) struct Plan {
     pub read: Vec<FileEntry>,
     /// Live paths that are no longer documents: mark their versions deleted.
     pub gone: Vec<String>,
+    /// Live paths gone but held back (`Scope::held_gone`): a file read may
+    /// be one of them moved; none is deleted here.
+    pub waiting: Vec<String>,
     /// Skip rows to write (left out by the walk, or too large).
     pub skips: Vec<(String, SkipRow)>,
     /// Skip rows of paths no longer left out.
@@ -219,6 +226,13 @@ pub(crate) fn plan(
     };
     p.gone = gone.into_iter().map(str::to_string).collect();
     p.gone.sort();
+    p.waiting = scope
+        .held_gone
+        .iter()
+        .filter(|p| current.get(*p).is_some_and(|c| c.status == Status::Live))
+        .cloned()
+        .collect();
+    p.waiting.sort();
     p.stale_skips = stale_skips.into_iter().map(str::to_string).collect();
     p.stale_skips.sort();
     lineage_source::sort(&mut p.read, order);
@@ -294,6 +308,9 @@ impl Reader<'_> {
 struct Renames {
     /// Gone paths not (yet) found under a new name; deleted at the end.
     gone: BTreeSet<String>,
+    /// Gone paths held back (see `Plan::waiting`): taken like `gone`, but
+    /// left as they are at the end.
+    waiting: BTreeSet<String>,
     /// New path → the gone path whose file identity it has (size or mtime
     /// changed, so it is read: a rename, and a version if the content did).
     moved: HashMap<String, String>,
@@ -314,12 +331,18 @@ impl Renames {
                 .then(|| {
                     self.gone
                         .iter()
+                        .chain(&self.waiting)
                         .find(|g| current.get(*g).is_some_and(|c| c.hash == hash))
                         .cloned()
                 })
                 .flatten()
         })?;
-        self.gone.remove(&from).then_some(from)
+        self.claim(&from).then_some(from)
+    }
+
+    /// Take `from` as found under a new name: false if it was already.
+    fn claim(&mut self, from: &str) -> bool {
+        self.gone.remove(from) || self.waiting.remove(from)
     }
 }
 
@@ -451,14 +474,18 @@ impl Index {
             unchanged: plan.unchanged,
             ..Report::default()
         };
-        // Renames the stat tells: a gone path's file under a new name.
+        // Renames the stat tells: a gone path's file under a new name (a
+        // path held back as gone too: the file being written that it waits
+        // for may be another, as when `ln j j2` and `mv a a2` come together).
         let mut renames = Renames {
             gone: plan.gone.iter().cloned().collect(),
+            waiting: plan.waiting.iter().cloned().collect(),
             moved: HashMap::new(),
         };
         let by_id: HashMap<u64, &str> = plan
             .gone
             .iter()
+            .chain(&plan.waiting)
             .filter_map(|g| {
                 let id = self.current[g].file_id;
                 (id != 0).then_some((id, g.as_str()))
@@ -495,7 +522,7 @@ impl Index {
                 self.skipped.insert(path.clone(), row.clone());
             }
             for (from, f) in unread {
-                renames.gone.remove(&from);
+                renames.claim(&from);
                 let c = rename(&mut self.current, &tx, &from, &f.path)?;
                 schema::touch(&tx, c.id, f.size, mtime_ns(f.mtime), f.file_id)?;
                 report.renamed += 1;
