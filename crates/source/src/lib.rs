@@ -5,6 +5,7 @@
 mod gitignore;
 pub mod name;
 pub(crate) mod order;
+mod poll;
 pub mod watch;
 
 pub use order::{Order, sort};

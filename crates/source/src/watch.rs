@@ -1,6 +1,6 @@
-//! Watching a root: notify's OS events (or its poller), debounced by
-//! notify-debouncer-full, reduced to what the engine needs — which paths
-//! changed, or that only a full walk can tell.
+//! Watching a root: notify's OS events, debounced by notify-debouncer-full
+//! (or lineage's own poller, `poll.rs`), reduced to what the engine needs —
+//! which paths changed, or that only a full walk can tell.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs;
@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{
-    DebounceEventResult, Debouncer, RecommendedCache, new_debouncer, new_debouncer_opt,
-};
+use notify::{EventKind, RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 use super::{FileEntry, Filter, Walk, WalkOptions, gitignore, rel_path};
 
@@ -33,8 +31,9 @@ pub struct Watcher {
 
 enum Backend {
     Events(Tree),
+    /// The poller runs until this is dropped.
     Poll {
-        _debouncer: Debouncer<PollWatcher, RecommendedCache>,
+        _stop: std::sync::mpsc::Sender<()>,
     },
 }
 
@@ -215,6 +214,33 @@ pub fn start(
     };
     let writers = Arc::new(Mutex::new(Writers::new(closes, quiet)));
     let shared = writers.clone();
+    if poll {
+        let stop = super::poll::start(root, every, move |d| {
+            let now = Instant::now();
+            let mut w = lock(&shared);
+            // A new or changed file is held until it has not changed for a
+            // poll; a rename is no write.
+            w.wrote(&d.written, now);
+            for p in d.moved.iter().chain(&d.gone) {
+                w.open.remove(p);
+            }
+            let mut paths: Vec<PathBuf> = [d.written, d.moved, d.gone].concat();
+            paths.retain(|p| !w.is_held(p, now));
+            drop(w);
+            paths.sort();
+            if !paths.is_empty() {
+                each(Batch::Changed {
+                    paths,
+                    rescan: false,
+                });
+            }
+        })
+        .map_err(|e| notify::Error::io(e).add_path(root.to_path_buf()))?;
+        return Ok(Watcher {
+            backend: Backend::Poll { _stop: stop },
+            writers,
+        });
+    }
     let handler = move |r: DebounceEventResult| match r {
         Ok(events) => {
             let rescan = events.iter().any(|e| e.need_rescan());
@@ -222,7 +248,7 @@ pub fn start(
             let mut w = lock(&shared);
             let mut paths: Vec<PathBuf> = Vec::new();
             for e in events {
-                if !changes_files(&e.event.kind, poll) || (poll && folder_touched(&e.event)) {
+                if !changes_files(&e.event.kind) {
                     continue;
                 }
                 w.see(&e.event, now);
@@ -240,60 +266,35 @@ pub fn start(
             errors.iter().map(|e| e.to_string()).collect(),
         )),
     };
-    let backend = if poll {
-        let config = notify::Config::default().with_poll_interval(every);
-        let mut d = new_debouncer_opt::<_, PollWatcher, _>(
-            debounce,
-            None,
-            handler,
-            RecommendedCache::new(),
-            config,
-        )?;
-        d.watch(root, RecursiveMode::Recursive)?;
-        Backend::Poll { _debouncer: d }
-    } else {
-        let mut t = Tree {
-            debouncer: new_debouncer(debounce, None, handler)?,
-            alone: HashSet::new(),
-            denied: BTreeSet::new(),
-        };
-        t.watch(root)?;
-        if t.denied.contains(root) {
-            return Err(
-                notify::Error::io(std::io::ErrorKind::PermissionDenied.into())
-                    .add_path(root.to_path_buf()),
-            );
-        }
-        Backend::Events(t)
+    let mut t = Tree {
+        debouncer: new_debouncer(debounce, None, handler)?,
+        alone: HashSet::new(),
+        denied: BTreeSet::new(),
     };
-    Ok(Watcher { backend, writers })
+    t.watch(root)?;
+    if t.denied.contains(root) {
+        return Err(
+            notify::Error::io(std::io::ErrorKind::PermissionDenied.into())
+                .add_path(root.to_path_buf()),
+        );
+    }
+    Ok(Watcher {
+        backend: Backend::Events(t),
+        writers,
+    })
 }
 
 /// Whether an event can change a document's content or existence. notify
 /// asks inotify for open events too: our own walks and reads raise them,
-/// and taking them for changes made the watcher walk forever. OS metadata
-/// events (chmod, touch) change no content; the poller's are how it tells
-/// that a file's mtime moved, so they count there.
-fn changes_files(kind: &EventKind, poll: bool) -> bool {
+/// and taking them for changes made the watcher walk forever. Metadata
+/// events (chmod, touch) change no content.
+fn changes_files(kind: &EventKind) -> bool {
     use notify::event::{AccessKind, AccessMode, ModifyKind};
     match kind {
         EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        EventKind::Access(_) => false,
-        EventKind::Modify(ModifyKind::Metadata(_)) => poll,
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => false,
         _ => true,
     }
-}
-
-/// Whether an event tells only that a folder's mtime moved: the poller's
-/// sign that an entry came or went, which it reports on its own. Taken for a
-/// write, it held the folder as a file being written, and with it every
-/// path found gone meanwhile, so a plain `mv` was a deletion and a new page.
-fn folder_touched(e: &notify::Event) -> bool {
-    use notify::event::ModifyKind;
-    matches!(e.kind, EventKind::Modify(ModifyKind::Metadata(_)))
-        && e.paths
-            .iter()
-            .all(|p| p.symlink_metadata().is_ok_and(|m| m.is_dir()))
 }
 
 /// Files open for writing, from create/modify and close-write events.
@@ -876,24 +877,17 @@ mod writer_tests {
     fn only_events_that_change_files_count() {
         use notify::event::{AccessMode, MetadataKind, RemoveKind};
         let meta = EventKind::Modify(ModifyKind::Metadata(MetadataKind::Any));
-        assert!(!changes_files(&meta, false), "chmod, touch: no content");
-        assert!(
-            changes_files(&meta, true),
-            "the poller's sign of a new mtime"
-        );
-        assert!(!changes_files(
-            &EventKind::Access(AccessKind::Open(AccessMode::Any)),
-            false
-        ));
+        assert!(!changes_files(&meta), "chmod, touch: no content");
+        assert!(!changes_files(&EventKind::Access(AccessKind::Open(
+            AccessMode::Any
+        ))));
         let close_read = EventKind::Access(AccessKind::Close(AccessMode::Read));
         let close_write = EventKind::Access(AccessKind::Close(AccessMode::Write));
         let rename = EventKind::Modify(ModifyKind::Name(notify::event::RenameMode::Both));
-        for poll in [false, true] {
-            assert!(!changes_files(&close_read, poll));
-            assert!(changes_files(&close_write, poll));
-            assert!(changes_files(&EventKind::Create(CreateKind::File), poll));
-            assert!(changes_files(&EventKind::Remove(RemoveKind::Any), poll));
-            assert!(changes_files(&rename, poll));
-        }
+        assert!(!changes_files(&close_read));
+        assert!(changes_files(&close_write));
+        assert!(changes_files(&EventKind::Create(CreateKind::File)));
+        assert!(changes_files(&EventKind::Remove(RemoveKind::Any)));
+        assert!(changes_files(&rename));
     }
 }
