@@ -301,3 +301,29 @@ fn explain_without_an_index_says_so_and_makes_none() {
     );
     assert!(!ix.exists() && !home.path().join("no").exists());
 }
+
+/// A command that reads forgets nothing: `explain` and `copies` take no
+/// history budget, and a configured budget of 0 is not applied by their
+/// catch-up (it dropped every kept text).
+#[test]
+fn a_query_never_forgets_history() {
+    let dir = TempDir::new("query-keeps");
+    let home = TempDir::new("query-keeps-ix");
+    let ix = home.path().join("ix");
+    let (root, ixs) = (dir.path().to_str().unwrap(), ix.to_str().unwrap());
+    dir.write("a.md", text(5, 100));
+    dir.write("b.md", text(6, 100));
+    index(root, ixs);
+    let kept = || json(&["index", root, "--index", ixs, "--json"])["texts_bytes"].clone();
+    let before = kept();
+    assert!(before.as_u64().unwrap() > 0, "{before}");
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, "history_budget = \"0\"\n").unwrap();
+    let cfg = config.to_str().unwrap();
+    for cmd in ["explain", "copies"] {
+        json(&[cmd, root, "a.md", "--index", ixs, "--config", cfg, "--json"]);
+        let out = lineage(&[cmd, root, "a.md", "--index", ixs, "--history-budget", "0"]);
+        assert_eq!(out.status.code(), Some(2), "{cmd} takes no budget");
+    }
+    assert_eq!(kept(), before);
+}

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::explain::{VersionJson, Words, read_page, status_name};
 use super::show::show;
-use super::{Fatal, PathJson, SourceArgs, StoreArgs};
+use super::{Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_engine::PageCopy;
 use lineage_engine::config::Config;
 use lineage_engine::query::{self, Row};
@@ -34,7 +34,7 @@ pub(super) struct CopiesArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    store: StoreArgs,
+    store: IndexAt,
 }
 
 pub(super) fn run(args: CopiesArgs, config: Config) -> Result<(), Fatal> {

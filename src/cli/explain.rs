@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::index::Stderr;
 use super::show::show;
-use super::{Fatal, PathJson, SourceArgs, StoreArgs};
+use super::{Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_engine::config::Config;
 use lineage_engine::query::{self, Row};
@@ -41,7 +41,7 @@ pub(super) struct ExplainArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    store: StoreArgs,
+    store: IndexAt,
 }
 
 pub(super) fn run(args: ExplainArgs, config: Config) -> Result<(), Fatal> {
@@ -64,13 +64,12 @@ pub(super) fn run(args: ExplainArgs, config: Config) -> Result<(), Fatal> {
 /// latest if None).
 pub(super) fn read_page(
     source: &SourceArgs,
-    store: &StoreArgs,
+    store: &IndexAt,
     mut config: Config,
     path: &Path,
     version: Option<u32>,
 ) -> Result<(ReadOnly, Vec<Row>, u32), Fatal> {
     source.apply(&mut config);
-    store.apply(&mut config);
     config.validate()?;
     let root = source.root.as_path();
     let (ix, rows) = read_index(root, store, &config)?;
@@ -83,7 +82,7 @@ pub(super) fn read_page(
 /// not made where none is, as a mistyped --index would.
 fn read_index(
     root: &Path,
-    store: &StoreArgs,
+    store: &IndexAt,
     config: &Config,
 ) -> Result<(ReadOnly, Vec<Row>), Fatal> {
     source::check_root(root)?;
@@ -118,7 +117,9 @@ fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result
         .map_err(|e| IndexError::Location(e.to_string()))?;
     let mut obs = Stderr::new();
     let mut ix = Indexer::open(root, dir, params, poly, &mut obs)?;
-    ix.index_mut().set_history_budget(config.history_budget.0)?;
+    // A command that reads forgets nothing: the catch-up keeps every text
+    // (`index` and `watch` hold the history to its budget).
+    ix.index_mut().set_history_budget(u64::MAX)?;
     let walk = source::walk_with(root, &filter, config.walk_options())
         .map_err(|e| IndexError::Location(e.to_string()))?;
     ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;

@@ -165,14 +165,22 @@ pub(super) fn on_off(s: &str) -> Result<bool, String> {
     }
 }
 
-/// Where a root's persistent index is, and what it keeps (index, watch,
-/// explain).
+/// Where a root's persistent index is (every command that reads one).
 #[derive(Args, Debug, Clone)]
-struct StoreArgs {
+struct IndexAt {
     /// This root's index folder [default: indexes/<hash of the root> in the
     /// platform data directory, or in the configured index_dir].
     #[arg(long, value_name = "DIR")]
     index: Option<PathBuf>,
+}
+
+/// Where a root's persistent index is, and what it keeps (index, watch).
+/// Commands that only read (explain, copies) take [`IndexAt`]: a read
+/// forgets nothing.
+#[derive(Args, Debug, Clone)]
+struct StoreArgs {
+    #[command(flatten)]
+    at: IndexAt,
     /// Bytes of history the index keeps: compressed texts (so passages can
     /// be shown) and the fingerprints of replaced and deleted versions (so
     /// they stay origins in a rebuild); past it the oldest go first; 0 keeps
@@ -186,6 +194,13 @@ impl StoreArgs {
         set(&mut c.history_budget, self.history_budget);
     }
 
+    /// The index folder of `root`.
+    fn dir(&self, root: &std::path::Path, c: &Config) -> Result<PathBuf, Fatal> {
+        self.at.dir(root, c)
+    }
+}
+
+impl IndexAt {
     /// The index folder of `root`.
     fn dir(&self, root: &std::path::Path, c: &Config) -> Result<PathBuf, Fatal> {
         let base = (!c.index_dir.is_empty()).then(|| PathBuf::from(&c.index_dir));
