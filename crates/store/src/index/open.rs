@@ -305,7 +305,7 @@ fn load(
         // Any snapshot here belongs to a database that is gone: its history
         // with it, which a person is told (a new index has no snapshot).
         if dir.join(snapshot::FILE).exists() {
-            let covered = match snapshot::read(dir, key, params.table_params()) {
+            let covered = match snapshot::read(dir, key, params.table_params(), || 0) {
                 Ok((h, _, _)) => format!("{} versions", h.versions),
                 Err(_) => "an earlier history".into(),
             };
@@ -375,7 +375,10 @@ fn load(
     let tp = params.table_params();
     let fresh_table = || Table::new(tp).map_err(|e| Load::Fatal(IndexError::Table(e)));
     let mut saved = None;
-    let (start, table, why) = match snapshot::read(dir, key, tp) {
+    // An unbounded table's snapshot is bounded by the history's tokens,
+    // summed only for such a table (a scan of every version row).
+    let tokens = || db.all_tokens().unwrap_or(0);
+    let (start, table, why) = match snapshot::read(dir, key, tp, tokens) {
         Ok((h, table, disk)) => {
             let n = h.versions;
             let matches_log = h.instance == instance
@@ -398,29 +401,39 @@ fn load(
                 (
                     0,
                     fresh_table()?,
-                    "does not match the document log".to_string(),
+                    "snapshot does not match the document log".to_string(),
                 )
             } else if n > u64::from(through) {
                 // Outcomes after `through` need the table as it was then.
                 (0, fresh_table()?, String::new())
             } else {
-                let why = format!("covers {n} of {versions} versions (an interrupted run)");
+                let why =
+                    format!("snapshot covers {n} of {versions} versions (an interrupted run)");
                 saved = Some((disk, (n, h.last_hash)));
                 (n as u32, table, why)
             }
         }
-        Err(snapshot::Unusable::Missing) => (0, fresh_table()?, "is missing".into()),
-        Err(snapshot::Unusable::OtherParams(p)) => {
-            (0, fresh_table()?, format!("is of other parameters ({p})"))
+        Err(snapshot::Unusable::Missing) => (0, fresh_table()?, "snapshot is missing".into()),
+        Err(snapshot::Unusable::OtherParams(p)) => (
+            0,
+            fresh_table()?,
+            format!("snapshot is of other parameters ({p})"),
+        ),
+        Err(snapshot::Unusable::Corrupt(r)) => {
+            (0, fresh_table()?, format!("snapshot is damaged ({r})"))
         }
-        Err(snapshot::Unusable::Corrupt(r)) => (0, fresh_table()?, format!("is damaged ({r})")),
-        Err(snapshot::Unusable::Older) => {
-            (0, fresh_table()?, "was written by an older lineage".into())
+        Err(snapshot::Unusable::Journal(r)) => {
+            (0, fresh_table()?, format!("journal is damaged ({r})"))
         }
+        Err(snapshot::Unusable::Older) => (
+            0,
+            fresh_table()?,
+            "snapshot was written by an older lineage".into(),
+        ),
     };
     if start < versions && !params_changed {
         obs.notice(&format!(
-            "index {}: the table snapshot {why}; replaying {} of {versions} versions \
+            "index {}: the table {why}; replaying {} of {versions} versions \
              from cached fingerprints",
             dir.display(),
             versions - start

@@ -599,6 +599,15 @@ impl Db {
             .optional()
     }
 
+    /// Tokens of every version in the log together.
+    pub(crate) fn all_tokens(&self) -> rusqlite::Result<u64> {
+        self.conn
+            .query_row("SELECT coalesce(sum(tokens), 0) FROM versions", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n as u64)
+    }
+
     /// Content hash of version `id`.
     pub(crate) fn content_hash(&self, id: u32) -> rusqlite::Result<Option<u64>> {
         self.conn
