@@ -125,6 +125,15 @@ pub enum IndexError {
     /// An earlier write failed half-way: reopen the index.
     #[error("index left unusable by an earlier error; reopen it")]
     Poisoned,
+    /// The disk holding the index has no space left: said plainly, where
+    /// SQLite says "disk I/O error: Error code 4874" ([`IndexError::disk_full`]).
+    #[error("index {}: the disk is full", dir.display())]
+    DiskFull {
+        dir: PathBuf,
+        /// The OS's error (ENOSPC), or SQLite's own when it gave none.
+        #[source]
+        source: io::Error,
+    },
 }
 
 impl IndexError {
@@ -136,6 +145,30 @@ impl IndexError {
                 Some(format!("database damaged ({e})"))
             }
             _ => None,
+        }
+    }
+
+    /// This error as [`IndexError::DiskFull`] when it says the disk of the
+    /// index in `dir` is full: SQLite's SQLITE_FULL, one of its I/O errors
+    /// (SQLITE_IOERR_WRITE, _SHMSIZE, _FSYNC…) whose cause, `errno` (the
+    /// OS's error behind SQLite's last failure), is ENOSPC, or a table
+    /// file's write that found no space. Any other error is left as it is.
+    pub(crate) fn disk_full(self, dir: &Path, errno: i32) -> IndexError {
+        let os = io::Error::from_raw_os_error(errno);
+        let full = |e: &io::Error| e.kind() == io::ErrorKind::StorageFull;
+        let source = match self {
+            IndexError::Db(ref e) => match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::DiskFull) if full(&os) => os,
+                Some(rusqlite::ErrorCode::DiskFull) => io::Error::other(e.to_string()),
+                Some(rusqlite::ErrorCode::SystemIoFailure) if full(&os) => os,
+                _ => return self,
+            },
+            IndexError::Io { source, .. } if full(&source) => source,
+            _ => return self,
+        };
+        IndexError::DiskFull {
+            dir: dir.to_path_buf(),
+            source,
         }
     }
 
@@ -321,6 +354,13 @@ pub(crate) fn same_polynomial(db: &Db, dir: &Path, p: &Polynomial) -> Result<boo
     }
 }
 
+/// The OS's error behind the last failure of SQLite on `conn` (0: none).
+pub(crate) fn errno(conn: &rusqlite::Connection) -> i32 {
+    // SAFETY: the handle is `conn`'s, open for as long as it is borrowed;
+    // sqlite3_system_errno only reads the connection's last error.
+    unsafe { rusqlite::ffi::sqlite3_system_errno(conn.handle()) }
+}
+
 /// Nanoseconds since the Unix epoch (negative before it), as stored.
 pub(crate) fn mtime_ns(t: SystemTime) -> i64 {
     let ns = |d: std::time::Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
@@ -351,6 +391,16 @@ impl Index {
         through: u32,
         end: u32,
     ) -> Result<(), IndexError> {
+        let done = self.raw_put_replayed(outcomes, through, end);
+        self.told(done)
+    }
+
+    fn raw_put_replayed(
+        &mut self,
+        outcomes: &[Outcome],
+        through: u32,
+        end: u32,
+    ) -> Result<(), IndexError> {
         self.check_usable()?;
         if end <= through {
             return Ok(());
@@ -369,6 +419,11 @@ impl Index {
     /// The replay has brought `table` up to the log: write its snapshot
     /// whole.
     pub fn replayed(&mut self, table: &mut Table) -> Result<(), IndexError> {
+        let done = self.raw_replayed(table);
+        self.told(done)
+    }
+
+    fn raw_replayed(&mut self, table: &mut Table) -> Result<(), IndexError> {
         let header = snapshot::Header {
             params: self.params_key.clone(),
             instance: self.instance,
@@ -383,6 +438,11 @@ impl Index {
     /// texts); a lower budget drops texts and forgets versions at once
     /// (index/texts.rs and index/history.rs say which).
     pub fn set_history_budget(&mut self, budget: u64) -> Result<(), IndexError> {
+        let done = self.raw_set_history_budget(budget);
+        self.told(done)
+    }
+
+    fn raw_set_history_budget(&mut self, budget: u64) -> Result<(), IndexError> {
         self.check_usable()?;
         let lower = budget < self.history_budget;
         self.history_budget = budget;
@@ -474,6 +534,11 @@ impl Index {
     /// snapshot does not cover: at the end of a sync, or when a long-lived
     /// owner (the watcher) sees fit.
     pub fn checkpoint(&mut self, table: &mut Table) -> Result<(), IndexError> {
+        let done = self.raw_checkpoint(table);
+        self.told(done)
+    }
+
+    fn raw_checkpoint(&mut self, table: &mut Table) -> Result<(), IndexError> {
         self.check_usable()?;
         if !self.snapshot_stale {
             return Ok(());
@@ -536,6 +601,11 @@ impl Index {
             .conn()
             .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
         Ok(())
+    }
+
+    /// `r` with a full disk said plainly ([`IndexError::disk_full`]).
+    fn told<T>(&self, r: Result<T, IndexError>) -> Result<T, IndexError> {
+        r.map_err(|e| e.disk_full(&self.dir, errno(self.db.conn())))
     }
 
     fn check_usable(&self) -> Result<(), IndexError> {

@@ -291,7 +291,9 @@ fn load(
                 schema::SCHEMA_VERSION
             )));
         }
-        Err(OpenError::Fatal(e)) => return Err(Load::Fatal(IndexError::Db(e))),
+        // The connection is gone with its errno: only SQLITE_FULL says a
+        // full disk here.
+        Err(OpenError::Fatal(e)) => return Err(Load::Fatal(IndexError::Db(e).disk_full(dir, 0))),
         Err(OpenError::InTheWay(p)) => {
             return Err(Load::Fatal(IndexError::Location(format!(
                 "{} is a directory, where lineage keeps its database: move it away \
