@@ -22,6 +22,7 @@ mod open;
 mod origins;
 mod read;
 mod reconcile;
+mod repair;
 mod schema;
 mod snapshot;
 mod texts;
@@ -222,6 +223,9 @@ pub struct Index {
     /// It was rebuilt from the files since it was opened: a second damage
     /// is beyond repair.
     rebuilt: bool,
+    /// Versions of the history a rebuild from the files dropped since it
+    /// was opened (the replaced and deleted pages it held).
+    dropped: u64,
     _lock: lock::Lock,
 }
 
@@ -476,10 +480,37 @@ impl Index {
         Ok(())
     }
 
+    /// Find the versions whose cached fingerprints are damaged and repair
+    /// them (index/repair.rs: recomputed from their kept texts, else
+    /// forgotten), saying so: what a replay does when it meets one. The
+    /// number of versions repaired (0: none found damaged).
+    pub fn repair_fingerprints(&mut self, obs: &mut dyn Observer) -> Result<usize, IndexError> {
+        self.check_usable()?;
+        let ids = schema::damaged_fingerprints(self.db.conn())?;
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        self.poisoned = true;
+        let forgotten =
+            repair::fingerprints(&mut self.db, &self.dir, &self.root, &self.poly, &ids, obs)?;
+        self.poisoned = false;
+        for c in self.current.values_mut() {
+            c.forgotten |= forgotten.contains(&c.id);
+        }
+        Ok(ids.len())
+    }
+
     /// Bytes the history holds against `history_budget`: the kept texts
     /// and the fingerprints of replaced and deleted versions.
     pub fn history_bytes(&self) -> Result<u64, IndexError> {
         Ok(self.texts_total + history::past_fingerprint_bytes(self.db.conn())?)
+    }
+
+    /// Versions of the history that a rebuild from the files (a damaged
+    /// database) dropped since the index was opened: told in its notice,
+    /// and for a command's JSON.
+    pub fn dropped_versions(&self) -> u64 {
+        self.dropped
     }
 
     /// Bytes the text store holds (compressed).

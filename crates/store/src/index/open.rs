@@ -9,7 +9,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::schema::{self, Current, Db, OpenError, SkipRow};
+use super::schema::{self, Current, Db, OpenError, SkipRow, Status};
 use super::{
     Index, IndexError, Observer, Restored, VIEW_FILE, lock, params_key, same_polynomial, snapshot,
     texts,
@@ -98,6 +98,8 @@ impl Index {
             rebuilt,
             _lock: lock,
             db,
+            versions,
+            current,
             ..
         } = self;
         if rebuilt {
@@ -106,10 +108,20 @@ impl Index {
                 reason: why.to_string(),
             });
         }
+        let live = current
+            .values()
+            .filter(|c| c.status == Status::Live)
+            .count();
+        let held = Held {
+            versions: Some(u64::from(versions)),
+            live: Some(live as u64),
+        };
         drop(db);
-        rebuild_notice(&dir, why, obs);
+        let dropped = rebuild_notice(&dir, why, held, obs);
         wipe(&dir)?;
-        open_locked(root, &dir, params, &poly, lock, true, obs)
+        let (mut ix, restored) = open_locked(root, &dir, params, &poly, lock, true, obs)?;
+        ix.dropped += dropped;
+        Ok((ix, restored))
     }
 }
 
@@ -125,11 +137,13 @@ fn open_locked(
     obs: &mut dyn Observer,
 ) -> Result<(Index, Restored), IndexError> {
     let key = params_key(&params);
+    let mut dropped = 0;
     let loaded = loop {
         match load(&root, dir, params, poly, &key, obs) {
             Ok(l) => break l,
             Err(Load::Rebuild(reason)) if !rebuilt => {
-                rebuild_notice(dir, &reason, obs);
+                let held = Held::count(dir, &key, params);
+                dropped += rebuild_notice(dir, &reason, held, obs);
                 wipe(dir)?;
                 rebuilt = true;
             }
@@ -161,18 +175,80 @@ fn open_locked(
         history_budget: texts::DEFAULT_BUDGET,
         texts_total: loaded.texts_total,
         rebuilt,
+        dropped,
         _lock: lock,
     };
     Ok((ix, loaded.restored))
 }
 
-/// Tell a person the index is rebuilt from the files, and why.
-fn rebuild_notice(dir: &Path, why: &str, obs: &mut dyn Observer) {
+/// What a damaged index held, as far as it can still be told: its
+/// versions, and of them the live pages (the files give those back).
+#[derive(Clone, Copy, Debug, Default)]
+struct Held {
+    versions: Option<u64>,
+    live: Option<u64>,
+}
+
+impl Held {
+    /// Counted from the database if its version rows can still be read,
+    /// else the versions its table snapshot covered.
+    fn count(dir: &Path, key: &str, params: Params) -> Held {
+        let db = dir.join(schema::FILE);
+        // A regular file only: SQLite would wait on a FIFO.
+        let regular = fs::symlink_metadata(&db).is_ok_and(|m| m.is_file());
+        let counted = regular.then(|| {
+            rusqlite::Connection::open_with_flags(
+                &db,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .and_then(|c| {
+                c.query_row(
+                    "SELECT count(*), coalesce(sum(status = 0), 0) FROM versions",
+                    [],
+                    |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+                )
+            })
+        });
+        match counted {
+            Some(Ok((v, l))) => Held {
+                versions: Some(v as u64),
+                live: Some(l as u64),
+            },
+            _ => Held {
+                versions: snapshot::read(dir, key, params.table_params(), || 0)
+                    .ok()
+                    .map(|(h, _, _)| h.versions),
+                live: None,
+            },
+        }
+    }
+}
+
+/// Tell a person the index is rebuilt from the files, why, and how many
+/// versions of its history that drops (the replaced and deleted pages: the
+/// files give back only the live ones). Returns that number (0 unknown).
+fn rebuild_notice(dir: &Path, why: &str, held: Held, obs: &mut dyn Observer) -> u64 {
+    let (dropped, told) = match (held.versions, held.live) {
+        (Some(v), Some(l)) => {
+            let d = v.saturating_sub(l);
+            (
+                d,
+                format!("{d} of its {v} versions (replaced and deleted pages) are dropped"),
+            )
+        }
+        (Some(v), None) => (
+            v,
+            format!("the {v} versions its table covered are dropped, the files read anew"),
+        ),
+        (None, _) => (0, "its history is dropped, the files read anew".to_string()),
+    };
     obs.notice(&format!(
-        "index {}: {}; rebuilding it from the files",
+        "index {}: {}; rebuilding it from the files: {told}",
         dir.display(),
         one_line(dir, why)
     ));
+    dropped
 }
 
 /// Check where the index goes and create the folder: never inside the root
@@ -340,6 +416,16 @@ fn load(
             ))));
         }
         None => return Err(Load::Rebuild("no root recorded".into())),
+    }
+    // Before anything is replayed from them.
+    let damaged = db.take_damaged();
+    if !damaged.is_empty() {
+        super::repair::fingerprints(&mut db, dir, root, poly, &damaged, obs).map_err(
+            |e| match e.damage() {
+                Some(why) => Load::Rebuild(why),
+                None => Load::Fatal(e),
+            },
+        )?;
     }
     let instance: u64 = db
         .meta("instance")?
