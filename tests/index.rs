@@ -354,7 +354,7 @@ fn gitignore_is_honoured_unless_turned_off() {
 
 /// Build a clean index, damage it with `damage`, re-run: the message on
 /// stderr contains `expect`, and the results equal the clean run's.
-fn repaired(tag: &str, damage: impl FnOnce(&Path, &Setup), expect: &str, reads: u64) {
+fn repaired(tag: &str, damage: impl FnOnce(&Path, &Setup), expect: &str, reads: u64) -> Setup {
     let s = Setup::new(tag, 30);
     let (clean, _) = s.index_json("ix", &[]);
     damage(&s.index("ix"), &s);
@@ -366,6 +366,7 @@ fn repaired(tag: &str, damage: impl FnOnce(&Path, &Setup), expect: &str, reads: 
     let (again, stderr) = s.index_json("ix", &[]);
     assert!(stderr.is_empty(), "repaired for good: {stderr}");
     assert_eq!(n(&again, "files_read"), 0);
+    s
 }
 
 #[test]
@@ -397,6 +398,74 @@ fn a_database_of_another_format_is_rebuilt() {
     );
 }
 
+/// A rebuild from the files dropped the replaced versions without saying
+/// how many (issue 39, item 10): said on stderr and in the JSON.
+#[test]
+fn a_rebuild_says_how_many_versions_it_drops() {
+    let mut s = Setup::new("ix-dropped", 10);
+    let (v, _) = s.index_json("ix", &[]);
+    assert_eq!(n(&v, "dropped_versions"), 0);
+    let page = s.root().join("f00/doc00000.md");
+    let text = fs::read_to_string(&page).unwrap();
+    fs::write(&page, format!("{text} and a sentence more")).unwrap();
+    s.settle();
+    s.index_json("ix", &[]);
+    let c = rusqlite::Connection::open(s.index("ix").join("index.db")).unwrap();
+    c.execute_batch("PRAGMA user_version = 99;").unwrap();
+    drop(c);
+    let (v, err) = s.index_json("ix", &[]);
+    assert!(
+        err.contains("rebuilding it from the files: 1 of its 11 versions (replaced and deleted pages) are dropped"),
+        "{err}"
+    );
+    assert_eq!((n(&v, "dropped_versions"), n(&v, "versions")), (1, 10));
+}
+
+/// One flipped bit in a version's cached fingerprints: `index` exited 0
+/// silently at every run (issue 39, item 10). Repaired from the kept text
+/// and said, once; `explain --exact` then answers.
+#[test]
+fn a_flipped_bit_in_cached_fingerprints_is_repaired_and_said() {
+    let s = Setup::new("ix-flip", 10);
+    let (clean, _) = s.index_json("ix", &[]);
+    let db = s.index("ix").join("index.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let mut b: Vec<u8> = c
+        .query_row("SELECT fps FROM fingerprints WHERE id = 4", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    b[21] ^= 0x04;
+    c.execute("UPDATE fingerprints SET fps = ?1 WHERE id = 4", [b])
+        .unwrap();
+    drop(c);
+    let (after, err) = s.index_json("ix", &[]);
+    assert!(
+        err.contains(
+            "the cached fingerprints of 1 version were damaged: recomputed from the kept texts"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(after["history"], clean["history"]);
+    let (_, err) = s.index_json("ix", &[]);
+    assert!(err.is_empty(), "repaired for good: {err}");
+    let path = clean["history"][4]["path"].as_str().unwrap();
+    let root = s.root();
+    let ix = s.index("ix");
+    let args = [
+        "explain",
+        root.to_str().unwrap(),
+        path,
+        "--exact",
+        "--json",
+        "--index",
+        ix.to_str().unwrap(),
+    ];
+    let (v, _) = run_json(&s.home(), &args);
+    assert_eq!(v["exact"], true);
+}
+
 #[test]
 fn a_truncated_snapshot_is_replayed_from_cached_fingerprints() {
     repaired(
@@ -414,6 +483,77 @@ fn a_truncated_snapshot_is_replayed_from_cached_fingerprints() {
         "table snapshot is damaged",
         0,
     );
+}
+
+/// A sparse table file of 30 GiB aborted every start with an allocation of
+/// its size (issue 39, item 7): larger than its table can make it, it is
+/// damage, named, and replayed over without being read.
+#[test]
+fn a_sparse_table_file_is_damage_not_an_allocation() {
+    for name in ["table.journal", "table.snapshot"] {
+        repaired(
+            &format!("ix-sparse-{name}"),
+            |ix, _| {
+                let f = fs::File::options()
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(ix.join(name))
+                    .unwrap();
+                f.set_len(30 << 30).unwrap();
+            },
+            "32212254720 bytes, more than a table of 64MiB can make it",
+            0,
+        );
+    }
+}
+
+/// A folder at `table.journal` made every start replay everything and
+/// exit 2 naming the snapshot (issue 39, item 9): it is damage, moved
+/// aside whole, and the snapshot written whole takes its place.
+#[test]
+fn a_folder_in_place_of_the_journal_is_moved_aside() {
+    let s = repaired(
+        "ix-jdir",
+        |ix, _| {
+            fs::create_dir(ix.join("table.journal")).unwrap();
+            fs::write(ix.join("table.journal/keep.txt"), "mine").unwrap();
+        },
+        "the table journal is damaged",
+        0,
+    );
+    let aside = s.index("ix").join("table.journal.aside-1/keep.txt");
+    assert_eq!(fs::read_to_string(aside).unwrap(), "mine");
+}
+
+/// A link at `table.journal` to a journal that applies was read through,
+/// and the next checkpoint refused to append through it: exit 2 (issue
+/// 39, item 9). It is damage, never read or written through.
+#[cfg(unix)]
+#[test]
+fn a_link_in_place_of_the_journal_is_not_read_or_written_through() {
+    let mut s = Setup::new("ix-jlink", 20);
+    s.index_json("ix", &[]);
+    let ix = s.index("ix");
+    let page = s.root().join("f00/doc00000.md");
+    let text = fs::read_to_string(&page).unwrap();
+    fs::write(&page, format!("{text} and a sentence more")).unwrap();
+    s.settle();
+    s.index_json("ix", &[]);
+    let victim = s.tmp.path().join("journal-elsewhere");
+    fs::rename(ix.join("table.journal"), &victim).expect("a checkpoint appended");
+    std::os::unix::fs::symlink(&victim, ix.join("table.journal")).unwrap();
+    let kept = fs::read(&victim).unwrap();
+    fs::write(&page, format!("{text} and yet another sentence")).unwrap();
+    s.settle();
+    let (v, err) = s.index_json("ix", &[]);
+    assert!(err.contains("the table journal is damaged"), "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    assert_eq!(n(&v, "versions"), 22);
+    assert_eq!(fs::read(&victim).unwrap(), kept, "written through");
+    assert!(!fs::symlink_metadata(ix.join("table.journal")).is_ok_and(|m| m.is_symlink()));
+    let (_, err) = s.index_json("ix", &[]);
+    assert!(err.is_empty(), "repaired for good: {err}");
 }
 
 #[test]

@@ -76,6 +76,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
             files_read: report.files_read,
             texts_bytes: ix.texts_bytes(),
             history_bytes: ix.history_bytes()?,
+            dropped_versions: ix.dropped_versions(),
             history: history
                 .as_deref()
                 .map(|h| h.iter().map(VersionJson::new).collect()),
@@ -173,6 +174,9 @@ struct IndexJson {
     /// The texts and the fingerprints of replaced and deleted versions:
     /// at most history_budget after a run.
     history_bytes: u64,
+    /// Versions of the history a rebuild from the files dropped (a
+    /// damaged database: its replaced and deleted pages).
+    dropped_versions: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     history: Option<Vec<VersionJson>>,
 }

@@ -23,7 +23,7 @@ use std::path::Path;
 use super::xxh64::Xxh64;
 
 /// Bytes before the payload.
-pub(crate) const HEADER: usize = 32;
+pub const HEADER: usize = 32;
 
 /// One of lineage's binary formats.
 #[derive(Clone, Copy, Debug)]

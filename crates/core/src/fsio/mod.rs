@@ -117,29 +117,67 @@ pub fn remove_stale_temps(dir: &Path) {
 /// The bytes of `path` if it is a regular file of at most `max` bytes:
 /// opened without blocking (a FIFO) and never read past `max` (a device).
 pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    read_whole(open_checked(path, max, true)?, max, path)
+}
+
+/// [`read_bounded`] for a file of lineage's own, in a folder of its own: a
+/// link at its name is damage, never read through.
+pub fn read_own(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    read_whole(open_checked(path, max, false)?, max, path)
+}
+
+/// A file of lineage's own opened to read, with its length, for a reader
+/// that streams it: a regular file of at most `max` bytes, no link followed.
+/// A larger one (a sparse file of terabytes) is refused unread
+/// ([`io::ErrorKind::FileTooLarge`]), never allocated.
+pub fn open_own(path: &Path, max: u64) -> io::Result<(File, u64)> {
+    open_checked(path, max, false)
+}
+
+fn open_checked(path: &Path, max: u64, follow: bool) -> io::Result<(File, u64)> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
+        let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(libc::O_NONBLOCK | nofollow);
     }
-    let f = options.open(path)?;
+    #[cfg(not(target_os = "linux"))]
+    if !follow && fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(not_regular(path));
+    }
+    let f = match options.open(path) {
+        Ok(f) => f,
+        // O_NOFOLLOW on a link: ELOOP, which says nothing to a person.
+        Err(_) if !follow && fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink()) => {
+            return Err(not_regular(path));
+        }
+        Err(e) => return Err(e),
+    };
     let meta = f.metadata()?;
     if !meta.is_file() {
         return Err(not_regular(path));
     }
     if meta.len() > max {
         return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} is larger than {max} bytes", path.display()),
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "{} is {} bytes, more than it can be ({max} at most)",
+                path.display(),
+                meta.len()
+            ),
         ));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    Ok((f, meta.len()))
+}
+
+fn read_whole((f, len): (File, u64), max: u64, path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(len as usize);
     f.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
+            io::ErrorKind::FileTooLarge,
             format!("{} grew past {max} bytes", path.display()),
         ));
     }
@@ -160,6 +198,36 @@ pub fn clear_special(path: &Path) {
     if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         let _ = fs::remove_file(path);
     }
+}
+
+/// [`clear_special`] for a file only lineage writes, which must be written
+/// now (the table snapshot and journal): a folder at its name is moved
+/// aside to `NAME.aside-N` in the same folder, kept whole (its contents are
+/// not ours to remove) and out of the way. Returns where a folder went.
+pub fn clear_own(path: &Path) -> io::Result<Option<PathBuf>> {
+    let Ok(m) = fs::symlink_metadata(path) else {
+        return Ok(None);
+    };
+    if m.is_file() {
+        return Ok(None);
+    }
+    if !m.is_dir() {
+        fs::remove_file(path)?;
+        return Ok(None);
+    }
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".aside-");
+    for n in 1..1000u32 {
+        let mut aside = name.clone();
+        aside.push(n.to_string());
+        let aside = path.with_file_name(aside);
+        // A rename onto an empty folder would replace it: only a free name.
+        if fs::symlink_metadata(&aside).is_err() {
+            fs::rename(path, &aside)?;
+            return Ok(Some(aside));
+        }
+    }
+    Err(not_regular(path))
 }
 
 /// The error for a path of ours that holds something other than a regular

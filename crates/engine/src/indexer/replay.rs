@@ -45,11 +45,20 @@ pub(super) fn run(
     }
     let total = u64::from(versions - start);
     let mut at = start;
+    let mut repaired = false;
     while at < versions {
         let end = (at + CHUNK).min(versions);
-        let fps = ix
-            .fingerprints(at, end)
-            .map_err(|e| Failed::Damaged(format!("cached fingerprints: {e}")))?;
+        let fps = match ix.fingerprints(at, end) {
+            Ok(fps) => fps,
+            // Repaired in place (recomputed from the kept texts), once:
+            // a rebuild from the files would drop every replaced and
+            // deleted version.
+            Err(_) if !repaired && ix.repair_fingerprints(obs)? > 0 => {
+                repaired = true;
+                continue;
+            }
+            Err(e) => return Err(Failed::Damaged(format!("cached fingerprints: {e}"))),
+        };
         let prepared: Vec<_> = fps.par_iter().map(|f| preparer.prepare(f)).collect();
         drop(fps);
         let mut origins = ix.replay_keys(preparer.roller());

@@ -22,6 +22,7 @@ mod open;
 mod origins;
 mod read;
 mod reconcile;
+mod repair;
 mod schema;
 mod snapshot;
 mod texts;
@@ -125,6 +126,15 @@ pub enum IndexError {
     /// An earlier write failed half-way: reopen the index.
     #[error("index left unusable by an earlier error; reopen it")]
     Poisoned,
+    /// The disk holding the index has no space left: said plainly, where
+    /// SQLite says "disk I/O error: Error code 4874" ([`IndexError::disk_full`]).
+    #[error("index {}: the disk is full", dir.display())]
+    DiskFull {
+        dir: PathBuf,
+        /// The OS's error (ENOSPC), or SQLite's own when it gave none.
+        #[source]
+        source: io::Error,
+    },
 }
 
 impl IndexError {
@@ -136,6 +146,30 @@ impl IndexError {
                 Some(format!("database damaged ({e})"))
             }
             _ => None,
+        }
+    }
+
+    /// This error as [`IndexError::DiskFull`] when it says the disk of the
+    /// index in `dir` is full: SQLite's SQLITE_FULL, one of its I/O errors
+    /// (SQLITE_IOERR_WRITE, _SHMSIZE, _FSYNC…) whose cause, `errno` (the
+    /// OS's error behind SQLite's last failure), is ENOSPC, or a table
+    /// file's write that found no space. Any other error is left as it is.
+    pub(crate) fn disk_full(self, dir: &Path, errno: i32) -> IndexError {
+        let os = io::Error::from_raw_os_error(errno);
+        let full = |e: &io::Error| e.kind() == io::ErrorKind::StorageFull;
+        let source = match self {
+            IndexError::Db(ref e) => match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::DiskFull) if full(&os) => os,
+                Some(rusqlite::ErrorCode::DiskFull) => io::Error::other(e.to_string()),
+                Some(rusqlite::ErrorCode::SystemIoFailure) if full(&os) => os,
+                _ => return self,
+            },
+            IndexError::Io { source, .. } if full(&source) => source,
+            _ => return self,
+        };
+        IndexError::DiskFull {
+            dir: dir.to_path_buf(),
+            source,
         }
     }
 
@@ -189,6 +223,9 @@ pub struct Index {
     /// It was rebuilt from the files since it was opened: a second damage
     /// is beyond repair.
     rebuilt: bool,
+    /// Versions of the history a rebuild from the files dropped since it
+    /// was opened (the replaced and deleted pages it held).
+    dropped: u64,
     _lock: lock::Lock,
 }
 
@@ -321,6 +358,13 @@ pub(crate) fn same_polynomial(db: &Db, dir: &Path, p: &Polynomial) -> Result<boo
     }
 }
 
+/// The OS's error behind the last failure of SQLite on `conn` (0: none).
+pub(crate) fn errno(conn: &rusqlite::Connection) -> i32 {
+    // SAFETY: the handle is `conn`'s, open for as long as it is borrowed;
+    // sqlite3_system_errno only reads the connection's last error.
+    unsafe { rusqlite::ffi::sqlite3_system_errno(conn.handle()) }
+}
+
 /// Nanoseconds since the Unix epoch (negative before it), as stored.
 pub(crate) fn mtime_ns(t: SystemTime) -> i64 {
     let ns = |d: std::time::Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
@@ -351,6 +395,16 @@ impl Index {
         through: u32,
         end: u32,
     ) -> Result<(), IndexError> {
+        let done = self.raw_put_replayed(outcomes, through, end);
+        self.told(done)
+    }
+
+    fn raw_put_replayed(
+        &mut self,
+        outcomes: &[Outcome],
+        through: u32,
+        end: u32,
+    ) -> Result<(), IndexError> {
         self.check_usable()?;
         if end <= through {
             return Ok(());
@@ -369,6 +423,11 @@ impl Index {
     /// The replay has brought `table` up to the log: write its snapshot
     /// whole.
     pub fn replayed(&mut self, table: &mut Table) -> Result<(), IndexError> {
+        let done = self.raw_replayed(table);
+        self.told(done)
+    }
+
+    fn raw_replayed(&mut self, table: &mut Table) -> Result<(), IndexError> {
         let header = snapshot::Header {
             params: self.params_key.clone(),
             instance: self.instance,
@@ -383,6 +442,11 @@ impl Index {
     /// texts); a lower budget drops texts and forgets versions at once
     /// (index/texts.rs and index/history.rs say which).
     pub fn set_history_budget(&mut self, budget: u64) -> Result<(), IndexError> {
+        let done = self.raw_set_history_budget(budget);
+        self.told(done)
+    }
+
+    fn raw_set_history_budget(&mut self, budget: u64) -> Result<(), IndexError> {
         self.check_usable()?;
         let lower = budget < self.history_budget;
         self.history_budget = budget;
@@ -416,10 +480,37 @@ impl Index {
         Ok(())
     }
 
+    /// Find the versions whose cached fingerprints are damaged and repair
+    /// them (index/repair.rs: recomputed from their kept texts, else
+    /// forgotten), saying so: what a replay does when it meets one. The
+    /// number of versions repaired (0: none found damaged).
+    pub fn repair_fingerprints(&mut self, obs: &mut dyn Observer) -> Result<usize, IndexError> {
+        self.check_usable()?;
+        let ids = schema::damaged_fingerprints(self.db.conn())?;
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        self.poisoned = true;
+        let forgotten =
+            repair::fingerprints(&mut self.db, &self.dir, &self.root, &self.poly, &ids, obs)?;
+        self.poisoned = false;
+        for c in self.current.values_mut() {
+            c.forgotten |= forgotten.contains(&c.id);
+        }
+        Ok(ids.len())
+    }
+
     /// Bytes the history holds against `history_budget`: the kept texts
     /// and the fingerprints of replaced and deleted versions.
     pub fn history_bytes(&self) -> Result<u64, IndexError> {
         Ok(self.texts_total + history::past_fingerprint_bytes(self.db.conn())?)
+    }
+
+    /// Versions of the history that a rebuild from the files (a damaged
+    /// database) dropped since the index was opened: told in its notice,
+    /// and for a command's JSON.
+    pub fn dropped_versions(&self) -> u64 {
+        self.dropped
     }
 
     /// Bytes the text store holds (compressed).
@@ -487,6 +578,11 @@ impl Index {
     /// snapshot does not cover: at the end of a sync, or when a long-lived
     /// owner (the watcher) sees fit.
     pub fn checkpoint(&mut self, table: &mut Table) -> Result<(), IndexError> {
+        let done = self.raw_checkpoint(table);
+        self.told(done)
+    }
+
+    fn raw_checkpoint(&mut self, table: &mut Table) -> Result<(), IndexError> {
         self.check_usable()?;
         if !self.snapshot_stale {
             return Ok(());
@@ -549,6 +645,11 @@ impl Index {
             .conn()
             .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
         Ok(())
+    }
+
+    /// `r` with a full disk said plainly ([`IndexError::disk_full`]).
+    fn told<T>(&self, r: Result<T, IndexError>) -> Result<T, IndexError> {
+        r.map_err(|e| e.disk_full(&self.dir, errno(self.db.conn())))
     }
 
     fn check_usable(&self) -> Result<(), IndexError> {

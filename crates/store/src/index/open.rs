@@ -9,7 +9,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::schema::{self, Current, Db, OpenError, SkipRow};
+use super::schema::{self, Current, Db, OpenError, SkipRow, Status};
 use super::{
     Index, IndexError, Observer, Restored, VIEW_FILE, lock, params_key, same_polynomial, snapshot,
     texts,
@@ -98,6 +98,8 @@ impl Index {
             rebuilt,
             _lock: lock,
             db,
+            versions,
+            current,
             ..
         } = self;
         if rebuilt {
@@ -106,10 +108,20 @@ impl Index {
                 reason: why.to_string(),
             });
         }
+        let live = current
+            .values()
+            .filter(|c| c.status == Status::Live)
+            .count();
+        let held = Held {
+            versions: Some(u64::from(versions)),
+            live: Some(live as u64),
+        };
         drop(db);
-        rebuild_notice(&dir, why, obs);
+        let dropped = rebuild_notice(&dir, why, held, obs);
         wipe(&dir)?;
-        open_locked(root, &dir, params, &poly, lock, true, obs)
+        let (mut ix, restored) = open_locked(root, &dir, params, &poly, lock, true, obs)?;
+        ix.dropped += dropped;
+        Ok((ix, restored))
     }
 }
 
@@ -125,11 +137,13 @@ fn open_locked(
     obs: &mut dyn Observer,
 ) -> Result<(Index, Restored), IndexError> {
     let key = params_key(&params);
+    let mut dropped = 0;
     let loaded = loop {
         match load(&root, dir, params, poly, &key, obs) {
             Ok(l) => break l,
             Err(Load::Rebuild(reason)) if !rebuilt => {
-                rebuild_notice(dir, &reason, obs);
+                let held = Held::count(dir, &key, params);
+                dropped += rebuild_notice(dir, &reason, held, obs);
                 wipe(dir)?;
                 rebuilt = true;
             }
@@ -161,18 +175,80 @@ fn open_locked(
         history_budget: texts::DEFAULT_BUDGET,
         texts_total: loaded.texts_total,
         rebuilt,
+        dropped,
         _lock: lock,
     };
     Ok((ix, loaded.restored))
 }
 
-/// Tell a person the index is rebuilt from the files, and why.
-fn rebuild_notice(dir: &Path, why: &str, obs: &mut dyn Observer) {
+/// What a damaged index held, as far as it can still be told: its
+/// versions, and of them the live pages (the files give those back).
+#[derive(Clone, Copy, Debug, Default)]
+struct Held {
+    versions: Option<u64>,
+    live: Option<u64>,
+}
+
+impl Held {
+    /// Counted from the database if its version rows can still be read,
+    /// else the versions its table snapshot covered.
+    fn count(dir: &Path, key: &str, params: Params) -> Held {
+        let db = dir.join(schema::FILE);
+        // A regular file only: SQLite would wait on a FIFO.
+        let regular = fs::symlink_metadata(&db).is_ok_and(|m| m.is_file());
+        let counted = regular.then(|| {
+            rusqlite::Connection::open_with_flags(
+                &db,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .and_then(|c| {
+                c.query_row(
+                    "SELECT count(*), coalesce(sum(status = 0), 0) FROM versions",
+                    [],
+                    |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+                )
+            })
+        });
+        match counted {
+            Some(Ok((v, l))) => Held {
+                versions: Some(v as u64),
+                live: Some(l as u64),
+            },
+            _ => Held {
+                versions: snapshot::read(dir, key, params.table_params(), || 0)
+                    .ok()
+                    .map(|(h, _, _)| h.versions),
+                live: None,
+            },
+        }
+    }
+}
+
+/// Tell a person the index is rebuilt from the files, why, and how many
+/// versions of its history that drops (the replaced and deleted pages: the
+/// files give back only the live ones). Returns that number (0 unknown).
+fn rebuild_notice(dir: &Path, why: &str, held: Held, obs: &mut dyn Observer) -> u64 {
+    let (dropped, told) = match (held.versions, held.live) {
+        (Some(v), Some(l)) => {
+            let d = v.saturating_sub(l);
+            (
+                d,
+                format!("{d} of its {v} versions (replaced and deleted pages) are dropped"),
+            )
+        }
+        (Some(v), None) => (
+            v,
+            format!("the {v} versions its table covered are dropped, the files read anew"),
+        ),
+        (None, _) => (0, "its history is dropped, the files read anew".to_string()),
+    };
     obs.notice(&format!(
-        "index {}: {}; rebuilding it from the files",
+        "index {}: {}; rebuilding it from the files: {told}",
         dir.display(),
         one_line(dir, why)
     ));
+    dropped
 }
 
 /// Check where the index goes and create the folder: never inside the root
@@ -291,7 +367,9 @@ fn load(
                 schema::SCHEMA_VERSION
             )));
         }
-        Err(OpenError::Fatal(e)) => return Err(Load::Fatal(IndexError::Db(e))),
+        // The connection is gone with its errno: only SQLITE_FULL says a
+        // full disk here.
+        Err(OpenError::Fatal(e)) => return Err(Load::Fatal(IndexError::Db(e).disk_full(dir, 0))),
         Err(OpenError::InTheWay(p)) => {
             return Err(Load::Fatal(IndexError::Location(format!(
                 "{} is a directory, where lineage keeps its database: move it away \
@@ -305,7 +383,7 @@ fn load(
         // Any snapshot here belongs to a database that is gone: its history
         // with it, which a person is told (a new index has no snapshot).
         if dir.join(snapshot::FILE).exists() {
-            let covered = match snapshot::read(dir, key, params.table_params()) {
+            let covered = match snapshot::read(dir, key, params.table_params(), || 0) {
                 Ok((h, _, _)) => format!("{} versions", h.versions),
                 Err(_) => "an earlier history".into(),
             };
@@ -338,6 +416,16 @@ fn load(
             ))));
         }
         None => return Err(Load::Rebuild("no root recorded".into())),
+    }
+    // Before anything is replayed from them.
+    let damaged = db.take_damaged();
+    if !damaged.is_empty() {
+        super::repair::fingerprints(&mut db, dir, root, poly, &damaged, obs).map_err(
+            |e| match e.damage() {
+                Some(why) => Load::Rebuild(why),
+                None => Load::Fatal(e),
+            },
+        )?;
     }
     let instance: u64 = db
         .meta("instance")?
@@ -375,7 +463,10 @@ fn load(
     let tp = params.table_params();
     let fresh_table = || Table::new(tp).map_err(|e| Load::Fatal(IndexError::Table(e)));
     let mut saved = None;
-    let (start, table, why) = match snapshot::read(dir, key, tp) {
+    // An unbounded table's snapshot is bounded by the history's tokens,
+    // summed only for such a table (a scan of every version row).
+    let tokens = || db.all_tokens().unwrap_or(0);
+    let (start, table, why) = match snapshot::read(dir, key, tp, tokens) {
         Ok((h, table, disk)) => {
             let n = h.versions;
             let matches_log = h.instance == instance
@@ -398,29 +489,39 @@ fn load(
                 (
                     0,
                     fresh_table()?,
-                    "does not match the document log".to_string(),
+                    "snapshot does not match the document log".to_string(),
                 )
             } else if n > u64::from(through) {
                 // Outcomes after `through` need the table as it was then.
                 (0, fresh_table()?, String::new())
             } else {
-                let why = format!("covers {n} of {versions} versions (an interrupted run)");
+                let why =
+                    format!("snapshot covers {n} of {versions} versions (an interrupted run)");
                 saved = Some((disk, (n, h.last_hash)));
                 (n as u32, table, why)
             }
         }
-        Err(snapshot::Unusable::Missing) => (0, fresh_table()?, "is missing".into()),
-        Err(snapshot::Unusable::OtherParams(p)) => {
-            (0, fresh_table()?, format!("is of other parameters ({p})"))
+        Err(snapshot::Unusable::Missing) => (0, fresh_table()?, "snapshot is missing".into()),
+        Err(snapshot::Unusable::OtherParams(p)) => (
+            0,
+            fresh_table()?,
+            format!("snapshot is of other parameters ({p})"),
+        ),
+        Err(snapshot::Unusable::Corrupt(r)) => {
+            (0, fresh_table()?, format!("snapshot is damaged ({r})"))
         }
-        Err(snapshot::Unusable::Corrupt(r)) => (0, fresh_table()?, format!("is damaged ({r})")),
-        Err(snapshot::Unusable::Older) => {
-            (0, fresh_table()?, "was written by an older lineage".into())
+        Err(snapshot::Unusable::Journal(r)) => {
+            (0, fresh_table()?, format!("journal is damaged ({r})"))
         }
+        Err(snapshot::Unusable::Older) => (
+            0,
+            fresh_table()?,
+            "snapshot was written by an older lineage".into(),
+        ),
     };
     if start < versions && !params_changed {
         obs.notice(&format!(
-            "index {}: the table snapshot {why}; replaying {} of {versions} versions \
+            "index {}: the table {why}; replaying {} of {versions} versions \
              from cached fingerprints",
             dir.display(),
             versions - start

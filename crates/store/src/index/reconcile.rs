@@ -380,6 +380,8 @@ impl Syncing {
 /// A batch recorded but not committed (see [`Index::record`]): its new
 /// versions wait for their outcomes.
 pub struct Batch<'a> {
+    /// The index folder, for a full disk's message.
+    dir: &'a std::path::Path,
     tx: rusqlite::Transaction<'a>,
     /// The batch's changes in order, new versions as placeholders.
     slots: Vec<Slot>,
@@ -419,6 +421,20 @@ impl<'a> Batch<'a> {
     /// with its shingle keys handed on in its [`Change::Version`], and
     /// commit the batch.
     pub fn commit(self, done: Vec<(Outcome, Vec<u64>)>) -> Result<Vec<Change>, IndexError> {
+        let dir = self.dir;
+        // SAFETY: only the pointer is taken: it is read after the commit
+        // consumed the transaction, while the connection it is of lives on
+        // (the index's, which outlives the batch's borrow).
+        let handle = unsafe { self.tx.handle() };
+        self.raw_commit(done).map_err(|e| {
+            // SAFETY: `handle` is of the index's connection, still open;
+            // sqlite3_system_errno only reads its last error.
+            let errno = unsafe { rusqlite::ffi::sqlite3_system_errno(handle) };
+            e.disk_full(dir, errno)
+        })
+    }
+
+    fn raw_commit(self, done: Vec<(Outcome, Vec<u64>)>) -> Result<Vec<Change>, IndexError> {
         assert_eq!(done.len(), self.new.len(), "one outcome per new version");
         let mut done = done.into_iter();
         let mut changes = Vec::with_capacity(self.slots.len());
@@ -566,6 +582,23 @@ impl Index {
         s: &mut Syncing,
         read: Vec<Result<Content, NotRead>>,
     ) -> Result<Batch<'_>, IndexError> {
+        // Taken before: the batch returned keeps `self` borrowed.
+        let dir = self.dir.clone();
+        // SAFETY: only the pointer is taken, read below while the index's
+        // connection it is of is open.
+        let handle = unsafe { self.db.conn().handle() };
+        self.raw_record(s, read).map_err(|e| {
+            // SAFETY: `handle` is of the index's open connection;
+            // sqlite3_system_errno only reads its last error.
+            e.disk_full(&dir, unsafe { rusqlite::ffi::sqlite3_system_errno(handle) })
+        })
+    }
+
+    fn raw_record(
+        &mut self,
+        s: &mut Syncing,
+        read: Vec<Result<Content, NotRead>>,
+    ) -> Result<Batch<'_>, IndexError> {
         self.check_usable()?;
         assert_eq!(
             read.len(),
@@ -705,6 +738,7 @@ impl Index {
         }
         s.done += n;
         Ok(Batch {
+            dir: &self.dir,
             tx,
             slots,
             new,
@@ -718,6 +752,11 @@ impl Index {
     /// End the sync `s` once every file is read: the paths still gone are
     /// deleted (their last versions kept as origins).
     pub fn finish(&mut self, s: &mut Syncing) -> Result<Vec<Change>, IndexError> {
+        let done = self.raw_finish(s);
+        done.map_err(|e| e.disk_full(&self.dir, super::errno(self.db.conn())))
+    }
+
+    fn raw_finish(&mut self, s: &mut Syncing) -> Result<Vec<Change>, IndexError> {
         self.check_usable()?;
         s.finished = true;
         let mut changes = Vec::new();

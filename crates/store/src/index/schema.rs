@@ -398,6 +398,9 @@ pub(crate) fn is_corruption(e: &rusqlite::Error) -> bool {
 /// The open database.
 pub struct Db {
     conn: Connection,
+    /// Versions whose cached fingerprints the open found damaged (their
+    /// checksum fails, or their row is missing): for the index to repair.
+    damaged: Vec<u32>,
 }
 
 impl Db {
@@ -445,6 +448,9 @@ impl Db {
             && now.as_ref().is_some_and(|n| {
                 lineage_core::fsio::read_bounded(&checked, 256).is_ok_and(|s| s == n.as_bytes())
             });
+        // The cached fingerprints' checksums are checked with the pages: a
+        // bit flipped in one is a row SQLite finds sound.
+        let mut damaged = Vec::new();
         if !unchanged {
             // Through a memory map the check takes half the time (100,000
             // pages, 515 MB: 0.51 -> 0.27 s). The map is for the check only:
@@ -455,8 +461,12 @@ impl Db {
             if check != "ok" {
                 return Err(OpenError::Corrupt(format!("integrity check: {check}")));
             }
-            // Not written, the next open checks again: nothing is lost.
-            if let Some(n) = now.filter(|_| !fresh) {
+            if !fresh && user_version == SCHEMA_VERSION {
+                damaged = damaged_fingerprints(&conn)?;
+            }
+            // Not written, the next open checks again: nothing is lost
+            // (nor while fingerprints are to be repaired).
+            if let Some(n) = now.filter(|_| !fresh && damaged.is_empty()) {
                 lineage_core::fsio::clear_special(&checked);
                 let _ = lineage_core::fsio::write_atomic(&checked, |w| w.write_all(n.as_bytes()));
             }
@@ -493,7 +503,7 @@ impl Db {
         // Made on first use (no migration): an index of the fifth schema
         // made before it gains it at its next open.
         conn.execute_batch(super::history::PAST_INDEX)?;
-        Ok((Db { conn }, fresh))
+        Ok((Db { conn, damaged }, fresh))
     }
 
     /// A second, read-only connection to an index another `Db` holds open
@@ -504,11 +514,19 @@ impl Db {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         add_row_sum(&conn)?;
-        Ok(Db { conn })
+        Ok(Db {
+            conn,
+            damaged: Vec::new(),
+        })
     }
 
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
+    }
+
+    /// Versions whose fingerprints the open found damaged, handed over once.
+    pub(crate) fn take_damaged(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.damaged)
     }
 
     pub(crate) fn transaction(&mut self) -> rusqlite::Result<Transaction<'_>> {
@@ -597,6 +615,15 @@ impl Db {
                 |r| Ok((name_at(r, 0)?, r.get(1)?)),
             )
             .optional()
+    }
+
+    /// Tokens of every version in the log together.
+    pub(crate) fn all_tokens(&self) -> rusqlite::Result<u64> {
+        self.conn
+            .query_row("SELECT coalesce(sum(tokens), 0) FROM versions", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n as u64)
     }
 
     /// Content hash of version `id`.
@@ -769,7 +796,7 @@ pub(crate) fn delete_skipped(c: &Connection, path: &str) -> rusqlite::Result<()>
 
 /// The name of a path column: stored as its exact bytes (a BLOB; TEXT in an
 /// index of schema 2 not yet migrated reads the same).
-fn name_at(r: &rusqlite::Row, i: usize) -> rusqlite::Result<String> {
+pub(crate) fn name_at(r: &rusqlite::Row, i: usize) -> rusqlite::Result<String> {
     match r.get_ref(i)? {
         ValueRef::Blob(b) | ValueRef::Text(b) => Ok(name::encode(b)),
         other => Err(rusqlite::Error::InvalidColumnType(
@@ -827,6 +854,48 @@ fn decode_runs(b: &[u8]) -> Vec<Run> {
         .collect()
 }
 
+/// Remove the stamp of the database's last full check ([`CHECKED`]): a
+/// reader found damage it did not, so the next open checks every page and
+/// fingerprint again, and repairs (a bit flipped on a disk that leaves the
+/// file's times as they were).
+fn unstamp(conn: &Connection) {
+    if let Some(db) = conn.path().filter(|p| !p.is_empty()) {
+        let _ = std::fs::remove_file(Path::new(db).with_file_name(CHECKED));
+    }
+}
+
+/// Versions whose cached fingerprints are damaged: a blob that fails its
+/// checksum or is not of whole u64s, or no row for a version that is not
+/// forgotten (index/history.rs). Every blob is read and hashed (XXH64).
+pub(crate) fn damaged_fingerprints(conn: &Connection) -> rusqlite::Result<Vec<u32>> {
+    let mut bad = Vec::new();
+    let mut st = conn.prepare(
+        "SELECT v.id, f.checksum, f.fps FROM versions v LEFT JOIN fingerprints f ON f.id = v.id
+         WHERE coalesce(v.text, 0) != ?1 ORDER BY v.id",
+    )?;
+    let mut rows = st.query([super::history::FORGOTTEN])?;
+    while let Some(r) = rows.next()? {
+        let sound = match (r.get::<_, Option<i64>>(1)?, r.get_ref(2)?) {
+            (Some(check), ValueRef::Blob(b)) => xxh64(b) == check as u64 && b.len() % 8 == 0,
+            _ => false,
+        };
+        if !sound {
+            bad.push(r.get(0)?);
+        }
+    }
+    Ok(bad)
+}
+
+/// Replace version `id`'s cached fingerprints with `fps` (recomputed).
+pub(crate) fn put_fingerprints(c: &Connection, id: u32, fps: &[u64]) -> rusqlite::Result<()> {
+    let blob = encode_u64s(fps);
+    c.prepare_cached(
+        "INSERT OR REPLACE INTO fingerprints (id, checksum, fps) VALUES (?1, ?2, ?3)",
+    )?
+    .execute(params![id, xxh64(&blob) as i64, blob])?;
+    Ok(())
+}
+
 /// [`Db::fingerprints`] through any connection (a transaction's too, which
 /// sees what it has written).
 pub(crate) fn fingerprints(
@@ -857,13 +926,15 @@ pub(crate) fn fingerprints(
         let check = check as u64;
         let blob = r.get_ref(2).and_then(|v| Ok(v.as_blob()?))?;
         if xxh64(blob) != check || blob.len() % 8 != 0 {
+            unstamp(conn);
             return Err(IndexError::Damaged(format!(
-                "fingerprints of version {id} damaged"
+                "fingerprints of version {id} damaged (the index's next open repairs them)"
             )));
         }
         out.push(decode_u64s(blob));
     }
     if out.len() != (to - from) as usize {
+        unstamp(conn);
         return Err(IndexError::Damaged(format!(
             "fingerprints of version {} missing",
             from + out.len() as u32

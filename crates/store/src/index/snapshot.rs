@@ -47,6 +47,59 @@ const FORMAT: Format = Format {
 };
 /// Parameter strings are short; a longer length field is corruption.
 const MAX_PARAMS: usize = 4096;
+/// A journal record's header: its payload's length (u32) and xxh64 (u64).
+const RECORD_HEAD: usize = 12;
+
+/// The most bytes the state of a table of `size` can take: the table's
+/// memory and a little (a bounded table), or an entry of 15 bytes for each
+/// of `tokens` (an unbounded one holds at most a key a token of the
+/// history it saw).
+fn largest_state(size: TableSize, tokens: impl FnOnce() -> u64) -> u64 {
+    match size {
+        TableSize::Bytes(b) => b.saturating_add(4096),
+        TableSize::Unbounded => tokens().saturating_mul(15).saturating_add(1 << 20),
+    }
+}
+
+/// zstd's bound on what `n` bytes compress to.
+fn compressed_bound(n: u64) -> u64 {
+    let n = usize::try_from(n).unwrap_or(usize::MAX / 2);
+    zstd::zstd_safe::compress_bound(n) as u64
+}
+
+/// The largest snapshot a table of `size` makes: its frame, the parameters,
+/// the four words and its state compressed. A larger file (a sparse one of
+/// gigabytes) is damage, never read.
+fn largest_snapshot(size: TableSize, tokens: impl FnOnce() -> u64) -> u64 {
+    let head = (lineage_core::fsio::framed::HEADER + 4 + MAX_PARAMS + 32) as u64;
+    head.saturating_add(compressed_bound(largest_state(size, tokens)))
+}
+
+/// The largest journal record of a table of `size`: the changes are at
+/// most the table's memory and a few bytes a bucket (an unbounded table has
+/// no journal: 0).
+fn largest_changes(size: TableSize) -> u64 {
+    match size {
+        TableSize::Bytes(b) => b.saturating_mul(2).saturating_add(4096),
+        TableSize::Unbounded => 0,
+    }
+}
+
+/// The largest journal a table of `size` makes: records are appended only
+/// while the journal is smaller than the snapshot, so at most a snapshot's
+/// worth and one record more.
+fn largest_journal(size: TableSize) -> u64 {
+    match size {
+        TableSize::Bytes(_) => {
+            let record =
+                (RECORD_HEAD + RECORD_FIELDS) as u64 + compressed_bound(largest_changes(size));
+            (JOURNAL_MAGIC.len() as u64)
+                .saturating_add(largest_snapshot(size, || 0))
+                .saturating_add(record)
+        }
+        TableSize::Unbounded => JOURNAL_MAGIC.len() as u64,
+    }
+}
 /// zstd's fastest levels: a checkpoint is written often, and the bytes that
 /// matter (keys) are random.
 const ZSTD_LEVEL: i32 = 1;
@@ -76,13 +129,18 @@ pub(crate) enum Unusable {
     OtherParams(String),
     /// Unreadable, truncated, bad checksum, other format: a one-line reason.
     Corrupt(String),
+    /// The snapshot is sound but its journal is not (not a regular file,
+    /// larger than the table can make it, not a journal): a one-line reason.
+    Journal(String),
 }
 
 /// Whether `path` is a snapshot of lineage 0.1's first format (magic
 /// `LINEAGETABLE`, before the frame).
 fn written_before_frames(path: &Path) -> bool {
-    lineage_core::fsio::read_bounded(path, FORMAT.largest)
-        .is_ok_and(|b| b.starts_with(b"LINEAGETABLE"))
+    let mut magic = [0; 12];
+    lineage_core::fsio::open_own(path, u64::MAX)
+        .and_then(|(mut f, _)| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"LINEAGETABLE")
 }
 
 /// The files behind a table read or written: their sizes in bytes.
@@ -115,7 +173,9 @@ impl Write for Counted {
 /// remove the journal the snapshot now includes; the snapshot's size.
 pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<u64> {
     let target = dir.join(FILE);
-    lineage_core::fsio::clear_special(&target);
+    // The index folder is ours: whatever is in the way (a link, a FIFO, a
+    // folder) is damage, never written through; the snapshot takes its place.
+    lineage_core::fsio::clear_own(&target)?;
     FORMAT
         .write(&target, |w| {
             w.write_all(&(header.params.len() as u32).to_le_bytes())?;
@@ -140,9 +200,13 @@ pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<u6
             z.into_inner().map_err(|e| e.into_error())?.finish()?;
             Ok(())
         })
-        .and_then(|n| match std::fs::remove_file(dir.join(JOURNAL)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(n),
+        .and_then(|n| {
+            let journal = dir.join(JOURNAL);
+            lineage_core::fsio::clear_own(&journal)?;
+            match std::fs::remove_file(journal) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                _ => Ok(n),
+            }
         })
 }
 
@@ -161,6 +225,11 @@ pub(crate) fn append(
         return Ok(None);
     }
     let path = dir.join(JOURNAL);
+    // Something else at its name (a link, a folder) is never appended
+    // through: the snapshot written whole replaces it.
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+        return Ok(None);
+    }
     let mut payload = Vec::with_capacity(RECORD_FIELDS + changes.len() / 2);
     for x in [instance, from.0, from.1, to.0, to.1, changes.len() as u64] {
         payload.extend_from_slice(&x.to_le_bytes());
@@ -181,7 +250,9 @@ pub(crate) fn append(
 /// Apply the journal's records that follow on from `header` to `table`;
 /// `header` ends as the last applied record's. Returns the journal's size
 /// (0: none) and whether bytes are left after the last record applied:
-/// records after a torn or foreign one are left out.
+/// records after a torn or foreign one are left out. Read a record at a
+/// time, never whole: a journal larger than its table can make it is
+/// damage, and a record is read only as far as the file has bytes.
 fn apply_journal(
     dir: &Path,
     header: &mut Header,
@@ -189,56 +260,63 @@ fn apply_journal(
     size: TableSize,
 ) -> Result<(u64, bool), Unusable> {
     let path = dir.join(JOURNAL);
-    let bytes = match lineage_core::fsio::read_bounded(&path, FORMAT.largest) {
-        Ok(b) => b,
+    let corrupt = |e: &dyn std::fmt::Display| Unusable::Journal(e.to_string());
+    let (file, len) = match lineage_core::fsio::open_own(&path, largest_journal(size)) {
+        Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((0, false)),
-        Err(e) => return Err(Unusable::Corrupt(format!("journal: {e}"))),
+        Err(e) if e.kind() == io::ErrorKind::FileTooLarge => {
+            return Err(corrupt(&format_args!(
+                "{len} bytes, more than a table of {size} can make it",
+                len = std::fs::metadata(&path).map_or(0, |m| m.len())
+            )));
+        }
+        Err(e) => return Err(corrupt(&e)),
     };
-    let Some(mut rest) = bytes.strip_prefix(JOURNAL_MAGIC) else {
-        return Err(Unusable::Corrupt(
-            "journal: not a lineage table journal".into(),
-        ));
-    };
+    let mut r = io::BufReader::with_capacity(1 << 16, file.take(len));
+    let mut magic = [0; JOURNAL_MAGIC.len()];
+    if r.read_exact(&mut magic).is_err() || &magic != JOURNAL_MAGIC {
+        return Err(corrupt(&"not a lineage table journal"));
+    }
     let word = |b: &[u8], i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8"));
-    while rest.len() >= 12 {
-        let len = u32::from_le_bytes(rest[..4].try_into().expect("4")) as usize;
-        let sum = u64::from_le_bytes(rest[4..12].try_into().expect("8"));
-        let Some(payload) = rest.get(12..12 + len) else {
-            break;
-        };
-        if len < RECORD_FIELDS || lineage_core::fsio::xxh64::xxh64(payload) != sum {
+    let most = largest_changes(size);
+    let mut applied = JOURNAL_MAGIC.len() as u64;
+    loop {
+        let mut head = [0; RECORD_HEAD];
+        let left = len - applied;
+        if left < RECORD_HEAD as u64 || r.read_exact(&mut head).is_err() {
             break;
         }
-        let follows = word(payload, 0) == header.instance
-            && (word(payload, 1), word(payload, 2)) == (header.versions, header.last_hash);
+        let n = u32::from_le_bytes(head[..4].try_into().expect("4")) as usize;
+        let sum = u64::from_le_bytes(head[4..].try_into().expect("8"));
+        // A length past the file's end is a torn record, not an allocation.
+        if n < RECORD_FIELDS || (RECORD_HEAD + n) as u64 > left {
+            break;
+        }
+        let mut payload = vec![0; n];
+        if r.read_exact(&mut payload).is_err() || lineage_core::fsio::xxh64::xxh64(&payload) != sum
+        {
+            break;
+        }
+        let follows = word(&payload, 0) == header.instance
+            && (word(&payload, 1), word(&payload, 2)) == (header.versions, header.last_hash);
         if !follows {
             break;
         }
-        // The changes are at most the table's memory and a few bytes a
-        // bucket (an unbounded table has no journal).
-        let raw = word(payload, 5);
-        let most = match size {
-            TableSize::Bytes(b) => b.saturating_mul(2).saturating_add(4096),
-            TableSize::Unbounded => 0,
-        };
+        let raw = word(&payload, 5);
         if raw > most {
-            return Err(Unusable::Corrupt("journal: a record's length".into()));
+            return Err(corrupt(&"a record's length"));
         }
         let changes = zstd::bulk::decompress(&payload[RECORD_FIELDS..], raw as usize)
-            .map_err(|e| Unusable::Corrupt(format!("journal: {e}")))?;
-        let mut r = &changes[..];
-        table
-            .apply_changes(&mut r)
-            .map_err(|e| Unusable::Corrupt(format!("journal: {e}")))?;
-        if !r.is_empty() {
-            return Err(Unusable::Corrupt(
-                "journal: bytes after a record's changes".into(),
-            ));
+            .map_err(|e| corrupt(&e))?;
+        let mut c = &changes[..];
+        table.apply_changes(&mut c).map_err(|e| corrupt(&e))?;
+        if !c.is_empty() {
+            return Err(corrupt(&"bytes after a record's changes"));
         }
-        (header.versions, header.last_hash) = (word(payload, 3), word(payload, 4));
-        rest = &rest[12 + len..];
+        (header.versions, header.last_hash) = (word(&payload, 3), word(&payload, 4));
+        applied += (RECORD_HEAD + n) as u64;
     }
-    Ok((bytes.len() as u64, !rest.is_empty()))
+    Ok((len, applied < len))
 }
 
 /// The table a snapshot and its journal hold, with the header of the last
@@ -247,10 +325,18 @@ pub fn read(
     dir: &Path,
     key: &str,
     params: TableParams,
+    tokens: impl FnOnce() -> u64,
 ) -> Result<(Header, Table, OnDisk), Unusable> {
     let path = dir.join(FILE);
-    let payload = FORMAT.read(&path).map_err(|e| match e {
+    let largest = largest_snapshot(params.size, tokens);
+    let bytes = lineage_core::fsio::read_own(&path, largest).map_err(FrameError::Io);
+    let payload = bytes.and_then(|b| FORMAT.open(b)).map_err(|e| match e {
         FrameError::Io(e) if e.kind() == io::ErrorKind::NotFound => Unusable::Missing,
+        FrameError::Io(e) if e.kind() == io::ErrorKind::FileTooLarge => Unusable::Corrupt(format!(
+            "{} bytes, more than a table of {} can make it",
+            std::fs::metadata(&path).map_or(0, |m| m.len()),
+            params.size
+        )),
         FrameError::Foreign(_) if written_before_frames(&path) => Unusable::Older,
         FrameError::Version { found, .. } if found < FORMAT.version => Unusable::Older,
         e => Unusable::Corrupt(e.to_string()),
@@ -389,12 +475,12 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         let (tp, t, h) = sample();
         assert!(matches!(
-            read(&d, "k=8 test", tp),
+            read(&d, "k=8 test", tp, || 0),
             Err(Unusable::Corrupt(_))
         ));
         // The index folder is ours: the FIFO is replaced by a snapshot.
         write(&d, &h, &t).unwrap();
-        assert!(read(&d, "k=8 test", tp).is_ok());
+        assert!(read(&d, "k=8 test", tp, || 0).is_ok());
         fs::remove_dir_all(&d).unwrap();
     }
 
@@ -408,14 +494,145 @@ mod tests {
         // SAFETY: mkfifo with a NUL-terminated path and a mode.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         assert!(matches!(
-            read(&d, "k=8 test", tp),
-            Err(Unusable::Corrupt(_))
+            read(&d, "k=8 test", tp, || 0),
+            Err(Unusable::Journal(_))
         ));
-        assert!(append(&d, h.instance, (7, 42), (8, 1), &t).is_err());
+        // Never appended to: the caller writes the snapshot whole instead.
+        assert!(matches!(
+            append(&d, h.instance, (7, 42), (8, 1), &t),
+            Ok(None)
+        ));
         // A snapshot written whole removes it.
         write(&d, &h, &t).unwrap();
         assert!(fs::symlink_metadata(d.join(JOURNAL)).is_err());
-        assert!(read(&d, "k=8 test", tp).is_ok());
+        assert!(read(&d, "k=8 test", tp, || 0).is_ok());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// A folder or a link at a table file's name (issue 39, item 9) was read
+    /// through (a link) or made every start replay and every checkpoint
+    /// fail (a folder): damage, never read or written through, and the next
+    /// snapshot takes its place (a folder moved aside whole).
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_or_link_in_place_of_a_table_file_is_damage_and_replaced() {
+        let d = dir("jdir");
+        let (tp, t, h) = sample();
+        let victim = d.join("victim");
+        for name in [JOURNAL, FILE] {
+            // A journal that would apply, and a snapshot that would read,
+            // behind a link: not read through.
+            write(&d, &h, &t).unwrap();
+            let mut t2 = Table::read_state(tp, &mut &state(&t)[..]).unwrap();
+            more(&mut t2, 40_000, 30);
+            append(&d, h.instance, (7, 42), (8, 80), &t2)
+                .unwrap()
+                .unwrap();
+            fs::rename(d.join(name), &victim).unwrap();
+            std::os::unix::fs::symlink(&victim, d.join(name)).unwrap();
+            let kept = fs::read(&victim).unwrap();
+            let r = read(&d, "k=8 test", tp, || 0).map(|(h, _, _)| h);
+            assert!(
+                matches!(&r, Err(Unusable::Journal(e) | Unusable::Corrupt(e)) if e.contains("not a regular file")),
+                "{name}: {r:?}"
+            );
+            if name == JOURNAL {
+                assert!(matches!(
+                    append(&d, h.instance, (7, 42), (8, 1), &t),
+                    Ok(None)
+                ));
+            }
+            write(&d, &h, &t).unwrap();
+            assert_eq!(fs::read(&victim).unwrap(), kept, "{name}: written through");
+            assert!(!fs::symlink_metadata(d.join(name)).is_ok_and(|m| m.is_symlink()));
+            let (h2, _, _) = read(&d, "k=8 test", tp, || 0).unwrap();
+            assert_eq!(h2.versions, 7);
+            fs::remove_file(&victim).unwrap();
+        }
+        // A folder, with something in it: moved aside whole.
+        for name in [JOURNAL, FILE] {
+            write(&d, &h, &t).unwrap();
+            let _ = fs::remove_file(d.join(name));
+            fs::create_dir(d.join(name)).unwrap();
+            fs::write(d.join(name).join("keep"), b"mine").unwrap();
+            let r = read(&d, "k=8 test", tp, || 0).map(|(h, _, _)| h);
+            assert!(
+                matches!(&r, Err(Unusable::Journal(e) | Unusable::Corrupt(e)) if e.contains("not a regular file")),
+                "{name}: {r:?}"
+            );
+            write(&d, &h, &t).unwrap();
+            let aside = d.join(format!("{name}.aside-1"));
+            assert_eq!(fs::read(aside.join("keep")).unwrap(), b"mine");
+            assert!(read(&d, "k=8 test", tp, || 0).is_ok(), "{name}");
+            if name == JOURNAL {
+                assert!(fs::symlink_metadata(d.join(JOURNAL)).is_err());
+            }
+            fs::remove_dir_all(aside).unwrap();
+        }
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// A sparse journal or snapshot of 30 GiB aborted every start: an
+    /// allocation of its size (issue 39, item 7). A file larger than its
+    /// table can make it is damage, named, never read; a journal of the
+    /// right size but holey after its records ends where they do.
+    #[test]
+    fn a_sparse_table_file_is_damage_not_an_allocation() {
+        let d = dir("sparse");
+        let (tp, mut t, h) = sample();
+        write(&d, &h, &t).unwrap();
+        let good = fs::read(d.join(FILE)).unwrap();
+        let huge = 30u64 << 30;
+        for name in [JOURNAL, FILE] {
+            let f = fs::File::options()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(d.join(name))
+                .unwrap();
+            f.set_len(huge).unwrap();
+            drop(f);
+            let r = read(&d, "k=8 test", tp, || 0).map(|(h, _, _)| h);
+            assert!(
+                matches!(&r, Err(Unusable::Journal(e) | Unusable::Corrupt(e)) if e.contains("32212254720 bytes, more than a table of 64KiB")),
+                "{name}: {r:?}"
+            );
+            write(&d, &h, &t).unwrap();
+            assert!(read(&d, "k=8 test", tp, || 0).is_ok());
+        }
+        // Within the bound: a record, then a hole, read only as far as the
+        // record goes (the hole is a torn tail).
+        t.clear_changes();
+        more(&mut t, 50_000, 30);
+        let len = append(&d, h.instance, (7, 42), (8, 80), &t)
+            .unwrap()
+            .unwrap();
+        let j = fs::File::options()
+            .write(true)
+            .open(d.join(JOURNAL))
+            .unwrap();
+        j.set_len(len + (60 << 10)).unwrap();
+        drop(j);
+        let (h2, back, disk) = read(&d, "k=8 test", tp, || 0).unwrap();
+        assert_eq!((h2.versions, disk.tail), (8, true));
+        assert_eq!(state(&back), state(&t));
+        // An unbounded table's snapshot is bounded by the history's tokens.
+        let p = Params {
+            table_size: TableSize::Unbounded,
+            ..Params::default()
+        };
+        let mut u = Table::new(p.table_params()).unwrap();
+        more(&mut u, 0, 500);
+        write(&d, &h, &u).unwrap();
+        assert!(read(&d, "k=8 test", p.table_params(), || 500).is_ok());
+        let f = fs::File::options().write(true).open(d.join(FILE)).unwrap();
+        f.set_len(huge).unwrap();
+        drop(f);
+        assert!(matches!(
+            read(&d, "k=8 test", p.table_params(), || 500),
+            Err(Unusable::Corrupt(_))
+        ));
+        let _ = good;
         fs::remove_dir_all(&d).unwrap();
     }
 
@@ -424,7 +641,10 @@ mod tests {
         let d = dir("old");
         let (tp, _, _) = sample();
         fs::write(d.join(FILE), b"LINEAGETABLE\x01\0\0\0rest").unwrap();
-        assert!(matches!(read(&d, "k=8 test", tp), Err(Unusable::Older)));
+        assert!(matches!(
+            read(&d, "k=8 test", tp, || 0),
+            Err(Unusable::Older)
+        ));
         fs::remove_dir_all(&d).unwrap();
     }
 
@@ -439,7 +659,7 @@ mod tests {
         for (v, older) in [(2u32, true), (4, true), (FORMAT.version + 1, false)] {
             bytes[8..12].copy_from_slice(&v.to_le_bytes());
             fs::write(d.join(FILE), &bytes).unwrap();
-            let r = read(&d, "k=8 test", tp);
+            let r = read(&d, "k=8 test", tp, || 0).map(|(h, _, _)| h);
             assert_eq!(matches!(r, Err(Unusable::Older)), older, "version {v}");
             assert!(r.is_err());
         }
@@ -456,9 +676,9 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, [FILE], "no temp file left");
-        let (h2, t2, _) = read(&d, "k=8 test", tp).unwrap();
+        let (h2, t2, _) = read(&d, "k=8 test", tp, || 0).unwrap();
         assert!(matches!(
-            read(&d, "k=9 test", tp),
+            read(&d, "k=9 test", tp, || 0),
             Err(Unusable::OtherParams(p)) if p == "k=8 test"
         ));
         assert_eq!(h2, h);
@@ -507,7 +727,7 @@ mod tests {
             "a record of 20 keys: {sizes:?} (snapshot {base})"
         );
         assert!(sizes[2] < 3 * sizes[0] + 1024);
-        let (h2, back, disk) = read(&d, "k=8 test", tp).unwrap();
+        let (h2, back, disk) = read(&d, "k=8 test", tp, || 0).unwrap();
         assert_eq!(state(&back), state(&t));
         assert_eq!(back.counters(), t.counters());
         assert_eq!((h2.versions, h2.last_hash), (first.0 + 3, 102));
@@ -552,7 +772,7 @@ mod tests {
         let j = d.join(JOURNAL);
         let bytes = fs::read(&j).unwrap();
         fs::write(&j, &bytes[..bytes.len() - 5]).unwrap();
-        let (h2, back, disk) = read(&d, "k=8 test", tp).unwrap();
+        let (h2, back, disk) = read(&d, "k=8 test", tp, || 0).unwrap();
         assert_eq!((h2.versions, h2.last_hash), (8, 80));
         assert_eq!(state(&back), after_first);
         assert!(disk.tail, "a record after the torn one would never be read");
@@ -565,7 +785,7 @@ mod tests {
         };
         write(&d, &foreign, &back).unwrap();
         fs::write(&j, &bytes[..first as usize]).unwrap();
-        let (h3, _, _) = read(&d, "k=8 test", tp).unwrap();
+        let (h3, _, _) = read(&d, "k=8 test", tp, || 0).unwrap();
         assert_eq!((h3.instance, h3.versions), (99, 7));
         // A flipped byte inside a record: its checksum fails, it is left out.
         let mut flipped = bytes[..first as usize].to_vec();
@@ -573,13 +793,13 @@ mod tests {
         flipped[at] ^= 0x40;
         write(&d, &h, &back).unwrap();
         fs::write(&j, &flipped).unwrap();
-        let (h4, _, _) = read(&d, "k=8 test", tp).unwrap();
+        let (h4, _, _) = read(&d, "k=8 test", tp, || 0).unwrap();
         assert_eq!(h4.versions, 7);
         // Not a journal at all: damage, so the history is replayed.
         fs::write(&j, b"something else").unwrap();
         assert!(matches!(
-            read(&d, "k=8 test", tp),
-            Err(Unusable::Corrupt(_))
+            read(&d, "k=8 test", tp, || 0),
+            Err(Unusable::Journal(_))
         ));
         fs::remove_dir_all(&d).unwrap();
     }
@@ -594,7 +814,7 @@ mod tests {
         // not the 64 MiB the table spans.
         let size = fs::metadata(d.join(FILE)).unwrap().len();
         assert!(size < 16 << 10, "{size} bytes");
-        let (_, back, _) = read(&d, "k=8 test", tp).unwrap();
+        let (_, back, _) = read(&d, "k=8 test", tp, || 0).unwrap();
         assert_eq!(state(&back), state(&t));
         assert_eq!(back.counters(), t.counters());
         fs::remove_dir_all(&d).unwrap();
@@ -612,7 +832,7 @@ mod tests {
         payload[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
         fs::write(d.join(FILE), FORMAT.frame(&payload)).unwrap();
         assert!(matches!(
-            read(&d, "k=8 test", tp),
+            read(&d, "k=8 test", tp, || 0),
             Err(Unusable::Corrupt(_))
         ));
         fs::remove_dir_all(&d).unwrap();
@@ -631,19 +851,22 @@ mod tests {
             bad[i] ^= 0x20;
             fs::write(d.join(FILE), &bad).unwrap();
             assert!(
-                matches!(read(&d, "k=8 test", tp), Err(Unusable::Corrupt(_))),
+                matches!(read(&d, "k=8 test", tp, || 0), Err(Unusable::Corrupt(_))),
                 "flip at {i} not caught"
             );
         }
         for cut in [0, 5, 19, 40, good.len() / 2, good.len() - 1] {
             fs::write(d.join(FILE), &good[..cut]).unwrap();
             assert!(matches!(
-                read(&d, "k=8 test", tp),
+                read(&d, "k=8 test", tp, || 0),
                 Err(Unusable::Corrupt(_))
             ));
         }
         fs::remove_file(d.join(FILE)).unwrap();
-        assert!(matches!(read(&d, "k=8 test", tp), Err(Unusable::Missing)));
+        assert!(matches!(
+            read(&d, "k=8 test", tp, || 0),
+            Err(Unusable::Missing)
+        ));
         fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -347,3 +347,49 @@ fn the_settings_key_reads_back_as_the_settings() {
     );
     assert_eq!(params_from_key(&params_key(&p).replace("cc", "zz")), None);
 }
+
+/// A full disk read "disk I/O error: Error code 4874" (issue 39, item 12):
+/// SQLite's SQLITE_FULL, its I/O errors whose cause is ENOSPC, and a table
+/// file's write with no space say plainly that the disk is full, naming
+/// the index folder; other errors stay as they are.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_said_plainly_naming_the_index_folder() {
+    let dir = Path::new("/data/ix");
+    let sqlite = |code: i32| {
+        IndexError::Db(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            None,
+        ))
+    };
+    let said = |e: IndexError| match e {
+        e @ IndexError::DiskFull { .. } => {
+            let cause = std::error::Error::source(&e).map(|c| c.to_string());
+            Some((e.to_string(), cause.unwrap_or_default()))
+        }
+        _ => None,
+    };
+    let enospc = libc::ENOSPC;
+    // SQLITE_IOERR_SHMSIZE, SQLITE_IOERR_WRITE, SQLITE_IOERR_FSYNC.
+    for code in [4874, 778, 1034] {
+        let (line, cause) = said(sqlite(code).disk_full(dir, enospc)).expect("full");
+        assert_eq!(line, "index /data/ix: the disk is full");
+        assert!(cause.contains("No space left on device"), "{cause}");
+        // The same I/O error for another cause (EIO) is not a full disk.
+        assert!(said(sqlite(code).disk_full(dir, libc::EIO)).is_none());
+    }
+    // SQLITE_FULL, with or without the OS's word for it.
+    assert!(said(sqlite(13).disk_full(dir, 0)).is_some());
+    assert!(said(sqlite(13).disk_full(dir, enospc)).is_some());
+    // Corruption is not.
+    assert!(said(sqlite(11).disk_full(dir, enospc)).is_none());
+    // A table file's write.
+    let io = |e: io::Error| IndexError::Io {
+        what: "cannot write the table snapshot in",
+        path: dir.to_path_buf(),
+        source: e,
+    };
+    let (line, _) = said(io(io::Error::from_raw_os_error(enospc)).disk_full(dir, 0)).expect("full");
+    assert_eq!(line, "index /data/ix: the disk is full");
+    assert!(said(io(io::Error::from_raw_os_error(libc::EACCES)).disk_full(dir, 0)).is_none());
+}
