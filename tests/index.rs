@@ -955,8 +955,6 @@ fn under_churn_the_history_levels_off_at_its_budget() {
                 "--exact",
                 "--index",
                 s.index("ix").to_str().unwrap(),
-                "--history-budget",
-                "24KiB",
             ],
         )
     };

@@ -243,6 +243,7 @@ fn plan_reads_only_what_changed() {
     let targeted = Scope {
         paths: Some(&scope),
         held: HashSet::new(),
+        held_gone: HashSet::new(),
     };
     let p = plan(
         scoped,
@@ -258,6 +259,7 @@ fn plan_reads_only_what_changed() {
     let writing = Scope {
         paths: None,
         held: HashSet::from(["new.md".to_string(), "gone.md".to_string()]),
+        held_gone: HashSet::new(),
     };
     let again = walk_root(&f.root);
     let p = plan(again, &writing, &current, &skipped, MAX, Order::Mtime, true);
