@@ -53,6 +53,14 @@ impl Params {
         self.align && self.selector == Selector::All
     }
 
+    /// Whether a table that holds every key it was given gives the exact
+    /// answer (docs/algorithms.md §3.1): every shingle selected and labelled
+    /// as found. The paper's selectors leave shingles out, and bridging or
+    /// expansion label unfound (fresh) shingles copied.
+    pub fn exact_when_held(&self) -> bool {
+        self.selector == Selector::All && self.estimation == Estimation::Nb
+    }
+
     /// The table these settings need: entries carry only the fields the
     /// eviction and estimation algorithms read.
     pub fn table_params(&self) -> TableParams {
