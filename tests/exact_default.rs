@@ -215,3 +215,54 @@ fn the_readable_summary_names_the_regime() {
         "{shown}"
     );
 }
+
+/// `table.regime` says "exact" only when the answer is the exact one, and
+/// agrees with the readable line: a table that holds every unit the paper's
+/// selector (or bridging) gave it does not make the answer exact.
+#[test]
+fn the_regime_says_exact_only_when_the_answer_is() {
+    let root = fixture("rust-book");
+    let root = root.to_str().unwrap();
+    let exact = lineage_json(&[
+        "scan",
+        root,
+        "--json",
+        "--order",
+        "path",
+        "--table-size",
+        "unbounded",
+    ]);
+    for extra in [
+        &[
+            "--selector",
+            "nhs",
+            "--eviction",
+            "lucky",
+            "--estimation",
+            "be",
+        ][..],
+        &["--estimation", "be"][..],
+    ] {
+        let mut args = vec!["scan", root, "--order", "path"];
+        args.extend(extra);
+        let mut json = args.clone();
+        json.push("--json");
+        let r = lineage_json(&json);
+        let t = &r["table"];
+        // The table held everything it was given, yet the answer is not
+        // the exact one: so it must not say "exact".
+        assert_eq!(
+            (&t["evictions"], &t["not_sampled"]),
+            (&0.into(), &0.into()),
+            "{t}"
+        );
+        assert_ne!(r["documents"], exact["documents"], "{extra:?}");
+        assert_eq!(t["regime"], "holds", "{extra:?}: {t}");
+        let shown = String::from_utf8(common::lineage(&args).stdout).unwrap();
+        let line = shown
+            .lines()
+            .find(|l| l.starts_with("table holds all"))
+            .unwrap();
+        assert!(!line.contains("exact"), "{extra:?}: {line}");
+    }
+}

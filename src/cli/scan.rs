@@ -128,7 +128,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let stats = ReplayStats::of(pass.get()?);
     if args.json {
         write!(out, "],\"table\":")?;
-        super::show::json(&mut out, &TableJson::new(&stats))?;
+        super::show::json(&mut out, &TableJson::new(&stats, params.exact_when_held()))?;
         write!(out, ",\"skipped\":")?;
         super::show::json(&mut out, &skipped_json(&skipped))?;
         writeln!(out, "}}")?;
@@ -302,8 +302,9 @@ pub(super) struct TableJson {
     occupied: u64,
     /// Lookups outside a bottom-k sample: neither found nor stored.
     not_sampled: u64,
-    /// "exact" (the table holds every distinct key it was given),
-    /// "sampling" (bottom-k past its capacity) or "evicting".
+    /// "exact" (the table holds every distinct key it was given, and that
+    /// is the exact answer), "holds" (it holds them, but the answer is
+    /// estimated), "sampling" (bottom-k past its capacity) or "evicting".
     regime: &'static str,
     /// Distinct keys given to the table: counted while it holds them all,
     /// estimated while it samples, null while it evicts.
@@ -313,7 +314,7 @@ pub(super) struct TableJson {
 }
 
 impl TableJson {
-    pub(super) fn new(s: &ReplayStats) -> TableJson {
+    pub(super) fn new(s: &ReplayStats, exact_when_held: bool) -> TableJson {
         let c = s.counters;
         TableJson {
             capacity_entries: s.capacity,
@@ -326,7 +327,7 @@ impl TableJson {
             evictions: c.evictions,
             occupied: c.occupied,
             not_sampled: c.lookups - c.hits - c.inserts,
-            regime: s.regime.name(),
+            regime: s.regime.name(exact_when_held),
             distinct_keys: match s.regime {
                 Regime::Holds { distinct } | Regime::Sampling { distinct, .. } => Some(distinct),
                 Regime::Evicting { .. } => None,
@@ -382,7 +383,8 @@ fn summary(
         out,
         "table {}",
         s.regime
-            .describe(p.selector == Selector::All, |n| n.to_string())
+            .describe_run(p.selector == Selector::All, p.exact_when_held(), |n| n
+                .to_string())
     )?;
     let path = |id: u32| super::show::show(&seen.paths[id as usize]);
     let mut copied: Vec<&(u32, u32, u32, u32)> = seen.copied.iter().collect();

@@ -10,8 +10,11 @@ use std::path::{Path, PathBuf};
 
 use lineage_origin::align::OriginKeys;
 
-/// Keys held in memory before the file takes the rest: 128 MiB.
-pub(crate) const MEMORY_KEYS: usize = 16 << 20;
+/// Keys held in memory before the file takes the rest: 48 MiB. `scan`'s
+/// goal is the table plus 128 MiB, and the two batches in flight (text,
+/// units and their keys) took up to 63 MiB beside 64 MiB of keys on 420 MB
+/// of pages (BENCHMARKS.md, "Alignment under a binding budget").
+pub(crate) const MEMORY_KEYS: usize = 6 << 20;
 
 /// The keys of versions `0..n`, in order.
 pub(crate) struct KeySpill {

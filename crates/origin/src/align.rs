@@ -75,12 +75,19 @@ const BUDGET_FLOOR: usize = 1 << 16;
 /// Scratch space of alignment, reused from document to document.
 #[derive(Default)]
 pub(crate) struct Aligner {
-    /// The origins of the hits on other versions, sorted, each once.
-    origins: Vec<u32>,
+    /// The origins of the hits on other versions, one per hit, sorted.
+    hit_origins: Vec<u32>,
+    /// Each origin once with its hits, in the order they are read.
+    ranked: Vec<(u32, u32)>,
     /// A key of an unlabelled unit → the first such unit; `next` chains
     /// the others with that key (`u32::MAX` ends a chain).
     first: KeyMap<u32>,
     next: Vec<u32>,
+    /// One unit of each chain (its last), a distinct open key each: a
+    /// chain is labelled whole, so any of its units tells its label.
+    chains: Vec<u32>,
+    /// The origins the budget left unread, sorted.
+    unread: Vec<u32>,
     /// One bit per value of a key's low bits, set for the keys in `first`:
     /// most of an origin's keys are not the document's, and a bit test
     /// turns them away for less than a map lookup.
@@ -90,9 +97,17 @@ pub(crate) struct Aligner {
 impl Aligner {
     /// Label the units of document `doc` (shingle keys `keys`, one unit a
     /// shingle, the table's answers `hits`) that the origins of its hits
-    /// hold, each with the earliest such origin, reading their keys from
-    /// `origins`. `labels[i] == doc` marks a unit nothing labelled yet;
-    /// hits keep their labels.
+    /// hold, each with the earliest such origin read, reading their keys
+    /// from `origins`. `labels[i] == doc` marks a unit nothing labelled
+    /// yet; hits keep their labels.
+    ///
+    /// Origins are read by how many of the document's hits name them, most
+    /// first (docs/algorithms.md §3.2): a hit names the earliest version
+    /// holding its shingle, so the hits are a sample of the exact answer's
+    /// origins, and where the budget cannot read them all it reads those
+    /// the document took most from. Whatever the order, a unit takes the
+    /// earliest origin read that holds it, so while the budget reads every
+    /// origin the answer is the same as reading them earliest first.
     pub(crate) fn align(
         &mut self,
         doc: u32,
@@ -103,23 +118,33 @@ impl Aligner {
     ) {
         debug_assert_eq!(keys.len(), hits.len());
         debug_assert_eq!(keys.len(), labels.len());
-        self.origins.clear();
-        self.origins.extend(
+        self.unread.clear();
+        self.hit_origins.clear();
+        self.hit_origins.extend(
             hits.iter()
                 .flatten()
                 .map(|h| h.origin)
                 .filter(|&o| o != doc),
         );
-        if self.origins.is_empty() {
+        if self.hit_origins.is_empty() {
             return;
         }
-        self.origins.sort_unstable();
-        self.origins.dedup();
+        self.hit_origins.sort_unstable();
+        self.ranked.clear();
+        self.ranked.extend(
+            self.hit_origins
+                .chunk_by(|a, b| a == b)
+                .map(|run| (run[0], run.len() as u32)),
+        );
+        // Most hits first; of two with as many, the earlier.
+        self.ranked
+            .sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         // The units still open, by key (built backwards so each chain runs
         // in document order).
         self.first.clear();
         self.next.clear();
         self.next.resize(keys.len(), u32::MAX);
+        self.chains.clear();
         // 16 bits a key: about one origin key in 16 passes by chance.
         let mask = (16 * keys.len()).next_power_of_two().max(1 << 12) as u64 - 1;
         self.filter.clear();
@@ -130,20 +155,27 @@ impl Aligner {
                 self.filter[(b >> 6) as usize] |= 1 << (b & 63);
                 if let Some(f) = self.first.insert(keys[j], j as u32) {
                     self.next[j] = f;
+                } else {
+                    self.chains.push(j as u32);
                 }
             }
         }
+        let mut open = self.chains.len();
         let mut budget = BUDGET_PER_SHINGLE * keys.len() + BUDGET_FLOOR;
-        // Earlier origins first, and a key once labelled leaves the map: a
-        // unit two origins hold takes the earlier.
-        for &origin in &self.origins {
-            if self.first.is_empty() {
-                break;
+        for &(origin, _) in &self.ranked {
+            if open == 0 {
+                // Every open key is labelled: an origin can only take a key
+                // from a later one, and none is later than this.
+                let latest = self.chains.iter().map(|&j| labels[j as usize]).max();
+                if latest.is_none_or(|l| l <= origin) {
+                    continue;
+                }
             }
             let Some(theirs) = origins.keys(origin) else {
                 continue;
             };
             let Some(left) = budget.checked_sub(theirs.len()) else {
+                self.unread.push(origin);
                 continue;
             };
             budget = left;
@@ -152,15 +184,34 @@ impl Aligner {
                 if self.filter[(b >> 6) as usize] >> (b & 63) & 1 == 0 {
                     continue;
                 }
-                let Some(mut j) = self.first.remove(key) else {
+                let Some(&head) = self.first.get(key) else {
                     continue;
                 };
+                // Open units carry `doc`, later than every origin.
+                let was = labels[head as usize];
+                if was <= origin {
+                    continue;
+                }
+                open -= usize::from(was == doc);
+                let mut j = head;
                 while j != u32::MAX {
                     labels[j as usize] = origin;
                     j = self.next[j as usize];
                 }
             }
         }
+        self.unread.sort_unstable();
+    }
+
+    /// Whether the last [`Aligner::align`]'s budget left `origin` unread:
+    /// what it holds of the document is unknown, not fresh.
+    pub(crate) fn unread(&self, origin: u32) -> bool {
+        self.unread.binary_search(&origin).is_ok()
+    }
+
+    /// Whether the last [`Aligner::align`]'s budget left an origin unread.
+    pub(crate) fn any_unread(&self) -> bool {
+        !self.unread.is_empty()
     }
 }
 
@@ -232,6 +283,60 @@ mod tests {
         let mut want = vec![0; 20];
         want[3] = 1;
         assert_eq!(labels, want);
+    }
+
+    #[test]
+    fn origins_are_read_most_hits_first_and_the_earlier_still_wins() {
+        // v1 holds all of v2 and is named by three hits, v0 holds the first
+        // half and is named by one: v1 is read first, then v0 takes back
+        // the half it held first.
+        let v0: Vec<u64> = (200..210).collect();
+        let v1: Vec<u64> = (200..220).collect();
+        let v2: Vec<u64> = (200..220).collect();
+        let labels = aligned(2, &v2, &[(2, 0), (12, 1), (15, 1), (18, 1)], &[v0, v1]);
+        let want: Vec<u32> = [vec![0; 10], vec![1; 10]].concat();
+        assert_eq!(labels, want);
+    }
+
+    /// Keys of origins that are read, for a test to see what was read.
+    struct Counted<'a> {
+        versions: &'a [Vec<u64>],
+        read: Vec<u32>,
+    }
+
+    impl OriginKeys for Counted<'_> {
+        fn keys(&mut self, id: u32) -> Option<&[u64]> {
+            self.read.push(id);
+            self.versions.get(id as usize).map(|v| &v[..])
+        }
+    }
+
+    #[test]
+    fn a_binding_budget_reads_the_origins_the_page_took_most_from() {
+        // Forty old versions of 2,000 keys, each named by one hit, and the
+        // newest, of which the page is a copy, named by twenty: the budget
+        // (16 × 1,000 + 65,536) reads 40 of the 41 origins, and the newest
+        // is among them.
+        let mut versions: Vec<Vec<u64>> = (0..40u64)
+            .map(|v| (0..2000).map(|i| v << 32 | i).collect())
+            .collect();
+        let page: Vec<u64> = (0..1000).map(|i| 99 << 32 | i).collect();
+        versions.push(page.clone());
+        let mut hits = vec![None; page.len()];
+        for (v, h) in hits.iter_mut().take(40).enumerate() {
+            *h = hit(v as u32);
+        }
+        for i in 0..20 {
+            hits[100 + 40 * i] = hit(40);
+        }
+        let mut labels: Vec<u32> = hits.iter().map(|h| h.map_or(41, |h| h.origin)).collect();
+        let mut origins = Counted {
+            versions: &versions,
+            read: Vec::new(),
+        };
+        Aligner::default().align(41, &page, &hits, &mut labels, &mut origins);
+        assert_eq!(origins.read[0], 40);
+        assert!(labels[40..].iter().all(|&l| l == 40));
     }
 
     #[test]

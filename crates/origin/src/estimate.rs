@@ -152,6 +152,17 @@ fn expand(doc: u32, keys: &[u64], hits: &[Option<Hit>], labels: &mut [u32]) {
 /// unit (the left one on a tie), so a copied passage seen through a sparse
 /// sample is labelled whole and fresh text stays fresh.
 pub(crate) fn interpolate(doc: u32, slots: &[Slot], labels: &mut [u32]) {
+    interpolate_where(doc, slots, labels, |_| true);
+}
+
+/// [`interpolate`], taking only the labels `take` accepts: a unit whose
+/// nearest sampled unit's label is refused stays unlabelled.
+pub(crate) fn interpolate_where(
+    doc: u32,
+    slots: &[Slot],
+    labels: &mut [u32],
+    take: impl Fn(u32) -> bool,
+) {
     let n = labels.len();
     let mut left: Option<usize> = None;
     let mut i = 0;
@@ -171,7 +182,7 @@ pub(crate) fn interpolate(doc: u32, slots: &[Slot], labels: &mut [u32]) {
                 (Some(l), Some(r)) => Some(if m - l <= r - m { l } else { r }),
                 (l, r) => l.or(r),
             };
-            if let Some(j) = nearest {
+            if let Some(j) = nearest.filter(|&j| take(labels[j])) {
                 labels[m] = labels[j];
             }
         }

@@ -3,7 +3,7 @@
 //! estimation phase labels them, then lucky scores are updated.
 
 use super::align::{Aligner, OriginKeys};
-use super::estimate::{Estimation, Estimator, interpolate, lucky_increments};
+use super::estimate::{Estimation, Estimator, interpolate, interpolate_where, lucky_increments};
 use super::select::{Selector, Unit};
 use super::table::{Eviction, Hit, Layout, Slot, Table, TableError, TableParams, TableSize, Ties};
 
@@ -51,6 +51,14 @@ impl Params {
     /// for, and the units are the shingles.
     pub fn aligns(&self) -> bool {
         self.align && self.selector == Selector::All
+    }
+
+    /// Whether a table that holds every key it was given gives the exact
+    /// answer (docs/algorithms.md §3.1): every shingle selected and labelled
+    /// as found. The paper's selectors leave shingles out, and bridging or
+    /// expansion label unfound (fresh) shingles copied.
+    pub fn exact_when_held(&self) -> bool {
+        self.selector == Selector::All && self.estimation == Estimation::Nb
     }
 
     /// The table these settings need: entries carry only the fields the
@@ -158,6 +166,13 @@ impl OriginPass {
         if p.aligns() && incomplete() {
             self.aligner
                 .align(doc, keys, &self.hits, &mut self.labels, origins);
+            // Units outside the sample beside a hit on an origin the budget
+            // left unread may be that origin's: guessed by neighbours, as
+            // without alignment (docs/algorithms.md §3.2).
+            if p.eviction == Eviction::BottomK && self.aligner.any_unread() {
+                let aligner = &self.aligner;
+                interpolate_where(doc, &self.slots, &mut self.labels, |o| aligner.unread(o));
+            }
         } else if p.eviction == Eviction::BottomK {
             interpolate(doc, &self.slots, &mut self.labels);
         }
@@ -312,6 +327,75 @@ mod tests {
         let err = distinct as f64 / 60_000.0 - 1.0;
         assert!(err.abs() < 0.05, "{distinct}");
         assert!((pass.table().regime().one_in().unwrap() - 60_000.0 / 6400.0).abs() < 0.5);
+    }
+
+    /// A page revised many times, its last revision a rewrite: the next
+    /// page keeps 40 tokens of each of 60 old revisions and copies 4,000 of
+    /// the rewrite, so its hits name 61 origins whose keys (244,000) are more
+    /// than its budget reads (16 a shingle plus 65,536: 167,936). Read
+    /// earliest first, the budget ran out before the rewrite, whose
+    /// unsampled shingles stayed fresh: the page's dominant origin lost to
+    /// its own fresh text, where the guess by neighbours finds it. Read by
+    /// what the page took from them, the rewrite comes first
+    /// (docs/algorithms.md §3.2), and alignment is at least as good.
+    #[test]
+    fn alignment_under_a_binding_budget_reads_the_origin_the_page_took_most_from() {
+        let mut x = 11u64;
+        let mut token = || {
+            x = splitmix64(x);
+            x
+        };
+        let mut docs: Vec<Vec<u64>> = (0..61)
+            .map(|_| (0..4000).map(|_| token()).collect())
+            .collect();
+        let mut page: Vec<u64> = docs[..60]
+            .iter()
+            .flat_map(|old| old[1000..1040].iter().copied())
+            .collect();
+        page.extend(&docs[60]);
+        let n = page.len() - 7;
+        assert!(60 * 3993 > 16 * n + 65_536, "the budget binds");
+        docs.push(page);
+        let keyed = Keyed::new(standard(), docs.clone(), 8);
+        let exact = keyed.exact();
+        assert_eq!(exact[61].dominant_origin, Some(60));
+        let score = |align| {
+            let params = Params {
+                table_size: TableSize::Bytes(400 * (64 * 8 + 2)),
+                align,
+                ..Params::default()
+            };
+            let prep = prepare::Preparer::new(params, standard());
+            let mut origins = &keyed.shingle_keys[..];
+            let mut pass = OriginPass::new(params).unwrap();
+            let mut score = crate::metrics::Score::default();
+            let mut last = None;
+            for (d, doc) in docs.iter().enumerate() {
+                let got = prepare::run(&mut pass, d as u32, &prep.prepare(doc), &mut origins);
+                score.add(&exact[d], &got);
+                last = Some(got);
+            }
+            assert!(matches!(pass.table().regime(), Regime::Sampling { .. }));
+            (score, last.unwrap())
+        };
+        let (aligned, page) = score(true);
+        let (unaligned, _) = score(false);
+        assert_eq!(page.top_origin, 60);
+        assert!(
+            aligned.overall() >= unaligned.overall(),
+            "aligned {:?} against {:?}",
+            aligned,
+            unaligned
+        );
+        // The rewrite was read, not guessed: what the page took from it is
+        // found to the token.
+        let from_rewrite = |o: &Outcome| -> Vec<(u32, u32)> {
+            o.copied()
+                .filter(|c| c.2 == 60)
+                .map(|(s, e, _)| (s, e))
+                .collect()
+        };
+        assert_eq!(from_rewrite(&page), from_rewrite(&exact[61]));
     }
 
     /// Without alignment: bottom-k's neighbours' guess, against Lucky's

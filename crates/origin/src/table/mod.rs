@@ -168,26 +168,46 @@ impl Regime {
         }
     }
 
-    /// "exact", "sampling" or "evicting", as JSON names it.
-    pub fn name(&self) -> &'static str {
+    /// As JSON names it (docs/formats.md, `table.regime`): "exact" only
+    /// while the table holds every key and that is the exact answer
+    /// (`exact_when_held`, [`Params::exact_when_held`]); "holds" while it
+    /// holds every selected unit of a run whose answer is estimated all
+    /// the same; "sampling" or "evicting".
+    ///
+    /// [`Params::exact_when_held`]: crate::Params::exact_when_held
+    pub fn name(&self, exact_when_held: bool) -> &'static str {
         match self {
-            Regime::Holds { .. } => "exact",
+            Regime::Holds { .. } if exact_when_held => "exact",
+            Regime::Holds { .. } => "holds",
             Regime::Sampling { .. } => "sampling",
             Regime::Evicting { .. } => "evicting",
         }
     }
 
     /// The sentence the Table pane and `scan` show, numbers written by
-    /// `n`. Keys are "shingles" when every shingle is selected (then
-    /// holding them all is the exact answer), else "selected units".
+    /// `n`. Keys are "shingles" when every shingle is selected, else
+    /// "selected units"; holding them all is the exact answer when
+    /// estimation labels them as found too ([`Regime::describe_run`]).
     pub fn describe(&self, every_shingle: bool, n: impl Fn(u64) -> String) -> String {
+        self.describe_run(every_shingle, every_shingle, n)
+    }
+
+    /// [`Regime::describe`], saying "exact" only when `exact_when_held`
+    /// (as [`Regime::name`] does): bridging or expansion label fresh
+    /// shingles copied even while the table holds them all.
+    pub fn describe_run(
+        &self,
+        every_shingle: bool,
+        exact_when_held: bool,
+        n: impl Fn(u64) -> String,
+    ) -> String {
         let units = if every_shingle {
             "shingles"
         } else {
             "selected units"
         };
         match *self {
-            Regime::Holds { distinct } if every_shingle => {
+            Regime::Holds { distinct } if exact_when_held => {
                 format!("holds all {} distinct {units}: exact", n(distinct))
             }
             Regime::Holds { distinct } => format!("holds all {} distinct {units}", n(distinct)),
