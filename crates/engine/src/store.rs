@@ -16,10 +16,13 @@ pub(super) enum Store {
     },
 }
 
-/// Whether `e` is a failed write (the database's error, or a transaction
-/// left half done): the index is closed, to be retried.
+/// Whether `e` is a failed write (the database's error, a full disk, or a
+/// transaction left half done): the index is closed, to be retried.
 pub(super) fn closes(e: &IndexError) -> bool {
-    matches!(e, IndexError::Poisoned | IndexError::Db(_))
+    matches!(
+        e,
+        IndexError::Poisoned | IndexError::Db(_) | IndexError::DiskFull { .. }
+    )
 }
 
 /// What to tell of `e`: for a failed write, that the index is closed and
