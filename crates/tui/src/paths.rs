@@ -58,6 +58,18 @@ pub(crate) fn shown(path: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(inert)
 }
 
+/// Text typed into a prompt as it is drawn: shown as a name is ([`shown`]),
+/// in at most `width` columns, its middle cut (its end, where the cursor
+/// is, stays): a prompt holds up to `input::MAX_INPUT` characters.
+pub(crate) fn typed(text: &str, width: usize) -> String {
+    let shown = shown(text);
+    let glyphs: Traced = shown.graphemes(true).map(|g| (g, None)).collect();
+    cut_middle(&glyphs, width)
+        .into_iter()
+        .map(|t| t.0)
+        .collect()
+}
+
 /// `path` (shown with its control characters escaped) and then `suffix`
 /// (e.g. ` v2`) in at most `width` columns. Keeps the last `keep`
 /// components (at least the file name) whole, then the first folder, then

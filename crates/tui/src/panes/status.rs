@@ -196,7 +196,7 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     // What is typed, after what it is for.
     let typed = |spans: &mut Vec<Span>, before: &str, text: &str| {
         spans.push(Span::styled(before.to_string(), theme.muted));
-        let text = crate::paths::shown(text).into_owned();
+        let text = crate::paths::typed(text, usize::from(area.width / 2));
         spans.push(Span::styled(format!("{text}▏"), theme.input));
         spans.push(Span::raw(" "));
     };
@@ -223,6 +223,7 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             Some(("search", "cancel"))
         }
         Some(Input::Search(query)) => {
+            let query = crate::paths::typed(query, usize::from(area.width / 2));
             spans.push(Span::styled(format!(" /{query}▏"), theme.input));
             spans.push(Span::raw(" "));
             if let Some(s) = &app.origin.search {

@@ -28,6 +28,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         .map(|(i, &field)| {
             let value = match &app.input {
                 Some(Input::Field(f, text)) if *f == field => {
+                    let text = crate::paths::typed(text, 40);
                     Span::styled(format!("{text}▏"), theme.input)
                 }
                 _ if field == Field::Parameter && !t.has_parameter() => {
