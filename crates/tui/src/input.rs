@@ -595,7 +595,7 @@ fn copy(app: &mut App) {
     app.effects
         // The path's bytes as the OS has them (a name need not be UTF-8).
         .push(Effect::Copy(path.as_os_str().as_encoded_bytes().to_vec()));
-    app.message = Some(format!("copied {}", path.display()));
+    app.message = Some(format!("copied {}", super::paths::shown_path(&path)));
 }
 
 /// Open the editor on the document shown in Origin (at the selected copied
@@ -631,12 +631,12 @@ fn edit(app: &mut App) {
     let file = lineage_source::name::path(&snap.root, &name);
     match super::editor::call(&app.editor, line.unwrap_or(1), &file) {
         Ok(call) => {
+            let shown = super::paths::shown_path(&file);
             app.message = Some(match line {
-                Some(l) => format!("edited {} at line {l}", file.display()),
-                None => format!(
-                    "edited {} at line 1: an HTML file's lines are not its text's",
-                    file.display()
-                ),
+                Some(l) => format!("edited {shown} at line {l}"),
+                None => {
+                    format!("edited {shown} at line 1: an HTML file's lines are not its text's")
+                }
             });
             app.effects.push(Effect::Edit(call));
         }

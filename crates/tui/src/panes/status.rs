@@ -35,7 +35,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         None => {}
         Some(s) => {
             let p = &s.params;
-            let full = s.root.display().to_string();
+            // Raw (exact) here: `fit` escapes it as it cuts.
+            let full = lineage_source::name::of_os(s.root.as_os_str()).into_owned();
             let shown = paths::fit(&full, "", (area.width / 4).max(ROOT) as usize, 1);
             let docs = format!("{} docs", count(s.documents.len() as u64));
             // The last change's path gets what the shortest root and the
