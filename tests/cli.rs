@@ -862,6 +862,110 @@ fn bidirectional_controls_in_names_reach_no_terminal() {
     }
 }
 
+/// Zero-width and format characters, DEL and C1 controls in names (issue
+/// 39): readable output shows them escaped (`read\u{200b}me.md` does not
+/// look like `readme.md`); JSON writes them as `\uXXXX`, DEL and U+009B
+/// too, valid and the same strings decoded; a message escapes a name once.
+#[test]
+fn format_characters_in_names_are_shown_escaped_and_messages_escape_once() {
+    let dir = TempDir::new("format");
+    let names = [
+        "read\u{200b}me.md",
+        "soft\u{ad}hy\u{2060}phen\u{feff}.md",
+        "del\x7f c1\u{9b}.md",
+        "tag\u{e0001}\u{202e}.md",
+        "tab\there.md",
+    ];
+    for (i, n) in names.iter().enumerate() {
+        dir.write(&format!("docs/{n}"), format!("{BASE} and page {i}"));
+    }
+    let docs = dir.path().join("docs");
+    let root = docs.to_str().unwrap();
+    let ix = dir.path().join("ix");
+    let ix = ix.to_str().unwrap();
+    let hidden = [
+        '\u{200b}',
+        '\u{ad}',
+        '\u{2060}',
+        '\u{feff}',
+        '\x7f',
+        '\u{9b}',
+        '\u{e0001}',
+        '\u{202e}',
+        '\t',
+    ];
+    for args in [
+        vec!["scan", root, "--order", "path"],
+        vec!["pairs", root, "--min-similarity", "0.3"],
+        vec!["index", root, "--documents", "--index", ix],
+    ] {
+        let out = lineage(&args);
+        assert!(out.status.success(), "{args:?}");
+        let all = String::from_utf8(out.stdout).unwrap();
+        assert!(!all.contains(hidden), "{args:?}: {all:?}");
+        for shown in [
+            r"read\u{200b}me.md",
+            r"soft\u{ad}hy\u{2060}phen\u{feff}.md",
+            r"del\x7f c1\u{9b}.md",
+            r"tag\u{e0001}\u{202e}.md",
+        ] {
+            assert!(all.contains(shown), "{args:?}: {shown} not in {all}");
+        }
+    }
+    for args in [
+        vec!["scan", root, "--json"],
+        vec!["index", root, "--documents", "--json", "--index", ix],
+    ] {
+        let out = lineage(&args);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.contains(hidden), "{args:?}: {text:?}");
+        for escaped in [
+            r"read\u200bme.md",
+            r"del\u007f c1\u009b.md",
+            r"tag\udb40\udc01\u202e.md",
+        ] {
+            assert!(text.contains(escaped), "{args:?}: {escaped} not in {text}");
+        }
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        fn strings(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) => out.push(s.clone()),
+                Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+                Value::Object(o) => o.values().for_each(|v| strings(v, out)),
+                _ => {}
+            }
+        }
+        let mut all = Vec::new();
+        strings(&v, &mut all);
+        for n in names {
+            assert!(all.iter().any(|s| s == n), "{args:?}: {n:?} decoded");
+        }
+    }
+    // Messages: the name escaped once (`tab\there.md`, not `tab\\there.md`).
+    let page = docs.join("tab\there.md");
+    let out = lineage(&[
+        "explain",
+        root,
+        page.to_str().unwrap(),
+        "--version",
+        "9",
+        "--index",
+        ix,
+    ]);
+    let line = fails_with_one_line(&out);
+    assert_eq!(
+        line.trim_end(),
+        r"lineage: tab\there.md has versions 1 to 1, not 9"
+    );
+    let out = lineage(&["explain", root, "x.md", "--index", &format!("{ix}\tnone")]);
+    let line = fails_with_one_line(&out);
+    assert!(
+        line.contains(r"--index ") && line.contains(r"\tnone"),
+        "{line}"
+    );
+    assert!(!line.contains(r"\\t"), "escaped twice: {line}");
+}
+
 #[test]
 fn bad_files_are_skipped_with_a_reason_and_the_run_goes_on() {
     let dir = TempDir::new("skip");

@@ -494,3 +494,42 @@ fn a_view_whose_terminal_goes_away_saves_and_exits() {
     );
     assert_nothing_to_replay(&root, &home);
 }
+
+/// A paste of 64 KB into a prompt, as keys (tmux brackets a paste only
+/// with -p) and as a bracketed paste: the prompt keeps its length and
+/// says so, and Esc and q after it answer at once. (crossterm's default
+/// reader read 1 KiB a wake-up of an edge-triggered poll: the rest of the
+/// paste, and the keys after it, waited for a key that never came.)
+#[test]
+fn keys_after_a_long_paste_answer_at_once() {
+    let dir = TempDir::new("tmux-paste");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(root.join("calibration.md"), GUIDE).unwrap();
+    let t = start_with(&root, &home, "paste", &[], "");
+    t.wait("the document", |s| s.contains("calibration.md"));
+    let buffer = home.join("paste");
+    std::fs::write(&buffer, "x".repeat(64 << 10)).unwrap();
+    t.ok(&["load-buffer", buffer.to_str().unwrap()]);
+    let prompt = "search every page for";
+    for bracketed in [false, true] {
+        t.keys(&["F"]);
+        t.wait("the prompt", |s| s.contains(prompt));
+        let mut paste = vec!["paste-buffer", "-t", "s"];
+        if bracketed {
+            paste.push("-p");
+        }
+        t.ok(&paste);
+        t.wait("the paste, cut to the prompt's length", |s| {
+            s.contains("a prompt holds 1024 characters")
+        });
+        t.keys(&["Escape"]);
+        t.wait("the prompt closed by Esc", |s| {
+            !s.contains(prompt) && s.contains("q quit")
+        });
+    }
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
+}

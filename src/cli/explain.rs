@@ -88,15 +88,17 @@ fn read_index(
     source::check_root(root)?;
     let dir = store.dir(root, config)?;
     if !index::exists(&dir) {
+        // Raw, exact names: the message is escaped where it is printed.
+        let raw = |p: &Path| source::name::of_os(p.as_os_str()).into_owned();
         let flag = match &store.index {
-            Some(d) => format!(" --index {}", show(&d.to_string_lossy())),
+            Some(d) => format!(" --index {}", raw(d)),
             None => String::new(),
         };
         return Err(Fatal(format!(
             "no index of {} in {}: `lineage index {}{flag}` makes one",
-            show(&root.to_string_lossy()),
-            show(&dir.to_string_lossy()),
-            show(&root.to_string_lossy()),
+            raw(root),
+            raw(&dir),
+            raw(root),
         )));
     }
     let poly = config.polynomial();
@@ -153,7 +155,8 @@ fn pick(rows: &[Row], name: &str, version: Option<u32>) -> Result<u32, Fatal> {
         .filter(|(_, r)| r.path == name)
         .map(|(id, r)| (id as u32, r.version))
         .collect();
-    let shown = show(name);
+    // Raw: the message is escaped where it is printed.
+    let shown = name;
     let Some(&(latest, last)) = versions.iter().max_by_key(|v| v.1) else {
         return Err(Fatal(format!(
             "{shown} is not a document of this index (see `lineage index ROOT --documents`)"

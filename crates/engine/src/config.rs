@@ -496,14 +496,21 @@ impl Config {
             }
             _ => path.clone(),
         };
-        let bytes = lineage_source::read_file(&target, 1 << 20).map_err(|reason| match reason {
-            // Not found when opened: no file there (not one that went away).
-            SkipReason::Vanished => ConfigError::Missing(path.clone()),
-            reason => ConfigError::Read {
-                path: path.clone(),
-                reason,
-            },
-        })?;
+        let bytes =
+            lineage_source::read_file(&target, MAX_CONFIG).map_err(|reason| match reason {
+                // Not found when opened: no file there (not one that went away).
+                SkipReason::Vanished => ConfigError::Missing(path.clone()),
+                // Its own words: a document's reason would name `max_file_size`,
+                // which has nothing to do with a config file.
+                SkipReason::TooLarge { size, .. } => ConfigError::TooLarge {
+                    path: path.clone(),
+                    size,
+                },
+                reason => ConfigError::Read {
+                    path: path.clone(),
+                    reason,
+                },
+            })?;
         let Ok(text) = String::from_utf8(bytes) else {
             return Err(ConfigError::NotText(path));
         };
@@ -516,11 +523,20 @@ impl Config {
     }
 }
 
+/// The largest config file read: settings are a few lines, and a bigger
+/// file (or `/dev/zero` behind a link) is not one.
+const MAX_CONFIG: u64 = 1 << 20;
+
 /// Why settings cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config {}: {reason}", path.display())]
     Read { path: PathBuf, reason: SkipReason },
+    #[error(
+        "config {}: {size} bytes; a config file holds at most 1 MiB of settings",
+        path.display()
+    )]
+    TooLarge { path: PathBuf, size: u64 },
     #[error("config {}: no such file", .0.display())]
     Missing(PathBuf),
     #[error("config {}: a link to nothing", .0.display())]
@@ -572,6 +588,29 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A config over 1 MiB says so in its own words, not a document's
+    /// (`max_file_size`, issue 39).
+    #[test]
+    fn a_config_over_one_mib_says_so() {
+        let dir = std::env::temp_dir().join(format!("lineage-config-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("config.toml");
+        let mut text = "# padding\n".repeat((MAX_CONFIG as usize) / 10 + 1);
+        text.push_str("k = 5\n");
+        std::fs::write(&file, &text).unwrap();
+        let e = Config::load(Some(&file)).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            e,
+            format!(
+                "config {}: {} bytes; a config file holds at most 1 MiB of settings",
+                file.display(),
+                text.len()
+            )
+        );
+        assert!(!e.contains("max_file_size"), "{e}");
+    }
 
     #[test]
     fn empty_file_is_the_defaults() {

@@ -92,6 +92,20 @@ pub(crate) enum Input {
     Export(String),
 }
 
+impl Input {
+    /// The text typed so far.
+    pub(crate) fn text_mut(&mut self) -> &mut String {
+        match self {
+            Input::Filter(t)
+            | Input::Field(_, t)
+            | Input::Search(t)
+            | Input::Find(t)
+            | Input::ClusterFilter(t)
+            | Input::Export(t) => t,
+        }
+    }
+}
+
 pub struct App {
     pub keymap: Keymap,
     /// The terminal's size.
@@ -111,8 +125,9 @@ pub struct App {
     /// The last search of every page, and whether its list is open.
     pub(crate) find: Option<super::find::FindState>,
     pub(crate) input: Option<Input>,
-    /// A filter typed but not yet applied (see [`update_all`]).
-    pub(super) pending_filter: Option<String>,
+    /// Text typed into a prompt that acts as it is typed (the filters, the
+    /// Origin search) and not yet acted on (see [`update_all`]).
+    pub(super) retyped: bool,
     pub docs: DocList,
     pub(crate) origin: OriginState,
     pub(crate) clusters: ClusterState,
@@ -150,7 +165,7 @@ impl App {
             copies: None,
             find: None,
             input: None,
-            pending_filter: None,
+            retyped: false,
             docs: DocList::new(matcher),
             origin: OriginState::default(),
             clusters: ClusterState::default(),
@@ -255,12 +270,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     update_all(app, std::iter::once(msg))
 }
 
-/// Apply messages received together. Keys typed into the filter in one batch
-/// filter the rows once, after the last of them (or before any other message).
+/// Apply messages received together. Text typed or pasted into a prompt in
+/// one batch acts once, after the last of it (or before any other message):
+/// a paste arrives as thousands of keys, and filtering 10,000 rows or
+/// searching a page once per key of it kept the view from answering.
 pub fn update_all(app: &mut App, msgs: impl IntoIterator<Item = Msg>) -> Vec<Command> {
     let mut out = Vec::new();
     for msg in msgs {
-        if !typing_filter(app, &msg) {
+        if !typing(app, &msg) {
             settle(app);
         }
         apply(app, msg, &mut out);
@@ -269,22 +286,36 @@ pub fn update_all(app: &mut App, msgs: impl IntoIterator<Item = Msg>) -> Vec<Com
     out
 }
 
-fn typing_filter(app: &App, msg: &Msg) -> bool {
+fn typing(app: &App, msg: &Msg) -> bool {
     let typed = |k: &KeyEvent| {
         matches!(k.code, KeyCode::Char(_) | KeyCode::Backspace)
             && !k
                 .modifiers
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
     };
-    matches!(app.input, Some(Input::Filter(_)))
-        && matches!(msg, Msg::Input(Event::Key(k)) if typed(k))
+    app.input.is_some()
+        && match msg {
+            Msg::Input(Event::Key(k)) => typed(k),
+            Msg::Input(Event::Paste(_)) => true,
+            _ => false,
+        }
 }
 
-/// Filter the rows by the pattern typed so far.
+/// Act on the text typed so far: filter the rows, list the clusters, search
+/// the page.
 fn settle(app: &mut App) {
-    if let Some(pattern) = app.pending_filter.take() {
-        let h = app.docs_height();
-        app.docs.set_filter(&pattern, h);
+    if !std::mem::take(&mut app.retyped) {
+        return;
+    }
+    let (docs_h, text_h) = (app.docs_height(), app.origin_text().height as usize);
+    match &app.input {
+        Some(Input::Filter(t)) => app.docs.set_filter(t, docs_h),
+        Some(Input::Search(t)) => app.origin.search(t, text_h),
+        Some(Input::ClusterFilter(t)) if app.clusters.filter != *t => {
+            app.clusters.filter = t.clone();
+            app.relist_clusters();
+        }
+        _ => {}
     }
 }
 
@@ -293,6 +324,7 @@ fn apply(app: &mut App, msg: Msg, out: &mut Vec<Command>) {
         Msg::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => input::key(app, k, out),
         Msg::Input(Event::Mouse(m)) => input::mouse(app, m, out),
         Msg::Input(Event::Resize(w, h)) => resize(app, w, h),
+        Msg::Input(Event::Paste(text)) => input::paste(app, &text),
         Msg::Input(_) => {}
         Msg::Engine(u) => engine(app, u, out),
         // A rescan the engine could not answer (its index closed): after

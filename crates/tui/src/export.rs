@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::app::{App, Tab};
+use super::paths::shown_path;
 use lineage_engine::EventKind;
 
 /// One value: text, or a number (unquoted in JSON).
@@ -253,12 +254,12 @@ pub(crate) fn target(start: &Path, typed: &str) -> PathBuf {
 /// the folders above are followed (they are where the person keeps things).
 pub(crate) fn write(target: &Path, root: &Path, bytes: &[u8]) -> Result<(), String> {
     if target.file_name().is_none() {
-        return Err(format!("{} names no file", target.display()));
+        return Err(format!("{} names no file", shown_path(target)));
     }
     if std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
         return Err(format!(
             "not exported: {} is a symbolic link (not followed); give another name",
-            target.display()
+            shown_path(target)
         ));
     }
     let resolve = |p: &Path| lineage_core::fsio::resolve(p).unwrap_or_else(|_| p.to_path_buf());
@@ -266,12 +267,12 @@ pub(crate) fn write(target: &Path, root: &Path, bytes: &[u8]) -> Result<(), Stri
     if full.starts_with(&root) {
         return Err(format!(
             "not exported: {} is inside the watched folder, which lineage only reads",
-            full.display()
+            shown_path(&full)
         ));
     }
     lineage_core::fsio::write_atomic(&full, |w| w.write_all(bytes))
         .map(|_| ())
-        .map_err(|e: io::Error| format!("cannot export to {}: {e}", full.display()))
+        .map_err(|e: io::Error| format!("cannot export to {}: {e}", shown_path(&full)))
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@ use ratatui::buffer::CellWidth;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// Columns of one grapheme cluster; a control or bidirectional formatting
-/// character counts one (it is drawn as a space, or as U+FFFD in a name).
+/// character counts one (a page's text draws it as a space; a name shows
+/// it escaped, `paths::shown`).
 pub(crate) fn width(g: &str) -> usize {
     if g.starts_with(|c: char| c.is_control() || lineage_source::name::is_bidi_control(c)) {
         g.chars().count()

@@ -81,6 +81,16 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
     act(app, action, out);
 }
 
+/// The most characters a prompt holds. A filter, a search or a file name
+/// is one line; a pasted megabyte would otherwise be kept, matched and drawn
+/// whole.
+pub(crate) const MAX_INPUT: usize = 1024;
+
+/// What the footer says when text was left out of a full prompt.
+pub(crate) fn full_prompt() -> String {
+    format!("a prompt holds {MAX_INPUT} characters: the rest was left out")
+}
+
 /// A key while text is typed; the input goes on unless it ends here.
 fn typing(app: &mut App, input: Input, k: KeyEvent, out: &mut Vec<Command>) -> Option<Input> {
     let (mut text, field) = match input {
@@ -106,71 +116,122 @@ fn typing(app: &mut App, input: Input, k: KeyEvent, out: &mut Vec<Command>) -> O
             return None;
         }
         _ => {
-            edit_text(&mut text, &k);
+            // The filter acts once per batch of keys (`app::update_all`).
+            let changed = edit_text(app, &mut text, &k) == Edit::Changed;
+            app.retyped |= changed && field.is_none();
         }
     }
-    match field {
-        Some(f) => Some(Input::Field(f, text)),
-        None => {
-            app.pending_filter = Some(text.clone());
-            Some(Input::Filter(text))
-        }
-    }
+    Some(match field {
+        Some(f) => Input::Field(f, text),
+        None => Input::Filter(text),
+    })
 }
 
-/// Backspace or a character (without ctrl or alt) edits `text`: whether
-/// `k` was one of them.
-fn edit_text(text: &mut String, k: &KeyEvent) -> bool {
+/// What a key did to the text typed.
+#[derive(PartialEq)]
+enum Edit {
+    /// It was no edit (an arrow, a key with ctrl or alt).
+    None,
+    /// An edit that changed nothing (backspace on nothing, a full prompt).
+    Same,
+    Changed,
+}
+
+/// Backspace or a character (without ctrl or alt) edits `text`.
+fn edit_text(app: &mut App, text: &mut String, k: &KeyEvent) -> Edit {
     match k.code {
-        KeyCode::Backspace => {
-            text.pop();
-            true
-        }
+        KeyCode::Backspace => match text.pop() {
+            Some(_) => Edit::Changed,
+            None => Edit::Same,
+        },
         KeyCode::Char(c)
             if !k
                 .modifiers
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
         {
-            text.push(c);
-            true
+            let mut buf = [0; 4];
+            insert(app, text, c.encode_utf8(&mut buf))
         }
-        _ => false,
+        _ => Edit::None,
     }
 }
 
-/// A key while a search of the Origin text is typed: each key searches again.
+/// Append `s` to `text` up to [`MAX_INPUT`] characters (the footer says
+/// when some were left out); control characters (a pasted line's end, a
+/// tab) as spaces: a prompt is one line.
+fn insert(app: &mut App, text: &mut String, s: &str) -> Edit {
+    let before = text.len();
+    // Characters are counted only when they may be too many (never more
+    // than bytes): a paste that arrives as keys (no bracketed paste) comes
+    // here once per character.
+    let room = if before + s.len() <= MAX_INPUT {
+        usize::MAX
+    } else {
+        MAX_INPUT.saturating_sub(text.chars().count())
+    };
+    let mut chars = s.chars();
+    for c in chars.by_ref().take(room) {
+        text.push(if c.is_control() { ' ' } else { c });
+    }
+    if chars.next().is_some() {
+        app.message = Some(full_prompt());
+    }
+    if text.len() == before {
+        Edit::Same
+    } else {
+        Edit::Changed
+    }
+}
+
+/// Pasted text (the terminal's bracketed paste): into the prompt open, as
+/// one edit; acted on as typed keys are ([`super::app::update_all`]). With
+/// no prompt open it does nothing: pasted text is not keys to obey.
+pub(super) fn paste(app: &mut App, pasted: &str) {
+    let Some(mut input) = app.input.take() else {
+        return;
+    };
+    app.message = None;
+    let text = pasted.trim_end_matches(['\r', '\n']);
+    let changed = insert(app, input.text_mut(), text) == Edit::Changed;
+    app.retyped |= changed
+        && matches!(
+            input,
+            Input::Filter(_) | Input::Search(_) | Input::ClusterFilter(_)
+        );
+    app.input = Some(input);
+}
+
+/// A key while a search of the Origin text is typed: the text is searched
+/// once per batch of keys (`app::update_all`).
 fn searching(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
-    let h = app.origin_text().height as usize;
     match k.code {
         KeyCode::Enter => return None,
         KeyCode::Esc => {
             app.origin.search = None;
             return None;
         }
-        _ if !edit_text(&mut text, &k) => return Some(Input::Search(text)),
-        _ => {}
+        _ => app.retyped |= edit_text(app, &mut text, &k) == Edit::Changed,
     }
-    app.origin.search(&text, h);
     Some(Input::Search(text))
 }
 
-/// A key while the Clusters filter is typed: each key lists them again;
-/// enter keeps it, esc clears it.
+/// A key while the Clusters filter is typed: they are listed again once per
+/// batch of keys (`app::update_all`); enter keeps it, esc clears it.
 fn filtering_clusters(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
-    let done = match k.code {
-        KeyCode::Enter => true,
+    match k.code {
+        KeyCode::Enter => None,
         KeyCode::Esc => {
-            text.clear();
-            true
+            if !app.clusters.filter.is_empty() {
+                app.clusters.filter.clear();
+                app.relist_clusters();
+            }
+            None
         }
-        _ if !edit_text(&mut text, &k) => return Some(Input::ClusterFilter(text)),
-        _ => false,
-    };
-    if app.clusters.filter != text {
-        app.clusters.filter = text.clone();
-        app.relist_clusters();
+        _ => {
+            app.retyped |= edit_text(app, &mut text, &k) == Edit::Changed;
+            Some(Input::ClusterFilter(text))
+        }
     }
-    (!done).then_some(Input::ClusterFilter(text))
 }
 
 /// A key while the words of a search of every page are typed; enter asks.
@@ -182,7 +243,7 @@ fn finding(app: &mut App, mut text: String, k: KeyEvent, out: &mut Vec<Command>)
         }
         KeyCode::Esc => None,
         _ => {
-            edit_text(&mut text, &k);
+            edit_text(app, &mut text, &k);
             Some(Input::Find(text))
         }
     }
@@ -206,7 +267,7 @@ fn exporting(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
         }
         KeyCode::Esc => return None,
         _ => {
-            edit_text(&mut text, &k);
+            edit_text(app, &mut text, &k);
         }
     }
     Some(Input::Export(text))
@@ -534,7 +595,7 @@ fn copy(app: &mut App) {
     app.effects
         // The path's bytes as the OS has them (a name need not be UTF-8).
         .push(Effect::Copy(path.as_os_str().as_encoded_bytes().to_vec()));
-    app.message = Some(format!("copied {}", path.display()));
+    app.message = Some(format!("copied {}", super::paths::shown_path(&path)));
 }
 
 /// Open the editor on the document shown in Origin (at the selected copied
@@ -570,12 +631,12 @@ fn edit(app: &mut App) {
     let file = lineage_source::name::path(&snap.root, &name);
     match super::editor::call(&app.editor, line.unwrap_or(1), &file) {
         Ok(call) => {
+            let shown = super::paths::shown_path(&file);
             app.message = Some(match line {
-                Some(l) => format!("edited {} at line {l}", file.display()),
-                None => format!(
-                    "edited {} at line 1: an HTML file's lines are not its text's",
-                    file.display()
-                ),
+                Some(l) => format!("edited {shown} at line {l}"),
+                None => {
+                    format!("edited {shown} at line 1: an HTML file's lines are not its text's")
+                }
             });
             app.effects.push(Effect::Edit(call));
         }

@@ -250,7 +250,7 @@ fn effect(
                 Ok(()) => format!(
                     "exported {rows} {} to {}",
                     if rows == 1 { "row" } else { "rows" },
-                    path.display()
+                    paths::shown_path(&path)
                 ),
                 Err(e) => e,
             });

@@ -41,21 +41,34 @@ fn width_of(t: &[(&str, Option<usize>)]) -> usize {
     t.iter().map(|(g, _)| glyphs::width(g)).sum()
 }
 
-/// A name as the TUI draws it: bytes that are not UTF-8 as U+FFFD
-/// ([`lineage_source::name::display`]), and bidirectional formatting
-/// characters as U+FFFD too: drawn raw, one would reorder the rest of the
-/// row (`invoice\u{202e}dm.exe` shown as `invoiceexe.md`).
+/// A name as the TUI draws it, as the CLI prints it
+/// ([`lineage_source::name::escaped`]): control and format characters as
+/// visible escapes (`\u{200b}`), bytes that are not UTF-8 as `\xNN`. Drawn
+/// raw, U+202E would reorder the rest of the row (`invoice\u{202e}dm.exe`
+/// shown as `invoiceexe.md`), U+200B would make `read\u{200b}me.md` look
+/// like `readme.md`, and a zero-width character would take a cell ratatui
+/// and the terminal count differently (the row shifted, stale glyphs left).
 pub(crate) fn shown(path: &str) -> std::borrow::Cow<'_, str> {
-    use lineage_source::name::{display, is_bidi_control};
-    let shown = display(path);
-    if !shown.chars().any(is_bidi_control) {
-        return shown;
-    }
-    let inert = shown
-        .chars()
-        .map(|c| if is_bidi_control(c) { '\u{FFFD}' } else { c })
-        .collect();
-    std::borrow::Cow::Owned(inert)
+    lineage_source::name::escaped(path)
+}
+
+/// A file system path (a config file, an export) as [`shown`] draws a
+/// name: its bytes exact, nothing hidden.
+pub(crate) fn shown_path(path: &std::path::Path) -> String {
+    let name = lineage_source::name::of_os(path.as_os_str());
+    shown(&name).into_owned()
+}
+
+/// Text typed into a prompt as it is drawn: shown as a name is ([`shown`]),
+/// in at most `width` columns, its middle cut (its end, where the cursor
+/// is, stays): a prompt holds up to `input::MAX_INPUT` characters.
+pub(crate) fn typed(text: &str, width: usize) -> String {
+    let shown = shown(text);
+    let glyphs: Traced = shown.graphemes(true).map(|g| (g, None)).collect();
+    cut_middle(&glyphs, width)
+        .into_iter()
+        .map(|t| t.0)
+        .collect()
 }
 
 /// `path` (shown with its control characters escaped) and then `suffix`
@@ -255,7 +268,7 @@ mod tests {
     fn bidirectional_controls_in_a_name_are_drawn_inert() {
         let name = "invoice\u{202e}dm.exe";
         let shown = fit(name, " v1", 40, 1);
-        assert_eq!(shown, "invoice\u{FFFD}dm.exe v1");
+        assert_eq!(shown, "invoice\\u{202e}dm.exe v1");
         assert!(
             fit_marked(name, "", 40, 1, &[0])
                 .iter()

@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -31,13 +33,20 @@ impl Drop for Guard {
     }
 }
 
-/// Raw mode, the alternate screen, mouse capture; and the panic hook.
+/// Raw mode, the alternate screen, mouse capture, bracketed paste (a paste
+/// arrives as one event, not as keys: its line ends do not press enter); and
+/// the panic hook.
 pub(crate) fn enter() -> Result<Guard, String> {
     install_panic_hook();
     let setup = || -> io::Result<Term> {
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
-        execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+        execute!(
+            io::stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            EnableBracketedPaste
+        )?;
         let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
         t.hide_cursor()?;
         t.clear()?;
@@ -64,6 +73,7 @@ pub(crate) fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let _ = execute!(
             io::stdout(),
+            DisableBracketedPaste,
             DisableMouseCapture,
             LeaveAlternateScreen,
             ratatui::crossterm::cursor::Show
@@ -73,11 +83,12 @@ pub(crate) fn restore() {
 }
 
 /// Hand the terminal to another program (an editor): the normal screen,
-/// cooked mode, no mouse capture, the cursor shown. Full-screen mode still
+/// cooked mode, no mouse capture nor bracketed paste, the cursor shown. Full-screen mode still
 /// counts as active: [`resume`] comes back to it.
 pub(crate) fn suspend() -> io::Result<()> {
     execute!(
         io::stdout(),
+        DisableBracketedPaste,
         DisableMouseCapture,
         LeaveAlternateScreen,
         ratatui::crossterm::cursor::Show
@@ -88,7 +99,12 @@ pub(crate) fn suspend() -> io::Result<()> {
 /// Back to full-screen mode after [`suspend`], the whole screen to redraw.
 pub(crate) fn resume(t: &mut Term) -> io::Result<()> {
     enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )?;
     t.hide_cursor()?;
     t.clear()
 }

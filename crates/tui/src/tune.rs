@@ -304,7 +304,10 @@ impl TuneState {
             "adopted; saving…".to_string()
         } else {
             match &self.config_file {
-                Some(f) => format!("adopted for this session (not saved in {})", f.display()),
+                Some(f) => format!(
+                    "adopted for this session (not saved in {})",
+                    crate::paths::shown_path(f)
+                ),
                 None => "adopted for this session".to_string(),
             }
         });
@@ -313,7 +316,7 @@ impl TuneState {
 
     /// The folder saved settings are for, as the TUI draws a name.
     pub(crate) fn folder_shown(&self) -> String {
-        crate::paths::shown(&self.folder.to_string_lossy()).into_owned()
+        crate::paths::shown_path(&self.folder)
     }
 
     /// The keys a save would write now, with the form's settings.
@@ -348,7 +351,7 @@ impl TuneState {
                     "adopted; saved {} for {} in {}",
                     keys.join(", "),
                     self.folder_shown(),
-                    file.display()
+                    crate::paths::shown_path(&file)
                 );
                 if let Some(flags) = self.outranking(keys) {
                     m.push_str(&format!(" (but {flags} the file: start without)"));

@@ -29,7 +29,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         title.push(Span::raw("· filter "));
         let cursor = if typing { "▏" } else { "" };
         let style = if typing { theme.input } else { theme.key };
-        title.push(Span::styled(format!("/{}{cursor}", docs.filter()), style));
+        let filter = paths::typed(docs.filter(), usize::from(area.width / 3));
+        title.push(Span::styled(format!("/{filter}{cursor}"), style));
         title.push(Span::raw(" "));
     }
     let (_, rows_area) = layout::table_rows(area);

@@ -52,8 +52,9 @@ pub(crate) fn date_time(ns: i64) -> String {
     )
 }
 
-/// An event's kind, its style, and what it says in full; names as the TUI
-/// draws them ([`paths::shown`]).
+/// An event's kind, its style, and what it says in full; names, and
+/// messages that hold them raw, as the TUI draws them ([`paths::shown`]: a
+/// newline in a name does not cut the line).
 pub(crate) fn describe(kind: &EventKind, theme: &Theme) -> (&'static str, Style, String) {
     let shown = |p: &str| paths::shown(p).into_owned();
     match kind {
@@ -80,11 +81,13 @@ pub(crate) fn describe(kind: &EventKind, theme: &Theme) -> (&'static str, Style,
             theme.title,
             format!("{} → {}", shown(from), shown(to)),
         ),
-        EventKind::Skipped { path, reason } => {
-            ("skipped", theme.muted, format!("{}: {reason}", shown(path)))
-        }
-        EventKind::Error(m) => ("error", theme.error, m.clone()),
-        EventKind::Notice(m) => ("notice", theme.title, m.clone()),
+        EventKind::Skipped { path, reason } => (
+            "skipped",
+            theme.muted,
+            format!("{}: {}", shown(path), shown(reason)),
+        ),
+        EventKind::Error(m) => ("error", theme.error, shown(m)),
+        EventKind::Notice(m) => ("notice", theme.title, shown(m)),
     }
 }
 
@@ -191,18 +194,39 @@ mod tests {
             },
         ] {
             let (_, _, what) = describe(&kind, &theme);
-            assert!(what.starts_with("invoice\u{FFFD}dm.exe.md"), "{what}");
+            assert!(what.starts_with("invoice\\u{202e}dm.exe.md"), "{what}");
         }
     }
 
-    /// A name that is not UTF-8 reads as it does in Documents (U+FFFD for
-    /// the bytes), not as the Latin-1 letters of its lossless key.
+    /// A newline or a zero-width space in a name, or in a message naming
+    /// a file, shows escaped: it neither cuts the line nor hides.
+    #[test]
+    fn hidden_characters_in_events_show_escaped() {
+        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let name = "a\nb\u{200b}.md".to_string();
+        for kind in [
+            EventKind::Deleted { path: name.clone() },
+            EventKind::Skipped {
+                path: name.clone(),
+                reason: format!("cannot read {name}"),
+            },
+            EventKind::Error(format!("cannot read {name}")),
+            EventKind::Notice(format!("cannot read {name}")),
+        ] {
+            let (_, _, what) = describe(&kind, &theme);
+            assert!(what.contains("a\\nb\\u{200b}.md"), "{what}");
+            assert!(!what.contains(['\n', '\u{200b}']), "{what}");
+        }
+    }
+
+    /// A name that is not UTF-8 reads as it does in Documents (its bytes
+    /// as `\xNN`), not as the Latin-1 letters of its lossless key.
     #[test]
     fn names_that_are_not_utf8_read_as_in_documents() {
         let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
         let name = lineage_source::name::encode(b"caf\xe9.md");
         let (_, _, what) = describe(&EventKind::Deleted { path: name.clone() }, &theme);
-        assert_eq!(what, "caf\u{FFFD}.md");
+        assert_eq!(what, "caf\\xe9.md");
         assert_eq!(what, crate::paths::shown(&name));
     }
 }

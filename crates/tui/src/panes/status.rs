@@ -35,7 +35,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         None => {}
         Some(s) => {
             let p = &s.params;
-            let full = s.root.display().to_string();
+            // Raw (exact) here: `fit` escapes it as it cuts.
+            let full = lineage_source::name::of_os(s.root.as_os_str()).into_owned();
             let shown = paths::fit(&full, "", (area.width / 4).max(ROOT) as usize, 1);
             let docs = format!("{} docs", count(s.documents.len() as u64));
             // The last change's path gets what the shortest root and the
@@ -196,7 +197,7 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     // What is typed, after what it is for.
     let typed = |spans: &mut Vec<Span>, before: &str, text: &str| {
         spans.push(Span::styled(before.to_string(), theme.muted));
-        let text = crate::paths::shown(text).into_owned();
+        let text = crate::paths::typed(text, usize::from(area.width / 2));
         spans.push(Span::styled(format!("{text}▏"), theme.input));
         spans.push(Span::raw(" "));
     };
@@ -223,6 +224,7 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             Some(("search", "cancel"))
         }
         Some(Input::Search(query)) => {
+            let query = crate::paths::typed(query, usize::from(area.width / 2));
             spans.push(Span::styled(format!(" /{query}▏"), theme.input));
             spans.push(Span::raw(" "));
             if let Some(s) = &app.origin.search {

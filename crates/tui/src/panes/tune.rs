@@ -28,6 +28,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         .map(|(i, &field)| {
             let value = match &app.input {
                 Some(Input::Field(f, text)) if *f == field => {
+                    let text = crate::paths::typed(text, 40);
                     Span::styled(format!("{text}▏"), theme.input)
                 }
                 _ if field == Field::Parameter && !t.has_parameter() => {
@@ -163,7 +164,7 @@ pub(crate) fn confirm(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     lines.push(Line::default());
     let file = app.tune.config_file.as_ref().map_or_else(
         || "a config file (none found)".to_string(),
-        |f| f.display().to_string(),
+        |f| crate::paths::shown_path(f),
     );
     // A save writes what the person changed, for this folder only.
     let keys = app.tune.to_save(p);

@@ -940,3 +940,59 @@ fn times_of_another_day_show_their_date() {
         insta::assert_snapshot!(format!("events_other_day_{w}x{h}"), shown);
     }
 }
+
+/// Zero-width and format characters in names (issue 39): shown as escapes
+/// in the rows, in a saved filter in the title and in the Events, where a
+/// newline in a name would cut the line; none reaches the screen raw.
+#[test]
+fn hidden_characters_in_names_show_escaped() {
+    use lineage_engine::EventKind;
+    let (zwsp, rlo) = ("read\u{200b}me.md", "invoice\u{202e}dm.exe");
+    let mut a = app(80, 24);
+    let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+    let mut docs: Vec<_> = s.documents.iter().cloned().collect();
+    docs[0].path = zwsp.into();
+    docs[1].path = rlo.into();
+    docs[2].dominant_path = Some(zwsp.into());
+    s.documents = fixture::documents(docs);
+    let mut event = s.events[0].clone();
+    event.kind = EventKind::Deleted {
+        path: "a\nb\u{feff}.md".into(),
+    };
+    s.events = std::iter::once(event)
+        .chain(s.events.iter().cloned())
+        .collect();
+    s.seq += 1;
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    let text = |a: &App| {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        t.draw(|f| draw(a, &dark(), f)).unwrap();
+        let b = t.backend().buffer();
+        (
+            b.content.iter().map(|c| c.symbol()).collect::<String>(),
+            screen(a, &dark()),
+        )
+    };
+    let (plain, debug) = text(&a);
+    for shown in ["read\\u{200b}me.md", "invoice\\u{202e}dm.exe"] {
+        assert!(plain.contains(shown), "{shown} not in\n{debug}");
+    }
+    insta::assert_snapshot!("hidden_characters_documents", debug);
+    // The filter the view was left with, as the next start loads it.
+    let h = a.docs_height();
+    a.docs.set_filter("\u{202e}", h);
+    let (plain, debug) = text(&a);
+    assert!(plain.contains("filter /\\u{202e}"), "{debug}");
+    insta::assert_snapshot!("hidden_characters_filter", debug);
+    keys(&mut a, "6");
+    let (plain, debug) = text(&a);
+    assert!(plain.contains("a\\nb\\u{feff}.md"), "{debug}");
+    insta::assert_snapshot!("hidden_characters_events", debug);
+    for (_, c) in [
+        ("zwsp", '\u{200b}'),
+        ("rlo", '\u{202e}'),
+        ("bom", '\u{feff}'),
+    ] {
+        assert!(!plain.contains(c));
+    }
+}

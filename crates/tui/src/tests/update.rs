@@ -1430,3 +1430,71 @@ fn clusters_sort_and_filter_and_esc_clears_the_filter() {
     assert!(a.clusters.filter.is_empty());
     assert_eq!(a.clusters.order, [1, 0]);
 }
+
+/// A paste of a megabyte into a prompt: kept to the prompt's length (the
+/// footer says so), acted on once, and the keys after it answer. As one
+/// bracketed paste and as keys (a terminal without bracketed paste), both
+/// in one batch as the UI loop drains them.
+#[test]
+fn a_pasted_megabyte_fills_a_prompt_once_and_the_keys_after_it_answer() {
+    use crate::input::{MAX_INPUT, full_prompt};
+    use ratatui::crossterm::event::KeyEvent;
+    let k = |c| Msg::Input(Event::Key(KeyEvent::new(c, KeyModifiers::NONE)));
+    let big = "é".repeat(1 << 20);
+    let filter = |a: &crate::App| match &a.input {
+        Some(Input::Filter(t)) => t.clone(),
+        other => panic!("{other:?}"),
+    };
+
+    // Bracketed: one event.
+    let mut a = app(80, 24);
+    keys(&mut a, "/");
+    update(&mut a, Msg::Input(Event::Paste(big.clone())));
+    assert_eq!(filter(&a).chars().count(), MAX_INPUT);
+    assert_eq!(a.message, Some(full_prompt()));
+    assert_eq!(
+        (a.docs.filter().chars().count(), a.docs.len()),
+        (MAX_INPUT, 0)
+    );
+    press(&mut a, KeyCode::Esc);
+    assert_eq!((a.input.clone(), a.docs.len()), (None, 29));
+
+    // As keys, and Enter after them in the same batch.
+    let mut batch = vec![k(KeyCode::Char('/'))];
+    batch.extend(big.chars().take(100_000).map(|c| k(KeyCode::Char(c))));
+    crate::update_all(&mut a, batch);
+    assert_eq!(filter(&a), "é".repeat(MAX_INPUT));
+    assert_eq!(a.message, Some(full_prompt()));
+    crate::update_all(&mut a, [k(KeyCode::Char('é')), k(KeyCode::Enter)]);
+    assert_eq!(a.input, None);
+    assert_eq!(a.docs.filter(), "é".repeat(MAX_INPUT));
+    // q quits at once.
+    keys(&mut a, "q");
+    assert!(a.quit);
+}
+
+/// A paste is text, never keys: its line end does not press enter, and
+/// with no prompt open it does nothing (a pasted `q` does not quit).
+#[test]
+fn a_paste_is_one_edit_of_the_prompt_and_nothing_outside_one() {
+    let mut a = app(80, 24);
+    update(&mut a, Msg::Input(Event::Paste("q/x".into())));
+    assert!(!a.quit);
+    assert_eq!((a.input.clone(), a.tab), (None, Tab::Documents));
+    keys(&mut a, "/");
+    update(&mut a, Msg::Input(Event::Paste("inst\n".into())));
+    assert_eq!(a.input, Some(Input::Filter("inst".into())));
+    assert_eq!(paths(&a).len(), 3);
+    update(&mut a, Msg::Input(Event::Paste("a\tl\r\nl".into())));
+    assert_eq!(a.input, Some(Input::Filter("insta l  l".into())));
+    // The Clusters filter and the search of every page take pastes too.
+    press(&mut a, KeyCode::Esc);
+    a.tab = Tab::Clusters;
+    keys(&mut a, "/");
+    update(&mut a, Msg::Input(Event::Paste("faq".into())));
+    assert_eq!(a.clusters.filter, "faq");
+    press(&mut a, KeyCode::Enter);
+    keys(&mut a, "F");
+    update(&mut a, Msg::Input(Event::Paste("gauge".into())));
+    assert_eq!(a.input, Some(Input::Find("gauge".into())));
+}
