@@ -383,7 +383,7 @@ fn summary(
         out,
         "table {}",
         s.regime
-            .describe_run(p.selector == Selector::All, p.exact_when_held(), |n| n
+            .describe(p.selector == Selector::All, p.exact_when_held(), |n| n
                 .to_string())
     )?;
     let path = |id: u32| super::show::show(&seen.paths[id as usize]);

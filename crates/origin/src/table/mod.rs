@@ -186,16 +186,10 @@ impl Regime {
 
     /// The sentence the Table pane and `scan` show, numbers written by
     /// `n`. Keys are "shingles" when every shingle is selected, else
-    /// "selected units"; holding them all is the exact answer when
-    /// estimation labels them as found too ([`Regime::describe_run`]).
-    pub fn describe(&self, every_shingle: bool, n: impl Fn(u64) -> String) -> String {
-        self.describe_run(every_shingle, every_shingle, n)
-    }
-
-    /// [`Regime::describe`], saying "exact" only when `exact_when_held`
-    /// (as [`Regime::name`] does): bridging or expansion label fresh
-    /// shingles copied even while the table holds them all.
-    pub fn describe_run(
+    /// "selected units"; "exact" only when `exact_when_held` (as
+    /// [`Regime::name`] says): bridging or expansion label fresh shingles
+    /// copied even while the table holds them all.
+    pub fn describe(
         &self,
         every_shingle: bool,
         exact_when_held: bool,

@@ -114,7 +114,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     f.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled(" table ", theme.header),
-            Span::raw(t.regime.describe(every, count)),
+            Span::raw(t.regime.describe(every, s.params.exact_when_held(), count)),
         ])),
         a.regime,
     );

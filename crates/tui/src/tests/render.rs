@@ -221,6 +221,7 @@ fn a_bottom_k_table_says_how_many_lookups_were_outside_the_sample() {
 fn a_table_that_holds_everything_says_the_answer_is_exact() {
     let mut s = fixture::snapshot();
     s.params.selector = lineage_origin::Selector::All;
+    s.params.estimation = lineage_origin::Estimation::Nb;
     s.table.evictions = 0;
     s.table.regime = lineage_origin::Regime::Holds { distinct: 11_201 };
     for (w, h) in [(60, 20), (80, 24), (120, 40)] {
@@ -233,6 +234,16 @@ fn a_table_that_holds_everything_says_the_answer_is_exact() {
             "{shown}"
         );
     }
+    // Every shingle with bridging labels fresh ones copied: held, not exact.
+    s.params.estimation = lineage_origin::Estimation::Be;
+    let mut a = app(120, 40);
+    engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+    keys(&mut a, "4");
+    let shown = screen(&a, &dark());
+    assert!(
+        shown.contains("holds all 11,201 distinct shingles") && !shown.contains("exact"),
+        "{shown}"
+    );
     // Another selector holds its units, which is not the exact answer.
     s.params.selector = lineage_origin::Selector::NHs;
     let mut a = app(120, 40);
