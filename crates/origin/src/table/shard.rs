@@ -434,6 +434,9 @@ mod tests {
                 .all(|w| w[0].range().end == w[1].range().start)
         );
         assert_eq!(shards[3].range().end as u64, t.buckets().unwrap());
+        // Each shard holds its range's memory only: together, the table's.
+        let held: u64 = shards.iter().map(|s| s.store.memory_bytes()).sum();
+        assert_eq!(Some(held), t.memory_bytes());
         shards.swap(1, 2);
         assert!(Table::join(shards).is_none());
         let mut shards = t.split(4).unwrap();
