@@ -71,6 +71,8 @@ pub(super) struct Buckets {
     pub(super) layout: Layout,
     pub(super) eviction: Eviction,
     pub(super) ties: Ties,
+    /// Random eviction's seed, mixed with the key inserted (a constant: the
+    /// state's "random state" field keeps its place).
     pub(super) rng: u64,
     /// Buckets given a lucky score since the last document ended, each once
     /// (the first `n_touched`; `touched_bits` marks them): scratch of the
@@ -370,7 +372,7 @@ impl Buckets {
             base + n
         } else {
             c.evictions += 1;
-            self.evict(b)
+            self.evict(b, key)
         };
         self.write(at, key, ins);
         if self.shift > 0 {
@@ -467,14 +469,15 @@ impl Buckets {
         u64::from(self.hi[at]) << (8 * self.lo_width) | u64::from(self.lo_at(at))
     }
 
-    /// Free the newest slot of full bucket `b` for a new entry, evicting.
+    /// Free the newest slot of full bucket `b` for a new entry (`key`),
+    /// evicting.
     #[inline(never)]
-    pub(super) fn evict(&mut self, b: usize) -> usize {
+    pub(super) fn evict(&mut self, b: usize, key: u64) -> usize {
         if self.eviction == Eviction::BottomK {
             // The largest, at the first slot; the ring never turns.
             return b * self.per;
         }
-        let victim = self.victim(b);
+        let victim = self.victim(b, key);
         self.make_newest(b, victim, None)
     }
 
@@ -553,16 +556,20 @@ impl Buckets {
         }
     }
 
-    /// Age (0 = oldest) of the entry to evict from full bucket `b`.
-    pub(super) fn victim(&mut self, b: usize) -> usize {
+    /// Age (0 = oldest) of the entry to evict from full bucket `b` for `key`.
+    pub(super) fn victim(&self, b: usize, key: u64) -> usize {
         let base = b * self.per;
         let n = self.per;
         match self.eviction {
             // Bottom-k's victim is its first slot, found by `evict`.
             Eviction::Lru | Eviction::BottomK => 0,
+            // Drawn from the seed and the key inserted, not from a stream
+            // shared by all buckets: a bucket's state then follows from the
+            // operations on it alone, so the table can be split by bucket
+            // range (`shard`) and give the answers it gives whole.
             Eviction::Random => {
-                self.rng = splitmix64(self.rng);
-                ((u128::from(self.rng) * n as u128) >> 64) as usize
+                let draw = splitmix64(self.rng ^ key);
+                ((u128::from(draw) * n as u128) >> 64) as usize
             }
             Eviction::Cc | Eviction::Lucky => {
                 let scores = &self.score[base..base + n];

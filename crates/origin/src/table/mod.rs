@@ -19,6 +19,7 @@
 mod buckets;
 mod memory;
 mod settings;
+mod shard;
 mod simd;
 mod state;
 #[cfg(test)]
@@ -36,6 +37,7 @@ use buckets::Buckets;
 use memory::{MAP_AHEAD, physical_memory};
 pub(crate) use memory::{prefetch, zeroed};
 pub use settings::{PAPER_FRACTIONS, paper_sizes};
+pub use shard::{Ranges, Shard};
 
 /// Which entry leaves a full bucket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -267,6 +269,8 @@ pub enum TableError {
     NoMemory {
         size: u64,
     },
+    /// Not to be split by bucket range ([`Table::split`]): why.
+    Unsplit(&'static str),
 }
 
 impl fmt::Display for TableError {
@@ -292,6 +296,9 @@ impl fmt::Display for TableError {
                  this process); give a smaller --table-size",
                 format_bytes(*size)
             ),
+            TableError::Unsplit(why) => {
+                write!(f, "the table cannot be split by bucket range: {why}")
+            }
         }
     }
 }

@@ -470,8 +470,8 @@ impl Model {
             let v = match self.eviction {
                 Eviction::Lru => 0,
                 Eviction::Random => {
-                    self.rng = splitmix64(self.rng);
-                    ((u128::from(self.rng) * self.per as u128) >> 64) as usize
+                    let draw = splitmix64(self.rng ^ key);
+                    ((u128::from(draw) * self.per as u128) >> 64) as usize
                 }
                 _ => {
                     let min = bucket.iter().map(|e| e.2).min().unwrap();
