@@ -127,7 +127,7 @@ pub enum IndexError {
     #[error("index left unusable by an earlier error; reopen it")]
     Poisoned,
     /// The disk holding the index has no space left: said plainly, where
-    /// SQLite says "disk I/O error: Error code 4874" ([`IndexError::disk_full`]).
+    /// SQLite says "disk I/O error: Error code 4874".
     #[error("index {}: the disk is full", dir.display())]
     DiskFull {
         dir: PathBuf,
