@@ -590,7 +590,7 @@ mod tests {
     use super::*;
 
     /// A config over 1 MiB says so in its own words, not a document's
-    /// (`max_file_size`, issue 39).
+    /// (`max_file_size`).
     #[test]
     fn a_config_over_one_mib_says_so() {
         let dir = std::env::temp_dir().join(format!("lineage-config-big-{}", std::process::id()));

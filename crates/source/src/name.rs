@@ -261,7 +261,7 @@ mod tests {
             escaped("invoice\u{202e}dm.exe \u{2066}x\u{2069}"),
             "invoice\\u{202e}dm.exe \\u{2066}x\\u{2069}"
         );
-        // Zero-width and format characters (issue 39): visible, so
+        // Zero-width and format characters: visible, so
         // `read\u{200b}me.md` no longer looks like `readme.md`.
         for (c, shown) in [
             ('\u{200b}', "\\u{200b}"),

@@ -423,8 +423,7 @@ fn damaged_files_are_repaired_with_a_notice() {
 
 /// One flipped bit in a version's cached fingerprints went unseen by
 /// `index`, failed `explain --exact` at every run, and a forced replay
-/// rebuilt from the files, dropping the replaced versions unsaid (issue 39,
-/// item 10). Found by the open that checks the changed database, by a
+/// rebuilt from the files, dropping the replaced versions unsaid. Found by the open that checks the changed database, by a
 /// replay, or by a reader (which has the next open check again), it is
 /// recomputed from the kept text and said in one line; with nothing to
 /// recompute from, the version is forgotten as the history budget forgets;

@@ -1,4 +1,4 @@
-//! The table split by bucket range (issue 40): each [`Shard`] owns a
+//! The table split by bucket range: each [`Shard`] owns a
 //! contiguous range of the whole table's buckets, and only that range's
 //! memory, so the shards together take the table's memory, not a table each.
 //!

@@ -1,4 +1,4 @@
-//! Damaged cached fingerprints repaired in place (issue 39): a version's
+//! Damaged cached fingerprints repaired in place: a version's
 //! token fingerprints are a function of its file's bytes, so where those
 //! bytes are kept (its text, index/texts.rs) or still on disk (a live page
 //! whose file has its content hash), they are recomputed as the version was

@@ -509,7 +509,7 @@ mod tests {
         fs::remove_dir_all(&d).unwrap();
     }
 
-    /// A folder or a link at a table file's name (issue 39, item 9) was read
+    /// A folder or a link at a table file's name was read
     /// through (a link) or made every start replay and every checkpoint
     /// fail (a folder): damage, never read or written through, and the next
     /// snapshot takes its place (a folder moved aside whole).
@@ -573,7 +573,7 @@ mod tests {
     }
 
     /// A sparse journal or snapshot of 30 GiB aborted every start: an
-    /// allocation of its size (issue 39, item 7). A file larger than its
+    /// allocation of its size. A file larger than its
     /// table can make it is damage, named, never read; a journal of the
     /// right size but holey after its records ends where they do.
     #[test]

@@ -350,7 +350,7 @@ fn the_settings_key_reads_back_as_the_settings() {
     assert_eq!(params_from_key(&params_key(&p).replace("cc", "zz")), None);
 }
 
-/// A full disk read "disk I/O error: Error code 4874" (issue 39, item 12):
+/// A full disk read "disk I/O error: Error code 4874":
 /// SQLite's SQLITE_FULL, its I/O errors whose cause is ENOSPC, and a table
 /// file's write with no space say plainly that the disk is full, naming
 /// the index folder; other errors stay as they are.

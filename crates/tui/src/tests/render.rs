@@ -952,7 +952,7 @@ fn times_of_another_day_show_their_date() {
     }
 }
 
-/// Zero-width and format characters in names (issue 39): shown as escapes
+/// Zero-width and format characters in names: shown as escapes
 /// in the rows, in a saved filter in the title and in the Events, where a
 /// newline in a name would cut the line; none reaches the screen raw.
 #[test]
