@@ -377,9 +377,9 @@ pub fn shared(ix: &impl Read, rows: &[Row], id: u32) -> Result<Vec<PageShare>, I
                 version: r.version,
                 tokens: r.tokens,
                 page_tokens,
-                percent: share(page_tokens, row.tokens),
+                page_percent: share(page_tokens, row.tokens),
                 shared_tokens,
-                percent_there: share(shared_tokens, r.tokens),
+                percent: share(shared_tokens, r.tokens),
                 passages,
             });
         }

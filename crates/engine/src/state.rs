@@ -333,11 +333,11 @@ pub struct PageShare {
     /// once, however often it repeats them).
     pub page_tokens: u32,
     /// Percent of the page's tokens that it carries: the rank.
-    pub percent: f64,
+    pub page_percent: f64,
     /// Its own tokens that the page has too.
     pub shared_tokens: u32,
     /// Percent of its own tokens that the page has too.
-    pub percent_there: f64,
+    pub percent: f64,
     /// The shared passages, in its order.
     pub passages: Vec<SharedPassage>,
 }
