@@ -314,7 +314,7 @@ pub fn by_share(copies: &mut [PageCopy]) {
 /// most of the page's tokens first (ties: more of its own, then by path),
 /// each with the passages both have.
 ///
-/// Reads the cached fingerprints of the live pages, as [`exact_outcome`]
+/// Reads the cached fingerprints of the live pages, as `exact_outcome`
 /// reads the earlier versions': the answer is exact up to 64-bit key
 /// collisions, whatever the index's settings. A page of fewer than k tokens
 /// shares nothing. For the TUI's "from Origin": call it with the index, the
