@@ -54,6 +54,7 @@ first=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["docume
 run explain "explain" "$root" "$root/$page" --index "$index"
 run explain-exact "explain" "$root" "$root/$page" --index "$index" --exact
 run copies "copies" "$root" "$root/$first" --index "$index"
+run shared "shared" "$root" "$root/$page" --index "$index"
 "$bin" pocket build "$root" -o "$index/pocket" --json | untimed >"$out/pocket-build.json"
 "$bin" pocket query "$index/pocket" "$root/$page" --json | untimed >"$out/pocket-query.json"
 ls "$out"

@@ -236,7 +236,13 @@ fn minhash_finds_them_at_every_threshold() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("minhash: 52 bands × 3 rows (156 hashes), a pair at 0.5 examined with probability 0.9990"),
+        text.contains("minhash: 156 hashes a page, in 52 bands of 3 rows; two pages whose band agrees in full are a candidate pair (at Jaccard 0.5, with probability 0.9990), verified by exact Jaccard\n"),
+        "{text}"
+    );
+    // Sizes in words, not `band keys 168 B` (issue 41 item 9).
+    let per = text.lines().find(|l| l.contains("per document")).unwrap();
+    assert!(
+        per.starts_with("  per document: 416 B of band keys (its sketch), beside "),
         "{text}"
     );
 }

@@ -1,8 +1,8 @@
 //! `lineage copies ROOT PATH`: the reverse of `explain`. Every live page
-//! of another path that copies from this one, newest first, with the
-//! passages it took and where each stands in the page: what a writer
-//! checks before editing a page, as the other pages carrying the same text
-//! may have to change too.
+//! of another path that copies from this one, most copied first (or newest
+//! first), with the passages it took and where each stands in the page:
+//! what a writer checks before editing a page, as the other pages carrying
+//! the same text may have to change too.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,13 +10,14 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use super::explain::{VersionJson, Words, read_page, status_name};
+use super::explain::{ParamsJson, VersionJson, Words, read_page, status_name};
 use super::show::show;
 use super::{Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_engine::PageCopy;
 use lineage_engine::config::Config;
 use lineage_engine::query::{self, Row};
-use lineage_store::index::{self, Read};
+use lineage_origin::Run;
+use lineage_store::index::Read;
 
 #[derive(Args, Debug)]
 pub(super) struct CopiesArgs {
@@ -30,7 +31,15 @@ pub(super) struct CopiesArgs {
     /// to that version.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     version: Option<u32>,
-    /// Print `lineage-copies/1` JSON (docs/formats.md §6) instead of text.
+    /// List each copy's passages under its line, with their words (passages
+    /// shorter than a shingle are counted, not listed).
+    #[arg(long)]
+    passages: bool,
+    /// The latest copies first instead of the most copied.
+    #[arg(long)]
+    newest: bool,
+    /// Print `lineage-copies/2` JSON (docs/formats.md §6) instead of text:
+    /// every copy and passage, short ones too.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -39,14 +48,22 @@ pub(super) struct CopiesArgs {
 
 pub(super) fn run(args: CopiesArgs, config: Config) -> Result<(), Fatal> {
     let (ix, rows, id) = read_page(&args.source, &args.store, config, &args.path, args.version)?;
-    let copies = query::copies(&ix, &rows, id)?;
+    let mut copies = query::copies(&ix, &rows, id)?;
+    if !args.newest {
+        query::by_share(&mut copies);
+    }
     let found = Found::new(&ix, &rows, id, &copies);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
         super::show::json(&mut out, &found.json(&ix))?;
         writeln!(out)?;
     } else {
-        found.text(&mut out)?;
+        let order = if args.newest {
+            "newest first"
+        } else {
+            "most copied first"
+        };
+        found.text(&mut out, order, args.passages)?;
     }
     out.flush()?;
     Ok(())
@@ -55,6 +72,8 @@ pub(super) fn run(args: CopiesArgs, config: Config) -> Result<(), Fatal> {
 /// The copies with the words of each passage, in the copy and in the page.
 struct Found<'a> {
     rows: &'a [Row],
+    /// The shingle length: a passage shorter is folded into a count.
+    k: u32,
     id: u32,
     status: lineage_engine::VersionStatus,
     copies: &'a [PageCopy],
@@ -78,6 +97,7 @@ impl<'a> Found<'a> {
             .collect();
         Found {
             rows,
+            k: ix.params().k as u32,
             id,
             status: query::status_of(ix, rows, id),
             copies,
@@ -90,36 +110,69 @@ impl<'a> Found<'a> {
         format!("{} v{}", show(&r.path), r.version)
     }
 
-    fn text(&self, out: &mut impl Write) -> std::io::Result<()> {
+    /// Whether passage `p` is shorter than a shingle: a few tokens that
+    /// happen to match, listed in JSON only.
+    fn short(&self, p: &Run) -> bool {
+        p.end - p.start < self.k
+    }
+
+    /// A line per copy, `order` as told; a copy of short passages only is
+    /// folded into one count at the end.
+    fn text(&self, out: &mut impl Write, order: &str, passages: bool) -> std::io::Result<()> {
         let r = &self.rows[self.id as usize];
         let status = (self.status.describe(r.version)).unwrap_or_else(|| "live".into());
         let pages = match self.copies.len() {
             0 => "no other live page copies from it".to_string(),
             1 => "1 other live page copies from it".to_string(),
-            n => format!("{n} other live pages copy from it, newest first"),
+            n => format!("{n} other live pages copy from it, {order}"),
         };
         writeln!(out, "{} ({status}): {pages}", self.name(self.id))?;
+        let mut folded = 0;
         for (c, texts) in self.copies.iter().zip(&self.texts) {
+            let short = c.passages.iter().filter(|p| self.short(p)).count();
+            if short == c.passages.len() {
+                folded += 1;
+                continue;
+            }
+            let shorter = match short {
+                0 => String::new(),
+                1 => ", 1 shorter than a shingle".to_string(),
+                n => format!(", {n} shorter than a shingle"),
+            };
+            let n = c.passages.len();
             writeln!(
                 out,
-                "\n{:5.1} %  {} ({} of {} tokens, {} passage{})",
+                "{:6.1} %  {}  ({} of {} tokens, {n} passage{}{shorter})",
                 c.percent(),
                 self.name(c.id),
                 c.copied(),
                 c.tokens,
-                c.passages.len(),
-                if c.passages.len() == 1 { "" } else { "s" }
+                if n == 1 { "" } else { "s" },
             )?;
+            if !passages {
+                continue;
+            }
             for ((p, t), (text, _)) in c.passages.iter().zip(&c.targets).zip(texts) {
+                if self.short(p) {
+                    continue;
+                }
                 let origin = p.origin.map_or(String::new(), |o| self.name(o));
                 let at = t.map_or(String::new(), |t| {
                     format!(" tokens {}–{}", t.token, t.token + p.end - p.start)
                 });
-                writeln!(out, "  tokens {}–{} from {origin}{at}", p.start, p.end)?;
+                writeln!(out, "    tokens {}–{} from {origin}{at}", p.start, p.end)?;
                 for line in text.as_deref().unwrap_or("").lines() {
-                    writeln!(out, "    │ {}", show(line))?;
+                    writeln!(out, "      │ {}", show(line))?;
                 }
             }
+        }
+        if folded > 0 {
+            let pages = if folded == 1 { "page" } else { "pages" };
+            writeln!(
+                out,
+                "  and {folded} {pages} copying only passages shorter than a shingle ({} tokens; --json lists them)",
+                self.k
+            )?;
         }
         Ok(())
     }
@@ -127,11 +180,11 @@ impl<'a> Found<'a> {
     fn json(&self, ix: &impl Read) -> CopiesJson {
         let r = &self.rows[self.id as usize];
         CopiesJson {
-            format: "lineage-copies/1",
+            format: "lineage-copies/2",
             path: PathJson::new(&r.path),
             version: r.version,
             status: status_name(self.status),
-            params: index::params_key(ix.params()),
+            params: ParamsJson::of(ix),
             copies: (self.copies.iter().zip(&self.texts))
                 .map(|(c, texts)| CopyJson {
                     path: PathJson::new(&c.path),
@@ -139,6 +192,7 @@ impl<'a> Found<'a> {
                     tokens: c.tokens,
                     copied_tokens: c.copied(),
                     percent: c.percent(),
+                    short_passages: c.passages.iter().filter(|p| self.short(p)).count(),
                     passages: (c.passages.iter().zip(&c.targets).zip(texts))
                         .map(|((p, t), (text, origin_text))| PassageJson {
                             tokens: [p.start, p.end],
@@ -161,7 +215,7 @@ struct CopiesJson {
     path: PathJson,
     version: u32,
     status: &'static str,
-    params: String,
+    params: ParamsJson,
     copies: Vec<CopyJson>,
 }
 
@@ -173,6 +227,8 @@ struct CopyJson {
     tokens: u32,
     copied_tokens: u32,
     percent: f64,
+    /// Its passages shorter than a shingle (the text folds them into a count).
+    short_passages: usize,
     passages: Vec<PassageJson>,
 }
 

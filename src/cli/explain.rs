@@ -37,7 +37,7 @@ pub(super) struct ExplainArgs {
     /// of the estimate the index recorded with its settings.
     #[arg(long)]
     exact: bool,
-    /// Print `lineage-explain/1` JSON (docs/formats.md §6) instead of text.
+    /// Print `lineage-explain/2` JSON (docs/formats.md §6) instead of text.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -158,8 +158,14 @@ fn pick(rows: &[Row], name: &str, version: Option<u32>) -> Result<u32, Fatal> {
     // Raw: the message is escaped where it is printed.
     let shown = name;
     let Some(&(latest, last)) = versions.iter().max_by_key(|v| v.1) else {
+        let near = nearest(rows.iter().map(|r| r.path.as_str()), name);
+        let guess = match near.as_slice() {
+            [] => String::new(),
+            [one] => format!("; did you mean {one}?"),
+            [first @ .., last] => format!("; did you mean {} or {last}?", first.join(", ")),
+        };
         return Err(Fatal(format!(
-            "{shown} is not a document of this index (see `lineage index ROOT --documents`)"
+            "{shown} is not a document of this index{guess} (see `lineage index ROOT --documents`)"
         )));
     };
     match version {
@@ -169,6 +175,95 @@ fn pick(rows: &[Row], name: &str, version: Option<u32>) -> Result<u32, Fatal> {
             .find(|v| v.1 == n)
             .map(|v| v.0)
             .ok_or_else(|| Fatal(format!("{shown} has versions 1 to {last}, not {n}"))),
+    }
+}
+
+/// Up to three of `names` that `name` was probably meant to be, equally
+/// alike: those that end with it after a `/` (the folder left out), else
+/// those fewest edits from it (a typo; one in three characters at most).
+fn nearest<'a>(names: impl Iterator<Item = &'a str>, name: &str) -> Vec<&'a str> {
+    let names: std::collections::BTreeSet<&str> = names.collect();
+    let want: Vec<char> = name.chars().collect();
+    let bound = (want.len() / 3).max(2);
+    let tail = format!("/{name}");
+    let mut near: Vec<(bool, usize, &str)> = (names.into_iter())
+        .filter_map(|n| {
+            if n.ends_with(&tail) {
+                return Some((false, 0, n));
+            }
+            let d = edits(&want, n, bound)?;
+            Some((true, d, n))
+        })
+        .collect();
+    near.sort_unstable();
+    // The best alike only: `b.md` for `b.mdd`, not `a.md` beside it.
+    let best = near.first().map(|n| (n.0, n.1));
+    (near.into_iter())
+        .take_while(|n| Some((n.0, n.1)) == best)
+        .take(3)
+        .map(|(_, _, n)| n)
+        .collect()
+}
+
+/// The Levenshtein distance from `a` to `b` in characters, if at most `bound`.
+fn edits(a: &[char], b: &str, bound: usize) -> Option<usize> {
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > bound {
+        return None;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (diag + usize::from(ca != cb)).min(up + 1).min(row[j] + 1);
+            diag = up;
+        }
+        if row.iter().min().is_some_and(|&m| m > bound) {
+            return None;
+        }
+    }
+    row.last().copied().filter(|&d| d <= bound)
+}
+
+/// The index's settings, as `scan` writes its run's (`lineage-report/1`),
+/// without the processing order, which an index does not keep.
+#[derive(Serialize)]
+pub(super) struct ParamsJson {
+    k: usize,
+    selector: String,
+    table_size: String,
+    eviction: String,
+    eviction_ties: String,
+    estimation: String,
+    bridge_limit: u32,
+    bucket_entries: u16,
+    seed: u64,
+    align: bool,
+    fingerprint_seed: u64,
+    /// P without its x^64 term, in hex (a u64 does not survive every JSON
+    /// reader as a number).
+    polynomial: String,
+}
+
+impl ParamsJson {
+    pub(super) fn of(ix: &impl Read) -> ParamsJson {
+        let (p, poly) = (ix.params(), ix.polynomial());
+        ParamsJson {
+            k: p.k,
+            selector: p.selector.to_string(),
+            table_size: p.table_size.to_string(),
+            eviction: p.eviction.to_string(),
+            eviction_ties: p.ties.to_string(),
+            estimation: p.estimation.to_string(),
+            bridge_limit: p.bridge_limit,
+            bucket_entries: p.bucket_entries,
+            seed: p.seed,
+            align: p.align,
+            fingerprint_seed: poly.seed(),
+            polynomial: poly.hex(),
+        }
     }
 }
 
@@ -273,12 +368,12 @@ impl<'a> Explained<'a> {
         let v = self.view;
         let version_json = |id: u32| VersionJson::of(self.rows, id);
         ExplainJson {
-            format: "lineage-explain/1",
+            format: "lineage-explain/2",
             path: PathJson::new(&v.path),
             version: v.version,
             status: status_name(v.status),
             exact: v.exact,
-            params: index::params_key(ix.params()),
+            params: ParamsJson::of(ix),
             text_error: v.text.as_ref().err().cloned(),
             origins: (v.legend.iter())
                 .map(|e| OriginJson {
@@ -343,7 +438,7 @@ struct ExplainJson {
     version: u32,
     status: &'static str,
     exact: bool,
-    params: String,
+    params: ParamsJson,
     /// Why the text cannot be shown (passages then carry no text).
     #[serde(skip_serializing_if = "Option::is_none")]
     text_error: Option<String>,

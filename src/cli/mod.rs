@@ -8,6 +8,7 @@ mod index;
 mod pairs;
 mod pocket;
 mod scan;
+mod shared;
 mod show;
 pub(crate) mod signals;
 mod spill;
@@ -75,9 +76,13 @@ enum Command {
     /// too.
     Explain(explain::ExplainArgs),
     /// Who copies a page: every live page of another path that took
-    /// passages from it, newest first, with those passages (the reverse of
-    /// explain).
+    /// passages from it, most copied first, one line each (--passages lists
+    /// the passages; the reverse of explain).
     Copies(copies::CopiesArgs),
+    /// Which pages carry a page's text: every live page of another path
+    /// sharing passages with it, whoever had them first, most of the page
+    /// first, one line each (--passages lists them on both sides).
+    Shared(shared::SharedArgs),
     /// Watch a folder: the full-screen view of documents, origins, clusters,
     /// the table and tuning at a terminal; one line per change otherwise.
     ///
@@ -98,6 +103,7 @@ impl Command {
             Command::Index(a) => &a.source,
             Command::Explain(a) => &a.source,
             Command::Copies(a) => &a.source,
+            Command::Shared(a) => &a.source,
             Command::Watch(a) => &a.source,
             Command::Pocket(_) => return None,
         };
@@ -175,7 +181,7 @@ struct IndexAt {
 }
 
 /// Where a root's persistent index is, and what it keeps (index, watch).
-/// Commands that only read (explain, copies) take [`IndexAt`]: a read
+/// Commands that only read (explain, copies, shared) take [`IndexAt`]: a read
 /// forgets nothing.
 #[derive(Args, Debug, Clone)]
 struct StoreArgs {
@@ -330,6 +336,7 @@ pub fn run() -> ExitCode {
             Command::Index(args) => index::run(args, config),
             Command::Explain(args) => explain::run(args, config),
             Command::Copies(args) => copies::run(args, config),
+            Command::Shared(args) => shared::run(args, config),
             Command::Watch(args) => watch::run(args, config),
         });
     if let Some(sig) = signals::received() {

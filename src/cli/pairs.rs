@@ -375,7 +375,7 @@ fn summary(
             )?;
             writeln!(
                 out,
-                "  per document: sketch {} B, index {:.0} B, beside {:.0} B of shingle keys",
+                "  per document: {} B of sketch and {:.0} B of index, beside {:.0} B of shingle keys",
                 num("sketch_bytes_per_document"),
                 num("index_bytes_per_document"),
                 num("shingle_key_bytes_per_document")
@@ -384,10 +384,10 @@ fn summary(
         Method::Minhash => {
             writeln!(
                 out,
-                "minhash: {} bands × {} rows ({} hashes), a pair at {min} examined with probability {:.4}; candidates verified by exact Jaccard",
+                "minhash: {} hashes a page, in {} bands of {} rows; two pages whose band agrees in full are a candidate pair (at Jaccard {min}, with probability {:.4}), verified by exact Jaccard",
+                num("hashes"),
                 num("bands"),
                 num("rows"),
-                num("hashes"),
                 num("candidate_probability_at_threshold"),
             )?;
             writeln!(
@@ -402,7 +402,7 @@ fn summary(
             )?;
             writeln!(
                 out,
-                "  per document: band keys {} B, beside {:.0} B of shingle keys",
+                "  per document: {} B of band keys (its sketch), beside {:.0} B of shingle keys",
                 num("sketch_bytes_per_document"),
                 num("shingle_key_bytes_per_document")
             )?;

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use super::{
-    CompareView, LegendEntry, OriginView, PageCopy, Side, Target, VersionInfo, VersionStatus,
+    CompareView, LegendEntry, OriginView, PageCopy, PageShare, SharedPassage, Side, Target,
+    VersionInfo, VersionStatus,
 };
 use lineage_core::text::{Format, for_each_token, prepare};
 use lineage_origin::{Outcome, Run};
@@ -299,6 +300,154 @@ pub fn copies(ix: &impl Read, rows: &[Row], id: u32) -> Result<Vec<PageCopy>, In
     Ok(out)
 }
 
+/// `copies` by the share of each copy's tokens taken from the page, most
+/// first; a stable sort, so equal shares keep [`copies`]' newest-first order.
+/// The order a writer wants (the 57 % copy before the one-token ones); the
+/// newest first stays one call away, [`copies`] as it comes.
+pub fn by_share(copies: &mut [PageCopy]) {
+    copies.sort_by(|a, b| b.percent().total_cmp(&a.percent()));
+}
+
+/// Which pages carry version `id`'s text: every live page of another path
+/// that shares at least one k-shingle with it, whoever had the text first
+/// (unlike [`copies`], which credits a passage to its earliest origin only),
+/// most of the page's tokens first (ties: more of its own, then by path),
+/// each with the passages both have.
+///
+/// Reads the cached fingerprints of the live pages, as `exact_outcome`
+/// reads the earlier versions': the answer is exact up to 64-bit key
+/// collisions, whatever the index's settings. A page of fewer than k tokens
+/// shares nothing. For the TUI's "from Origin": call it with the index, the
+/// rows and the version shown (`OriginView::id`), off the UI thread as the
+/// other queries are; the words of each passage come from [`text_of`] and
+/// [`super::token_bytes`] on either side.
+pub fn shared(ix: &impl Read, rows: &[Row], id: u32) -> Result<Vec<PageShare>, IndexError> {
+    const CHUNK: u32 = 256;
+    let k = ix.params().k as u32;
+    let row = &rows[id as usize];
+    let keys = ix.shingle_keys(id)?;
+    if keys.is_empty() {
+        if ix.db().tokens(id)? >= k {
+            return Err(IndexError::Forgotten(id));
+        }
+        return Ok(Vec::new());
+    }
+    // Where each key first stands in the page: a passage is followed along
+    // the page from there.
+    let mut at: HashMap<u64, u32> = HashMap::with_capacity(keys.len());
+    for (i, &key) in keys.iter().enumerate() {
+        at.entry(key).or_insert(i as u32);
+    }
+    let live: Vec<u32> = (rows.iter().enumerate())
+        .filter(|(w, r)| {
+            r.path != row.path && status_of(ix, rows, *w as u32) == VersionStatus::Live
+        })
+        .map(|(w, _)| w as u32)
+        .collect();
+    let roller = ix.roller();
+    let mut theirs = Vec::new();
+    let mut out = Vec::new();
+    let mut next = 0;
+    while next < live.len() {
+        let from = live[next];
+        let to = from.saturating_add(CHUNK).min(rows.len() as u32);
+        for (w, fps) in (from..to).zip(ix.fingerprints(from, to)?) {
+            if live.get(next) != Some(&w) {
+                continue;
+            }
+            next += 1;
+            roller.keys(&fps, &mut theirs);
+            let passages = shared_passages(&keys, &at, &theirs, k);
+            if passages.is_empty() {
+                continue;
+            }
+            let r = &rows[w as usize];
+            let page_tokens = covered(passages.iter().map(|p| p.page));
+            let shared_tokens = covered(passages.iter().map(|p| p.there));
+            let share = |n: u32, of: u32| {
+                if of == 0 {
+                    0.0
+                } else {
+                    100.0 * f64::from(n) / f64::from(of)
+                }
+            };
+            out.push(PageShare {
+                id: w,
+                path: r.path.clone(),
+                version: r.version,
+                tokens: r.tokens,
+                page_tokens,
+                page_percent: share(page_tokens, row.tokens),
+                shared_tokens,
+                percent: share(shared_tokens, r.tokens),
+                passages,
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        (b.page_tokens, b.shared_tokens)
+            .cmp(&(a.page_tokens, a.shared_tokens))
+            .then_with(|| a.path.as_bytes().cmp(b.path.as_bytes()))
+    });
+    Ok(out)
+}
+
+/// The passages `theirs` shares with the page of shingle keys `page` (`at`:
+/// each key's first position there): runs of consecutive shingles of
+/// `theirs` that follow consecutive shingles of the page, as token ranges
+/// on both sides. A run continues along the page while it can and else
+/// starts again where its key first stands.
+fn shared_passages(
+    page: &[u64],
+    at: &HashMap<u64, u32>,
+    theirs: &[u64],
+    k: u32,
+) -> Vec<SharedPassage> {
+    let mut out: Vec<SharedPassage> = Vec::new();
+    // The open run: where it starts in theirs and the page, its last shingle
+    // in the page, and whether it reached shingle i - 1 of theirs.
+    let mut open: Option<(u32, u32, u32)> = None;
+    let close = |out: &mut Vec<SharedPassage>, (i0, p0, p): (u32, u32, u32), i: u32| {
+        out.push(SharedPassage {
+            page: (p0, p + k),
+            there: (i0, i - 1 + k),
+        });
+    };
+    for (i, key) in theirs.iter().enumerate() {
+        let i = i as u32;
+        let follows = open.is_some_and(|(_, _, p)| page.get(p as usize + 1) == Some(key));
+        if follows {
+            if let Some(run) = open.as_mut() {
+                run.2 += 1;
+            }
+            continue;
+        }
+        if let Some(run) = open.take() {
+            close(&mut out, run, i);
+        }
+        open = at.get(key).map(|&p| (i, p, p));
+    }
+    if let Some(run) = open {
+        close(&mut out, run, theirs.len() as u32);
+    }
+    out
+}
+
+/// Tokens in the union of `ranges`.
+fn covered(ranges: impl Iterator<Item = (u32, u32)>) -> u32 {
+    let mut r: Vec<(u32, u32)> = ranges.collect();
+    r.sort_unstable();
+    let (mut n, mut reach) = (0, 0);
+    for (s, e) in r {
+        let s = s.max(reach);
+        if e > s {
+            n += e - s;
+            reach = e;
+        }
+    }
+    n
+}
+
 /// Token ranges of `keys`' shingles that `other` (sorted) also has, merged.
 fn shared_ranges(keys: &[u64], other: &[u64], k: u32) -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::new();
@@ -360,5 +509,53 @@ mod tests {
         let other = [11, 12, 16];
         assert_eq!(shared_ranges(&keys, &other, 3), vec![(1, 5), (6, 9)]);
         assert_eq!(shared_ranges(&keys, &[], 3), vec![]);
+    }
+
+    #[test]
+    fn shared_passages_follow_the_page_on_both_sides() {
+        // k = 3. The page: keys 1..=9. Theirs: 0, then 3 4 5 (page shingles
+        // 2..=4), 99, then 7 8 (page 6..=7), then 3 again (page 2).
+        let page: Vec<u64> = (1..=9).collect();
+        let at: HashMap<u64, u32> = page
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u32))
+            .collect();
+        let theirs = [0, 3, 4, 5, 99, 7, 8, 3];
+        let p = shared_passages(&page, &at, &theirs, 3);
+        let pairs: Vec<_> = p.iter().map(|s| (s.page, s.there)).collect();
+        assert_eq!(
+            pairs,
+            [((2, 7), (1, 6)), ((6, 10), (5, 9)), ((2, 5), (7, 10))]
+        );
+        // The page's tokens: 2..7, 6..10 and 2..5 cover 2..10.
+        assert_eq!(covered(p.iter().map(|s| s.page)), 8);
+        assert_eq!(covered(p.iter().map(|s| s.there)), 9);
+        assert!(shared_passages(&page, &at, &[0, 99], 3).is_empty());
+    }
+
+    #[test]
+    fn by_share_puts_the_largest_copy_first_and_keeps_ties_newest_first() {
+        let copy = |id: u32, tokens: u32, copied: u32| PageCopy {
+            id,
+            path: format!("p{id}"),
+            version: 1,
+            tokens,
+            passages: vec![Run {
+                start: 0,
+                end: copied,
+                origin: Some(0),
+            }],
+            targets: vec![None],
+        };
+        let mut c = vec![
+            copy(5, 1299, 1),
+            copy(4, 100, 57),
+            copy(3, 10, 1),
+            copy(2, 200, 114),
+        ];
+        by_share(&mut c);
+        let ids: Vec<u32> = c.iter().map(|c| c.id).collect();
+        assert_eq!(ids, [4, 2, 3, 5]);
     }
 }

@@ -319,6 +319,39 @@ impl PageCopy {
     }
 }
 
+/// A live page of another path that carries text of a page, whoever had it
+/// first: "which pages carry this text" (`lineage shared`), where
+/// [`PageCopy`] credits each passage to its earliest origin only.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageShare {
+    /// The other page's current version id.
+    pub id: u32,
+    pub path: String,
+    pub version: u32,
+    pub tokens: u32,
+    /// Tokens of the page asked about that it carries too (each counted
+    /// once, however often it repeats them).
+    pub page_tokens: u32,
+    /// Percent of the page's tokens that it carries: the rank.
+    pub page_percent: f64,
+    /// Its own tokens that the page has too.
+    pub shared_tokens: u32,
+    /// Percent of its own tokens that the page has too.
+    pub percent: f64,
+    /// The shared passages, in its order.
+    pub passages: Vec<SharedPassage>,
+}
+
+/// A passage two pages share: token ranges `start..end` holding the same
+/// words (as shingle keys) in each, at least a shingle long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedPassage {
+    /// In the page asked about.
+    pub page: (u32, u32),
+    /// In the other page.
+    pub there: (u32, u32),
+}
+
 /// A passage in an origin document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
