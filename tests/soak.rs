@@ -268,7 +268,8 @@ fn lost_renames(seen: &[Value], history: &[Value], twins: &HashSet<u64>) -> Vec<
         u64::from_str_radix(h.as_str().unwrap(), 16).unwrap()
     };
     let mut last: HashMap<String, u64> = HashMap::new();
-    let mut deleted: HashMap<u64, String> = HashMap::new();
+    // Content → the paths deleted with it as their last.
+    let mut deleted: HashMap<u64, Vec<String>> = HashMap::new();
     let mut first = Vec::new();
     for v in seen {
         let path = v["path"].as_str().unwrap_or_default().to_string();
@@ -287,7 +288,7 @@ fn lost_renames(seen: &[Value], history: &[Value], twins: &HashSet<u64>) -> Vec<
             }
             Some("deleted") => {
                 if let Some(h) = last.remove(&path) {
-                    deleted.insert(h, path);
+                    deleted.entry(h).or_default().push(path);
                 }
             }
             _ => {}
@@ -296,7 +297,22 @@ fn lost_renames(seen: &[Value], history: &[Value], twins: &HashSet<u64>) -> Vec<
     first
         .into_iter()
         .filter(|(_, h)| !twins.contains(h))
-        .filter_map(|(to, h)| deleted.get(&h).map(|from| format!("{from} -> {to}")))
+        .filter_map(|(to, h)| {
+            // A page made and later deleted is no split history.
+            let from = deleted.get(&h)?.iter().find(|&from| *from != to)?;
+            // Every line about that content, to tell what happened.
+            let lines: Vec<String> = seen
+                .iter()
+                .filter(|v| {
+                    v.get("id").is_some_and(|_| v["event"] == "version") && hash(v) == h
+                        || [&v["path"], &v["from"]].iter().any(|p| {
+                            p.as_str() == Some(from.as_str()) || p.as_str() == Some(to.as_str())
+                        })
+                })
+                .map(|v| v.to_string().chars().take(200).collect())
+                .collect();
+            Some(format!("{from} -> {to}: {lines:#?}"))
+        })
         .collect()
 }
 
