@@ -7,6 +7,7 @@
 //! does not grow with the text (README, "Memory").
 
 use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use clap::Args;
 use serde::Serialize;
@@ -17,11 +18,13 @@ use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::fingerprint::token_fps;
 use lineage_engine::config::Config;
 use lineage_origin::history::ReplayStats;
-use lineage_origin::prepare::{self, Preparer};
+use lineage_origin::prepare::{self, Prepared, Preparer};
+use lineage_origin::table::Table;
 use lineage_origin::{
     Estimation, Eviction, OriginPass, Outcome, Params, Regime, Selector, TableSize,
 };
-use lineage_source::Filter;
+use lineage_source::{FileEntry, Filter, Skipped};
+use lineage_split::{Labelled, Options, SplitPass};
 
 #[derive(Args, Debug)]
 pub(super) struct ScanArgs {
@@ -30,6 +33,11 @@ pub(super) struct ScanArgs {
     /// Print the JSON of docs/formats.md §6 report instead of a summary.
     #[arg(long)]
     json: bool,
+    /// Threads of the origin pass, each owning a range of the table's buckets
+    /// (the same answers for any number; 1: the sequential pass) [default: the
+    /// cores available].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    workers: Option<u16>,
     #[command(flatten)]
     estimated: EstimatedArgs,
     #[command(flatten)]
@@ -77,7 +85,10 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let filter = Filter::new(&config.include, &config.exclude)?;
     let poly = config.polynomial();
     let preparer = Preparer::new(params, &poly);
-    let mut pass = Building::start(params);
+    let workers = args.workers.map_or_else(available_cores, usize::from);
+    // The sequential pass's table is built on a thread of its own while
+    // the first files are read; the split pass's shards start small.
+    let sequential = (workers <= 1).then(|| Building::start(params));
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // The report's object is written around the documents, its fields in
     // the order they had as one struct: format, params, documents, table,
@@ -88,44 +99,39 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
         write!(out, ",\"documents\":[")?;
     }
     let mut seen = Seen::default();
-    let mut origins = KeySpill::new(&std::env::temp_dir(), spill::MEMORY_KEYS);
+    let origins = KeySpill::new(&std::env::temp_dir(), spill::MEMORY_KEYS);
     let aligns = params.aligns();
-    let skipped = stream(
-        &args.source.root,
-        &filter,
-        &config,
-        |_, text| {
-            let prepared = preparer.prepare(&token_fps(&poly, text).fps);
-            // What alignment may read later, collected on the reading threads.
-            let keys: Box<[u64]> = if aligns {
-                prepared.units.iter().map(|u| u.key).collect()
-            } else {
-                Box::new([])
-            };
-            (prepared, keys)
-        },
-        |file, (prepared, keys)| {
-            let pass = pass.get()?;
-            let o = prepare::run(pass, seen.paths.len() as u32, &prepared, &mut origins);
-            if aligns {
-                origins.push(keys).map_err(|e| {
-                    Fatal(format!(
-                        "{} (set TMPDIR to a folder with room, or give --align off)",
-                        super::one_line(&e)
-                    ))
-                })?;
+    let prepare = |_: &FileEntry, text: &str| {
+        let prepared = preparer.prepare(&token_fps(&poly, text).fps);
+        // What alignment may read later, collected on the reading threads.
+        let keys: Box<[u64]> = if aligns {
+            prepared.units.iter().map(|u| u.key).collect()
+        } else {
+            Box::new([])
+        };
+        (prepared, keys)
+    };
+    // Each document's outcome, in order: into the report and the summary.
+    let mut emit = |o: &Outcome, path: &str| -> Result<(), Fatal> {
+        if args.json {
+            if o.id > 0 {
+                out.write_all(b",")?;
             }
-            if args.json {
-                if o.id > 0 {
-                    out.write_all(b",")?;
-                }
-                super::show::json(&mut out, &DocJson::new(&o, &file.path))?;
-            }
-            seen.add(&o, &file.path);
-            Ok(())
-        },
-    )?;
-    let stats = ReplayStats::of(pass.get()?);
+            super::show::json(&mut out, &DocJson::new(o, path))?;
+        }
+        seen.add(o, path);
+        Ok(())
+    };
+    let run = Run {
+        root: &args.source.root,
+        filter: &filter,
+        config: &config,
+        aligns,
+    };
+    let (skipped, stats) = match sequential {
+        Some(pass) => run.sequential(pass, origins, prepare, &mut emit)?,
+        None => run.split(params, workers, origins, prepare, &mut emit)?,
+    };
     if args.json {
         write!(out, "],\"table\":")?;
         super::show::json(&mut out, &TableJson::new(&stats, params.exact_when_held()))?;
@@ -138,6 +144,109 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The cores this process may run on: `--workers`' default.
+fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+/// Where the documents come from, for either pass.
+struct Run<'a> {
+    root: &'a std::path::Path,
+    filter: &'a Filter,
+    config: &'a Config,
+    aligns: bool,
+}
+
+/// A document's preparation on the reading threads: its units, and its
+/// keys for alignment (none when the settings do not align).
+type Read = (Prepared, Box<[u64]>);
+
+impl Run<'_> {
+    /// The sequential pass on this thread, each document as it comes.
+    fn sequential(
+        &self,
+        mut pass: Building,
+        mut origins: KeySpill,
+        prepare: impl Fn(&FileEntry, &str) -> Read + Sync,
+        emit: &mut dyn FnMut(&Outcome, &str) -> Result<(), Fatal>,
+    ) -> Result<(Vec<Skipped>, ReplayStats), Fatal> {
+        let mut id = 0u32;
+        let skipped = stream(
+            self.root,
+            self.filter,
+            self.config,
+            prepare,
+            |file, (prepared, keys)| {
+                let o = prepare::run(pass.get()?, id, &prepared, &mut origins);
+                id += 1;
+                if self.aligns {
+                    keep_keys(&mut origins, keys)?;
+                }
+                emit(&o, &file.path)
+            },
+        )?;
+        Ok((skipped, ReplayStats::of(pass.get()?)))
+    }
+
+    /// The pass split by bucket range over `workers` threads
+    /// (`lineage-split`): a document's keys are kept for alignment before
+    /// it is handed over (its hits name only earlier documents), and its
+    /// outcome comes back in order a few epochs later.
+    fn split(
+        &self,
+        params: Params,
+        workers: usize,
+        origins: KeySpill,
+        prepare: impl Fn(&FileEntry, &str) -> Read + Sync,
+        emit: &mut dyn FnMut(&Outcome, &str) -> Result<(), Fatal>,
+    ) -> Result<(Vec<Skipped>, ReplayStats), Fatal> {
+        let origins = Arc::new(Mutex::new(origins));
+        let table = Table::new(params.table_params())?;
+        let mut pass = SplitPass::new(params, table, Options::new(workers), origins.clone())?;
+        let mut done = |l: Labelled<'_, (String, u32, u32)>| {
+            let (path, tokens, shingles) = l.payload;
+            let spans = l.units.iter().map(|u| (u.start, u.end));
+            emit(
+                &Outcome::new(l.id, tokens, shingles, spans, l.labels),
+                &path,
+            )
+        };
+        let mut id = 0u32;
+        let skipped = stream(
+            self.root,
+            self.filter,
+            self.config,
+            prepare,
+            |file, (prepared, keys)| {
+                if self.aligns {
+                    let mut o = origins.lock().unwrap_or_else(PoisonError::into_inner);
+                    keep_keys(&mut o, keys)?;
+                }
+                let Prepared {
+                    tokens,
+                    shingles,
+                    units,
+                } = prepared;
+                pass.push(id, units, (file.path.clone(), tokens, shingles), &mut done)?;
+                id += 1;
+                Ok(())
+            },
+        )?;
+        let table = pass.finish(&mut done)?;
+        Ok((skipped, ReplayStats::of_table(&table, &params)))
+    }
+}
+
+/// Keep a document's keys for alignment.
+fn keep_keys(origins: &mut KeySpill, keys: Box<[u64]>) -> Result<(), Fatal> {
+    origins.push(keys).map_err(|e| {
+        Fatal(format!(
+            "{} (set TMPDIR to a folder with room, or give --align off)",
+            super::one_line(&e)
+        ))
+    })
 }
 
 /// The pass, its table built and its memory mapped on a thread of its own

@@ -14,7 +14,7 @@ use super::exact::all_origins;
 use super::outcome::Outcome;
 use super::pass::{OriginPass, Params};
 use super::select::{DocKeys, Selector, Unit};
-use super::table::{Counters, TableError};
+use super::table::{Counters, Table, TableError};
 use lineage_core::fingerprint::ShingleRoller;
 use lineage_core::fingerprint::polynomial::Polynomial;
 
@@ -45,12 +45,16 @@ pub struct ReplayStats {
 impl ReplayStats {
     /// The table of `pass` now.
     pub fn of(pass: &OriginPass) -> ReplayStats {
-        let t = pass.table();
+        ReplayStats::of_table(pass.table(), pass.params())
+    }
+
+    /// Table `t`, built with `params.table_params()`, now.
+    pub fn of_table(t: &Table, params: &Params) -> ReplayStats {
         ReplayStats {
             counters: t.counters(),
             capacity: t.capacity(),
             buckets: t.buckets(),
-            entry_bytes: pass.params().table_params().layout.entry_bytes(),
+            entry_bytes: params.table_params().layout.entry_bytes(),
             false_match: t.false_match_bound(),
             regime: t.regime(),
         }

@@ -16,6 +16,6 @@ pub mod table;
 
 pub use estimate::Estimation;
 pub use outcome::{Outcome, Run};
-pub use pass::{OriginPass, Params};
+pub use pass::{Labeller, OriginPass, Params};
 pub use select::{Selector, Unit};
 pub use table::{Eviction, Regime, TableSize, Ties};

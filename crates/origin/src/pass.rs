@@ -84,15 +84,77 @@ impl Params {
 
 /// The state of a run: the table and reusable scratch space.
 pub struct OriginPass {
-    params: Params,
     table: Table,
-    estimator: Estimator,
-    aligner: Aligner,
+    labeller: Labeller,
     keys: Vec<u64>,
     hits: Vec<Option<Hit>>,
     slots: Vec<Slot>,
-    labels: Vec<u32>,
     incs: Vec<u32>,
+}
+
+/// What follows a document's lookups: estimation, then alignment or the
+/// guess by neighbours. One implementation for the sequential pass and the
+/// pass split by bucket range (`lineage-split`), which gathers a document's
+/// answers from every shard first; its scratch space is reused from
+/// document to document, and nothing in it carries over from one to the
+/// next.
+pub struct Labeller {
+    params: Params,
+    estimator: Estimator,
+    aligner: Aligner,
+    labels: Vec<u32>,
+}
+
+impl Labeller {
+    pub fn new(params: Params) -> Labeller {
+        Labeller {
+            params,
+            estimator: Estimator::default(),
+            aligner: Aligner::default(),
+            labels: Vec::new(),
+        }
+    }
+
+    /// The labels of document `doc`'s units (keys `keys`) from the table's
+    /// answers `hits` and `slots`. `incomplete` says whether the table had
+    /// lost or left out keys by the end of the document's lookups (read
+    /// only when the settings align); `origins` gives earlier versions' keys.
+    pub fn label(
+        &mut self,
+        doc: u32,
+        keys: &[u64],
+        hits: &[Option<Hit>],
+        slots: &[Slot],
+        incomplete: impl FnOnce() -> bool,
+        origins: &mut dyn OriginKeys,
+    ) -> &[u32] {
+        let p = &self.params;
+        self.estimator.estimate(
+            p.estimation,
+            doc,
+            keys,
+            hits,
+            p.bridge_limit,
+            &mut self.labels,
+        );
+        // Only a table that has left out (bottom-k) or evicted keys can
+        // have missed a copy: alignment replaces the guess by neighbours.
+        // (Settings that do not align skip the scan of the slots.)
+        if p.aligns() && incomplete() {
+            self.aligner
+                .align(doc, keys, hits, &mut self.labels, origins);
+            // Units outside the sample beside a hit on an origin the budget
+            // left unread may be that origin's: guessed by neighbours, as
+            // without alignment (docs/algorithms.md §3.2).
+            if p.eviction == Eviction::BottomK && self.aligner.any_unread() {
+                let aligner = &self.aligner;
+                interpolate_where(doc, slots, &mut self.labels, |o| aligner.unread(o));
+            }
+        } else if p.eviction == Eviction::BottomK {
+            interpolate(doc, slots, &mut self.labels);
+        }
+        &self.labels
+    }
 }
 
 impl OriginPass {
@@ -108,19 +170,16 @@ impl OriginPass {
     pub fn resume(params: Params, table: Table) -> OriginPass {
         OriginPass {
             table,
-            params,
-            estimator: Estimator::default(),
-            aligner: Aligner::default(),
+            labeller: Labeller::new(params),
             keys: Vec::new(),
             hits: Vec::new(),
             slots: Vec::new(),
-            labels: Vec::new(),
             incs: Vec::new(),
         }
     }
 
     pub fn params(&self) -> &Params {
-        &self.params
+        &self.labeller.params
     }
 
     pub fn table(&self) -> &Table {
@@ -129,6 +188,11 @@ impl OriginPass {
 
     pub fn table_mut(&mut self) -> &mut Table {
         &mut self.table
+    }
+
+    /// The table, the run over.
+    pub fn into_table(self) -> Table {
+        self.table
     }
 
     /// A new pass whose table's memory is already mapped (see
@@ -149,40 +213,19 @@ impl OriginPass {
         let keys = &self.keys;
         self.table
             .lookup_document(doc, keys, &mut self.hits, &mut self.slots);
-        let p = &self.params;
-        self.estimator.estimate(
-            p.estimation,
-            doc,
-            keys,
-            &self.hits,
-            p.bridge_limit,
-            &mut self.labels,
-        );
-        // Only a table that has left out (bottom-k) or evicted keys can
-        // have missed a copy: alignment replaces the guess by neighbours.
-        // (Settings that do not align skip the scan of the slots.)
-        let incomplete =
-            || self.table.counters().evictions > 0 || self.slots.iter().any(|s| !s.sampled());
-        if p.aligns() && incomplete() {
-            self.aligner
-                .align(doc, keys, &self.hits, &mut self.labels, origins);
-            // Units outside the sample beside a hit on an origin the budget
-            // left unread may be that origin's: guessed by neighbours, as
-            // without alignment (docs/algorithms.md §3.2).
-            if p.eviction == Eviction::BottomK && self.aligner.any_unread() {
-                let aligner = &self.aligner;
-                interpolate_where(doc, &self.slots, &mut self.labels, |o| aligner.unread(o));
-            }
-        } else if p.eviction == Eviction::BottomK {
-            interpolate(doc, &self.slots, &mut self.labels);
-        }
+        let p = self.labeller.params;
+        let (table, slots) = (&self.table, &self.slots);
+        let incomplete = || table.counters().evictions > 0 || slots.iter().any(|s| !s.sampled());
+        let labels = self
+            .labeller
+            .label(doc, keys, &self.hits, slots, incomplete, origins);
         if p.eviction == Eviction::Lucky && p.table_size != TableSize::Unbounded {
-            lucky_increments(doc, &self.hits, &self.labels, &mut self.incs);
+            lucky_increments(doc, &self.hits, labels, &mut self.incs);
             self.table
                 .lucky_update(keys, &self.slots, &self.hits, &self.incs);
             self.table.lucky_end_document();
         }
-        &self.labels
+        &self.labeller.labels
     }
 }
 

@@ -124,6 +124,20 @@ pub struct Hit {
     pub next: u8,
 }
 
+impl Hit {
+    /// What unit `i` of document `doc` (keys `keys`) leaves in the table
+    /// when it is not found: its offset mod 256 and its neighbours' top
+    /// bytes.
+    pub fn of_unit(doc: u32, keys: &[u64], i: usize) -> Hit {
+        Hit {
+            origin: doc,
+            offset: i as u8,
+            prev: if i > 0 { top_byte(keys[i - 1]) } else { 0 },
+            next: keys.get(i + 1).map_or(0, |&k| top_byte(k)),
+        }
+    }
+}
+
 /// What a unit leaves in the table when it is not found: itself, as seen in
 /// the document being processed.
 pub(crate) type Insert = Hit;
@@ -245,8 +259,21 @@ impl Slot {
         at: u32::MAX - 1,
     };
 
-    pub(crate) fn sampled(self) -> bool {
+    /// Whether the key was looked up in its bucket's sample: found,
+    /// stored, or (every eviction but bottom-k) always.
+    pub fn sampled(self) -> bool {
         self != Slot::UNSAMPLED
+    }
+
+    /// A slot that says only whether the key was sampled, with no hint:
+    /// what a shard's answer carries back to the document's owner (the
+    /// lucky update, which reads hints, is not run on shards).
+    pub fn of_sample(sampled: bool) -> Slot {
+        if sampled {
+            Slot::UNKNOWN
+        } else {
+            Slot::UNSAMPLED
+        }
     }
 }
 
@@ -584,12 +611,7 @@ impl Table {
         const AHEAD: usize = 8;
         hits.clear();
         slots.clear();
-        let ins = |i: usize| Hit {
-            origin: doc,
-            offset: i as u8,
-            prev: if i > 0 { top_byte(keys[i - 1]) } else { 0 },
-            next: keys.get(i + 1).map_or(0, |&k| top_byte(k)),
-        };
+        let ins = |i: usize| Hit::of_unit(doc, keys, i);
         let Store::Bucketed(bk) = &mut self.store else {
             for (i, &key) in keys.iter().enumerate() {
                 let (hit, slot) = self.lookup(key, ins(i));

@@ -254,12 +254,7 @@ impl Shard {
         c.lookups += 1;
         let (hit, slot) = self.store.lookup(home, key, ins, c);
         c.hits += u64::from(hit.is_some());
-        let slot = if slot.sampled() {
-            Slot::UNKNOWN
-        } else {
-            Slot::UNSAMPLED
-        };
-        (hit, slot)
+        (hit, Slot::of_sample(slot.sampled()))
     }
 }
 

@@ -1,0 +1,170 @@
+//! `cargo bench --bench split`: the origin pass's throughput, sequential and
+//! split by bucket range over 1, 2, 4, 8 and 16 workers (issue 40's target:
+//! at least 8x from 1 to 16 workers on a 16-core machine), on a generated
+//! collection (fresh runs, copies of earlier documents, whole duplicates,
+//! repeats), each run checked against the sequential answer. Prints Markdown
+//! for BENCHMARKS.md with the machine's core count.
+//!
+//! Settings by environment: DOCS (default 20000), TABLE (default 64MiB),
+//! ALIGN (on|off, default on), WORKERS (default 1,2,4,8,16), REPS (3).
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use lineage_origin::align::OriginKeys;
+use lineage_origin::keymap::splitmix64;
+use lineage_origin::table::Table;
+use lineage_origin::{OriginPass, Params, TableSize, Unit};
+use lineage_split::{Options, SplitError, SplitPass};
+
+fn env(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.into())
+}
+
+/// `n_docs` documents of 200 to 1,200 62-bit keys.
+fn corpus(n_docs: usize) -> Vec<Vec<u64>> {
+    let mut docs: Vec<Vec<u64>> = Vec::with_capacity(n_docs);
+    let (mut rng, mut fresh) = (42u64, 0u64);
+    let mut next = move || {
+        rng = splitmix64(rng);
+        rng
+    };
+    for d in 0..n_docs {
+        if d > 0 && next() % 20 == 0 {
+            let src = (next() % d as u64) as usize;
+            docs.push(docs[src].clone());
+            continue;
+        }
+        let len = 200 + (next() % 1000) as usize;
+        let mut keys = Vec::with_capacity(len);
+        while keys.len() < len {
+            let run = 5 + (next() % 60) as usize;
+            let choice = next() % 10;
+            if d > 0 && choice < 4 {
+                let src = &docs[(next() % d as u64) as usize];
+                let at = (next() % src.len() as u64) as usize;
+                keys.extend(src[at..].iter().take(run).copied());
+            } else if choice == 4 && !keys.is_empty() {
+                let at = (next() % keys.len() as u64) as usize;
+                let rep: Vec<u64> = keys[at..].iter().take(run).copied().collect();
+                keys.extend(rep);
+            } else {
+                for _ in 0..run {
+                    fresh += 1;
+                    keys.push(splitmix64(fresh ^ 0xabcdef) >> 2);
+                }
+            }
+        }
+        keys.truncate(len);
+        docs.push(keys);
+    }
+    docs
+}
+
+fn units(keys: &[u64]) -> Vec<Unit> {
+    (0u32..)
+        .zip(keys)
+        .map(|(i, &key)| Unit {
+            key,
+            start: i,
+            end: i + 8,
+        })
+        .collect()
+}
+
+/// Every document's keys, for alignment (shared with the workers).
+struct Versions(Arc<Vec<Vec<u64>>>);
+
+impl OriginKeys for Versions {
+    fn keys(&mut self, id: u32) -> Option<&[u64]> {
+        self.0.get(id as usize).map(Vec::as_slice)
+    }
+}
+
+/// Median wall time of `reps` runs of `f`, and its last result.
+fn median<R>(reps: usize, mut f: impl FnMut() -> R) -> (Duration, R) {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..reps.max(1) {
+        let s = Instant::now();
+        last = Some(f());
+        times.push(s.elapsed());
+    }
+    times.sort();
+    (times[times.len() / 2], last.unwrap())
+}
+
+fn main() {
+    let n_docs: usize = env("DOCS", "20000").parse().unwrap();
+    let reps: usize = env("REPS", "3").parse().unwrap();
+    let table_size: TableSize = env("TABLE", "64MiB").parse().unwrap();
+    let align = env("ALIGN", "on") == "on";
+    let workers: Vec<usize> = env("WORKERS", "1,2,4,8,16")
+        .split(',')
+        .map(|w| w.trim().parse().unwrap())
+        .collect();
+    let params = Params {
+        table_size,
+        align,
+        ..Params::default()
+    };
+    let docs = Arc::new(corpus(n_docs));
+    let lookups: usize = docs.iter().map(Vec::len).sum();
+    let prepared: Vec<Vec<Unit>> = docs.iter().map(|d| units(d)).collect();
+
+    let (seq_time, (want, regime)) = median(reps, || {
+        let mut pass = OriginPass::new(params).unwrap();
+        let mut origins = Versions(docs.clone());
+        let labels: Vec<Vec<u32>> = prepared
+            .iter()
+            .enumerate()
+            .map(|(d, u)| pass.process(d as u32, u, &mut origins).to_vec())
+            .collect();
+        (labels, pass.table().regime())
+    });
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "Origin pass, {n_docs} generated documents, {lookups} lookups, {table_size} bottom-k \
+         table ({regime:?}), align {}; {cores} cores; median of {reps}.\n",
+        if align { "on" } else { "off" }
+    );
+    println!("| pass | time | M lookups/s | vs 1 worker |");
+    println!("| --- | ---: | ---: | ---: |");
+    let rate = |t: Duration| lookups as f64 / t.as_secs_f64() / 1e6;
+    println!(
+        "| sequential | {:.2} s | {:.1} | |",
+        seq_time.as_secs_f64(),
+        rate(seq_time)
+    );
+    let mut one = None;
+    for &w in &workers {
+        let (t, got) = median(reps, || {
+            let origins = Arc::new(Mutex::new(Versions(docs.clone())));
+            let table = Table::new(params.table_params()).unwrap();
+            let mut pass = SplitPass::new(params, table, Options::new(w), origins).unwrap();
+            let mut got: Vec<Vec<u32>> = Vec::with_capacity(n_docs);
+            let mut done = |l: lineage_split::Labelled<'_, ()>| {
+                got.push(l.labels.to_vec());
+                Ok::<(), SplitError>(())
+            };
+            for (d, u) in prepared.iter().enumerate() {
+                pass.push(d as u32, u.clone(), (), &mut done).unwrap();
+            }
+            pass.finish(&mut done).unwrap();
+            got
+        });
+        assert!(
+            got == want,
+            "{w} workers: labels differ from the sequential pass"
+        );
+        let base = *one.get_or_insert(t);
+        println!(
+            "| {w} worker{} | {:.2} s | {:.1} | {:.2}x |",
+            if w == 1 { "" } else { "s" },
+            t.as_secs_f64(),
+            rate(t),
+            base.as_secs_f64() / t.as_secs_f64()
+        );
+    }
+}

@@ -1,0 +1,205 @@
+//! The split pass against the sequential one: the same labels for every
+//! document, and the table it leaves, byte for byte.
+#![allow(clippy::unwrap_used)] // a test: a panic is its failure
+
+use std::sync::{Arc, Mutex};
+
+use lineage_origin::align::OriginKeys;
+use lineage_origin::keymap::splitmix64;
+use lineage_origin::table::{Counters, Table};
+use lineage_origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize, Unit};
+use lineage_split::{Labelled, Options, SplitError, SplitPass};
+
+/// Documents as 62-bit keys: fresh runs, runs copied from earlier
+/// documents, whole duplicates, repeats inside a document, empty ones.
+fn corpus(seed: u64, n_docs: usize, max_len: u64) -> Vec<Vec<u64>> {
+    let mut docs: Vec<Vec<u64>> = Vec::new();
+    let (mut rng, mut fresh) = (seed, 0u64);
+    let mut next = move || {
+        rng = splitmix64(rng);
+        rng
+    };
+    for d in 0..n_docs {
+        if d > 0 && next() % 8 == 0 {
+            let src = (next() % d as u64) as usize;
+            docs.push(docs[src].clone());
+            continue;
+        }
+        let len = (next() % max_len) as usize;
+        let mut keys = Vec::with_capacity(len);
+        while keys.len() < len {
+            let run = 1 + (next() % 30) as usize;
+            let choice = next() % 10;
+            let earlier: Vec<&Vec<u64>> = docs.iter().filter(|d| !d.is_empty()).collect();
+            if !earlier.is_empty() && choice < 4 {
+                let src = earlier[(next() % earlier.len() as u64) as usize];
+                let at = (next() % src.len() as u64) as usize;
+                keys.extend(src[at..].iter().take(run).copied());
+            } else if choice == 4 && !keys.is_empty() {
+                let at = (next() % keys.len() as u64) as usize;
+                let rep: Vec<u64> = keys[at..].iter().take(run).copied().collect();
+                keys.extend(rep);
+            } else {
+                for _ in 0..run {
+                    fresh += 1;
+                    keys.push(splitmix64(fresh ^ seed) >> 2);
+                }
+            }
+        }
+        keys.truncate(len);
+        docs.push(keys);
+    }
+    docs
+}
+
+/// A document's keys as the units of `Selector::All`.
+fn units(keys: &[u64]) -> Vec<Unit> {
+    (0u32..)
+        .zip(keys)
+        .map(|(i, &key)| Unit {
+            key,
+            start: i,
+            end: i + 8,
+        })
+        .collect()
+}
+
+/// Every document's keys, for alignment.
+struct Versions(Vec<Vec<u64>>);
+
+impl OriginKeys for Versions {
+    fn keys(&mut self, id: u32) -> Option<&[u64]> {
+        self.0.get(id as usize).map(Vec::as_slice)
+    }
+}
+
+fn state(t: &Table) -> (Vec<u8>, Option<Vec<u8>>) {
+    let mut whole = Vec::new();
+    t.write_state(&mut whole).unwrap();
+    let mut changes = Vec::new();
+    let wrote = t.write_changes(&mut changes).unwrap();
+    (whole, wrote.then_some(changes))
+}
+
+/// The labels of `docs[from..]` through the split pass continuing from
+/// `table`, and the table it leaves.
+fn split(
+    params: Params,
+    table: Table,
+    options: Options,
+    docs: &[Vec<u64>],
+    from: usize,
+) -> (Vec<Vec<u32>>, Table, bool) {
+    let origins = Arc::new(Mutex::new(Versions(docs.to_vec())));
+    let mut pass = SplitPass::new(params, table, options, origins).unwrap();
+    let is_split = pass.is_split();
+    let mut got: Vec<Vec<u32>> = Vec::new();
+    let mut done = |l: Labelled<'_, usize>| -> Result<(), SplitError> {
+        assert_eq!(l.payload, l.id as usize, "in document order");
+        assert_eq!(l.payload, from + got.len(), "in document order");
+        assert_eq!(l.units.len(), l.labels.len());
+        got.push(l.labels.to_vec());
+        Ok(())
+    };
+    for (d, keys) in docs.iter().enumerate().skip(from) {
+        pass.push(d as u32, units(keys), d, &mut done).unwrap();
+    }
+    let table = pass.finish(&mut done).unwrap();
+    (got, table, is_split)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(256))]
+    #[test]
+    fn the_split_pass_labels_and_leaves_the_table_as_the_sequential_pass(
+        seed in proptest::num::u64::ANY,
+        n_docs in 1usize..30,
+        ev in 0usize..5,
+        est in 0usize..4,
+        size in 0usize..4,
+        per in proptest::sample::select(vec![4u16, 8, 64]),
+        workers in proptest::sample::select(vec![1usize, 2, 4]),
+        align in proptest::bool::ANY,
+        resume_at in 0usize..6,
+        epoch_units in 1usize..400,
+        window in 1usize..4,
+    ) {
+        let eviction = [Eviction::Random, Eviction::Lru, Eviction::Cc, Eviction::BottomK, Eviction::Lucky][ev];
+        let estimation = [Estimation::Nb, Estimation::E, Estimation::B, Estimation::Be][est];
+        let docs = corpus(seed, n_docs, 300);
+        let mut distinct: Vec<u64> = docs.iter().flatten().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let mut params = Params {
+            selector: Selector::All,
+            table_size: TableSize::Bytes(0),
+            bucket_entries: per,
+            eviction,
+            estimation,
+            seed,
+            align,
+            ..Params::default()
+        };
+        // Holds all (a growing table), grows part way, about fills,
+        // samples or evicts.
+        let entry = params.table_params().layout.entry_bytes();
+        let (d, p) = (distinct.len() as u64, u64::from(per));
+        let n_buckets = match size {
+            0 => 64 * d / p + 64,
+            1 => 4 * d / p + 1,
+            2 => d / p + 1,
+            _ => d / (4 * p) + 1,
+        };
+        params.table_size = TableSize::Bytes(n_buckets * (p * entry + 2));
+
+        // The sequential pass: the first documents, its state saved; the
+        // rest continuing from that state.
+        let from = resume_at.min(docs.len());
+        let mut before = OriginPass::new(params).unwrap();
+        for (d, keys) in docs.iter().enumerate().take(from) {
+            before.process(d as u32, &units(keys), &mut &docs[..]);
+        }
+        let mut resumed = Vec::new();
+        before.table().write_state(&mut resumed).unwrap();
+        let restore = || Table::read_state(params.table_params(), &mut &resumed[..]).unwrap();
+        let mut seq = OriginPass::resume(params, restore());
+        let want: Vec<Vec<u32>> = docs
+            .iter()
+            .enumerate()
+            .skip(from)
+            .map(|(d, keys)| seq.process(d as u32, &units(keys), &mut &docs[..]).to_vec())
+            .collect();
+
+        // The split pass, from the table the sequential one had at `from`.
+        let options = Options { workers, epoch_units, window };
+        let (got, joined, is_split) = split(params, restore(), options, &docs, from);
+        proptest::prop_assert_eq!(is_split, eviction != Eviction::Lucky);
+        proptest::prop_assert_eq!(got.len(), want.len());
+        for (d, labels) in got.iter().enumerate() {
+            proptest::prop_assert_eq!(labels, &want[d], "document {}", from + d);
+        }
+        let (a, b): (Counters, Counters) = (joined.counters(), seq.table().counters());
+        proptest::prop_assert_eq!(a, b);
+        proptest::prop_assert_eq!(joined.regime(), seq.table().regime());
+        proptest::prop_assert_eq!(state(&joined), state(seq.table()));
+    }
+}
+
+/// Dropped before it finishes (its caller failed): the workers stop.
+#[test]
+fn a_pass_dropped_unfinished_stops_its_workers() {
+    let docs = corpus(7, 50, 400);
+    let params = Params {
+        table_size: TableSize::Bytes(1 << 14),
+        ..Params::default()
+    };
+    let origins = Arc::new(Mutex::new(Versions(docs.clone())));
+    let table = Table::new(params.table_params()).unwrap();
+    let mut pass = SplitPass::new(params, table, Options::new(3), origins).unwrap();
+    assert!(pass.is_split());
+    for (d, keys) in docs.iter().enumerate().take(20) {
+        pass.push(d as u32, units(keys), (), |_| Ok::<(), SplitError>(()))
+            .unwrap();
+    }
+    drop(pass);
+}

@@ -1,0 +1,54 @@
+//! `scan --workers N`: the pass split by bucket range gives the sequential
+//! pass's report, byte for byte (the report has no timing fields), at the
+//! default table size, where it holds the book, and at one where it samples
+//! or evicts. (Many small epochs: crates/split's property test.)
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
+
+mod common;
+
+use common::{fixture, lineage};
+
+fn scan(args: &[&str]) -> Vec<u8> {
+    let out = lineage(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+#[test]
+fn scan_json_is_byte_identical_for_1_2_and_4_workers() {
+    let book = fixture("rust-book");
+    let book = book.to_str().unwrap();
+    for settings in [
+        &[][..],
+        &["--table-size", "64KiB"],
+        &["--table-size", "64KiB", "--align", "off"],
+        &["--table-size", "64KiB", "--eviction", "lru"],
+        // Not split: the sequential pass, whatever the workers.
+        &["--table-size", "64KiB", "--eviction", "lucky"],
+    ] {
+        let report = |workers: &str| {
+            let mut args = vec!["scan", book, "--json", "--workers", workers];
+            args.extend(settings);
+            scan(&args)
+        };
+        let one = report("1");
+        assert!(one.starts_with(b"{\"format\":\"lineage-report/1\""));
+        for workers in ["2", "4"] {
+            assert!(
+                report(workers) == one,
+                "{settings:?}: {workers} workers differ from 1"
+            );
+        }
+    }
+}
+
+#[test]
+fn workers_must_be_at_least_one() {
+    let book = fixture("rust-book");
+    let out = lineage(&["scan", book.to_str().unwrap(), "--workers", "0"]);
+    assert!(!out.status.success());
+}
