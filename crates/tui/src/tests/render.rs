@@ -1007,3 +1007,119 @@ fn hidden_characters_in_names_show_escaped() {
         assert!(!plain.contains(c));
     }
 }
+
+/// The text of a screen, row by row.
+fn rows(app: &App) -> Vec<String> {
+    let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    t.draw(|f| draw(app, &dark(), f)).unwrap();
+    let b = t.backend().buffer();
+    (0..b.area.height)
+        .map(|y| (0..b.area.width).map(|x| b[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// Issue 41: at 60 columns the results' numbers were cut from the left
+/// (DO 100 read `0.00`, 98.97 read `8.97`). Every number is whole at every
+/// size; a column that does not fit is not shown, and the pane says which.
+#[test]
+fn tune_results_drop_a_column_rather_than_cut_a_number() {
+    for (w, h, hidden) in [
+        (120, 40, None),
+        (80, 24, None),
+        (60, 20, Some("not shown: evictions, secs")),
+    ] {
+        let mut a = tune(w, h);
+        let live = a.snapshot.as_ref().unwrap().params;
+        let tuned = a.tune.tuned(&live).unwrap();
+        let mut u = fixture::shadow_compare(1, live, tuned);
+        u.results[0].dominant_origin = 100.0;
+        u.results[1].dominant_origin = 98.97;
+        u.results[0].evictions = 4_100_000;
+        engine(&mut a, Update::Shadow(u));
+        let rows = rows(&a);
+        let row = |name: &str| {
+            rows.iter()
+                .find(|r| r.starts_with(&format!("│{name} ")))
+                .unwrap_or_else(|| panic!("{name} in {rows:#?}"))
+                .clone()
+        };
+        let (l, t) = (row("live"), row("tuned"));
+        for (r, x) in [(&l, "100.00"), (&t, "98.97"), (&l, "88.00"), (&l, "79.50")] {
+            assert!(r.contains(&format!(" {x} ")), "{x} in {r}");
+        }
+        let text = rows.join("\n");
+        match hidden {
+            None => {
+                assert!(l.contains(" 4,100,000 ") && l.contains(" 0.4│"), "{l}");
+                assert!(!text.contains("not shown"), "{text}");
+            }
+            Some(note) => assert!(text.contains(note), "{text}"),
+        }
+        insta::assert_snapshot!(format!("tune_results_{w}x{h}"), screen(&a, &dark()));
+    }
+}
+
+/// A sweep of `all` aligned and not beside the live selector: three series
+/// do not fit 80 columns. The last go whole and are named; no number is cut.
+#[test]
+fn a_sweep_table_hides_whole_series_that_do_not_fit() {
+    use crate::tune::{RunKind, Series};
+    use lineage_origin::Selector;
+    for (w, h, hidden) in [
+        (120, 40, ""),
+        (80, 24, "nhs"),
+        (60, 20, "all unaligned, nhs"),
+    ] {
+        let mut a = sweep(w, h);
+        keys(&mut a, "t");
+        let series = vec![
+            Series {
+                selector: Selector::All,
+                align: true,
+            },
+            Series {
+                selector: Selector::All,
+                align: false,
+            },
+            Series {
+                selector: Selector::NHs,
+                align: true,
+            },
+        ];
+        let Some(RunKind::Sweep { sizes, .. }) = a.tune.kind.clone() else {
+            panic!("a sweep");
+        };
+        let mut u = fixture::shadow_sweep(1, a.snapshot.as_ref().unwrap().params, 1000);
+        let one = u.results[0].clone();
+        u.results = (0..sizes.len() * 3)
+            .map(|i| lineage_engine::ShadowResult {
+                dominant_origin: if i % 2 == 0 { 100.0 } else { 98.97 },
+                token_freshness: 100.0,
+                overall: 100.0,
+                table_fraction: Some(100.0),
+                ..one.clone()
+            })
+            .collect();
+        a.tune.kind = Some(RunKind::Sweep { sizes, series });
+        engine(&mut a, Update::Shadow(u));
+        let rows = rows(&a);
+        let text = rows.join("\n");
+        // Every figure drawn is whole: a cell is `100.0` or `99.0`, never
+        // `00.0` or `9.0` after a space.
+        let sized = |r: &&String| {
+            let first = r.trim_start_matches('│').split(' ').next().unwrap_or("");
+            r.starts_with('│') && first.ends_with("iB")
+        };
+        for r in rows.iter().filter(sized) {
+            for cell in r.trim_matches('│').split_whitespace().skip(1) {
+                assert!(["100.0", "99.0"].contains(&cell), "{cell:?} in {r}");
+            }
+        }
+        if hidden.is_empty() {
+            assert!(!text.contains("not shown"), "{text}");
+        } else {
+            assert!(text.contains(&format!("not shown: {hidden} ")), "{text}");
+        }
+        insta::assert_snapshot!(format!("sweep_three_series_{w}x{h}"), screen(&a, &dark()));
+    }
+}
