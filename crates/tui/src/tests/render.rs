@@ -11,6 +11,7 @@ use super::fixture;
 use super::{app, engine, keys, press};
 use crate::App;
 use crate::app::{Msg, update};
+use crate::layout;
 use crate::panes::draw;
 use crate::theme::Theme;
 use lineage_engine::Update;
@@ -1121,5 +1122,57 @@ fn a_sweep_table_hides_whole_series_that_do_not_fit() {
             assert!(text.contains(&format!("not shown: {hidden} ")), "{text}");
         }
         insta::assert_snapshot!(format!("sweep_three_series_{w}x{h}"), screen(&a, &dark()));
+    }
+}
+
+/// Issue 41: flat names of several releases (`00282_v13_llvm_…_LangImpl01
+/// .rst.txt`). Where a name is cut, the extension every row shares goes
+/// before the part that names the page: each row keeps its `ImplNN`, in
+/// Documents, the cluster list and the pairs, at 120, 80 and 60 columns.
+#[test]
+fn names_keep_what_tells_them_apart() {
+    let name = |i: usize| {
+        format!(
+            "{:05}_v{}_llvm_docs_tutorial_MyFirstLanguageFrontend_LangImpl{i:02}.rst.txt",
+            8 + 37 * i,
+            13 + i % 3
+        )
+    };
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        let mut docs: Vec<_> = s.documents.iter().cloned().collect();
+        docs.sort_by_key(|d| d.id);
+        for (i, d) in docs.iter_mut().enumerate() {
+            d.path = name(i).into();
+            d.dominant_path = None;
+        }
+        s.documents = fixture::documents(docs);
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        // Each name drawn cut names its page: `Impl` and its number.
+        let check = |rows: &[String], from: usize, to: usize, what: &str| {
+            let mut seen = 0;
+            for r in rows.iter().filter(|r| r.starts_with('│')) {
+                let r: String = r.chars().skip(from).take(to - from).collect();
+                for part in r.split(['│', '↔']).filter(|p| p.contains('…')) {
+                    seen += 1;
+                    let named = part.split("Impl").nth(1).is_some_and(|rest| {
+                        rest.chars().take(2).filter(char::is_ascii_digit).count() == 2
+                    });
+                    assert!(named, "{what} {w}: {part}");
+                }
+            }
+            assert!(seen > 0, "{what} {w}: {rows:#?}");
+        };
+        let shown = rows(&a);
+        check(&shown, 0, w as usize, "Documents");
+        insta::assert_snapshot!(format!("names_documents_{w}x{h}"), shown.join("\n"));
+        keys(&mut a, "3");
+        let shown = rows(&a);
+        let list = layout::clusters(layout::screen(a.size).body).list;
+        check(&shown, 0, (list.x + list.width) as usize, "Clusters");
+        check(&shown, (list.x + list.width) as usize, w as usize, "Pairs");
+        insta::assert_snapshot!(format!("names_clusters_{w}x{h}"), shown.join("\n"));
     }
 }
