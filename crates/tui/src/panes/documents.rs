@@ -17,12 +17,20 @@ const NUMBERS: [u16; 3] = [8, 7, 7];
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let docs = &app.docs;
     let (sort, reverse) = docs.sort();
+    // A filter ranks its matches best first (the order breaks ties only).
+    let order = if docs.filter().is_empty() {
+        format!(
+            "by {}{}",
+            sort.label(),
+            if reverse { " (reversed)" } else { "" }
+        )
+    } else {
+        "best match first".to_string()
+    };
     let mut title = vec![Span::raw(format!(
-        " Documents {} of {} · by {}{} ",
+        " Documents {} of {} · {order} ",
         count(docs.len() as u64),
         count(docs.all().len() as u64),
-        sort.label(),
-        if reverse { " (reversed)" } else { "" },
     ))];
     let typing = matches!(app.input, Some(Input::Filter(_)));
     if typing || !docs.filter().is_empty() {

@@ -1176,3 +1176,38 @@ fn names_keep_what_tells_them_apart() {
         insta::assert_snapshot!(format!("names_clusters_{w}x{h}"), shown.join("\n"));
     }
 }
+
+/// Issue 41: `/00008`, enter opened row 2, the row selected before, which
+/// matched too. A filter selects its best match, and the title says the
+/// rows are in match order, not "by copied %".
+#[test]
+fn a_filter_selects_its_best_match_and_says_its_order() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        keys(&mut a, "s");
+        while a.docs.selected().unwrap().path.as_ref() != "v3/installation.md" {
+            press(&mut a, KeyCode::Down);
+        }
+        keys(&mut a, "/inst");
+        press(&mut a, KeyCode::Enter);
+        assert_eq!(a.docs.cursor.selected, 0, "{w}");
+        assert_eq!(a.docs.row(0).path.as_ref(), "v1/installation.md", "{w}");
+        let shown = rows(&a).join("\n");
+        assert!(shown.contains("· best match first ·"), "{shown}");
+        assert!(!shown.contains("by fresh"), "{shown}");
+        insta::assert_snapshot!(format!("filter_best_match_{w}x{h}"), shown);
+        let asked = press(&mut a, KeyCode::Enter);
+        assert!(
+            asked.iter().any(|c| matches!(
+                c,
+                lineage_engine::Command::Origin { id, .. } if *id == fixture::V1_INSTALL
+            )),
+            "{w}: {asked:?}"
+        );
+        // Cleared, the list keeps the row that was opened.
+        keys(&mut a, "1");
+        press(&mut a, KeyCode::Esc);
+        assert_eq!(a.docs.selected().unwrap().id, fixture::V1_INSTALL, "{w}");
+        assert!(rows(&a).join("\n").contains("· by fresh %"), "{w}");
+    }
+}
