@@ -237,7 +237,15 @@ impl DocList {
         // rows (a subsequence of the longer pattern is one of the shorter),
         // ranked again by their new scores.
         let narrow = filter.starts_with(self.filter.as_str());
-        let keep = self.selected_id();
+        // A pattern selects its best match, as fzf does (issue 41: enter
+        // opened the row selected before, still among the matches); a
+        // cleared one keeps the row, to see it among its neighbours.
+        let keep = if filter.is_empty() {
+            self.selected_id()
+        } else {
+            self.cursor = Cursor::default();
+            None
+        };
         self.filter = filter.to_string();
         let candidates = narrow.then(|| std::mem::take(&mut self.view));
         self.refresh(candidates, false, keep, height);

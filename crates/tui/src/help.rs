@@ -83,6 +83,16 @@ pub(crate) fn popup(area: Rect) -> Rect {
     popup
 }
 
+/// A list over the pane (the pages a search found, a page's copies): as
+/// [`popup`], the screen's width wide, for the names and their context.
+pub(crate) fn list_popup(area: Rect) -> Rect {
+    Rect {
+        x: area.x,
+        width: area.width,
+        ..popup(area)
+    }
+}
+
 /// Rows of a list over `popup` (inside its border, above its blank line and
 /// its line of keys): the lists over a pane (versions, copies, pages found)
 /// count their rows by it, as they draw them.

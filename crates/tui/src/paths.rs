@@ -77,11 +77,78 @@ pub(crate) fn typed(text: &str, width: usize) -> String {
 /// the folders nearest the file; what does not fit is one `…`. A tail too
 /// wide on its own is cut in its middle, keeping its end (the extension).
 pub(crate) fn fit(path: &str, suffix: &str, width: usize, keep: usize) -> String {
+    fit_among(path, suffix, width, keep, &Shared::default())
+}
+
+/// [`fit`] for a path among others on screen: where its file name must be
+/// cut, what the names share goes first ([`Shared`]).
+pub(crate) fn fit_among(
+    path: &str,
+    suffix: &str,
+    width: usize,
+    keep: usize,
+    shared: &Shared,
+) -> String {
     let shown = shown(path);
-    traced(&shown, suffix, width, keep)
+    traced(&shown, suffix, width, keep, shared)
         .into_iter()
         .map(|t| t.0)
         .collect()
+}
+
+/// What the file names on screen have in common: a prefix ending at a
+/// separator (`00_`, `llvm-`) and the extension (`.rst.txt`). Cutting those
+/// first keeps what tells the names apart: `00282_v13_llvm_…_LangImpl01…`
+/// rather than `00282_v13_llv…Impl01.rst.txt`, which every row ends with.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Shared {
+    prefix: String,
+    ext: String,
+}
+
+impl Shared {
+    /// What the file names of `paths` (as shown) share; nothing for fewer
+    /// than two names.
+    pub(crate) fn of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Shared {
+        let names: Vec<String> = (paths.into_iter())
+            .map(|p| {
+                let shown = shown(p);
+                shown.rsplit('/').next().unwrap_or("").to_string()
+            })
+            .collect();
+        let Some((first, rest)) = names.split_first() else {
+            return Shared::default();
+        };
+        if rest.is_empty() {
+            return Shared::default();
+        }
+        let ext = |n: &str| {
+            (n.char_indices())
+                .skip(1)
+                .find(|c| c.1 == '.')
+                .map_or(n.len(), |c| c.0)
+        };
+        // The prefix is of the stems: names the same but for their folders
+        // keep their names.
+        let mut prefix = &first[..ext(first)];
+        for n in rest {
+            let n = &n[..ext(n)];
+            let common = (prefix.char_indices())
+                .zip(n.chars())
+                .find(|((_, a), b)| a != b)
+                .map_or(prefix.len().min(n.len()), |((i, _), _)| i);
+            prefix = &prefix[..common];
+        }
+        // Up to its last separator: `LangImpl0` of LangImpl01 and
+        // LangImpl02 tells them apart as much as the rest.
+        let cut = prefix.rfind(['_', '-', ' ', '.']).map_or(0, |i| i + 1);
+        let e = &first[ext(first)..];
+        let same = rest.iter().all(|n| &n[ext(n)..] == e);
+        Shared {
+            prefix: prefix[..cut].to_string(),
+            ext: if same { e.to_string() } else { String::new() },
+        }
+    }
 }
 
 /// [`fit`] in runs of marked and unmarked text: `marked` holds the byte
@@ -93,6 +160,7 @@ pub(crate) fn fit_marked(
     width: usize,
     keep: usize,
     marked: &[usize],
+    shared: &Shared,
 ) -> Vec<(String, bool)> {
     let shown = shown(path);
     let marks = if matches!(shown, std::borrow::Cow::Borrowed(_)) {
@@ -101,7 +169,7 @@ pub(crate) fn fit_marked(
         &[]
     };
     let mut runs: Vec<(String, bool)> = Vec::new();
-    for (g, at) in traced(&shown, suffix, width, keep) {
+    for (g, at) in traced(&shown, suffix, width, keep, shared) {
         // A glyph is marked when any of its chars matched.
         let m = at.is_some_and(|b| {
             let i = marks.partition_point(|&m| m < b);
@@ -119,7 +187,13 @@ pub(crate) fn fit_marked(
 /// whole beside it.
 const NAME_LEAST: usize = 6;
 
-fn traced<'a>(shown: &'a str, suffix: &'a str, width: usize, keep: usize) -> Traced<'a> {
+fn traced<'a>(
+    shown: &'a str,
+    suffix: &'a str,
+    width: usize,
+    keep: usize,
+    shared: &Shared,
+) -> Traced<'a> {
     let chars: Traced<'a> = (shown.grapheme_indices(true))
         .map(|(i, g)| (g, Some(i)))
         .collect();
@@ -178,8 +252,11 @@ fn traced<'a>(shown: &'a str, suffix: &'a str, width: usize, keep: usize) -> Tra
         if !folder.is_empty() && width_of(&folder) + NAME_LEAST <= room {
             let mut t = folder;
             let left = room - width_of(&t);
-            t.extend(cut_name(name, left));
+            t.extend(cut_name(name, left, shared));
             return with_suffix(t);
+        }
+        if keep == 1 && *shared != Shared::default() {
+            return with_suffix(cut_name(name, room, shared));
         }
         let squeezed = match keep {
             1 => chars[comps[n - 1].start..].to_vec(),
@@ -209,7 +286,66 @@ fn traced<'a>(shown: &'a str, suffix: &'a str, width: usize, keep: usize) -> Tra
 /// A file name in at most `width` columns: its stem's middle cut, its
 /// extension (from the first dot after the first glyph) whole while the
 /// stem keeps two columns.
-fn cut_name<'a>(name: &[(&'a str, Option<usize>)], width: usize) -> Traced<'a> {
+fn cut_name<'a>(name: &[(&'a str, Option<usize>)], width: usize, shared: &Shared) -> Traced<'a> {
+    if width_of(name) <= width {
+        return name.to_vec();
+    }
+    // Glyphs of the name in what the names on screen share.
+    let text: String = name.iter().map(|g| g.0).collect();
+    let glyphs = |part: &str| part.graphemes(true).count();
+    // A part of three glyphs or fewer (`.md`) saves too little beside the
+    // `…` that stands for it.
+    let worth = |part: &str| glyphs(part) > 3;
+    let p = if text.starts_with(&shared.prefix) && worth(&shared.prefix) {
+        glyphs(&shared.prefix)
+    } else {
+        0
+    };
+    let s = if text.ends_with(&shared.ext) && worth(&shared.ext) {
+        glyphs(&shared.ext)
+    } else {
+        0
+    };
+    if (p > 0 || s > 0) && p + s < name.len() {
+        let end = name.len() - s;
+        let ellipsis = ("…", None);
+        // The extension goes first, then the prefix, then the middle of
+        // what is left; each `…` says where.
+        let mut t = name[..end].to_vec();
+        if s > 0 {
+            t.push(ellipsis);
+        }
+        if width_of(&t) <= width {
+            return t;
+        }
+        let marks = usize::from(p > 0) + usize::from(s > 0);
+        if width > marks + 1 {
+            let mut t = Vec::new();
+            if p > 0 {
+                t.push(ellipsis);
+            }
+            // Up to half to its start, in whole words (a cut `0008` of
+            // `00082` reads as another number), the rest to its end, where
+            // a page's name (`LangImpl05`) is.
+            let (room, core) = (width - marks, &name[p..end]);
+            let sep = |g: &str| matches!(g, "_" | "-" | " " | ".");
+            let (mut left, mut used) = (0, 0);
+            for (i, (g, _)) in core.iter().enumerate() {
+                used += glyphs::width(g);
+                if used > (room - 1) / 2 {
+                    break;
+                }
+                if sep(g) || core.get(i + 1).is_some_and(|n| sep(n.0)) {
+                    left = used;
+                }
+            }
+            t.extend(cut_after(core, room, left));
+            if s > 0 {
+                t.push(ellipsis);
+            }
+            return t;
+        }
+    }
     let dot = name.iter().skip(1).position(|g| g.0 == ".").map(|i| i + 1);
     match dot {
         Some(d) if width_of(&name[d..]) + 2 <= width && width_of(name) > width => {
@@ -225,13 +361,19 @@ fn cut_name<'a>(name: &[(&'a str, Option<usize>)], width: usize) -> Traced<'a> {
 /// `s` in at most `width` columns, its middle replaced by `…`; the end gets
 /// the larger half.
 fn cut_middle<'a>(s: &[(&'a str, Option<usize>)], width: usize) -> Traced<'a> {
+    cut_after(s, width, width.saturating_sub(1) / 2)
+}
+
+/// `s` in at most `width` columns: `left` columns of its start, `…`, and
+/// its end in the rest.
+fn cut_after<'a>(s: &[(&'a str, Option<usize>)], width: usize, left: usize) -> Traced<'a> {
     if width_of(s) <= width {
         return s.to_vec();
     }
     if width == 0 {
         return Vec::new();
     }
-    let left = (width - 1) / 2;
+    let left = left.min(width - 1);
     let right = width - 1 - left;
     let mut head = Vec::new();
     let mut used = 0;
@@ -270,7 +412,7 @@ mod tests {
         let shown = fit(name, " v1", 40, 1);
         assert_eq!(shown, "invoice\\u{202e}dm.exe v1");
         assert!(
-            fit_marked(name, "", 40, 1, &[0])
+            fit_marked(name, "", 40, 1, &[0], &Shared::default())
                 .iter()
                 .all(|(t, _)| !t.contains('\u{202e}'))
         );
@@ -390,15 +532,52 @@ mod tests {
         let p = "docs/guide/reference/installation.md";
         // "inst" in the file name, "d" of docs.
         let marked = [0, 21, 22, 23, 24];
-        let runs = fit_marked(p, "", 25, 1, &marked);
+        let runs = fit_marked(p, "", 25, 1, &marked, &Shared::default());
         let text: String = runs.iter().map(|r| r.0.as_str()).collect();
         assert_eq!(text, "docs/…/installation.md");
         let on: Vec<&str> = runs.iter().filter(|r| r.1).map(|r| r.0.as_str()).collect();
         assert_eq!(on, ["d", "inst"]);
         // Cut inside the name: marks on what is left stay, none on the `…`.
-        let runs = fit_marked(p, "", 9, 1, &marked);
+        let runs = fit_marked(p, "", 9, 1, &marked, &Shared::default());
         let on: Vec<&str> = runs.iter().filter(|r| r.1).map(|r| r.0.as_str()).collect();
         assert_eq!(on, ["inst"]);
+    }
+
+    /// Issue 41: flat names that differ in their middle, all ending in
+    /// `.rst.txt`. The shared extension and prefix go before what tells
+    /// the names apart.
+    #[test]
+    fn what_the_names_share_goes_first() {
+        let names = [
+            "00282_v13_llvm_docs_tutorial_LangImpl01.rst.txt",
+            "00283_v13_llvm_docs_tutorial_LangImpl02.rst.txt",
+            "00388_v14_clang_docs_UsersManual.rst.txt",
+        ];
+        let shared = Shared::of(names);
+        assert_eq!(
+            shared,
+            Shared {
+                prefix: "".into(),
+                ext: ".rst.txt".into()
+            }
+        );
+        let got = fit_among(names[0], "", 28, 1, &shared);
+        assert_eq!(got, "00282_v13_…orial_LangImpl01…");
+        assert!(glyphs::str_width(&got) <= 28);
+        // Without a list, the extension stays, as before.
+        assert!(fit(names[0], "", 28, 1).ends_with(".rst.txt"));
+        // A prefix shared to a separator goes too, the extension first.
+        let v = [
+            "llvm_docs_LangImpl01.rst.txt",
+            "llvm_docs_LangImpl02.rst.txt",
+        ];
+        let shared = Shared::of(v);
+        assert_eq!(shared.prefix, "llvm_docs_");
+        assert_eq!(fit_among(v[0], "", 21, 1, &shared), "llvm_docs_LangImpl01…");
+        assert_eq!(fit_among(v[0], "", 12, 1, &shared), "…LangImpl01…");
+        assert_eq!(fit_among(v[1], " v2", 15, 1, &shared), "…LangImpl02… v2");
+        // One name alone shares nothing.
+        assert_eq!(Shared::of([v[0]]), Shared::default());
     }
 
     proptest! {

@@ -29,9 +29,13 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 
     let w = layout::inner(c.list).width as usize;
     let height = layout::rows_height(c.list, 0);
-    let rows: Vec<Line> = st
-        .list
-        .window(st.order.len(), height)
+    let window = st.list.window(st.order.len(), height);
+    let first = |row: usize| clusters[st.order[row]].members.first().map(|&m| path(m));
+    // What the first pages on screen share is cut before what tells them
+    // apart (issue 41: `00282_v13_llv…Impl01.rst.txt` on every row).
+    let firsts: Vec<String> = window.clone().filter_map(first).collect();
+    let shared = paths::Shared::of(firsts.iter().map(String::as_str));
+    let rows: Vec<Line> = window
         .map(|row| {
             let i = st.order[row];
             let cl = &clusters[i];
@@ -50,11 +54,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             if w.saturating_sub(glyphs::str_width(&head)) < MIN_NAME {
                 head = format!("#{} {}× {:.2} ", i + 1, cl.members.len(), hi);
             }
-            let first = cl.members.first().map(|&m| path(m)).unwrap_or_default();
+            let first = first(row).unwrap_or_default();
             let room = w.saturating_sub(glyphs::str_width(&head));
             let line = Line::from(vec![
                 Span::raw(head),
-                Span::styled(paths::fit(&first, "", room, 1), theme.muted),
+                Span::styled(paths::fit_among(&first, "", room, 1, &shared), theme.muted),
             ]);
             if row == st.list.selected {
                 line.style(theme.selected)
@@ -91,9 +95,12 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let height = layout::rows_height(c.pairs, 0);
     let pairs = app.cluster().map_or(&[][..], |c| &c.pairs[..]);
     let room = w.saturating_sub(9) / 2;
-    let rows: Vec<Line> = st
-        .pairs
-        .window(pairs.len(), height)
+    let window = st.pairs.window(pairs.len(), height);
+    let names: Vec<String> = (window.clone())
+        .flat_map(|i| [path(pairs[i].0), path(pairs[i].1)])
+        .collect();
+    let shared = paths::Shared::of(names.iter().map(String::as_str));
+    let rows: Vec<Line> = window
         .map(|i| {
             let (a, b, sim) = pairs[i];
             let (a, b) = (path(a), path(b));
@@ -101,9 +108,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let keep = paths::tails(&[&a, &b]);
             let line = Line::from(vec![
                 Span::styled(format!("{sim:.3} "), theme.key),
-                Span::raw(paths::fit(&a, "", room, keep[0])),
+                Span::raw(paths::fit_among(&a, "", room, keep[0], &shared)),
                 Span::styled(" ↔ ", theme.muted),
-                Span::raw(paths::fit(&b, "", room, keep[1])),
+                Span::raw(paths::fit_among(&b, "", room, keep[1], &shared)),
             ]);
             if i == st.pairs.selected && st.on_pairs {
                 line.style(theme.selected)

@@ -14,7 +14,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let Some(state) = &app.copies else {
         return;
     };
-    let popup = crate::help::popup(area);
+    let popup = crate::help::list_popup(area);
     let height = crate::help::list_rows(popup);
     let inner = popup.width.saturating_sub(2) as usize;
     let k = |a| app.keymap.first(a);
@@ -29,7 +29,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 1 => format!(" Copies of {page}: 1 page "),
                 n => format!(" Copies of {page}: {n} pages, newest first "),
             };
-            let rows = state.cursor.window(v.copies.len(), height).map(|i| {
+            let window = state.cursor.window(v.copies.len(), height);
+            let shared = paths::Shared::of(window.clone().map(|i| &*v.copies[i].path));
+            let rows = window.map(|i| {
                 let c = &v.copies[i];
                 let passages = c.passages.len();
                 let figures = format!(
@@ -42,7 +44,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 let room = inner.saturating_sub(10 + figures.chars().count());
                 let line = Line::from(vec![
                     Span::styled(format!(" {:5.1} %  ", c.percent()), theme.key),
-                    Span::raw(padded(paths::fit(&c.path, &version, room, 1), room)),
+                    Span::raw(padded(
+                        paths::fit_among(&c.path, &version, room, 1, &shared),
+                        room,
+                    )),
                     Span::styled(figures, theme.muted),
                 ]);
                 if i == state.cursor.selected {

@@ -17,12 +17,20 @@ const NUMBERS: [u16; 3] = [8, 7, 7];
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let docs = &app.docs;
     let (sort, reverse) = docs.sort();
+    // A filter ranks its matches best first (the order breaks ties only).
+    let order = if docs.filter().is_empty() {
+        format!(
+            "by {}{}",
+            sort.label(),
+            if reverse { " (reversed)" } else { "" }
+        )
+    } else {
+        "best match first".to_string()
+    };
     let mut title = vec![Span::raw(format!(
-        " Documents {} of {} · by {}{} ",
+        " Documents {} of {} · {order} ",
         count(docs.len() as u64),
         count(docs.all().len() as u64),
-        sort.label(),
-        if reverse { " (reversed)" } else { "" },
     ))];
     let typing = matches!(app.input, Some(Input::Filter(_)));
     if typing || !docs.filter().is_empty() {
@@ -42,6 +50,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let path_w = rest * 3 / 5;
     let origin_w = rest - path_w;
     let window = docs.cursor.window(docs.len(), height);
+    // What the names on screen share is cut before what tells them apart.
+    let shared = paths::Shared::of(window.clone().map(|i| &*docs.row(i).path));
+    let origins =
+        paths::Shared::of((window.clone()).filter_map(|i| docs.row(i).dominant_path.as_deref()));
     let rows = window.map(|i| {
         let d = docs.row(i);
         // The folders that tell the row from the rows beside it stay.
@@ -59,7 +71,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             // The folders that tell the origin from the page itself stay.
             (Some(p), _) => {
                 let keep = paths::tails(&[&d.path, p])[1];
-                Span::raw(paths::fit(p, "", origin_w as usize, keep))
+                Span::raw(paths::fit_among(p, "", origin_w as usize, keep, &origins))
             }
             (None, _) => Span::styled("—", theme.muted),
         };
@@ -75,6 +87,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             (path_w as usize).saturating_sub(glyphs::str_width(&version)),
             keep,
             &docs.matches(i),
+            &shared,
         );
         let mut path: Vec<Span> = (path.into_iter())
             .map(|(s, m)| {

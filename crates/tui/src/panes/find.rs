@@ -16,14 +16,15 @@ use crate::paths;
 use crate::theme::Theme;
 use lineage_engine::SearchHit;
 
-/// Columns of the path, at most (the context takes the rest).
+/// Columns of the path, at most, on a screen under 85 columns (two fifths
+/// of a wider one; the context takes the rest).
 const PATH_AT_MOST: usize = 34;
 
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let Some(state) = &app.find else {
         return;
     };
-    let popup = crate::help::popup(area);
+    let popup = crate::help::list_popup(area);
     let height = crate::help::list_rows(popup);
     let inner = popup.width.saturating_sub(2) as usize;
     let k = |a| app.keymap.first(a);
@@ -59,9 +60,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 .map(|h| glyphs::str_width(&paths::shown(&h.path)) + label(h).len())
                 .max()
                 .unwrap_or(0)
-                .min(PATH_AT_MOST);
+                .min(PATH_AT_MOST.max(inner * 2 / 5));
+            let shared = paths::Shared::of(in_view.iter().map(|h| &*h.path));
             let rows = window.map(|i| {
-                let line = row(&v.hits[i], (w, path_w), inner, theme);
+                let line = row(&v.hits[i], (w, path_w), inner, &shared, theme);
                 if i == state.cursor.selected {
                     line.style(theme.selected)
                 } else {
@@ -109,11 +111,20 @@ fn label(hit: &SearchHit) -> String {
 
 /// One page found: its matches, its path and version, the context; `w` is
 /// the widths of the matches' and the paths' columns.
-fn row<'a>(hit: &'a SearchHit, w: (usize, usize), inner: usize, theme: &Theme) -> Line<'a> {
+fn row<'a>(
+    hit: &'a SearchHit,
+    w: (usize, usize),
+    inner: usize,
+    shared: &paths::Shared,
+    theme: &Theme,
+) -> Line<'a> {
     let matches = format!(" {:>1$}× ", hit.matches, w.0);
     let room = inner.saturating_sub(matches.chars().count());
     let path_w = w.1.min(room / 2);
-    let path = padded(paths::fit(&hit.path, &label(hit), path_w, 1), path_w);
+    let path = padded(
+        paths::fit_among(&hit.path, &label(hit), path_w, 1, shared),
+        path_w,
+    );
     let rest = room.saturating_sub(path_w + 2);
     let cut = visible(&hit.context, hit.marked.clone(), rest);
     let marked = (hit.marked.start.max(cut.start))..(hit.marked.end.min(cut.end));

@@ -231,63 +231,145 @@ fn settings(p: &Params) -> String {
     )
 }
 
-/// Live and tuned side by side.
 /// Widths of the results' hits and evictions columns.
 const HITS: usize = 8;
 const EVICTIONS: usize = 9;
+/// Columns the settings keep while they are shown (whole words only).
+const SETTINGS_LEAST: usize = 12;
 
+/// A column of the comparison: its header, width, what a row shows, and
+/// its rank: where the width runs short the highest ranks are hidden first
+/// (a cut number read `0.00` for `100.00`), and the pane says which, as
+/// htop and bottom drop a column.
+struct Column {
+    header: &'static str,
+    width: usize,
+    rank: usize,
+    value: fn(&ShadowResult) -> String,
+}
+
+const COLUMNS: [Column; 7] = [
+    Column {
+        header: "ssr %",
+        width: 6,
+        rank: 3,
+        value: |r| format!("{:.2}", r.ssr),
+    },
+    Column {
+        header: "DO %",
+        width: 6,
+        rank: 0,
+        value: |r| format!("{:.2}", r.dominant_origin),
+    },
+    Column {
+        header: "TF %",
+        width: 6,
+        rank: 1,
+        value: |r| format!("{:.2}", r.token_freshness),
+    },
+    Column {
+        header: "overall",
+        width: 7,
+        rank: 2,
+        value: |r| format!("{:.2}", r.overall),
+    },
+    // Shortened with a unit where the separators do not fit (a cut
+    // number read `,311,234`).
+    Column {
+        header: "hits",
+        width: HITS,
+        rank: 4,
+        value: |r| count_in(r.hits, HITS),
+    },
+    Column {
+        header: "evictions",
+        width: EVICTIONS,
+        rank: 5,
+        value: |r| count_in(r.evictions, EVICTIONS),
+    },
+    Column {
+        header: "secs",
+        width: 6,
+        rank: 6,
+        value: |r| format!("{:.1}", r.seconds),
+    },
+];
+/// How many of [`COLUMNS`] (by rank) are always shown: DO, TF, overall.
+const ALWAYS: usize = 3;
+
+/// `s` in `width` columns by whole words, `…` for the rest: a setting's
+/// figure is never cut (`256KiB l` read as a size of 256KiB and more).
+fn words_in(s: &str, width: usize) -> String {
+    if crate::glyphs::str_width(s) <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    for w in s.split(' ') {
+        let next = if out.is_empty() {
+            w.to_string()
+        } else {
+            format!("{out} {w}")
+        };
+        if crate::glyphs::str_width(&next) + 1 > width {
+            break;
+        }
+        out = next;
+    }
+    out + "…"
+}
+
+/// Live and tuned side by side: the row's name and DO, TF and overall
+/// always; the settings, ssr, hits, evictions and seconds while they fit.
 fn compare(results: &[ShadowResult], theme: &Theme, area: Rect, f: &mut Frame) {
-    let header = Row::new(
-        [
-            "",
-            "settings",
-            "ssr %",
-            "DO %",
-            "TF %",
-            "overall",
-            "hits",
-            "evictions",
-            "secs",
-        ]
-        .map(|h| match h {
-            "" | "settings" => Cell::from(h),
-            _ => Cell::from(Line::from(h).right_aligned()),
-        }),
-    )
-    .style(theme.header);
+    let room = area.width.saturating_sub(2) as usize;
+    let names = 5;
+    let kept = |n: usize| COLUMNS.iter().filter(move |c| c.rank < n);
+    let used = |n: usize| names + kept(n).map(|c| c.width + 1).sum::<usize>();
+    // The most columns that fit; the settings get what they leave, when
+    // that is enough for their first words.
+    let mut shown = COLUMNS.len();
+    while shown > ALWAYS && used(shown) + 1 + SETTINGS_LEAST > room {
+        shown -= 1;
+    }
+    let settings_w = room.saturating_sub(used(shown) + 1);
+    let with_settings = settings_w >= SETTINGS_LEAST;
+    let right = |s: String| Cell::from(Line::from(s).right_aligned());
+    let mut header = vec![Cell::from("")];
+    if with_settings {
+        header.push(Cell::from("settings"));
+    }
+    header.extend(kept(shown).map(|c| right(c.header.to_string())));
     let rows = results.iter().zip(["live", "tuned"]).map(|(r, name)| {
-        let num = |x: f64| Cell::from(Line::from(format!("{x:.2}")).right_aligned());
-        Row::new([
-            Cell::from(Span::styled(name, theme.key)),
-            Cell::from(settings(&r.params)),
-            num(r.ssr),
-            num(r.dominant_origin),
-            num(r.token_freshness),
-            num(r.overall),
-            // Shortened with a unit where the separators do not fit (a
-            // cut number read `,311,234`).
-            Cell::from(Line::from(count_in(r.hits, HITS)).right_aligned()),
-            Cell::from(Line::from(count_in(r.evictions, EVICTIONS)).right_aligned()),
-            Cell::from(Line::from(format!("{:.1}", r.seconds)).right_aligned()),
-        ])
+        let mut cells = vec![Cell::from(Span::styled(name, theme.key))];
+        if with_settings {
+            cells.push(Cell::from(words_in(&settings(&r.params), settings_w)));
+        }
+        cells.extend(kept(shown).map(|c| right((c.value)(r))));
+        Row::new(cells)
     });
-    let widths = [
-        Constraint::Length(5),
-        Constraint::Min(12),
-        Constraint::Length(6),
-        Constraint::Length(6),
-        Constraint::Length(6),
-        Constraint::Length(7),
-        Constraint::Length(HITS as u16),
-        Constraint::Length(EVICTIONS as u16),
-        Constraint::Length(5),
-    ];
+    let mut widths = vec![Constraint::Length(names as u16)];
+    if with_settings {
+        widths.push(Constraint::Length(settings_w as u16));
+    }
+    widths.extend(kept(shown).map(|c| Constraint::Length(c.width as u16)));
+    let mut hidden: Vec<&str> = (COLUMNS.iter())
+        .filter(|c| c.rank >= shown)
+        .map(|c| c.header)
+        .collect();
+    if !with_settings {
+        hidden.insert(0, "settings");
+    }
+    let mut block = block(theme, " Results: tuned beside live ", false);
+    if !hidden.is_empty() {
+        block = block.title_bottom(
+            Line::styled(format!(" not shown: {} ", hidden.join(", ")), theme.muted)
+                .right_aligned(),
+        );
+    }
     f.render_widget(
-        Table::new(rows, widths).header(header).block(block(
-            theme,
-            " Results: tuned beside live ",
-            false,
-        )),
+        Table::new(rows, widths)
+            .header(Row::new(header).style(theme.header))
+            .block(block),
         area,
     );
 }
@@ -314,8 +396,28 @@ fn sweep_table(
     // where they do not all fit, the table % column goes first (a cut
     // header read `very-4` for every-4, `verall` for overall).
     let group = |sel: &Series| (sel.to_string().len() as u16).max(7);
-    let needed: u16 = 9 + 9 + series.iter().map(|s| group(s) + 6 + 7 + 3).sum::<u16>();
-    let with_fraction = needed <= area.width.saturating_sub(2);
+    let needed = |series: &[Series]| 9 + series.iter().map(|s| group(s) + 6 + 7 + 3).sum::<u16>();
+    let room = area.width.saturating_sub(2);
+    let with_fraction = 9 + needed(series) <= room;
+    // Then the last series go, whole, and the border names them: a number
+    // cut from the left reads as another number.
+    let mut fits = series.len();
+    while fits > 1 && needed(&series[..fits]) > room {
+        fits -= 1;
+    }
+    let hidden: Vec<String> = series[fits..].iter().map(Series::to_string).collect();
+    let series = &series[..fits];
+    let keys = if hidden.is_empty() {
+        keys.to_string()
+    } else {
+        let note = format!(" not shown: {} ", hidden.join(", "));
+        // The note before the keys, which the footer and help also give.
+        if note.len() + keys.len() < usize::from(room) {
+            format!("{note}·{keys}")
+        } else {
+            note
+        }
+    };
     let mut head = vec![Cell::from(ratatui::text::Text::from(vec![
         Line::raw(""),
         Line::raw("size"),

@@ -11,6 +11,7 @@ use super::fixture;
 use super::{app, engine, keys, press};
 use crate::App;
 use crate::app::{Msg, update};
+use crate::layout;
 use crate::panes::draw;
 use crate::theme::Theme;
 use lineage_engine::Update;
@@ -1005,5 +1006,208 @@ fn hidden_characters_in_names_show_escaped() {
         ("bom", '\u{feff}'),
     ] {
         assert!(!plain.contains(c));
+    }
+}
+
+/// The text of a screen, row by row.
+fn rows(app: &App) -> Vec<String> {
+    let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    t.draw(|f| draw(app, &dark(), f)).unwrap();
+    let b = t.backend().buffer();
+    (0..b.area.height)
+        .map(|y| (0..b.area.width).map(|x| b[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// Issue 41: at 60 columns the results' numbers were cut from the left
+/// (DO 100 read `0.00`, 98.97 read `8.97`). Every number is whole at every
+/// size; a column that does not fit is not shown, and the pane says which.
+#[test]
+fn tune_results_drop_a_column_rather_than_cut_a_number() {
+    for (w, h, hidden) in [
+        (120, 40, None),
+        (80, 24, None),
+        (60, 20, Some("not shown: evictions, secs")),
+    ] {
+        let mut a = tune(w, h);
+        let live = a.snapshot.as_ref().unwrap().params;
+        let tuned = a.tune.tuned(&live).unwrap();
+        let mut u = fixture::shadow_compare(1, live, tuned);
+        u.results[0].dominant_origin = 100.0;
+        u.results[1].dominant_origin = 98.97;
+        u.results[0].evictions = 4_100_000;
+        engine(&mut a, Update::Shadow(u));
+        let rows = rows(&a);
+        let row = |name: &str| {
+            rows.iter()
+                .find(|r| r.starts_with(&format!("│{name} ")))
+                .unwrap_or_else(|| panic!("{name} in {rows:#?}"))
+                .clone()
+        };
+        let (l, t) = (row("live"), row("tuned"));
+        for (r, x) in [(&l, "100.00"), (&t, "98.97"), (&l, "88.00"), (&l, "79.50")] {
+            assert!(r.contains(&format!(" {x} ")), "{x} in {r}");
+        }
+        let text = rows.join("\n");
+        match hidden {
+            None => {
+                assert!(l.contains(" 4,100,000 ") && l.contains(" 0.4│"), "{l}");
+                assert!(!text.contains("not shown"), "{text}");
+            }
+            Some(note) => assert!(text.contains(note), "{text}"),
+        }
+        insta::assert_snapshot!(format!("tune_results_{w}x{h}"), screen(&a, &dark()));
+    }
+}
+
+/// A sweep of `all` aligned and not beside the live selector: three series
+/// do not fit 80 columns. The last go whole and are named; no number is cut.
+#[test]
+fn a_sweep_table_hides_whole_series_that_do_not_fit() {
+    use crate::tune::{RunKind, Series};
+    use lineage_origin::Selector;
+    for (w, h, hidden) in [
+        (120, 40, ""),
+        (80, 24, "nhs"),
+        (60, 20, "all unaligned, nhs"),
+    ] {
+        let mut a = sweep(w, h);
+        keys(&mut a, "t");
+        let series = vec![
+            Series {
+                selector: Selector::All,
+                align: true,
+            },
+            Series {
+                selector: Selector::All,
+                align: false,
+            },
+            Series {
+                selector: Selector::NHs,
+                align: true,
+            },
+        ];
+        let Some(RunKind::Sweep { sizes, .. }) = a.tune.kind.clone() else {
+            panic!("a sweep");
+        };
+        let mut u = fixture::shadow_sweep(1, a.snapshot.as_ref().unwrap().params, 1000);
+        let one = u.results[0].clone();
+        u.results = (0..sizes.len() * 3)
+            .map(|i| lineage_engine::ShadowResult {
+                dominant_origin: if i % 2 == 0 { 100.0 } else { 98.97 },
+                token_freshness: 100.0,
+                overall: 100.0,
+                table_fraction: Some(100.0),
+                ..one.clone()
+            })
+            .collect();
+        a.tune.kind = Some(RunKind::Sweep { sizes, series });
+        engine(&mut a, Update::Shadow(u));
+        let rows = rows(&a);
+        let text = rows.join("\n");
+        // Every figure drawn is whole: a cell is `100.0` or `99.0`, never
+        // `00.0` or `9.0` after a space.
+        let sized = |r: &&String| {
+            let first = r.trim_start_matches('│').split(' ').next().unwrap_or("");
+            r.starts_with('│') && first.ends_with("iB")
+        };
+        for r in rows.iter().filter(sized) {
+            for cell in r.trim_matches('│').split_whitespace().skip(1) {
+                assert!(["100.0", "99.0"].contains(&cell), "{cell:?} in {r}");
+            }
+        }
+        if hidden.is_empty() {
+            assert!(!text.contains("not shown"), "{text}");
+        } else {
+            assert!(text.contains(&format!("not shown: {hidden} ")), "{text}");
+        }
+        insta::assert_snapshot!(format!("sweep_three_series_{w}x{h}"), screen(&a, &dark()));
+    }
+}
+
+/// Issue 41: flat names of several releases (`00282_v13_llvm_…_LangImpl01
+/// .rst.txt`). Where a name is cut, the extension every row shares goes
+/// before the part that names the page: each row keeps its `ImplNN`, in
+/// Documents, the cluster list and the pairs, at 120, 80 and 60 columns.
+#[test]
+fn names_keep_what_tells_them_apart() {
+    let name = |i: usize| {
+        format!(
+            "{:05}_v{}_llvm_docs_tutorial_MyFirstLanguageFrontend_LangImpl{i:02}.rst.txt",
+            8 + 37 * i,
+            13 + i % 3
+        )
+    };
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        let mut docs: Vec<_> = s.documents.iter().cloned().collect();
+        docs.sort_by_key(|d| d.id);
+        for (i, d) in docs.iter_mut().enumerate() {
+            d.path = name(i).into();
+            d.dominant_path = None;
+        }
+        s.documents = fixture::documents(docs);
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        // Each name drawn cut names its page: `Impl` and its number.
+        let check = |rows: &[String], from: usize, to: usize, what: &str| {
+            let mut seen = 0;
+            for r in rows.iter().filter(|r| r.starts_with('│')) {
+                let r: String = r.chars().skip(from).take(to - from).collect();
+                for part in r.split(['│', '↔']).filter(|p| p.contains('…')) {
+                    seen += 1;
+                    let named = part.split("Impl").nth(1).is_some_and(|rest| {
+                        rest.chars().take(2).filter(char::is_ascii_digit).count() == 2
+                    });
+                    assert!(named, "{what} {w}: {part}");
+                }
+            }
+            assert!(seen > 0, "{what} {w}: {rows:#?}");
+        };
+        let shown = rows(&a);
+        check(&shown, 0, w as usize, "Documents");
+        insta::assert_snapshot!(format!("names_documents_{w}x{h}"), shown.join("\n"));
+        keys(&mut a, "3");
+        let shown = rows(&a);
+        let list = layout::clusters(layout::screen(a.size).body).list;
+        check(&shown, 0, (list.x + list.width) as usize, "Clusters");
+        check(&shown, (list.x + list.width) as usize, w as usize, "Pairs");
+        insta::assert_snapshot!(format!("names_clusters_{w}x{h}"), shown.join("\n"));
+    }
+}
+
+/// Issue 41: `/00008`, enter opened row 2, the row selected before, which
+/// matched too. A filter selects its best match, and the title says the
+/// rows are in match order, not "by copied %".
+#[test]
+fn a_filter_selects_its_best_match_and_says_its_order() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        keys(&mut a, "s");
+        while a.docs.selected().unwrap().path.as_ref() != "v3/installation.md" {
+            press(&mut a, KeyCode::Down);
+        }
+        keys(&mut a, "/inst");
+        press(&mut a, KeyCode::Enter);
+        assert_eq!(a.docs.cursor.selected, 0, "{w}");
+        assert_eq!(a.docs.row(0).path.as_ref(), "v1/installation.md", "{w}");
+        let shown = rows(&a).join("\n");
+        assert!(shown.contains("· best match first ·"), "{shown}");
+        assert!(!shown.contains("by fresh"), "{shown}");
+        insta::assert_snapshot!(format!("filter_best_match_{w}x{h}"), shown);
+        let asked = press(&mut a, KeyCode::Enter);
+        assert!(
+            asked.iter().any(|c| matches!(
+                c,
+                lineage_engine::Command::Origin { id, .. } if *id == fixture::V1_INSTALL
+            )),
+            "{w}: {asked:?}"
+        );
+        // Cleared, the list keeps the row that was opened.
+        keys(&mut a, "1");
+        press(&mut a, KeyCode::Esc);
+        assert_eq!(a.docs.selected().unwrap().id, fixture::V1_INSTALL, "{w}");
+        assert!(rows(&a).join("\n").contains("· by fresh %"), "{w}");
     }
 }
