@@ -35,7 +35,7 @@ pub(super) struct ScanArgs {
     json: bool,
     /// Threads of the origin pass, each owning a range of the table's buckets
     /// (the same answers for any number; 1: the sequential pass) [default: the
-    /// cores available].
+    /// cores available where there are 8 or more, else 1].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     workers: Option<u16>,
     #[command(flatten)]
@@ -85,7 +85,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let filter = Filter::new(&config.include, &config.exclude)?;
     let poly = config.polynomial();
     let preparer = Preparer::new(params, &poly);
-    let workers = args.workers.map_or_else(available_cores, usize::from);
+    let workers = args.workers.map_or_else(default_workers, usize::from);
     // The sequential pass's table is built on a thread of its own while
     // the first files are read; the split pass's shards start small.
     let sequential = (workers <= 1).then(|| Building::start(params));
@@ -146,9 +146,15 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     Ok(())
 }
 
-/// The cores this process may run on: `--workers`' default.
-fn available_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+/// `--workers`' default: the cores this process may run on, where there
+/// are enough for the split pass to pay. Each lookup crosses an exchange
+/// and a sort, so one worker is 2.3x slower than the sequential pass and
+/// two are still slower; on 16 cores, 4 workers about break even with it
+/// and 8 take `scan` 1.7-1.9x faster (BENCHMARKS.md, "The pass split by
+/// bucket range"). Below 8 cores the reading threads need the rest.
+fn default_workers() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if cores >= 8 { cores } else { 1 }
 }
 
 /// Where the documents come from, for either pass.
