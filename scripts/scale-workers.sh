@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The split pass's scaling on a many-core machine (BENCHMARKS.md, "The pass
+# split by bucket range"): the pass alone (the split bench), then scan
+# --workers N against wc -w on two trees of perturbed copies of EDITIONS.
+#
+#   scripts/scale-workers.sh BIN BENCH EDITIONS
+#
+# BIN: target/release/lineage; BENCH: the split bench's binary
+# (`cargo bench --bench split --no-run` names it); EDITIONS: a copy of
+# rust-book-editions (CONTRIBUTING.md, "Benchmarks").
+set -u
+[ $# -eq 3 ] || { echo "usage: $0 BIN BENCH EDITIONS" >&2; exit 2; }
+bin=$1 bench=$2 editions=$3
+here=$(dirname "$0")
+nproc
+python3 "$here/perturbed-copies.py" "$editions" /tmp/docs43 7
+python3 "$here/perturbed-copies.py" "$editions" /tmp/mix140 24
+du -sh /tmp/docs43 /tmp/mix140
+DOCS=20000 TABLE=64MiB REPS=3 timeout 150 "$bench" 2>&1 | tail -12
+for tree in /tmp/docs43 /tmp/mix140; do
+    echo "## scan vs wc -w on $tree"
+    for w in 1 2 4 8 16; do
+        echo -n "workers $w: "
+        timeout 120 "$here/scan-vs-wc.sh" "$bin" "$tree" 3 --workers "$w" | head -1
+    done
+done
