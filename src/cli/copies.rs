@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use super::explain::{ParamsJson, VersionJson, Words, read_page, status_name};
+use super::explain::{VersionJson, Words, params_json, read_page, status_name};
+use super::show::ParamsJson;
 use super::show::show;
 use super::{Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_engine::PageCopy;
@@ -184,7 +185,7 @@ impl<'a> Found<'a> {
             path: PathJson::new(&r.path),
             version: r.version,
             status: status_name(self.status),
-            params: ParamsJson::of(ix),
+            params: params_json(ix),
             copies: (self.copies.iter().zip(&self.texts))
                 .map(|(c, texts)| CopyJson {
                     path: PathJson::new(&c.path),

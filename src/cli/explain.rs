@@ -14,7 +14,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::index::Stderr;
-use super::show::show;
+use super::show::{ParamsJson, show};
 use super::{Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_engine::config::Config;
@@ -229,42 +229,8 @@ fn edits(a: &[char], b: &str, bound: usize) -> Option<usize> {
 
 /// The index's settings, as `scan` writes its run's (`lineage-report/1`),
 /// without the processing order, which an index does not keep.
-#[derive(Serialize)]
-pub(super) struct ParamsJson {
-    k: usize,
-    selector: String,
-    table_size: String,
-    eviction: String,
-    eviction_ties: String,
-    estimation: String,
-    bridge_limit: u32,
-    bucket_entries: u16,
-    seed: u64,
-    align: bool,
-    fingerprint_seed: u64,
-    /// P without its x^64 term, in hex (a u64 does not survive every JSON
-    /// reader as a number).
-    polynomial: String,
-}
-
-impl ParamsJson {
-    pub(super) fn of(ix: &impl Read) -> ParamsJson {
-        let (p, poly) = (ix.params(), ix.polynomial());
-        ParamsJson {
-            k: p.k,
-            selector: p.selector.to_string(),
-            table_size: p.table_size.to_string(),
-            eviction: p.eviction.to_string(),
-            eviction_ties: p.ties.to_string(),
-            estimation: p.estimation.to_string(),
-            bridge_limit: p.bridge_limit,
-            bucket_entries: p.bucket_entries,
-            seed: p.seed,
-            align: p.align,
-            fingerprint_seed: poly.seed(),
-            polynomial: poly.hex(),
-        }
-    }
+pub(super) fn params_json(ix: &impl Read) -> ParamsJson {
+    ParamsJson::new(ix.params(), ix.polynomial(), None)
 }
 
 /// A document's passages with their origins' words.
@@ -373,7 +339,7 @@ impl<'a> Explained<'a> {
             version: v.version,
             status: status_name(v.status),
             exact: v.exact,
-            params: ParamsJson::of(ix),
+            params: params_json(ix),
             text_error: v.text.as_ref().err().cloned(),
             origins: (v.legend.iter())
                 .map(|e| OriginJson {

@@ -14,7 +14,6 @@ use serde::Serialize;
 
 use super::spill::{self, KeySpill};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, report_skipped, skipped_json, stream};
-use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::fingerprint::token_fps;
 use lineage_engine::config::Config;
 use lineage_origin::history::ReplayStats;
@@ -95,7 +94,10 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     // skipped.
     if args.json {
         write!(out, "{{\"format\":\"lineage-report/1\",\"params\":")?;
-        super::show::json(&mut out, &ParamsJson::new(&params, &config, &poly))?;
+        super::show::json(
+            &mut out,
+            &super::show::ParamsJson::new(&params, &poly, Some(config.order)),
+        )?;
         write!(out, ",\"documents\":[")?;
     }
     let mut seen = Seen::default();
@@ -304,45 +306,6 @@ impl Seen {
         if o.top_origin != o.id && o.tokens > 0 {
             self.copied
                 .push((o.fresh_tokens(), o.tokens, o.id, o.top_origin));
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct ParamsJson {
-    k: usize,
-    selector: String,
-    table_size: String,
-    eviction: String,
-    eviction_ties: String,
-    estimation: String,
-    bridge_limit: u32,
-    bucket_entries: u16,
-    seed: u64,
-    align: bool,
-    fingerprint_seed: u64,
-    /// P without its x^64 term, in hex (a u64 does not survive every JSON
-    /// reader as a number).
-    polynomial: String,
-    order: String,
-}
-
-impl ParamsJson {
-    fn new(p: &Params, c: &Config, poly: &Polynomial) -> ParamsJson {
-        ParamsJson {
-            k: p.k,
-            selector: p.selector.to_string(),
-            table_size: p.table_size.to_string(),
-            eviction: p.eviction.to_string(),
-            eviction_ties: p.ties.to_string(),
-            estimation: p.estimation.to_string(),
-            bridge_limit: p.bridge_limit,
-            bucket_entries: p.bucket_entries,
-            seed: p.seed,
-            align: p.align,
-            fingerprint_seed: poly.seed(),
-            polynomial: poly.hex(),
-            order: c.order.to_string(),
         }
     }
 }

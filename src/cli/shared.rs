@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use super::explain::{ParamsJson, Words, read_page, status_name};
+use super::explain::{Words, params_json, read_page, status_name};
+use super::show::ParamsJson;
 use super::show::show;
 use super::{Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_engine::PageShare;
@@ -149,7 +150,7 @@ impl<'a> Found<'a> {
             version: r.version,
             status: status_name(self.status),
             tokens: r.tokens,
-            params: ParamsJson::of(ix),
+            params: params_json(ix),
             shared: (self.shares.iter().zip(&self.texts))
                 .map(|(s, texts)| ShareJson {
                     path: PathJson::new(&s.path),

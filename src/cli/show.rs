@@ -102,3 +102,50 @@ mod tests {
         assert_eq!(back, v);
     }
 }
+
+/// A run's settings as the JSON formats write them (docs/formats.md §6):
+/// `scan`'s, or an index's (`explain`, `copies`, `shared`), which keeps no
+/// processing order.
+#[derive(serde::Serialize)]
+pub(super) struct ParamsJson {
+    k: usize,
+    selector: String,
+    table_size: String,
+    eviction: String,
+    eviction_ties: String,
+    estimation: String,
+    bridge_limit: u32,
+    bucket_entries: u16,
+    seed: u64,
+    align: bool,
+    fingerprint_seed: u64,
+    /// P without its x^64 term, in hex (a u64 does not survive every JSON
+    /// reader as a number).
+    polynomial: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    order: Option<String>,
+}
+
+impl ParamsJson {
+    pub(super) fn new(
+        p: &lineage_origin::Params,
+        poly: &lineage_core::fingerprint::polynomial::Polynomial,
+        order: Option<lineage_source::Order>,
+    ) -> ParamsJson {
+        ParamsJson {
+            k: p.k,
+            selector: p.selector.to_string(),
+            table_size: p.table_size.to_string(),
+            eviction: p.eviction.to_string(),
+            eviction_ties: p.ties.to_string(),
+            estimation: p.estimation.to_string(),
+            bridge_limit: p.bridge_limit,
+            bucket_entries: p.bucket_entries,
+            seed: p.seed,
+            align: p.align,
+            fingerprint_seed: poly.seed(),
+            polynomial: poly.hex(),
+            order: order.map(|o| o.to_string()),
+        }
+    }
+}
