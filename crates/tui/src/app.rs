@@ -226,6 +226,12 @@ impl App {
         Some(self.snapshot.as_ref()?.clusters.get(i)?)
     }
 
+    /// The number of version `id`'s cluster, if it is in one.
+    pub(crate) fn cluster_number(&self, id: u32) -> Option<u32> {
+        let i = self.docs.all().cluster(id)?;
+        Some(self.snapshot.as_ref()?.clusters.get(i as usize)?.number)
+    }
+
     pub(super) fn pairs_len(&self) -> usize {
         self.cluster().map_or(0, |c| c.pairs.len())
     }
@@ -387,8 +393,17 @@ fn snapshot(app: &mut App, s: Arc<Snapshot>) {
     }
     let h = app.docs_height();
     app.docs.set_docs(s.documents.clone(), h);
+    let selected = app.cluster().map(|c| c.number);
     app.snapshot = Some(s);
     app.arrange_clusters();
+    // The selection follows its cluster (by its number) to its new row.
+    if let Some(s) = &app.snapshot
+        && let Some(row) = (app.clusters.order.iter())
+            .position(|&i| s.clusters.get(i).map(|c| c.number) == selected)
+    {
+        app.clusters.list.selected = row;
+        app.show_clusters();
+    }
     let (n, h) = (app.events_len(), app.events_height());
     app.events.show(n, h);
 }

@@ -82,7 +82,7 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
                         d.dominant_path
                             .as_deref()
                             .map_or(Value::Empty, |p| Value::Text(p.to_string())),
-                        (app.docs.all().cluster(d.id)).map_or(Value::Empty, |c| (c + 1).into()),
+                        app.cluster_number(d.id).map_or(Value::Empty, Value::from),
                     ]
                 })
                 .collect(),
@@ -131,11 +131,13 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
                 header: vec!["cluster", "a", "b", "similarity"],
                 // As listed: filtered and in the pane's order.
                 rows: (app.clusters.order.iter())
-                    .filter_map(|&i| Some((i, snap.clusters.get(i)?)))
-                    .flat_map(|(i, c)| c.pairs.iter().map(move |&(a, b, sim)| (i, a, b, sim)))
-                    .map(|(i, a, b, sim)| {
-                        vec![(i as u64 + 1).into(), path(a), path(b), Value::Num(sim)]
+                    .filter_map(|&i| snap.clusters.get(i))
+                    .flat_map(|c| {
+                        c.pairs
+                            .iter()
+                            .map(move |&(a, b, sim)| (c.number, a, b, sim))
                     })
+                    .map(|(n, a, b, sim)| vec![n.into(), path(a), path(b), Value::Num(sim)])
                     .collect(),
             }
         }

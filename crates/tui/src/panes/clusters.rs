@@ -45,14 +45,14 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 .fold((1.0f64, 0.0f64), |(lo, hi), p| (lo.min(p.2), hi.max(p.2)));
             let mut head = format!(
                 "#{:<3} {:>3} docs {:.2}–{:.2} ",
-                i + 1,
+                cl.number,
                 cl.members.len(),
                 lo,
                 hi
             );
             // Narrow: a short head, so the cluster's first page shows.
             if w.saturating_sub(glyphs::str_width(&head)) < MIN_NAME {
-                head = format!("#{} {}× {:.2} ", i + 1, cl.members.len(), hi);
+                head = format!("#{} {}× {:.2} ", cl.number, cl.members.len(), hi);
             }
             let first = first(row).unwrap_or_default();
             let room = w.saturating_sub(glyphs::str_width(&head));

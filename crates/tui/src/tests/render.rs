@@ -1211,3 +1211,45 @@ fn a_filter_selects_its_best_match_and_says_its_order() {
         assert!(rows(&a).join("\n").contains("· by fresh %"), "{w}");
     }
 }
+
+/// A snapshot whose clusters are #4 and #9 (numbers the engine kept while
+/// others came and went).
+fn renumbered(w: u16, h: u16) -> App {
+    let mut s = fixture::snapshot();
+    s.clusters = (s.clusters.iter())
+        .zip([4, 9])
+        .map(|(c, number)| {
+            Arc::new(lineage_engine::Cluster {
+                number,
+                ..(**c).clone()
+            })
+        })
+        .collect();
+    let mut a = App::new(
+        crate::keymap::Keymap::default(),
+        Box::new(crate::filter::Fuzzy::default()),
+        w,
+        h,
+    );
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    a
+}
+
+/// Issue 41, item 7: the Clusters list and Documents' cluster column show
+/// each cluster's own number, not its place in the list.
+#[test]
+fn clusters_show_their_own_numbers() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = renumbered(w, h);
+        let docs = rows(&a).join("\n");
+        assert!(docs.contains("#4") && docs.contains("#9"), "{w}: {docs}");
+        assert!(
+            !docs.contains("#1 ") && !docs.contains("#2 "),
+            "{w}: {docs}"
+        );
+        keys(&mut a, "3");
+        let shown = rows(&a).join("\n");
+        assert!(shown.contains("#4") && shown.contains("#9"), "{w}: {shown}");
+        insta::assert_snapshot!(format!("cluster_numbers_{w}x{h}"), shown);
+    }
+}
