@@ -1253,3 +1253,100 @@ fn clusters_show_their_own_numbers() {
         insta::assert_snapshot!(format!("cluster_numbers_{w}x{h}"), shown);
     }
 }
+
+/// Issue 41: the light theme's status separators (and every muted word)
+/// were ANSI light grey on a light background.
+#[test]
+fn the_light_themes_separators_read_on_a_light_background() {
+    use ratatui::style::Color;
+    let dark_enough = |c: Color| match c {
+        Color::Rgb(r, g, b) => (u32::from(r) + u32::from(g) + u32::from(b)) / 3 < 128,
+        Color::Black | Color::Blue | Color::Red | Color::Magenta | Color::DarkGray => true,
+        _ => false,
+    };
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let a = origin(w, h);
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| draw(&a, &Theme::new(ThemeName::Light, false), f))
+            .unwrap();
+        let b = t.backend().buffer();
+        let seps: Vec<Color> = (0..w)
+            .map(|x| &b[(x, 0)])
+            .filter(|c| c.symbol() == "│")
+            .map(|c| c.fg)
+            .collect();
+        assert!(!seps.is_empty(), "{w}: no separator in the status line");
+        assert!(seps.into_iter().all(dark_enough), "{w}");
+    }
+}
+
+/// The Origin pane's bottom border (its footer).
+fn origin_footer(a: &App) -> String {
+    let shown = rows(a);
+    let text = layout::origin(a.body()).0;
+    shown[(text.y + text.height - 1) as usize].clone()
+}
+
+/// Issue 41: the Origin footer said nothing of the block selected.
+#[test]
+fn the_origin_footer_names_the_selected_block() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = origin(w, h);
+        let view = a.origin.view.clone().unwrap();
+        let copied = view.runs.iter().filter(|r| r.origin.is_some()).count();
+        let footer = origin_footer(&a);
+        assert!(
+            footer.contains(&format!("block 2/{copied}")),
+            "{w}: {footer}"
+        );
+        let origin = view.runs[a.origin.block.unwrap()].origin.unwrap();
+        let e = view.legend.iter().find(|e| e.origin == origin).unwrap();
+        if w >= 80 {
+            assert!(
+                footer.contains(&format!("from {} ·", e.path)),
+                "{w}: {footer}"
+            );
+        }
+        // No block selected: no block named.
+        press(&mut a, KeyCode::Esc);
+        a.origin.block = None;
+        assert!(!origin_footer(&a).contains("block"), "{w}");
+    }
+}
+
+/// Issue 41: another page's search stayed (`no match · 87/416`).
+#[test]
+fn a_search_stays_with_its_page() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = search(w, h);
+        press(&mut a, KeyCode::Enter);
+        assert!(origin_footer(&a).contains("match"), "{w}");
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        assert!(a.origin.search.is_none(), "{w}");
+        let footer = origin_footer(&a);
+        assert!(!footer.contains("match"), "{w}: {footer}");
+    }
+}
+
+/// Issue 41: `?` listed every key for every pane; the pane's own keys come
+/// first now, as lazygit shows them.
+#[test]
+fn help_shows_the_panes_own_keys_first() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        for (pane, own) in [("2", "next block"), ("3", "pairs/compare")] {
+            let mut a = origin(w, h);
+            keys(&mut a, pane);
+            keys(&mut a, "?");
+            let shown = rows(&a);
+            let title = crate::app::TABS[pane.parse::<usize>().unwrap() - 1].title();
+            let at = |s: &str| shown.iter().position(|l| l.contains(s));
+            let head = at(&format!("{title} pane")).expect("the pane's section");
+            assert!(at(own).is_some_and(|o| o > head), "{w} {pane}: {shown:#?}");
+            assert!(head <= 3, "{w}: first");
+            if h >= 24 {
+                assert!(at("Every key").is_some_and(|e| e > head), "{w}");
+            }
+        }
+    }
+}
