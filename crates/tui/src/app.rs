@@ -209,9 +209,17 @@ impl App {
         layout::inner(layout::origin(self.body()).0)
     }
 
+    /// The Clusters pane's areas: a comparison of two versions of a page
+    /// (asked from Origin) takes the whole pane (issue 41: it opened under
+    /// an unrelated cluster).
+    pub(crate) fn clusters_layout(&self) -> layout::Clusters {
+        let versions = self.clusters.return_to == Some(Tab::Origin);
+        layout::clusters_or_versions(self.body(), versions)
+    }
+
     /// The text widths of the two sides of a comparison.
     pub(super) fn compare_widths(&self) -> [u16; 2] {
-        let c = layout::clusters(self.body());
+        let c = self.clusters_layout();
         [layout::inner(c.left).width, layout::inner(c.right).width]
     }
 
@@ -257,7 +265,7 @@ impl App {
     /// Keep the selected cluster and pair in view.
     pub(super) fn show_clusters(&mut self) {
         let (list, pairs) = (self.clusters_len(), self.pairs_len());
-        let c = layout::clusters(self.body());
+        let c = self.clusters_layout();
         self.clusters
             .list
             .show(list, layout::rows_height(c.list, 0));

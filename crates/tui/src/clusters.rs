@@ -81,8 +81,10 @@ pub(crate) struct ClusterState {
 }
 
 impl ClusterState {
+    /// Compare a pair (the caller of two versions sets `return_to` after).
     pub(crate) fn compare(&mut self, a: u32, b: u32) -> Command {
         self.requested = Some((a, b));
+        self.return_to = None;
         Command::Compare { a, b }
     }
 

@@ -22,7 +22,8 @@ use crate::{glyphs, layout};
 const MIN_NAME: usize = 12;
 
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
-    let c = layout::clusters(area);
+    let versions = app.clusters.return_to == Some(crate::app::Tab::Origin);
+    let c = layout::clusters_or_versions(area, versions);
     let clusters = app.snapshot.as_ref().map_or(&[][..], |s| &s.clusters[..]);
     let st = &app.clusters;
     let path = |id: u32| app.doc(id).map_or(format!("#{id}"), |d| d.path.to_string());

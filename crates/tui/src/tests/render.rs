@@ -1350,3 +1350,59 @@ fn help_shows_the_panes_own_keys_first() {
         }
     }
 }
+
+/// Issue 41: two versions of a page compared from Origin opened inside
+/// Clusters, under an unrelated cluster's list and pairs; they take the
+/// whole pane now, and a pair compared in Clusters still shows its list.
+#[test]
+fn a_version_comparison_is_of_no_cluster() {
+    use fixture::{V2_INSTALL, VERSION_3};
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        a.origin.open(V2_INSTALL);
+        a.tab = crate::app::Tab::Origin;
+        engine(&mut a, Update::Origin(Arc::new(fixture::versions_view())));
+        keys(&mut a, "vjc");
+        let mut c = fixture::compare_view();
+        (c.a.id, c.b.id) = (V2_INSTALL, VERSION_3);
+        engine(&mut a, Update::Compare(Arc::new(c)));
+        let shown = rows(&a).join("\n");
+        assert!(
+            !shown.contains("Pairs (") && !shown.contains("docs 0."),
+            "{w}: {shown}"
+        );
+        assert!(!shown.contains("#1 "), "{w}: {shown}");
+        let body = a.body();
+        let left = a.clusters_layout().left;
+        assert_eq!((left.y, left.height), (body.y, body.height), "{w}");
+        insta::assert_snapshot!(format!("version_compare_{w}x{h}"), shown);
+        // Closed, and a cluster's pair compared: the list is back above it.
+        press(&mut a, KeyCode::Esc);
+        let mut a = clusters(w, h);
+        assert!(a.clusters.compare.is_some());
+        assert!(rows(&a).join("\n").contains("Pairs ("), "{w}");
+        keys(&mut a, "x");
+    }
+}
+
+/// Issue 41: the sweep's six lines differed only by colour. Each line's
+/// points have a mark of their own, the legend shows it, and the marks
+/// show without colour.
+#[test]
+fn the_sweeps_lines_have_marks_of_their_own() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let a = sweep(w, h);
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| draw(&a, &Theme::new(ThemeName::Dark, true), f))
+            .unwrap();
+        let b = t.backend().buffer();
+        let text: Vec<String> = (0..h)
+            .map(|y| (0..w).map(|x| b[(x, y)].symbol()).collect())
+            .collect();
+        let title = text.iter().position(|l| l.contains("Sweep (%)")).unwrap();
+        let plot: String = text[title + 1..].concat();
+        let seen: Vec<char> = "●○■□".chars().filter(|&m| plot.contains(m)).collect();
+        assert!(seen.len() >= 3, "{w}: {seen:?}\n{}", text.join("\n"));
+        assert!(text[title].contains("●⠒ DO"), "{w}: {}", text[title]);
+    }
+}
