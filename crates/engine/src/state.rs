@@ -47,6 +47,10 @@ pub struct Snapshot {
 
 /// Samples kept in [`Snapshot::table_history`].
 pub(crate) const HISTORY: usize = 120;
+/// How the error event told of a query asked while the index is closed
+/// begins: the query has no answer coming (issue 41: the TUI waited on it).
+pub const INDEX_CLOSED: &str = "the index is closed";
+
 /// Events kept in [`Snapshot::events`].
 pub(crate) const EVENTS: usize = 1000;
 

@@ -384,8 +384,28 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
             app.tune.receive(u);
         }
         Update::Fatal(e) => app.fatal = Some(e),
-        // Every snapshot carries the newest events.
-        Update::Events(_) => {}
+        // Every snapshot carries the newest events; a query asked while
+        // the index is closed is answered by an error among them only.
+        Update::Events(events) => refused(app, &events),
+    }
+}
+
+/// A search or copies list still waiting on its first answer when the
+/// engine says the index is closed: it says so instead of waiting forever.
+fn refused(app: &mut App, events: &[lineage_engine::Event]) {
+    let Some(why) = events.iter().rev().find_map(|e| match &e.kind {
+        lineage_engine::EventKind::Error(t) if t.starts_with(lineage_engine::INDEX_CLOSED) => {
+            Some(t.clone())
+        }
+        _ => None,
+    }) else {
+        return;
+    };
+    if let Some(f) = app.find.as_mut().filter(|f| f.view.is_none()) {
+        f.failed = Some(why.clone());
+    }
+    if let Some(c) = app.copies.as_mut().filter(|c| c.view.is_none()) {
+        c.failed = Some(why);
     }
 }
 

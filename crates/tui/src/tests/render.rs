@@ -1406,3 +1406,51 @@ fn the_sweeps_lines_have_marks_of_their_own() {
         assert!(text[title].contains("●⠒ DO"), "{w}: {}", text[title]);
     }
 }
+
+/// Issue 41: a search or copies list asked while the index is closed waited
+/// on "reading the pages…" forever; the engine's error ends the wait.
+#[test]
+fn a_query_of_a_closed_index_says_so() {
+    let closed = || {
+        Update::Events(Arc::from(vec![lineage_engine::Event {
+            n: 99,
+            at_ms: 0,
+            kind: lineage_engine::EventKind::Error(format!(
+                "{} (disk full); try again when it can be written",
+                lineage_engine::INDEX_CLOSED
+            )),
+        }]))
+    };
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        keys(&mut a, "Fservice");
+        press(&mut a, KeyCode::Enter);
+        engine(&mut a, closed());
+        let shown = rows(&a).join("\n");
+        assert!(!shown.contains("reading the pages"), "{w}: {shown}");
+        assert!(
+            shown.contains("not searched") && shown.contains("closed"),
+            "{w}: {shown}"
+        );
+        insta::assert_snapshot!(format!("closed_search_{w}x{h}"), shown);
+        let mut a = app(w, h);
+        a.tab = crate::app::Tab::Origin;
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        keys(&mut a, "C");
+        engine(&mut a, closed());
+        let shown = rows(&a).join("\n");
+        assert!(!shown.contains("finding the pages"), "{w}: {shown}");
+        assert!(shown.contains("index is closed"), "{w}: {shown}");
+        // An answer already under way is not undone by the error.
+        let mut a = app(w, h);
+        keys(&mut a, "Fservice");
+        press(&mut a, KeyCode::Enter);
+        engine(
+            &mut a,
+            Update::Search(Arc::new(fixture::search_view(1, "service"))),
+        );
+        engine(&mut a, closed());
+        assert!(a.find.as_ref().unwrap().failed.is_none(), "{w}");
+    }
+}
