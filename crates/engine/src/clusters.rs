@@ -25,7 +25,7 @@
 //! ([`Clusters::settings`]) names the banding, so a changed setting computes
 //! them again.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::components::Components;
@@ -67,6 +67,8 @@ pub(crate) struct Clusters {
     /// more), built again only for the components changed since.
     built: HashMap<u64, Arc<super::Cluster>>,
     found: Vec<u32>,
+    /// The number the next new cluster takes ([`super::Cluster::number`]).
+    next_number: u32,
     /// [`LINKS`]; fewer in tests, to make the skipping happen.
     links: usize,
 }
@@ -82,7 +84,7 @@ struct Group {
 
 /// Clusters largest first, ties by first member (members are ascending,
 /// and no two clusters share one).
-fn largest_first(clusters: &mut [Arc<super::Cluster>]) {
+fn largest_first<C: std::ops::Deref<Target = super::Cluster>>(clusters: &mut [C]) {
     clusters.sort_unstable_by(|x, y| {
         y.members
             .len()
@@ -117,6 +119,7 @@ impl Clusters {
             orphans: Vec::new(),
             built: HashMap::new(),
             found: Vec::new(),
+            next_number: 1,
             links: LINKS,
         }
     }
@@ -362,26 +365,69 @@ impl Clusters {
         all
     }
 
-    /// The clusters (members ascending, clusters largest first, ties by
-    /// first member; the pairs [`Clusters::pairs`] names, most similar
-    /// first) and each member's cluster index, by member. Settled first ([`Clusters::settle`]). Only the
-    /// components changed since the last call are built again.
+    /// The clusters (members ascending, clusters by number; the pairs
+    /// [`Clusters::pairs`] names, most similar first) and each member's
+    /// cluster index, by member. Settled first ([`Clusters::settle`]). Only
+    /// the components changed since the last call are built again.
     pub(crate) fn clusters(&mut self) -> (Vec<Arc<super::Cluster>>, Vec<(u32, u32)>) {
         debug_assert!(self.orphans.is_empty(), "clusters of unsettled links");
+        // A member that moved left a changed component, so the numbers the
+        // changed components' clusters had are all a new one can inherit.
+        let mut was: HashMap<u32, u32> = HashMap::new();
+        let mut fresh: Vec<(u64, super::Cluster)> = Vec::new();
         for l in self.comps.take_changed() {
-            match self.cluster_of(l) {
-                Some(c) => self.built.insert(l, Arc::new(c)),
-                None => self.built.remove(&l),
-            };
+            if let Some(old) = self.built.remove(&l) {
+                was.extend(old.members.iter().map(|&m| (m, old.number)));
+            }
+            fresh.extend(self.cluster_of(l).map(|c| (l, c)));
+        }
+        self.number(&mut fresh, &was);
+        for (l, c) in fresh {
+            self.built.insert(l, Arc::new(c));
         }
         let mut out: Vec<Arc<super::Cluster>> = self.built.values().cloned().collect();
-        largest_first(&mut out);
+        out.sort_unstable_by_key(|c| c.number);
         let mut of = Vec::with_capacity(out.iter().map(|c| c.members.len()).sum());
         for (c, cl) in out.iter().enumerate() {
             of.extend(cl.members.iter().map(|&m| (m, c as u32)));
         }
         of.sort_unstable();
         (out, of)
+    }
+
+    /// Number the clusters built again: each takes the number most of its
+    /// members had (`was`, by member), a number going to one cluster only,
+    /// the one with most of its members (the larger part of a merge, the
+    /// larger piece of a split); the rest take new numbers, largest first.
+    fn number(&mut self, fresh: &mut [(u64, super::Cluster)], was: &HashMap<u32, u32>) {
+        let mut claims: Vec<(usize, u32, usize)> = Vec::new();
+        for (i, (_, c)) in fresh.iter().enumerate() {
+            let mut counts: HashMap<u32, usize> = HashMap::new();
+            for m in &c.members {
+                if let Some(&n) = was.get(m) {
+                    *counts.entry(n).or_default() += 1;
+                }
+            }
+            claims.extend(counts.into_iter().map(|(n, k)| (k, n, i)));
+        }
+        claims.sort_unstable_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+        let mut taken: HashSet<u32> = HashSet::new();
+        let mut numbered = vec![false; fresh.len()];
+        for (_, n, i) in claims {
+            if !numbered[i] && taken.insert(n) {
+                fresh[i].1.number = n;
+                numbered[i] = true;
+            }
+        }
+        let mut new: Vec<&mut super::Cluster> = (fresh.iter_mut().zip(numbered))
+            .filter(|(_, done)| !done)
+            .map(|((_, c), _)| c)
+            .collect();
+        largest_first(&mut new);
+        for c in new {
+            c.number = self.next_number;
+            self.next_number += 1;
+        }
     }
 
     /// The clusters as [`Clusters::clusters`] lists them, every component
@@ -402,6 +448,7 @@ impl Clusters {
     /// members of its groups; None under two members.
     fn cluster_of(&self, l: u64) -> Option<super::Cluster> {
         let mut c = super::Cluster {
+            number: 0,
             members: Vec::new(),
             pairs: Vec::new(),
         };
@@ -536,8 +583,14 @@ mod tests {
                 .collect();
             let want = every_pair(&c, &alive);
             let (clusters, of) = c.clusters();
-            prop_assert_eq!(&clusters, &whole, "built from what changed, and whole");
-            let got: Vec<Vec<u32>> = clusters.iter().map(|c| c.members.clone()).collect();
+            prop_assert!(clusters.windows(2).all(|w| w[0].number < w[1].number), "by number, each its own");
+            let mut sized: Vec<Arc<crate::Cluster>> = clusters
+                .iter()
+                .map(|c| Arc::new(crate::Cluster { number: 0, ..(**c).clone() }))
+                .collect();
+            largest_first(&mut sized);
+            prop_assert_eq!(&sized, &whole, "built from what changed, and whole");
+            let got: Vec<Vec<u32>> = sized.iter().map(|c| c.members.clone()).collect();
             prop_assert_eq!(got, components(&want));
             for cl in &clusters {
                 prop_assert!(cl.pairs.is_sorted_by(|x, y| x.2 >= y.2), "most similar first");
@@ -623,6 +676,79 @@ mod tests {
             vec![(0, 5)]
         );
         assert_eq!(m.clusters().0[0].members, vec![0, 5]);
+    }
+
+    /// Issue 41, item 7: a cluster keeps its number while it grows past
+    /// another, loses a member to an edit, merges (the larger part's number)
+    /// and splits (the larger piece keeps it, the other takes a new one).
+    #[test]
+    fn a_cluster_keeps_its_number_while_it_lives() {
+        // X and Y share half their words (below 0.5); Z is 0.6 of each.
+        let page = |from: u16, own: Option<u16>| -> Arc<[u64]> {
+            let mut w: Vec<u16> = (from..from + 300).collect();
+            if let Some(o) = own {
+                w[150] = 5000 + o;
+            }
+            shingle_set(keys(&w, 8)).into()
+        };
+        let sets: Vec<Arc<[u64]>> = vec![
+            page(0, None),       // 0: x
+            page(0, Some(1)),    // 1: x
+            page(150, None),     // 2: y
+            page(150, Some(2)),  // 3: y
+            page(150, Some(3)),  // 4: y
+            page(150, Some(4)),  // 5: y, 2 edited
+            page(1000, None),    // 6: r
+            page(1000, Some(6)), // 7: r
+            page(75, None),      // 8: z
+        ];
+        let mut c = Clusters::new(0.5);
+        let step = |c: &mut Clusters, add: &[u32], remove: &[u32]| {
+            for &i in remove {
+                c.remove(i);
+            }
+            for &i in add {
+                c.insert(i, &sets[i as usize], |o| {
+                    Ok::<_, ()>(sets[o as usize].clone())
+                })
+                .unwrap();
+            }
+            c.settle(&mut |o| Ok::<_, ()>(sets[o as usize].clone()))
+                .unwrap();
+            let (list, of) = c.clusters();
+            for (i, cl) in list.iter().enumerate() {
+                assert!(cl.members.iter().all(|m| of.contains(&(*m, i as u32))));
+            }
+            list.iter()
+                .map(|cl| (cl.number, cl.members.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(step(&mut c, &[0, 1], &[]), [(1, vec![0, 1])]);
+        assert_eq!(
+            step(&mut c, &[2, 3, 4], &[]),
+            [(1, vec![0, 1]), (2, vec![2, 3, 4])],
+            "grown past #1, still #2"
+        );
+        assert_eq!(
+            step(&mut c, &[5], &[2]),
+            [(1, vec![0, 1]), (2, vec![3, 4, 5])],
+            "a page edited"
+        );
+        assert_eq!(
+            step(&mut c, &[6, 7], &[]),
+            [(1, vec![0, 1]), (2, vec![3, 4, 5]), (3, vec![6, 7])],
+            "a new cluster, the next number"
+        );
+        assert_eq!(
+            step(&mut c, &[8], &[]),
+            [(2, vec![0, 1, 3, 4, 5, 8]), (3, vec![6, 7])],
+            "merged: the larger part's number"
+        );
+        assert_eq!(
+            step(&mut c, &[], &[8]),
+            [(2, vec![3, 4, 5]), (3, vec![6, 7]), (4, vec![0, 1])],
+            "split: the larger piece keeps it, #1 is not given again"
+        );
     }
 
     #[test]

@@ -337,7 +337,8 @@ impl Run {
             Store::Open(ix) => ix,
             Store::Closed { why } => {
                 self.live.rep.error(format!(
-                    "the index is closed ({why}); try again when it can be written"
+                    "{} ({why}); try again when it can be written",
+                    super::INDEX_CLOSED
                 ));
                 return true;
             }

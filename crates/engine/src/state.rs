@@ -21,8 +21,8 @@ pub struct Snapshot {
     /// Live documents (the current version of every path), in processing
     /// order (by version id), with the cluster of each.
     pub documents: Documents,
-    /// Near-duplicate clusters of live documents (two members or more),
-    /// largest first; each shared with the snapshots it is unchanged in.
+    /// Near-duplicate clusters of live documents (two members or more), by
+    /// [`Cluster::number`]; each shared with the snapshots it is unchanged in.
     pub clusters: Arc<[Arc<Cluster>]>,
     /// The table now.
     pub table: TableStats,
@@ -47,6 +47,10 @@ pub struct Snapshot {
 
 /// Samples kept in [`Snapshot::table_history`].
 pub(crate) const HISTORY: usize = 120;
+/// How the error event told of a query asked while the index is closed
+/// begins: the query has no answer coming (issue 41: the TUI waited on it).
+pub const INDEX_CLOSED: &str = "the index is closed";
+
 /// Events kept in [`Snapshot::events`].
 pub(crate) const EVENTS: usize = 1000;
 
@@ -74,6 +78,11 @@ pub struct DocRow {
 /// verified Jaccard resemblance ≥ the threshold).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
+    /// Its number (from 1), kept while it lives: through members coming
+    /// and going, and through a merge as the larger part's. A new cluster
+    /// (or the smaller piece of a split) takes the next number; the first
+    /// list numbers them largest first.
+    pub number: u32,
     /// Version ids of the members, ascending.
     pub members: Vec<u32>,
     /// The verified pairs inside the cluster: (a, b, Jaccard), a < b, most

@@ -209,9 +209,17 @@ impl App {
         layout::inner(layout::origin(self.body()).0)
     }
 
+    /// The Clusters pane's areas: a comparison of two versions of a page
+    /// (asked from Origin) takes the whole pane (issue 41: it opened under
+    /// an unrelated cluster).
+    pub(crate) fn clusters_layout(&self) -> layout::Clusters {
+        let versions = self.clusters.return_to == Some(Tab::Origin);
+        layout::clusters_or_versions(self.body(), versions)
+    }
+
     /// The text widths of the two sides of a comparison.
     pub(super) fn compare_widths(&self) -> [u16; 2] {
-        let c = layout::clusters(self.body());
+        let c = self.clusters_layout();
         [layout::inner(c.left).width, layout::inner(c.right).width]
     }
 
@@ -224,6 +232,12 @@ impl App {
     pub(crate) fn cluster(&self) -> Option<&lineage_engine::Cluster> {
         let i = self.clusters.selected()?;
         Some(self.snapshot.as_ref()?.clusters.get(i)?)
+    }
+
+    /// The number of version `id`'s cluster, if it is in one.
+    pub(crate) fn cluster_number(&self, id: u32) -> Option<u32> {
+        let i = self.docs.all().cluster(id)?;
+        Some(self.snapshot.as_ref()?.clusters.get(i as usize)?.number)
     }
 
     pub(super) fn pairs_len(&self) -> usize {
@@ -251,7 +265,7 @@ impl App {
     /// Keep the selected cluster and pair in view.
     pub(super) fn show_clusters(&mut self) {
         let (list, pairs) = (self.clusters_len(), self.pairs_len());
-        let c = layout::clusters(self.body());
+        let c = self.clusters_layout();
         self.clusters
             .list
             .show(list, layout::rows_height(c.list, 0));
@@ -370,8 +384,28 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
             app.tune.receive(u);
         }
         Update::Fatal(e) => app.fatal = Some(e),
-        // Every snapshot carries the newest events.
-        Update::Events(_) => {}
+        // Every snapshot carries the newest events; a query asked while
+        // the index is closed is answered by an error among them only.
+        Update::Events(events) => refused(app, &events),
+    }
+}
+
+/// A search or copies list still waiting on its first answer when the
+/// engine says the index is closed: it says so instead of waiting forever.
+fn refused(app: &mut App, events: &[lineage_engine::Event]) {
+    let Some(why) = events.iter().rev().find_map(|e| match &e.kind {
+        lineage_engine::EventKind::Error(t) if t.starts_with(lineage_engine::INDEX_CLOSED) => {
+            Some(t.clone())
+        }
+        _ => None,
+    }) else {
+        return;
+    };
+    if let Some(f) = app.find.as_mut().filter(|f| f.view.is_none()) {
+        f.failed = Some(why.clone());
+    }
+    if let Some(c) = app.copies.as_mut().filter(|c| c.view.is_none()) {
+        c.failed = Some(why);
     }
 }
 
@@ -387,8 +421,17 @@ fn snapshot(app: &mut App, s: Arc<Snapshot>) {
     }
     let h = app.docs_height();
     app.docs.set_docs(s.documents.clone(), h);
+    let selected = app.cluster().map(|c| c.number);
     app.snapshot = Some(s);
     app.arrange_clusters();
+    // The selection follows its cluster (by its number) to its new row.
+    if let Some(s) = &app.snapshot
+        && let Some(row) = (app.clusters.order.iter())
+            .position(|&i| s.clusters.get(i).map(|c| c.number) == selected)
+    {
+        app.clusters.list.selected = row;
+        app.show_clusters();
+    }
     let (n, h) = (app.events_len(), app.events_height());
     app.events.show(n, h);
 }

@@ -81,8 +81,10 @@ pub(crate) struct ClusterState {
 }
 
 impl ClusterState {
+    /// Compare a pair (the caller of two versions sets `return_to` after).
     pub(crate) fn compare(&mut self, a: u32, b: u32) -> Command {
         self.requested = Some((a, b));
+        self.return_to = None;
         Command::Compare { a, b }
     }
 
@@ -169,9 +171,9 @@ impl ClusterState {
     }
 
     /// List `clusters` again (a new snapshot, another order or filter):
-    /// `path` names a page. The same row stays selected, as the engine
-    /// numbers clusters afresh at every list; after a change of order or
-    /// filter the selection is the first row.
+    /// `path` names a page. The same row stays selected (a new snapshot's
+    /// caller then moves it to the same cluster's row); after a change of
+    /// order or filter the selection is the first row.
     pub(crate) fn arrange<P: AsRef<str>>(
         &mut self,
         clusters: &[Arc<Cluster>],
@@ -252,6 +254,7 @@ mod tests {
     fn clusters() -> Vec<Arc<Cluster>> {
         let c = |members: &[u32], best: f64| {
             Arc::new(Cluster {
+                number: members[0] + 1,
                 members: members.to_vec(),
                 pairs: vec![(members[0], members[1], best)],
             })

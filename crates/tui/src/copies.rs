@@ -15,6 +15,8 @@ pub(crate) struct CopiesState {
     pub(crate) requested: u32,
     /// None until the engine answers.
     pub view: Option<Arc<CopiesView>>,
+    /// Why no answer is coming (the index is closed).
+    pub failed: Option<String>,
     pub cursor: Cursor,
 }
 
@@ -24,6 +26,7 @@ pub(crate) fn open(app: &mut App) -> Option<Command> {
     app.copies = Some(CopiesState {
         requested: id,
         view: None,
+        failed: None,
         cursor: Cursor::default(),
     });
     Some(Command::Copies { id })

@@ -20,6 +20,15 @@ pub(crate) enum Value {
     Empty,
 }
 
+impl Value {
+    /// `x` to `decimals` places: a measure's float carries digits nobody
+    /// measured (issue 41: `30.402750491159136`).
+    pub(crate) fn rounded(x: f64, decimals: i32) -> Value {
+        let scale = 10f64.powi(decimals);
+        Value::Num((x * scale).round() / scale)
+    }
+}
+
 impl From<&str> for Value {
     fn from(s: &str) -> Value {
         Value::Text(s.to_string())
@@ -78,11 +87,11 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
                         (&*d.path).into(),
                         d.version.into(),
                         d.tokens.into(),
-                        Value::Num(d.fresh_percent),
+                        Value::rounded(d.fresh_percent, 2),
                         d.dominant_path
                             .as_deref()
                             .map_or(Value::Empty, |p| Value::Text(p.to_string())),
-                        (app.docs.all().cluster(d.id)).map_or(Value::Empty, |c| (c + 1).into()),
+                        app.cluster_number(d.id).map_or(Value::Empty, Value::from),
                     ]
                 })
                 .collect(),
@@ -131,11 +140,13 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
                 header: vec!["cluster", "a", "b", "similarity"],
                 // As listed: filtered and in the pane's order.
                 rows: (app.clusters.order.iter())
-                    .filter_map(|&i| Some((i, snap.clusters.get(i)?)))
-                    .flat_map(|(i, c)| c.pairs.iter().map(move |&(a, b, sim)| (i, a, b, sim)))
-                    .map(|(i, a, b, sim)| {
-                        vec![(i as u64 + 1).into(), path(a), path(b), Value::Num(sim)]
+                    .filter_map(|&i| snap.clusters.get(i))
+                    .flat_map(|c| {
+                        c.pairs
+                            .iter()
+                            .map(move |&(a, b, sim)| (c.number, a, b, sim))
                     })
+                    .map(|(n, a, b, sim)| vec![n.into(), path(a), path(b), Value::rounded(sim, 4)])
                     .collect(),
             }
         }
@@ -296,6 +307,35 @@ mod tests {
             csv,
             "path,tokens,share\r\n\"a, \"\"b\"\"\nc.md\",12,0.5\r\nplain.md,,1\r\n"
         );
+    }
+
+    /// Issue 41: a percentage to two places, a similarity to four, in CSV
+    /// and JSON alike.
+    #[test]
+    fn numbers_are_written_to_the_places_measured() {
+        let t = Table {
+            header: vec!["fresh_percent", "similarity"],
+            rows: vec![vec![
+                Value::rounded(30.402750491159136, 2),
+                Value::rounded(0.912345678, 4),
+            ]],
+        };
+        let csv = String::from_utf8(to_csv(&t)).unwrap();
+        assert_eq!(csv, "fresh_percent,similarity\r\n30.4,0.9123\r\n");
+        let json = String::from_utf8(to_json(&t)).unwrap();
+        assert!(json.contains("30.4,") && json.contains("0.9123}"), "{json}");
+        // The Documents export rounds its percentages.
+        let mut a = crate::tests::app(80, 24);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        let mut rows: Vec<_> = s.documents.iter().cloned().collect();
+        rows[0].fresh_percent = 30.402750491159136;
+        s.documents = crate::tests::fixture::documents(rows);
+        crate::app::update(
+            &mut a,
+            crate::app::Msg::Engine(lineage_engine::Update::Snapshot(std::sync::Arc::new(s))),
+        );
+        let csv = String::from_utf8(to_csv(&super::table(&a).unwrap())).unwrap();
+        assert!(csv.contains(",30.4,") && !csv.contains("30.4027"), "{csv}");
     }
 
     #[test]

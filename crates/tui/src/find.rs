@@ -17,6 +17,8 @@ pub(crate) struct FindState {
     pub query: String,
     /// None until the engine's first answer.
     pub view: Option<Arc<SearchView>>,
+    /// Why no answer is coming (the index is closed).
+    pub failed: Option<String>,
     pub cursor: Cursor,
     pub open: bool,
 }
@@ -37,6 +39,7 @@ pub(crate) fn ask(app: &mut App, query: String) -> Option<Command> {
         generation,
         query: query.clone(),
         view: None,
+        failed: None,
         cursor: Cursor::default(),
         open: true,
     });

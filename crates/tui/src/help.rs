@@ -1,5 +1,6 @@
-//! The `?` overlay: every key from the keymap, then what the words on screen
-//! mean, wrapped to the overlay and scrolled with the movement keys.
+//! The `?` overlay: the current pane's keys, then every key from the keymap,
+//! then what the words on screen mean, wrapped to the overlay and scrolled
+//! with the movement keys.
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -103,20 +104,38 @@ pub(crate) fn list_rows(popup: Rect) -> usize {
 /// The overlay's lines at `width` columns (inside its border).
 pub(crate) fn lines(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let rows = app.keymap.help();
-    let keys_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+    // The pane's own keys first, as lazygit shows them: what a person
+    // looks for is what this pane does, not all 40 actions (issue 41).
+    let pane: Vec<(String, &str)> = (super::panes::status::hints(app.tab).iter())
+        .map(|&(action, what)| {
+            let keys: Vec<String> = (app.keymap.keys_of(action).iter())
+                .map(super::keymap::Key::label)
+                .collect();
+            (keys.join(" "), what)
+        })
+        .collect();
+    let keys_w = (rows.iter().chain(&pane))
+        .map(|r| r.0.chars().count())
+        .max()
+        .unwrap_or(0);
     let keys_w = keys_w.min(width / 3);
-    let mut out = vec![Line::styled("Keys", theme.title)];
-    for (keys, what) in rows {
-        let what_w = width.saturating_sub(keys_w + 3).max(1);
-        for (i, part) in wrap(what, what_w).into_iter().enumerate() {
-            let k = if i == 0 { keys.as_str() } else { "" };
-            out.push(Line::from(vec![
-                Span::styled(format!(" {k:>keys_w$} "), theme.key),
-                Span::raw(format!(" {part}")),
-            ]));
+    let mut out = Vec::new();
+    let section = |title: String, rows: Vec<(String, &str)>, out: &mut Vec<Line<'static>>| {
+        out.push(Line::styled(title, theme.title));
+        for (keys, what) in rows {
+            let what_w = width.saturating_sub(keys_w + 3).max(1);
+            for (i, part) in wrap(what, what_w).into_iter().enumerate() {
+                let k = if i == 0 { keys.as_str() } else { "" };
+                out.push(Line::from(vec![
+                    Span::styled(format!(" {k:>keys_w$} "), theme.key),
+                    Span::raw(format!(" {part}")),
+                ]));
+            }
         }
-    }
-    out.push(Line::raw(""));
+        out.push(Line::raw(""));
+    };
+    section(format!("{} pane", app.tab.title()), pane, &mut out);
+    section("Every key".into(), rows, &mut out);
     out.push(Line::styled("Terms", theme.title));
     for (term, meaning) in GLOSSARY {
         out.push(Line::styled(format!(" {term}"), theme.key));

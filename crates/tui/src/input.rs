@@ -361,7 +361,7 @@ fn step(app: &mut App, m: Move) {
             }
         }
         Tab::Clusters => {
-            let c = layout::clusters(app.body());
+            let c = app.clusters_layout();
             if app.clusters.compare.is_some() {
                 // A comparison on screen takes every move (the lists are
                 // hidden behind it).
@@ -520,7 +520,7 @@ fn clusters_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
             app.relist_clusters();
         }
         Action::NextBlock | Action::PrevBlock if app.clusters.compare.is_some() => {
-            let c = layout::clusters(app.body());
+            let c = app.clusters_layout();
             let height = layout::inner(c.left).height as usize;
             let forward = action == Action::NextBlock;
             let widths = app.compare_widths();
@@ -714,7 +714,7 @@ fn click(app: &mut App, x: u16, y: u16) {
             }
         }
         Tab::Clusters => {
-            let c = layout::clusters(body);
+            let c = app.clusters_layout();
             if let Some(r) = layout::row_at(layout::inner(c.list), x, y) {
                 let i = app.clusters.list.offset + r;
                 if i < app.clusters_len() {

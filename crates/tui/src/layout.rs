@@ -57,9 +57,18 @@ pub(crate) struct Clusters {
     pub right: Rect,
 }
 
+/// The tests' (the view asks [`crate::App::clusters_layout`]).
+#[cfg(test)]
 pub(crate) fn clusters(body: Rect) -> Clusters {
+    clusters_or_versions(body, false)
+}
+
+/// The Clusters pane's areas, or for two versions of a page (`versions`) the comparison
+/// alone: no cluster list or pairs above it, as it is of no cluster.
+pub(crate) fn clusters_or_versions(body: Rect, versions: bool) -> Clusters {
+    let top = if versions { 0 } else { 40 };
     let [top, bottom] =
-        Layout::vertical([Constraint::Percentage(40), Constraint::Min(0)]).areas(body);
+        Layout::vertical([Constraint::Percentage(top), Constraint::Min(0)]).areas(body);
     let [list, pairs] =
         Layout::horizontal([Constraint::Percentage(45), Constraint::Min(0)]).areas(top);
     let [left, right] =

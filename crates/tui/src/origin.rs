@@ -42,7 +42,8 @@ pub(crate) struct OriginState {
     pending: Option<(u32, Landing)>,
     /// Documents jumped from (id, scroll), for `back`.
     pub back: Vec<(u32, usize)>,
-    /// A search of the text; it stays when another document opens.
+    /// A search of the text; it goes when another document opens (but one
+    /// a search of every page opens on its match).
     pub search: Option<Search>,
 }
 
@@ -85,10 +86,16 @@ impl OriginState {
         let same_doc = self.view.as_ref().is_some_and(|v| v.id == view.id);
         self.view = Some(view);
         self.wrap(width);
+        let landing = self.pending.take().filter(|p| Some(p.0) == self.id());
+        // A search belongs to its page (issue 41: `no match` for another
+        // page's search): another page drops it, unless a search of every
+        // page opened it on its match.
+        if !same_doc && !matches!(landing, Some((_, Landing::Match(_)))) {
+            self.search = None;
+        }
         if let Some(query) = self.search.take().map(|s| s.query) {
             self.search = Some(Search::new(&query, self.text()));
         }
-        let landing = self.pending.take().filter(|p| Some(p.0) == self.id());
         if let Some((_, landing)) = landing {
             self.block = None;
             match landing {

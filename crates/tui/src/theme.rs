@@ -102,7 +102,9 @@ impl Theme {
                 tab_active: fg(Color::White).bg(Color::Blue).add_modifier(b),
                 header: fg(Color::Magenta).add_modifier(b),
                 selected: bg(Color::Rgb(215, 215, 235)).add_modifier(b),
-                muted: fg(Color::Gray),
+                // ANSI grey is light grey on a light background: the
+                // status separators and hints all but vanished (issue 41).
+                muted: fg(Color::Rgb(96, 96, 96)),
                 border: fg(Color::Gray),
                 key: fg(Color::Blue).add_modifier(b),
                 error: fg(Color::Red).add_modifier(b),

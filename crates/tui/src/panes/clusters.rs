@@ -22,7 +22,8 @@ use crate::{glyphs, layout};
 const MIN_NAME: usize = 12;
 
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
-    let c = layout::clusters(area);
+    let versions = app.clusters.return_to == Some(crate::app::Tab::Origin);
+    let c = layout::clusters_or_versions(area, versions);
     let clusters = app.snapshot.as_ref().map_or(&[][..], |s| &s.clusters[..]);
     let st = &app.clusters;
     let path = |id: u32| app.doc(id).map_or(format!("#{id}"), |d| d.path.to_string());
@@ -45,14 +46,14 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 .fold((1.0f64, 0.0f64), |(lo, hi), p| (lo.min(p.2), hi.max(p.2)));
             let mut head = format!(
                 "#{:<3} {:>3} docs {:.2}–{:.2} ",
-                i + 1,
+                cl.number,
                 cl.members.len(),
                 lo,
                 hi
             );
             // Narrow: a short head, so the cluster's first page shows.
             if w.saturating_sub(glyphs::str_width(&head)) < MIN_NAME {
-                head = format!("#{} {}× {:.2} ", i + 1, cl.members.len(), hi);
+                head = format!("#{} {}× {:.2} ", cl.number, cl.members.len(), hi);
             }
             let first = first(row).unwrap_or_default();
             let room = w.saturating_sub(glyphs::str_width(&head));

@@ -19,6 +19,16 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let inner = popup.width.saturating_sub(2) as usize;
     let k = |a| app.keymap.first(a);
     let (title, mut lines) = match &state.view {
+        None if state.failed.is_some() => (
+            " Copies: not found ".to_string(),
+            (crate::help::wrap(
+                state.failed.as_deref().unwrap_or_default(),
+                inner.saturating_sub(2),
+            )
+            .into_iter())
+            .map(|l| Line::styled(format!(" {l}"), theme.error))
+            .collect(),
+        ),
         None => (
             " Copies: finding the pages… ".to_string(),
             vec![Line::styled(" reading every page's origins", theme.muted)],

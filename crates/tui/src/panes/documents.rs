@@ -107,10 +107,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             Cell::from(Line::from(format!("{:.1}", d.fresh_percent)).right_aligned()),
             Cell::from(origin),
             Cell::from(
-                Line::from(
-                    (docs.all().cluster(d.id)).map_or(String::new(), |c| format!("#{}", c + 1)),
-                )
-                .right_aligned(),
+                Line::from((app.cluster_number(d.id)).map_or(String::new(), |n| format!("#{n}")))
+                    .right_aligned(),
             ),
         ]);
         if i == docs.cursor.selected {

@@ -12,10 +12,31 @@ use ratatui::widgets::Paragraph;
 
 use super::{block, styled_line, token_bytes};
 use crate::app::App;
+use crate::glyphs;
 use crate::layout;
 use crate::paths;
 use crate::theme::Theme;
 use lineage_engine::OriginView;
+
+/// Columns an origin's name needs in the footer to be worth showing.
+const MIN_NAME: usize = 8;
+
+/// The selected copied block: its place among the copied blocks (from 1),
+/// their count, and its origin's name (with its version where the origin
+/// is a version of this very page).
+fn selected_block(view: &OriginView, block: Option<usize>) -> Option<(usize, usize, String)> {
+    let b = block?;
+    let origin = view.runs.get(b)?.origin?;
+    let copied = |r: &&lineage_origin::Run| r.origin.is_some();
+    let at = view.runs[..=b].iter().filter(copied).count();
+    let of = view.runs.iter().filter(copied).count();
+    let name = match view.legend.iter().find(|e| e.origin == origin) {
+        Some(e) if e.path == view.path => format!("{} v{}", paths::shown(&e.path), e.version),
+        Some(e) => paths::shown(&e.path).into_owned(),
+        None => format!("#{origin}"),
+    };
+    Some((at, of, name))
+}
 
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let (text_area, legend_area) = layout::origin(area);
@@ -102,6 +123,17 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         .filter(|p| !p.is_empty())
     {
         position = format!(" {at} ·{position}");
+    }
+    if let Some(b) = selected_block(view, o.block) {
+        // Which block `n`/`N` is on, and its origin's name in what is left.
+        let head = format!(" block {}/{}", b.0, b.1);
+        let used = glyphs::str_width(&head) + glyphs::str_width(&position) + 4;
+        let room = (inner.width as usize).saturating_sub(used + " from ·".len());
+        position = if room >= MIN_NAME {
+            format!("{head} from {} ·{position}", paths::fit(&b.2, "", room, 1))
+        } else {
+            format!("{head} ·{position}")
+        };
     }
     f.render_widget(
         body.block(block(theme, title, true).title_bottom(Line::from(position).right_aligned())),

@@ -144,7 +144,7 @@ pub(crate) fn tab_at(keymap: &Keymap, x: u16) -> Option<Tab> {
 }
 
 /// The hints of a pane: its own actions first, then help and quit.
-fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
+pub(crate) fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
     match tab {
         Tab::Documents => &[
             (Action::Select, "origins"),

@@ -474,6 +474,10 @@ fn sweep_table(
     );
 }
 
+/// Each series' marks on the sweep chart: DO filled, TF hollow, a shape a
+/// series.
+const SWEEP_MARKS: [[char; 2]; 4] = [['●', '○'], ['■', '□'], ['▲', '△'], ['◆', '◇']];
+
 /// DO and TF (percent) against the table size (log scale), per series;
 /// the legend in the title, where it fits at any size.
 fn sweep(
@@ -504,19 +508,33 @@ fn sweep(
         })
         .collect();
     let styles = [theme.hit, theme.bar, theme.eviction, theme.warning];
+    // Each line's measured points in a mark of its own, drawn over every
+    // line: six lines that cross or overlap were told apart by colour only
+    // (issue 41), which no-colour terminals and many eyes do not see.
+    let mark = |j: usize, k: usize| SWEEP_MARKS[j % SWEEP_MARKS.len()][k];
     let mut datasets = Vec::new();
+    let mut marks = Vec::new();
     for (j, (name, d, t)) in lines.iter().enumerate() {
         for (k, (metric, points)) in [("DO", d), ("TF", t)].into_iter().enumerate() {
+            let style = styles[(j * 2 + k) % styles.len()];
             datasets.push(
                 Dataset::default()
                     .name(format!("{metric} {name}"))
-                    .marker(if k == 0 { Marker::Braille } else { Marker::Dot })
+                    .marker(Marker::Braille)
                     .graph_type(GraphType::Line)
-                    .style(styles[(j * 2 + k) % styles.len()])
+                    .style(style)
+                    .data(points),
+            );
+            marks.push(
+                Dataset::default()
+                    .marker(Marker::Custom(mark(j, k)))
+                    .graph_type(GraphType::Scatter)
+                    .style(style)
                     .data(points),
             );
         }
     }
+    datasets.extend(marks);
     let (lo, hi) = match (sizes.first(), sizes.last()) {
         (Some(a), Some(b)) => (x(a), x(b).max(x(a) + 1.0)),
         _ => (0.0, 1.0),
@@ -525,8 +543,9 @@ fn sweep(
     let mut title = vec![Span::raw(" Sweep (%) against table size: ")];
     // The same marks and styles as the datasets, in their order.
     for (j, (name, ..)) in lines.iter().enumerate() {
-        for (k, (metric, mark)) in [("DO", "⠉⠒"), ("TF", "••")].into_iter().enumerate() {
-            title.push(Span::styled(mark, styles[(j * 2 + k) % styles.len()]));
+        for (k, metric) in ["DO", "TF"].into_iter().enumerate() {
+            let style = styles[(j * 2 + k) % styles.len()];
+            title.push(Span::styled(format!("{}⠒", mark(j, k)), style));
             title.push(Span::raw(format!(" {metric} {name}  ")));
         }
     }

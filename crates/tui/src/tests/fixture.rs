@@ -192,6 +192,7 @@ pub(crate) fn snapshot() -> Snapshot {
         documents: documents(docs()),
         clusters: [
             Cluster {
+                number: 1,
                 members: vec![V1_INSTALL, V2_INSTALL, 22],
                 pairs: vec![
                     (V1_INSTALL, V2_INSTALL, 0.912),
@@ -200,6 +201,7 @@ pub(crate) fn snapshot() -> Snapshot {
                 ],
             },
             Cluster {
+                number: 2,
                 members: vec![0, 8],
                 pairs: vec![(0, 8, 0.655)],
             },

@@ -2,7 +2,7 @@
 //! and engine updates and check the state and the commands; render tests
 //! snapshot every pane (text and styles) on a test backend.
 
-mod fixture;
+pub(crate) mod fixture;
 mod render;
 mod update;
 

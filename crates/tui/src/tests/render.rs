@@ -1211,3 +1211,246 @@ fn a_filter_selects_its_best_match_and_says_its_order() {
         assert!(rows(&a).join("\n").contains("· by fresh %"), "{w}");
     }
 }
+
+/// A snapshot whose clusters are #4 and #9 (numbers the engine kept while
+/// others came and went).
+fn renumbered(w: u16, h: u16) -> App {
+    let mut s = fixture::snapshot();
+    s.clusters = (s.clusters.iter())
+        .zip([4, 9])
+        .map(|(c, number)| {
+            Arc::new(lineage_engine::Cluster {
+                number,
+                ..(**c).clone()
+            })
+        })
+        .collect();
+    let mut a = App::new(
+        crate::keymap::Keymap::default(),
+        Box::new(crate::filter::Fuzzy::default()),
+        w,
+        h,
+    );
+    engine(&mut a, Update::Snapshot(Arc::new(s)));
+    a
+}
+
+/// Issue 41, item 7: the Clusters list and Documents' cluster column show
+/// each cluster's own number, not its place in the list.
+#[test]
+fn clusters_show_their_own_numbers() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = renumbered(w, h);
+        let docs = rows(&a).join("\n");
+        assert!(docs.contains("#4") && docs.contains("#9"), "{w}: {docs}");
+        assert!(
+            !docs.contains("#1 ") && !docs.contains("#2 "),
+            "{w}: {docs}"
+        );
+        keys(&mut a, "3");
+        let shown = rows(&a).join("\n");
+        assert!(shown.contains("#4") && shown.contains("#9"), "{w}: {shown}");
+        insta::assert_snapshot!(format!("cluster_numbers_{w}x{h}"), shown);
+    }
+}
+
+/// Issue 41: the light theme's status separators (and every muted word)
+/// were ANSI light grey on a light background.
+#[test]
+fn the_light_themes_separators_read_on_a_light_background() {
+    use ratatui::style::Color;
+    let dark_enough = |c: Color| match c {
+        Color::Rgb(r, g, b) => (u32::from(r) + u32::from(g) + u32::from(b)) / 3 < 128,
+        Color::Black | Color::Blue | Color::Red | Color::Magenta | Color::DarkGray => true,
+        _ => false,
+    };
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let a = origin(w, h);
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| draw(&a, &Theme::new(ThemeName::Light, false), f))
+            .unwrap();
+        let b = t.backend().buffer();
+        let seps: Vec<Color> = (0..w)
+            .map(|x| &b[(x, 0)])
+            .filter(|c| c.symbol() == "│")
+            .map(|c| c.fg)
+            .collect();
+        assert!(!seps.is_empty(), "{w}: no separator in the status line");
+        assert!(seps.into_iter().all(dark_enough), "{w}");
+    }
+}
+
+/// The Origin pane's bottom border (its footer).
+fn origin_footer(a: &App) -> String {
+    let shown = rows(a);
+    let text = layout::origin(a.body()).0;
+    shown[(text.y + text.height - 1) as usize].clone()
+}
+
+/// Issue 41: the Origin footer said nothing of the block selected.
+#[test]
+fn the_origin_footer_names_the_selected_block() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = origin(w, h);
+        let view = a.origin.view.clone().unwrap();
+        let copied = view.runs.iter().filter(|r| r.origin.is_some()).count();
+        let footer = origin_footer(&a);
+        assert!(
+            footer.contains(&format!("block 2/{copied}")),
+            "{w}: {footer}"
+        );
+        let origin = view.runs[a.origin.block.unwrap()].origin.unwrap();
+        let e = view.legend.iter().find(|e| e.origin == origin).unwrap();
+        if w >= 80 {
+            assert!(
+                footer.contains(&format!("from {} ·", e.path)),
+                "{w}: {footer}"
+            );
+        }
+        // No block selected: no block named.
+        press(&mut a, KeyCode::Esc);
+        a.origin.block = None;
+        assert!(!origin_footer(&a).contains("block"), "{w}");
+    }
+}
+
+/// Issue 41: another page's search stayed (`no match · 87/416`).
+#[test]
+fn a_search_stays_with_its_page() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = search(w, h);
+        press(&mut a, KeyCode::Enter);
+        assert!(origin_footer(&a).contains("match"), "{w}");
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        assert!(a.origin.search.is_none(), "{w}");
+        let footer = origin_footer(&a);
+        assert!(!footer.contains("match"), "{w}: {footer}");
+    }
+}
+
+/// Issue 41: `?` listed every key for every pane; the pane's own keys come
+/// first now, as lazygit shows them.
+#[test]
+fn help_shows_the_panes_own_keys_first() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        for (pane, own) in [("2", "next block"), ("3", "pairs/compare")] {
+            let mut a = origin(w, h);
+            keys(&mut a, pane);
+            keys(&mut a, "?");
+            let shown = rows(&a);
+            let title = crate::app::TABS[pane.parse::<usize>().unwrap() - 1].title();
+            let at = |s: &str| shown.iter().position(|l| l.contains(s));
+            let head = at(&format!("{title} pane")).expect("the pane's section");
+            assert!(at(own).is_some_and(|o| o > head), "{w} {pane}: {shown:#?}");
+            assert!(head <= 3, "{w}: first");
+            if h >= 24 {
+                assert!(at("Every key").is_some_and(|e| e > head), "{w}");
+            }
+        }
+    }
+}
+
+/// Issue 41: two versions of a page compared from Origin opened inside
+/// Clusters, under an unrelated cluster's list and pairs; they take the
+/// whole pane now, and a pair compared in Clusters still shows its list.
+#[test]
+fn a_version_comparison_is_of_no_cluster() {
+    use fixture::{V2_INSTALL, VERSION_3};
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        a.origin.open(V2_INSTALL);
+        a.tab = crate::app::Tab::Origin;
+        engine(&mut a, Update::Origin(Arc::new(fixture::versions_view())));
+        keys(&mut a, "vjc");
+        let mut c = fixture::compare_view();
+        (c.a.id, c.b.id) = (V2_INSTALL, VERSION_3);
+        engine(&mut a, Update::Compare(Arc::new(c)));
+        let shown = rows(&a).join("\n");
+        assert!(
+            !shown.contains("Pairs (") && !shown.contains("docs 0."),
+            "{w}: {shown}"
+        );
+        assert!(!shown.contains("#1 "), "{w}: {shown}");
+        let body = a.body();
+        let left = a.clusters_layout().left;
+        assert_eq!((left.y, left.height), (body.y, body.height), "{w}");
+        insta::assert_snapshot!(format!("version_compare_{w}x{h}"), shown);
+        // Closed, and a cluster's pair compared: the list is back above it.
+        press(&mut a, KeyCode::Esc);
+        let mut a = clusters(w, h);
+        assert!(a.clusters.compare.is_some());
+        assert!(rows(&a).join("\n").contains("Pairs ("), "{w}");
+        keys(&mut a, "x");
+    }
+}
+
+/// Issue 41: the sweep's six lines differed only by colour. Each line's
+/// points have a mark of their own, the legend shows it, and the marks
+/// show without colour.
+#[test]
+fn the_sweeps_lines_have_marks_of_their_own() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let a = sweep(w, h);
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| draw(&a, &Theme::new(ThemeName::Dark, true), f))
+            .unwrap();
+        let b = t.backend().buffer();
+        let text: Vec<String> = (0..h)
+            .map(|y| (0..w).map(|x| b[(x, y)].symbol()).collect())
+            .collect();
+        let title = text.iter().position(|l| l.contains("Sweep (%)")).unwrap();
+        let plot: String = text[title + 1..].concat();
+        let seen: Vec<char> = "●○■□".chars().filter(|&m| plot.contains(m)).collect();
+        assert!(seen.len() >= 3, "{w}: {seen:?}\n{}", text.join("\n"));
+        assert!(text[title].contains("●⠒ DO"), "{w}: {}", text[title]);
+    }
+}
+
+/// Issue 41: a search or copies list asked while the index is closed waited
+/// on "reading the pages…" forever; the engine's error ends the wait.
+#[test]
+fn a_query_of_a_closed_index_says_so() {
+    let closed = || {
+        Update::Events(Arc::from(vec![lineage_engine::Event {
+            n: 99,
+            at_ms: 0,
+            kind: lineage_engine::EventKind::Error(format!(
+                "{} (disk full); try again when it can be written",
+                lineage_engine::INDEX_CLOSED
+            )),
+        }]))
+    };
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        keys(&mut a, "Fservice");
+        press(&mut a, KeyCode::Enter);
+        engine(&mut a, closed());
+        let shown = rows(&a).join("\n");
+        assert!(!shown.contains("reading the pages"), "{w}: {shown}");
+        assert!(
+            shown.contains("not searched") && shown.contains("closed"),
+            "{w}: {shown}"
+        );
+        insta::assert_snapshot!(format!("closed_search_{w}x{h}"), shown);
+        let mut a = app(w, h);
+        a.tab = crate::app::Tab::Origin;
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        keys(&mut a, "C");
+        engine(&mut a, closed());
+        let shown = rows(&a).join("\n");
+        assert!(!shown.contains("finding the pages"), "{w}: {shown}");
+        assert!(shown.contains("index is closed"), "{w}: {shown}");
+        // An answer already under way is not undone by the error.
+        let mut a = app(w, h);
+        keys(&mut a, "Fservice");
+        press(&mut a, KeyCode::Enter);
+        engine(
+            &mut a,
+            Update::Search(Arc::new(fixture::search_view(1, "service"))),
+        );
+        engine(&mut a, closed());
+        assert!(a.find.as_ref().unwrap().failed.is_none(), "{w}");
+    }
+}

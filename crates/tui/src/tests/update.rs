@@ -1498,3 +1498,39 @@ fn a_paste_is_one_edit_of_the_prompt_and_nothing_outside_one() {
     update(&mut a, Msg::Input(Event::Paste("gauge".into())));
     assert_eq!(a.input, Some(Input::Find("gauge".into())));
 }
+
+/// Issue 41, item 7: a new snapshot in which a new cluster lists before
+/// the selected one (or one before it goes) keeps the selection on the
+/// same cluster, by its number.
+#[test]
+fn the_selected_cluster_stays_selected_when_others_come_and_go() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        keys(&mut a, "3j");
+        assert_eq!(a.cluster().map(|c| c.number), Some(2));
+        let mut s = fixture::snapshot();
+        let mut list: Vec<Arc<lineage_engine::Cluster>> = s.clusters.to_vec();
+        list.remove(0);
+        s.clusters = list.into();
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        assert_eq!(a.cluster().map(|c| c.number), Some(2), "{w}: #1 went");
+        let mut s = fixture::snapshot();
+        let mut list: Vec<Arc<lineage_engine::Cluster>> = s.clusters.to_vec();
+        list.insert(
+            0,
+            Arc::new(lineage_engine::Cluster {
+                number: 0,
+                members: vec![1, 2],
+                pairs: vec![(1, 2, 0.7)],
+            }),
+        );
+        s.clusters = list.into();
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        assert_eq!(
+            a.cluster().map(|c| c.number),
+            Some(2),
+            "{w}: one came before"
+        );
+        assert_eq!(a.clusters.list.selected, 2, "{w}");
+    }
+}
