@@ -72,6 +72,7 @@ fn snapshot(docs: Documents, seq: u64) -> Snapshot {
         table_history: Arc::from(Vec::new()),
         bucket_fill: Arc::from(Vec::new()),
         events: Arc::from(Vec::new()),
+        before_start: 0,
         versions: seq,
         skipped: 0,
         shingles: 0,

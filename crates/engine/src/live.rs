@@ -128,6 +128,7 @@ impl Live {
         let departures = ix.index().departures(EVENTS)?;
         live.rep.events = view::past_events(&live.rows, &departures, EVENTS).into();
         live.rep.next_n = live.rep.events.front().map_or(0, |e| e.n);
+        live.rep.before_start = live.rep.next_n;
         Ok(live)
     }
 
@@ -411,7 +412,9 @@ impl Live {
                     let set: Arc<[u64]> = shingle_set(keys).into();
                     debug_assert_eq!(set, stored_set(ix, id)?, "the keys the index stored");
                     near.push(self.set_live(ix, &path, id, &set)?);
-                    self.version_event(id);
+                    // Seen when told (the index's time is the same moment's).
+                    let at = self.version_event(id);
+                    self.rows[id as usize].seen_ms = Some(at);
                 }
                 Change::Revived { path, id } => {
                     // Its content is an old version's: its keys are stored.
@@ -479,9 +482,10 @@ impl Live {
         Ok(row)
     }
 
-    fn version_event(&mut self, id: u32) {
+    /// Tell of version `id`; returns when (milliseconds since the epoch).
+    fn version_event(&mut self, id: u32) -> i64 {
         let kind = view::version_event(&self.rows, id);
-        self.rep.push(kind);
+        self.rep.push(kind)
     }
 
     fn sample_table(&mut self, ix: &Indexer) {
@@ -655,6 +659,7 @@ impl Live {
             table_history: self.table_history.iter().copied().collect(),
             bucket_fill: bucket_fill.into(),
             events: Arc::from([]),
+            before_start: 0,
             versions: counts.versions,
             skipped: counts.skipped,
             shingles: self.rows.iter().map(|r| u64::from(r.shingles)).sum(),
@@ -730,6 +735,7 @@ fn stored_set(ix: &Index, id: u32) -> Result<Arc<[u64]>, IndexError> {
 fn row(path: &str, version: u32, o: &Outcome, mtime_ns: i64) -> Row {
     Row {
         mtime_ns,
+        seen_ms: None,
         path: path.to_string(),
         version,
         tokens: o.tokens,

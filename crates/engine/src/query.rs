@@ -27,6 +27,9 @@ pub struct Row {
     pub origins: Vec<(u32, u32)>,
     /// The file's modification time when the version was seen.
     pub mtime_ns: i64,
+    /// When lineage recorded the version, milliseconds since the epoch
+    /// (None: an index from before it kept that).
+    pub seen_ms: Option<i64>,
 }
 
 /// Every version's row, from the index's history.
@@ -43,6 +46,7 @@ pub fn rows(ix: &impl Read) -> Result<Vec<Row>, IndexError> {
             dominant_origin: h.dominant_origin,
             origins: h.origins,
             mtime_ns: h.mtime_ns,
+            seen_ms: h.seen_ms,
         })
         .collect())
 }

@@ -29,6 +29,9 @@ pub(super) struct Reporter {
     /// This step's events, oldest first.
     pub(super) fresh: Vec<Event>,
     pub(super) next_n: u64,
+    /// The events numbered up to this one were read back from the index
+    /// ([`Snapshot::before_start`]).
+    pub(super) before_start: u64,
     pub(super) last: Arc<Snapshot>,
     pub(super) last_progress: Instant,
 }
@@ -60,6 +63,7 @@ impl Reporter {
         self.send_events();
         s.seq = self.last.seq + 1;
         s.events = self.events.iter().cloned().collect();
+        s.before_start = self.before_start;
         self.last = Arc::new(s);
         send(&self.publish, Update::Snapshot(self.last.clone()));
     }

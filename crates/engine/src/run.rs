@@ -106,6 +106,7 @@ impl Run {
             table_history: Arc::from([]),
             bucket_fill: Arc::from([]),
             events: Arc::from([]),
+            before_start: 0,
             versions: 0,
             skipped: 0,
             shingles: 0,
@@ -121,6 +122,7 @@ impl Run {
             events: std::collections::VecDeque::new(),
             fresh: Vec::new(),
             next_n: 0,
+            before_start: 0,
             last: Arc::new(first.clone()),
             last_progress: Instant::now(),
         };

@@ -34,6 +34,10 @@ pub struct Snapshot {
     pub bucket_fill: Arc<[u64]>,
     /// Watch events, skipped files, errors and notices, newest first (at most `EVENTS`).
     pub events: Arc<[Event]>,
+    /// The events numbered up to this one happened before this process
+    /// started, read back from the index (a restart's Events): none of them
+    /// is a change this run saw.
+    pub before_start: u64,
     /// Versions in the history, live documents, skipped files.
     pub versions: u64,
     pub skipped: u64,

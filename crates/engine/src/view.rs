@@ -113,14 +113,20 @@ fn departed(d: &Departure) -> EventKind {
 }
 
 /// The newest `n` events before this process started, as far as the index
-/// knows, newest first: the versions (timed by their file's modification
-/// time) and the `departures` (deletions and renames, newest first, timed
-/// when they were told of), merged by time, each list in its own order.
+/// knows, newest first: the versions (timed when they were seen, as they
+/// were told; by their file's modification time where the index did not
+/// keep that) and the `departures` (deletions and renames, newest first,
+/// timed when they were told of), merged by time, each list in its own
+/// order.
 pub(super) fn past_events(rows: &[Row], departures: &[Departure], n: usize) -> Vec<Event> {
-    let mut versions = (0..rows.len() as u32).rev().map(|id| Event {
-        n: 0,
-        at_ms: rows[id as usize].mtime_ns.div_euclid(1_000_000),
-        kind: version_event(rows, id),
+    let mut versions = (0..rows.len() as u32).rev().map(|id| {
+        let r = &rows[id as usize];
+        let at_ms = r.seen_ms.unwrap_or(r.mtime_ns.div_euclid(1_000_000));
+        Event {
+            n: 0,
+            at_ms,
+            kind: version_event(rows, id),
+        }
     });
     let total = (rows.len() + departures.len()) as u64;
     let mut departures = departures.iter().map(|d| Event {
@@ -168,12 +174,13 @@ mod tests {
             dominant_origin: origins.first().map(|o| o.0),
             origins: origins.to_vec(),
             mtime_ns: i64::from(version) * 1_500_000_000_000_000_000 / 2,
+            seen_ms: None,
         }
     }
 
     #[test]
     fn past_events_are_the_newest_versions_newest_first() {
-        let rows = rows();
+        let mut rows = rows();
         let e = past_events(&rows, &[], 2);
         let seen: Vec<(u64, u32)> = e
             .iter()
@@ -183,8 +190,14 @@ mod tests {
             })
             .collect();
         assert_eq!(seen, [(3, 2), (2, 1)]);
-        assert_eq!(e[0].at_ms, 1_500_000_000_000, "the version's mtime in ms");
+        assert_eq!(
+            e[0].at_ms, 1_500_000_000_000,
+            "not known when it was seen: the version's mtime in ms"
+        );
         assert_eq!(e[0].kind, version_event(&rows, 2));
+        // Seen later than its file was written: told at that time.
+        rows[2].seen_ms = Some(1_700_000_000_000);
+        assert_eq!(past_events(&rows, &[], 1)[0].at_ms, 1_700_000_000_000);
         assert_eq!(past_events(&rows, &[], 10).len(), 3);
         assert!(past_events(&[], &[], 10).is_empty());
     }

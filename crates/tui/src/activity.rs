@@ -66,8 +66,10 @@ pub(crate) fn activity(app: &App, room: usize) -> Option<(String, Tone)> {
         Watching::Events => "watching",
         Watching::Polling => "polling",
     };
-    // Events are newest first: the last change to a document.
-    let last = s.events.iter().find_map(|e| match &e.kind {
+    // Events are newest first: the last change to a document this run saw
+    // (a restart's Events begin with the history's, changes of before).
+    let mut this_run = s.events.iter().take_while(|e| e.n > s.before_start);
+    let last = this_run.find_map(|e| match &e.kind {
         EventKind::Version { path, .. } | EventKind::Deleted { path } => Some((e.at_ms, path)),
         EventKind::Renamed { to, .. } => Some((e.at_ms, to)),
         _ => None,
@@ -79,7 +81,34 @@ pub(crate) fn activity(app: &App, room: usize) -> Option<(String, Tone)> {
             when(at, app.today),
             paths::fit(path, "", room, 1)
         ),
-        None => mode.to_string(),
+        None => format!("{mode} · no change since start"),
     };
     Some((text, Tone::Idle))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::tests::app;
+
+    /// Right after a restart every event is the history's: no change is
+    /// claimed until this run sees one.
+    #[test]
+    fn the_last_change_is_one_this_run_saw() {
+        let mut a = app(120, 40);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        s.progress = None;
+        // The fixture's events are numbered 1 to 5; the newest, 5, a version.
+        s.before_start = 5;
+        a.snapshot = Some(Arc::new(s.clone()));
+        let idle = |t: &str| Some((t.to_string(), Tone::Idle));
+        assert_eq!(activity(&a, 40), idle("watching · no change since start"));
+        s.before_start = 4;
+        a.snapshot = Some(Arc::new(s));
+        let at = when(a.snapshot.as_ref().unwrap().events[0].at_ms, a.today);
+        let last = format!("watching · last change {at} v2/installation.md");
+        assert_eq!(activity(&a, 40), idle(&last));
+    }
 }

@@ -433,15 +433,24 @@ pub(crate) fn drawn(text: &str, line: Range<usize>) -> impl Iterator<Item = (usi
 /// heading, a block quote, a table row, indented or fenced code, and after
 /// a line ending in two spaces (Markdown's hard break), a heading, a table
 /// row or code. reStructuredText's too: a heading's underline (or any rule,
-/// `=====`, `+---+`) stands alone, and after a line ending in `::` the lines
-/// indented more than it are a literal block, kept as written.
+/// `=====`, `+---+`) stands alone, and after a line ending in `::` or a code
+/// directive (`.. code-block:: console`, [`code_directive`]) and a blank
+/// line, the lines indented more than it are a literal block, kept as
+/// written, as are a directive's options (`:linenos:`). AsciiDoc's `term::`
+/// is followed at once by its description, which is prose however indented
+/// (git's docs indent it with a tab).
 pub(crate) fn soft_breaks(text: &str) -> Vec<usize> {
     let mut out = Vec::new();
     let mut fenced = false;
-    // The indentation of the line that opened a literal block (`::`), and
-    // of a line ending in `::` just before.
+    // The indentation of the line that opened a literal block, and of a
+    // line just before that may open one (after a blank line).
     let mut literal: Option<usize> = None;
     let mut opening: Option<usize> = None;
+    // The indentation of a directive just before, whose options may follow.
+    let mut directive: Option<usize> = None;
+    // The indentation of the term whose description this is.
+    let mut description: Option<usize> = None;
+    let mut after_term = false;
     // The newline ending the previous line, if that line may flow on.
     let mut open: Option<usize> = None;
     let mut offset = 0;
@@ -455,27 +464,60 @@ pub(crate) fn soft_breaks(text: &str) -> Vec<usize> {
         if literal.is_some_and(|base| !blank && indent <= base) {
             literal = None;
         }
-        // A literal block begins after a blank line (AsciiDoc's `term::`
-        // is followed by its description at once, which is prose).
-        literal = literal.or(opening.filter(|_| blank));
-        opening = None;
-        let in_literal = literal.is_some();
-        if !fenced && literal.is_none() && line.trim_end().ends_with("::") {
-            opening = Some(indent);
+        if description.is_some_and(|base| blank || indent <= base) {
+            description = None;
         }
-        let code = fenced || fence || in_literal || is_indented_code(line) || is_rule(line);
+        // A directive's options come between it and the blank line.
+        let option = directive
+            .is_some_and(|base| !blank && indent > base && line.trim_start().starts_with(':'));
+        if !option {
+            // A literal block begins after a blank line; a term's
+            // description (not a directive's content) at once.
+            literal = literal.or(opening.filter(|_| blank));
+            description = description
+                .or(opening.filter(|&base| directive.is_none() && !blank && indent > base));
+            opening = None;
+            directive = None;
+        }
+        let in_literal = literal.is_some();
+        if !fenced && literal.is_none() && !option {
+            let body_is_code = code_directive(line);
+            if body_is_code.is_some() {
+                directive = Some(indent);
+            }
+            if body_is_code == Some(true) || line.trim_end().ends_with("::") {
+                opening = Some(indent);
+            }
+        }
+        let indented_code = description.is_none() && is_indented_code(line);
+        let code = fenced || fence || in_literal || option || indented_code || is_rule(line);
         fenced ^= fence;
+        // Terms of one description (`-v::`, `--verbose::`) stay apart.
+        let term = line.trim_end().ends_with("::");
         if let Some(nl) = open
             && !code
             && continues(line)
+            && !(term && after_term)
         {
             out.push(nl);
         }
         let ends = offset + line.len();
         open = (!code && flows_on(line)).then_some(ends);
+        after_term = term;
         offset = ends + 1;
     }
     out
+}
+
+/// Whether `line` is a reStructuredText directive (`.. NAME:: ARGS`): `Some`
+/// of whether its body is code, shown as written like a literal block,
+/// whatever its arguments (`.. code-block:: console`).
+fn code_directive(line: &str) -> Option<bool> {
+    let rest = line.trim_start().strip_prefix(".. ")?;
+    let (name, _) = rest.split_once("::")?;
+    let word = |c: char| c.is_alphanumeric() || "-_:.+".contains(c);
+    (!name.is_empty() && name.chars().all(word))
+        .then(|| ["code-block", "code", "sourcecode", "parsed-literal"].contains(&name))
 }
 
 fn is_indented_code(line: &str) -> bool {
@@ -616,6 +658,92 @@ mod tests {
     }
 
     #[test]
+    fn restructured_text_code_directives_keep_their_bodies_as_written() {
+        // LLVM's clang/docs/ClangFormat.rst.
+        let t = ":program:`clang-format` is located in `clang/tools/clang-format` and can be used\n\
+                 to format C/C++/Java/JavaScript/JSON/Objective-C/Protobuf/C# code.\n\n\
+                 .. code-block:: console\n\n  $ clang-format -help\n  \
+                 OVERVIEW: A tool to format C/C++/Java/JavaScript/JSON/Objective-C/Protobuf/C# code.\n\n  \
+                 If no arguments are specified, it formats the code from standard input\n  \
+                 and writes the result to the standard output.\n\n\
+                 When the desired code formatting style is different from the available options,\n\
+                 the style can be customized.\n";
+        assert_eq!(
+            shown(t, 200),
+            [
+                ":program:`clang-format` is located in `clang/tools/clang-format` and can be used\n\
+                 to format C/C++/Java/JavaScript/JSON/Objective-C/Protobuf/C# code.",
+                "",
+                ".. code-block:: console",
+                "",
+                "  $ clang-format -help",
+                "  OVERVIEW: A tool to format C/C++/Java/JavaScript/JSON/Objective-C/Protobuf/C# code.",
+                "",
+                "  If no arguments are specified, it formats the code from standard input",
+                "  and writes the result to the standard output.",
+                "",
+                "When the desired code formatting style is different from the available options,\n\
+                 the style can be customized.",
+                ""
+            ]
+        );
+        // The other code directives, with options before the body; a
+        // directive of prose keeps its options as written too.
+        for d in [
+            ".. code:: c++",
+            ".. sourcecode:: c++",
+            ".. parsed-literal::",
+        ] {
+            let t = format!("{d}\n   :linenos:\n   :caption: A\n\n   int a;\n   int b;\nEnd\nhere");
+            let want = [
+                d,
+                "   :linenos:",
+                "   :caption: A",
+                "",
+                "   int a;",
+                "   int b;",
+                "End\nhere",
+            ];
+            assert_eq!(shown(&t, 80), want, "{d}");
+        }
+        let t = ".. note:: Some words\n   :class: aside\n\n   more words\n   on two lines";
+        assert_eq!(
+            shown(t, 80),
+            [
+                ".. note:: Some words",
+                "   :class: aside",
+                "",
+                "   more words\n   on two lines"
+            ]
+        );
+    }
+
+    #[test]
+    fn asciidoc_descriptions_indented_with_a_tab_are_prose() {
+        // git's Documentation/git-commit.txt.
+        let t = "-v::\n--verbose::\n\tBe more verbose.\n\n--dry-run::\n\
+                 \tDo not create a commit, but show a list of paths that are\n\
+                 \tto be committed, paths with local changes that will be left\n\
+                 \tuncommitted and paths that are untracked.\n\n\
+                 \t$ git commit --dry-run\n";
+        assert_eq!(
+            shown(t, 60),
+            [
+                "-v::",
+                "--verbose::\n\tBe more verbose.",
+                "",
+                "--dry-run::\n\tDo not create a commit, but show a list of paths",
+                "that are\n\tto be committed, paths with local changes that will",
+                "be left\n\tuncommitted and paths that are untracked.",
+                "",
+                // After a blank line, tab-indented lines are code again.
+                "\t$ git commit --dry-run",
+                ""
+            ]
+        );
+    }
+
+    #[test]
     fn wrapping_breaks_after_spaces_and_inside_long_words() {
         let t = "the quick brown fox\n\nabcdefghij";
         let lines: Vec<&str> = wrap(t, 10).into_iter().map(|r| &t[r]).collect();
@@ -638,7 +766,8 @@ mod tests {
                     Just("\n- ".to_string()), Just("\n# ".to_string()), Just("  \n".to_string()),
                     Just("\n```\n".to_string()), Just("\n    ".to_string()), Just("文字".to_string()),
                     Just("-\n".to_string()), Just("\n  ".to_string()), Just("::\n".to_string()),
-                    Just("\n===\n".to_string()),
+                    Just("\n===\n".to_string()), Just("\n\t".to_string()),
+                    Just("\n.. code:: c\n".to_string()),
                     Just("👩\u{200d}💻".to_string()), Just("e\u{301}".to_string()),
                 ],
                 0..60,
@@ -665,12 +794,19 @@ mod tests {
                 // Measured as drawn: without what a join does not draw.
                 let w: usize = drawn(&t, l.clone()).map(|(_, g)| glyphs::width(g)).sum();
                 prop_assert!(w <= width || line.graphemes(true).count() == 1, "{:?} at {}", line, width);
-                for hard in ["\n\n", "\n- ", "\n#", "  \n", "\n```", "```\n", "\n    ", "\n==="] {
+                for hard in ["\n\n", "\n- ", "\n#", "  \n", "\n```", "```\n", "\n==="] {
                     prop_assert!(!line.contains(hard), "{:?} joined in {:?}", hard, line);
                 }
+                // Indented lines are code, but in a term's description (`a::\n  b`).
+                if !t.contains("::\n ") {
+                    for hard in ["\n    ", "\n\t"] {
+                        prop_assert!(!line.contains(hard), "{:?} joined in {:?}", hard, line);
+                    }
+                }
             }
+            // Blank lines after a blank one (spaces or tabs) are not shown.
             for (b, n) in covered.iter().enumerate() {
-                prop_assert!(*n == 1 || (*n == 0 && matches!(t.as_bytes()[b], b' ' | b'\n')),
+                prop_assert!(*n == 1 || (*n == 0 && matches!(t.as_bytes()[b], b' ' | b'\t' | b'\n')),
                     "byte {} of {:?} shown {} times", b, t, n);
             }
         }

@@ -70,6 +70,26 @@ impl Harness {
         }
     }
 
+    /// Quit and start the engine again on the same folder and index, as a
+    /// new process would: its index let go first (the lock), its updates
+    /// published where the first run's were.
+    fn restart(&mut self) {
+        assert_eq!(self.command(Command::Quit, S), Flow::Stop);
+        self.run.store = Store::Closed {
+            why: "restarting".into(),
+        };
+        let opts = self.run.live.opts.clone();
+        let sink = self.published.clone();
+        let publish: Publish = Arc::new(Mutex::new(Box::new(move |u| {
+            sink.lock().unwrap().push(u);
+        })));
+        let (tx, rx) = channel();
+        let (run, id) = Run::open(opts, tx, publish, self.t0).unwrap();
+        self.run = run;
+        self.run.live.folder.found(id);
+        self._events = rx;
+    }
+
     fn command(&mut self, c: Command, at: Duration) -> Flow {
         self.run
             .step(Step::Inputs(vec![Input::Command(c)]), self.t0 + at)
@@ -189,6 +209,59 @@ fn a_rescan_walks_the_folder_and_publishes_documents_clusters_and_origins() {
     let (events, snap, _) = h.take();
     assert!(versions(&events).is_empty(), "{events:?}");
     assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt"]);
+}
+
+/// After a restart the Events tell the history's versions at the time
+/// lineage saw them, not at their files' modification times (an hour
+/// before), and the status bar's "last change" has nothing of this run to
+/// name until a page changes.
+#[test]
+fn after_a_restart_versions_are_timed_when_seen_and_none_is_a_change_of_this_run() {
+    let now_ms = || {
+        let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        d.unwrap().as_millis() as i64
+    };
+    let mut h = Harness::new("restart", &two_pages(), 200);
+    let before = now_ms();
+    h.command(Command::Rescan, S);
+    let after = now_ms();
+    let (_, first, _) = h.take();
+    assert_eq!(
+        first.unwrap().before_start,
+        0,
+        "a new index: every event is this run's"
+    );
+    h.restart();
+    h.command(Command::Rescan, 2 * S);
+    let (events, snap, _) = h.take();
+    assert!(versions(&events).is_empty(), "nothing changed: {events:?}");
+    let s = snap.unwrap();
+    let told: Vec<(u64, i64)> = (s.events.iter())
+        .filter(|e| matches!(e.kind, EventKind::Version { .. }))
+        .map(|e| (e.n, e.at_ms))
+        .collect();
+    assert_eq!(told.len(), 2, "{:?}", s.events);
+    for (_, at) in &told {
+        assert!((before..=after).contains(at), "{before} <= {at} <= {after}");
+    }
+    assert_eq!(s.before_start, 2);
+    assert!(
+        s.events.iter().all(|e| e.n <= s.before_start),
+        "{:?}",
+        s.events
+    );
+    // A change now is one.
+    let c = h.write("c.txt", &text(3, 200));
+    h.command(Command::Changed(vec![c]), 3 * S);
+    let (_, snap, _) = h.take();
+    let s = snap.unwrap();
+    assert_eq!(s.before_start, 2);
+    assert!(
+        matches!(&s.events[0].kind, EventKind::Version { path, .. } if path == "c.txt")
+            && s.events[0].n > s.before_start,
+        "{:?}",
+        s.events
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! was, to be read again when its writer is done.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::SystemTime;
 
 use super::origins::CachedKeys;
 use super::schema::{self, Current, NewVersion, SkipRow, Status};
@@ -612,6 +613,9 @@ impl Index {
         let tx = self.db.transaction()?;
         let mut slots = Vec::new();
         let mut new = Vec::new();
+        // When lineage saw this batch's new versions (their files' mtimes
+        // say when they were written, maybe long before).
+        let seen_ms = mtime_ns(SystemTime::now()).div_euclid(1_000_000);
         for (at, (f, r)) in files.iter().zip(read).enumerate() {
             let m = mtime_ns(f.mtime);
             let mut cur = self.current.get(&f.path).cloned();
@@ -707,6 +711,7 @@ impl Index {
                 hash: doc.hash,
                 file_id: f.file_id,
                 fps: &doc.fps,
+                seen_ms,
             };
             schema::insert_version(&tx, &v)?;
             if let Some(p) = &doc.packed {

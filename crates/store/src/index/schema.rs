@@ -11,6 +11,7 @@
 //!               tokens, status,                    -- 0 live, 1 replaced, 2 deleted
 //!               file_id,                           -- device, inode, birth (renames)
 //!               text,                              -- texts.id (index/texts.rs)
+//!               seen_ms,                           -- when recorded (NULL: before 7)
 //!               sum)                               -- XXH64 of the row (ROW_SUM)
 //! fingerprints (id PRIMARY KEY, checksum, fps BLOB) -- token fps, u64 LE; XXH64
 //! outcomes     (id PRIMARY KEY, shingles, selected, fresh_tokens, top_origin,
@@ -58,13 +59,17 @@ const CHECKED: &str = "index.db-checked";
 /// What goes with the database: SQLite's files and the check's stamp.
 pub(crate) const BESIDE: [&str; 4] = [WAL, SHM, JOURNAL, CHECKED];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub(crate) const SCHEMA_VERSION: i64 = 6;
+pub(crate) const SCHEMA_VERSION: i64 = 7;
 /// The first schema whose fingerprints are taken under the seeded polynomial.
 pub(crate) const SEEDED_SINCE: i64 = 5;
 
-/// `CREATE TABLE` of the versions, named `$name`: the migration to 6 builds
-/// it beside the old table. `sum` is [`ROW_SUM`] of the row, kept by SQLite
-/// itself on every insert and update.
+/// `CREATE TABLE` of the versions, named `$name`: the migrations to 6 and 7
+/// build it beside the old table. `sum` is [`ROW_SUM`] of the row, kept by
+/// SQLite itself on every insert and update. `seen_ms` is when lineage
+/// recorded the version (milliseconds since the epoch, wall clock): the
+/// file's modification time is not when it changed for lineage (a copy
+/// keeps an old one), nor is it kept (a touch moves it). NULL for a version
+/// recorded before schema 7.
 macro_rules! versions_table {
     ($name:literal) => {
         concat!(
@@ -79,8 +84,10 @@ macro_rules! versions_table {
     status   INTEGER NOT NULL,
     file_id  INTEGER NOT NULL DEFAULT 0,
     text     INTEGER,
+    seen_ms  INTEGER,
     sum      INTEGER GENERATED ALWAYS AS
-             (lineage_row(id, path, version, mtime_ns, size, hash, tokens, status, file_id, text))
+             (lineage_row(id, path, version, mtime_ns, size, hash, tokens, status, file_id, text,
+                          seen_ms))
              STORED,
     UNIQUE (path, version)
 );"
@@ -153,7 +160,9 @@ CREATE INDEX texts_stored ON texts (stored);"
 /// of an older format keeps its history. None reaches 5 from before: until
 /// 4, token fingerprints and file hashes were taken under a fixed sparse
 /// polynomial, so those indexes are rebuilt from the files. 6 adds the row
-/// sums: the two tables are copied into new ones that compute them.
+/// sums: the two tables are copied into new ones that compute them. 7 adds
+/// `versions.seen_ms` to the row and its sum, so the versions are copied
+/// again; theirs is NULL (when they were seen was not kept).
 const MIGRATIONS: &[(i64, &str)] = &[(
     5,
     concat!(
@@ -169,6 +178,15 @@ const MIGRATIONS: &[(i64, &str)] = &[(
          FROM outcomes;
          DROP TABLE outcomes;
          ALTER TABLE outcomes_6 RENAME TO outcomes;"
+    ),
+), (
+    6,
+    concat!(
+        versions_table!("versions_7"),
+        "INSERT INTO versions_7 (id, path, version, mtime_ns, size, hash, tokens, status, file_id, text)
+         SELECT id, path, version, mtime_ns, size, hash, tokens, status, file_id, text FROM versions;
+         DROP TABLE versions;
+         ALTER TABLE versions_7 RENAME TO versions;"
     ),
 )];
 
@@ -217,7 +235,7 @@ fn first_bad_row(conn: &Connection) -> rusqlite::Result<Option<String>> {
     conn.query_row(
         "SELECT 'version ' || id FROM versions
          WHERE sum IS NOT lineage_row(id, path, version, mtime_ns, size, hash, tokens, status,
-                                      file_id, text)
+                                      file_id, text, seen_ms)
          UNION ALL
          SELECT 'the outcome of version ' || id FROM outcomes
          WHERE sum IS NOT lineage_row(id, shingles, selected, fresh_tokens, top_origin,
@@ -305,6 +323,8 @@ pub(crate) struct NewVersion<'a> {
     pub hash: u64,
     pub file_id: u64,
     pub fps: &'a [u64],
+    /// When it was recorded, milliseconds since the epoch.
+    pub seen_ms: i64,
 }
 
 /// One version of the history with its outcome summary.
@@ -326,6 +346,9 @@ pub struct HistoryRow {
     pub origins: Vec<(u32, u32)>,
     /// The file's modification time when this version was last seen.
     pub mtime_ns: i64,
+    /// When lineage recorded this version, milliseconds since the epoch
+    /// (None: recorded before the index kept it, schema 6 or older).
+    pub seen_ms: Option<i64>,
 }
 
 /// Why the database cannot be used as it is.
@@ -646,7 +669,7 @@ impl Db {
         let mut st = self.conn.prepare(
             "SELECT v.id, v.path, v.version, v.status, v.tokens, o.shingles, o.selected,
                     o.fresh_tokens, o.top_origin, o.dominant_origin, o.origins, v.hash,
-                    v.mtime_ns
+                    v.mtime_ns, v.seen_ms
              FROM versions v JOIN outcomes o ON o.id = v.id ORDER BY v.id",
         )?;
         let rows = st.query_map([], |r| {
@@ -664,6 +687,7 @@ impl Db {
                 dominant_origin: r.get(9)?,
                 origins: decode_pairs(r.get_ref(10)?.as_blob()?),
                 mtime_ns: r.get(12)?,
+                seen_ms: r.get(13)?,
             })
         })?;
         rows.collect()
@@ -705,8 +729,9 @@ pub(crate) fn set_meta(c: &Connection, key: &str, value: &str) -> rusqlite::Resu
 /// [`put_outcome`], once the origin pass has it).
 pub(crate) fn insert_version(c: &Connection, v: &NewVersion) -> rusqlite::Result<()> {
     c.prepare_cached(
-        "INSERT INTO versions (id, path, version, mtime_ns, size, hash, tokens, status, file_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8)",
+        "INSERT INTO versions (id, path, version, mtime_ns, size, hash, tokens, status, file_id,
+                               seen_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9)",
     )?
     .execute(params![
         v.id,
@@ -716,7 +741,8 @@ pub(crate) fn insert_version(c: &Connection, v: &NewVersion) -> rusqlite::Result
         v.size as i64,
         v.hash as i64,
         v.fps.len() as u32,
-        v.file_id as i64
+        v.file_id as i64,
+        v.seen_ms
     ])?;
     let blob = encode_u64s(v.fps);
     c.prepare_cached("INSERT INTO fingerprints (id, checksum, fps) VALUES (?1, ?2, ?3)")?
@@ -1008,6 +1034,105 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// An index of schema 6 (no `seen_ms`) is migrated in place: every row
+    /// kept and summed again, the time it was seen unknown (NULL), and the
+    /// versions recorded after it get theirs.
+    #[test]
+    fn a_database_of_schema_6_keeps_its_rows_and_records_when_versions_are_seen() {
+        let dir = std::env::temp_dir().join(format!("lineage-schema6-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(FILE);
+        let fps = [3u64; 12];
+        let version = |id: u32, path: &'static str, seen_ms: i64| NewVersion {
+            id,
+            path,
+            version: 1,
+            mtime_ns: 10_000_000_000,
+            size: 40,
+            hash: 0xfeed + u64::from(id),
+            file_id: 9,
+            fps: &fps,
+            seen_ms,
+        };
+        let (mut db, _) = Db::open(&path).unwrap();
+        let tx = db.transaction().unwrap();
+        for (id, p) in [(0, "a.md"), (1, "b.md")] {
+            insert_version(&tx, &version(id, p, 1_700_000_000_000)).unwrap();
+            put_outcome(&tx, &Outcome::new(id, 12, 3, [(0, 12)], &[id])).unwrap();
+        }
+        tx.commit().unwrap();
+        let before = (db.history().unwrap(), db.current().unwrap());
+        drop(db);
+        // Back to schema 6: the versions without `seen_ms`, summed without it.
+        let c = Connection::open(&path).unwrap();
+        add_row_sum(&c).unwrap();
+        c.execute_batch(
+            "CREATE TABLE v6 (id INTEGER PRIMARY KEY, path BLOB NOT NULL, version INTEGER NOT NULL,
+                 mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, hash INTEGER NOT NULL,
+                 tokens INTEGER NOT NULL, status INTEGER NOT NULL,
+                 file_id INTEGER NOT NULL DEFAULT 0, text INTEGER,
+                 sum INTEGER GENERATED ALWAYS AS (lineage_row(id, path, version, mtime_ns, size,
+                     hash, tokens, status, file_id, text)) STORED,
+                 UNIQUE (path, version));
+             INSERT INTO v6 (id, path, version, mtime_ns, size, hash, tokens, status, file_id, text)
+                 SELECT id, path, version, mtime_ns, size, hash, tokens, status, file_id, text
+                 FROM versions;
+             DROP TABLE versions;
+             ALTER TABLE v6 RENAME TO versions;
+             PRAGMA user_version = 6;
+             UPDATE meta SET value = '6' WHERE key = 'schema_version';",
+        )
+        .unwrap();
+        drop(c);
+        let (mut db, fresh) = Db::open(&path).expect("migrated, its sums sound");
+        assert!(!fresh);
+        let unknown: Vec<HistoryRow> = (before.0.iter().cloned())
+            .map(|h| HistoryRow { seen_ms: None, ..h })
+            .collect();
+        assert_eq!(
+            db.history().unwrap(),
+            unknown,
+            "the same rows, not seen when"
+        );
+        assert_eq!(db.current().unwrap(), before.1);
+        assert_eq!(db.fingerprints(0, 2).unwrap(), vec![fps.to_vec(); 2]);
+        let (schema, unsummed): (i64, i64) = db
+            .conn()
+            .query_row(
+                "SELECT (SELECT value FROM meta WHERE key = 'schema_version'),
+                        (SELECT count(*) FROM versions WHERE sum IS NULL)",
+                [],
+                |r| Ok((r.get::<_, String>(0)?.parse().unwrap(), r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((schema, unsummed), (SCHEMA_VERSION, 0));
+        // A version recorded now has its time, in its row's sum.
+        let tx = db.transaction().unwrap();
+        insert_version(&tx, &version(2, "c.md", 1_800_000_000_000)).unwrap();
+        put_outcome(&tx, &Outcome::new(2, 12, 3, [(0, 12)], &[2])).unwrap();
+        tx.commit().unwrap();
+        drop(db);
+        let (db, _) = Db::open(&path).unwrap();
+        let seen: Vec<Option<i64>> = db.history().unwrap().iter().map(|h| h.seen_ms).collect();
+        assert_eq!(seen, [None, None, Some(1_800_000_000_000)]);
+        // Its time is in its row's sum: a change to it is found.
+        let covered: bool = db
+            .conn()
+            .query_row(
+                "SELECT sum = lineage_row(id, path, version, mtime_ns, size, hash, tokens, status,
+                                          file_id, text, seen_ms)
+                        AND sum != lineage_row(id, path, version, mtime_ns, size, hash, tokens,
+                                               status, file_id, text, seen_ms + 1)
+                 FROM versions WHERE id = 2",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(covered);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn records_read_back() {
         let dir = std::env::temp_dir().join(format!("lineage-schema-{}", std::process::id()));
@@ -1027,6 +1152,7 @@ mod tests {
             hash: u64::MAX - 1,
             file_id: 7,
             fps: &fps,
+            seen_ms: 1_700_000_000_123,
         };
         insert_version(&tx, &v).unwrap();
         put_outcome(&tx, &o).unwrap();
@@ -1044,6 +1170,7 @@ mod tests {
         assert_eq!(db.version_of(0).unwrap(), Some(("a.md".into(), 1)));
         assert_eq!(db.version_of(1).unwrap(), None);
         assert_eq!(db.history().unwrap()[0].fresh_tokens, 12);
+        assert_eq!(db.history().unwrap()[0].seen_ms, Some(1_700_000_000_123));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -141,6 +141,36 @@ fn a_batch_numbers_its_new_versions_and_stores_the_outcomes_it_is_given() {
     assert_eq!(ix.versions(), 2, "the dropped batch's version is not in");
 }
 
+/// A new version records when lineage saw it, not its file's modification
+/// time (here 1970): what the Events say of it after a restart.
+#[test]
+fn a_new_version_records_when_it_was_seen() {
+    let f = Fixture::new("seen");
+    f.write("a.md", "a page written long before it was seen", 10);
+    let now_ms = || super::mtime_ns(SystemTime::now()).div_euclid(1_000_000);
+    let (mut ix, _) = f.open(params());
+    let before = now_ms();
+    let mut s = ix
+        .begin_sync(walk_root(&f.root), &Scope::default(), MAX, Order::Mtime)
+        .unwrap();
+    let reader = ix.reader(&s);
+    let read: Vec<_> = s.batch().iter().map(|f| reader.read(f)).collect();
+    let tokens = read[0].as_ref().ok().map(|c| c.fps().len() as u32).unwrap();
+    let batch = ix.record(&mut s, read).unwrap();
+    batch.commit(vec![(outcome(0, tokens), vec![1])]).unwrap();
+    ix.finish(&mut s).unwrap();
+    let after = now_ms();
+    drop(ix);
+    let (ix, _) = f.open(params());
+    let h = ix.history().unwrap();
+    assert_eq!(h[0].mtime_ns, 10_000_000_000);
+    let seen = h[0].seen_ms.expect("a time");
+    assert!(
+        (before..=after).contains(&seen),
+        "{before} <= {seen} <= {after}"
+    );
+}
+
 #[test]
 fn the_lock_and_the_location_are_checked() {
     let f = Fixture::new("lock");

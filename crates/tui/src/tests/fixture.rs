@@ -212,6 +212,7 @@ pub(crate) fn snapshot() -> Snapshot {
         table_history: history.into(),
         bucket_fill: fill.into(),
         events: events.into(),
+        before_start: 0,
         versions: 31,
         skipped: 1,
         shingles: 41_230,
