@@ -590,16 +590,20 @@ fn work(
                         for (cap, mut lookups) in stash.drain(..ready) {
                             lookups.sort_unstable_by_key(|l| l.0);
                             let mut session = output.session(&cap);
-                            for (order, key, id, ins) in lookups {
-                                let (seq, pos) = ((order >> 32) as u32, order as u32);
-                                let (hit, slot) = shard.lookup(key, unpack_insert(id, ins));
-                                let to = (seq as usize % peers) as u32;
-                                session.give((to, seq, pos, pack(hit, slot)));
-                                if !evicted && shard.counters().evictions > 0 {
-                                    evicted = true;
-                                    for w in 0..peers as u32 {
-                                        session.give((w, seq, EVICTED, 0));
-                                    }
+                            let first_eviction = shard.lookup_sorted(
+                                &lookups,
+                                |&(_, key, id, ins)| (key, unpack_insert(id, ins)),
+                                |&(order, ..), hit, slot| {
+                                    let (seq, pos) = ((order >> 32) as u32, order as u32);
+                                    let to = (seq as usize % peers) as u32;
+                                    session.give((to, seq, pos, pack(hit, slot)));
+                                },
+                            );
+                            if let Some(at) = first_eviction.filter(|_| !evicted) {
+                                evicted = true;
+                                let seq = (lookups[at].0 >> 32) as u32;
+                                for w in 0..peers as u32 {
+                                    session.give((w, seq, EVICTED, 0));
                                 }
                             }
                         }
