@@ -211,10 +211,11 @@ enum Msg {
 /// the insert's offset, previous and next bytes).
 type Lookup = (u64, u64, u32, u32);
 
-/// An answer on its way to the owner: (owner, seq, position, answer) as
-/// [`pack`] writes it; position [`EVICTED`] says the shard first evicted
-/// during document seq.
-type Answer = (u32, u32, u32, u64);
+/// An answer on its way to the owner: (seq << 32 | position, answer as
+/// [`pack`] writes it), 16 bytes; the owner is seq's. Position [`EVICTED`]
+/// says the shard first evicted during document seq, the answer then the
+/// owner it goes to (every owner gets one).
+type Answer = (u64, u64);
 
 const EVICTED: u32 = u32::MAX;
 const FOUND: u64 = 1 << 63;
@@ -510,7 +511,8 @@ struct Owner {
 }
 
 impl Owner {
-    fn take(&mut self, (_, seq, pos, answer): Answer, peers: usize) {
+    fn take(&mut self, (order, answer): Answer, peers: usize) {
+        let (seq, pos) = ((order >> 32) as u32, order as u32);
         if pos == EVICTED {
             self.evicted_from = Some(self.evicted_from.map_or(seq, |e| e.min(seq)));
             return;
@@ -590,16 +592,16 @@ fn work(
                         for (cap, mut lookups) in stash.drain(..ready) {
                             lookups.sort_unstable_by_key(|l| l.0);
                             let mut session = output.session(&cap);
-                            for (order, key, id, ins) in lookups {
-                                let (seq, pos) = ((order >> 32) as u32, order as u32);
-                                let (hit, slot) = shard.lookup(key, unpack_insert(id, ins));
-                                let to = (seq as usize % peers) as u32;
-                                session.give((to, seq, pos, pack(hit, slot)));
-                                if !evicted && shard.counters().evictions > 0 {
-                                    evicted = true;
-                                    for w in 0..peers as u32 {
-                                        session.give((w, seq, EVICTED, 0));
-                                    }
+                            let first_eviction = shard.lookup_sorted(
+                                &lookups,
+                                |&(_, key, id, ins)| (key, unpack_insert(id, ins)),
+                                |&(order, ..), hit, slot| session.give((order, pack(hit, slot))),
+                            );
+                            if let Some(at) = first_eviction.filter(|_| !evicted) {
+                                evicted = true;
+                                let seq = lookups[at].0 >> 32;
+                                for w in 0..peers as u64 {
+                                    session.give((seq << 32 | u64::from(EVICTED), w));
                                 }
                             }
                         }
@@ -607,7 +609,13 @@ fn work(
                 },
             )
             .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
-                Exchange::new(|a: &Answer| u64::from(a.0)),
+                Exchange::new(move |&(order, answer): &Answer| {
+                    if order as u32 == EVICTED {
+                        answer
+                    } else {
+                        (order >> 32) % peers as u64
+                    }
+                }),
                 "Owner",
                 move |_, _| {
                     move |input, _| {

@@ -256,6 +256,59 @@ impl Shard {
         c.hits += u64::from(hit.is_some());
         (hit, Slot::of_sample(slot.sampled()))
     }
+
+    /// [`Shard::lookup`] of each of `ops` in turn (`op` gives a lookup's key
+    /// and insert), each answer to `answer` as it comes: the same answers as
+    /// one call a lookup, but one loop that fetches buckets a few lookups
+    /// ahead, as [`Table::lookup_document`] does (a batch is known in
+    /// advance). Returns the index of the lookup during which the shard
+    /// first evicted, if it had not evicted before the batch.
+    pub fn lookup_sorted<O>(
+        &mut self,
+        ops: &[O],
+        op: impl Fn(&O) -> (u64, Insert),
+        mut answer: impl FnMut(&O, Option<Hit>, Slot),
+    ) -> Option<usize> {
+        /// How far ahead of the current lookup a bucket is prefetched.
+        const AHEAD: usize = 8;
+        let (whole, first) = (self.whole, self.first);
+        let bk = &mut *self.store;
+        let mut homes = std::mem::take(&mut bk.scratch_buckets);
+        homes.clear();
+        homes.extend(
+            ops.iter()
+                .map(|o| (bucket_of(op(o).0, whole) - first) as u32),
+        );
+        debug_assert!(
+            homes.iter().all(|&h| (h as usize) < bk.n_buckets),
+            "a key outside the shard"
+        );
+        let c = &mut self.counters;
+        let mut first_eviction = None;
+        let mut evicted = c.evictions > 0;
+        for (i, (o, &home)) in ops.iter().zip(&homes).enumerate() {
+            // Two stages: a bucket's fill, then (the fill read) the lines it
+            // says the lookup will read. (Whole-range buckets: the live ones
+            // change as the shard grows.)
+            if let Some(&ahead) = homes.get(i + 2 * AHEAD) {
+                bk.prefetch_fill(ahead as usize >> bk.shift);
+            }
+            if let Some(&ahead) = homes.get(i + AHEAD) {
+                bk.prefetch(ahead as usize >> bk.shift);
+            }
+            let (key, ins) = op(o);
+            c.lookups += 1;
+            let (hit, slot) = bk.lookup(home as usize, key, ins, c);
+            c.hits += u64::from(hit.is_some());
+            answer(o, hit, Slot::of_sample(slot.sampled()));
+            if !evicted && c.evictions > 0 {
+                evicted = true;
+                first_eviction = Some(i);
+            }
+        }
+        bk.scratch_buckets = homes;
+        first_eviction
+    }
 }
 
 #[cfg(test)]
@@ -334,9 +387,10 @@ mod tests {
     type Driven = (Vec<(Op, Answer)>, Option<usize>);
 
     /// Per shard, the answers to its epochs' lookups in (document, position)
-    /// order, each shard on a thread of its own; and the first document
-    /// after which each shard had evicted anything.
-    fn drive(shards: &mut [Shard], epochs: &[Vec<Vec<Op>>]) -> Vec<Driven> {
+    /// order, each shard on a thread of its own (an epoch's lookups one call
+    /// each, or `batched`, one [`Shard::lookup_sorted`]); and the first
+    /// document after which each shard had evicted anything.
+    fn drive(shards: &mut [Shard], epochs: &[Vec<Vec<Op>>], batched: bool) -> Vec<Driven> {
         std::thread::scope(|scope| {
             let running: Vec<_> = shards
                 .iter_mut()
@@ -346,7 +400,19 @@ mod tests {
                         let mut answers = Vec::new();
                         let mut evicted = (shard.counters().evictions > 0).then_some(0);
                         for epoch in epochs {
-                            for op in &epoch[i] {
+                            let ops = &epoch[i];
+                            if batched {
+                                let first = shard.lookup_sorted(
+                                    ops,
+                                    |op| (op.key, op.ins),
+                                    |op, hit, slot| answers.push((*op, (hit, slot.sampled()))),
+                                );
+                                if let Some(at) = first {
+                                    evicted.get_or_insert(ops[at].doc);
+                                }
+                                continue;
+                            }
+                            for op in ops {
                                 let (hit, slot) = shard.lookup(op.key, op.ins);
                                 answers.push((*op, (hit, slot.sampled())));
                                 if shard.counters().evictions > 0 {
@@ -458,6 +524,7 @@ mod tests {
             n_shards in proptest::sample::select(vec![1usize, 2, 4]),
             split_at in 0usize..8,
             epoch in 1usize..6,
+            batched in proptest::bool::ANY,
         ) {
             let eviction = [Eviction::Random, Eviction::Lru, Eviction::Cc, Eviction::BottomK][ev];
             let docs = corpus(seed, n_docs, 300);
@@ -523,7 +590,7 @@ mod tests {
                 }
                 epochs.push(by_shard);
             }
-            let driven = drive(&mut shards, &epochs);
+            let driven = drive(&mut shards, &epochs, batched);
             // Every answer back to its document, as the whole table gave it.
             let mut sharded: Vec<Vec<Option<Answer>>> =
                 docs.iter().map(|k| vec![None; k.len()]).collect();
