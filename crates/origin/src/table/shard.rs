@@ -260,7 +260,7 @@ impl Shard {
     /// [`Shard::lookup`] of each of `ops` in turn (`op` gives a lookup's key
     /// and insert), each answer to `answer` as it comes: the same answers as
     /// one call a lookup, but one loop that fetches buckets a few lookups
-    /// ahead, as [`Table::lookup_document`] does (a batch is known in
+    /// ahead, as `Table::lookup_document` does (a batch is known in
     /// advance). Returns the index of the lookup during which the shard
     /// first evicted, if it had not evicted before the batch.
     pub fn lookup_sorted<O>(
