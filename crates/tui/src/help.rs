@@ -94,6 +94,16 @@ pub(crate) fn list_popup(area: Rect) -> Rect {
     }
 }
 
+/// Why a list over a pane has no answer (`why`, the engine's error), as
+/// the list's lines: wrapped to `inner` columns, indented, in the error
+/// colour.
+pub(crate) fn failed_lines(why: &str, inner: usize, theme: &Theme) -> Vec<Line<'static>> {
+    wrap(why, inner.saturating_sub(2))
+        .into_iter()
+        .map(|l| Line::styled(format!(" {l}"), theme.error))
+        .collect()
+}
+
 /// Rows of a list over `popup` (inside its border, above its blank line and
 /// its line of keys): the lists over a pane (versions, copies, pages found)
 /// count their rows by it, as they draw them.

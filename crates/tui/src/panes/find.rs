@@ -32,13 +32,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let (title, mut lines) = match &state.view {
         None if state.failed.is_some() => (
             format!(" Search “{words}”: not searched "),
-            (crate::help::wrap(
-                state.failed.as_deref().unwrap_or_default(),
-                inner.saturating_sub(2),
-            )
-            .into_iter())
-            .map(|l| Line::styled(format!(" {l}"), theme.error))
-            .collect(),
+            crate::help::failed_lines(state.failed.as_deref().unwrap_or_default(), inner, theme),
         ),
         None => (
             format!(" Search “{words}”: reading the pages… "),
