@@ -274,8 +274,8 @@ impl Live {
                 ix.index().holds_under(prefix)
             })
         };
-        let scoped = paths.and_then(|mut p| {
-            let (walk, scope) = stat(&p)?;
+        let scoped = paths.and_then(|p| {
+            let (mut walk, mut scope) = stat(&p)?;
             // A file written through one of its names changed under all of
             // them, but the OS tells of that one only: the others are read
             // too, or their documents would keep the old content.
@@ -293,11 +293,14 @@ impl Live {
                 .filter(|n| !known.contains(n))
                 .map(|n| source::name::path(&root, n))
                 .collect();
-            if others.is_empty() {
-                return Some((walk, scope));
+            if !others.is_empty() {
+                // Only the other names are stat'ed; none is in `scope` yet.
+                let (more, names) = stat(&others)?;
+                walk.files.extend(more.files);
+                walk.skipped.extend(more.skipped);
+                scope.extend(names);
             }
-            p.extend(others);
-            stat(&p)
+            Some((walk, scope))
         });
         let full = scoped.is_none();
         let (walk, only) = match scoped {
