@@ -13,9 +13,12 @@
 //!   writer closed it (nothing half written);
 //! - every version it reported is in the history as reported (no history
 //!   lost silently: a removed log is copied into the database first);
-//! - every rename kept its history (no page deleted, then its content back
-//!   under another name as a first version), and every name of a file is
-//!   current (edited through one name, the others are read too);
+//! - no history split in two where the lines show both halves (a page
+//!   deleted whose last content is another path's first version, no
+//!   second name holding it): a net for lost renames, not proof that every
+//!   rename kept its history (the targeted tests in `watch_life.rs` and the
+//!   indexer's are that); and every name of a file is current (the
+//!   catch-up `index` reads nothing);
 //! - nothing hung (every wait is bounded).
 //!
 //! The short form runs with the tests. The long form, minutes of it:
