@@ -82,6 +82,13 @@ impl OriginKeys for Versions {
     }
 }
 
+/// Known from the start: nothing to keep.
+impl lineage_split::KeyStore for Versions {
+    fn keep(&mut self, _: u32, _: Vec<u64>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 /// CPU time the process has used, all threads (user and system): on a
 /// shared machine, steadier than wall time, and what a pass's overhead
 /// costs whether or not it is hidden by another thread.

@@ -7,13 +7,13 @@
 //! does not grow with the text (README, "Memory").
 
 use std::io::Write;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use serde::Serialize;
 
 use super::spill::{self, KeySpill};
-use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, report_skipped, skipped_json, stream};
+use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, stream};
 use lineage_core::fingerprint::token_fps;
 use lineage_engine::config::Config;
 use lineage_origin::history::ReplayStats;
@@ -23,7 +23,8 @@ use lineage_origin::{
     Estimation, Eviction, OriginPass, Outcome, Params, Regime, Selector, TableSize,
 };
 use lineage_source::{FileEntry, Filter, Skipped};
-use lineage_split::{Labelled, Options, SplitPass};
+use lineage_split::{Cluster, Labelled, Options, SplitPass};
+use lineage_store::corpus::{self, Part, Share};
 
 #[derive(Args, Debug)]
 pub(super) struct ScanArgs {
@@ -38,9 +39,59 @@ pub(super) struct ScanArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     workers: Option<u16>,
     #[command(flatten)]
+    many: ManyArgs,
+    #[command(flatten)]
     estimated: EstimatedArgs,
     #[command(flatten)]
     common: CommonEngineArgs,
+}
+
+/// A run over many processes, on one machine or many (README, "On a
+/// cluster").
+#[derive(Args, Debug)]
+struct ManyArgs {
+    /// Run as one of many processes: FILE lists every process's host:port, one a
+    /// line, process 0 first. Start every process with the same ROOT, files, settings
+    /// and FILE, each with its --process; each reads every n-th file and owns a
+    /// range of the table's buckets (--table-size is the total), and process 0
+    /// writes the report.
+    #[arg(long, value_name = "FILE", requires = "process")]
+    hosts: Option<std::path::PathBuf>,
+    /// This process's line in --hosts, from 0.
+    #[arg(long, value_name = "I", requires = "hosts")]
+    process: Option<usize>,
+    /// Seconds to wait for the other processes of --hosts to connect [default: 60].
+    #[arg(long, value_name = "SECS", requires = "hosts",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    connect_timeout: Option<u64>,
+}
+
+impl ManyArgs {
+    /// The processes named, with this one's place (the check is set once
+    /// the files are walked).
+    fn cluster(&self) -> Result<Option<Cluster>, Fatal> {
+        let (Some(file), Some(process)) = (&self.hosts, self.process) else {
+            return Ok(None);
+        };
+        let shown = super::show::show(&file.display().to_string()).into_owned();
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| Fatal(format!("--hosts {shown}: {}", super::one_line(&e))))?;
+        let hosts =
+            Cluster::parse_hosts(&text).map_err(|e| Fatal(format!("--hosts {shown}: {e}")))?;
+        if process >= hosts.len() {
+            return Err(Fatal(format!(
+                "--process {process}: {shown} lists {} processes (0 to {})",
+                hosts.len(),
+                hosts.len() - 1
+            )));
+        }
+        Ok(Some(Cluster {
+            hosts,
+            process,
+            check: 0,
+            wait: std::time::Duration::from_secs(self.connect_timeout.unwrap_or(60)),
+        }))
+    }
 }
 
 /// The settings of an estimated run beyond [`CommonEngineArgs`].
@@ -85,14 +136,17 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let poly = config.polynomial();
     let preparer = Preparer::new(params, &poly);
     let workers = args.workers.map_or_else(default_workers, usize::from);
+    let many = args.many.cluster()?;
+    // Process 0 of many (or the only one) writes the report.
+    let writes = many.as_ref().is_none_or(|c| c.process == 0);
     // The sequential pass's table is built on a thread of its own while
     // the first files are read; the split pass's shards start small.
-    let sequential = (workers <= 1).then(|| Building::start(params));
+    let sequential = (workers <= 1 && many.is_none()).then(|| Building::start(params));
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // The report's object is written around the documents, its fields in
     // the order they had as one struct: format, params, documents, table,
     // skipped.
-    if args.json {
+    if args.json && writes {
         write!(out, "{{\"format\":\"lineage-report/1\",\"params\":")?;
         super::show::json(
             &mut out,
@@ -103,16 +157,6 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let mut seen = Seen::default();
     let origins = KeySpill::new(&std::env::temp_dir(), spill::MEMORY_KEYS);
     let aligns = params.aligns();
-    let prepare = |_: &FileEntry, text: &str| {
-        let prepared = preparer.prepare(&token_fps(&poly, text).fps);
-        // What alignment may read later, collected on the reading threads.
-        let keys: Box<[u64]> = if aligns {
-            prepared.units.iter().map(|u| u.key).collect()
-        } else {
-            Box::new([])
-        };
-        (prepared, keys)
-    };
     // Each document's outcome, in order: into the report and the summary.
     let mut emit = |o: &Outcome, path: &str| -> Result<(), Fatal> {
         if args.json {
@@ -131,17 +175,57 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
         aligns,
     };
     let (skipped, stats) = match sequential {
-        Some(pass) => run.sequential(pass, origins, prepare, &mut emit)?,
-        None => run.split(params, workers, origins, prepare, &mut emit)?,
+        Some(pass) => {
+            let prepare = |_: &FileEntry, text: &str| {
+                let prepared = preparer.prepare(&token_fps(&poly, text).fps);
+                // What alignment may read later, collected on the reading threads.
+                let keys: Box<[u64]> = if aligns {
+                    prepared.units.iter().map(|u| u.key).collect()
+                } else {
+                    Box::new([])
+                };
+                (prepared, keys)
+            };
+            let (skipped, stats) = run.sequential(pass, origins, prepare, &mut emit)?;
+            let skipped = skipped
+                .into_iter()
+                .map(|s| (s.path, s.reason.to_string()))
+                .collect();
+            (skipped, Some(stats))
+        }
+        None => {
+            let prepare = |_: &FileEntry, text: &str| preparer.prepare(&token_fps(&poly, text).fps);
+            run.split(params, workers, many.clone(), origins, prepare, &mut emit)?
+        }
+    };
+    let Some(stats) = stats else {
+        if let Some(c) = &many {
+            super::show::note(&format!(
+                "process {} of {}: done; process 0 ({}) writes the report",
+                c.process,
+                c.hosts.len(),
+                c.hosts[0]
+            ));
+        }
+        return Ok(());
     };
     if args.json {
         write!(out, "],\"table\":")?;
         super::show::json(&mut out, &TableJson::new(&stats, params.exact_when_held()))?;
         write!(out, ",\"skipped\":")?;
-        super::show::json(&mut out, &skipped_json(&skipped))?;
+        let skipped: Vec<super::SkippedJson> = skipped
+            .iter()
+            .map(|(path, reason)| super::SkippedJson {
+                path: PathJson::new(path),
+                reason: reason.clone(),
+            })
+            .collect();
+        super::show::json(&mut out, &skipped)?;
         writeln!(out, "}}")?;
     } else {
-        report_skipped(&skipped);
+        for (path, reason) in &skipped {
+            super::skipped_line(path, reason);
+        }
         summary(&mut out, &seen, skipped.len(), &params, &stats)?;
     }
     out.flush()?;
@@ -198,52 +282,147 @@ impl Run<'_> {
         Ok((skipped, ReplayStats::of(pass.get()?)))
     }
 
-    /// The pass split by bucket range over `workers` threads
-    /// (`lineage-split`): a document's keys are kept for alignment before
-    /// it is handed over (its hits name only earlier documents), and its
-    /// outcome comes back in order a few epochs later.
+    /// The pass split by bucket range (`lineage-split`) over `workers`
+    /// threads, of this process or of each of `many`. A document's place
+    /// in the walk is its id in the pass (a skipped file's too, so that
+    /// every process agrees on them, though each sees only its own skips);
+    /// its outcome comes back in order a few epochs later, numbered among
+    /// the documents read, as the sequential pass numbers them. Returns the
+    /// files left out and, where this process writes the report, the
+    /// table's figures.
+    #[allow(clippy::type_complexity)]
     fn split(
         &self,
         params: Params,
         workers: usize,
+        many: Option<Cluster>,
         origins: KeySpill,
-        prepare: impl Fn(&FileEntry, &str) -> Read + Sync,
+        prepare: impl Fn(&FileEntry, &str) -> Prepared + Sync,
         emit: &mut dyn FnMut(&Outcome, &str) -> Result<(), Fatal>,
-    ) -> Result<(Vec<Skipped>, ReplayStats), Fatal> {
+    ) -> Result<(Vec<(String, String)>, Option<ReplayStats>), Fatal> {
+        let c = self.config;
+        let walk = corpus::walk_sorted(self.root, self.filter, c.walk_options(), c.order)?;
+        let mut options = Options::new(workers);
+        let share = many.as_ref().map_or(Share::ALL, |m| Share {
+            index: m.process,
+            count: m.hosts.len(),
+        });
+        options.cluster = many.map(|m| Cluster {
+            check: agreement(self.root, c, &params, workers, &walk.files),
+            ..m
+        });
         let origins = Arc::new(Mutex::new(origins));
         let table = Table::new(params.table_params())?;
-        let mut pass = SplitPass::new(params, table, Options::new(workers), origins.clone())?;
-        let mut done = |l: Labelled<'_, (String, u32, u32)>| {
-            let (path, tokens, shingles) = l.payload;
+        let mut pass = SplitPass::new(params, table, options, origins)?;
+        let mut left: Vec<(String, String)> = Vec::new();
+        // Each place's id among the documents read (skipped: none).
+        let mut ids: Vec<u32> = Vec::new();
+        let mut labels: Vec<u32> = Vec::new();
+        let mut done = |l: Labelled<'_, Doc>| {
+            let Doc {
+                path,
+                tokens,
+                shingles,
+                skipped,
+            } = l.payload;
+            if let Some(reason) = skipped {
+                ids.push(u32::MAX);
+                left.push((path, reason));
+                return Ok(());
+            }
+            let id = ids.len() as u32 - left.len() as u32;
+            ids.push(id);
+            labels.clear();
+            labels.extend(l.labels.iter().map(|&place| ids[place as usize]));
             let spans = l.units.iter().map(|u| (u.start, u.end));
-            emit(
-                &Outcome::new(l.id, tokens, shingles, spans, l.labels),
-                &path,
-            )
+            emit(&Outcome::new(id, tokens, shingles, spans, &labels), &path)
         };
-        let mut id = 0u32;
-        let skipped = stream(
-            self.root,
-            self.filter,
-            self.config,
+        let mut place = 0u32;
+        corpus::stream_files(
+            &walk.files,
+            c.max_file_size.0,
+            share,
             prepare,
-            |file, (prepared, keys)| {
-                if self.aligns {
-                    let mut o = origins.lock().unwrap_or_else(PoisonError::into_inner);
-                    keep_keys(&mut o, keys)?;
-                }
-                let Prepared {
+            |file, part| -> Result<(), Fatal> {
+                let doc = |tokens, shingles, skipped| Doc {
+                    path: file.path.clone(),
                     tokens,
                     shingles,
-                    units,
-                } = prepared;
-                pass.push(id, units, (file.path.clone(), tokens, shingles), &mut done)?;
-                id += 1;
+                    skipped,
+                };
+                match part {
+                    Part::Read(Prepared {
+                        tokens,
+                        shingles,
+                        units,
+                    }) => pass.push(place, units, doc(tokens, shingles, None), &mut done)?,
+                    Part::Skipped(reason) => {
+                        let skipped = doc(0, 0, Some(reason.to_string()));
+                        pass.push(place, Vec::new(), skipped, &mut done)?;
+                    }
+                    Part::Elsewhere => pass.pass_over(&mut done)?,
+                }
+                place += 1;
                 Ok(())
             },
         )?;
-        let table = pass.finish(&mut done)?;
-        Ok((skipped, ReplayStats::of_table(&table, &params)))
+        let ended = pass.finish(&mut done)?;
+        let mut skipped: Vec<(String, String)> = walk
+            .skipped
+            .into_iter()
+            .map(|s| (s.path, s.reason.to_string()))
+            .chain(left)
+            .collect();
+        skipped.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok((skipped, ended.stats(&params)))
+    }
+}
+
+/// A document through the split pass: what its outcome needs beside its
+/// labels, or why it was left out.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct Doc {
+    path: String,
+    tokens: u32,
+    shingles: u32,
+    skipped: Option<String>,
+}
+
+/// What every process of a run must agree on: the settings, the root as
+/// named, and the files walked (path and size), hashed (FNV-1a, the same
+/// on every machine).
+fn agreement(
+    root: &std::path::Path,
+    c: &Config,
+    p: &Params,
+    workers: usize,
+    files: &[FileEntry],
+) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325_u64;
+    let mut add = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    add(format!(
+        "{p:?}\n{:?}\n{}\n{workers}\n{:?}\n{:?}\n{}\n",
+        c.order,
+        root.display(),
+        c.include,
+        c.exclude,
+        c.max_file_size.0
+    )
+    .as_bytes());
+    for f in files {
+        add(f.path.as_bytes());
+        add(&f.size.to_le_bytes());
+    }
+    h
+}
+
+impl lineage_split::KeyStore for KeySpill {
+    fn keep(&mut self, _id: u32, keys: Vec<u64>) -> Result<(), String> {
+        keep_keys(self, keys.into_boxed_slice()).map_err(|Fatal(e)| e)
     }
 }
 

@@ -1,76 +1,124 @@
-//! The origin pass split by bucket range on timely dataflow worker threads
-//! in one process (issue 40; docs/algorithms.md §3.3).
+//! The origin pass split by bucket range on timely dataflow workers: threads
+//! of one process, or processes on many machines (docs/algorithms.md §3.3,
+//! docs/architecture.md "Beyond one machine").
 //!
 //! Each worker owns one contiguous bucket range of the one table (a
-//! [`Shard`]: together they take the table's memory, not a table each) and
-//! a share of the documents (round robin). Documents go in epochs, an epoch
-//! a timestamp. A document's owner sends each unit's lookup to the worker
-//! whose range holds the key's bucket; once the frontier has passed an
-//! epoch, a shard applies the epoch's lookups in (document, position)
-//! order, the sequential pass's order restricted to its range, and sends
-//! each answer (the hit, whether the key was sampled) back to the owner.
-//! Once the owner's frontier has passed the epoch it holds every answer of
-//! its documents there, and labels them as `OriginPass::process` does
-//! ([`Labeller`]). The caller's thread hands documents out and gets their
-//! labels back in document order.
+//! [`Shard`]: together they take the table's memory, not a table each).
+//! Documents go in epochs, an epoch a timestamp, each at a place in the run
+//! (its seq). The worker a document is handed to sends each unit's lookup
+//! to the worker whose range holds the key's bucket, and the document
+//! itself to its owner (seq modulo the workers of a process, among process
+//! 0's workers). Once the frontier has passed an epoch, a shard applies the
+//! epoch's lookups in (seq, position) order, the sequential pass's order
+//! restricted to its range, and sends each answer (the hit, whether the key
+//! was sampled) to the owner. Once the owner's frontier has passed the
+//! epoch it holds every answer of its documents there, and labels them as
+//! `OriginPass::process` does ([`Labeller`]), keeping each document's keys
+//! for alignment as it arrives (a document's hits name only earlier ones,
+//! which have all arrived by then). The caller's thread hands documents
+//! out and gets their labels back in document order.
+//!
+//! Over many processes ([`Cluster`]) every process walks the same files and
+//! hands out the documents it reads (every n-th), passing over the others;
+//! epochs close every so many documents, the same in every process, so the
+//! (epoch, seq) order is the run's. Process 0 owns every document, so it
+//! labels them all and gets them back; the shards' counters and estimates
+//! are gathered there at the end, where a table is never joined.
 //!
 //! Lucky is not split: its scores follow each document's estimates, which
 //! the next document's lookups read, so it runs the sequential pass on the
 //! caller's thread (as does an unbounded table, which has no buckets).
 
+mod cluster;
+
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::Thread;
+use std::time::Duration;
 
 use lineage_origin::align::OriginKeys;
-use lineage_origin::table::{Hit, Ranges, Shard, Slot, Table, TableError};
-use lineage_origin::{Eviction, Labeller, OriginPass, Params, TableSize, Unit};
+use lineage_origin::history::ReplayStats;
+use lineage_origin::table::{Counters, Hit, Ranges, Shard, Slot, Table, TableError};
+use lineage_origin::{Eviction, Labeller, OriginPass, Params, Regime, TableSize, Unit};
 use timely::communication::WorkerGuards;
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::{Capability, Operator, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
+use timely::{ExchangeData, WorkerConfig};
 
-/// Earlier versions' shingle keys, for alignment: shared by the owners,
-/// which read them, and the caller, which adds each document's before
-/// handing it over (a document's hits name only earlier ones).
-pub type Origins = Arc<Mutex<dyn OriginKeys + Send>>;
+pub use cluster::Cluster;
+
+/// What comes back with a document's labels: sent between workers (and
+/// processes) with the document.
+pub trait Payload: ExchangeData + Clone {}
+
+impl<T: ExchangeData + Clone> Payload for T {}
+
+/// Earlier documents' shingle keys, for alignment: the pass keeps each
+/// document's as it arrives, and its labelling reads them.
+pub type Origins = Arc<Mutex<dyn KeyStore>>;
+
+/// Where the pass keeps the keys alignment reads.
+pub trait KeyStore: OriginKeys + Send {
+    /// Keep document `id`'s keys: called in document order, only when the
+    /// settings align. An error (no room) ends the run with its text.
+    fn keep(&mut self, id: u32, keys: Vec<u64>) -> Result<(), String>;
+}
 
 /// How the pass is split.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// Worker threads: each owns a bucket range and a share of the
-    /// documents (no more ranges than a growing table's live buckets).
+    /// Worker threads of this process: each owns a bucket range and hands
+    /// out a share of the documents (no more ranges than a growing table's
+    /// live buckets).
     pub workers: usize,
     /// An epoch closes once its documents hold this many units (a
     /// document is never cut): large enough that the progress round of an
-    /// epoch is small beside its lookups.
+    /// epoch is small beside its lookups. Over many processes, which do not
+    /// see each other's units, an epoch is [`EPOCH_DOCS_PER_WORKER`]
+    /// documents a worker instead.
     pub epoch_units: usize,
     /// Epochs in flight at most: past this the caller waits for the
-    /// oldest one's labels, so memory holds a few epochs, not the text.
+    /// oldest one's answers, so memory holds a few epochs, not the text.
     pub window: usize,
+    /// The processes of a run over many (`None`: this process alone).
+    pub cluster: Option<Cluster>,
 }
 
 /// Units an epoch holds per worker.
 const EPOCH_UNITS_PER_WORKER: usize = 1 << 15;
+/// Documents an epoch holds per worker over many processes.
+pub const EPOCH_DOCS_PER_WORKER: usize = 16;
 /// Enough epochs in flight that workers lookup one while the next is
 /// being sent and the last labelled.
 const WINDOW: usize = 4;
 
 impl Options {
-    /// `workers` threads (at least one), epochs and window by default.
+    /// `workers` threads (at least one) in this process alone, epochs and
+    /// window by default.
     pub fn new(workers: usize) -> Options {
         let workers = workers.max(1);
         Options {
             workers,
             epoch_units: EPOCH_UNITS_PER_WORKER * workers,
             window: WINDOW,
+            cluster: None,
         }
+    }
+
+    /// Which documents this process reads: those whose place in the run is
+    /// `index` modulo `count`.
+    pub fn share(&self) -> (usize, usize) {
+        self.cluster
+            .as_ref()
+            .map_or((0, 1), |c| (c.process, c.hosts.len()))
     }
 }
 
@@ -83,6 +131,14 @@ pub enum SplitError {
     Start(String),
     /// A worker stopped (a panic: a bug).
     Worker(String),
+    /// The processes of a run could not connect.
+    Connect(String),
+    /// A process of the run was lost.
+    Lost(String),
+    /// Not split, so not runnable over many processes.
+    Unsplit(&'static str),
+    /// The keys for alignment could not be kept.
+    Keys(String),
 }
 
 impl fmt::Display for SplitError {
@@ -91,6 +147,12 @@ impl fmt::Display for SplitError {
             SplitError::Table(e) => write!(f, "{e}"),
             SplitError::Start(e) => write!(f, "the pass's workers could not start: {e}"),
             SplitError::Worker(e) => write!(f, "a worker of the pass stopped: {e}"),
+            SplitError::Connect(e) => write!(f, "the processes could not connect: {e}"),
+            SplitError::Lost(e) | SplitError::Keys(e) => f.write_str(e),
+            SplitError::Unsplit(why) => write!(
+                f,
+                "a run over many processes needs a split table, and {why} is not split"
+            ),
         }
     }
 }
@@ -113,8 +175,38 @@ pub struct Labelled<'a, T> {
     pub payload: T,
 }
 
+/// What is left once the pass is over.
+pub enum Ended {
+    /// The table the sequential pass would have left.
+    Table(Table),
+    /// Process 0 of many: what the table over every process shows (its
+    /// shards are never joined: together they may not fit one machine).
+    Stats(ReplayStats),
+    /// Another process of many: process 0 has the run's results.
+    Elsewhere,
+}
+
+impl Ended {
+    /// The table's figures, where this process has them.
+    pub fn stats(&self, params: &Params) -> Option<ReplayStats> {
+        match self {
+            Ended::Table(t) => Some(ReplayStats::of_table(t, params)),
+            Ended::Stats(s) => Some(*s),
+            Ended::Elsewhere => None,
+        }
+    }
+
+    /// The table, where one process ran the whole pass.
+    pub fn table(self) -> Option<Table> {
+        match self {
+            Ended::Table(t) => Some(t),
+            Ended::Stats(_) | Ended::Elsewhere => None,
+        }
+    }
+}
+
 /// The pass over documents handed over in order: split by bucket range on
-/// worker threads, or (Lucky, an unbounded table) the sequential pass.
+/// timely workers, or (Lucky, an unbounded table) the sequential pass.
 pub struct SplitPass<T> {
     run: Run<T>,
 }
@@ -127,10 +219,10 @@ enum Run<T> {
     Split(Box<Dataflow<T>>),
 }
 
-impl<T> SplitPass<T> {
+impl<T: Payload> SplitPass<T> {
     /// The pass of `params` continuing from `table` (built with
-    /// `params.table_params()`, fresh or restored), split over
-    /// `options.workers` threads; `origins` as [`Origins`] says.
+    /// `params.table_params()`, fresh or restored), split as `options`
+    /// says; `origins` keeps the keys alignment reads (see [`Origins`]).
     pub fn new(
         params: Params,
         table: Table,
@@ -139,6 +231,12 @@ impl<T> SplitPass<T> {
     ) -> Result<SplitPass<T>, SplitError> {
         let run = if splits(&params) {
             Run::Split(Box::new(Dataflow::start(params, table, options, origins)?))
+        } else if options.cluster.is_some() {
+            return Err(SplitError::Unsplit(if params.eviction == Eviction::Lucky {
+                "lucky eviction"
+            } else {
+                "an unbounded table"
+            }));
         } else {
             Run::Sequential {
                 pass: Box::new(OriginPass::resume(params, table)),
@@ -156,7 +254,6 @@ impl<T> SplitPass<T> {
     /// Hand over document `id` (later than every one before it) with its
     /// selected units; `done` gets the labels of the documents that are
     /// ready, in order (this one's later, unless the pass is sequential).
-    /// Its keys must be in `origins` already when the settings align.
     pub fn push<E: From<SplitError>>(
         &mut self,
         id: u32,
@@ -166,8 +263,13 @@ impl<T> SplitPass<T> {
     ) -> Result<(), E> {
         match &mut self.run {
             Run::Sequential { pass, origins } => {
+                let aligns = pass.params().aligns();
                 let mut o = origins.lock().unwrap_or_else(PoisonError::into_inner);
                 let labels = pass.process(id, &units, &mut *o);
+                if aligns {
+                    o.keep(id, units.iter().map(|u| u.key).collect())
+                        .map_err(SplitError::Keys)?;
+                }
                 drop(o);
                 done(Labelled {
                     id,
@@ -176,18 +278,30 @@ impl<T> SplitPass<T> {
                     payload,
                 })
             }
-            Run::Split(d) => d.push(id, units, payload, &mut done),
+            Run::Split(d) => d.push(Some((id, units, payload)), &mut done),
+        }
+    }
+
+    /// Over many processes: the next document is read by another process
+    /// (it takes its place in the run here too).
+    pub fn pass_over<E: From<SplitError>>(
+        &mut self,
+        mut done: impl FnMut(Labelled<'_, T>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match &mut self.run {
+            Run::Sequential { .. } => Ok(()),
+            Run::Split(d) => d.push(None, &mut done),
         }
     }
 
     /// The labels of every document still in flight, in order, to `done`;
-    /// then the table the sequential pass would have left.
+    /// then what the table shows.
     pub fn finish<E: From<SplitError>>(
         self,
         mut done: impl FnMut(Labelled<'_, T>) -> Result<(), E>,
-    ) -> Result<Table, E> {
+    ) -> Result<Ended, E> {
         match self.run {
-            Run::Sequential { pass, .. } => Ok(pass.into_table()),
+            Run::Sequential { pass, .. } => Ok(Ended::Table(pass.into_table())),
             Run::Split(d) => d.finish(&mut done),
         }
     }
@@ -200,9 +314,15 @@ pub fn splits(params: &Params) -> bool {
 }
 
 /// What the caller sends a worker.
-enum Msg {
-    /// A document it owns: its place in the run, id and keys.
-    Doc { seq: u32, id: u32, keys: Vec<u64> },
+enum Msg<T> {
+    /// A document to hand out: its place in the run, id, units and what
+    /// comes back with its labels.
+    Doc {
+        seq: u32,
+        id: u32,
+        units: Vec<Unit>,
+        payload: T,
+    },
     /// The epoch is over.
     End,
 }
@@ -211,11 +331,19 @@ enum Msg {
 /// the insert's offset, previous and next bytes).
 type Lookup = (u64, u64, u32, u32);
 
+/// A document on its way to its owner: seq, id, units, payload.
+type Record<T> = (u32, u32, Vec<Unit>, T);
+
 /// An answer on its way to the owner: (seq << 32 | position, answer as
 /// [`pack`] writes it), 16 bytes; the owner is seq's. Position [`EVICTED`]
 /// says the shard first evicted during document seq, the answer then the
 /// owner it goes to (every owner gets one).
 type Answer = (u64, u64);
+
+/// A shard's figures at the end of a run over many processes: its first
+/// bucket, counters (lookups, hits, inserts, evictions, occupied) and, for
+/// bottom-k, its buckets' distinct estimates ([`Shard::distinct_terms`]).
+type Summary = (u64, [u64; 5], Vec<f64>);
 
 const EVICTED: u32 = u32::MAX;
 const FOUND: u64 = 1 << 63;
@@ -256,32 +384,65 @@ fn unpack_insert(id: u32, ins: u32) -> Hit {
     }
 }
 
-/// A document in flight on the caller's side.
-struct Pending<T> {
+/// A document labelled, on its way back to the caller.
+struct Ready<T> {
+    seq: u32,
     id: u32,
     units: Vec<Unit>,
+    labels: Vec<u32>,
     payload: T,
-    labels: Option<Vec<u32>>,
+}
+
+/// What the workers tell the caller beside the labels.
+struct Progress {
+    /// Epochs before this one are answered everywhere.
+    passed: AtomicU64,
+    /// Workers that stopped by a panic.
+    stopped: AtomicUsize,
+    caller: Thread,
+}
+
+/// Counts a worker's panic for the caller, who may be waiting on it.
+struct Watch(Arc<Progress>);
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stopped.fetch_add(1, Ordering::SeqCst);
+        }
+        self.0.caller.unpark();
+    }
 }
 
 /// The caller's side of the split pass: workers to send to, labels to
 /// gather, documents in flight.
 struct Dataflow<T> {
-    senders: Vec<Sender<Msg>>,
+    senders: Vec<Sender<Msg<T>>>,
     threads: Vec<Thread>,
-    labels: Receiver<(u32, Vec<u32>)>,
+    ready: Receiver<Result<Ready<T>, String>>,
     guards: Option<WorkerGuards<Option<Shard>>>,
-    /// Documents handed over and not yet given back, from seq `first`.
-    pending: VecDeque<Pending<T>>,
-    first: u32,
-    /// Where each closed epoch in flight ends (a seq).
-    ends: VecDeque<u32>,
-    /// Units in the open epoch.
+    progress: Arc<Progress>,
+    /// Places in the run handed out or passed over.
+    next: u32,
+    /// Labelled documents not yet given back, from seq `given` (process 0).
+    early: VecDeque<Option<Ready<T>>>,
+    given: u32,
+    /// Epochs closed, and what the open one holds.
+    epochs: u64,
     units: usize,
+    docs: usize,
+    /// Over many processes: documents an epoch holds; this process's
+    /// place; the shards' figures, gathered at worker 0; the figures of
+    /// the table as it started.
+    epoch_docs: Option<usize>,
+    cluster: Option<Cluster>,
+    gathered: Arc<Mutex<Vec<Summary>>>,
+    fresh: ReplayStats,
+    bottom_k: bool,
     options: Options,
 }
 
-impl<T> Dataflow<T> {
+impl<T: Payload> Dataflow<T> {
     fn start(
         params: Params,
         table: Table,
@@ -289,91 +450,152 @@ impl<T> Dataflow<T> {
         origins: Origins,
     ) -> Result<Dataflow<T>, SplitError> {
         let workers = options.workers.max(1);
+        let (process, processes) = options.share();
+        let peers = workers * processes;
         // Alignment's "has the table lost keys" holds from the start when
         // the table it continues had evicted.
         let evicted_before = table.counters().evictions > 0;
-        let shards = table.split(workers)?;
+        let fresh = ReplayStats::of_table(&table, &params);
+        // Every process splits the same table the same way and keeps its
+        // own ranges.
+        let shards = table.split(peers)?;
         drop(table);
         let ranges = Ranges::of(&shards);
         let mut shards: Vec<Option<Shard>> = shards.into_iter().map(Some).collect();
-        shards.resize_with(workers, || None);
+        shards.resize_with(peers, || None);
+        let shards: Vec<Option<Shard>> = shards
+            .drain(process * workers..(process + 1) * workers)
+            .collect();
         let (senders, receivers): (Vec<_>, Vec<_>) = (0..workers).map(|_| mpsc::channel()).unzip();
-        let (labelled, labels) = mpsc::channel();
+        let (labelled, ready) = mpsc::channel();
+        let progress = Arc::new(Progress {
+            passed: AtomicU64::new(0),
+            stopped: AtomicUsize::new(0),
+            caller: std::thread::current(),
+        });
+        let gathered = Arc::new(Mutex::new(Vec::new()));
+        let aligns = params.aligns();
+        let keys = Arc::new(Mutex::new(Arriving {
+            store: origins,
+            next: 0,
+            early: BTreeMap::new(),
+        }));
         // Each worker takes its own: the closure is shared by all.
         let shards = Mutex::new(shards);
         let receivers = Mutex::new(receivers.into_iter().map(Some).collect::<Vec<_>>());
         let labelled = Mutex::new(labelled);
-        let guards = timely::execute(timely::Config::process(workers), move |worker| {
-            let i = worker.index();
-            let shard = take(&shards, i);
-            let rx = take(&receivers, i);
+        let (p, g) = (progress.clone(), gathered.clone());
+        let many = options.cluster.is_some();
+        let func = move |worker: &mut Worker| {
+            let local = worker.index() % workers;
+            let shard = take(&shards, local);
+            let rx = take(&receivers, local).expect("one receiver a worker");
             let tx = labelled
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone();
-            let rx = rx.expect("one receiver a worker");
             let view = Shared {
-                origins: origins.clone(),
+                keys: keys.clone(),
                 buf: Vec::new(),
             };
-            work(
-                worker,
-                shard,
-                ranges.clone(),
+            let _watch = Watch(p.clone());
+            let w = Work {
+                ranges: ranges.clone(),
                 params,
                 evicted_before,
-                rx,
-                tx,
-                view,
-            )
-        })
+                owners: workers,
+                aligns,
+                progress: p.clone(),
+            };
+            let shard = w.run(worker, shard, rx, tx, view);
+            if many {
+                gather(
+                    worker,
+                    shard.as_ref(),
+                    params.eviction == Eviction::BottomK,
+                    &g,
+                );
+            }
+            shard
+        };
+        let guards = match &options.cluster {
+            None => timely::execute(timely::Config::process(workers), func),
+            Some(c) => {
+                let (builders, others) = cluster::allocators(c, workers)?;
+                timely::execute::execute_from(builders, others, WorkerConfig::default(), func)
+            }
+        }
         .map_err(SplitError::Start)?;
         let threads = guards.guards().iter().map(|g| g.thread().clone()).collect();
         Ok(Dataflow {
             senders,
             threads,
-            labels,
+            ready,
             guards: Some(guards),
-            pending: VecDeque::new(),
-            first: 0,
-            ends: VecDeque::new(),
+            progress,
+            next: 0,
+            early: VecDeque::new(),
+            given: 0,
+            epochs: 0,
             units: 0,
+            docs: 0,
+            epoch_docs: many.then_some(EPOCH_DOCS_PER_WORKER * peers),
+            cluster: options.cluster.clone(),
+            gathered,
+            fresh,
+            bottom_k: params.eviction == Eviction::BottomK,
             options,
         })
     }
 
-    fn send(&self, worker: usize, msg: Msg) {
+    /// Whether this process gets the labels back (process 0, or alone).
+    fn gives_back(&self) -> bool {
+        self.cluster.as_ref().is_none_or(|c| c.process == 0)
+    }
+
+    fn send(&self, worker: usize, msg: Msg<T>) {
         // A worker gone has panicked: the caller learns it from the labels.
         let _ = self.senders[worker].send(msg);
         self.threads[worker].unpark();
     }
 
+    /// Hand a document out (or, read elsewhere, pass over its place).
     fn push<E: From<SplitError>>(
         &mut self,
-        id: u32,
-        units: Vec<Unit>,
-        payload: T,
+        doc: Option<(u32, Vec<Unit>, T)>,
         done: &mut dyn FnMut(Labelled<'_, T>) -> Result<(), E>,
     ) -> Result<(), E> {
-        let seq = self.first + self.pending.len() as u32;
-        let keys = units.iter().map(|u| u.key).collect();
-        self.units += units.len();
-        self.send(
-            seq as usize % self.senders.len(),
-            Msg::Doc { seq, id, keys },
-        );
-        self.pending.push_back(Pending {
-            id,
-            units,
-            payload,
-            labels: None,
-        });
-        if self.units >= self.options.epoch_units {
+        let seq = self.next;
+        self.next += 1;
+        if let Some((id, units, payload)) = doc {
+            self.units += units.len();
+            self.send(
+                seq as usize % self.senders.len(),
+                Msg::Doc {
+                    seq,
+                    id,
+                    units,
+                    payload,
+                },
+            );
+        }
+        self.docs += 1;
+        let full = match self.epoch_docs {
+            Some(docs) => self.docs >= docs,
+            None => self.units >= self.options.epoch_units,
+        };
+        if full {
             self.end_epoch();
         }
         self.give_back(false, done)?;
-        while self.ends.len() > self.options.window {
-            self.give_back(true, done)?;
+        while self
+            .epochs
+            .saturating_sub(self.progress.passed.load(Ordering::SeqCst))
+            > self.options.window as u64
+        {
+            self.check()?;
+            std::thread::park_timeout(Duration::from_millis(50));
+            self.give_back(false, done)?;
         }
         Ok(())
     }
@@ -382,8 +604,20 @@ impl<T> Dataflow<T> {
         for w in 0..self.senders.len() {
             self.send(w, Msg::End);
         }
-        self.ends.push_back(self.first + self.pending.len() as u32);
+        self.epochs += 1;
         self.units = 0;
+        self.docs = 0;
+    }
+
+    /// A worker's panic, or a lost process, as an error.
+    fn check(&self) -> Result<(), SplitError> {
+        if let Some(lost) = self.cluster.as_ref().and_then(cluster::lost) {
+            return Err(SplitError::Lost(lost));
+        }
+        if self.progress.stopped.load(Ordering::SeqCst) > 0 {
+            return Err(SplitError::Worker("it panicked".into()));
+        }
+        Ok(())
     }
 
     /// Gather the labels the workers sent (waiting for one if `wait`) and
@@ -393,61 +627,109 @@ impl<T> Dataflow<T> {
         wait: bool,
         done: &mut dyn FnMut(Labelled<'_, T>) -> Result<(), E>,
     ) -> Result<(), E> {
+        if !self.gives_back() {
+            return Ok(());
+        }
         let mut next = if wait {
-            let got = self.labels.recv();
-            Some(got.map_err(|_| SplitError::Worker("its labels stopped".into()))?)
+            let got = self.ready.recv();
+            Some(got.map_err(|_| self.stopped())?)
         } else {
             None
         };
         loop {
-            if let Some((seq, labels)) = next.take() {
-                let at = (seq - self.first) as usize;
-                if let Some(p) = self.pending.get_mut(at) {
-                    p.labels = Some(labels);
+            if let Some(r) = next.take() {
+                let r = r.map_err(SplitError::Keys)?;
+                let at = (r.seq - self.given) as usize;
+                if self.early.len() <= at {
+                    self.early.resize_with(at + 1, || None);
                 }
+                self.early[at] = Some(r);
             }
-            match self.labels.try_recv() {
+            match self.ready.try_recv() {
                 Ok(got) => next = Some(got),
                 Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
             }
         }
-        while self.pending.front().is_some_and(|p| p.labels.is_some()) {
-            let Some(p) = self.pending.pop_front() else {
+        while self.early.front().is_some_and(Option::is_some) {
+            let Some(Some(r)) = self.early.pop_front() else {
                 break;
             };
-            self.first += 1;
+            self.given += 1;
             done(Labelled {
-                id: p.id,
-                units: p.units,
-                labels: p.labels.as_deref().unwrap_or_default(),
-                payload: p.payload,
+                id: r.id,
+                units: r.units,
+                labels: &r.labels,
+                payload: r.payload,
             })?;
         }
-        while self.ends.front().is_some_and(|&end| end <= self.first) {
-            self.ends.pop_front();
-        }
         Ok(())
+    }
+
+    /// Why the labels stopped coming.
+    fn stopped(&self) -> SplitError {
+        match self.check() {
+            Err(e) => e,
+            Ok(()) => SplitError::Worker("its labels stopped".into()),
+        }
     }
 
     fn finish<E: From<SplitError>>(
         mut self,
         done: &mut dyn FnMut(Labelled<'_, T>) -> Result<(), E>,
-    ) -> Result<Table, E> {
+    ) -> Result<Ended, E> {
         // Closed inputs end the last epoch.
         self.close();
-        while !self.pending.is_empty() {
-            self.give_back(true, done)?;
+        if self.gives_back() {
+            while self.given < self.next {
+                self.give_back(true, done)?;
+            }
         }
         let guards = self
             .guards
             .take()
             .ok_or(SplitError::Worker("joined".into()))?;
+        // A lost connection panics the network thread that timely joins
+        // when its guards go: that panic is the loss, said below.
+        let joined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| guards.join()));
+        self.check()?;
+        let joined = joined.map_err(|_| SplitError::Worker("its network stopped".into()))?;
         let mut shards = Vec::new();
-        for r in guards.join() {
+        for r in joined {
             shards.extend(r.map_err(SplitError::Worker)?);
         }
-        Table::join(shards)
-            .ok_or_else(|| SplitError::Worker("the shards do not join".into()).into())
+        match &self.cluster {
+            None => Table::join(shards)
+                .map(Ended::Table)
+                .ok_or_else(|| SplitError::Worker("the shards do not join".into()).into()),
+            Some(c) if c.process == 0 => Ok(Ended::Stats(self.stats())),
+            Some(_) => Ok(Ended::Elsewhere),
+        }
+    }
+
+    /// What the shards over every process show, as the joined table would.
+    fn stats(&self) -> ReplayStats {
+        let mut shards = self
+            .gathered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        shards.sort_by_key(|s| s.0);
+        let mut c = Counters::default();
+        for (_, [lookups, hits, inserts, evictions, occupied], _) in &shards {
+            c.lookups += lookups;
+            c.hits += hits;
+            c.inserts += inserts;
+            c.evictions += evictions;
+            c.occupied += occupied;
+        }
+        let terms = self
+            .bottom_k
+            .then(|| shards.iter().flat_map(|s| s.2.iter().copied()));
+        ReplayStats {
+            counters: c,
+            regime: Regime::of(c, terms),
+            ..self.fresh
+        }
     }
 
     fn close(&mut self) {
@@ -460,11 +742,20 @@ impl<T> Dataflow<T> {
 
 impl<T> Drop for Dataflow<T> {
     /// Not finished (the caller failed): the workers end their epochs and
-    /// stop; a panic of theirs is not raised again here.
+    /// stop; a panic of theirs is not raised again here. Over many
+    /// processes they are left to the process's end: the others may be
+    /// gone, and timely's network threads panic when joined then.
     fn drop(&mut self) {
-        self.close();
+        self.senders.clear();
+        for t in &self.threads {
+            t.unpark();
+        }
         if let Some(g) = self.guards.take() {
-            let _ = g.join();
+            if self.cluster.is_some() {
+                std::mem::forget(g);
+            } else {
+                let _ = g.join();
+            }
         }
     }
 }
@@ -475,16 +766,38 @@ fn take<X>(v: &Mutex<Vec<Option<X>>>, i: usize) -> Option<X> {
     v.get_mut(i).and_then(Option::take)
 }
 
-/// [`Origins`] as one owner reads them: a key list is copied out under the
-/// lock.
+/// The keys of documents as they arrive at their owners, kept in document
+/// order: a document that arrives before an earlier one waits here.
+struct Arriving {
+    store: Origins,
+    next: u32,
+    early: BTreeMap<u32, (u32, Vec<u64>)>,
+}
+
+impl Arriving {
+    fn keep(&mut self, seq: u32, id: u32, keys: Vec<u64>) -> Result<(), String> {
+        self.early.insert(seq, (id, keys));
+        let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+        while let Some((id, keys)) = self.early.remove(&self.next) {
+            store.keep(id, keys)?;
+            self.next += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The kept keys as one owner reads them: a key list is copied out under
+/// the lock. (Every document before the one labelled has been kept: all
+/// of its epoch and the ones before have arrived.)
 struct Shared {
-    origins: Origins,
+    keys: Arc<Mutex<Arriving>>,
     buf: Vec<u64>,
 }
 
 impl OriginKeys for Shared {
     fn keys(&mut self, id: u32) -> Option<&[u64]> {
-        let mut o = self.origins.lock().unwrap_or_else(PoisonError::into_inner);
+        let a = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut o = a.store.lock().unwrap_or_else(PoisonError::into_inner);
         let keys = o.keys(id)?;
         self.buf.clear();
         self.buf.extend_from_slice(keys);
@@ -492,199 +805,363 @@ impl OriginKeys for Shared {
     }
 }
 
-/// A document its owner waits on: its answers fill in as they come.
-struct Owned {
-    epoch: u64,
-    seq: u32,
-    id: u32,
-    keys: Vec<u64>,
+/// A document its owner waits on: its record and answers fill in as they
+/// come, in either order.
+struct Owned<T> {
+    /// The record's epoch, id, units and payload.
+    record: Option<(u64, u32, Vec<Unit>, T)>,
     hits: Vec<Option<Hit>>,
     slots: Vec<Slot>,
 }
 
-/// An owner's documents in flight, oldest first, and the first document
-/// during which any shard had evicted.
-#[derive(Default)]
-struct Owner {
-    docs: VecDeque<Owned>,
-    evicted_from: Option<u32>,
+impl<T> Owned<T> {
+    fn new() -> Owned<T> {
+        Owned {
+            record: None,
+            hits: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
+
+    fn fit(&mut self, n: usize) {
+        if self.hits.len() < n {
+            self.hits.resize(n, None);
+            self.slots.resize(n, Slot::of_sample(true));
+        }
+    }
 }
 
-impl Owner {
-    fn take(&mut self, (order, answer): Answer, peers: usize) {
+/// An owner's documents in flight, from seq `next` every `step`-th, and
+/// the first document during which any shard had evicted.
+struct Owner<T> {
+    docs: VecDeque<Owned<T>>,
+    next: u32,
+    step: u32,
+    evicted_from: Option<u32>,
+    /// Keeping the keys failed: the run ends with this.
+    failed: Option<String>,
+}
+
+impl<T> Owner<T> {
+    fn at(&mut self, seq: u32) -> Option<&mut Owned<T>> {
+        let at = (seq.checked_sub(self.next)? / self.step) as usize;
+        if self.docs.len() <= at {
+            self.docs.resize_with(at + 1, Owned::new);
+        }
+        self.docs.get_mut(at)
+    }
+
+    fn take(&mut self, (order, answer): Answer) {
         let (seq, pos) = ((order >> 32) as u32, order as u32);
         if pos == EVICTED {
             self.evicted_from = Some(self.evicted_from.map_or(seq, |e| e.min(seq)));
             return;
         }
-        // An owner's documents are every peers-th from its first.
-        let Some(front) = self.docs.front() else {
-            return;
-        };
-        let at = (seq - front.seq) as usize / peers;
-        if let Some(d) = self.docs.get_mut(at) {
+        if let Some(d) = self.at(seq) {
+            let pos = pos as usize;
+            d.fit(pos + 1);
             let (hit, slot) = unpack(answer);
-            d.hits[pos as usize] = hit;
-            d.slots[pos as usize] = slot;
+            d.hits[pos] = hit;
+            d.slots[pos] = slot;
+        }
+    }
+
+    fn arrive(&mut self, epoch: u64, (seq, id, units, payload): Record<T>) {
+        if let Some(d) = self.at(seq) {
+            d.fit(units.len());
+            d.record = Some((epoch, id, units, payload));
         }
     }
 }
 
-/// One worker: its shard's operator, its documents' owner, and the loop
-/// that takes documents from the caller and gives their labels back.
-#[allow(clippy::too_many_arguments)]
-fn work(
-    worker: &mut Worker,
-    shard: Option<Shard>,
+/// What every worker runs with.
+struct Work {
     ranges: Ranges,
     params: Params,
     evicted_before: bool,
-    rx: Receiver<Msg>,
-    tx: Sender<(u32, Vec<u32>)>,
-    mut origins: Shared,
-) -> Option<Shard> {
-    let peers = worker.peers();
-    let shard = Rc::new(RefCell::new(shard));
-    let owner = Rc::new(RefCell::new(Owner {
-        evicted_from: evicted_before.then_some(0),
-        ..Owner::default()
-    }));
-    let mut input = InputHandle::<u64, CapacityContainerBuilder<Vec<Lookup>>>::new();
-    let probe = ProbeHandle::new();
-    worker.dataflow::<u64, _, _>(|scope| {
-        let (in_shard, in_owner) = (shard.clone(), owner.clone());
-        let route = move |l: &Lookup| ranges.shard(l.1) as u64;
-        input
-            .to_stream(scope)
-            .unary_frontier::<CapacityContainerBuilder<Vec<Answer>>, _, _, _>(
-                Exchange::new(route),
-                "Shard",
-                move |_, _| {
-                    let mut stash: Vec<(Capability<u64>, Vec<Lookup>)> = Vec::new();
-                    let mut evicted = evicted_before;
-                    move |(input, frontier), output| {
-                        input.for_each_stamp(|cap, data| {
-                            let Some(cap) = cap.retain_least(0) else {
+    /// Process 0's workers, who own the documents.
+    owners: usize,
+    aligns: bool,
+    progress: Arc<Progress>,
+}
+
+impl Work {
+    /// One worker: its shard's operator, its documents' owner, and the loop
+    /// that takes documents from the caller and gives their labels back.
+    fn run<T: Payload>(
+        self,
+        worker: &mut Worker,
+        shard: Option<Shard>,
+        rx: Receiver<Msg<T>>,
+        tx: Sender<Result<Ready<T>, String>>,
+        mut origins: Shared,
+    ) -> Option<Shard> {
+        let Work {
+            ranges,
+            params,
+            evicted_before,
+            owners,
+            aligns,
+            progress,
+        } = self;
+        let index = worker.index();
+        let shard = Rc::new(RefCell::new(shard));
+        let owner = Rc::new(RefCell::new(Owner::<T> {
+            docs: VecDeque::new(),
+            next: index as u32,
+            step: owners as u32,
+            evicted_from: evicted_before.then_some(0),
+            failed: None,
+        }));
+        let mut lookup_in = InputHandle::<u64, CapacityContainerBuilder<Vec<Lookup>>>::new();
+        let mut record_in = InputHandle::<u64, CapacityContainerBuilder<Vec<Record<T>>>>::new();
+        let probe = ProbeHandle::new();
+        let keys = origins.keys.clone();
+        worker.dataflow::<u64, _, _>(|scope| {
+            let (in_shard, in_owner, at_owner) = (shard.clone(), owner.clone(), owner.clone());
+            let route = move |l: &Lookup| ranges.shard(l.1) as u64;
+            lookup_in
+                .to_stream(scope)
+                .unary_frontier::<CapacityContainerBuilder<Vec<Answer>>, _, _, _>(
+                    Exchange::new(route),
+                    "Shard",
+                    move |_, _| {
+                        let mut stash: Vec<(Capability<u64>, Vec<Lookup>)> = Vec::new();
+                        let mut evicted = evicted_before;
+                        move |(input, frontier), output| {
+                            input.for_each_stamp(|cap, data| {
+                                let Some(cap) = cap.retain_least(0) else {
+                                    return;
+                                };
+                                let at =
+                                    match stash.iter().position(|(c, _)| c.time() == cap.time()) {
+                                        Some(at) => at,
+                                        None => {
+                                            stash.push((cap, Vec::new()));
+                                            stash.len() - 1
+                                        }
+                                    };
+                                for batch in data {
+                                    stash[at].1.append(batch);
+                                }
+                            });
+                            // Whole epochs, oldest first; in each, (document,
+                            // position) order: the sequential pass's.
+                            stash.sort_by_key(|(c, _)| *c.time());
+                            let ready = stash
+                                .iter()
+                                .take_while(|(c, _)| !frontier.less_equal(c.time()))
+                                .count();
+                            let mut shard = in_shard.borrow_mut();
+                            let Some(shard) = shard.as_mut() else {
                                 return;
                             };
-                            let at = match stash.iter().position(|(c, _)| c.time() == cap.time()) {
-                                Some(at) => at,
-                                None => {
-                                    stash.push((cap, Vec::new()));
-                                    stash.len() - 1
-                                }
-                            };
-                            for batch in data {
-                                stash[at].1.append(batch);
-                            }
-                        });
-                        // Whole epochs, oldest first; in each, (document,
-                        // position) order: the sequential pass's.
-                        stash.sort_by_key(|(c, _)| *c.time());
-                        let ready = stash
-                            .iter()
-                            .take_while(|(c, _)| !frontier.less_equal(c.time()))
-                            .count();
-                        let mut shard = in_shard.borrow_mut();
-                        let Some(shard) = shard.as_mut() else {
-                            return;
-                        };
-                        for (cap, mut lookups) in stash.drain(..ready) {
-                            lookups.sort_unstable_by_key(|l| l.0);
-                            let mut session = output.session(&cap);
-                            let first_eviction = shard.lookup_sorted(
-                                &lookups,
-                                |&(_, key, id, ins)| (key, unpack_insert(id, ins)),
-                                |&(order, ..), hit, slot| session.give((order, pack(hit, slot))),
-                            );
-                            if let Some(at) = first_eviction.filter(|_| !evicted) {
-                                evicted = true;
-                                let seq = lookups[at].0 >> 32;
-                                for w in 0..peers as u64 {
-                                    session.give((seq << 32 | u64::from(EVICTED), w));
+                            for (cap, mut lookups) in stash.drain(..ready) {
+                                lookups.sort_unstable_by_key(|l| l.0);
+                                let mut session = output.session(&cap);
+                                let first_eviction = shard.lookup_sorted(
+                                    &lookups,
+                                    |&(_, key, id, ins)| (key, unpack_insert(id, ins)),
+                                    |&(order, ..), hit, slot| {
+                                        session.give((order, pack(hit, slot)))
+                                    },
+                                );
+                                if let Some(at) = first_eviction.filter(|_| !evicted) {
+                                    evicted = true;
+                                    let seq = lookups[at].0 >> 32;
+                                    for w in 0..owners as u64 {
+                                        session.give((seq << 32 | u64::from(EVICTED), w));
+                                    }
                                 }
                             }
                         }
-                    }
-                },
-            )
-            .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
-                Exchange::new(move |&(order, answer): &Answer| {
-                    if order as u32 == EVICTED {
-                        answer
-                    } else {
-                        (order >> 32) % peers as u64
-                    }
-                }),
-                "Owner",
-                move |_, _| {
-                    move |input, _| {
-                        input.for_each(|_, data| {
-                            let mut o = in_owner.borrow_mut();
-                            for a in data.drain(..) {
-                                o.take(a, peers);
-                            }
-                        });
-                    }
-                },
-            )
-            .probe_with(&probe);
-    });
+                    },
+                )
+                .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
+                    Exchange::new(move |&(order, answer): &Answer| {
+                        if order as u32 == EVICTED {
+                            answer
+                        } else {
+                            (order >> 32) % owners as u64
+                        }
+                    }),
+                    "Owner",
+                    move |_, _| {
+                        move |input, _| {
+                            input.for_each(|_, data| {
+                                let mut o = in_owner.borrow_mut();
+                                for a in data.drain(..) {
+                                    o.take(a);
+                                }
+                            });
+                        }
+                    },
+                )
+                .probe_with(&probe);
+            record_in
+                .to_stream(scope)
+                .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
+                    Exchange::new(move |r: &Record<T>| u64::from(r.0) % owners as u64),
+                    "Arrive",
+                    move |_, _| {
+                        move |input, _| {
+                            input.for_each(|cap, data| {
+                                let Some(&epoch) = cap.least() else {
+                                    return;
+                                };
+                                let mut o = at_owner.borrow_mut();
+                                for r in data.drain(..) {
+                                    // Kept as it arrives: before the epoch
+                                    // passes, so before any later document
+                                    // is labelled.
+                                    if aligns && o.failed.is_none() {
+                                        let doc_keys = r.2.iter().map(|u| u.key).collect();
+                                        let mut k =
+                                            keys.lock().unwrap_or_else(PoisonError::into_inner);
+                                        if let Err(e) = k.keep(r.0, r.1, doc_keys) {
+                                            o.failed = Some(e);
+                                        }
+                                    }
+                                    o.arrive(epoch, r);
+                                }
+                            });
+                        }
+                    },
+                )
+                .probe_with(&probe);
+        });
 
-    let mut labeller = Labeller::new(params);
-    let mut input = Some(input);
-    let mut lookups: Vec<Lookup> = Vec::new();
-    loop {
-        // What the caller sent.
-        while let Some(open) = input.as_mut() {
-            match rx.try_recv() {
-                Ok(Msg::Doc { seq, id, keys }) => {
-                    lookups.clear();
-                    lookups.extend(keys.iter().enumerate().map(|(i, &key)| {
-                        let ins = pack_insert(Hit::of_unit(id, &keys, i));
-                        (u64::from(seq) << 32 | i as u64, key, id, ins)
-                    }));
-                    open.send_batch(&mut lookups);
-                    let n = keys.len();
-                    owner.borrow_mut().docs.push_back(Owned {
-                        epoch: *open.time(),
+        let mut labeller = Labeller::new(params);
+        let mut inputs = Some((lookup_in, record_in));
+        let mut lookups: Vec<Lookup> = Vec::new();
+        let mut keys = Vec::new();
+        loop {
+            // What the caller sent.
+            while let Some((lookup_in, record_in)) = inputs.as_mut() {
+                match rx.try_recv() {
+                    Ok(Msg::Doc {
                         seq,
                         id,
-                        keys,
-                        hits: vec![None; n],
-                        slots: vec![Slot::of_sample(true); n],
-                    });
+                        units,
+                        payload,
+                    }) => {
+                        keys.clear();
+                        keys.extend(units.iter().map(|u| u.key));
+                        lookups.clear();
+                        lookups.extend(keys.iter().enumerate().map(|(i, &key)| {
+                            let ins = pack_insert(Hit::of_unit(id, &keys, i));
+                            (u64::from(seq) << 32 | i as u64, key, id, ins)
+                        }));
+                        lookup_in.send_batch(&mut lookups);
+                        record_in.send((seq, id, units, payload));
+                    }
+                    Ok(Msg::End) => {
+                        let next = *lookup_in.time() + 1;
+                        lookup_in.advance_to(next);
+                        record_in.advance_to(next);
+                    }
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => inputs = None,
                 }
-                Ok(Msg::End) => {
-                    let next = *open.time() + 1;
-                    open.advance_to(next);
-                }
-                Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) => input = None,
             }
-        }
-        // Parked until timely has work or the caller sends.
-        let running = worker.step_or_park(None);
-        // Label the documents whose epoch every shard has answered.
-        loop {
-            let mut o = owner.borrow_mut();
-            let evicted_from = o.evicted_from;
-            if o.docs.front().is_none_or(|d| probe.less_equal(&d.epoch)) {
+            // Parked until timely has work or the caller sends.
+            let running = worker.step_or_park(None);
+            // Label the documents whose epoch every shard has answered.
+            loop {
+                let mut o = owner.borrow_mut();
+                if let Some(e) = o.failed.take() {
+                    // The caller gone (it failed): the epochs still run out.
+                    let _ = tx.send(Err(e));
+                }
+                let evicted_from = o.evicted_from;
+                let passed = |d: &Owned<T>| {
+                    d.record
+                        .as_ref()
+                        .is_some_and(|(epoch, ..)| !probe.less_equal(epoch))
+                };
+                if !o.docs.front().is_some_and(passed) {
+                    break;
+                }
+                let seq = o.next;
+                o.next += o.step;
+                let Some(Owned {
+                    record: Some((_, id, units, payload)),
+                    hits,
+                    slots,
+                }) = o.docs.pop_front()
+                else {
+                    break;
+                };
+                drop(o);
+                keys.clear();
+                keys.extend(units.iter().map(|u| u.key));
+                let incomplete =
+                    || evicted_from.is_some_and(|e| e <= seq) || slots.iter().any(|s| !s.sampled());
+                let labels = labeller.label(id, &keys, &hits, &slots, incomplete, &mut origins);
+                let _ = tx.send(Ok(Ready {
+                    seq,
+                    id,
+                    units,
+                    labels: labels.to_vec(),
+                    payload,
+                }));
+                progress.caller.unpark();
+            }
+            // The first worker of each process tells its caller.
+            if index.is_multiple_of(owners) {
+                let passed = probe.with_frontier(|f| f.iter().min().copied().unwrap_or(u64::MAX));
+                progress.passed.fetch_max(passed, Ordering::SeqCst);
+                progress.caller.unpark();
+            }
+            if !running {
                 break;
             }
-            let Some(d) = o.docs.pop_front() else {
-                break;
-            };
-            drop(o);
-            let incomplete =
-                || evicted_from.is_some_and(|e| e <= d.seq) || d.slots.iter().any(|s| !s.sampled());
-            let labels = labeller.label(d.id, &d.keys, &d.hits, &d.slots, incomplete, &mut origins);
-            // The caller gone (it failed): the epochs still run out.
-            let _ = tx.send((d.seq, labels.to_vec()));
         }
-        if !running {
-            break;
-        }
+        shard.borrow_mut().take()
     }
-    shard.borrow_mut().take()
+}
+
+/// Over many processes: every shard's figures to worker 0 (of process 0),
+/// which keeps them in `gathered`.
+fn gather(
+    worker: &mut Worker,
+    shard: Option<&Shard>,
+    bottom_k: bool,
+    gathered: &Mutex<Vec<Summary>>,
+) {
+    let mut input = InputHandle::<u64, CapacityContainerBuilder<Vec<Summary>>>::new();
+    let got = Rc::new(RefCell::new(Vec::new()));
+    let into = got.clone();
+    worker.dataflow::<u64, _, _>(|scope| {
+        input
+            .to_stream(scope)
+            .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
+                Exchange::new(|_: &Summary| 0),
+                "Gather",
+                move |_, _| {
+                    move |input, _| {
+                        input.for_each(|_, data| into.borrow_mut().extend(data.drain(..)));
+                    }
+                },
+            );
+    });
+    if let Some(s) = shard {
+        let c = s.counters();
+        let terms = if bottom_k {
+            s.distinct_terms()
+        } else {
+            Vec::new()
+        };
+        input.send((
+            s.range().start as u64,
+            [c.lookups, c.hits, c.inserts, c.evictions, c.occupied],
+            terms,
+        ));
+    }
+    drop(input);
+    while worker.step_or_park(None) {}
+    if worker.index() == 0 {
+        let mut g = gathered.lock().unwrap_or_else(PoisonError::into_inner);
+        g.extend(got.borrow_mut().drain(..));
+    }
 }

@@ -8,7 +8,7 @@ use lineage_origin::align::OriginKeys;
 use lineage_origin::keymap::splitmix64;
 use lineage_origin::table::{Counters, Table};
 use lineage_origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize, Unit};
-use lineage_split::{Labelled, Options, SplitError, SplitPass};
+use lineage_split::{Cluster, KeyStore, Labelled, Options, SplitError, SplitPass};
 
 /// Documents as 62-bit keys: fresh runs, runs copied from earlier
 /// documents, whole duplicates, repeats inside a document, empty ones.
@@ -73,6 +73,15 @@ impl OriginKeys for Versions {
     }
 }
 
+/// Every version is known from the start: what the pass keeps must be the
+/// same keys, in document order.
+impl KeyStore for Versions {
+    fn keep(&mut self, id: u32, keys: Vec<u64>) -> Result<(), String> {
+        assert_eq!(self.0[id as usize], keys, "document {id}'s keys");
+        Ok(())
+    }
+}
+
 fn state(t: &Table) -> (Vec<u8>, Option<Vec<u8>>) {
     let mut whole = Vec::new();
     t.write_state(&mut whole).unwrap();
@@ -104,7 +113,7 @@ fn split(
     for (d, keys) in docs.iter().enumerate().skip(from) {
         pass.push(d as u32, units(keys), d, &mut done).unwrap();
     }
-    let table = pass.finish(&mut done).unwrap();
+    let table = pass.finish(&mut done).unwrap().table().unwrap();
     (got, table, is_split)
 }
 
@@ -171,7 +180,7 @@ proptest::proptest! {
             .collect();
 
         // The split pass, from the table the sequential one had at `from`.
-        let options = Options { workers, epoch_units, window };
+        let options = Options { workers, epoch_units, window, cluster: None };
         let (got, joined, is_split) = split(params, restore(), options, &docs, from);
         proptest::prop_assert_eq!(is_split, eviction != Eviction::Lucky);
         proptest::prop_assert_eq!(got.len(), want.len());
@@ -202,4 +211,176 @@ fn a_pass_dropped_unfinished_stops_its_workers() {
             .unwrap();
     }
     drop(pass);
+}
+
+/// Free ports on this machine, for a run's processes.
+fn free_ports(n: usize) -> Vec<String> {
+    let held: Vec<std::net::TcpListener> = (0..n)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    held.iter()
+        .map(|l| l.local_addr().unwrap().to_string())
+        .collect()
+}
+
+/// The labels process 0 gets back from a run of `processes` processes
+/// (threads here, over loopback), each reading every n-th document, and
+/// the figures of the table over all of them.
+fn cluster_run(
+    params: Params,
+    docs: &[Vec<u64>],
+    processes: usize,
+    workers: usize,
+) -> (Vec<Vec<u32>>, lineage_origin::history::ReplayStats) {
+    let hosts = free_ports(processes);
+    let runs: Vec<_> = (0..processes)
+        .map(|process| {
+            let (hosts, docs) = (hosts.clone(), docs.to_vec());
+            std::thread::spawn(move || {
+                let options = Options {
+                    cluster: Some(Cluster {
+                        hosts,
+                        process,
+                        check: 7,
+                        wait: std::time::Duration::from_secs(20),
+                    }),
+                    ..Options::new(workers)
+                };
+                let origins = Arc::new(Mutex::new(Versions(docs.clone())));
+                let table = Table::new(params.table_params()).unwrap();
+                let mut pass = SplitPass::new(params, table, options, origins).unwrap();
+                let mut got: Vec<Vec<u32>> = Vec::new();
+                let mut done = |l: Labelled<'_, usize>| -> Result<(), SplitError> {
+                    assert_eq!(l.payload, got.len(), "in document order");
+                    got.push(l.labels.to_vec());
+                    Ok(())
+                };
+                for (d, keys) in docs.iter().enumerate() {
+                    if d % processes == process {
+                        pass.push(d as u32, units(keys), d, &mut done).unwrap();
+                    } else {
+                        pass.pass_over(&mut done).unwrap();
+                    }
+                }
+                let ended = pass.finish(&mut done).unwrap();
+                (got, ended.stats(&params))
+            })
+        })
+        .collect();
+    let mut results: Vec<_> = runs.into_iter().map(|r| r.join().unwrap()).collect();
+    for (got, stats) in &results[1..] {
+        assert!(
+            got.is_empty() && stats.is_none(),
+            "only process 0 gets results"
+        );
+    }
+    let (got, stats) = results.swap_remove(0);
+    (got, stats.unwrap())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(12))]
+    #[test]
+    fn processes_over_loopback_label_as_the_sequential_pass(
+        seed in proptest::num::u64::ANY,
+        n_docs in 1usize..40,
+        ev in 0usize..4,
+        size in 0usize..3,
+        processes in 2usize..4,
+        workers in 1usize..3,
+        align in proptest::bool::ANY,
+    ) {
+        let eviction = [Eviction::Random, Eviction::Lru, Eviction::Cc, Eviction::BottomK][ev];
+        let docs = corpus(seed, n_docs, 300);
+        let mut distinct: Vec<u64> = docs.iter().flatten().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let mut params = Params {
+            selector: Selector::All,
+            bucket_entries: 8,
+            eviction,
+            estimation: Estimation::Be,
+            seed,
+            align,
+            ..Params::default()
+        };
+        let entry = params.table_params().layout.entry_bytes();
+        let d = distinct.len() as u64;
+        let n_buckets = [16 * d / 8 + 16, d / 8 + 1, d / 32 + 1][size];
+        params.table_size = TableSize::Bytes(n_buckets * (8 * entry + 2));
+        let mut seq = OriginPass::new(params).unwrap();
+        let want: Vec<Vec<u32>> = docs
+            .iter()
+            .enumerate()
+            .map(|(d, keys)| seq.process(d as u32, &units(keys), &mut &docs[..]).to_vec())
+            .collect();
+        let (got, stats) = cluster_run(params, &docs, processes, workers);
+        proptest::prop_assert_eq!(&got, &want);
+        let whole = lineage_origin::history::ReplayStats::of_table(seq.table(), &params);
+        proptest::prop_assert_eq!(stats.counters, whole.counters);
+        proptest::prop_assert_eq!(stats.regime, whole.regime);
+        proptest::prop_assert_eq!(stats.capacity, whole.capacity);
+    }
+}
+
+/// A process that never comes: the others give up at the deadline, saying
+/// which process and where.
+#[test]
+fn a_process_that_never_comes_is_named() {
+    let hosts = free_ports(2);
+    let options = Options {
+        cluster: Some(Cluster {
+            hosts: hosts.clone(),
+            process: 0,
+            check: 1,
+            wait: std::time::Duration::from_millis(300),
+        }),
+        ..Options::new(1)
+    };
+    let params = Params {
+        table_size: TableSize::Bytes(1 << 14),
+        ..Params::default()
+    };
+    let origins = Arc::new(Mutex::new(Versions(Vec::new())));
+    let table = Table::new(params.table_params()).unwrap();
+    let Err(e) = SplitPass::<()>::new(params, table, options, origins) else {
+        panic!("connected to nobody");
+    };
+    let e = e.to_string();
+    assert!(e.contains("process 1") && e.contains(&hosts[1]), "{e}");
+}
+
+/// Processes that disagree on what they run are refused at the start.
+#[test]
+fn processes_that_differ_are_refused() {
+    let hosts = free_ports(2);
+    let runs: Vec<_> = (0..2)
+        .map(|process| {
+            let hosts = hosts.clone();
+            std::thread::spawn(move || {
+                let options = Options {
+                    cluster: Some(Cluster {
+                        hosts,
+                        process,
+                        check: process as u64,
+                        wait: std::time::Duration::from_secs(10),
+                    }),
+                    ..Options::new(1)
+                };
+                let params = Params {
+                    table_size: TableSize::Bytes(1 << 14),
+                    ..Params::default()
+                };
+                let origins = Arc::new(Mutex::new(Versions(Vec::new())));
+                let table = Table::new(params.table_params()).unwrap();
+                SplitPass::<()>::new(params, table, options, origins)
+                    .err()
+                    .map(|e| e.to_string())
+            })
+        })
+        .collect();
+    for r in runs {
+        let e = r.join().unwrap().expect("refused");
+        assert!(e.contains("other settings"), "{e}");
+    }
 }

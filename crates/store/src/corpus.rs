@@ -64,29 +64,101 @@ pub fn stream_with<T: Send, E: From<RootError>>(
     f: impl Fn(&FileEntry, &str) -> T + Sync,
     mut each: impl FnMut(&FileEntry, T) -> Result<(), E>,
 ) -> Result<Vec<Skipped>, E> {
+    let walk = walk_sorted(root, filter, opts, order)?;
+    let mut skipped = walk.skipped;
+    stream_files(&walk.files, max_file_size, Share::ALL, f, |file, part| {
+        match part {
+            Part::Read(t) => return each(file, t),
+            Part::Skipped(reason) => skipped.push(Skipped {
+                path: file.path.clone(),
+                reason,
+            }),
+            Part::Elsewhere => {}
+        }
+        Ok(())
+    })?;
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(skipped)
+}
+
+/// The files under `root` in processing order, and those the walk left out.
+pub fn walk_sorted(
+    root: &Path,
+    filter: &Filter,
+    opts: WalkOptions,
+    order: Order,
+) -> Result<source::Walk, RootError> {
     let mut walk = source::walk_with(root, filter, opts)?;
     source::sort(&mut walk.files, order);
-    let mut skipped = walk.skipped;
-    let read = |batch: &[FileEntry]| -> Vec<Result<T, SkipReason>> {
+    Ok(walk)
+}
+
+/// Which of a run's files this process reads: those whose place is
+/// `index` modulo `count` (a run over many processes reads each file once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Share {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Share {
+    /// Every file.
+    pub const ALL: Share = Share { index: 0, count: 1 };
+
+    fn reads(self, place: usize) -> bool {
+        place % self.count.max(1) == self.index
+    }
+}
+
+/// What became of one file of a run, in [`stream_files`].
+pub enum Part<T> {
+    /// Read here, and turned into a `T`.
+    Read(T),
+    /// Read here, and left out.
+    Skipped(SkipReason),
+    /// Another process's to read.
+    Elsewhere,
+}
+
+/// Every one of `files` to `each`, in order, the ones of `share` read and
+/// turned into `T` with `f` a batch at a time in parallel while the batch
+/// before goes to `each` (two batches at most are in memory).
+pub fn stream_files<T: Send, E>(
+    files: &[FileEntry],
+    max_file_size: u64,
+    share: Share,
+    f: impl Fn(&FileEntry, &str) -> T + Sync,
+    mut each: impl FnMut(&FileEntry, Part<T>) -> Result<(), E>,
+) -> Result<(), E> {
+    let read = |first: usize, batch: &[FileEntry]| -> Vec<Part<T>> {
         batch
             .par_iter()
-            .map(|file| read_text(file, max_file_size, |_, text| f(file, text)))
+            .enumerate()
+            .map(|(i, file)| {
+                if !share.reads(first + i) {
+                    return Part::Elsewhere;
+                }
+                match read_text(file, max_file_size, |_, text| f(file, text)) {
+                    Ok(t) => Part::Read(t),
+                    Err(reason) => Part::Skipped(reason),
+                }
+            })
             .collect()
     };
-    let mut batches = batches(&walk.files, max_file_size);
-    let mut current = batches.next().map(|b| (b, read(b)));
+    let mut batches = batches(files, max_file_size).scan(0, |first, b| {
+        let at = *first;
+        *first += b.len();
+        Some((at, b))
+    });
+    let mut current = batches.next().map(|(at, b)| (b, read(at, b)));
     while let Some((batch, docs)) = current.take() {
         let (next, done) = std::thread::scope(|s| {
-            let reader = batches.next().map(|b| s.spawn(move || (b, read(b))));
+            let reader = batches
+                .next()
+                .map(|(at, b)| s.spawn(move || (b, read(at, b))));
             let mut done = Ok(());
-            for (file, r) in batch.iter().zip(docs) {
-                match r {
-                    Ok(t) => done = each(file, t),
-                    Err(reason) => skipped.push(Skipped {
-                        path: file.path.clone(),
-                        reason,
-                    }),
-                }
+            for (file, part) in batch.iter().zip(docs) {
+                done = each(file, part);
                 if done.is_err() {
                     break;
                 }
@@ -97,8 +169,7 @@ pub fn stream_with<T: Send, E: From<RootError>>(
         done?;
         current = next;
     }
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(skipped)
+    Ok(())
 }
 
 /// `files` in batches of at most [`BATCH_FILES`] files or [`BATCH_BYTES`]

@@ -25,8 +25,9 @@ use std::cell::RefCell;
 use std::fmt;
 use std::str::FromStr;
 
-/// One selected unit: its 62-bit key and the tokens it covers, `start..end`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One selected unit: its 62-bit key and the tokens it covers, `start..end`
+/// (serde: the split pass sends units between processes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Unit {
     pub key: u64,
     pub start: u32,

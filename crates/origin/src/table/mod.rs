@@ -175,6 +175,29 @@ impl Default for Regime {
 }
 
 impl Regime {
+    /// The regime of a table whose lookups counted `c`. `terms`, for
+    /// bottom-k, are its buckets' estimates of the keys each was given, in
+    /// bucket order (read only when it samples): their sum estimates the
+    /// distinct keys. The one rule for a whole table and for the shards of
+    /// a split pass run on many machines, which is never joined.
+    pub fn of(c: Counters, terms: Option<impl Iterator<Item = f64>>) -> Regime {
+        let not_sampled = c.lookups - c.hits - c.inserts;
+        if c.evictions == 0 && not_sampled == 0 {
+            return Regime::Holds {
+                distinct: c.occupied,
+            };
+        }
+        match terms {
+            Some(terms) => Regime::Sampling {
+                distinct: terms.sum::<f64>().round() as u64,
+                held: c.occupied,
+            },
+            None => Regime::Evicting {
+                evictions: c.evictions,
+            },
+        }
+    }
+
     /// Distinct keys per key held, about (1 while the table holds all).
     pub fn one_in(&self) -> Option<f64> {
         match *self {
@@ -537,25 +560,13 @@ impl Table {
 
     /// Whether the table still holds every distinct key it was given.
     pub fn regime(&self) -> Regime {
-        let c = self.counters;
-        let not_sampled = c.lookups - c.hits - c.inserts;
-        if c.evictions == 0 && not_sampled == 0 {
-            return Regime::Holds {
-                distinct: c.occupied,
-            };
-        }
-        match &self.store {
-            Store::Bucketed(b) if b.eviction == Eviction::BottomK => Regime::Sampling {
-                distinct: (0..b.n_buckets)
-                    .map(|i| b.distinct_given(i))
-                    .sum::<f64>()
-                    .round() as u64,
-                held: c.occupied,
-            },
-            _ => Regime::Evicting {
-                evictions: c.evictions,
-            },
-        }
+        let terms = match &self.store {
+            Store::Bucketed(b) if b.eviction == Eviction::BottomK => {
+                Some((0..b.n_buckets).map(|i| b.distinct_given(i)))
+            }
+            _ => None,
+        };
+        Regime::of(self.counters, terms)
     }
 
     /// Fill of every bucket, in bucket order (empty when unbounded).

@@ -236,6 +236,26 @@ impl Shard {
         self.first..self.first + self.store.n_buckets
     }
 
+    /// Each of the range's whole-table buckets' estimate of the keys it
+    /// was given, in bucket order, as [`Table::regime`] reads them on the
+    /// joined table once it samples. A table samples only fully grown
+    /// (nothing is left out while it grows), so the joined table's buckets
+    /// are whole-table buckets: a shard grown as far gives its buckets'
+    /// estimates; one grown less (none of its buckets full) gives the count
+    /// of entries [`Table::join`] moves to each. The terms of every shard,
+    /// in range order, are the joined table's.
+    pub fn distinct_terms(&self) -> Vec<f64> {
+        let b = &*self.store;
+        if b.shift == 0 {
+            return (0..b.n_buckets).map(|i| b.distinct_given(i)).collect();
+        }
+        let mut terms = vec![0.0; b.n_buckets];
+        for at in b.occupied_slots() {
+            terms[b.home[at] as usize] += 1.0;
+        }
+        terms
+    }
+
     /// The counters of the lookups this shard was given (the first shard's
     /// include the table's before the split).
     pub fn counters(&self) -> Counters {
