@@ -52,3 +52,22 @@ fn workers_must_be_at_least_one() {
     let out = lineage(&["scan", book.to_str().unwrap(), "--workers", "0"]);
     assert!(!out.status.success());
 }
+
+#[test]
+fn workers_come_from_the_config_file_and_are_bounded() {
+    let book = fixture("rust-book");
+    let book = book.to_str().unwrap();
+    let dir = common::TempDir::new("workers-config");
+    let config = |workers: u32| {
+        let file = dir.write(&format!("c{workers}.toml"), format!("workers = {workers}\n"));
+        file.to_str().unwrap().to_string()
+    };
+    let from_file = scan(&["scan", book, "--json", "--config", &config(3)]);
+    assert!(from_file == scan(&["scan", book, "--json", "--workers", "1"]));
+    // Read, and checked: an absurd count is refused with its key named.
+    let out = lineage(&["scan", book, "--config", &config(5000)]);
+    let line = common::fails_with_one_line(&out);
+    assert!(line.contains("workers") && line.contains("1024"), "{line}");
+    let out = lineage(&["scan", book, "--workers", "5000"]);
+    assert!(!out.status.success());
+}

@@ -34,9 +34,10 @@ pub(super) struct ScanArgs {
     #[arg(long)]
     json: bool,
     /// Threads of the origin pass, each owning a range of the table's buckets
-    /// (the same answers for any number; 1: the sequential pass) [default: the
-    /// cores available where there are 8 or more, else 1].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// (the same answers for any number; 1: the sequential pass; at most 1024)
+    /// [default: config `workers`, else the cores available where there are 8 or
+    /// more, else 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     workers: Option<u16>,
     #[command(flatten)]
     many: ManyArgs,
@@ -135,7 +136,10 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let filter = Filter::new(&config.include, &config.exclude)?;
     let poly = config.polynomial();
     let preparer = Preparer::new(params, &poly);
-    let workers = args.workers.map_or_else(default_workers, usize::from);
+    let workers = match args.workers.unwrap_or(config.workers) {
+        0 => default_workers(),
+        n => usize::from(n),
+    };
     let many = args.many.cluster()?;
     // Process 0 of many (or the only one) writes the report.
     let writes = many.as_ref().is_none_or(|c| c.process == 0);

@@ -20,6 +20,10 @@ use lineage_similar::fuzzy::LangChoice;
 use lineage_source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
 pub use save::{changed, save_params, snippet};
 
+/// The most threads an origin pass is split over: every pair of workers
+/// has a channel, so thousands would only spend memory.
+pub const MAX_WORKERS: u16 = 1024;
+
 /// Everything configurable, with its default.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -62,6 +66,10 @@ pub struct Config {
     /// Folder holding the indexes (one subfolder per root); empty: the
     /// platform data directory's `indexes/`.
     pub index_dir: String,
+    /// Threads of `scan`'s origin pass (split by bucket range; 1: the
+    /// sequential pass); 0: the cores available where there are 8 or
+    /// more, else 1.
+    pub workers: u16,
     pub sweep: SweepConfig,
     pub watch: WatchConfig,
     pub tui: TuiConfig,
@@ -336,6 +344,7 @@ impl Default for Config {
             gitignore: true,
             follow_symlinks: false,
             index_dir: String::new(),
+            workers: 0,
             sweep: SweepConfig::default(),
             watch: WatchConfig::default(),
             tui: TuiConfig::default(),
@@ -425,6 +434,12 @@ impl Config {
         }
         if self.bridge_limit == 0 {
             return Err(ConfigError::Value("bridge_limit must be at least 1".into()));
+        }
+        if self.workers > MAX_WORKERS {
+            return Err(ConfigError::Value(format!(
+                "workers must be between 0 (the cores available) and {MAX_WORKERS}, not {}",
+                self.workers
+            )));
         }
         let w = &self.watch;
         if !(1..=86_400).contains(&w.rescan_secs) {
@@ -642,6 +657,7 @@ mod tests {
             "gitignore",
             "follow_symlinks",
             "index_dir",
+            "workers",
             "sizes",
             "selectors",
             "evictions",
