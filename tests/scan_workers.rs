@@ -59,7 +59,10 @@ fn workers_come_from_the_config_file_and_are_bounded() {
     let book = book.to_str().unwrap();
     let dir = common::TempDir::new("workers-config");
     let config = |workers: u32| {
-        let file = dir.write(&format!("c{workers}.toml"), format!("workers = {workers}\n"));
+        let file = dir.write(
+            &format!("c{workers}.toml"),
+            format!("workers = {workers}\n"),
+        );
         file.to_str().unwrap().to_string()
     };
     let from_file = scan(&["scan", book, "--json", "--config", &config(3)]);

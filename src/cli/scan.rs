@@ -13,7 +13,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::spill::{self, KeySpill};
-use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, stream};
+use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs};
 use lineage_core::fingerprint::token_fps;
 use lineage_engine::config::Config;
 use lineage_origin::history::ReplayStats;
@@ -22,7 +22,7 @@ use lineage_origin::table::Table;
 use lineage_origin::{
     Estimation, Eviction, OriginPass, Outcome, Params, Regime, Selector, TableSize,
 };
-use lineage_source::{FileEntry, Filter, Skipped};
+use lineage_source::{FileEntry, Filter};
 use lineage_split::{Cluster, Labelled, Options, SplitPass};
 use lineage_store::corpus::{self, Part, Share};
 
@@ -191,10 +191,6 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
                 (prepared, keys)
             };
             let (skipped, stats) = run.sequential(pass, origins, prepare, &mut emit)?;
-            let skipped = skipped
-                .into_iter()
-                .map(|s| (s.path, s.reason.to_string()))
-                .collect();
             (skipped, Some(stats))
         }
         None => {
@@ -267,23 +263,49 @@ impl Run<'_> {
         mut origins: KeySpill,
         prepare: impl Fn(&FileEntry, &str) -> Read + Sync,
         emit: &mut dyn FnMut(&Outcome, &str) -> Result<(), Fatal>,
-    ) -> Result<(Vec<Skipped>, ReplayStats), Fatal> {
+    ) -> Result<(Vec<(String, String)>, ReplayStats), Fatal> {
+        let (walk, mut skipped) = self.walk()?;
+        let mut bar = Bar::new("scanning", walk.files.len());
         let mut id = 0u32;
-        let skipped = stream(
-            self.root,
-            self.filter,
-            self.config,
+        corpus::stream_files(
+            &walk.files,
+            self.config.max_file_size.0,
+            Share::ALL,
             prepare,
-            |file, (prepared, keys)| {
-                let o = prepare::run(pass.get()?, id, &prepared, &mut origins);
-                id += 1;
-                if self.aligns {
-                    keep_keys(&mut origins, keys)?;
+            |file, part| -> Result<(), Fatal> {
+                bar.step();
+                match part {
+                    Part::Read((prepared, keys)) => {
+                        let o = prepare::run(pass.get()?, id, &prepared, &mut origins);
+                        id += 1;
+                        if self.aligns {
+                            keep_keys(&mut origins, keys)?;
+                        }
+                        emit(&o, &file.path)
+                    }
+                    Part::Skipped(reason) => {
+                        skipped.push((file.path.clone(), reason.to_string()));
+                        Ok(())
+                    }
+                    Part::Elsewhere => Ok(()),
                 }
-                emit(&o, &file.path)
             },
         )?;
+        bar.done();
+        skipped.sort_by(|a, b| a.0.cmp(&b.0));
         Ok((skipped, ReplayStats::of(pass.get()?)))
+    }
+
+    /// The files in processing order, and those the walk left out (path,
+    /// why).
+    fn walk(&self) -> Result<(lineage_source::Walk, Vec<(String, String)>), Fatal> {
+        let c = self.config;
+        let mut walk = corpus::walk_sorted(self.root, self.filter, c.walk_options(), c.order)?;
+        let skipped = std::mem::take(&mut walk.skipped)
+            .into_iter()
+            .map(|s| (s.path, s.reason.to_string()))
+            .collect();
+        Ok((walk, skipped))
     }
 
     /// The pass split by bucket range (`lineage-split`) over `workers`
@@ -305,7 +327,14 @@ impl Run<'_> {
         emit: &mut dyn FnMut(&Outcome, &str) -> Result<(), Fatal>,
     ) -> Result<(Vec<(String, String)>, Option<ReplayStats>), Fatal> {
         let c = self.config;
-        let walk = corpus::walk_sorted(self.root, self.filter, c.walk_options(), c.order)?;
+        let (walk, mut skipped) = self.walk()?;
+        let mut bar = Bar::new(
+            &many.as_ref().map_or_else(
+                || "scanning".to_string(),
+                |m| format!("scanning (process {} of {})", m.process, m.hosts.len()),
+            ),
+            walk.files.len(),
+        );
         let mut options = Options::new(workers);
         let share = many.as_ref().map_or(Share::ALL, |m| Share {
             index: m.process,
@@ -348,6 +377,7 @@ impl Run<'_> {
             share,
             prepare,
             |file, part| -> Result<(), Fatal> {
+                bar.step();
                 let doc = |tokens, shingles, skipped| Doc {
                     path: file.path.clone(),
                     tokens,
@@ -371,14 +401,40 @@ impl Run<'_> {
             },
         )?;
         let ended = pass.finish(&mut done)?;
-        let mut skipped: Vec<(String, String)> = walk
-            .skipped
-            .into_iter()
-            .map(|s| (s.path, s.reason.to_string()))
-            .chain(left)
-            .collect();
+        bar.done();
+        skipped.extend(left);
         skipped.sort_by(|a, b| a.0.cmp(&b.0));
         Ok((skipped, ended.stats(&params)))
+    }
+}
+
+/// Files gone through, as a bar on stderr where it is a terminal (a long
+/// run over many processes shows each one's).
+struct Bar {
+    stderr: super::index::Stderr,
+    what: String,
+    done: u64,
+    total: u64,
+}
+
+impl Bar {
+    fn new(what: &str, total: usize) -> Bar {
+        Bar {
+            stderr: super::index::Stderr::new(),
+            what: what.to_string(),
+            done: 0,
+            total: total as u64,
+        }
+    }
+
+    fn step(&mut self) {
+        use lineage_store::index::Observer;
+        self.done += 1;
+        self.stderr.progress(&self.what, self.done, self.total);
+    }
+
+    fn done(&mut self) {
+        self.stderr.clear();
     }
 }
 
