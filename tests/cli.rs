@@ -1049,6 +1049,7 @@ fn peak_rss_kib(args: &[&str]) -> i64 {
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("run lineage");
+    // SAFETY: rusage is plain integers, for which all zeros are valid.
     let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
     // SAFETY: waits for our own child, writing into the two locals.
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };

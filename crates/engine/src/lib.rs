@@ -4,6 +4,8 @@
 //! the state (the TUI, `watch --json`, tests) sends [`Command`]s and receives
 //! [`Update`]s through a callback; it never waits on the engine.
 
+#![forbid(unsafe_code)]
+
 // The settings: below the engine's own modules, which it never uses
 // (tests/layers.rs).
 pub mod config;

@@ -11,6 +11,8 @@
 //! - `minhash`: one-permutation MinHash with optimal densification and LSH
 //!   banding tuned to the threshold, candidates verified by exact Jaccard.
 
+#![forbid(unsafe_code)]
+
 pub mod cluster;
 pub mod docs;
 pub mod exact;

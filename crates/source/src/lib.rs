@@ -782,24 +782,27 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn fifos_devices_and_links_swapped_in_are_never_read() {
-        let t = Tmp::new("fifo");
-        t.write("a.md", "text");
-        let e = entry(&t.0, "a.md");
-        fs::remove_file(t.0.join("a.md")).unwrap();
-        let c = std::ffi::CString::new(t.0.join("a.md").to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo with a NUL-terminated path and a mode.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        // No writer: a blocking open would never return.
-        assert_eq!(read(&e, 1 << 20), Err(SkipReason::NotRegular("fifo")));
-        fs::remove_file(t.0.join("a.md")).unwrap();
-        std::os::unix::fs::symlink("/dev/zero", t.0.join("a.md")).unwrap();
-        assert_eq!(read(&e, 1 << 20), Err(SkipReason::Symlink), "not followed");
-        // A walk lists a FIFO as skipped, with the reason, without opening it.
-        fs::remove_file(t.0.join("a.md")).unwrap();
-        // SAFETY: as above.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let w = walk(&t.0, &Filter::default_patterns()).unwrap();
-        assert_eq!(skips(&w), [("a.md".into(), SkipReason::NotRegular("fifo"))]);
+        // A regression here would block, not fail.
+        lineage_testing::within(std::time::Duration::from_secs(30), || {
+            let t = Tmp::new("fifo");
+            t.write("a.md", "text");
+            let e = entry(&t.0, "a.md");
+            fs::remove_file(t.0.join("a.md")).unwrap();
+            let c = std::ffi::CString::new(t.0.join("a.md").to_str().unwrap()).unwrap();
+            // SAFETY: mkfifo with a NUL-terminated path and a mode.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            // No writer: a blocking open would never return.
+            assert_eq!(read(&e, 1 << 20), Err(SkipReason::NotRegular("fifo")));
+            fs::remove_file(t.0.join("a.md")).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", t.0.join("a.md")).unwrap();
+            assert_eq!(read(&e, 1 << 20), Err(SkipReason::Symlink), "not followed");
+            // A walk lists a FIFO as skipped, with the reason, without opening it.
+            fs::remove_file(t.0.join("a.md")).unwrap();
+            // SAFETY: as above.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            let w = walk(&t.0, &Filter::default_patterns()).unwrap();
+            assert_eq!(skips(&w), [("a.md".into(), SkipReason::NotRegular("fifo"))]);
+        });
     }
 
     #[test]

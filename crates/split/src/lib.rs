@@ -29,6 +29,8 @@
 //! the next document's lookups read, so it runs the sequential pass on the
 //! caller's thread (as does an unbounded table, which has no buckets).
 
+#![forbid(unsafe_code)]
+
 mod cluster;
 
 use std::cell::RefCell;

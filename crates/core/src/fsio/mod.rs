@@ -321,27 +321,30 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn planted_links_and_special_targets_are_never_written_through() {
-        let t = Tmp::new("plant");
-        let victim = t.0.join("victim");
-        fs::write(&victim, b"precious").unwrap();
-        // The old predictable temp name, planted as a link to the victim.
-        std::os::unix::fs::symlink(&victim, t.0.join("out.bin.tmp")).unwrap();
-        write_atomic(&t.0.join("out.bin"), |w| w.write_all(b"data")).unwrap();
-        assert_eq!(fs::read(&victim).unwrap(), b"precious");
-        // A FIFO as the target is refused and stays a FIFO.
-        let fifo = t.0.join("pipe");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo with a NUL-terminated path and a mode.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let err = write_atomic(&fifo, |w| w.write_all(b"x")).unwrap_err();
-        assert!(err.to_string().contains("not a regular file"), "{err}");
-        use std::os::unix::fs::FileTypeExt;
-        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
-        // Reading one does not block, nor does a device's read go on.
-        assert!(read_bounded(&fifo, 1 << 20).is_err());
-        assert!(read_bounded(Path::new("/dev/zero"), 1 << 20).is_err());
-        assert_eq!(read_bounded(&victim, 100).unwrap(), b"precious");
-        assert!(read_bounded(&victim, 3).is_err(), "over the bound");
+        // A regression here would block, not fail.
+        lineage_testing::within(std::time::Duration::from_secs(30), || {
+            let t = Tmp::new("plant");
+            let victim = t.0.join("victim");
+            fs::write(&victim, b"precious").unwrap();
+            // The old predictable temp name, planted as a link to the victim.
+            std::os::unix::fs::symlink(&victim, t.0.join("out.bin.tmp")).unwrap();
+            write_atomic(&t.0.join("out.bin"), |w| w.write_all(b"data")).unwrap();
+            assert_eq!(fs::read(&victim).unwrap(), b"precious");
+            // A FIFO as the target is refused and stays a FIFO.
+            let fifo = t.0.join("pipe");
+            let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+            // SAFETY: mkfifo with a NUL-terminated path and a mode.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            let err = write_atomic(&fifo, |w| w.write_all(b"x")).unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+            use std::os::unix::fs::FileTypeExt;
+            assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+            // Reading one does not block, nor does a device's read go on.
+            assert!(read_bounded(&fifo, 1 << 20).is_err());
+            assert!(read_bounded(Path::new("/dev/zero"), 1 << 20).is_err());
+            assert_eq!(read_bounded(&victim, 100).unwrap(), b"precious");
+            assert!(read_bounded(&victim, 3).is_err(), "over the bound");
+        });
     }
 
     #[test]

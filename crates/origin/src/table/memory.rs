@@ -58,10 +58,18 @@ pub(crate) fn zeroed<T: Copy + Default>(n: usize, huge: bool) -> Vec<T> {
 }
 
 /// Element types whose all-zero bytes are a valid value, their default.
-pub(super) trait Zeroable: Copy + Default {}
-impl Zeroable for u8 {}
-impl Zeroable for u16 {}
-impl Zeroable for u32 {}
+///
+/// # Safety
+///
+/// An implementor must be valid with every byte zero: [`try_zeroed`]
+/// hands out zeroed memory as values of it.
+pub(super) unsafe trait Zeroable: Copy + Default {}
+// SAFETY: every bit pattern of an unsigned integer is valid; zero is 0.
+unsafe impl Zeroable for u8 {}
+// SAFETY: as for u8.
+unsafe impl Zeroable for u16 {}
+// SAFETY: as for u8.
+unsafe impl Zeroable for u32 {}
 
 /// [`zeroed`], or `None` when the memory cannot be had (the machine's, or
 /// an address-space limit): the allocator's zeroed memory is asked for

@@ -124,30 +124,33 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_fifo_a_link_or_a_device_at_the_lock_is_replaced_without_waiting() {
-        let dir = std::env::temp_dir().join(format!("lineage-lock-odd-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(FILE);
-        let target = dir.join("target");
-        std::fs::write(&target, "kept").unwrap();
-        let plant: [&dyn Fn(); 3] = [
-            &|| {
-                let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-                // SAFETY: mkfifo with a NUL-terminated path and a mode.
-                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-            },
-            &|| std::os::unix::fs::symlink(&target, &path).unwrap(),
-            &|| std::os::unix::fs::symlink("/dev/null", &path).unwrap(),
-        ];
-        for plant in plant {
-            plant();
-            let lock = acquire(&dir).unwrap();
-            assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
-            assert!(matches!(acquire(&dir), Err(IndexError::Locked(..))));
-            drop(lock);
-            std::fs::remove_file(&path).unwrap();
-        }
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
-        std::fs::remove_dir_all(&dir).unwrap();
+        // A regression here would block, not fail.
+        lineage_testing::within(std::time::Duration::from_secs(30), || {
+            let dir = std::env::temp_dir().join(format!("lineage-lock-odd-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join(FILE);
+            let target = dir.join("target");
+            std::fs::write(&target, "kept").unwrap();
+            let plant: [&dyn Fn(); 3] = [
+                &|| {
+                    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+                    // SAFETY: mkfifo with a NUL-terminated path and a mode.
+                    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+                },
+                &|| std::os::unix::fs::symlink(&target, &path).unwrap(),
+                &|| std::os::unix::fs::symlink("/dev/null", &path).unwrap(),
+            ];
+            for plant in plant {
+                plant();
+                let lock = acquire(&dir).unwrap();
+                assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+                assert!(matches!(acquire(&dir), Err(IndexError::Locked(..))));
+                drop(lock);
+                std::fs::remove_file(&path).unwrap();
+            }
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+            std::fs::remove_dir_all(&dir).unwrap();
+        });
     }
 }

@@ -469,44 +469,50 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_fifo_in_place_of_the_snapshot_is_damage_not_a_wait() {
-        let d = dir("fifo");
-        let c = std::ffi::CString::new(d.join(FILE).to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo with a NUL-terminated path and a mode.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let (tp, t, h) = sample();
-        assert!(matches!(
-            read(&d, "k=8 test", tp, || 0),
-            Err(Unusable::Corrupt(_))
-        ));
-        // The index folder is ours: the FIFO is replaced by a snapshot.
-        write(&d, &h, &t).unwrap();
-        assert!(read(&d, "k=8 test", tp, || 0).is_ok());
-        fs::remove_dir_all(&d).unwrap();
+        // A regression here would block, not fail.
+        lineage_testing::within(std::time::Duration::from_secs(30), || {
+            let d = dir("fifo");
+            let c = std::ffi::CString::new(d.join(FILE).to_str().unwrap()).unwrap();
+            // SAFETY: mkfifo with a NUL-terminated path and a mode.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            let (tp, t, h) = sample();
+            assert!(matches!(
+                read(&d, "k=8 test", tp, || 0),
+                Err(Unusable::Corrupt(_))
+            ));
+            // The index folder is ours: the FIFO is replaced by a snapshot.
+            write(&d, &h, &t).unwrap();
+            assert!(read(&d, "k=8 test", tp, || 0).is_ok());
+            fs::remove_dir_all(&d).unwrap();
+        });
     }
 
     #[cfg(target_os = "linux")]
     #[test]
     fn a_fifo_in_place_of_the_journal_is_damage_not_a_wait() {
-        let d = dir("jfifo");
-        let (tp, t, h) = sample();
-        write(&d, &h, &t).unwrap();
-        let c = std::ffi::CString::new(d.join(JOURNAL).to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo with a NUL-terminated path and a mode.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        assert!(matches!(
-            read(&d, "k=8 test", tp, || 0),
-            Err(Unusable::Journal(_))
-        ));
-        // Never appended to: the caller writes the snapshot whole instead.
-        assert!(matches!(
-            append(&d, h.instance, (7, 42), (8, 1), &t),
-            Ok(None)
-        ));
-        // A snapshot written whole removes it.
-        write(&d, &h, &t).unwrap();
-        assert!(fs::symlink_metadata(d.join(JOURNAL)).is_err());
-        assert!(read(&d, "k=8 test", tp, || 0).is_ok());
-        fs::remove_dir_all(&d).unwrap();
+        // A regression here would block, not fail.
+        lineage_testing::within(std::time::Duration::from_secs(30), || {
+            let d = dir("jfifo");
+            let (tp, t, h) = sample();
+            write(&d, &h, &t).unwrap();
+            let c = std::ffi::CString::new(d.join(JOURNAL).to_str().unwrap()).unwrap();
+            // SAFETY: mkfifo with a NUL-terminated path and a mode.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            assert!(matches!(
+                read(&d, "k=8 test", tp, || 0),
+                Err(Unusable::Journal(_))
+            ));
+            // Never appended to: the caller writes the snapshot whole instead.
+            assert!(matches!(
+                append(&d, h.instance, (7, 42), (8, 1), &t),
+                Ok(None)
+            ));
+            // A snapshot written whole removes it.
+            write(&d, &h, &t).unwrap();
+            assert!(fs::symlink_metadata(d.join(JOURNAL)).is_err());
+            assert!(read(&d, "k=8 test", tp, || 0).is_ok());
+            fs::remove_dir_all(&d).unwrap();
+        });
     }
 
     /// A folder or a link at a table file's name was read
