@@ -3,24 +3,14 @@
 //! not that a page was deleted or renamed, nor when. The engine notes each
 //! deletion and rename it tells of here; the newest [`KEPT`] are kept.
 //!
-//! The table, `departures`, is created on first use rather than in the
-//! schema (as `near_sketches` is), so an index of any schema version takes
-//! it without a migration; an index without it has told of none.
+//! The table, `departures`, is in the schema (schema.rs) since version 8.
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
 use super::{Index, IndexError};
 
 /// Departures kept at most (the Events pane lists 1,000 events).
 pub(crate) const KEPT: i64 = 1000;
-
-const DDL: &str = "CREATE TABLE IF NOT EXISTS departures (
-    seq   INTEGER PRIMARY KEY,
-    at_ms INTEGER NOT NULL,
-    path  TEXT    NOT NULL,
-    dest  TEXT,
-    id    INTEGER
-)";
 
 /// A page deleted (`to` None) or renamed, at `at_ms` (milliseconds since the
 /// epoch, when it was seen).
@@ -40,7 +30,6 @@ impl Index {
             return Ok(());
         }
         let tx = self.db.transaction()?;
-        tx.execute(DDL, [])?;
         {
             let mut put = tx.prepare_cached(
                 "INSERT INTO departures (at_ms, path, dest, id) VALUES (?1, ?2, ?3, ?4)",
@@ -57,20 +46,9 @@ impl Index {
         Ok(())
     }
 
-    /// The newest `n` departures, newest first (none when the table was
-    /// never made).
+    /// The newest `n` departures, newest first.
     pub fn departures(&self, n: usize) -> Result<Vec<Departure>, IndexError> {
         let c = self.db.conn();
-        let made: Option<i64> = c
-            .query_row(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'departures'",
-                [],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if made.is_none() {
-            return Ok(Vec::new());
-        }
         let mut st =
             c.prepare("SELECT at_ms, path, dest, id FROM departures ORDER BY seq DESC LIMIT ?1")?;
         let rows = st.query_map([n as i64], |r| {

@@ -6,10 +6,7 @@
 //! both.
 //!
 //! The sketches live in `near_sketches (id INTEGER PRIMARY KEY, sketch BLOB)`,
-//! created here on first use rather than in the schema, so indexes of every
-//! schema version take it without a migration; the schema's 64-bit
-//! `sketches` table (simhash, before the live clusters used MinHash) is
-//! emptied on a reset and otherwise left alone.
+//! the links in `near (a, b, similarity)` (schema.rs).
 
 use std::collections::HashMap;
 
@@ -30,9 +27,6 @@ pub struct Near {
 /// One version's sketch (empty: no shingles, nothing indexed) and the pairs
 /// it was found in.
 pub type NearRow = (u32, Vec<u8>, Vec<(u32, u32, f64)>);
-
-const SKETCHES_DDL: &str =
-    "CREATE TABLE IF NOT EXISTS near_sketches (id INTEGER PRIMARY KEY, sketch BLOB NOT NULL)";
 
 impl Index {
     /// The stored state, if it was computed with `settings`.
@@ -58,9 +52,7 @@ impl Index {
     /// Forget the stored state; what follows is for `settings`.
     pub fn reset_near(&mut self, settings: &str) -> Result<(), IndexError> {
         let tx = self.db.transaction()?;
-        tx.execute(SKETCHES_DDL, [])?;
         tx.execute("DELETE FROM near_sketches", [])?;
-        tx.execute("DELETE FROM sketches", [])?;
         tx.execute("DELETE FROM near", [])?;
         schema::set_meta(&tx, "near", settings)?;
         tx.commit()?;
@@ -81,7 +73,6 @@ impl Index {
             return Ok(());
         }
         let tx = self.db.transaction()?;
-        tx.execute(SKETCHES_DDL, [])?;
         {
             let mut sk =
                 tx.prepare_cached("INSERT OR REPLACE INTO near_sketches VALUES (?1, ?2)")?;

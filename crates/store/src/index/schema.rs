@@ -17,17 +17,23 @@
 //! outcomes     (id PRIMARY KEY, shingles, selected, fresh_tokens, top_origin,
 //!               dominant_origin, origins BLOB, runs BLOB, sum)
 //! skipped      (path PRIMARY KEY, reason, binary, size, mtime_ns)
-//! sketches     (id PRIMARY KEY, simhash)           -- 64-bit simhash of the
-//!                                                  -- k-shingle set (the sliced Hamming table)
+//! near_sketches (id PRIMARY KEY, sketch BLOB)     -- each live version's MinHash
+//!                                                  -- sketch (index/near.rs)
 //! near         (a, b, similarity)                  -- verified near-duplicate
 //!                                                  -- links of the live clusters
 //!                                                  -- (engine/clusters.rs), a < b;
 //!                                                  -- meta.near names their settings
 //! texts        (id PRIMARY KEY, checksum, size,    -- every version's bytes,
 //!               stored, zstd BLOB)                 -- once per content
-//! versions_past INDEX on versions (status, text,  -- made at every open if
-//!               tokens)                            -- missing (index/history.rs)
+//! departures   (seq PRIMARY KEY, at_ms, path,      -- pages deleted or renamed,
+//!               dest, id)                          -- the newest 1,000 (index/departures.rs)
+//! versions_past INDEX on versions (status, text,  -- the versions not live
+//!               tokens)                            -- (index/history.rs)
 //! ```
+//!
+//! Every table and index is made here: [`DDL`] for a new index, and
+//! [`MIGRATIONS`] from each older schema to the next, so an index migrated
+//! from any of them has the tables of a new one (a test checks it).
 //!
 //! Writes go through one transaction per batch (the caller's), so a crash at
 //! any point leaves the last committed batch. The WAL journal with
@@ -59,7 +65,7 @@ const CHECKED: &str = "index.db-checked";
 /// What goes with the database: SQLite's files and the check's stamp.
 pub(crate) const BESIDE: [&str; 4] = [WAL, SHM, JOURNAL, CHECKED];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub(crate) const SCHEMA_VERSION: i64 = 7;
+pub(crate) const SCHEMA_VERSION: i64 = 8;
 /// The first schema whose fingerprints are taken under the seeded polynomial.
 pub(crate) const SEEDED_SINCE: i64 = 5;
 
@@ -135,9 +141,9 @@ const DDL: &str = concat!(
     size     INTEGER,
     mtime_ns INTEGER
 ) WITHOUT ROWID;
-CREATE TABLE sketches (
-    id      INTEGER PRIMARY KEY,
-    simhash INTEGER NOT NULL
+CREATE TABLE near_sketches (
+    id     INTEGER PRIMARY KEY,
+    sketch BLOB NOT NULL
 );
 CREATE TABLE near (
     a          INTEGER NOT NULL,
@@ -153,7 +159,15 @@ CREATE TABLE texts (
     zstd     BLOB    NOT NULL
 );
 CREATE UNIQUE INDEX texts_content ON texts (checksum, size);
-CREATE INDEX texts_stored ON texts (stored);"
+CREATE INDEX texts_stored ON texts (stored);
+CREATE TABLE departures (
+    seq   INTEGER PRIMARY KEY,
+    at_ms INTEGER NOT NULL,
+    path  TEXT    NOT NULL,
+    dest  TEXT,
+    id    INTEGER
+);
+CREATE INDEX versions_past ON versions (status, text, tokens);"
 );
 
 /// Schema upgrades in place, each from its version to the next, so an index
@@ -162,7 +176,10 @@ CREATE INDEX texts_stored ON texts (stored);"
 /// polynomial, so those indexes are rebuilt from the files. 6 adds the row
 /// sums: the two tables are copied into new ones that compute them. 7 adds
 /// `versions.seen_ms` to the row and its sum, so the versions are copied
-/// again; theirs is NULL (when they were seen was not kept).
+/// again; theirs is NULL (when they were seen was not kept). 8 makes here
+/// what earlier versions made on first use (`near_sketches`, `departures`,
+/// `versions_past`: a migration from 5 or 6 dropped the index with the old
+/// table) and drops `sketches`, the simhash table no version since 5 filled.
 const MIGRATIONS: &[(i64, &str)] = &[(
     5,
     concat!(
@@ -188,6 +205,21 @@ const MIGRATIONS: &[(i64, &str)] = &[(
          DROP TABLE versions;
          ALTER TABLE versions_7 RENAME TO versions;"
     ),
+), (
+    7,
+    "CREATE TABLE IF NOT EXISTS near_sketches (
+    id     INTEGER PRIMARY KEY,
+    sketch BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS departures (
+    seq   INTEGER PRIMARY KEY,
+    at_ms INTEGER NOT NULL,
+    path  TEXT    NOT NULL,
+    dest  TEXT,
+    id    INTEGER
+);
+CREATE INDEX IF NOT EXISTS versions_past ON versions (status, text, tokens);
+DROP TABLE IF EXISTS sketches;",
 )];
 
 /// The SQL function behind the row sums: the XXH64 of its arguments, each
@@ -523,9 +555,6 @@ impl Db {
                 "the row of {row} fails its checksum"
             )));
         }
-        // Made on first use (no migration): an index of the fifth schema
-        // made before it gains it at its next open.
-        conn.execute_batch(super::history::PAST_INDEX)?;
         Ok((Db { conn, damaged }, fresh))
     }
 
@@ -1087,6 +1116,9 @@ mod tests {
         drop(c);
         let (mut db, fresh) = Db::open(&path).expect("migrated, its sums sound");
         assert!(!fresh);
+        let new = dir.join("new.db");
+        drop(Db::open(&new).unwrap());
+        assert_eq!(shape(db.conn()), shape(&Connection::open(&new).unwrap()));
         let unknown: Vec<HistoryRow> = (before.0.iter().cloned())
             .map(|h| HistoryRow { seen_ms: None, ..h })
             .collect();
@@ -1171,6 +1203,76 @@ mod tests {
         assert_eq!(db.version_of(1).unwrap(), None);
         assert_eq!(db.history().unwrap()[0].fresh_tokens, 12);
         assert_eq!(db.history().unwrap()[0].seen_ms, Some(1_700_000_000_123));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    /// The tables, columns and indexes of a database, in name order: what
+    /// a migration must leave as a new index has them.
+    fn shape(c: &Connection) -> Vec<String> {
+        let mut names: Vec<(String, String, String)> = c
+            .prepare(
+                "SELECT type, name, tbl_name FROM sqlite_master
+                 WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        names.sort();
+        let mut shape = Vec::new();
+        for (kind, name, table) in names {
+            let (pragma, what) = if kind == "table" {
+                (
+                    "table_xinfo",
+                    "cid, name, type, \"notnull\", dflt_value, pk, hidden",
+                )
+            } else {
+                ("index_xinfo", "seqno, cid, name, desc, coll, key")
+            };
+            let sql = format!("SELECT {what} FROM pragma_{pragma}(?1)");
+            let mut st = c.prepare(&sql).unwrap();
+            let n = st.column_count();
+            let rows: Vec<String> = st
+                .query_map([&name], |r| {
+                    Ok((0..n)
+                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                        .collect::<Vec<_>>()
+                        .join(" "))
+                })
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            shape.push(format!("{kind} {name} on {table}: {}", rows.join("; ")));
+        }
+        shape
+    }
+
+    /// An index of schema 7 (its tables made on first use, the dead
+    /// simhash table still there) migrates to what a new index has.
+    #[test]
+    fn a_migrated_database_has_the_tables_of_a_new_one() {
+        let dir = std::env::temp_dir().join(format!("lineage-schema7-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (new, old) = (dir.join("new.db"), dir.join(FILE));
+        drop(Db::open(&new).unwrap());
+        drop(Db::open(&old).unwrap());
+        let c = Connection::open(&old).unwrap();
+        c.execute_batch(
+            "DROP TABLE near_sketches;
+             DROP TABLE departures;
+             DROP INDEX versions_past;
+             CREATE TABLE sketches (id INTEGER PRIMARY KEY, simhash INTEGER NOT NULL);
+             PRAGMA user_version = 7;
+             UPDATE meta SET value = '7' WHERE key = 'schema_version';",
+        )
+        .unwrap();
+        assert_ne!(shape(&c), shape(&Connection::open(&new).unwrap()));
+        drop(c);
+        let (db, fresh) = Db::open(&old).unwrap();
+        assert!(!fresh);
+        assert_eq!(shape(db.conn()), shape(&Connection::open(&new).unwrap()));
+        drop(db);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
