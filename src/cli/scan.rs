@@ -4,7 +4,7 @@
 //! in parallel, then goes through the origin pass in order, and each
 //! document's result is written as it comes. What stays is the table, one
 //! batch, and a path and a few numbers a document for the summary, so memory
-//! does not grow with the text (README, "Memory").
+//! does not grow with the text (docs/reference.md, "Memory").
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,6 @@
 //! Earlier versions' shingle keys for alignment in a one-pass `scan`,
 //! which holds no history: in memory up to a budget, then in a temporary
-//! file read back by offset (README, "Memory"). The file is removed as soon
+//! file read back by offset (docs/reference.md, "Memory"). The file is removed as soon
 //! as it is open (Unix), so nothing is left behind, whatever ends the
 //! process.
 

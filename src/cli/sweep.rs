@@ -1,8 +1,8 @@
 //! `lineage sweep ROOT`: the exact result once, then every combination of
 //! settings scored against it (DO, TF, ssr), replaying selected units. The
 //! folder's fingerprints are selected a batch of documents at a time and
-//! freed; the replays hold only the units and the exact result (README,
-//! "Memory").
+//! freed; the replays hold only the units and the exact result
+//! (docs/reference.md, "Memory").
 
 use std::io::Write;
 

@@ -103,6 +103,9 @@ pub struct Labeller {
     estimator: Estimator,
     aligner: Aligner,
     labels: Vec<u32>,
+    /// The labels without alignment, where the budget left an origin
+    /// unread (see [`Labeller::label`]).
+    unaligned: Vec<u32>,
 }
 
 impl Labeller {
@@ -112,6 +115,7 @@ impl Labeller {
             estimator: Estimator::default(),
             aligner: Aligner::default(),
             labels: Vec::new(),
+            unaligned: Vec::new(),
         }
     }
 
@@ -141,13 +145,26 @@ impl Labeller {
         // have missed a copy: alignment replaces the guess by neighbours.
         // (Settings that do not align skip the scan of the slots.)
         if p.aligns() && incomplete() {
+            self.unaligned.clone_from(&self.labels);
             self.aligner
                 .align(doc, keys, hits, &mut self.labels, origins);
-            // Units outside the sample beside a hit on an origin the budget
-            // left unread may be that origin's: guessed by neighbours, as
-            // without alignment (docs/algorithms.md §3.2).
-            if p.eviction == Eviction::BottomK && self.aligner.any_unread() {
+            if self.aligner.any_unread() && p.eviction == Eviction::BottomK {
                 let aligner = &self.aligner;
+                // A unit alignment gave a later origin than the one its
+                // nearest sampled unit names, which the budget left unread
+                // (a long page first, then a short one that took the text
+                // from it: the long one is past the budget), is the earlier
+                // one's as far as anything read can tell: the guess by
+                // neighbours stands there, as without alignment.
+                interpolate(doc, slots, &mut self.unaligned);
+                for (l, &was) in self.labels.iter_mut().zip(&self.unaligned) {
+                    if *l != doc && was < *l && aligner.unread(was) {
+                        *l = was;
+                    }
+                }
+                // Units outside the sample beside a hit on an origin the
+                // budget left unread may be that origin's: guessed by
+                // neighbours, as without alignment (docs/algorithms.md §3.2).
                 interpolate_where(doc, slots, &mut self.labels, |o| aligner.unread(o));
             }
         } else if p.eviction == Eviction::BottomK {
@@ -490,5 +507,59 @@ mod tests {
             assert_eq!(share(&labels[..200], 1), 1.0, "{eviction}");
             assert_eq!(share(&labels[2200..], 1), 1.0, "{eviction}");
         }
+    }
+
+    /// A page quoting a short page (B) that itself took the text from a
+    /// long one (A, earlier): the page's sampled hits name A, and a few name
+    /// what only B holds. A is too long for alignment's budget, B is read:
+    /// B's claim on the text A had first is no better than a guess, so the
+    /// page gets the labels it gets without alignment, not B's.
+    #[test]
+    fn alignment_past_an_unread_earlier_origin_is_no_worse_than_none() {
+        let (a, b, page_id) = (0u32, 1u32, 2u32);
+        let page: Vec<u64> = (0..200u64).map(|i| 7 << 40 | i).collect();
+        // A: the page's text inside 80,000 keys of its own (past the budget
+        // of 16 × 200 + 65,536); B: the page's text and two keys of its own.
+        let mut long: Vec<u64> = (0..80_000u64).map(|i| 9 << 40 | i).collect();
+        long.splice(40_000..40_000, page[..190].iter().copied());
+        let mut short = page.clone();
+        short[195] = 5 << 40;
+        let versions = [long, short];
+        let mut hits = vec![None; page.len()];
+        let mut slots = vec![Slot::of_sample(false); page.len()];
+        let at = |origin: u32| {
+            Some(Hit {
+                origin,
+                offset: 0,
+                prev: 0,
+                next: 0,
+            })
+        };
+        for i in (0..190).step_by(10) {
+            hits[i] = at(a);
+            slots[i] = Slot::of_sample(true);
+        }
+        for i in [191, 193] {
+            hits[i] = at(b);
+            slots[i] = Slot::of_sample(true);
+        }
+        let labels = |align: bool| {
+            let params = Params {
+                selector: Selector::All,
+                eviction: Eviction::BottomK,
+                estimation: Estimation::Nb,
+                align,
+                ..Params::default()
+            };
+            let mut l = Labeller::new(params);
+            l.label(page_id, &page, &hits, &slots, || true, &mut &versions[..])
+                .to_vec()
+        };
+        let (aligned, unaligned) = (labels(true), labels(false));
+        assert!(unaligned[..185].iter().all(|&l| l == a), "{unaligned:?}");
+        // What A may hold is labelled as without alignment; what no origin
+        // read holds, beside no hit on A, stays new (unit 195: it is).
+        assert_eq!(aligned[..195], unaligned[..195]);
+        assert_eq!(aligned[195], page_id);
     }
 }

@@ -7,7 +7,7 @@
 //! sequential, beside the selection of the next batch. What stays is what the
 //! replays read: each selector's units, the exact result and its token counts;
 //! a document's token fingerprints and shingle keys live only while its batch
-//! is selected (README, "Memory"). Runs are then replayed in parallel, longest
+//! is selected (docs/reference.md, "Memory"). Runs are then replayed in parallel, longest
 //! first, and a run whose table never evicts is replayed once for all runs it
 //! equals.
 

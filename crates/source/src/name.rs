@@ -5,7 +5,7 @@
 //! is not UTF-8 as [`ESCAPE`] followed by the char of the same number
 //! (U+0080..U+00FF), and [`ESCAPE`] itself doubled. A UTF-8 name is its own
 //! name; [`bytes`] gives the exact path back for the file system; [`display`]
-//! is the lossy form for JSON (see `path_hex` in the README); [`escaped`] is
+//! is the lossy form for JSON (see `path_hex` in docs/formats.md §1); [`escaped`] is
 //! the form for a terminal, exact and with nothing hidden ([`is_hidden`]).
 
 use std::borrow::Cow;
