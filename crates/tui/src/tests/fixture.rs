@@ -305,6 +305,8 @@ pub(crate) fn origin_view(exact: bool) -> OriginView {
             fresh_percent: share(12),
             text_kept: true,
             mtime_ns: 1_700_000_000_000_000_000 + 13 * 60_000_000_000,
+            // Seen 5 min 7 s after its file was written.
+            seen_ms: Some(1_700_000_000_000 + 18 * 60_000 + 7_000),
         }],
         exact,
         text: Ok(V2_TEXT.to_string()),
@@ -379,6 +381,7 @@ pub(crate) fn v1_view() -> OriginView {
             fresh_percent: 100.0,
             text_kept: true,
             mtime_ns: 1_700_000_000_000_000_000,
+            seen_ms: Some(1_700_000_000_000 + 42_000),
         }],
         exact: false,
         text: Ok(V1_TEXT.to_string()),
@@ -406,9 +409,14 @@ pub(crate) fn versions_view() -> OriginView {
     let mut first = v.versions[0].clone();
     (first.id, first.version, first.text_kept) = (VERSION_1, 1, false);
     first.mtime_ns -= 3 * 86_400_000_000_000;
+    // Recorded by an index from before it kept when: its file's time.
+    first.seen_ms = None;
     let mut third = v.versions[0].clone();
     (third.id, third.version, third.fresh_percent) = (VERSION_3, 3, 2.5);
     third.mtime_ns += 86_400_000_000_000 + 7_200_000_000_000;
+    // Copied in with an old mtime: seen the next day, written long before.
+    third.mtime_ns -= 30 * 86_400_000_000_000;
+    third.seen_ms = third.seen_ms.map(|ms| ms + 86_400_000 + 7_200_000);
     v.versions = vec![first, v.versions[0].clone(), third];
     v
 }

@@ -302,16 +302,36 @@ fn adopt_asks_first() {
 
 #[test]
 fn versions_of_a_replaced_page() {
-    for (w, h) in [(80, 24), (120, 40)] {
+    let view = fixture::versions_view();
+    let seen = |i: usize| view.versions[i].seen_ms.unwrap();
+    let today = seen(1).div_euclid(86_400_000);
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
         let mut a = app(w, h);
+        a.today = Some(today);
         a.origin.open(fixture::V2_INSTALL);
         a.tab = crate::app::Tab::Origin;
-        engine(&mut a, Update::Origin(Arc::new(fixture::versions_view())));
+        engine(&mut a, Update::Origin(Arc::new(view.clone())));
         let shown = screen(&a, &dark());
         assert!(shown.contains("replaced by v3"), "{shown}");
         keys(&mut a, "v");
         let shown = screen(&a, &dark());
-        assert!(shown.contains("text not kept") && shown.contains("current"));
+        assert!(
+            shown.contains("text not kept") && shown.contains("current"),
+            "{shown}"
+        );
+        // Each version when lineage saw it, as Events and the status bar
+        // tell it: today's by the clock, another day's with its date; the
+        // file's mtime only where an older index kept nothing else.
+        let text = rows(&a).join("\n");
+        let at = |ms: i64| crate::panes::events::when(ms, Some(today));
+        let mtime_ms = |i: usize| view.versions[i].mtime_ns.div_euclid(1_000_000);
+        for expected in [at(mtime_ms(0)), at(seen(1)), at(seen(2))] {
+            assert!(
+                text.contains(&format!("seen {expected}")),
+                "{expected}: {text}"
+            );
+        }
+        assert!(!text.contains(&at(mtime_ms(2))), "{text}");
         insta::assert_snapshot!(format!("versions_{w}x{h}"), shown);
     }
     // In exact mode the list says its figures are the estimates.
