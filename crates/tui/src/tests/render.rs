@@ -432,7 +432,7 @@ fn an_earlier_version_of_the_page_is_named_so_as_its_origin() {
 
 #[test]
 fn copies_of_a_page() {
-    for (w, h) in [(80, 24), (120, 40)] {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
         let mut a = app(w, h);
         a.tab = crate::app::Tab::Origin;
         a.origin.open(fixture::V1_INSTALL);
@@ -441,9 +441,34 @@ fn copies_of_a_page() {
         assert!(screen(&a, &dark()).contains("finding the pages"));
         engine(&mut a, Update::Copies(Arc::new(fixture::copies_view())));
         let shown = screen(&a, &dark());
-        assert!(shown.contains("Copies of v1/installation.md v1: 2 pages, newest first"));
-        assert!(shown.contains("45 of 893 tokens, 1 passage"), "{shown}");
+        let text = rows(&a).join("\n");
+        assert!(
+            text.contains("Copies of v1/installation.md v1: 2 pages, by share"),
+            "{text}"
+        );
+        assert!(text.contains("45 of 893 tokens, 1 passage"), "{text}");
+        // By share: v2's page (most of it taken from here) first; the
+        // other order one key away, the key shown.
+        let v2 = text.find("96.2 %").unwrap();
+        assert!(v2 < text.find("5.0 %").unwrap(), "{text}");
+        assert!(text.contains("s newest first"), "{text}");
         insta::assert_snapshot!(format!("copies_{w}x{h}"), shown);
+        keys(&mut a, "s");
+        let text = rows(&a).join("\n");
+        assert!(text.contains("2 pages, newest first"), "{text}");
+        assert!(text.contains("s by share"), "{text}");
+        let v2 = text.find("96.2 %").unwrap();
+        assert!(v2 > text.find("5.0 %").unwrap(), "{text}");
+        // Nothing cut at the right edge without a `…`.
+        for line in rows(&a) {
+            assert!(
+                line.ends_with(' ')
+                    || line.ends_with('│')
+                    || line.ends_with('┐')
+                    || line.ends_with('┘'),
+                "{line}"
+            );
+        }
     }
     let mut a = app(80, 24);
     a.tab = crate::app::Tab::Origin;

@@ -750,7 +750,22 @@ fn copies_of_the_page_shown_open_at_their_passage_and_back_returns() {
     engine(&mut a, Update::Copies(Arc::new(stale)));
     assert!(a.copies.as_ref().is_some_and(|c| c.view.is_none()));
     engine(&mut a, Update::Copies(Arc::new(copies_view())));
-    // Down to v2's page (the second, older), open it.
+    // By share: v2's page (most of it from here) before the FAQ, though
+    // the FAQ is newer.
+    let ids = |a: &crate::App| -> Vec<u32> {
+        let v = a.copies.as_ref().and_then(|c| c.view.clone()).unwrap();
+        v.copies.iter().map(|c| c.id).collect()
+    };
+    assert_eq!(ids(&a), [V2_INSTALL, FAQ]);
+    // s: newest first, the selection kept on v2's page; s again by share.
+    assert!(keys(&mut a, "s").is_empty());
+    assert_eq!(ids(&a), [FAQ, V2_INSTALL]);
+    assert_eq!(a.copies.as_ref().unwrap().cursor.selected, 1);
+    keys(&mut a, "s");
+    assert_eq!(ids(&a), [V2_INSTALL, FAQ]);
+    assert_eq!(a.copies.as_ref().unwrap().cursor.selected, 0);
+    // Newest first again, the FAQ selected: down to v2's page, open it.
+    keys(&mut a, "sk");
     press(&mut a, KeyCode::Down);
     assert_eq!(
         press(&mut a, KeyCode::Enter),
