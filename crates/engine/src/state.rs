@@ -312,6 +312,19 @@ pub struct CopiesView {
     pub copies: Vec<PageCopy>,
 }
 
+/// Which pages carry a page's text: the answer to
+/// [`super::Command::Shared`] (`query::shared`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedView {
+    /// The page's version asked about.
+    pub id: u32,
+    pub path: String,
+    pub version: u32,
+    pub tokens: u32,
+    /// Most of the page first.
+    pub shares: Vec<PageShare>,
+}
+
 /// A later page that copies from another: the reverse of an origin, for
 /// "who copies this page" (`lineage copies`).
 #[derive(Clone, Debug, PartialEq)]

@@ -8,6 +8,7 @@ pub(crate) mod documents;
 pub(crate) mod events;
 pub(crate) mod find;
 pub(crate) mod origin;
+pub(crate) mod shared;
 pub(crate) mod status;
 pub mod table;
 pub(crate) mod tune;
@@ -43,6 +44,9 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
     }
     if app.copies.is_some() {
         copies::render(app, theme, s.body, f);
+    }
+    if app.shared.is_some() {
+        shared::render(app, theme, s.body, f);
     }
     if crate::find::is_open(app) {
         find::render(app, theme, s.body, f);

@@ -160,6 +160,7 @@ pub(crate) fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
             (Action::Back, "back"),
             (Action::Versions, "versions"),
             (Action::Copies, "copies"),
+            (Action::Shared, "shared"),
             (Action::Exact, "exact"),
             (Action::Cluster, "cluster"),
         ],

@@ -481,6 +481,81 @@ fn copies_of_a_page() {
     assert!(screen(&a, &dark()).contains("No other live page copies from it."));
 }
 
+/// Which pages carry the text of the page shown (P from Origin), most of
+/// it first, with the selected page's passages and their words under the
+/// list, at every size.
+#[test]
+fn pages_sharing_the_text_of_a_page() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        a.tab = crate::app::Tab::Origin;
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        keys(&mut a, "P");
+        assert!(rows(&a).join("\n").contains("Shared: finding the pages"));
+        engine(&mut a, Update::Shared(Arc::new(fixture::shared_view())));
+        let shown = screen(&a, &dark());
+        let text = rows(&a).join("\n");
+        assert!(
+            text.contains("Shared with v1/installation.md v1: 3 pages"),
+            "{text}"
+        );
+        assert!(
+            w < 80 || text.contains("3 pages, most of it first"),
+            "{text}"
+        );
+        let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s}: {text}"));
+        assert!(
+            at("v2/installation.md") < at("v3/installation.md"),
+            "{text}"
+        );
+        assert!(at("v3/installation.md") < at("faq.md"), "{text}");
+        assert!(text.contains("45 tokens, 1 passage"), "{text}");
+        // The selected page's passages, with the page's words.
+        let view = fixture::shared_view();
+        let p = view.shares[0].passages[0];
+        let range = format!("  {}–{}", p.page.0, p.page.1);
+        assert!(text.contains(&range), "{text}");
+        let words = {
+            let v1 = fixture::v1_view();
+            let b = crate::panes::token_bytes(&v1.spans, p.page.0..p.page.1).unwrap();
+            let t = fixture::V1_TEXT[b]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .to_string();
+            t
+        };
+        assert!(text.contains(&format!("│ {words}")), "{words}: {text}");
+        assert!(text.contains("enter open"), "{text}");
+        for line in rows(&a) {
+            assert!(
+                line.ends_with(' ')
+                    || line.ends_with('│')
+                    || line.ends_with('┐')
+                    || line.ends_with('┘')
+                    || line.ends_with('…'),
+                "{line}"
+            );
+        }
+        insta::assert_snapshot!(format!("shared_{w}x{h}"), shown);
+        // The FAQ's one passage when it is selected.
+        keys(&mut a, "jj");
+        let text = rows(&a).join("\n");
+        assert!(text.contains("shared with z-support/faq.md:"), "{text}");
+        assert!(text.contains("  165–210 │ "), "{text}");
+    }
+    let mut a = app(80, 24);
+    a.tab = crate::app::Tab::Origin;
+    a.origin.open(fixture::V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+    keys(&mut a, "P");
+    let mut none = fixture::shared_view();
+    none.shares.clear();
+    engine(&mut a, Update::Shared(Arc::new(none)));
+    assert!(screen(&a, &dark()).contains("No other live page shares its text."));
+}
+
 #[test]
 fn a_long_event_opens_in_full() {
     let mut a = app(40, 12);
@@ -1486,6 +1561,17 @@ fn a_query_of_a_closed_index_says_so() {
         engine(&mut a, closed());
         let shown = rows(&a).join("\n");
         assert!(!shown.contains("finding the pages"), "{w}: {shown}");
+        assert!(shown.contains("index is closed"), "{w}: {shown}");
+        // The same for the pages that share its text.
+        let mut a = app(w, h);
+        a.tab = crate::app::Tab::Origin;
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        keys(&mut a, "P");
+        engine(&mut a, closed());
+        let shown = rows(&a).join("\n");
+        assert!(!shown.contains("finding the pages"), "{w}: {shown}");
+        assert!(shown.contains("Shared: not found"), "{w}: {shown}");
         assert!(shown.contains("index is closed"), "{w}: {shown}");
         // An answer already under way is not undone by the error.
         let mut a = app(w, h);

@@ -795,6 +795,60 @@ fn copies_of_the_page_shown_open_at_their_passage_and_back_returns() {
     assert!(a.quit);
 }
 
+/// P lists the pages that carry the text of the page shown (whoever had
+/// it first); enter opens one on its first shared passage, marked; back
+/// returns to the page.
+#[test]
+fn pages_sharing_the_text_shown_open_at_their_passage_and_back_returns() {
+    use super::fixture::{FAQ, origin_view, shared_view, v1_view};
+    let mut a = app(80, 24);
+    // Not from another pane: the list is of the page Origin shows.
+    assert!(keys(&mut a, "P").is_empty());
+    assert!(a.shared.is_none());
+    a.tab = Tab::Origin;
+    a.origin.open(V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(v1_view())));
+    assert_eq!(keys(&mut a, "P"), [Command::Shared { id: V1_INSTALL }]);
+    // An answer about another page is not this one.
+    let mut stale = shared_view();
+    stale.id = FAQ;
+    engine(&mut a, Update::Shared(Arc::new(stale)));
+    assert!(a.shared.as_ref().is_some_and(|s| s.view.is_none()));
+    engine(&mut a, Update::Shared(Arc::new(shared_view())));
+    assert!(a.shared.as_ref().is_some_and(|s| s.view.is_some()));
+    // Down and up (the list moves), then open v2's page, the first.
+    keys(&mut a, "jj");
+    assert_eq!(a.shared.as_ref().unwrap().cursor.selected, 2);
+    keys(&mut a, "g");
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+    assert!(a.shared.is_none());
+    engine(&mut a, Update::Origin(Arc::new(origin_view(false))));
+    let first = shared_view().shares[0].passages[0].there;
+    assert_eq!(a.origin.mark, Some(first.0..first.1));
+    assert_eq!(
+        press(&mut a, KeyCode::Esc),
+        [Command::Origin {
+            id: V1_INSTALL,
+            exact: false
+        }]
+    );
+    engine(&mut a, Update::Origin(Arc::new(v1_view())));
+    // Esc or P again closes the list; q quits from it.
+    keys(&mut a, "P");
+    press(&mut a, KeyCode::Esc);
+    assert!(a.shared.is_none());
+    keys(&mut a, "PP");
+    assert!(a.shared.is_none());
+    keys(&mut a, "Pq");
+    assert!(a.quit);
+}
+
 #[test]
 fn versions_open_an_earlier_one_or_compare_it_and_come_back() {
     use super::fixture::{VERSION_1, VERSION_3, versions_view};
