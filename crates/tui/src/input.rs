@@ -679,7 +679,9 @@ pub(super) fn mouse(app: &mut App, m: MouseEvent, out: &mut Vec<Command>) {
         MouseEventKind::ScrollUp => step(app, Move::By(-3)),
         MouseEventKind::ScrollDown => step(app, Move::By(3)),
         MouseEventKind::Down(MouseButton::Left) if m.row == screen.tabs.y => {
-            if let Some(tab) = super::panes::status::tab_at(&app.keymap, m.column) {
+            if let Some(tab) =
+                super::panes::status::tab_at(&app.keymap, app.tab, app.size.width, m.column)
+            {
                 switch(app, tab, out);
             }
         }

@@ -135,7 +135,7 @@ macro_rules! panes {
     ($($pane:ident),*) => {$(
         #[test]
         fn $pane() {
-            for (w, h) in [(80, 24), (120, 40)] {
+            for (w, h) in [(60, 20), (80, 24), (120, 40)] {
                 let a = super::$pane(w, h);
                 insta::assert_snapshot!(format!("{}_{w}x{h}", stringify!($pane)), screen(&a, &dark()));
             }
@@ -1523,7 +1523,13 @@ fn the_sweeps_lines_have_marks_of_their_own() {
         let plot: String = text[title + 1..].concat();
         let seen: Vec<char> = "●○■□".chars().filter(|&m| plot.contains(m)).collect();
         assert!(seen.len() >= 3, "{w}: {seen:?}\n{}", text.join("\n"));
-        assert!(text[title].contains("●⠒ DO"), "{w}: {}", text[title]);
+        // The legend whole (at 80 columns it ran off as `□⠒ TF ever┐`):
+        // shorter where narrow, every series named.
+        let legend = &text[title];
+        let short = legend.contains("DO and TF: ●○ nhs  ■□ every-4");
+        assert!(legend.contains("●⠒ DO") || short, "{w}: {legend}");
+        assert!(legend.contains("every-4  ─"), "{w}: {legend}");
+        assert_eq!(short, w == 60, "{w}: {legend}");
     }
 }
 
@@ -1584,4 +1590,74 @@ fn a_query_of_a_closed_index_says_so() {
         engine(&mut a, closed());
         assert!(a.find.as_ref().unwrap().failed.is_none(), "{w}");
     }
+}
+
+/// Issue 41 at 60x20: nothing is cut where the edge falls. The tab bar
+/// showed a stray `6 `, the Documents header `dominant orig`, the charts'
+/// titles `hit rate · last 4`, an event ran off its row without `…`, and a
+/// pair's names had 11 columns each (`v1/in…on.md ↔ v2/in…on.md`).
+#[test]
+fn sixty_columns_cut_nothing_silently() {
+    let a = documents(60, 20);
+    let text = rows(&a);
+    assert_eq!(
+        text[1].trim_end(),
+        " 1 Documents 2 Origin 3 Clusters 4 Table 5 Tune 6 Events"
+    );
+    assert!(text[3].contains(" dom. origin "), "{}", text[3]);
+    // The bar as wide as its room: its labels spaced out again at 80.
+    let a = documents(80, 24);
+    assert!(rows(&a)[1].starts_with(" 1 Documents   2 Origin "));
+
+    let a = table(60, 20);
+    let text = rows(&a).join("\n");
+    assert!(text.contains("┌ hit rate 49.5% ─"), "{text}");
+    assert!(text.contains("┌ evictions 64.8% ─"), "{text}");
+    let a = table(120, 40);
+    let text = rows(&a).join("\n");
+    assert!(text.contains("┌ hit rate · last 49.5% ─"), "{text}");
+
+    let a = events(60, 20);
+    let text = rows(&a);
+    let version = text.iter().find(|l| l.contains(" version ")).unwrap();
+    assert!(
+        version.contains("v2/installation.md v2: 12.5% fresh, …"),
+        "{version}"
+    );
+    // Where there is room the origin is named, its name fitted.
+    let a = events(80, 24);
+    let text = rows(&a);
+    let version = text.iter().find(|l| l.contains(" version ")).unwrap();
+    assert!(version.contains(", mostly from v1/"), "{version}");
+    assert!(
+        version.trim_end_matches([' ', '│']).ends_with(".md"),
+        "{version}"
+    );
+
+    for (w, h) in [(60, 20), (80, 24)] {
+        let mut a = app(w, h);
+        keys(&mut a, "3");
+        let text = rows(&a).join("\n");
+        assert!(text.contains("0.912 {v1 ↔ v2}/installation.md"), "{text}");
+    }
+
+    // The footer's keys stay whole after a long message or a prompt.
+    let a = copied(60, 20);
+    let foot = rows(&a).pop().unwrap();
+    assert!(
+        foot.contains("…") && foot.contains("? keys  q quit"),
+        "{foot}"
+    );
+    let a = exporting(60, 20);
+    let foot = rows(&a).pop().unwrap();
+    assert!(foot.contains("enter write  esc cancel"), "{foot}");
+
+    // What the focused field trades, in the form's border, ends in `…`.
+    let a = tune(60, 20);
+    let text = rows(&a);
+    let trade = text
+        .iter()
+        .find(|l| l.starts_with("└ which shingles"))
+        .unwrap();
+    assert!(trade.ends_with("…┘"), "{trade}");
 }

@@ -35,6 +35,19 @@ fn click(app: &mut crate::App, column: u16, row: u16) -> Vec<Command> {
     )
 }
 
+/// A click on a tab's label selects it at every width: at 60 columns the
+/// labels sit closer, and the click follows them.
+#[test]
+fn a_click_on_a_tab_label_follows_the_labels_width() {
+    for (w, h, events_at) in [(60, 20, 51), (80, 24, 58)] {
+        let mut a = app(w, h);
+        click(&mut a, events_at, 1);
+        assert_eq!(a.tab, Tab::Events, "{w}");
+        click(&mut a, 3, 1);
+        assert_eq!(a.tab, Tab::Documents, "{w}");
+    }
+}
+
 #[test]
 fn the_filter_narrows_rows_as_typed_and_esc_clears_it() {
     let mut a = app(80, 24);
