@@ -26,7 +26,7 @@ pub(crate) struct CopiesState {
 /// `view`'s copies newest first (as the engine sends them: the latest
 /// version ids first), or by share, ties newest first.
 fn arrange(view: &mut CopiesView, newest: bool) {
-    view.copies.sort_by(|a, b| b.id.cmp(&a.id));
+    view.copies.sort_by_key(|c| std::cmp::Reverse(c.id));
     if !newest {
         lineage_engine::query::by_share(&mut view.copies);
     }

@@ -519,12 +519,11 @@ fn pages_sharing_the_text_of_a_page() {
         let words = {
             let v1 = fixture::v1_view();
             let b = crate::panes::token_bytes(&v1.spans, p.page.0..p.page.1).unwrap();
-            let t = fixture::V1_TEXT[b]
+            fixture::V1_TEXT[b]
                 .split_whitespace()
                 .next()
                 .unwrap()
-                .to_string();
-            t
+                .to_string()
         };
         assert!(text.contains(&format!("│ {words}")), "{words}: {text}");
         assert!(text.contains("enter open"), "{text}");
