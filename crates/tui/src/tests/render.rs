@@ -553,6 +553,15 @@ fn pages_sharing_the_text_of_a_page() {
     none.shares.clear();
     engine(&mut a, Update::Shared(Arc::new(none)));
     assert!(screen(&a, &dark()).contains("No other live page shares its text."));
+    // The key in the footer and in the help, the Origin pane's keys first.
+    let mut a = origin(120, 40);
+    assert!(rows(&a).last().unwrap().contains(" P shared "));
+    keys(&mut a, "?");
+    let help = rows(&a).join("\n");
+    let pane = help.find("Origin pane").unwrap();
+    let every = help.find("Every key").unwrap();
+    let shared = help.find("  P  shared").unwrap_or_else(|| panic!("{help}"));
+    assert!(pane < shared && shared < every, "{help}");
 }
 
 #[test]
