@@ -42,6 +42,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let title = super::titled(" Copies of ", &v.path, &version, &after, inner);
             let window = state.cursor.window(v.copies.len(), height);
             let shared = paths::Shared::of(window.clone().map(|i| &*v.copies[i].path));
+            // The folders that tell a row from the others shown stay
+            // (`v2/insta…` and `v3/insta…`, not `insta…` twice).
+            let names: Vec<&str> = window.clone().map(|i| &*v.copies[i].path).collect();
+            let tails = paths::tails(&names);
+            let first = window.start;
             let rows = window.map(|i| {
                 let c = &v.copies[i];
                 let passages = c.passages.len();
@@ -56,7 +61,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 let line = Line::from(vec![
                     Span::styled(format!(" {:5.1} %  ", c.percent()), theme.key),
                     Span::raw(padded(
-                        paths::fit_among(&c.path, &version, room, 1, &shared),
+                        paths::fit_among(&c.path, &version, room, tails[i - first], &shared),
                         room,
                     )),
                     Span::styled(figures, theme.muted),

@@ -54,6 +54,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let title = super::titled(" Shared with ", &v.path, &version, &after, inner);
             let window = state.cursor.window(v.shares.len(), list_height(rows));
             let names = paths::Shared::of(window.clone().map(|i| &*v.shares[i].path));
+            // The folders that tell a row from the others shown stay.
+            let shown: Vec<&str> = window.clone().map(|i| &*v.shares[i].path).collect();
+            let tails = paths::tails(&shown);
+            let first = window.start;
             // The other page's own share goes first where the name would
             // get too few columns; the line of keys says so.
             let widest = |full: bool| {
@@ -79,7 +83,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                     let line = Line::from(vec![
                         Span::styled(format!(" {:5.1} %  ", s.page_percent), theme.key),
                         Span::raw(padded(
-                            paths::fit_among(&s.path, &version, room, 1, &names),
+                            paths::fit_among(&s.path, &version, room, tails[i - first], &names),
                             room,
                         )),
                         Span::styled(figures, theme.muted),

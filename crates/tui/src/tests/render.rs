@@ -479,6 +479,24 @@ fn copies_of_a_page() {
     none.copies.clear();
     engine(&mut a, Update::Copies(Arc::new(none)));
     assert!(screen(&a, &dark()).contains("No other live page copies from it."));
+    // Two copies named alike but for their folder keep the folder at 60
+    // columns (both read `insta…ation.md v1`).
+    let mut a = app(60, 20);
+    a.tab = crate::app::Tab::Origin;
+    a.origin.open(fixture::V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+    keys(&mut a, "C");
+    let mut v = fixture::copies_view();
+    let mut v3 = v.copies[1].clone();
+    (v3.id, v3.path) = (fixture::V3_INSTALL, "v3/installation.md".into());
+    v.copies.push(v3);
+    engine(&mut a, Update::Copies(Arc::new(v)));
+    let text = rows(&a);
+    let row = |folder: &str| {
+        text.iter()
+            .any(|l| l.contains(&format!("│  96.2 %  {folder}/")))
+    };
+    assert!(row("v2") && row("v3"), "{}", text.join("\n"));
 }
 
 /// Which pages carry the text of the page shown (P from Origin), most of
