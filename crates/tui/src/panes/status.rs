@@ -341,3 +341,36 @@ pub(crate) fn help(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         popup,
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tab bar's labels at every width: whole, within the width where
+    /// any form fits, the current tab always named.
+    #[test]
+    fn tab_labels_fit_or_shorten_whole() {
+        let keys = Keymap::default();
+        for (width, expect) in [
+            (80, " 1 Documents   2 Origin "),
+            (60, " 1 Documents 2 Origin 3 Clusters"),
+            (40, " 1  2 Origin  3  4 "),
+        ] {
+            let placed = labels(&keys, Tab::Origin, width);
+            let mut bar = String::new();
+            for (_, label, at) in &placed {
+                while bar.chars().count() < usize::from(*at) {
+                    bar.push(' ');
+                }
+                bar.push_str(label);
+            }
+            assert!(bar.chars().count() <= usize::from(width), "{width}: {bar}");
+            assert!(bar.starts_with(expect), "{width}: {bar:?}");
+            assert!(bar.contains("2 Origin"), "{width}: {bar}");
+            // A click on a label's first column finds its tab.
+            for (t, _, at) in &placed {
+                assert_eq!(tab_at(&keys, Tab::Origin, width, *at), Some(*t));
+            }
+        }
+    }
+}
