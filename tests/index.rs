@@ -87,7 +87,13 @@ fn n(v: &Value, key: &str) -> u64 {
 #[test]
 fn json_counts_and_a_reopen_that_reads_nothing() {
     let s = Setup::new("ix-json", 40);
+    let now_ms = || {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        t.unwrap().as_millis() as u64
+    };
+    let before = now_ms();
     let (first, stderr) = s.index_json("ix", &[]);
+    let after = now_ms();
     assert_eq!(first["format"], "lineage-index/1");
     assert_eq!(
         (
@@ -106,6 +112,12 @@ fn json_counts_and_a_reopen_that_reads_nothing() {
         assert_eq!(n(v, "version"), 1);
         assert_eq!(v["status"], "live");
         assert!(n(v, "fresh_tokens") <= n(v, "tokens"));
+        // When lineage recorded it: during this run, not the file's mtime.
+        let seen = n(v, "seen_ms");
+        assert!(
+            (before..=after).contains(&seen),
+            "{before} ≤ {seen} ≤ {after}"
+        );
     }
     // Planted copies are found: some dominant origin is another document.
     assert!(h.iter().any(|v| {
@@ -352,6 +364,24 @@ fn gitignore_is_honoured_unless_turned_off() {
     assert!(scan["documents"].as_array().unwrap().len() < 10);
 }
 
+/// `history` of an index's JSON without `seen_ms`: two indexes of the
+/// same files built at different times (a rebuild, a fresh index) agree
+/// on everything else.
+fn history_unseen(v: &Value) -> Value {
+    let mut h = v["history"].clone();
+    for version in h.as_array_mut().unwrap() {
+        version.as_object_mut().unwrap().remove("seen_ms");
+    }
+    h
+}
+
+/// `seen_ms` of every version of an index's JSON.
+fn seen(v: &Value) -> Vec<u64> {
+    (v["history"].as_array().unwrap().iter())
+        .map(|h| n(h, "seen_ms"))
+        .collect()
+}
+
 /// Build a clean index, damage it with `damage`, re-run: the message on
 /// stderr contains `expect`, and the results equal the clean run's.
 fn repaired(tag: &str, damage: impl FnOnce(&Path, &Setup), expect: &str, reads: u64) -> Setup {
@@ -361,7 +391,8 @@ fn repaired(tag: &str, damage: impl FnOnce(&Path, &Setup), expect: &str, reads: 
     let (after, stderr) = s.index_json("ix", &[]);
     assert!(stderr.contains(expect), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert_eq!(after["history"], clean["history"]);
+    // A database rebuilt from the files saw its versions again.
+    assert_eq!(history_unseen(&after), history_unseen(&clean));
     assert_eq!(n(&after, "files_read"), reads);
     let (again, stderr) = s.index_json("ix", &[]);
     assert!(stderr.is_empty(), "repaired for good: {stderr}");
@@ -586,12 +617,14 @@ fn a_snapshot_of_other_parameters_is_replaced() {
 #[test]
 fn other_parameters_reprocess_without_reading() {
     let s = Setup::new("ix-params", 30);
-    s.index_json("ix", &[]);
+    let (first, _) = s.index_json("ix", &[]);
     let (v, stderr) = s.index_json("ix", &["--selector", "nwin-8", "--table-size", "1MiB"]);
     assert!(stderr.contains("built with other parameters"), "{stderr}");
     assert_eq!(n(&v, "files_read"), 0);
+    // Reprocessed, its versions keep when they were seen.
+    assert_eq!(seen(&v), seen(&first));
     let (fresh, _) = s.index_json("fresh", &["--selector", "nwin-8", "--table-size", "1MiB"]);
-    assert_eq!(v["history"], fresh["history"]);
+    assert_eq!(history_unseen(&v), history_unseen(&fresh));
 }
 
 #[test]

@@ -209,6 +209,30 @@ fn the_origin_pane_names_the_source_of_a_new_copy() {
         s.contains("faq.md v1 ·") && !s.contains("Copies of")
     });
 
+    // P asks which pages carry the FAQ's text, whoever had it first: the
+    // guide, with the shared passage in the FAQ's words; enter opens the
+    // guide on it, back returns to the FAQ.
+    t.keys(&["P"]);
+    let s = t.wait("the pages sharing the FAQ's text", |s| {
+        s.contains("Shared with faq.md v1: 1 page")
+    });
+    assert!(
+        s.lines()
+            .any(|l| l.contains("calibration.md v1") && l.contains("1 passage")),
+        "{s}"
+    );
+    assert!(
+        s.lines()
+            .any(|l| l.contains(" │ Before the first season, hang the gauge")),
+        "the passage's words: {s}"
+    );
+    t.keys(&["Enter"]);
+    t.wait("the guide, the list closed", |s| {
+        s.contains("calibration.md v1 ·") && !s.contains("Shared with")
+    });
+    t.keys(&["Escape"]);
+    t.wait("back on the FAQ", |s| s.contains("faq.md v1 ·"));
+
     // Resize: the view redraws at the new size.
     t.ok(&["resize-window", "-t", "s", "-x", "80", "-y", "24"]);
     let s = t.wait("a redraw at 80 columns", |s| {

@@ -203,6 +203,9 @@ struct VersionJson {
     top_origin: u32,
     dominant_origin: Option<u32>,
     origins: Vec<OriginJson>,
+    /// When lineage recorded the version, milliseconds since the epoch
+    /// (null: an index from before it kept that).
+    seen_ms: Option<i64>,
 }
 
 impl VersionJson {
@@ -224,6 +227,7 @@ impl VersionJson {
                 .iter()
                 .map(|&(id, shingles)| OriginJson { id, shingles })
                 .collect(),
+            seen_ms: v.seen_ms,
         }
     }
 }

@@ -174,8 +174,9 @@ pub(super) fn on_off(s: &str) -> Result<bool, String> {
 /// Where a root's persistent index is (every command that reads one).
 #[derive(Args, Debug, Clone)]
 struct IndexAt {
-    /// This root's index folder [default: indexes/<hash of the root> in the
-    /// platform data directory, or in the configured index_dir].
+    /// This root's index folder [default: indexes/HASH, HASH a hash of the
+    /// root's path, in the platform data directory, or in the configured
+    /// index_dir].
     #[arg(long, value_name = "DIR")]
     index: Option<PathBuf>,
 }

@@ -164,6 +164,7 @@ pub struct KeysConfig {
     pub versions: String,
     pub compare_version: String,
     pub copies: String,
+    pub shared: String,
     pub find: String,
     pub cluster: String,
     pub sweep_view: String,
@@ -175,7 +176,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub fn bindings(&self) -> [(&'static str, &str); 42] {
+    pub fn bindings(&self) -> [(&'static str, &str); 43] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -212,6 +213,7 @@ impl KeysConfig {
             ("versions", &self.versions),
             ("compare_version", &self.compare_version),
             ("copies", &self.copies),
+            ("shared", &self.shared),
             ("find", &self.find),
             ("cluster", &self.cluster),
             ("sweep_view", &self.sweep_view),
@@ -263,6 +265,7 @@ impl Default for KeysConfig {
             versions: k("v"),
             compare_version: k("c"),
             copies: k("C"),
+            shared: k("P"),
             find: k("F"),
             cluster: k("#"),
             sweep_view: k("t"),

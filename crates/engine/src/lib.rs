@@ -49,6 +49,9 @@ pub enum Command {
     Compare { a: u32, b: u32 },
     /// The live pages that copy from version `id`'s page → [`Update::Copies`].
     Copies { id: u32 },
+    /// The live pages of other paths that carry version `id`'s text,
+    /// whoever had it first → [`Update::Shared`].
+    Shared { id: u32 },
     /// Replay the whole history once per `runs` entry and score each against
     /// the exact result → [`Update::Shadow`] (progress at most every 50 ms,
     /// then the results). A newer generation cancels an older run.
@@ -82,6 +85,7 @@ pub enum Update {
     Origin(std::sync::Arc<OriginView>),
     Compare(std::sync::Arc<CompareView>),
     Copies(std::sync::Arc<CopiesView>),
+    Shared(std::sync::Arc<SharedView>),
     Search(std::sync::Arc<SearchView>),
     Shadow(ShadowUpdate),
     /// The engine cannot go on (the index is locked by another process, the

@@ -537,6 +537,24 @@ impl Live {
                     }
                 }
             }
+            Command::Shared { id } => {
+                if (id as usize) < self.rows.len() {
+                    let row = &self.rows[id as usize];
+                    match query::shared(ix, &self.rows, id) {
+                        Ok(shares) => {
+                            let v = SharedView {
+                                id,
+                                path: row.path.clone(),
+                                version: row.version,
+                                tokens: row.tokens,
+                                shares,
+                            };
+                            send(&self.rep.publish, Update::Shared(Arc::new(v)));
+                        }
+                        Err(e) => self.rep.error(format!("pages sharing version {id}: {e}")),
+                    }
+                }
+            }
             Command::Shadow { generation, runs } => self.start_shadow(ix, generation, runs),
             Command::Search { generation, query } => self.start_search(ix, generation, query),
             Command::Cancel { .. }

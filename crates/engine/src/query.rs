@@ -262,6 +262,7 @@ fn versions_of(ix: &impl Read, rows: &[Row], path: &str) -> Vec<VersionInfo> {
             text_kept: ix.has_text(id as u32).unwrap_or(false)
                 || live.is_some_and(|c| c.id == id as u32),
             mtime_ns: r.mtime_ns,
+            seen_ms: r.seen_ms,
         })
         .collect()
 }

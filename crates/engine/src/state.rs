@@ -252,6 +252,18 @@ pub struct VersionInfo {
     /// The file's modification time when this version was seen,
     /// nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
+    /// When lineage recorded this version, milliseconds since the epoch
+    /// (None: an index from before it kept that).
+    pub seen_ms: Option<i64>,
+}
+
+impl VersionInfo {
+    /// When lineage saw this version, milliseconds since the epoch: as it
+    /// recorded it, or the file's modification time where an older index
+    /// did not (as the Events pane dates the versions before a start).
+    pub fn seen_or_mtime_ms(&self) -> i64 {
+        (self.seen_ms).unwrap_or(self.mtime_ns.div_euclid(1_000_000))
+    }
 }
 
 /// Live pages whose text holds a phrase: the answer to
@@ -298,6 +310,19 @@ pub struct CopiesView {
     pub version: u32,
     /// Newest first.
     pub copies: Vec<PageCopy>,
+}
+
+/// Which pages carry a page's text: the answer to
+/// [`super::Command::Shared`] (`query::shared`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedView {
+    /// The page's version asked about.
+    pub id: u32,
+    pub path: String,
+    pub version: u32,
+    pub tokens: u32,
+    /// Most of the page first.
+    pub shares: Vec<PageShare>,
 }
 
 /// A later page that copies from another: the reverse of an origin, for

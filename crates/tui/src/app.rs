@@ -122,6 +122,8 @@ pub struct App {
     pub versions: Option<Cursor>,
     /// The list of pages that copy the page shown, when open.
     pub(crate) copies: Option<super::copies::CopiesState>,
+    /// The list of pages that carry the text of the page shown, when open.
+    pub(crate) shared: Option<super::shared::SharedState>,
     /// The last search of every page, and whether its list is open.
     pub(crate) find: Option<super::find::FindState>,
     pub(crate) input: Option<Input>,
@@ -163,6 +165,7 @@ impl App {
             event_detail: None,
             versions: None,
             copies: None,
+            shared: None,
             find: None,
             input: None,
             retyped: false,
@@ -375,6 +378,7 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
             app.origin.receive(v, text.width, text.height as usize);
         }
         Update::Copies(v) => super::copies::receive(app, v),
+        Update::Shared(v) => super::shared::receive(app, v),
         Update::Search(v) => super::find::receive(app, v),
         Update::Compare(v) => {
             let widths = app.compare_widths();
@@ -390,7 +394,7 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
     }
 }
 
-/// A search or copies list still waiting on its first answer when the
+/// A search, copies or shared list still waiting on its first answer when the
 /// engine says the index is closed: it says so instead of waiting forever.
 fn refused(app: &mut App, events: &[lineage_engine::Event]) {
     let Some(why) = events.iter().rev().find_map(|e| match &e.kind {
@@ -405,7 +409,10 @@ fn refused(app: &mut App, events: &[lineage_engine::Event]) {
         f.failed = Some(why.clone());
     }
     if let Some(c) = app.copies.as_mut().filter(|c| c.view.is_none()) {
-        c.failed = Some(why);
+        c.failed = Some(why.clone());
+    }
+    if let Some(s) = app.shared.as_mut().filter(|s| s.view.is_none()) {
+        s.failed = Some(why);
     }
 }
 

@@ -1,6 +1,7 @@
 //! Who copies the page shown in Origin: the live pages of other paths that
-//! took passages from it, listed over the pane, newest first; Enter opens
-//! one at its first such passage (back returns to the page).
+//! took passages from it, listed over the pane by the share of each taken
+//! from the page (the sort key switches to newest first and back); Enter
+//! opens one at its first such passage (back returns to the page).
 
 use std::sync::Arc;
 
@@ -18,6 +19,17 @@ pub(crate) struct CopiesState {
     /// Why no answer is coming (the index is closed).
     pub failed: Option<String>,
     pub cursor: Cursor,
+    /// Newest first instead of by share (the sort key switches).
+    pub(crate) newest: bool,
+}
+
+/// `view`'s copies newest first (as the engine sends them: the latest
+/// version ids first), or by share, ties newest first.
+fn arrange(view: &mut CopiesView, newest: bool) {
+    view.copies.sort_by_key(|c| std::cmp::Reverse(c.id));
+    if !newest {
+        lineage_engine::query::by_share(&mut view.copies);
+    }
 }
 
 /// Ask who copies the page shown, and open the list.
@@ -28,6 +40,7 @@ pub(crate) fn open(app: &mut App) -> Option<Command> {
         view: None,
         failed: None,
         cursor: Cursor::default(),
+        newest: false,
     });
     Some(Command::Copies { id })
 }
@@ -35,8 +48,10 @@ pub(crate) fn open(app: &mut App) -> Option<Command> {
 /// Take an answer, if it is the one asked for.
 pub(crate) fn receive(app: &mut App, view: Arc<CopiesView>) {
     if let Some(c) = app.copies.as_mut().filter(|c| c.requested == view.id) {
+        let mut view = Arc::unwrap_or_clone(view);
+        arrange(&mut view, c.newest);
         c.cursor = Cursor::default();
-        c.view = Some(view);
+        c.view = Some(Arc::new(view));
     }
 }
 
@@ -58,6 +73,17 @@ pub(crate) fn key(app: &mut App, action: Action, out: &mut Vec<Command>) {
             if let Some((id, p)) = chosen {
                 app.copies = None;
                 out.push(app.origin.open_at(id, p.start..p.end));
+            }
+        }
+        // By share ↔ newest first, the selected page kept selected.
+        Action::Sort => {
+            state.newest = !state.newest;
+            if let Some(v) = state.view.as_mut() {
+                let chosen = v.copies.get(state.cursor.selected).map(|c| c.id);
+                let v = Arc::make_mut(v);
+                arrange(v, state.newest);
+                let at = v.copies.iter().position(|c| Some(c.id) == chosen);
+                state.cursor.apply(Move::To(at.unwrap_or(0)), n, h);
             }
         }
         Action::Back | Action::Copies => app.copies = None,

@@ -59,6 +59,9 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
     if app.copies.is_some() {
         return super::copies::key(app, action, out);
     }
+    if app.shared.is_some() {
+        return super::shared::key(app, action, out);
+    }
     if super::find::is_open(app) {
         return super::find::key(app, action, out);
     }
@@ -438,6 +441,7 @@ fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
             None
         }
         Action::Copies => super::copies::open(app),
+        Action::Shared => super::shared::open(app),
         Action::NextBlock | Action::PrevBlock => {
             app.origin.step_block(action == Action::NextBlock, h);
             None
@@ -675,7 +679,9 @@ pub(super) fn mouse(app: &mut App, m: MouseEvent, out: &mut Vec<Command>) {
         MouseEventKind::ScrollUp => step(app, Move::By(-3)),
         MouseEventKind::ScrollDown => step(app, Move::By(3)),
         MouseEventKind::Down(MouseButton::Left) if m.row == screen.tabs.y => {
-            if let Some(tab) = super::panes::status::tab_at(&app.keymap, m.column) {
+            if let Some(tab) =
+                super::panes::status::tab_at(&app.keymap, app.tab, app.size.width, m.column)
+            {
                 switch(app, tab, out);
             }
         }

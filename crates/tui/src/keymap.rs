@@ -45,6 +45,7 @@ pub(crate) enum Action {
     Versions,
     CompareVersion,
     Copies,
+    Shared,
     Find,
     Cluster,
     SweepView,
@@ -55,7 +56,7 @@ pub(crate) enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 42] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 43] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -107,6 +108,11 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 42] = [
         "compare a version with the one shown",
     ),
     (Action::Copies, "copies", "who copies the page shown"),
+    (
+        Action::Shared,
+        "shared",
+        "which pages carry the shown page's text",
+    ),
     (Action::Find, "find", "search every page's text"),
     (
         Action::Cluster,

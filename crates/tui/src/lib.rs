@@ -29,6 +29,7 @@ pub(crate) mod paths;
 pub(crate) mod remember;
 pub(crate) mod scroll;
 pub(crate) mod search;
+pub(crate) mod shared;
 pub(crate) mod terminal;
 pub mod theme;
 pub(crate) mod tune;

@@ -474,3 +474,44 @@ fn a_page_renamed_over_another_retires_it_and_its_stored_sketch() {
     assert_eq!(paths(&snap.unwrap()), ["a.txt", "b.txt"]);
     assert_eq!(sketches(&h), [0, 2], "no sketch of the page replaced");
 }
+
+/// Which pages carry a page's text, whoever had it first: B and C each
+/// took the same paragraph of A, so B's shared pages are A and C (with the
+/// paragraph on both sides), where its copies are none.
+#[test]
+fn shared_lists_every_page_carrying_the_text_where_copies_credits_the_first() {
+    let para = text(9, 60);
+    let pages = vec![
+        ("a.txt", format!("{} {para} {}", text(1, 80), text(2, 80))),
+        ("b.txt", format!("{} {para}", text(3, 120))),
+        ("c.txt", format!("{para} {}", text(4, 150))),
+    ];
+    let mut h = Harness::new("shared", &pages, 200);
+    h.command(Command::Rescan, S);
+    let (_, snap, _) = h.take();
+    let snap = snap.unwrap();
+    let id = |p: &str| snap.documents.iter().find(|d| &*d.path == p).unwrap().id;
+    let (a, b, c) = (id("a.txt"), id("b.txt"), id("c.txt"));
+    h.command(Command::Shared { id: b }, 2 * S);
+    let (_, _, other) = h.take();
+    let [Update::Shared(v)] = &other[..] else {
+        panic!("{other:?}")
+    };
+    assert_eq!((v.id, v.path.as_str(), v.version), (b, "b.txt", 1));
+    let ids: Vec<u32> = v.shares.iter().map(|s| s.id).collect();
+    assert!(
+        ids.contains(&a) && ids.contains(&c) && ids.len() == 2,
+        "{v:?}"
+    );
+    for s in &v.shares {
+        // The paragraph: 60 tokens, at B's end.
+        assert!(s.page_tokens >= 60 - 1 && s.page_tokens <= 62, "{s:?}");
+        assert!(s.passages.iter().all(|p| p.page.0 >= 119), "{s:?}");
+    }
+    h.command(Command::Copies { id: b }, 3 * S);
+    let (_, _, other) = h.take();
+    let [Update::Copies(v)] = &other[..] else {
+        panic!("{other:?}")
+    };
+    assert!(v.copies.is_empty(), "{v:?}");
+}

@@ -107,12 +107,24 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let (a, b) = (path(a), path(b));
             // What tells the two apart stays on both sides.
             let keep = paths::tails(&[&a, &b]);
-            let line = Line::from(vec![
-                Span::styled(format!("{sim:.3} "), theme.key),
-                Span::raw(paths::fit_among(&a, "", room, keep[0], &shared)),
-                Span::styled(" ↔ ", theme.muted),
-                Span::raw(paths::fit_among(&b, "", room, keep[1], &shared)),
-            ]);
+            let whole = |p: &str| glyphs::str_width(&paths::shown(p)) <= room;
+            let mut spans = vec![Span::styled(format!("{sim:.3} "), theme.key)];
+            match braced(&a, &b, w.saturating_sub(6)) {
+                // Cut, the names would lose what they share and what tells
+                // them apart alike: the part that differs, braced, once.
+                Some(parts) if !(whole(&a) && whole(&b)) => {
+                    let [before, left, right, after] = parts;
+                    spans.push(Span::raw(format!("{before}{{{left}")));
+                    spans.push(Span::styled(" ↔ ", theme.muted));
+                    spans.push(Span::raw(format!("{right}}}{after}")));
+                }
+                _ => {
+                    spans.push(Span::raw(paths::fit_among(&a, "", room, keep[0], &shared)));
+                    spans.push(Span::styled(" ↔ ", theme.muted));
+                    spans.push(Span::raw(paths::fit_among(&b, "", room, keep[1], &shared)));
+                }
+            }
+            let line = Line::from(spans);
             if i == st.pairs.selected && st.on_pairs {
                 line.style(theme.selected)
             } else {
@@ -242,5 +254,63 @@ mod tests {
         assert_eq!(changed_ranges(&[], 3), vec![0..3]);
         assert_eq!(changed_ranges(&[(0, 3)], 3), []);
         assert_eq!(changed_ranges(&[], 0), []);
+    }
+}
+
+/// Two names as git writes a rename (`docs/{v1 => v2}/guide.md`): the
+/// folders they share before and after, and each one's part that differs,
+/// as shown; None when they share no folder or name, or when that does not
+/// fit in `width` columns with the ` ↔ ` and the braces.
+fn braced(a: &str, b: &str, width: usize) -> Option<[String; 4]> {
+    let (a, b) = (paths::shown(a), paths::shown(b));
+    let (ca, cb): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
+    let front = ca.iter().zip(&cb).take_while(|(x, y)| x == y).count();
+    let most = ca.len().min(cb.len()) - front.min(ca.len().min(cb.len()));
+    let back = (ca.iter().rev().zip(cb.iter().rev()))
+        .take(most)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (ma, mb) = (&ca[front..ca.len() - back], &cb[front..cb.len() - back]);
+    if (front == 0 && back == 0) || ma.is_empty() || mb.is_empty() {
+        return None;
+    }
+    let before = ca[..front]
+        .iter()
+        .map(|c| format!("{c}/"))
+        .collect::<String>();
+    let after = ca[ca.len() - back..]
+        .iter()
+        .map(|c| format!("/{c}"))
+        .collect::<String>();
+    let parts = [before, ma.join("/"), mb.join("/"), after];
+    let used: usize = parts.iter().map(|p| glyphs::str_width(p)).sum::<usize>() + 5;
+    (used <= width).then_some(parts)
+}
+
+#[cfg(test)]
+mod braced_tests {
+    use super::braced;
+
+    #[test]
+    fn pairs_brace_what_differs_as_git_writes_a_rename() {
+        let b = |a, b, w| braced(a, b, w).map(|p| p.concat());
+        assert_eq!(
+            b("v1/installation.md", "v2/installation.md", 40),
+            Some("v1v2/installation.md".into())
+        );
+        let parts = braced("docs/v1/guide/a.md", "docs/v2/guide/a.md", 40).unwrap();
+        assert_eq!(
+            parts,
+            ["docs/", "v1", "v2", "/guide/a.md"].map(String::from)
+        );
+        let parts = braced("v1/installation.md", "v1/upgrading.md", 40).unwrap();
+        assert_eq!(
+            parts,
+            ["v1/", "installation.md", "upgrading.md", ""].map(String::from)
+        );
+        // Nothing shared, or one inside the other, or too wide: not braced.
+        assert_eq!(b("a/x.md", "b/y.md", 40), None);
+        assert_eq!(b("v1/a.md", "v1/x/a.md", 40), None);
+        assert_eq!(b("v1/installation.md", "v2/installation.md", 24), None);
     }
 }

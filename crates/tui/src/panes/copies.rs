@@ -1,4 +1,5 @@
-//! The list of pages that copy the page shown, over the Origin pane.
+//! The list of pages that copy the page shown, over the Origin pane: by
+//! share, or newest first.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,13 +29,24 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             vec![Line::styled(" reading every page's origins", theme.muted)],
         ),
         Some(v) => {
-            let page = paths::shown(&format!("{} v{}", v.path, v.version)).into_owned();
-            let title = match v.copies.len() {
-                1 => format!(" Copies of {page}: 1 page "),
-                n => format!(" Copies of {page}: {n} pages, newest first "),
+            let order = if state.newest {
+                "newest first"
+            } else {
+                "by share"
             };
+            let after = match v.copies.len() {
+                1 => vec![": 1 page ".to_string()],
+                n => vec![format!(": {n} pages, {order} ")],
+            };
+            let version = format!(" v{}", v.version);
+            let title = super::titled(" Copies of ", &v.path, &version, &after, inner);
             let window = state.cursor.window(v.copies.len(), height);
             let shared = paths::Shared::of(window.clone().map(|i| &*v.copies[i].path));
+            // The folders that tell a row from the others shown stay
+            // (`v2/insta…` and `v3/insta…`, not `insta…` twice).
+            let names: Vec<&str> = window.clone().map(|i| &*v.copies[i].path).collect();
+            let tails = paths::tails(&names);
+            let first = window.start;
             let rows = window.map(|i| {
                 let c = &v.copies[i];
                 let passages = c.passages.len();
@@ -49,7 +61,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                 let line = Line::from(vec![
                     Span::styled(format!(" {:5.1} %  ", c.percent()), theme.key),
                     Span::raw(padded(
-                        paths::fit_among(&c.path, &version, room, 1, &shared),
+                        paths::fit_among(&c.path, &version, room, tails[i - first], &shared),
                         room,
                     )),
                     Span::styled(figures, theme.muted),
@@ -71,12 +83,18 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         }
     };
     lines.push(Line::default());
+    let other = if state.newest {
+        "by share"
+    } else {
+        "newest first"
+    };
+    let (select, sort, back) = (k(Action::Select), k(Action::Sort), k(Action::Back));
+    let keys = [
+        format!(" {select} open at its first passage from here · {sort} {other} · {back} close"),
+        format!(" {select} open · {sort} {other} · {back} close"),
+    ];
     lines.push(Line::styled(
-        format!(
-            " {} open at its first passage from here · {} close",
-            k(Action::Select),
-            k(Action::Back)
-        ),
+        super::first_fitting(&keys, inner),
         theme.muted,
     ));
     overlay(f, theme, popup, title, lines);

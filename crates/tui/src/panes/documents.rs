@@ -67,7 +67,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         let origin = match (&d.dominant_path, d.dominant_origin) {
             (_, Some(o)) if o == d.id => Span::styled("(itself)", theme.muted),
             // Its own earlier version: the bare path read as the page itself.
-            (Some(p), Some(_)) if *p == d.path => Span::styled("(an earlier version)", theme.muted),
+            (Some(p), Some(_)) if *p == d.path => {
+                let said = ["(an earlier version)", "(earlier version)", "(earlier)"];
+                let said = said.map(String::from);
+                Span::styled(super::first_fitting(&said, origin_w as usize), theme.muted)
+            }
             // The folders that tell the origin from the page itself stay.
             (Some(p), _) => {
                 let keep = paths::tails(&[&d.path, p])[1];
@@ -122,7 +126,12 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         Cell::from("path"),
         right("tokens"),
         right("fresh %"),
-        Cell::from("dominant origin"),
+        // Shortened, not cut, where the column is narrow (60 columns).
+        Cell::from(if origin_w >= 15 {
+            "dominant origin"
+        } else {
+            "dom. origin"
+        }),
         right("cluster"),
     ])
     .style(theme.header);

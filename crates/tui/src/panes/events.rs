@@ -10,7 +10,7 @@ use ratatui::widgets::{Cell, Clear, Paragraph, Row, Table};
 use super::{block, count};
 use crate::app::App;
 use crate::theme::Theme;
-use crate::{layout, paths};
+use crate::{glyphs, layout, paths};
 use lineage_engine::EventKind;
 
 /// `HH:MM:SS` (UTC) of a time in milliseconds since the epoch.
@@ -91,6 +91,63 @@ pub(crate) fn describe(kind: &EventKind, theme: &Theme) -> (&'static str, Style,
     }
 }
 
+/// [`describe`]'s text in `width` columns: whole where it fits, else the
+/// names cut in their middle (what tells them apart kept, as everywhere)
+/// and what is left cut with `…`; enter opens the event in full.
+fn described_in(kind: &EventKind, text: String, width: usize) -> String {
+    let w = glyphs::str_width;
+    if w(&text) <= width {
+        return text;
+    }
+    let fitted = match kind {
+        EventKind::Version {
+            path,
+            version,
+            fresh_percent,
+            dominant_path,
+            ..
+        } => {
+            let mid = format!(": {fresh_percent:.1}% fresh");
+            let suffix = format!(" v{version}");
+            match dominant_path {
+                None => {
+                    let name = paths::fit(path, &suffix, width.saturating_sub(w(&mid)), 1);
+                    format!("{name}{mid}")
+                }
+                Some(d) => {
+                    // The page's name first, whole if it can be; its origin
+                    // in what is left, or `…` where too little is.
+                    const ORIGIN_LEAST: usize = 10;
+                    let room = width.saturating_sub(w(&mid) + ", …".len());
+                    let name = paths::fit(path, &suffix, room, 1);
+                    let left = |joint: &str| width.saturating_sub(w(&name) + w(&mid) + joint.len());
+                    // The folders that tell it from the page stay.
+                    let keep = paths::tails(&[path, d])[1];
+                    match [", mostly from ", ", from "]
+                        .into_iter()
+                        .find(|j| left(j) >= ORIGIN_LEAST)
+                    {
+                        Some(joint) => {
+                            let origin = paths::fit(d, "", left(joint), keep);
+                            format!("{name}{mid}{joint}{origin}")
+                        }
+                        None => format!("{name}{mid}, …"),
+                    }
+                }
+            }
+        }
+        EventKind::Renamed { from, to, .. } => {
+            let room = width.saturating_sub(3);
+            let from = paths::fit(from, "", room / 2, 1);
+            let to = paths::fit(to, "", room.saturating_sub(w(&from)), 1);
+            format!("{from} → {to}")
+        }
+        EventKind::Deleted { path } => paths::fit(path, "", width, 1),
+        _ => text,
+    };
+    super::cut_end(&fitted, width)
+}
+
 /// An event's whole text over the middle of the screen, wrapped.
 pub(crate) fn detail(text: &str, theme: &Theme, area: Rect, f: &mut Frame) {
     let popup = crate::help::popup(area);
@@ -119,9 +176,12 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         .map(|e| when(e.at_ms, app.today))
         .collect();
     let time_w = times.iter().map(|t| t.len()).max().unwrap_or(0).max(8);
+    // The text's column: what the time and the kind leave, and their gaps.
+    let what_w = (rows_area.width as usize).saturating_sub(time_w + 7 + 2);
     let rows = window.zip(times).map(|(i, time)| {
         let e = &events[i];
         let (kind, style, what) = describe(&e.kind, theme);
+        let what = described_in(&e.kind, what, what_w);
         let row = Row::new([
             Cell::from(Span::styled(time, theme.muted)),
             Cell::from(Span::styled(kind, style)),

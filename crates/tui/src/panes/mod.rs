@@ -8,6 +8,7 @@ pub(crate) mod documents;
 pub(crate) mod events;
 pub(crate) mod find;
 pub(crate) mod origin;
+pub(crate) mod shared;
 pub(crate) mod status;
 pub mod table;
 pub(crate) mod tune;
@@ -43,6 +44,9 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
     }
     if app.copies.is_some() {
         copies::render(app, theme, s.body, f);
+    }
+    if app.shared.is_some() {
+        shared::render(app, theme, s.body, f);
     }
     if crate::find::is_open(app) {
         find::render(app, theme, s.body, f);
@@ -146,6 +150,59 @@ pub(crate) fn padded(mut s: String, width: usize) -> String {
     s
 }
 
+/// `s` in at most `width` columns: whole if it fits, else its start and
+/// `…` (a cut that shows it is one, where the edge would cut silently).
+pub(crate) fn cut_end(s: &str, width: usize) -> String {
+    use unicode_segmentation::UnicodeSegmentation;
+    if crate::glyphs::str_width(s) <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for g in s.graphemes(true) {
+        let w = crate::glyphs::width(g);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push_str(g);
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// The first of `choices` (longest first) that fits in `width` columns,
+/// else the last cut with `…`: a line of keys says less before it is cut.
+pub(crate) fn first_fitting(choices: &[String], width: usize) -> String {
+    (choices.iter())
+        .find(|c| crate::glyphs::str_width(c) <= width)
+        .cloned()
+        .unwrap_or_else(|| cut_end(choices.last().map_or("", |c| c), width))
+}
+
+/// A list's title in `width` columns: `before`, the page's name with
+/// `suffix` (` v2`), then the first of `afters` (longest first) that leaves
+/// the name whole, else the last with the name cut in its middle.
+pub(crate) fn titled(
+    before: &str,
+    path: &str,
+    suffix: &str,
+    afters: &[String],
+    width: usize,
+) -> String {
+    let whole = crate::glyphs::str_width(&crate::paths::shown(path)) + suffix.len();
+    let w = crate::glyphs::str_width;
+    let room = |after: &str| width.saturating_sub(w(before) + w(after));
+    let after = (afters.iter())
+        .find(|a| room(a) >= whole)
+        .or(afters.last())
+        .map_or("", |a| a.as_str());
+    let name = crate::paths::fit(path, suffix, room(after), 1);
+    format!("{before}{name}{after}")
+}
+
 pub(crate) use lineage_engine::token_bytes;
 
 /// One visual line `line` of `text`, styled by `overlays` (byte ranges, in
@@ -216,6 +273,14 @@ mod tests {
         ] {
             assert!(count_in(n, 5).len() <= 5, "{n}: {}", count_in(n, 5));
         }
+    }
+
+    #[test]
+    fn cut_end_marks_the_cut() {
+        assert_eq!(cut_end("current", 7), "current");
+        assert_eq!(cut_end("text not kept", 8), "text no…");
+        assert_eq!(cut_end("日本語", 4), "日…");
+        assert_eq!(cut_end("abc", 0), "");
     }
 
     #[test]

@@ -56,10 +56,21 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let mode = if view.exact { "exact" } else { "estimated" };
     // An earlier version or a deleted page says so: its text is from the index.
     let status = (view.status.describe(view.version)).map_or(String::new(), |s| format!(" · {s}"));
+    // The page's name gives way to what the title says of it (at 60
+    // columns `replaced by v3` was cut to `replaced by v`): its middle goes,
+    // and the estimate, the default, is not named where room is short.
+    let room = text_area.width.saturating_sub(2) as usize;
+    let suffix = format!(" v{}", view.version);
+    let mut mode = format!(" · {mode} ");
+    let used = |mode: &str| 1 + glyphs::str_width(&status) + glyphs::str_width(mode);
+    if !view.exact && used(&mode) + MIN_NAME + suffix.len() > room {
+        mode = " ".into();
+    }
+    let name = paths::fit(&view.path, &suffix, room.saturating_sub(used(&mode)), 1);
     let title = Line::from(vec![
-        Span::raw(format!(" {} v{}", paths::shown(&view.path), view.version)),
+        Span::raw(format!(" {name}")),
         Span::styled(status, theme.warning),
-        Span::raw(format!(" · {mode} ")),
+        Span::raw(mode),
     ]);
     let inner = layout::inner(text_area);
     let style_of = styles(theme, view);

@@ -108,36 +108,66 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The tab labels with their keys, and each one's start column.
-fn labels(keymap: &Keymap) -> Vec<(Tab, String, u16)> {
-    let mut x = 0;
-    TABS.iter()
-        .map(|&t| {
-            let label = format!(" {} {} ", keymap.first(t.action()), t.title());
-            let at = x;
-            x += label.chars().count() as u16 + 1;
-            (t, label, at)
-        })
-        .collect()
+/// The tab labels with their keys, and each one's start column, in
+/// `width` columns (the current tab is `current`): padded and spaced where
+/// they fit, else closer (60 columns), else the other tabs by their keys
+/// alone. A label is never cut (at 60 columns `6 Events` read `6 `).
+fn labels(keymap: &Keymap, current: Tab, width: u16) -> Vec<(Tab, String, u16)> {
+    let forms: [&dyn Fn(Tab) -> (String, u16); 3] = [
+        &|t| (format!(" {} {} ", keymap.first(t.action()), t.title()), 1),
+        &|t| (format!(" {} {}", keymap.first(t.action()), t.title()), 0),
+        &|t| match t == current {
+            true => (format!(" {} {} ", keymap.first(t.action()), t.title()), 0),
+            false => (format!(" {} ", keymap.first(t.action())), 0),
+        },
+    ];
+    let place = |form: &dyn Fn(Tab) -> (String, u16)| {
+        let mut x = 0;
+        let placed: Vec<(Tab, String, u16)> = (TABS.iter())
+            .map(|&t| {
+                let (label, gap) = form(t);
+                let at = x;
+                x += label.chars().count() as u16 + gap;
+                (t, label, at)
+            })
+            .collect();
+        let end = placed
+            .last()
+            .map_or(0, |(_, l, at)| at + l.chars().count() as u16);
+        (placed, end)
+    };
+    let mut last = Vec::new();
+    for form in forms {
+        let (placed, end) = place(form);
+        if end <= width {
+            return placed;
+        }
+        last = placed;
+    }
+    last
 }
 
 pub(crate) fn tabs(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let mut spans = Vec::new();
-    for (t, label, _) in labels(&app.keymap) {
+    let mut x = 0;
+    for (t, label, at) in labels(&app.keymap, app.tab, area.width) {
         let style = if t == app.tab {
             theme.tab_active
         } else {
             theme.tab
         };
+        if at > x {
+            spans.push(Span::raw(" ".repeat(usize::from(at - x))));
+        }
+        x = at + label.chars().count() as u16;
         spans.push(Span::styled(label, style));
-        spans.push(Span::raw(" "));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The tab whose label is at column `x` of the tab bar.
-pub(crate) fn tab_at(keymap: &Keymap, x: u16) -> Option<Tab> {
-    labels(keymap)
+/// The tab whose label is at column `x` of a tab bar `width` wide.
+pub(crate) fn tab_at(keymap: &Keymap, current: Tab, width: u16, x: u16) -> Option<Tab> {
+    labels(keymap, current, width)
         .into_iter()
         .find(|(_, label, at)| (*at..*at + label.chars().count() as u16).contains(&x))
         .map(|(t, _, _)| t)
@@ -160,6 +190,7 @@ pub(crate) fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
             (Action::Back, "back"),
             (Action::Versions, "versions"),
             (Action::Copies, "copies"),
+            (Action::Shared, "shared"),
             (Action::Exact, "exact"),
             (Action::Cluster, "cluster"),
         ],
@@ -186,6 +217,14 @@ pub(crate) fn hints(tab: Tab) -> &'static [(Action, &'static str)] {
 pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let mut spans = Vec::new();
     if let Some(m) = &app.message {
+        // Its middle gives way to the keys always shown (at 60 columns a
+        // copied path pushed `? keys` off the edge).
+        let keys = [Action::NextTab, Action::Help, Action::Quit];
+        let tail: usize = (keys.iter())
+            .map(|&a| glyphs::str_width(&app.keymap.first(a)) + 7)
+            .sum();
+        let room = (area.width as usize).saturating_sub(tail + 3);
+        let m = crate::paths::typed(m, room);
         spans.push(Span::styled(format!(" {m} "), theme.good));
         spans.push(Span::styled("│", theme.muted));
     }
@@ -262,6 +301,13 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         }
     };
     if let Some((enter, esc)) = ends {
+        // What enter does, in its first word where the whole does not fit.
+        let used: usize = spans.iter().map(|s| glyphs::str_width(&s.content)).sum();
+        let need = |enter: &str| glyphs::str_width(enter) + esc.len() + "  enter    esc ".len();
+        let enter = match used + need(enter) > area.width as usize + 1 {
+            true => enter.split(' ').next().unwrap_or(enter),
+            false => enter,
+        };
         hint(&mut spans, "enter", enter);
         hint(&mut spans, "esc", esc);
     }
@@ -294,4 +340,37 @@ pub(crate) fn help(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             .style(theme.base),
         popup,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tab bar's labels at every width: whole, within the width where
+    /// any form fits, the current tab always named.
+    #[test]
+    fn tab_labels_fit_or_shorten_whole() {
+        let keys = Keymap::default();
+        for (width, expect) in [
+            (80, " 1 Documents   2 Origin "),
+            (60, " 1 Documents 2 Origin 3 Clusters"),
+            (40, " 1  2 Origin  3  4 "),
+        ] {
+            let placed = labels(&keys, Tab::Origin, width);
+            let mut bar = String::new();
+            for (_, label, at) in &placed {
+                while bar.chars().count() < usize::from(*at) {
+                    bar.push(' ');
+                }
+                bar.push_str(label);
+            }
+            assert!(bar.chars().count() <= usize::from(width), "{width}: {bar}");
+            assert!(bar.starts_with(expect), "{width}: {bar:?}");
+            assert!(bar.contains("2 Origin"), "{width}: {bar}");
+            // A click on a label's first column finds its tab.
+            for (t, _, at) in &placed {
+                assert_eq!(tab_at(&keys, Tab::Origin, width, *at), Some(*t));
+            }
+        }
+    }
 }

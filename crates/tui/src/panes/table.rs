@@ -128,11 +128,11 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         v.last()
             .map_or("—".into(), |x| format!("{:.1}%", *x as f64 / 10.0))
     };
-    for (data, name, style, area) in [
-        (&hits, "hit rate", theme.hit, a.hits),
+    for (data, names, style, area) in [
+        (&hits, ["hit rate", "hits"], theme.hit, a.hits),
         (
             &evictions,
-            "evictions per insert",
+            ["evictions per insert", "evictions"],
             theme.eviction,
             a.evictions,
         ),
@@ -140,7 +140,15 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         // The newest samples that fit, right-aligned like a moving chart.
         let w = layout::inner(area).width as usize;
         let data = &data[data.len().saturating_sub(w)..];
-        let title = format!(" {name} · last {} ", last(data));
+        // Shorter where the chart is narrow (60 columns), never cut: the
+        // number last.
+        let titles = [
+            format!(" {} · last {} ", names[0], last(data)),
+            format!(" {} {} ", names[0], last(data)),
+            format!(" {} {} ", names[1], last(data)),
+            format!(" {} ", last(data)),
+        ];
+        let title = super::first_fitting(&titles, w);
         f.render_widget(
             Sparkline::default()
                 .data(data)

@@ -11,9 +11,9 @@ use ratatui::widgets::{Axis, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, 
 use super::{block, count, count_in, size_label};
 use crate::app::{App, Input};
 use crate::keymap::Action;
-use crate::layout;
 use crate::theme::Theme;
 use crate::tune::{FIELDS, Field, RunKind, Series};
+use crate::{glyphs, layout};
 use lineage_engine::ShadowResult;
 use lineage_origin::{Params, TableSize};
 
@@ -59,7 +59,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         k(Action::Adopt)
     );
     // What the focused field trades, in the form's bottom border.
-    let trade = Line::styled(format!(" {} ", t.field().trade()), theme.muted);
+    let room = a.form.width.saturating_sub(2) as usize;
+    let trade = super::cut_end(&format!(" {} ", t.field().trade()), room);
+    let trade = Line::styled(trade, theme.muted);
     f.render_widget(
         Paragraph::new(lines).block(block(theme, title, true).title_bottom(trade)),
         a.form,
@@ -88,11 +90,13 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 
     let results = update.map_or(&[][..], |u| &u.results[..]);
     match &t.kind {
+        // Wrapped where it is narrow, not cut.
         None => f.render_widget(
             Paragraph::new(Line::styled(
                 "apply: replay the whole history with these settings beside the live ones",
                 theme.muted,
             ))
+            .wrap(ratatui::widgets::Wrap { trim: true })
             .block(block(theme, " Results ", false)),
             a.results,
         ),
@@ -540,15 +544,63 @@ fn sweep(
         _ => (0.0, 1.0),
     };
     let label = |s: Option<&TableSize>| Span::raw(s.map_or(String::new(), size_label));
-    let mut title = vec![Span::raw(" Sweep (%) against table size: ")];
-    // The same marks and styles as the datasets, in their order.
-    for (j, (name, ..)) in lines.iter().enumerate() {
-        for (k, metric) in ["DO", "TF"].into_iter().enumerate() {
-            let style = styles[(j * 2 + k) % styles.len()];
-            title.push(Span::styled(format!("{}⠒", mark(j, k)), style));
-            title.push(Span::raw(format!(" {metric} {name}  ")));
+    // The same marks and styles as the datasets, in their order; where the
+    // legend does not fit, shorter (each series' two marks, DO's then
+    // TF's, before its name), then the series that fit and `…`.
+    let style = |j: usize, k: usize| styles[(j * 2 + k) % styles.len()];
+    let full: Vec<Vec<Span>> = (lines.iter().enumerate())
+        .flat_map(|(j, (name, ..))| {
+            ["DO", "TF"]
+                .into_iter()
+                .enumerate()
+                .map(move |(k, metric)| {
+                    vec![
+                        Span::styled(format!("{}⠒", mark(j, k)), style(j, k)),
+                        Span::raw(format!(" {metric} {name}  ")),
+                    ]
+                })
+        })
+        .collect();
+    let short: Vec<Vec<Span>> = (lines.iter().enumerate())
+        .map(|(j, (name, ..))| {
+            vec![
+                Span::styled(mark(j, 0).to_string(), style(j, 0)),
+                Span::styled(mark(j, 1).to_string(), style(j, 1)),
+                Span::raw(format!(" {name}  ")),
+            ]
+        })
+        .collect();
+    let room = area.width.saturating_sub(2) as usize;
+    let width = |spans: &[Span]| {
+        spans
+            .iter()
+            .map(|s| glyphs::str_width(&s.content))
+            .sum::<usize>()
+    };
+    let forms = [
+        (" Sweep (%) against table size: ", &full),
+        (" Sweep (%): ", &full),
+        (" Sweep (%), DO and TF: ", &short),
+    ];
+    let legend = |(head, entries): (&str, &Vec<Vec<Span<'static>>>)| {
+        let mut t = vec![Span::raw(head.to_string())];
+        t.extend(entries.iter().flatten().cloned());
+        t
+    };
+    let title = match forms.iter().map(|&f| legend(f)).find(|t| width(t) <= room) {
+        Some(t) => t,
+        None => {
+            let mut t = vec![Span::raw(" Sweep (%), DO and TF: ")];
+            for entry in &short {
+                if width(&t) + width(entry) + 2 > room {
+                    t.push(Span::raw("… "));
+                    break;
+                }
+                t.extend(entry.iter().cloned());
+            }
+            t
         }
-    }
+    };
     let chart = Chart::new(datasets)
         .hidden_legend_constraints((Constraint::Length(0), Constraint::Length(0)))
         .block(

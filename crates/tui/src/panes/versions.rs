@@ -17,8 +17,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let popup = crate::help::popup(area);
     let height = crate::help::list_rows(popup);
     let latest = view.versions.last().map(|v| v.id);
-    let rows = c.window(view.versions.len(), height).map(|i| {
-        let v = &view.versions[i];
+    let notes = |v: &lineage_engine::VersionInfo| {
         let mut note = Vec::new();
         if v.id == view.id {
             note.push("shown");
@@ -32,15 +31,37 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         if !v.text_kept {
             note.push("text not kept");
         }
+        note.join(", ")
+    };
+    // The tokens go first where a row does not fit (60 columns), and the
+    // list says so; a note still too long ends in `…`.
+    let inner = popup.width.saturating_sub(2) as usize;
+    let window = c.window(view.versions.len(), height);
+    let widest = (window.clone())
+        .map(|i| crate::glyphs::str_width(&notes(&view.versions[i])))
+        .max()
+        .unwrap_or(0);
+    const FIXED: usize = 6 + 7 + 4 + 2 + 5 + 16 + 2;
+    const TOKENS: usize = 16;
+    let with_tokens = FIXED + TOKENS + widest <= inner;
+    let rows = window.map(|i| {
+        let v = &view.versions[i];
+        let tokens = match with_tokens {
+            true => format!("{:>9} tokens", count(u64::from(v.tokens))),
+            false => String::new(),
+        };
+        // When lineage saw it, as the status bar and Events tell it (not
+        // the file's mtime, which a copy or a checkout moves).
+        let figures = format!(
+            "{tokens} {:>6.1}% new  seen {:<16}  ",
+            v.fresh_percent,
+            super::events::when(v.seen_or_mtime_ms(), app.today)
+        );
+        let room = inner.saturating_sub(6 + figures.chars().count());
         let line = Line::from(vec![
             Span::styled(format!(" v{:<4}", v.version), theme.key),
-            Span::raw(format!(
-                "{:>9} tokens {:>6.1}% new  {}  ",
-                count(u64::from(v.tokens)),
-                v.fresh_percent,
-                super::events::date_time(v.mtime_ns)
-            )),
-            Span::styled(note.join(", "), theme.muted),
+            Span::raw(figures),
+            Span::styled(super::cut_end(&notes(v), room), theme.muted),
         ]);
         if i == c.selected {
             line.style(theme.selected)
@@ -69,10 +90,14 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         ),
         theme.muted,
     ));
+    let count = match with_tokens {
+        true => view.versions.len().to_string(),
+        false => format!("{}; tokens not shown", view.versions.len()),
+    };
+    let room = inner.saturating_sub(16 + count.len());
     let title = format!(
-        " Versions of {} ({}) ",
-        crate::paths::shown(&view.path),
-        view.versions.len()
+        " Versions of {} ({count}) ",
+        crate::paths::fit(&view.path, "", room, 1)
     );
     overlay(f, theme, popup, title, lines);
 }

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use lineage_core::text::token::tokens;
 use lineage_engine::{
     Cluster, CompareView, CopiesView, DocRow, Documents, Event, EventKind, LegendEntry, OriginView,
-    PageCopy, Progress, SearchHit, SearchView, ShadowResult, ShadowUpdate, Side, Snapshot,
-    TableStats, Target, VersionInfo, VersionStatus, Watching,
+    PageCopy, PageShare, Progress, SearchHit, SearchView, ShadowResult, ShadowUpdate,
+    SharedPassage, SharedView, Side, Snapshot, TableStats, Target, VersionInfo, VersionStatus,
+    Watching,
 };
 use lineage_origin::table::paper_sizes;
 use lineage_origin::{Estimation, Eviction, Params, Run, Selector, TableSize};
@@ -305,6 +306,8 @@ pub(crate) fn origin_view(exact: bool) -> OriginView {
             fresh_percent: share(12),
             text_kept: true,
             mtime_ns: 1_700_000_000_000_000_000 + 13 * 60_000_000_000,
+            // Seen 5 min 7 s after its file was written.
+            seen_ms: Some(1_700_000_000_000 + 18 * 60_000 + 7_000),
         }],
         exact,
         text: Ok(V2_TEXT.to_string()),
@@ -364,6 +367,81 @@ pub(crate) fn copies_view() -> CopiesView {
     }
 }
 
+/// v3/installation.md's id: it took v1's text through v2 (its copies
+/// credit v2), so it shares v1's text without copying from it.
+pub(crate) const V3_INSTALL: u32 = 22;
+
+/// Which pages carry v1/installation.md's text: v2's page (the runs of
+/// [`origin_view`] it took), v3's (through v2) and the FAQ, most first.
+pub(crate) fn shared_view() -> SharedView {
+    let v2 = origin_view(false);
+    let v1_tokens = spans(V1_TEXT).len() as u32;
+    let from_v1: Vec<SharedPassage> = (v2.runs.iter().zip(&v2.targets))
+        .filter(|(r, _)| r.origin == Some(V1_INSTALL))
+        .filter_map(|(r, t)| {
+            let t = (*t)?;
+            // Within v1's text (the fixture's targets reach past it).
+            let end = (t.token + r.end - r.start).min(v1_tokens);
+            (t.token < end).then(|| SharedPassage {
+                page: (t.token, end),
+                there: (r.start, r.start + end - t.token),
+            })
+        })
+        .collect();
+    let share = |id: u32, tokens: u32, passages: Vec<SharedPassage>| {
+        let r = docs().into_iter().find(|d| d.id == id).unwrap();
+        // The page's tokens in them, each once.
+        let mut covered = vec![false; v1_tokens as usize];
+        for p in &passages {
+            let end = (p.page.1 as usize).min(covered.len());
+            covered[p.page.0 as usize..end].fill(true);
+        }
+        let page_tokens = covered.iter().filter(|&&c| c).count() as u32;
+        let shared_tokens: u32 = passages.iter().map(|p| p.there.1 - p.there.0).sum();
+        PageShare {
+            id,
+            path: r.path.to_string(),
+            version: r.version,
+            tokens,
+            page_tokens,
+            page_percent: 100.0 * f64::from(page_tokens) / f64::from(v1_tokens),
+            shared_tokens,
+            percent: 100.0 * f64::from(shared_tokens) / f64::from(tokens),
+            passages,
+        }
+    };
+    // Its part of v1's first passage, and a later one.
+    let first = from_v1[0].page.0;
+    let v3 = vec![
+        SharedPassage {
+            page: (first, first + 120),
+            there: (300, 420),
+        },
+        SharedPassage {
+            page: (first + 200, first + 260),
+            there: (900, 960),
+        },
+    ];
+    SharedView {
+        id: V1_INSTALL,
+        path: "v1/installation.md".into(),
+        version: 1,
+        tokens: v1_tokens,
+        shares: vec![
+            share(V2_INSTALL, v2.spans.len() as u32, from_v1),
+            share(V3_INSTALL, 2_400, v3),
+            share(
+                FAQ,
+                893,
+                vec![SharedPassage {
+                    page: (165, 210),
+                    there: (105, 150),
+                }],
+            ),
+        ],
+    }
+}
+
 pub(crate) fn v1_view() -> OriginView {
     let spans = spans(V1_TEXT);
     let n = spans.len() as u32;
@@ -379,6 +457,7 @@ pub(crate) fn v1_view() -> OriginView {
             fresh_percent: 100.0,
             text_kept: true,
             mtime_ns: 1_700_000_000_000_000_000,
+            seen_ms: Some(1_700_000_000_000 + 42_000),
         }],
         exact: false,
         text: Ok(V1_TEXT.to_string()),
@@ -406,9 +485,14 @@ pub(crate) fn versions_view() -> OriginView {
     let mut first = v.versions[0].clone();
     (first.id, first.version, first.text_kept) = (VERSION_1, 1, false);
     first.mtime_ns -= 3 * 86_400_000_000_000;
+    // Recorded by an index from before it kept when: its file's time.
+    first.seen_ms = None;
     let mut third = v.versions[0].clone();
     (third.id, third.version, third.fresh_percent) = (VERSION_3, 3, 2.5);
     third.mtime_ns += 86_400_000_000_000 + 7_200_000_000_000;
+    // Copied in with an old mtime: seen the next day, written long before.
+    third.mtime_ns -= 30 * 86_400_000_000_000;
+    third.seen_ms = third.seen_ms.map(|ms| ms + 86_400_000 + 7_200_000);
     v.versions = vec![first, v.versions[0].clone(), third];
     v
 }

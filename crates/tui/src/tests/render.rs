@@ -135,7 +135,7 @@ macro_rules! panes {
     ($($pane:ident),*) => {$(
         #[test]
         fn $pane() {
-            for (w, h) in [(80, 24), (120, 40)] {
+            for (w, h) in [(60, 20), (80, 24), (120, 40)] {
                 let a = super::$pane(w, h);
                 insta::assert_snapshot!(format!("{}_{w}x{h}", stringify!($pane)), screen(&a, &dark()));
             }
@@ -302,16 +302,36 @@ fn adopt_asks_first() {
 
 #[test]
 fn versions_of_a_replaced_page() {
-    for (w, h) in [(80, 24), (120, 40)] {
+    let view = fixture::versions_view();
+    let seen = |i: usize| view.versions[i].seen_ms.unwrap();
+    let today = seen(1).div_euclid(86_400_000);
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
         let mut a = app(w, h);
+        a.today = Some(today);
         a.origin.open(fixture::V2_INSTALL);
         a.tab = crate::app::Tab::Origin;
-        engine(&mut a, Update::Origin(Arc::new(fixture::versions_view())));
+        engine(&mut a, Update::Origin(Arc::new(view.clone())));
         let shown = screen(&a, &dark());
         assert!(shown.contains("replaced by v3"), "{shown}");
         keys(&mut a, "v");
         let shown = screen(&a, &dark());
-        assert!(shown.contains("text not kept") && shown.contains("current"));
+        assert!(
+            shown.contains("text not kept") && shown.contains("current"),
+            "{shown}"
+        );
+        // Each version when lineage saw it, as Events and the status bar
+        // tell it: today's by the clock, another day's with its date; the
+        // file's mtime only where an older index kept nothing else.
+        let text = rows(&a).join("\n");
+        let at = |ms: i64| crate::panes::events::when(ms, Some(today));
+        let mtime_ms = |i: usize| view.versions[i].mtime_ns.div_euclid(1_000_000);
+        for expected in [at(mtime_ms(0)), at(seen(1)), at(seen(2))] {
+            assert!(
+                text.contains(&format!("seen {expected}")),
+                "{expected}: {text}"
+            );
+        }
+        assert!(!text.contains(&at(mtime_ms(2))), "{text}");
         insta::assert_snapshot!(format!("versions_{w}x{h}"), shown);
     }
     // In exact mode the list says its figures are the estimates.
@@ -412,7 +432,7 @@ fn an_earlier_version_of_the_page_is_named_so_as_its_origin() {
 
 #[test]
 fn copies_of_a_page() {
-    for (w, h) in [(80, 24), (120, 40)] {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
         let mut a = app(w, h);
         a.tab = crate::app::Tab::Origin;
         a.origin.open(fixture::V1_INSTALL);
@@ -421,9 +441,34 @@ fn copies_of_a_page() {
         assert!(screen(&a, &dark()).contains("finding the pages"));
         engine(&mut a, Update::Copies(Arc::new(fixture::copies_view())));
         let shown = screen(&a, &dark());
-        assert!(shown.contains("Copies of v1/installation.md v1: 2 pages, newest first"));
-        assert!(shown.contains("45 of 893 tokens, 1 passage"), "{shown}");
+        let text = rows(&a).join("\n");
+        assert!(
+            text.contains("Copies of v1/installation.md v1: 2 pages, by share"),
+            "{text}"
+        );
+        assert!(text.contains("45 of 893 tokens, 1 passage"), "{text}");
+        // By share: v2's page (most of it taken from here) first; the
+        // other order one key away, the key shown.
+        let v2 = text.find("96.2 %").unwrap();
+        assert!(v2 < text.find("5.0 %").unwrap(), "{text}");
+        assert!(text.contains("s newest first"), "{text}");
         insta::assert_snapshot!(format!("copies_{w}x{h}"), shown);
+        keys(&mut a, "s");
+        let text = rows(&a).join("\n");
+        assert!(text.contains("2 pages, newest first"), "{text}");
+        assert!(text.contains("s by share"), "{text}");
+        let v2 = text.find("96.2 %").unwrap();
+        assert!(v2 > text.find("5.0 %").unwrap(), "{text}");
+        // Nothing cut at the right edge without a `…`.
+        for line in rows(&a) {
+            assert!(
+                line.ends_with(' ')
+                    || line.ends_with('│')
+                    || line.ends_with('┐')
+                    || line.ends_with('┘'),
+                "{line}"
+            );
+        }
     }
     let mut a = app(80, 24);
     a.tab = crate::app::Tab::Origin;
@@ -434,6 +479,107 @@ fn copies_of_a_page() {
     none.copies.clear();
     engine(&mut a, Update::Copies(Arc::new(none)));
     assert!(screen(&a, &dark()).contains("No other live page copies from it."));
+    // Two copies named alike but for their folder keep the folder at 60
+    // columns (both read `insta…ation.md v1`).
+    let mut a = app(60, 20);
+    a.tab = crate::app::Tab::Origin;
+    a.origin.open(fixture::V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+    keys(&mut a, "C");
+    let mut v = fixture::copies_view();
+    let mut v3 = v.copies[1].clone();
+    (v3.id, v3.path) = (fixture::V3_INSTALL, "v3/installation.md".into());
+    v.copies.push(v3);
+    engine(&mut a, Update::Copies(Arc::new(v)));
+    let text = rows(&a);
+    let row = |folder: &str| {
+        text.iter()
+            .any(|l| l.contains(&format!("│  96.2 %  {folder}/")))
+    };
+    assert!(row("v2") && row("v3"), "{}", text.join("\n"));
+}
+
+/// Which pages carry the text of the page shown (P from Origin), most of
+/// it first, with the selected page's passages and their words under the
+/// list, at every size.
+#[test]
+fn pages_sharing_the_text_of_a_page() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        a.tab = crate::app::Tab::Origin;
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        keys(&mut a, "P");
+        assert!(rows(&a).join("\n").contains("Shared: finding the pages"));
+        engine(&mut a, Update::Shared(Arc::new(fixture::shared_view())));
+        let shown = screen(&a, &dark());
+        let text = rows(&a).join("\n");
+        assert!(
+            text.contains("Shared with v1/installation.md v1: 3 pages"),
+            "{text}"
+        );
+        assert!(
+            w < 80 || text.contains("3 pages, most of it first"),
+            "{text}"
+        );
+        let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s}: {text}"));
+        assert!(
+            at("v2/installation.md") < at("v3/installation.md"),
+            "{text}"
+        );
+        assert!(at("v3/installation.md") < at("faq.md"), "{text}");
+        assert!(text.contains("45 tokens, 1 passage"), "{text}");
+        // The selected page's passages, with the page's words.
+        let view = fixture::shared_view();
+        let p = view.shares[0].passages[0];
+        let range = format!("  {}–{}", p.page.0, p.page.1);
+        assert!(text.contains(&range), "{text}");
+        let words = {
+            let v1 = fixture::v1_view();
+            let b = crate::panes::token_bytes(&v1.spans, p.page.0..p.page.1).unwrap();
+            fixture::V1_TEXT[b]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .to_string()
+        };
+        assert!(text.contains(&format!("│ {words}")), "{words}: {text}");
+        assert!(text.contains("enter open"), "{text}");
+        for line in rows(&a) {
+            assert!(
+                line.ends_with(' ')
+                    || line.ends_with('│')
+                    || line.ends_with('┐')
+                    || line.ends_with('┘')
+                    || line.ends_with('…'),
+                "{line}"
+            );
+        }
+        insta::assert_snapshot!(format!("shared_{w}x{h}"), shown);
+        // The FAQ's one passage when it is selected.
+        keys(&mut a, "jj");
+        let text = rows(&a).join("\n");
+        assert!(text.contains("shared with z-support/faq.md:"), "{text}");
+        assert!(text.contains("  165–210 │ "), "{text}");
+    }
+    let mut a = app(80, 24);
+    a.tab = crate::app::Tab::Origin;
+    a.origin.open(fixture::V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+    keys(&mut a, "P");
+    let mut none = fixture::shared_view();
+    none.shares.clear();
+    engine(&mut a, Update::Shared(Arc::new(none)));
+    assert!(screen(&a, &dark()).contains("No other live page shares its text."));
+    // The key in the footer and in the help, the Origin pane's keys first.
+    let mut a = origin(120, 40);
+    assert!(rows(&a).last().unwrap().contains(" P shared "));
+    keys(&mut a, "?");
+    let help = rows(&a).join("\n");
+    let pane = help.find("Origin pane").unwrap();
+    let every = help.find("Every key").unwrap();
+    let shared = help.find("  P  shared").unwrap_or_else(|| panic!("{help}"));
+    assert!(pane < shared && shared < every, "{help}");
 }
 
 #[test]
@@ -1403,7 +1549,13 @@ fn the_sweeps_lines_have_marks_of_their_own() {
         let plot: String = text[title + 1..].concat();
         let seen: Vec<char> = "●○■□".chars().filter(|&m| plot.contains(m)).collect();
         assert!(seen.len() >= 3, "{w}: {seen:?}\n{}", text.join("\n"));
-        assert!(text[title].contains("●⠒ DO"), "{w}: {}", text[title]);
+        // The legend whole (at 80 columns it ran off as `□⠒ TF ever┐`):
+        // shorter where narrow, every series named.
+        let legend = &text[title];
+        let short = legend.contains("DO and TF: ●○ nhs  ■□ every-4");
+        assert!(legend.contains("●⠒ DO") || short, "{w}: {legend}");
+        assert!(legend.contains("every-4  ─"), "{w}: {legend}");
+        assert_eq!(short, w == 60, "{w}: {legend}");
     }
 }
 
@@ -1442,6 +1594,17 @@ fn a_query_of_a_closed_index_says_so() {
         let shown = rows(&a).join("\n");
         assert!(!shown.contains("finding the pages"), "{w}: {shown}");
         assert!(shown.contains("index is closed"), "{w}: {shown}");
+        // The same for the pages that share its text.
+        let mut a = app(w, h);
+        a.tab = crate::app::Tab::Origin;
+        a.origin.open(fixture::V1_INSTALL);
+        engine(&mut a, Update::Origin(Arc::new(fixture::v1_view())));
+        keys(&mut a, "P");
+        engine(&mut a, closed());
+        let shown = rows(&a).join("\n");
+        assert!(!shown.contains("finding the pages"), "{w}: {shown}");
+        assert!(shown.contains("Shared: not found"), "{w}: {shown}");
+        assert!(shown.contains("index is closed"), "{w}: {shown}");
         // An answer already under way is not undone by the error.
         let mut a = app(w, h);
         keys(&mut a, "Fservice");
@@ -1453,4 +1616,74 @@ fn a_query_of_a_closed_index_says_so() {
         engine(&mut a, closed());
         assert!(a.find.as_ref().unwrap().failed.is_none(), "{w}");
     }
+}
+
+/// Issue 41 at 60x20: nothing is cut where the edge falls. The tab bar
+/// showed a stray `6 `, the Documents header `dominant orig`, the charts'
+/// titles `hit rate · last 4`, an event ran off its row without `…`, and a
+/// pair's names had 11 columns each (`v1/in…on.md ↔ v2/in…on.md`).
+#[test]
+fn sixty_columns_cut_nothing_silently() {
+    let a = documents(60, 20);
+    let text = rows(&a);
+    assert_eq!(
+        text[1].trim_end(),
+        " 1 Documents 2 Origin 3 Clusters 4 Table 5 Tune 6 Events"
+    );
+    assert!(text[3].contains(" dom. origin "), "{}", text[3]);
+    // The bar as wide as its room: its labels spaced out again at 80.
+    let a = documents(80, 24);
+    assert!(rows(&a)[1].starts_with(" 1 Documents   2 Origin "));
+
+    let a = table(60, 20);
+    let text = rows(&a).join("\n");
+    assert!(text.contains("┌ hit rate 49.5% ─"), "{text}");
+    assert!(text.contains("┌ evictions 64.8% ─"), "{text}");
+    let a = table(120, 40);
+    let text = rows(&a).join("\n");
+    assert!(text.contains("┌ hit rate · last 49.5% ─"), "{text}");
+
+    let a = events(60, 20);
+    let text = rows(&a);
+    let version = text.iter().find(|l| l.contains(" version ")).unwrap();
+    assert!(
+        version.contains("v2/installation.md v2: 12.5% fresh, …"),
+        "{version}"
+    );
+    // Where there is room the origin is named, its name fitted.
+    let a = events(80, 24);
+    let text = rows(&a);
+    let version = text.iter().find(|l| l.contains(" version ")).unwrap();
+    assert!(version.contains(", mostly from v1/"), "{version}");
+    assert!(
+        version.trim_end_matches([' ', '│']).ends_with(".md"),
+        "{version}"
+    );
+
+    for (w, h) in [(60, 20), (80, 24)] {
+        let mut a = app(w, h);
+        keys(&mut a, "3");
+        let text = rows(&a).join("\n");
+        assert!(text.contains("0.912 {v1 ↔ v2}/installation.md"), "{text}");
+    }
+
+    // The footer's keys stay whole after a long message or a prompt.
+    let a = copied(60, 20);
+    let foot = rows(&a).pop().unwrap();
+    assert!(
+        foot.contains("…") && foot.contains("? keys  q quit"),
+        "{foot}"
+    );
+    let a = exporting(60, 20);
+    let foot = rows(&a).pop().unwrap();
+    assert!(foot.contains("enter write  esc cancel"), "{foot}");
+
+    // What the focused field trades, in the form's border, ends in `…`.
+    let a = tune(60, 20);
+    let text = rows(&a);
+    let trade = text
+        .iter()
+        .find(|l| l.starts_with("└ which shingles"))
+        .unwrap();
+    assert!(trade.ends_with("…┘"), "{trade}");
 }

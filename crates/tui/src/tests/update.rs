@@ -35,6 +35,19 @@ fn click(app: &mut crate::App, column: u16, row: u16) -> Vec<Command> {
     )
 }
 
+/// A click on a tab's label selects it at every width: at 60 columns the
+/// labels sit closer, and the click follows them.
+#[test]
+fn a_click_on_a_tab_label_follows_the_labels_width() {
+    for (w, h, events_at) in [(60, 20, 51), (80, 24, 58)] {
+        let mut a = app(w, h);
+        click(&mut a, events_at, 1);
+        assert_eq!(a.tab, Tab::Events, "{w}");
+        click(&mut a, 3, 1);
+        assert_eq!(a.tab, Tab::Documents, "{w}");
+    }
+}
+
 #[test]
 fn the_filter_narrows_rows_as_typed_and_esc_clears_it() {
     let mut a = app(80, 24);
@@ -750,7 +763,22 @@ fn copies_of_the_page_shown_open_at_their_passage_and_back_returns() {
     engine(&mut a, Update::Copies(Arc::new(stale)));
     assert!(a.copies.as_ref().is_some_and(|c| c.view.is_none()));
     engine(&mut a, Update::Copies(Arc::new(copies_view())));
-    // Down to v2's page (the second, older), open it.
+    // By share: v2's page (most of it from here) before the FAQ, though
+    // the FAQ is newer.
+    let ids = |a: &crate::App| -> Vec<u32> {
+        let v = a.copies.as_ref().and_then(|c| c.view.clone()).unwrap();
+        v.copies.iter().map(|c| c.id).collect()
+    };
+    assert_eq!(ids(&a), [V2_INSTALL, FAQ]);
+    // s: newest first, the selection kept on v2's page; s again by share.
+    assert!(keys(&mut a, "s").is_empty());
+    assert_eq!(ids(&a), [FAQ, V2_INSTALL]);
+    assert_eq!(a.copies.as_ref().unwrap().cursor.selected, 1);
+    keys(&mut a, "s");
+    assert_eq!(ids(&a), [V2_INSTALL, FAQ]);
+    assert_eq!(a.copies.as_ref().unwrap().cursor.selected, 0);
+    // Newest first again, the FAQ selected: down to v2's page, open it.
+    keys(&mut a, "sk");
     press(&mut a, KeyCode::Down);
     assert_eq!(
         press(&mut a, KeyCode::Enter),
@@ -777,6 +805,60 @@ fn copies_of_the_page_shown_open_at_their_passage_and_back_returns() {
     keys(&mut a, "CC");
     assert!(a.copies.is_none());
     keys(&mut a, "Cq");
+    assert!(a.quit);
+}
+
+/// P lists the pages that carry the text of the page shown (whoever had
+/// it first); enter opens one on its first shared passage, marked; back
+/// returns to the page.
+#[test]
+fn pages_sharing_the_text_shown_open_at_their_passage_and_back_returns() {
+    use super::fixture::{FAQ, origin_view, shared_view, v1_view};
+    let mut a = app(80, 24);
+    // Not from another pane: the list is of the page Origin shows.
+    assert!(keys(&mut a, "P").is_empty());
+    assert!(a.shared.is_none());
+    a.tab = Tab::Origin;
+    a.origin.open(V1_INSTALL);
+    engine(&mut a, Update::Origin(Arc::new(v1_view())));
+    assert_eq!(keys(&mut a, "P"), [Command::Shared { id: V1_INSTALL }]);
+    // An answer about another page is not this one.
+    let mut stale = shared_view();
+    stale.id = FAQ;
+    engine(&mut a, Update::Shared(Arc::new(stale)));
+    assert!(a.shared.as_ref().is_some_and(|s| s.view.is_none()));
+    engine(&mut a, Update::Shared(Arc::new(shared_view())));
+    assert!(a.shared.as_ref().is_some_and(|s| s.view.is_some()));
+    // Down and up (the list moves), then open v2's page, the first.
+    keys(&mut a, "jj");
+    assert_eq!(a.shared.as_ref().unwrap().cursor.selected, 2);
+    keys(&mut a, "g");
+    assert_eq!(
+        press(&mut a, KeyCode::Enter),
+        [Command::Origin {
+            id: V2_INSTALL,
+            exact: false
+        }]
+    );
+    assert!(a.shared.is_none());
+    engine(&mut a, Update::Origin(Arc::new(origin_view(false))));
+    let first = shared_view().shares[0].passages[0].there;
+    assert_eq!(a.origin.mark, Some(first.0..first.1));
+    assert_eq!(
+        press(&mut a, KeyCode::Esc),
+        [Command::Origin {
+            id: V1_INSTALL,
+            exact: false
+        }]
+    );
+    engine(&mut a, Update::Origin(Arc::new(v1_view())));
+    // Esc or P again closes the list; q quits from it.
+    keys(&mut a, "P");
+    press(&mut a, KeyCode::Esc);
+    assert!(a.shared.is_none());
+    keys(&mut a, "PP");
+    assert!(a.shared.is_none());
+    keys(&mut a, "Pq");
     assert!(a.quit);
 }
 
