@@ -291,8 +291,8 @@ impl<'a> Explained<'a> {
             "exact".to_string()
         } else {
             format!(
-                "estimated ({} {} {} k={})",
-                p.selector, p.eviction, p.estimation, p.k
+                "estimated ({} {} {} {} k={})",
+                p.selector, p.table_size, p.eviction, p.estimation, p.k
             )
         };
         let tokens = v

@@ -302,15 +302,20 @@ impl DocList {
             if reverse { o.reverse() } else { o }
         };
         if !self.filter.is_empty() {
-            // Ranked as fzf ranks: the best match first, equals in the
-            // list's order.
+            // Ranked as fzf ranks: the best match first; of equals the
+            // shorter path (fzf's tiebreak by length: `create-user.rst`
+            // before `create-user-copy.rst`), then the list's order.
             let (m, pattern) = (&self.matcher, self.filter.as_str());
             let mut scored: Vec<(i64, u32)> = view
                 .into_par_iter()
                 .filter_map(|i| m.score(pattern, &docs.at(i as usize).path).map(|s| (s, i)))
                 .collect();
-            scored
-                .par_sort_unstable_by(|&(sa, a), &(sb, b)| sb.cmp(&sa).then_with(|| by_key(a, b)));
+            let len = |i: u32| docs.at(i as usize).path.len();
+            scored.par_sort_unstable_by(|&(sa, a), &(sb, b)| {
+                sb.cmp(&sa)
+                    .then_with(|| len(a).cmp(&len(b)))
+                    .then_with(|| by_key(a, b))
+            });
             view = scored.into_iter().map(|(_, i)| i).collect();
         } else if !sorted {
             view.par_sort_unstable_by(|&a, &b| by_key(a, b));
@@ -351,6 +356,8 @@ mod tests {
             "b/user-page-group.md",
             "c/upgrade.md",
             "d/upgrade.md",
+            "e/create-user-copy.rst",
+            "e/create-user.rst",
         ];
         let docs: Vec<DocRow> = paths
             .iter()
@@ -367,6 +374,12 @@ mod tests {
         // The two whole words first, in path order; the scattered match last.
         assert_eq!(shown[..2], ["c/upgrade.md", "d/upgrade.md"]);
         assert_eq!(shown.last(), Some(&"b/user-page-group.md"));
+        // Of two equal matches the shorter path first: the exact name
+        // before its copy, though the copy comes first by path.
+        list.set_filter("create-user", 10);
+        let shown: Vec<&str> = (0..list.len()).map(|i| &*list.row(i).path).collect();
+        assert_eq!(shown, ["e/create-user.rst", "e/create-user-copy.rst"]);
+        list.set_filter("upgr", 10);
         // Typing on ranks again from the narrowed rows, as from scratch.
         list.set_filter("upgra", 10);
         let mut fresh = DocList::new(Box::new(Fuzzy::default()));

@@ -5,7 +5,8 @@
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
 
-use super::app::App;
+use super::app::{App, Tab};
+use super::keymap::Action;
 use super::theme::Theme;
 
 /// The terms the panes use, defined where a person can find them.
@@ -111,12 +112,26 @@ pub(crate) fn list_rows(popup: Rect) -> usize {
     popup.height.saturating_sub(4) as usize
 }
 
+/// A pane's keys that its footer has no room for, listed in its section
+/// of the overlay after the footer's.
+fn beyond_the_footer(tab: Tab) -> &'static [(Action, &'static str)] {
+    match tab {
+        Tab::Origin => &[
+            (Action::PrevBlock, "previous block"),
+            (Action::NextMatch, "next search match"),
+            (Action::PrevMatch, "previous search match"),
+        ],
+        _ => &[],
+    }
+}
+
 /// The overlay's lines at `width` columns (inside its border).
 pub(crate) fn lines(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let rows = app.keymap.help();
     // The pane's own keys first, as lazygit shows them: what a person
     // looks for is what this pane does, not all 40 actions (issue 41).
     let pane: Vec<(String, &str)> = (super::panes::status::hints(app.tab).iter())
+        .chain(beyond_the_footer(app.tab))
         .map(|&(action, what)| {
             let keys: Vec<String> = (app.keymap.keys_of(action).iter())
                 .map(super::keymap::Key::label)

@@ -1495,6 +1495,20 @@ fn help_shows_the_panes_own_keys_first() {
             }
         }
     }
+    // Origin's keys the footer has no room for are in its section too,
+    // before every key.
+    let mut a = origin(120, 40);
+    keys(&mut a, "2?");
+    let shown = rows(&a);
+    let at = |s: &str| shown.iter().position(|l| l.contains(s));
+    let every = at("Every key").expect("every key");
+    for what in [
+        "previous block",
+        "next search match",
+        "previous search match",
+    ] {
+        assert!(at(what).is_some_and(|o| o < every), "{what}: {shown:#?}");
+    }
 }
 
 /// Issue 41: two versions of a page compared from Origin opened inside
