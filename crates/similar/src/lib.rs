@@ -1,5 +1,6 @@
-//! Near-duplicate detection (seeds 000, 002, 004; docs/algorithms.md §6–9): which
-//! documents are (almost) the same, by four methods measured against one truth.
+//! Near-duplicate detection (Heintze; Stein and Potthast; Charikar with
+//! Manku et al.; docs/algorithms.md §6–9): which documents are (almost) the
+//! same, by four methods measured against one truth.
 //!
 //! - `exact`: Jaccard resemblance of k-shingle sets through an inverted index,
 //!   the ground truth;

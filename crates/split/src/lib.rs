@@ -918,7 +918,7 @@ impl Work {
         let mut lookup_in = InputHandle::<u64, CapacityContainerBuilder<Vec<Lookup>>>::new();
         let mut record_in = InputHandle::<u64, CapacityContainerBuilder<Vec<Record<T>>>>::new();
         let probe = ProbeHandle::new();
-        let keys = origins.keys.clone();
+        let arriving = origins.keys.clone();
         worker.dataflow::<u64, _, _>(|scope| {
             let (in_shard, in_owner, at_owner) = (shard.clone(), owner.clone(), owner.clone());
             let route = move |l: &Lookup| ranges.shard(l.1) as u64;
@@ -1019,7 +1019,7 @@ impl Work {
                                     if aligns && o.failed.is_none() {
                                         let doc_keys = r.2.iter().map(|u| u.key).collect();
                                         let mut k =
-                                            keys.lock().unwrap_or_else(PoisonError::into_inner);
+                                            arriving.lock().unwrap_or_else(PoisonError::into_inner);
                                         if let Err(e) = k.keep(r.0, r.1, doc_keys) {
                                             o.failed = Some(e);
                                         }

@@ -71,7 +71,7 @@ mod tests {
         c
     }
 
-    /// Seed 003: "Every-8th is the no-complete-overlap variant of All and of 4th"
+    /// Abdel-Hamid et al.: "Every-8th is the no-complete-overlap variant of All and of 4th"
     /// (k = 8). The greedy cover gives 0, 8, 16, … while those shingles fit; at the
     /// tail it must still cover the last tokens, so when the last shingle start
     /// L = n-k is not a multiple of 8 it keeps L as well (for 4th: the last

@@ -165,7 +165,7 @@ impl Slices {
         Slices { bits, ranges }
     }
 
-    /// Seed 004: h + 1 slices, so a sketch within distance h of the query
+    /// The pigeonhole: h + 1 slices, so a sketch within distance h of the query
     /// equals it on at least one whole slice (pigeonhole).
     pub(crate) fn pigeonhole(bits: u32, h: u32) -> Slices {
         Slices::new(bits, (h + 1).clamp(bits.div_ceil(64), bits))
@@ -243,7 +243,7 @@ pub enum Backend {
     /// Multi-index hashing in hash maps.
     #[default]
     Memory,
-    /// Seed 004's table of h + 1 indexed slice columns in an in-memory SQLite
+    /// The sliced index's table of h + 1 indexed slice columns in an in-memory SQLite
     /// database.
     Sqlite,
 }

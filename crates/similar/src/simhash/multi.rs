@@ -6,7 +6,7 @@
 //! slices, or within r′ − 1 on one of the others (else the distance would be
 //! at least (a+1)(r′+1) + (m−a−1)·r′ = h + 1). So the query probes every value
 //! within those radii of its own slice values, and every candidate found is
-//! checked by its full Hamming distance. Seed 004's design is m = h + 1
+//! checked by its full Hamming distance. The sliced design is m = h + 1
 //! (r′ = 0: exact lookups only).
 
 use std::collections::HashMap;
@@ -227,7 +227,7 @@ mod tests {
                 Some(1)
             ]
         );
-        // Seed 004: h + 1 slices, exact lookups.
+        // The pigeonhole: h + 1 slices, exact lookups.
         let m = MultiIndex::<u64>::new(Slices::new(64, 4), 3);
         assert_eq!(m.radius, [Some(0); 4]);
         // More slices than needed: the extra ones are not probed.

@@ -1,5 +1,5 @@
-//! Seed 004's sliced Hamming index as a database table: a sketch cut into
-//! h + 1 slices, one indexed INTEGER column each. A sketch within distance h
+//! The sliced Hamming index (Manku et al.'s) as a database table: a sketch
+//! cut into h + 1 slices, one indexed INTEGER column each. A sketch within distance h
 //! of the query equals it on at least one slice (pigeonhole), so the query is
 //! one index lookup per column, combined by UNION (an OR of the columns may
 //! drive the planner to a full scan; a UNION of indexed equalities cannot),
