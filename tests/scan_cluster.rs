@@ -183,6 +183,24 @@ fn bad_host_files_and_places_are_clear_errors() {
         "lucky",
     ]));
     assert!(line.contains("lucky"), "{line}");
+    // A FIFO named as the host file is refused, not waited on.
+    let fifo = dir.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let line = fails_with_one_line(&lineage(&[
+        "scan",
+        book,
+        "--hosts",
+        fifo.to_str().unwrap(),
+        "--process",
+        "0",
+    ]));
+    assert!(line.contains("--hosts"), "{line}");
 }
 
 /// A process killed mid-run: the other ends at once with a line naming it

@@ -75,8 +75,12 @@ impl ManyArgs {
             return Ok(None);
         };
         let shown = super::show::show(&file.display().to_string()).into_owned();
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| Fatal(format!("--hosts {shown}: {}", super::one_line(&e))))?;
+        // A regular file of at most 1 MiB: a FIFO or a device named here
+        // is refused, not waited on.
+        let cannot =
+            |e: &dyn std::error::Error| Fatal(format!("--hosts {shown}: {}", super::one_line(e)));
+        let bytes = lineage_core::fsio::read_bounded(file, 1 << 20).map_err(|e| cannot(&e))?;
+        let text = String::from_utf8(bytes).map_err(|e| cannot(&e))?;
         let hosts =
             Cluster::parse_hosts(&text).map_err(|e| Fatal(format!("--hosts {shown}: {e}")))?;
         if process >= hosts.len() {
