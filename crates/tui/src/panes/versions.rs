@@ -80,16 +80,19 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             theme.muted,
         ));
     }
-    lines.push(Line::styled(
+    // One version: nothing to open or compare it with.
+    let keys = if view.versions.len() > 1 {
         format!(
             " {} open · {} compare with v{} · {} close",
             k(Action::Select),
             k(Action::CompareVersion),
             view.version,
             k(Action::Back)
-        ),
-        theme.muted,
-    ));
+        )
+    } else {
+        format!(" the only version · {} close", k(Action::Back))
+    };
+    lines.push(Line::styled(keys, theme.muted));
     let count = match with_tokens {
         true => view.versions.len().to_string(),
         false => format!("{}; tokens not shown", view.versions.len()),

@@ -300,6 +300,23 @@ fn adopt_asks_first() {
     }
 }
 
+/// A page of one version: its list offers nothing to open or compare.
+#[test]
+fn the_versions_of_a_page_with_one_say_so() {
+    let mut view = fixture::versions_view();
+    view.versions.truncate(1);
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        a.origin.open(fixture::V2_INSTALL);
+        a.tab = crate::app::Tab::Origin;
+        engine(&mut a, Update::Origin(Arc::new(view.clone())));
+        keys(&mut a, "v");
+        let text = rows(&a).join("\n");
+        assert!(text.contains("the only version"), "{w}: {text}");
+        assert!(!text.contains("compare with"), "{w}: {text}");
+    }
+}
+
 #[test]
 fn versions_of_a_replaced_page() {
     let view = fixture::versions_view();
