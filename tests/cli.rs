@@ -1070,3 +1070,35 @@ fn a_huge_table_over_a_small_folder_maps_little() {
     let kib = peak_rss_kib(&["scan", demo, "--json", "--table-size", "2GiB"]);
     assert!(kib < 256 << 10, "peak RSS {kib} KiB");
 }
+
+/// The readable `scan`: counts with thousands separators, and the list of
+/// documents that copy most in columns, the origins lined up however long
+/// the names shown (the newcomer's long paths pushed them out of line).
+#[test]
+fn the_readable_scan_groups_digits_and_lines_up_its_columns() {
+    let dir = TempDir::new("readable-scan");
+    let text = common::text(5, 300);
+    // A name of 56 characters: past the 40 the column had.
+    for name in [
+        "a.md",
+        "b-copy.md",
+        "deep/folder/with/a/much/longer/name/than/forty/c-copy.md",
+    ] {
+        dir.write(name, &text);
+    }
+    let out = lineage(&["scan", dir.path().to_str().unwrap(), "--order", "path"]);
+    assert!(out.status.success());
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(shown.starts_with("3 documents, 900 tokens"), "{shown}");
+    assert!(shown.contains("(8,355,904 entries of 8 B"), "{shown}");
+    let rows: Vec<&str> = shown
+        .lines()
+        .skip_while(|l| !l.contains("copy most"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 3, "{shown}");
+    let from = |row: &str| row.find(" from").or_else(|| row.find(" a.md"));
+    let at: Vec<Option<usize>> = rows.iter().map(|r| from(r)).collect();
+    assert!(at.iter().all(|&a| a.is_some() && a == at[0]), "{shown}");
+}

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::spill::{self, KeySpill};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs};
+use lineage_core::bytesize::grouped;
 use lineage_core::fingerprint::token_fps;
 use lineage_engine::config::Config;
 use lineage_origin::history::ReplayStats;
@@ -666,13 +667,14 @@ fn summary(
     p: &Params,
     s: &ReplayStats,
 ) -> std::io::Result<()> {
+    let n = grouped;
     writeln!(
         out,
         "{} documents, {} tokens, {} shingles; {} selected by {} (ssr {:.1}%)",
-        seen.paths.len(),
-        seen.tokens,
-        seen.shingles,
-        seen.selected,
+        n(seen.paths.len() as u64),
+        n(seen.tokens),
+        n(seen.shingles),
+        n(seen.selected),
         p.selector,
         pct(seen.selected, seen.shingles)
     )?;
@@ -685,7 +687,7 @@ fn summary(
     let c = s.counters;
     let cap = s
         .capacity
-        .map_or_else(|| "unbounded".to_string(), |c| format!("{c} entries"));
+        .map_or_else(|| "unbounded".to_string(), |c| format!("{} entries", n(c)));
     writeln!(
         out,
         "table: {} ({cap} of {} B, {} eviction, {} estimation): {} lookups, {} hits ({:.1}%), {} inserts, {} evictions, {} occupied",
@@ -693,19 +695,18 @@ fn summary(
         s.entry_bytes,
         p.eviction,
         p.estimation,
-        c.lookups,
-        c.hits,
+        n(c.lookups),
+        n(c.hits),
         pct(c.hits, c.lookups),
-        c.inserts,
-        c.evictions,
-        c.occupied
+        n(c.inserts),
+        n(c.evictions),
+        n(c.occupied)
     )?;
     writeln!(
         out,
         "table {}",
         s.regime
-            .describe(p.selector == Selector::All, p.exact_when_held(), |n| n
-                .to_string())
+            .describe(p.selector == Selector::All, p.exact_when_held(), grouped)
     )?;
     let path = |id: u32| super::show::show(&seen.paths[id as usize]);
     let mut copied: Vec<&(u32, u32, u32, u32)> = seen.copied.iter().collect();
@@ -716,27 +717,43 @@ fn summary(
         share(a).total_cmp(&share(b)).then_with(by_path)
     });
     if !copied.is_empty() {
+        let shown = &copied[..copied.len().min(20)];
+        // The document column as wide as its longest name shown (at most
+        // 60 characters; a longer name pushes only its own row's origin).
+        let width = (shown.iter())
+            .map(|c| path(c.2).chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(8, 60);
         writeln!(
             out,
             "\n{} documents copy most from another one:",
-            copied.len()
+            n(copied.len() as u64)
         )?;
-        writeln!(out, "  {:>6}  {:<40}  from", "fresh", "document")?;
-        for &&(fresh, tokens, id, top) in copied.iter().take(20) {
+        writeln!(out, "  {:>6}  {:<width$}  from", "fresh", "document")?;
+        for &&(fresh, tokens, id, top) in shown {
             writeln!(
                 out,
-                "  {:>5.1}%  {:<40}  {}",
+                "  {:>5.1}%  {:<width$}  {}",
                 pct(u64::from(fresh), u64::from(tokens)),
                 path(id),
                 path(top)
             )?;
         }
         if copied.len() > 20 {
-            writeln!(out, "  … and {} more (--json lists all)", copied.len() - 20)?;
+            writeln!(
+                out,
+                "  … and {} more (--json lists all)",
+                n(copied.len() as u64 - 20)
+            )?;
         }
     }
     if skipped > 0 {
-        writeln!(out, "\n{skipped} files skipped (listed on stderr)")?;
+        writeln!(
+            out,
+            "\n{} files skipped (listed on stderr)",
+            n(skipped as u64)
+        )?;
     }
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! Byte counts as people write them: `64MiB`, `20MB`, `1.5KiB`, `900`.
+//! Byte counts as people write them: `64MiB`, `20MB`, `1.5KiB`, `900`;
+//! other counts with thousands separators (`1,234,567`).
 
 use std::str::FromStr;
 
@@ -15,6 +16,19 @@ impl FromStr for Bytes {
         }
         parse_bytes(s).map(Bytes)
     }
+}
+
+/// `n` with thousands separators: `1,234,567`.
+pub fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Parse a byte count with an optional unit (case-insensitive, fractions allowed:

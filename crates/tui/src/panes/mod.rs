@@ -111,15 +111,7 @@ pub(crate) fn block<'a>(theme: &Theme, title: impl Into<Line<'a>>, focused: bool
 
 /// `n` with thousands separators.
 pub(crate) fn count(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    lineage_core::bytesize::grouped(n)
 }
 
 /// `n` with thousands separators if that fits in `width` columns, else
