@@ -52,6 +52,9 @@ pub(crate) fn date_time(ns: i64) -> String {
     )
 }
 
+/// A version taken mostly from its own page's earlier versions says so.
+const OWN: &str = "an earlier version";
+
 /// An event's kind, its style, and what it says in full; names, and
 /// messages that hold them raw, as the TUI draws them ([`paths::shown`]: a
 /// newline in a name does not cut the line).
@@ -70,9 +73,12 @@ pub(crate) fn describe(kind: &EventKind, theme: &Theme) -> (&'static str, Style,
             format!(
                 "{} v{version}: {fresh_percent:.1}% fresh{}",
                 shown(path),
-                dominant_path
-                    .as_ref()
-                    .map_or(String::new(), |d| format!(", mostly from {}", shown(d)))
+                match dominant_path.as_deref() {
+                    None => String::new(),
+                    // Its own earlier version, as Documents says.
+                    Some(d) if d == path => format!(", mostly from {OWN}"),
+                    Some(d) => format!(", mostly from {}", shown(d)),
+                }
             ),
         ),
         EventKind::Deleted { path } => ("deleted", theme.warning, shown(path)),
@@ -113,6 +119,17 @@ fn described_in(kind: &EventKind, text: String, width: usize) -> String {
                 None => {
                     let name = paths::fit(path, &suffix, width.saturating_sub(w(&mid)), 1);
                     format!("{name}{mid}")
+                }
+                Some(d) if d == path => {
+                    let name = paths::fit(path, &suffix, width.saturating_sub(w(&mid) + 3), 1);
+                    let left = |joint: &str| width.saturating_sub(w(&name) + w(&mid) + joint.len());
+                    match [", mostly from ", ", from "]
+                        .into_iter()
+                        .find(|j| left(j) >= OWN.len())
+                    {
+                        Some(joint) => format!("{name}{mid}{joint}{OWN}"),
+                        None => format!("{name}{mid}, …"),
+                    }
                 }
                 Some(d) => {
                     // The page's name first, whole if it can be; its origin
@@ -217,6 +234,39 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A new version taken mostly from the page's own earlier one says so,
+    /// as Documents does, rather than naming the page as its own origin.
+    #[test]
+    fn a_version_mostly_from_its_own_page_says_an_earlier_version() {
+        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let event = |dominant: &str| EventKind::Version {
+            path: "aws/iam/create-user.rst".into(),
+            version: 2,
+            id: 9,
+            fresh_percent: 12.0,
+            dominant_path: Some(dominant.into()),
+            origins: Vec::new(),
+        };
+        let (_, _, text) = describe(&event("aws/iam/create-user.rst"), &theme);
+        assert_eq!(
+            text,
+            "aws/iam/create-user.rst v2: 12.0% fresh, mostly from an earlier version"
+        );
+        // Fitted to a narrow row: the words kept whole, or `…`.
+        let own = event("aws/iam/create-user.rst");
+        let (_, _, text) = describe(&own, &theme);
+        for width in [40, 60] {
+            let fitted = described_in(&own, text.clone(), width);
+            assert!(
+                fitted.ends_with("from an earlier version") || fitted.ends_with(", …"),
+                "{fitted}"
+            );
+            assert!(glyphs::str_width(&fitted) <= width, "{width}: {fitted}");
+        }
+        let (_, _, text) = describe(&event("aws/iam/get-user.rst"), &theme);
+        assert!(text.ends_with("mostly from aws/iam/get-user.rst"), "{text}");
+    }
 
     #[test]
     fn date_time_is_the_utc_civil_date() {
