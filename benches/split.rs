@@ -24,42 +24,14 @@ fn env(name: &str, default: &str) -> String {
 
 /// `n_docs` documents of 200 to 1,200 62-bit keys.
 fn corpus(n_docs: usize) -> Vec<Vec<u64>> {
-    let mut docs: Vec<Vec<u64>> = Vec::with_capacity(n_docs);
-    let (mut rng, mut fresh) = (42u64, 0u64);
-    let mut next = move || {
-        rng = splitmix64(rng);
-        rng
+    let shape = lineage_testing::Shape {
+        copy_one_in: 20,
+        min_len: 200,
+        len_span: 1000,
+        min_run: 5,
+        run_span: 60,
     };
-    for d in 0..n_docs {
-        if d > 0 && next() % 20 == 0 {
-            let src = (next() % d as u64) as usize;
-            docs.push(docs[src].clone());
-            continue;
-        }
-        let len = 200 + (next() % 1000) as usize;
-        let mut keys = Vec::with_capacity(len);
-        while keys.len() < len {
-            let run = 5 + (next() % 60) as usize;
-            let choice = next() % 10;
-            if d > 0 && choice < 4 {
-                let src = &docs[(next() % d as u64) as usize];
-                let at = (next() % src.len() as u64) as usize;
-                keys.extend(src[at..].iter().take(run).copied());
-            } else if choice == 4 && !keys.is_empty() {
-                let at = (next() % keys.len() as u64) as usize;
-                let rep: Vec<u64> = keys[at..].iter().take(run).copied().collect();
-                keys.extend(rep);
-            } else {
-                for _ in 0..run {
-                    fresh += 1;
-                    keys.push(splitmix64(fresh ^ 0xabcdef) >> 2);
-                }
-            }
-        }
-        keys.truncate(len);
-        docs.push(keys);
-    }
-    docs
+    lineage_testing::collection(42, 0xabcdef, n_docs, shape, splitmix64)
 }
 
 fn units(keys: &[u64]) -> Vec<Unit> {

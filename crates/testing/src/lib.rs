@@ -29,6 +29,74 @@ pub fn within<T: Send + 'static>(limit: Duration, test: impl FnOnce() -> T + Sen
     }
 }
 
+/// The shape of a generated collection ([`collection`]): one document in
+/// `copy_one_in` is a whole copy of an earlier one; the others are
+/// `min_len + r % len_span` keys long, built of runs of `min_run + r %
+/// run_span` keys.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    pub copy_one_in: u64,
+    pub min_len: u64,
+    pub len_span: u64,
+    pub min_run: u64,
+    pub run_span: u64,
+}
+
+/// Documents as 62-bit keys, what the origin pass sees: whole copies of
+/// earlier documents, runs copied from earlier non-empty ones, repeats
+/// inside a document, and fresh runs (key n is `mix(n ^ salt) >> 2`). The
+/// draws are `mix` iterated from `seed`: pass the project's `splitmix64`
+/// (this crate depends on nothing).
+pub fn collection(
+    seed: u64,
+    salt: u64,
+    n_docs: usize,
+    shape: Shape,
+    mix: fn(u64) -> u64,
+) -> Vec<Vec<u64>> {
+    let mut docs: Vec<Vec<u64>> = Vec::with_capacity(n_docs);
+    // The documents a run may be copied from.
+    let mut nonempty: Vec<usize> = Vec::new();
+    let (mut rng, mut fresh) = (seed, 0u64);
+    let mut next = move || {
+        rng = mix(rng);
+        rng
+    };
+    for d in 0..n_docs {
+        if d > 0 && next() % shape.copy_one_in == 0 {
+            let src = (next() % d as u64) as usize;
+            docs.push(docs[src].clone());
+        } else {
+            let len = (shape.min_len + next() % shape.len_span) as usize;
+            let mut keys = Vec::with_capacity(len);
+            while keys.len() < len {
+                let run = (shape.min_run + next() % shape.run_span) as usize;
+                let choice = next() % 10;
+                if !nonempty.is_empty() && choice < 4 {
+                    let src: &Vec<u64> = &docs[nonempty[(next() % nonempty.len() as u64) as usize]];
+                    let at = (next() % src.len() as u64) as usize;
+                    keys.extend(src[at..].iter().take(run).copied());
+                } else if choice == 4 && !keys.is_empty() {
+                    let at = (next() % keys.len() as u64) as usize;
+                    let rep: Vec<u64> = keys[at..].iter().take(run).copied().collect();
+                    keys.extend(rep);
+                } else {
+                    for _ in 0..run {
+                        fresh += 1;
+                        keys.push(mix(fresh ^ salt) >> 2);
+                    }
+                }
+            }
+            keys.truncate(len);
+            docs.push(keys);
+        }
+        if !docs[d].is_empty() {
+            nonempty.push(d);
+        }
+    }
+    docs
+}
+
 #[cfg(test)]
 mod tests {
     use super::within;

@@ -340,44 +340,16 @@ mod tests {
 
     /// Documents as 62-bit keys, as the prototype's corpus: fresh runs, runs
     /// copied from earlier documents, whole duplicates, repeats inside a
-    /// document.
+    /// document; none empty.
     fn corpus(seed: u64, n_docs: usize, max_len: u64) -> Vec<Vec<u64>> {
-        let mut docs: Vec<Vec<u64>> = Vec::new();
-        let (mut rng, mut fresh) = (seed, 0u64);
-        let mut next = move || {
-            rng = splitmix64(rng);
-            rng
+        let shape = lineage_testing::Shape {
+            copy_one_in: 8,
+            min_len: 1,
+            len_span: max_len,
+            min_run: 1,
+            run_span: 30,
         };
-        for d in 0..n_docs {
-            if d > 0 && next() % 8 == 0 {
-                let src = (next() % d as u64) as usize;
-                docs.push(docs[src].clone());
-                continue;
-            }
-            let len = 1 + (next() % max_len) as usize;
-            let mut keys = Vec::with_capacity(len);
-            while keys.len() < len {
-                let run = 1 + (next() % 30) as usize;
-                let choice = next() % 10;
-                if d > 0 && choice < 4 {
-                    let src = &docs[(next() % d as u64) as usize];
-                    let at = (next() % src.len() as u64) as usize;
-                    keys.extend(src[at..].iter().take(run).copied());
-                } else if choice == 4 && !keys.is_empty() {
-                    let at = (next() % keys.len() as u64) as usize;
-                    let rep: Vec<u64> = keys[at..].iter().take(run).copied().collect();
-                    keys.extend(rep);
-                } else {
-                    for _ in 0..run {
-                        fresh += 1;
-                        keys.push(splitmix64(fresh ^ seed) >> 2);
-                    }
-                }
-            }
-            keys.truncate(len);
-            docs.push(keys);
-        }
-        docs
+        lineage_testing::collection(seed, seed, n_docs, shape, splitmix64)
     }
 
     /// What the pass inserts for unit `i` of a document (`lookup_document`).
