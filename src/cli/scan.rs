@@ -454,8 +454,8 @@ struct Doc {
 }
 
 /// What every process of a run must agree on: the settings, the root as
-/// named, and the files walked (path and size), hashed (FNV-1a, the same
-/// on every machine).
+/// named, and the files walked (path and size), hashed (XXH64, the same on
+/// every machine).
 fn agreement(
     root: &std::path::Path,
     c: &Config,
@@ -463,26 +463,23 @@ fn agreement(
     workers: usize,
     files: &[FileEntry],
 ) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325_u64;
-    let mut add = |bytes: &[u8]| {
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    };
-    add(format!(
-        "{p:?}\n{:?}\n{}\n{workers}\n{:?}\n{:?}\n{}\n",
-        c.order,
-        root.display(),
-        c.include,
-        c.exclude,
-        c.max_file_size.0
-    )
-    .as_bytes());
+    let mut h = lineage_core::fsio::xxh64::Xxh64::default();
+    h.update(
+        format!(
+            "{p:?}\n{:?}\n{}\n{workers}\n{:?}\n{:?}\n{}\n",
+            c.order,
+            root.display(),
+            c.include,
+            c.exclude,
+            c.max_file_size.0
+        )
+        .as_bytes(),
+    );
     for f in files {
-        add(f.path.as_bytes());
-        add(&f.size.to_le_bytes());
+        h.update(f.path.as_bytes());
+        h.update(&f.size.to_le_bytes());
     }
-    h
+    h.finish()
 }
 
 impl lineage_split::KeyStore for KeySpill {
