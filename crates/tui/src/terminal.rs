@@ -41,12 +41,7 @@ pub(crate) fn enter() -> Result<Guard, String> {
     let setup = || -> io::Result<Term> {
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
-        execute!(
-            io::stdout(),
-            EnterAlternateScreen,
-            EnableMouseCapture,
-            EnableBracketedPaste
-        )?;
+        screen_on()?;
         let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
         t.hide_cursor()?;
         t.clear()?;
@@ -71,13 +66,7 @@ pub(crate) fn active() -> bool {
 /// to do on the way out.
 pub(crate) fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
-        let _ = execute!(
-            io::stdout(),
-            DisableBracketedPaste,
-            DisableMouseCapture,
-            LeaveAlternateScreen,
-            ratatui::crossterm::cursor::Show
-        );
+        let _ = screen_off();
         let _ = disable_raw_mode();
     }
 }
@@ -86,27 +75,39 @@ pub(crate) fn restore() {
 /// cooked mode, no mouse capture nor bracketed paste, the cursor shown. Full-screen mode still
 /// counts as active: [`resume`] comes back to it.
 pub(crate) fn suspend() -> io::Result<()> {
-    execute!(
-        io::stdout(),
-        DisableBracketedPaste,
-        DisableMouseCapture,
-        LeaveAlternateScreen,
-        ratatui::crossterm::cursor::Show
-    )?;
+    screen_off()?;
     disable_raw_mode()
 }
 
 /// Back to full-screen mode after [`suspend`], the whole screen to redraw.
 pub(crate) fn resume(t: &mut Term) -> io::Result<()> {
     enable_raw_mode()?;
+    screen_on()?;
+    t.hide_cursor()?;
+    t.clear()
+}
+
+/// The alternate screen, mouse capture and bracketed paste (raw mode is
+/// the caller's): what [`enter`] and [`resume`] set.
+fn screen_on() -> io::Result<()> {
     execute!(
         io::stdout(),
         EnterAlternateScreen,
         EnableMouseCapture,
         EnableBracketedPaste
-    )?;
-    t.hide_cursor()?;
-    t.clear()
+    )
+}
+
+/// [`screen_on`] undone, the cursor shown: what [`restore`] and
+/// [`suspend`] set.
+fn screen_off() -> io::Result<()> {
+    execute!(
+        io::stdout(),
+        DisableBracketedPaste,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        ratatui::crossterm::cursor::Show
+    )
 }
 
 fn install_panic_hook() {
