@@ -264,6 +264,9 @@ mod tests {
             );
             assert!(glyphs::str_width(&fitted) <= width, "{width}: {fitted}");
         }
+        // Room for the shorter joint: the words, not the page's own path.
+        let fitted = described_in(&own, text.clone(), 66);
+        assert!(fitted.ends_with(", from an earlier version"), "{fitted}");
         let (_, _, text) = describe(&event("aws/iam/get-user.rst"), &theme);
         assert!(text.ends_with("mostly from aws/iam/get-user.rst"), "{text}");
     }
