@@ -294,18 +294,11 @@ proptest::proptest! {
     }
 }
 
-/// A process that never comes: the others give up at the deadline, saying
-/// which process and where.
-#[test]
-fn a_process_that_never_comes_is_named() {
-    let hosts = free_ports(2);
+/// Why `cluster` cannot start a pass (a small table, no documents), if it
+/// cannot.
+fn start_error(cluster: Cluster) -> Option<String> {
     let options = Options {
-        cluster: Some(Cluster {
-            hosts: hosts.clone(),
-            process: 0,
-            check: 1,
-            wait: std::time::Duration::from_millis(300),
-        }),
+        cluster: Some(cluster),
         ..Options::new(1)
     };
     let params = Params {
@@ -314,10 +307,23 @@ fn a_process_that_never_comes_is_named() {
     };
     let origins = Arc::new(Mutex::new(Versions(Vec::new())));
     let table = Table::new(params.table_params()).unwrap();
-    let Err(e) = SplitPass::<()>::new(params, table, options, origins) else {
-        panic!("connected to nobody");
-    };
-    let e = e.to_string();
+    SplitPass::<()>::new(params, table, options, origins)
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// A process that never comes: the others give up at the deadline, saying
+/// which process and where.
+#[test]
+fn a_process_that_never_comes_is_named() {
+    let hosts = free_ports(2);
+    let e = start_error(Cluster {
+        hosts: hosts.clone(),
+        process: 0,
+        check: 1,
+        wait: std::time::Duration::from_millis(300),
+    })
+    .expect("connected to nobody");
     assert!(e.contains("process 1") && e.contains(&hosts[1]), "{e}");
 }
 
@@ -329,24 +335,12 @@ fn processes_that_differ_are_refused() {
         .map(|process| {
             let hosts = hosts.clone();
             std::thread::spawn(move || {
-                let options = Options {
-                    cluster: Some(Cluster {
-                        hosts,
-                        process,
-                        check: process as u64,
-                        wait: std::time::Duration::from_secs(10),
-                    }),
-                    ..Options::new(1)
-                };
-                let params = Params {
-                    table_size: TableSize::Bytes(1 << 14),
-                    ..Params::default()
-                };
-                let origins = Arc::new(Mutex::new(Versions(Vec::new())));
-                let table = Table::new(params.table_params()).unwrap();
-                SplitPass::<()>::new(params, table, options, origins)
-                    .err()
-                    .map(|e| e.to_string())
+                start_error(Cluster {
+                    hosts,
+                    process,
+                    check: process as u64,
+                    wait: std::time::Duration::from_secs(10),
+                })
             })
         })
         .collect();
