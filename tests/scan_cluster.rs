@@ -14,13 +14,7 @@ use common::{TempDir, fails_with_one_line, fixture, lineage};
 
 /// A host file of `n` free ports on localhost.
 fn hosts(dir: &TempDir, n: usize) -> (String, Vec<String>) {
-    let held: Vec<std::net::TcpListener> = (0..n)
-        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
-        .collect();
-    let hosts: Vec<String> = held
-        .iter()
-        .map(|l| l.local_addr().unwrap().to_string())
-        .collect();
+    let hosts = lineage_testing::free_ports(n);
     let file = dir.write("hosts", hosts.join("\n") + "\n");
     (file.to_str().unwrap().to_string(), hosts)
 }

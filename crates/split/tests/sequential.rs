@@ -184,16 +184,6 @@ fn a_pass_dropped_unfinished_stops_its_workers() {
     drop(pass);
 }
 
-/// Free ports on this machine, for a run's processes.
-fn free_ports(n: usize) -> Vec<String> {
-    let held: Vec<std::net::TcpListener> = (0..n)
-        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
-        .collect();
-    held.iter()
-        .map(|l| l.local_addr().unwrap().to_string())
-        .collect()
-}
-
 /// The labels process 0 gets back from a run of `processes` processes
 /// (threads here, over loopback), each reading every n-th document, and
 /// the figures of the table over all of them.
@@ -203,7 +193,7 @@ fn cluster_run(
     processes: usize,
     workers: usize,
 ) -> (Vec<Vec<u32>>, lineage_origin::history::ReplayStats) {
-    let hosts = free_ports(processes);
+    let hosts = lineage_testing::free_ports(processes);
     let runs: Vec<_> = (0..processes)
         .map(|process| {
             let (hosts, docs) = (hosts.clone(), docs.to_vec());
@@ -316,7 +306,7 @@ fn start_error(cluster: Cluster) -> Option<String> {
 /// which process and where.
 #[test]
 fn a_process_that_never_comes_is_named() {
-    let hosts = free_ports(2);
+    let hosts = lineage_testing::free_ports(2);
     let e = start_error(Cluster {
         hosts: hosts.clone(),
         process: 0,
@@ -330,7 +320,7 @@ fn a_process_that_never_comes_is_named() {
 /// Processes that disagree on what they run are refused at the start.
 #[test]
 fn processes_that_differ_are_refused() {
-    let hosts = free_ports(2);
+    let hosts = lineage_testing::free_ports(2);
     let runs: Vec<_> = (0..2)
         .map(|process| {
             let hosts = hosts.clone();

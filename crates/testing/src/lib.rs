@@ -29,6 +29,18 @@ pub fn within<T: Send + 'static>(limit: Duration, test: impl FnOnce() -> T + Sen
     }
 }
 
+/// `n` addresses on localhost free a moment ago (`127.0.0.1:port`), for
+/// processes a test starts to listen on: each port is held until all are
+/// chosen, so no two are the same.
+pub fn free_ports(n: usize) -> Vec<String> {
+    let held: Vec<std::net::TcpListener> = (0..n)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port on localhost"))
+        .collect();
+    held.iter()
+        .map(|l| l.local_addr().expect("a bound port's address").to_string())
+        .collect()
+}
+
 /// The shape of a generated collection ([`collection`]): one document in
 /// `copy_one_in` is a whole copy of an earlier one; the others are
 /// `min_len + r % len_span` keys long, built of runs of `min_run + r %
