@@ -743,6 +743,13 @@ fn a_full_stdout_or_stderr_is_no_panic() {
     let dir = TempDir::new("full");
     dir.write("a.md", BASE);
     let root = dir.path().to_str().unwrap();
+    // Enough documents that the report fills its buffer while they are
+    // still being written (on the writer's thread, not at the end).
+    let many = TempDir::new("full-many");
+    for i in 0..600 {
+        many.write(&format!("d{i:03}.md"), format!("{BASE} number {i}"));
+    }
+    let many = many.path().to_str().unwrap();
     let full = || {
         std::fs::OpenOptions::new()
             .write(true)
@@ -752,6 +759,8 @@ fn a_full_stdout_or_stderr_is_no_panic() {
     let home = std::env::temp_dir().join("lineage-test-empty-config");
     for (args, out_full, err_full) in [
         (vec!["scan", root, "--json"], true, false),
+        (vec!["scan", many, "--json"], true, false),
+        (vec!["scan", many, "--json", "--workers", "2"], true, false),
         (vec!["scan", root], true, true),
         (vec!["scan", "/nonexistent"], false, true),
         (vec!["scan"], false, true),

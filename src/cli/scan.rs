@@ -27,6 +27,10 @@ use lineage_source::{FileEntry, Filter};
 use lineage_split::{Cluster, Labelled, Options, SplitPass};
 use lineage_store::corpus::{self, Part, Share};
 
+mod writer;
+
+use writer::{Entry, Writer};
+
 #[derive(Args, Debug)]
 pub(super) struct ScanArgs {
     #[command(flatten)]
@@ -151,7 +155,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     // The sequential pass's table is built on a thread of its own while
     // the first files are read; the split pass's shards start small.
     let sequential = (workers <= 1 && many.is_none()).then(|| Building::start(params));
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
     // The report's object is written around the documents, its fields in
     // the order they had as one struct: format, params, documents, table,
     // skipped.
@@ -163,20 +167,10 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
         )?;
         write!(out, ",\"documents\":[")?;
     }
-    let mut seen = Seen::default();
     let origins = KeySpill::new(&std::env::temp_dir(), spill::MEMORY_KEYS);
     let aligns = params.aligns();
-    // Each document's outcome, in order: into the report and the summary.
-    let mut emit = |o: &Outcome, path: &str| -> Result<(), Fatal> {
-        if args.json {
-            if o.id > 0 {
-                out.write_all(b",")?;
-            }
-            super::show::json(&mut out, &DocJson::new(o, path))?;
-        }
-        seen.add(o, path);
-        Ok(())
-    };
+    // Each document, in order: into the report and the summary.
+    let mut emit = Writer::start(out, args.json);
     let run = Run {
         root: &args.source.root,
         filter: &filter,
@@ -203,6 +197,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
             run.split(params, workers, many.clone(), origins, prepare, &mut emit)?
         }
     };
+    let (mut out, seen) = emit.finish()?;
     let Some(stats) = stats else {
         if let Some(c) = &many {
             super::show::note(&format!(
@@ -267,7 +262,7 @@ impl Run<'_> {
         mut pass: Building,
         mut origins: KeySpill,
         prepare: impl Fn(&FileEntry, &str) -> Read + Sync,
-        emit: &mut dyn FnMut(&Outcome, &str) -> Result<(), Fatal>,
+        emit: &mut Writer,
     ) -> Result<(Vec<(String, String)>, ReplayStats), Fatal> {
         let (walk, mut skipped) = self.walk()?;
         let mut bar = Bar::new("scanning", walk.files.len());
@@ -286,7 +281,7 @@ impl Run<'_> {
                         if self.aligns {
                             keep_keys(&mut origins, keys)?;
                         }
-                        emit(&o, &file.path)
+                        emit.send(Entry::Done(o), file.path.clone())
                     }
                     Part::Skipped(reason) => {
                         skipped.push((file.path.clone(), reason.to_string()));
@@ -329,7 +324,7 @@ impl Run<'_> {
         many: Option<Cluster>,
         origins: KeySpill,
         prepare: impl Fn(&FileEntry, &str) -> Prepared + Sync,
-        emit: &mut dyn FnMut(&Outcome, &str) -> Result<(), Fatal>,
+        emit: &mut Writer,
     ) -> Result<(Vec<(String, String)>, Option<ReplayStats>), Fatal> {
         let c = self.config;
         let (walk, mut skipped) = self.walk()?;
@@ -355,7 +350,6 @@ impl Run<'_> {
         let mut left: Vec<(String, String)> = Vec::new();
         // Each place's id among the documents read (skipped: none).
         let mut ids: Vec<u32> = Vec::new();
-        let mut labels: Vec<u32> = Vec::new();
         let mut done = |l: Labelled<'_, Doc>| {
             let Doc {
                 path,
@@ -370,10 +364,15 @@ impl Run<'_> {
             }
             let id = ids.len() as u32 - left.len() as u32;
             ids.push(id);
-            labels.clear();
-            labels.extend(l.labels.iter().map(|&place| ids[place as usize]));
-            let spans = l.units.iter().map(|u| (u.start, u.end));
-            emit(&Outcome::new(id, tokens, shingles, spans, &labels), &path)
+            let labels = l.labels.iter().map(|&place| ids[place as usize]).collect();
+            let entry = Entry::Labelled {
+                id,
+                tokens,
+                shingles,
+                units: l.units,
+                labels,
+            };
+            emit.send(entry, path)
         };
         let mut place = 0u32;
         corpus::stream_files(

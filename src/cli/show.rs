@@ -42,6 +42,11 @@ impl serde_json::ser::Formatter for HiddenEscaped {
         w: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
+        // Below DEL nothing is hidden (serde_json escaped C0): keys and most
+        // paths, which would otherwise be decoded a char at a time.
+        if fragment.bytes().all(|b| b < 0x7f) {
+            return w.write_all(fragment.as_bytes());
+        }
         let mut rest = fragment;
         while let Some((at, c)) = rest.char_indices().find(|&(_, c)| is_hidden(c)) {
             w.write_all(&rest.as_bytes()[..at])?;
