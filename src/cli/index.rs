@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::scan::EstimatedArgs;
 use super::show::{self, show};
-use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, StoreArgs};
+use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, StoreArgs, WorkersArgs};
 use lineage_engine::Indexer;
 use lineage_engine::config::Config;
 use lineage_source::{self as source, Filter};
@@ -29,6 +29,8 @@ pub(super) struct IndexArgs {
     documents: bool,
     #[command(flatten)]
     store: StoreArgs,
+    #[command(flatten)]
+    workers: WorkersArgs,
     #[command(flatten)]
     estimated: EstimatedArgs,
     #[command(flatten)]
@@ -56,6 +58,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     });
     let mut ix = ix?;
     ix.index_mut().set_history_budget(config.history_budget.0)?;
+    ix.set_workers(args.workers.resolve(&config));
     let walk = walk.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
     let report = ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
     obs.clear();

@@ -137,6 +137,38 @@ struct SourceArgs {
     follow_symlinks: bool,
 }
 
+/// The threads of the origin pass split by bucket range.
+#[derive(Args, Debug, Clone)]
+struct WorkersArgs {
+    /// Threads of the origin pass, each owning a range of the table's buckets
+    /// (the same answers for any number; 1: the sequential pass; at most 1024)
+    /// [default: config `workers`, else the cores available where there are 8 or
+    /// more, else 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    workers: Option<u16>,
+}
+
+impl WorkersArgs {
+    /// The threads asked for, else the config's, else [`default_workers`].
+    fn resolve(&self, config: &Config) -> usize {
+        match self.workers.unwrap_or(config.workers) {
+            0 => default_workers(),
+            n => usize::from(n),
+        }
+    }
+}
+
+/// `--workers`' default: the cores this process may run on, where there
+/// are enough for the split pass to pay. Each lookup crosses an exchange
+/// and a sort, so one worker is 1.4-2.2x slower than the sequential pass
+/// and two are no faster; on 16 cores, 4 workers beat it and 16 take
+/// `scan` 2x faster (BENCHMARKS.md, "The pass split by bucket range").
+/// Below 8 cores the reading threads need the rest.
+fn default_workers() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if cores >= 8 { cores } else { 1 }
+}
+
 /// Settings shared by every run of the engine.
 #[derive(Args, Debug, Clone)]
 struct CommonEngineArgs {

@@ -13,7 +13,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::spill::{self, KeySpill};
-use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs};
+use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, WorkersArgs};
 use lineage_core::bytesize::grouped;
 use lineage_core::fingerprint::token_fps;
 use lineage_engine::config::Config;
@@ -38,12 +38,8 @@ pub(super) struct ScanArgs {
     /// Print the JSON of docs/formats.md §6 report instead of a summary.
     #[arg(long)]
     json: bool,
-    /// Threads of the origin pass, each owning a range of the table's buckets
-    /// (the same answers for any number; 1: the sequential pass; at most 1024)
-    /// [default: config `workers`, else the cores available where there are 8 or
-    /// more, else 1].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    workers: Option<u16>,
+    #[command(flatten)]
+    workers: WorkersArgs,
     #[command(flatten)]
     many: ManyArgs,
     #[command(flatten)]
@@ -145,10 +141,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let filter = Filter::new(&config.include, &config.exclude)?;
     let poly = config.polynomial();
     let preparer = Preparer::new(params, &poly);
-    let workers = match args.workers.unwrap_or(config.workers) {
-        0 => default_workers(),
-        n => usize::from(n),
-    };
+    let workers = args.workers.resolve(&config);
     let many = args.many.cluster()?;
     // Process 0 of many (or the only one) writes the report.
     let writes = many.as_ref().is_none_or(|c| c.process == 0);
@@ -230,17 +223,6 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     }
     out.flush()?;
     Ok(())
-}
-
-/// `--workers`' default: the cores this process may run on, where there
-/// are enough for the split pass to pay. Each lookup crosses an exchange
-/// and a sort, so one worker is 2.3x slower than the sequential pass and
-/// two are still slower; on 16 cores, 4 workers about break even with it
-/// and 8 take `scan` 1.7-1.9x faster (BENCHMARKS.md, "The pass split by
-/// bucket range"). Below 8 cores the reading threads need the rest.
-fn default_workers() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    if cores >= 8 { cores } else { 1 }
 }
 
 /// Where the documents come from, for either pass.

@@ -66,9 +66,9 @@ pub struct Config {
     /// Folder holding the indexes (one subfolder per root); empty: the
     /// platform data directory's `indexes/`.
     pub index_dir: String,
-    /// Threads of `scan`'s origin pass (split by bucket range; 1: the
-    /// sequential pass); 0: the cores available where there are 8 or
-    /// more, else 1.
+    /// Threads of the origin pass of `scan` and `index` (split by bucket
+    /// range; 1: the sequential pass); 0: the cores available where there
+    /// are 8 or more, else 1.
     pub workers: u16,
     pub sweep: SweepConfig,
     pub watch: WatchConfig,

@@ -212,6 +212,18 @@ impl OriginPass {
         self.table
     }
 
+    /// The table, lent to a pass split by bucket range (`lineage-split`):
+    /// an empty unbounded one stands in until the caller resumes a pass
+    /// with the table it gets back.
+    pub fn take_table(&mut self) -> Table {
+        let stand_in = TableParams {
+            size: TableSize::Unbounded,
+            ..self.labeller.params.table_params()
+        };
+        let empty = Table::new(stand_in).expect("an unbounded table takes no memory up front");
+        std::mem::replace(&mut self.table, empty)
+    }
+
     /// A new pass whose table's memory is already mapped (see
     /// `Table::touch`): for a thread of its own beside the reading.
     pub fn new_touched(params: Params) -> Result<OriginPass, TableError> {

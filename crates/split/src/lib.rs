@@ -16,7 +16,10 @@
 //! `OriginPass::process` does ([`Labeller`]), keeping each document's keys
 //! for alignment as it arrives (a document's hits name only earlier ones,
 //! which have all arrived by then). The caller's thread hands documents
-//! out and gets their labels back in document order.
+//! out and gets their labels back in document order ([`SplitPass`]), or,
+//! where the earlier documents' keys are the caller's alone (the index's,
+//! in a transaction), gets the table's answers back and labels them itself
+//! ([`SplitLookups`]).
 //!
 //! Over many processes ([`Cluster`]) every process walks the same files and
 //! hands out the documents it reads (every n-th), passing over the others;
@@ -232,7 +235,12 @@ impl<T: Payload> SplitPass<T> {
         origins: Origins,
     ) -> Result<SplitPass<T>, SplitError> {
         let run = if splits(&params) {
-            Run::Split(Box::new(Dataflow::start(params, table, options, origins)?))
+            Run::Split(Box::new(Dataflow::start(
+                params,
+                table,
+                options,
+                Some(origins),
+            )?))
         } else if options.cluster.is_some() {
             return Err(SplitError::Unsplit(if params.eviction == Eviction::Lucky {
                 "lucky eviction"
@@ -280,7 +288,7 @@ impl<T: Payload> SplitPass<T> {
                     payload,
                 })
             }
-            Run::Split(d) => d.push(Some((id, units, payload)), &mut done),
+            Run::Split(d) => d.push(Some((id, units, payload)), &mut |r| r.labelled(&mut done)),
         }
     }
 
@@ -292,7 +300,7 @@ impl<T: Payload> SplitPass<T> {
     ) -> Result<(), E> {
         match &mut self.run {
             Run::Sequential { .. } => Ok(()),
-            Run::Split(d) => d.push(None, &mut done),
+            Run::Split(d) => d.push(None, &mut |r| r.labelled(&mut done)),
         }
     }
 
@@ -304,7 +312,88 @@ impl<T: Payload> SplitPass<T> {
     ) -> Result<Ended, E> {
         match self.run {
             Run::Sequential { pass, .. } => Ok(Ended::Table(pass.into_table())),
-            Run::Split(d) => d.finish(&mut done),
+            Run::Split(d) => d.finish(&mut |r| r.labelled(&mut done)),
+        }
+    }
+}
+
+/// A document's answers from the table, given back in document order for
+/// the caller to label (`Labeller::label` with these arguments), where the
+/// earlier documents' keys are the caller's to read (the index's, from a
+/// transaction).
+pub struct Answered<T> {
+    pub id: u32,
+    pub units: Vec<Unit>,
+    /// Each unit's hit, as `Table::lookup_document` gives them.
+    pub hits: Vec<Option<Hit>>,
+    pub slots: Vec<Slot>,
+    /// Whether the table had lost or left out keys by the end of the
+    /// document's lookups (false where the settings do not align).
+    pub incomplete: bool,
+    pub payload: T,
+}
+
+/// The lookups of the pass split by bucket range, labelled by the caller:
+/// [`SplitPass`]'s table and order, on one process's workers, for a caller
+/// that hands documents over a batch at a time and must have every answer
+/// of a batch before the next ([`SplitLookups::flush`]). The table stays
+/// split from one batch to the next and is joined once, at the end.
+pub struct SplitLookups<T> {
+    flow: Box<Dataflow<T>>,
+}
+
+impl<T: Payload> SplitLookups<T> {
+    /// `workers` threads over `table` (built with `params.table_params()`,
+    /// fresh or restored); refused where the table does not split
+    /// ([`splits`]).
+    pub fn new(
+        params: Params,
+        table: Table,
+        workers: usize,
+    ) -> Result<SplitLookups<T>, SplitError> {
+        if !splits(&params) {
+            return Err(SplitError::Unsplit(if params.eviction == Eviction::Lucky {
+                "lucky eviction"
+            } else {
+                "an unbounded table"
+            }));
+        }
+        let flow = Dataflow::start(params, table, Options::new(workers), None)?;
+        Ok(SplitLookups {
+            flow: Box::new(flow),
+        })
+    }
+
+    /// Hand over document `id` (later than every one before it) with its
+    /// selected units; `done` gets the documents answered so far, in order.
+    pub fn push<E: From<SplitError>>(
+        &mut self,
+        id: u32,
+        units: Vec<Unit>,
+        payload: T,
+        mut done: impl FnMut(Answered<T>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.flow
+            .push(Some((id, units, payload)), &mut |r| done(r.answered()))
+    }
+
+    /// Every document handed over to `done`, in order.
+    pub fn flush<E: From<SplitError>>(
+        &mut self,
+        mut done: impl FnMut(Answered<T>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.flow.flush(&mut |r| done(r.answered()))
+    }
+
+    /// The table the sequential pass would have left, once every document
+    /// handed over has been given back ([`SplitLookups::flush`]).
+    pub fn finish(mut self) -> Result<Table, SplitError> {
+        let left = |_| Err(SplitError::Worker("a document was left unanswered".into()));
+        self.flow.flush(&mut |r: Ready<T>| left(r.id))?;
+        let flow = *self.flow;
+        match flow.finish(&mut |r: Ready<T>| left(r.id))? {
+            Ended::Table(t) => Ok(t),
+            Ended::Stats(_) | Ended::Elsewhere => unreachable!("one process joins its table"),
         }
     }
 }
@@ -386,13 +475,52 @@ fn unpack_insert(id: u32, ins: u32) -> Hit {
     }
 }
 
-/// A document labelled, on its way back to the caller.
+/// A document answered (and, where its owner labels, labelled), on its way
+/// back to the caller.
 struct Ready<T> {
     seq: u32,
     id: u32,
     units: Vec<Unit>,
     labels: Vec<u32>,
+    /// Where the caller labels: the table's answers.
+    answers: Option<Answers>,
     payload: T,
+}
+
+impl<T> Ready<T> {
+    fn answered(self) -> Answered<T> {
+        let a = self.answers.unwrap_or(Answers {
+            hits: Vec::new(),
+            slots: Vec::new(),
+            incomplete: false,
+        });
+        Answered {
+            id: self.id,
+            units: self.units,
+            hits: a.hits,
+            slots: a.slots,
+            incomplete: a.incomplete,
+            payload: self.payload,
+        }
+    }
+
+    /// To `done` as the owner labelled it.
+    fn labelled<E>(self, done: &mut impl FnMut(Labelled<'_, T>) -> Result<(), E>) -> Result<(), E> {
+        done(Labelled {
+            id: self.id,
+            units: self.units,
+            labels: &self.labels,
+            payload: self.payload,
+        })
+    }
+}
+
+/// The table's answers to a document's lookups, for the caller to label
+/// with (see [`Answered`]).
+struct Answers {
+    hits: Vec<Option<Hit>>,
+    slots: Vec<Slot>,
+    incomplete: bool,
 }
 
 /// What the workers tell the caller beside the labels.
@@ -445,11 +573,13 @@ struct Dataflow<T> {
 }
 
 impl<T: Payload> Dataflow<T> {
+    /// `origins`: where the owners keep and read the keys for alignment,
+    /// as they label; `None` where the caller labels.
     fn start(
         params: Params,
         table: Table,
         options: Options,
-        origins: Origins,
+        origins: Option<Origins>,
     ) -> Result<Dataflow<T>, SplitError> {
         let workers = options.workers.max(1);
         let (process, processes) = options.share();
@@ -477,11 +607,13 @@ impl<T: Payload> Dataflow<T> {
         });
         let gathered = Arc::new(Mutex::new(Vec::new()));
         let aligns = params.aligns();
-        let keys = Arc::new(Mutex::new(Arriving {
-            store: origins,
-            next: 0,
-            early: BTreeMap::new(),
-        }));
+        let keys = origins.map(|store| {
+            Arc::new(Mutex::new(Arriving {
+                store,
+                next: 0,
+                early: BTreeMap::new(),
+            }))
+        });
         // Each worker takes its own: the closure is shared by all.
         let shards = Mutex::new(shards);
         let receivers = Mutex::new(receivers.into_iter().map(Some).collect::<Vec<_>>());
@@ -496,10 +628,10 @@ impl<T: Payload> Dataflow<T> {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone();
-            let view = Shared {
-                keys: keys.clone(),
+            let view = keys.clone().map(|keys| Shared {
+                keys,
                 buf: Vec::new(),
-            };
+            });
             let _watch = Watch(p.clone());
             let w = Work {
                 ranges: ranges.clone(),
@@ -565,7 +697,7 @@ impl<T: Payload> Dataflow<T> {
     fn push<E: From<SplitError>>(
         &mut self,
         doc: Option<(u32, Vec<Unit>, T)>,
-        done: &mut dyn FnMut(Labelled<'_, T>) -> Result<(), E>,
+        done: &mut dyn FnMut(Ready<T>) -> Result<(), E>,
     ) -> Result<(), E> {
         let seq = self.next;
         self.next += 1;
@@ -602,6 +734,20 @@ impl<T: Payload> Dataflow<T> {
         Ok(())
     }
 
+    /// Every document handed out given back (ending the open epoch).
+    fn flush<E: From<SplitError>>(
+        &mut self,
+        done: &mut dyn FnMut(Ready<T>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.docs > 0 {
+            self.end_epoch();
+        }
+        while self.given < self.next {
+            self.give_back(true, done)?;
+        }
+        Ok(())
+    }
+
     fn end_epoch(&mut self) {
         for w in 0..self.senders.len() {
             self.send(w, Msg::End);
@@ -627,7 +773,7 @@ impl<T: Payload> Dataflow<T> {
     fn give_back<E: From<SplitError>>(
         &mut self,
         wait: bool,
-        done: &mut dyn FnMut(Labelled<'_, T>) -> Result<(), E>,
+        done: &mut dyn FnMut(Ready<T>) -> Result<(), E>,
     ) -> Result<(), E> {
         if !self.gives_back() {
             return Ok(());
@@ -657,12 +803,7 @@ impl<T: Payload> Dataflow<T> {
                 break;
             };
             self.given += 1;
-            done(Labelled {
-                id: r.id,
-                units: r.units,
-                labels: &r.labels,
-                payload: r.payload,
-            })?;
+            done(r)?;
         }
         Ok(())
     }
@@ -677,7 +818,7 @@ impl<T: Payload> Dataflow<T> {
 
     fn finish<E: From<SplitError>>(
         mut self,
-        done: &mut dyn FnMut(Labelled<'_, T>) -> Result<(), E>,
+        done: &mut dyn FnMut(Ready<T>) -> Result<(), E>,
     ) -> Result<Ended, E> {
         // Closed inputs end the last epoch.
         self.close();
@@ -896,7 +1037,7 @@ impl Work {
         shard: Option<Shard>,
         rx: Receiver<Msg<T>>,
         tx: Sender<Result<Ready<T>, String>>,
-        mut origins: Shared,
+        mut origins: Option<Shared>,
     ) -> Option<Shard> {
         let Work {
             ranges,
@@ -918,7 +1059,7 @@ impl Work {
         let mut lookup_in = InputHandle::<u64, CapacityContainerBuilder<Vec<Lookup>>>::new();
         let mut record_in = InputHandle::<u64, CapacityContainerBuilder<Vec<Record<T>>>>::new();
         let probe = ProbeHandle::new();
-        let arriving = origins.keys.clone();
+        let arriving = origins.as_ref().map(|o| o.keys.clone());
         worker.dataflow::<u64, _, _>(|scope| {
             let (in_shard, in_owner, at_owner) = (shard.clone(), owner.clone(), owner.clone());
             let route = move |l: &Lookup| ranges.shard(l.1) as u64;
@@ -1016,7 +1157,9 @@ impl Work {
                                     // Kept as it arrives: before the epoch
                                     // passes, so before any later document
                                     // is labelled.
-                                    if aligns && o.failed.is_none() {
+                                    if let Some(arriving) =
+                                        arriving.as_ref().filter(|_| aligns && o.failed.is_none())
+                                    {
                                         let doc_keys = r.2.iter().map(|u| u.key).collect();
                                         let mut k =
                                             arriving.lock().unwrap_or_else(PoisonError::into_inner);
@@ -1095,18 +1238,36 @@ impl Work {
                     break;
                 };
                 drop(o);
-                keys.clear();
-                keys.extend(units.iter().map(|u| u.key));
                 let incomplete =
                     || evicted_from.is_some_and(|e| e <= seq) || slots.iter().any(|s| !s.sampled());
-                let labels = labeller.label(id, &keys, &hits, &slots, incomplete, &mut origins);
-                let _ = tx.send(Ok(Ready {
-                    seq,
-                    id,
-                    units,
-                    labels: labels.to_vec(),
-                    payload,
-                }));
+                let ready = match origins.as_mut() {
+                    Some(origins) => {
+                        keys.clear();
+                        keys.extend(units.iter().map(|u| u.key));
+                        let labels = labeller.label(id, &keys, &hits, &slots, incomplete, origins);
+                        Ready {
+                            seq,
+                            id,
+                            units,
+                            labels: labels.to_vec(),
+                            answers: None,
+                            payload,
+                        }
+                    }
+                    None => Ready {
+                        seq,
+                        id,
+                        units,
+                        labels: Vec::new(),
+                        answers: Some(Answers {
+                            incomplete: aligns && incomplete(),
+                            hits,
+                            slots,
+                        }),
+                        payload,
+                    },
+                };
+                let _ = tx.send(Ok(ready));
                 progress.caller.unpark();
             }
             // The first worker of each process tells its caller.

@@ -7,8 +7,12 @@ use std::sync::{Arc, Mutex};
 use lineage_origin::align::OriginKeys;
 use lineage_origin::keymap::splitmix64;
 use lineage_origin::table::{Counters, Table};
-use lineage_origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize, Unit};
-use lineage_split::{Cluster, KeyStore, Labelled, Options, SplitError, SplitPass};
+use lineage_origin::{
+    Estimation, Eviction, Labeller, OriginPass, Params, Selector, TableSize, Unit,
+};
+use lineage_split::{
+    Answered, Cluster, KeyStore, Labelled, Options, SplitError, SplitLookups, SplitPass,
+};
 
 /// Documents as 62-bit keys: fresh runs, runs copied from earlier
 /// documents, whole duplicates, repeats inside a document, empty ones.
@@ -88,6 +92,49 @@ fn split(
     (got, table, is_split)
 }
 
+/// The labels of `docs[from..]` through the split lookups continuing from
+/// `table`, labelled here, handed over `batch` documents at a time (each
+/// batch answered whole before the next, as the index hands them over);
+/// and the table they leave.
+fn lookups(
+    params: Params,
+    table: Table,
+    workers: usize,
+    docs: &[Vec<u64>],
+    from: usize,
+    batch: usize,
+) -> (Vec<Vec<u32>>, Table) {
+    let mut split = SplitLookups::new(params, table, workers).unwrap();
+    let mut labeller = Labeller::new(params);
+    let got = std::cell::RefCell::new(Vec::<Vec<u32>>::new());
+    let mut label = |a: Answered<usize>| -> Result<(), SplitError> {
+        let mut got = got.borrow_mut();
+        assert_eq!(a.payload, a.id as usize, "in document order");
+        assert_eq!(a.payload, from + got.len(), "in document order");
+        let keys: Vec<u64> = a.units.iter().map(|u| u.key).collect();
+        let labels = labeller.label(
+            a.id,
+            &keys,
+            &a.hits,
+            &a.slots,
+            || a.incomplete,
+            &mut &docs[..],
+        );
+        got.push(labels.to_vec());
+        Ok(())
+    };
+    for (d, keys) in docs.iter().enumerate().skip(from) {
+        split.push(d as u32, units(keys), d, &mut label).unwrap();
+        if (d + 1 - from).is_multiple_of(batch) {
+            split.flush(&mut label).unwrap();
+            let answered = got.borrow().len();
+            assert_eq!(answered, d + 1 - from, "a flush answers every document");
+        }
+    }
+    split.flush(&mut label).unwrap();
+    (got.into_inner(), split.finish().unwrap())
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::test_runner::Config::with_cases(256))]
     #[test]
@@ -162,6 +209,16 @@ proptest::proptest! {
         proptest::prop_assert_eq!(a, b);
         proptest::prop_assert_eq!(joined.regime(), seq.table().regime());
         proptest::prop_assert_eq!(state(&joined), state(seq.table()));
+
+        // Labelled by the caller, a batch at a time (where it splits).
+        if eviction != Eviction::Lucky {
+            let (got, joined) = lookups(params, restore(), workers, &docs, from, window * 3);
+            proptest::prop_assert_eq!(&got, &want);
+            proptest::prop_assert_eq!(joined.counters(), seq.table().counters());
+            proptest::prop_assert_eq!(state(&joined), state(seq.table()));
+        } else {
+            proptest::prop_assert!(SplitLookups::<usize>::new(params, restore(), workers).is_err());
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! versions and stores them; the algorithms run here.
 
 mod replay;
+mod split;
 
 use std::path::Path;
 
@@ -24,6 +25,9 @@ pub struct Indexer {
     ix: Index,
     pass: OriginPass,
     preparer: Preparer,
+    /// Worker threads of the pass split by bucket range in
+    /// [`Indexer::reconcile`] (1: the sequential pass).
+    workers: usize,
 }
 
 impl Indexer {
@@ -50,7 +54,14 @@ impl Indexer {
                 restored.through,
                 obs,
             ) {
-                Ok(()) => return Ok(Indexer { ix, pass, preparer }),
+                Ok(()) => {
+                    return Ok(Indexer {
+                        ix,
+                        pass,
+                        preparer,
+                        workers: 1,
+                    });
+                }
                 Err(replay::Failed::Damaged(why)) => (ix, restored) = ix.rebuild(&why, obs)?,
                 Err(replay::Failed::Error(e)) => return Err(e),
             }
@@ -68,6 +79,15 @@ impl Indexer {
     /// The live origin pass (its table's counters, for display).
     pub fn pass(&self) -> &OriginPass {
         &self.pass
+    }
+
+    /// Run [`Indexer::reconcile`]'s pass split by bucket range over
+    /// `workers` threads (docs/architecture.md, "Beyond one machine"); 1,
+    /// the default, runs it on the calling thread. The answers are the
+    /// same. Settings whose table does not split (Lucky, unbounded) run
+    /// the sequential pass whatever this says.
+    pub fn set_workers(&mut self, workers: usize) {
+        self.workers = workers.max(1);
     }
 
     /// Write the table snapshot if the table has processed versions it does
@@ -89,13 +109,18 @@ impl Indexer {
         let mut syncing = self
             .ix
             .begin_sync(walk, &Scope::default(), max_file_size, order)?;
+        // The table stays split from one batch to the next, joined once.
+        let mut split = split::Split::start(&mut self.pass, self.workers)?;
         let synced = loop {
-            match self.sync_step(&mut syncing, obs) {
+            match self.step(&mut syncing, split.as_mut(), obs) {
                 Ok(Some(_)) => {}
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(e),
             }
         };
+        if let Some(s) = split {
+            self.pass = OriginPass::resume(*self.pass.params(), s.finish()?);
+        }
         if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
             self.checkpoint()?;
         }
@@ -134,12 +159,22 @@ impl Indexer {
         s: &mut Syncing,
         obs: &mut dyn Observer,
     ) -> Result<Option<Vec<Change>>, IndexError> {
+        self.step(s, None, obs)
+    }
+
+    /// [`Indexer::sync_step`], through `split` where given.
+    fn step(
+        &mut self,
+        s: &mut Syncing,
+        split: Option<&mut split::Split>,
+        obs: &mut dyn Observer,
+    ) -> Result<Option<Vec<Change>>, IndexError> {
         if s.finished() {
             return Ok(None);
         }
         let mut changes = s.take_found();
         if !s.batch().is_empty() {
-            changes.extend(self.process(s)?);
+            changes.extend(self.process(s, split)?);
             let (done, total) = s.read_so_far();
             obs.progress("indexing", done, total);
             if done < total {
@@ -156,9 +191,13 @@ impl Indexer {
     }
 
     /// Read and prepare the next batch of `s` (in parallel), let the index
-    /// number its new versions, run them through the pass in that order,
-    /// and store the batch.
-    fn process(&mut self, s: &mut Syncing) -> Result<Vec<Change>, IndexError> {
+    /// number its new versions, run them through the pass (or `split`) in
+    /// that order, and store the batch.
+    fn process(
+        &mut self,
+        s: &mut Syncing,
+        split: Option<&mut split::Split>,
+    ) -> Result<Vec<Change>, IndexError> {
         let reader = self.ix.reader(s);
         let preparer = &self.preparer;
         // In the batch's order (rayon keeps it).
@@ -179,15 +218,23 @@ impl Indexer {
         {
             let mut stored = batch.earlier_keys(self.preparer.roller());
             let first = batch.versions().first().map_or(0, |v| v.id);
-            for v in batch.versions() {
-                let (prepared, keys) = ready[v.at].take().expect("a new version was read");
-                let mut origins = Earlier {
-                    first,
-                    this_batch: &done,
-                    stored: &mut stored,
-                };
-                let outcome = prepare::run(&mut self.pass, v.id, &prepared, &mut origins);
-                done.push((outcome, keys));
+            let versions = batch.versions().iter().map(|v| {
+                let ready = ready[v.at].take().expect("a new version was read");
+                (v.id, ready)
+            });
+            match split {
+                Some(split) => split.run(versions, first, &mut stored, &mut done)?,
+                None => {
+                    for (id, (prepared, keys)) in versions {
+                        let mut origins = Earlier {
+                            first,
+                            this_batch: &done,
+                            stored: &mut stored,
+                        };
+                        let outcome = prepare::run(&mut self.pass, id, &prepared, &mut origins);
+                        done.push((outcome, keys));
+                    }
+                }
             }
         }
         batch.commit(done)

@@ -112,6 +112,10 @@ pub enum IndexError {
     Forgotten(u32),
     #[error(transparent)]
     Table(#[from] TableError),
+    /// The worker threads of the origin pass split by bucket range stopped
+    /// (a panic: a bug); what was committed stands.
+    #[error("{0}")]
+    Pass(String),
     /// The index's fingerprints were taken under another polynomial.
     #[error(
         "index {} was built with --fingerprint-seed {built}, not {asked}: give that seed, \

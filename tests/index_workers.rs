@@ -1,0 +1,83 @@
+//! `index --workers N`: the pass split by bucket range gives the index the
+//! sequential pass gives, at the default table size and at one where it
+//! samples or evicts: every version's stored outcome the same, and the
+//! table too, which a second run over changed files reads.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
+
+mod common;
+
+use common::{TempDir, fixture, lineage};
+
+/// `index --json --documents` of `root` into `index`, without the times
+/// each version was seen.
+fn index(root: &str, index: &str, workers: &str, settings: &[&str]) -> String {
+    let mut args = vec![
+        "index",
+        root,
+        "--index",
+        index,
+        "--json",
+        "--documents",
+        "--order",
+        "path",
+        "--workers",
+        workers,
+    ];
+    args.extend(settings);
+    let out = lineage(&args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for v in json["history"].as_array_mut().unwrap() {
+        v.as_object_mut().unwrap().remove("seen_ms").unwrap();
+    }
+    json.to_string()
+}
+
+#[test]
+fn index_is_the_same_for_1_and_3_workers_from_scratch_and_catching_up() {
+    let book = fixture("rust-book");
+    let mut pages: Vec<_> = std::fs::read_dir(&book)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    pages.sort();
+    let dir = TempDir::new("index-workers");
+    for settings in [
+        &[][..],
+        &["--table-size", "64KiB"],
+        &["--table-size", "64KiB", "--eviction", "lru"],
+        // Not split: the sequential pass, whatever the workers.
+        &["--table-size", "64KiB", "--eviction", "lucky"],
+    ] {
+        let runs = |workers: &str| {
+            let root = dir.path().join(format!("root-{workers}"));
+            let _ = std::fs::remove_dir_all(&root);
+            let ix = dir.path().join(format!("index-{workers}"));
+            let _ = std::fs::remove_dir_all(&ix);
+            let (root_s, ix_s) = (root.to_str().unwrap(), ix.to_str().unwrap());
+            // The first half, then the rest with three pages changed.
+            std::fs::create_dir_all(&root).unwrap();
+            let half = pages.len() / 2;
+            for p in &pages[..half] {
+                std::fs::copy(p, root.join(p.file_name().unwrap())).unwrap();
+            }
+            let first = index(root_s, ix_s, workers, settings);
+            for p in &pages[half..] {
+                std::fs::copy(p, root.join(p.file_name().unwrap())).unwrap();
+            }
+            for p in &pages[..3] {
+                let text = std::fs::read_to_string(p).unwrap();
+                let changed = format!("{}\n\nA closing word.\n", &text[text.len() / 3..]);
+                std::fs::write(root.join(p.file_name().unwrap()), changed).unwrap();
+            }
+            (first, index(root_s, ix_s, workers, settings))
+        };
+        let one = runs("1");
+        assert!(one.1.contains("\"status\":\"replaced\""), "{settings:?}");
+        assert!(runs("3") == one, "{settings:?}: 3 workers differ from 1");
+    }
+}
