@@ -42,6 +42,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     args.common.apply(&mut config);
     args.estimated.apply(&mut config);
     args.store.apply(&mut config);
+    args.workers.apply(&mut config);
     config.validate()?;
     let params = config.params();
     let filter = Filter::new(&config.include, &config.exclude)?;
@@ -58,7 +59,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     });
     let mut ix = ix?;
     ix.index_mut().set_history_budget(config.history_budget.0)?;
-    ix.set_workers(args.workers.resolve(&config));
+    ix.set_workers(config.pass_workers());
     let walk = walk.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
     let report = ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
     obs.clear();

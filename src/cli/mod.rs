@@ -149,24 +149,12 @@ struct WorkersArgs {
 }
 
 impl WorkersArgs {
-    /// The threads asked for, else the config's, else [`default_workers`].
-    fn resolve(&self, config: &Config) -> usize {
-        match self.workers.unwrap_or(config.workers) {
-            0 => default_workers(),
-            n => usize::from(n),
+    /// Into `config`, where given.
+    fn apply(&self, config: &mut Config) {
+        if let Some(n) = self.workers {
+            config.workers = n;
         }
     }
-}
-
-/// `--workers`' default: the cores this process may run on, where there
-/// are enough for the split pass to pay. Each lookup crosses an exchange
-/// and a sort, so one worker is 1.4-2.2x slower than the sequential pass
-/// and two are no faster; on 16 cores, 4 workers beat it and 16 take
-/// `scan` 2x faster (BENCHMARKS.md, "The pass split by bucket range").
-/// Below 8 cores the reading threads need the rest.
-fn default_workers() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    if cores >= 8 { cores } else { 1 }
 }
 
 /// Settings shared by every run of the engine.

@@ -134,6 +134,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     args.source.apply(&mut config);
     args.common.apply(&mut config);
     args.estimated.apply(&mut config);
+    args.workers.apply(&mut config);
     config.validate()?;
     let params = config.params();
     // Fail on an impossible table before reading anything.
@@ -141,7 +142,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let filter = Filter::new(&config.include, &config.exclude)?;
     let poly = config.polynomial();
     let preparer = Preparer::new(params, &poly);
-    let workers = args.workers.resolve(&config);
+    let workers = config.pass_workers();
     let many = args.many.cluster()?;
     // Process 0 of many (or the only one) writes the report.
     let writes = many.as_ref().is_none_or(|c| c.process == 0);

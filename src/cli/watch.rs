@@ -11,7 +11,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::scan::EstimatedArgs;
-use super::{CommonEngineArgs, Fatal, SourceArgs, StoreArgs};
+use super::{CommonEngineArgs, Fatal, SourceArgs, StoreArgs, WorkersArgs};
 use lineage_engine::config::Config;
 use lineage_engine::{self as engine, Engine, Event, EventKind, Update};
 
@@ -49,6 +49,8 @@ pub(super) struct WatchArgs {
     #[arg(long, value_name = "J")]
     min_similarity: Option<f64>,
     #[command(flatten)]
+    workers: WorkersArgs,
+    #[command(flatten)]
     estimated: EstimatedArgs,
     #[command(flatten)]
     common: CommonEngineArgs,
@@ -62,6 +64,7 @@ pub(super) fn run(args: WatchArgs, mut config: Config) -> Result<(), Fatal> {
     args.common.apply(&mut config);
     args.estimated.apply(&mut config);
     args.store.apply(&mut config);
+    args.workers.apply(&mut config);
     config.watch.poll |= args.poll;
     super::set(&mut config.watch.debounce_ms, args.debounce_ms);
     super::set(&mut config.watch.rescan_secs, args.rescan_secs);

@@ -66,9 +66,9 @@ pub struct Config {
     /// Folder holding the indexes (one subfolder per root); empty: the
     /// platform data directory's `indexes/`.
     pub index_dir: String,
-    /// Threads of the origin pass of `scan` and `index` (split by bucket
-    /// range; 1: the sequential pass); 0: the cores available where there
-    /// are 8 or more, else 1.
+    /// Threads of the origin pass of `scan`, `index` and `watch` (split by
+    /// bucket range; 1: the sequential pass); 0: see
+    /// [`Config::pass_workers`].
     pub workers: u16,
     pub sweep: SweepConfig,
     pub watch: WatchConfig,
@@ -413,6 +413,22 @@ impl Config {
         WalkOptions {
             gitignore: self.gitignore,
             follow_symlinks: self.follow_symlinks,
+        }
+    }
+
+    /// The threads of the origin pass: `workers`, where 0 is the cores
+    /// available where there are 8 or more, else 1. Each lookup crosses an
+    /// exchange and a sort, so one worker is 1.4-2.2x slower than the
+    /// sequential pass and two are no faster; on 16 cores 4 workers beat
+    /// it and 16 take `scan` 2x faster (BENCHMARKS.md, "The pass split by
+    /// bucket range"). Below 8 cores the reading threads need the rest.
+    pub fn pass_workers(&self) -> usize {
+        match self.workers {
+            0 => {
+                let cores = std::thread::available_parallelism().map_or(1, usize::from);
+                if cores >= 8 { cores } else { 1 }
+            }
+            n => usize::from(n),
         }
     }
 

@@ -18,7 +18,7 @@ use super::search;
 use super::shadow::{self, Job};
 use super::view;
 use super::*;
-use crate::indexer::Indexer;
+use crate::indexer::{Indexer, Sink};
 use lineage_origin::Outcome;
 use lineage_source::watch as watcher;
 use lineage_source::{self as source, Filter};
@@ -366,13 +366,13 @@ impl Live {
         let mut syncing = ix
             .index_mut()
             .begin_sync(walk, scope, cfg.max_file_size.0, cfg.order)?;
-        let mut changed = false;
-        while let Some(changes) = ix.sync_step(&mut syncing, &mut self.rep)? {
-            self.stale.all |= full && !changes.is_empty();
-            changed |= !changes.is_empty();
-            self.apply(ix.index_mut(), changes)?;
-        }
-        if changed {
+        let mut sink = Applying {
+            live: self,
+            full,
+            changed: false,
+        };
+        ix.drive(&mut syncing, &mut sink)?;
+        if sink.changed {
             self.sample_table(ix);
         }
         Ok(())
@@ -798,4 +798,33 @@ fn table_stats(ix: &Indexer, versions: u64, last: Option<&TableStats>) -> TableS
         _ => t.regime(),
     };
     s
+}
+
+/// A sync's steps into the live state ([`Live::apply_walk`]); its progress
+/// and notices to the reporter.
+struct Applying<'a> {
+    live: &'a mut Live,
+    /// A walk of the whole root.
+    full: bool,
+    changed: bool,
+}
+
+impl Observer for Applying<'_> {
+    fn notice(&mut self, message: &str) {
+        self.live.rep.notice(message);
+    }
+    fn progress(&mut self, what: &str, done: u64, total: u64) {
+        self.live.rep.progress(what, done, total);
+    }
+    fn stopped(&self) -> bool {
+        self.live.rep.stopped()
+    }
+}
+
+impl Sink for Applying<'_> {
+    fn changes(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError> {
+        self.live.stale.all |= self.full && !changes.is_empty();
+        self.changed |= !changes.is_empty();
+        self.live.apply(ix, changes)
+    }
 }

@@ -443,6 +443,7 @@ fn open_index(
     )?;
     ix.index_mut()
         .set_history_budget(opts.config.history_budget.0)?;
+    ix.set_workers(opts.config.pass_workers());
     Ok(ix)
 }
 

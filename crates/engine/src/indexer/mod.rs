@@ -109,18 +109,9 @@ impl Indexer {
         let mut syncing = self
             .ix
             .begin_sync(walk, &Scope::default(), max_file_size, order)?;
-        // The table stays split from one batch to the next, joined once.
-        let mut split = split::Split::start(&mut self.pass, self.workers)?;
-        let synced = loop {
-            match self.step(&mut syncing, split.as_mut(), obs) {
-                Ok(Some(_)) => {}
-                Ok(None) => break Ok(()),
-                Err(e) => break Err(e),
-            }
-        };
-        if let Some(s) = split {
-            self.pass = OriginPass::resume(*self.pass.params(), s.finish()?);
-        }
+        // Opening read the table whole: lending it costs no more, so even a
+        // run of a few files splits.
+        let synced = self.drive_from(&mut syncing, &mut Observed(obs), 0);
         if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
             self.checkpoint()?;
         }
@@ -143,26 +134,57 @@ impl Indexer {
         obs: &mut dyn Observer,
     ) -> Result<(Report, Vec<Change>), IndexError> {
         let mut syncing = self.ix.begin_sync(walk, scope, max_file_size, order)?;
-        let mut changes = Vec::new();
-        while let Some(batch) = self.sync_step(&mut syncing, obs)? {
-            changes.extend(batch);
+        let mut sink = Collected {
+            obs,
+            changes: Vec::new(),
+        };
+        self.drive(&mut syncing, &mut sink)?;
+        Ok((syncing.report, sink.changes))
+    }
+
+    /// Run `s` (begun by [`Index::begin_sync`]) to its end, each step's
+    /// changes to `sink` in order (those the stat found and the first batch
+    /// of files read, then a batch at a time; the last adds the deletions): the one
+    /// sync loop, of `index`, the watcher and the tests. A run that reads
+    /// [`SPLIT_FILES`] files or more splits its pass by bucket range where
+    /// [`Indexer::set_workers`] asks: the table is lent for the run and
+    /// joined at its end, also when a step fails.
+    pub fn drive(&mut self, s: &mut Syncing, sink: &mut dyn Sink) -> Result<(), IndexError> {
+        self.drive_from(s, sink, SPLIT_FILES)
+    }
+
+    /// [`Indexer::drive`], splitting from `split_from` files read.
+    fn drive_from(
+        &mut self,
+        s: &mut Syncing,
+        sink: &mut dyn Sink,
+        split_from: u64,
+    ) -> Result<(), IndexError> {
+        let mut split = match s.read_so_far() {
+            (_, total) if total >= split_from => split::Split::start(&mut self.pass, self.workers)?,
+            _ => None,
+        };
+        let driven = loop {
+            match self.step(s, split.as_mut(), sink) {
+                Ok(Some(changes)) => {
+                    if let Err(e) = sink.changes(&mut self.ix, changes) {
+                        break Err(e);
+                    }
+                }
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        if let Some(split) = split {
+            self.pass = OriginPass::resume(*self.pass.params(), split.finish()?);
         }
-        Ok((syncing.report, changes))
+        driven
     }
 
     /// The next changes of `s` (begun by [`Index::begin_sync`]), in order:
     /// those the stat found and the first batch of files read (one
     /// transaction), then a batch at a time; the last adds the deletions.
-    /// `None` once the sync is complete.
-    pub fn sync_step(
-        &mut self,
-        s: &mut Syncing,
-        obs: &mut dyn Observer,
-    ) -> Result<Option<Vec<Change>>, IndexError> {
-        self.step(s, None, obs)
-    }
-
-    /// [`Indexer::sync_step`], through `split` where given.
+    /// `None` once the sync is complete. Through `split` where given.
     fn step(
         &mut self,
         s: &mut Syncing,
@@ -238,6 +260,64 @@ impl Indexer {
             }
         }
         batch.commit(done)
+    }
+}
+
+/// Files a sync reads from which [`Indexer::drive`] splits its pass:
+/// lending the table costs a copy of what it holds each way, which a
+/// watcher's change of a few files must not pay (a first walk or a rescan
+/// of a large folder does, once).
+pub const SPLIT_FILES: u64 = 1024;
+
+/// Where a sync's steps go ([`Indexer::drive`]): its progress, and each
+/// step's changes with the index, to store what follows from them.
+pub trait Sink: Observer {
+    fn changes(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError>;
+}
+
+/// The progress alone.
+struct Observed<'a>(&'a mut dyn Observer);
+
+impl Observer for Observed<'_> {
+    fn notice(&mut self, message: &str) {
+        self.0.notice(message);
+    }
+    fn progress(&mut self, what: &str, done: u64, total: u64) {
+        self.0.progress(what, done, total);
+    }
+    fn stopped(&self) -> bool {
+        self.0.stopped()
+    }
+}
+
+impl Sink for Observed<'_> {
+    fn changes(&mut self, _: &mut Index, _: Vec<Change>) -> Result<(), IndexError> {
+        Ok(())
+    }
+}
+
+/// The progress, and every change kept.
+struct Collected<'a> {
+    obs: &'a mut dyn Observer,
+    changes: Vec<Change>,
+}
+
+impl Observer for Collected<'_> {
+    fn notice(&mut self, message: &str) {
+        self.obs.notice(message);
+    }
+    fn progress(&mut self, what: &str, done: u64, total: u64) {
+        self.obs.progress(what, done, total);
+    }
+    fn stopped(&self) -> bool {
+        self.obs.stopped()
+    }
+}
+
+impl Sink for Collected<'_> {
+    fn changes(&mut self, _: &mut Index, changes: Vec<Change>) -> Result<(), IndexError> {
+        self.changes.extend(changes);
+        Ok(())
     }
 }
 

@@ -1334,33 +1334,39 @@ fn a_sync_steps_a_batch_at_a_time_and_hands_on_the_keys_it_stored() {
         .index_mut()
         .begin_sync(walk_root(&f.root), &Scope::default(), MAX, Order::Path)
         .unwrap();
-    let kind = |c: &Change| match c {
-        Change::Version { .. } => "version",
-        Change::Renamed { .. } => "renamed",
-        Change::Deleted { .. } => "deleted",
-        _ => "other",
-    };
-    let mut steps = Vec::new();
-    while let Some(changes) = ix.sync_step(&mut s, &mut Quiet).unwrap() {
-        for c in &changes {
-            if let Change::Version { outcome, keys, .. } = c {
-                assert_eq!(
-                    *keys,
-                    ix.index().shingle_keys(outcome.id).unwrap(),
-                    "{}",
-                    outcome.id
-                );
-                assert_eq!(keys.len() as u32, outcome.shingles);
-            }
-        }
-        steps.push(changes.iter().map(kind).collect::<Vec<_>>());
+    /// Each step's kinds of change, the keys of its versions checked
+    /// against what the index stored.
+    struct Steps(Vec<Vec<&'static str>>);
+    impl Observer for Steps {
+        fn notice(&mut self, _: &str) {}
     }
+    impl Sink for Steps {
+        fn changes(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError> {
+            let kind = |c: &Change| match c {
+                Change::Version { .. } => "version",
+                Change::Renamed { .. } => "renamed",
+                Change::Deleted { .. } => "deleted",
+                _ => "other",
+            };
+            for c in &changes {
+                if let Change::Version { outcome, keys, .. } = c {
+                    assert_eq!(*keys, ix.shingle_keys(outcome.id)?, "{}", outcome.id);
+                    assert_eq!(keys.len() as u32, outcome.shingles);
+                }
+            }
+            self.0.push(changes.iter().map(kind).collect());
+            Ok(())
+        }
+    }
+    let mut steps = Steps(Vec::new());
+    ix.drive(&mut s, &mut steps).unwrap();
+    let steps = steps.0;
     // The stat's rename first, with the first batch; the deletion last.
     assert_eq!(steps.len(), 2, "{steps:?}");
     assert_eq!(steps[0][0], "renamed");
     assert_eq!(steps[0][1..], vec!["version"; BATCH][..]);
     assert_eq!(steps[1], ["version", "version", "deleted"]);
-    assert_eq!(ix.sync_step(&mut s, &mut Quiet).unwrap(), None, "complete");
+    assert!(s.finished(), "complete");
     assert_eq!((s.report.new_versions, s.report.renamed), (n as u64, 1));
     assert_eq!(s.report.deleted, 1);
 }
