@@ -3,18 +3,25 @@
 # split by bucket range"): the pass alone (the split bench), then scan
 # --workers N against wc -w on two trees of perturbed copies of EDITIONS.
 #
-#   scripts/scale-workers.sh BIN BENCH EDITIONS
+#   scripts/scale-workers.sh BIN BENCH EDITIONS [OTHER]
 #
 # BIN: target/release/lineage; BENCH: the split bench's binary
 # (`cargo bench --bench split --no-run` names it); EDITIONS: a copy of
-# rust-book-editions (CONTRIBUTING.md, "Benchmarks").
+# rust-book-editions (CONTRIBUTING.md, "Benchmarks"); OTHER: another docs
+# tree, mixed into mix140 (12 copies of EDITIONS, 9 of OTHER; without it,
+# 24 of EDITIONS).
 set -u
-[ $# -eq 3 ] || { echo "usage: $0 BIN BENCH EDITIONS" >&2; exit 2; }
-bin=$1 bench=$2 editions=$3
+[ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: $0 BIN BENCH EDITIONS [OTHER]" >&2; exit 2; }
+bin=$1 bench=$2 editions=$3 other=${4:-}
 here=$(dirname "$0")
 nproc
 python3 "$here/perturbed-copies.py" "$editions" /tmp/docs43 7
-python3 "$here/perturbed-copies.py" "$editions" /tmp/mix140 24
+if [ -n "$other" ]; then
+    python3 "$here/perturbed-copies.py" "$editions" /tmp/mix140/book 12
+    python3 "$here/perturbed-copies.py" "$other" /tmp/mix140/docs 9
+else
+    python3 "$here/perturbed-copies.py" "$editions" /tmp/mix140 24
+fi
 du -sh /tmp/docs43 /tmp/mix140
 DOCS=20000 TABLE=64MiB REPS=3 timeout 150 "$bench" 2>&1 | tail -12
 for tree in /tmp/docs43 /tmp/mix140; do
