@@ -54,12 +54,12 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     // table's restore take about as long as the walk on a large folder).
     let (ix, walk) = std::thread::scope(|s| {
         let walk = s.spawn(|| source::walk_with(root, &filter, config.walk_options()));
-        let ix = Indexer::open(root, &dir, params, &config.polynomial(), &mut obs);
+        let poly = config.polynomial();
+        let ix = Indexer::open_with(root, &dir, params, &poly, config.pass_workers(), &mut obs);
         (ix, walk.join())
     });
     let mut ix = ix?;
     ix.index_mut().set_history_budget(config.history_budget.0)?;
-    ix.set_workers(config.pass_workers());
     let walk = walk.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
     let report = ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
     obs.clear();

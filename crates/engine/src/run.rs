@@ -434,16 +434,16 @@ fn open_index(
     params: Params,
     obs: &mut dyn Observer,
 ) -> Result<Indexer, IndexError> {
-    let mut ix = Indexer::open(
+    let mut ix = Indexer::open_with(
         &opts.root,
         &opts.index_dir,
         params,
         &opts.config.polynomial(),
+        opts.config.pass_workers(),
         obs,
     )?;
     ix.index_mut()
         .set_history_budget(opts.config.history_budget.0)?;
-    ix.set_workers(opts.config.pass_workers());
     Ok(ix)
 }
 

@@ -25,8 +25,7 @@ pub struct Indexer {
     ix: Index,
     pass: OriginPass,
     preparer: Preparer,
-    /// Worker threads of the pass split by bucket range in
-    /// [`Indexer::reconcile`] (1: the sequential pass).
+    /// Threads of the pass split by bucket range (1: the sequential pass).
     workers: usize,
 }
 
@@ -42,24 +41,35 @@ impl Indexer {
         poly: &Polynomial,
         obs: &mut dyn Observer,
     ) -> Result<Indexer, IndexError> {
+        Indexer::open_with(root, dir, params, poly, 1, obs)
+    }
+
+    /// [`Indexer::open`], the pass of its replay and of its syncs split by
+    /// bucket range over `workers` threads (docs/architecture.md, "Data
+    /// flow"); 1 runs it on the calling thread. The answers are the same.
+    /// Settings whose table does not split (Lucky, unbounded) run the
+    /// sequential pass whatever this says.
+    pub fn open_with(
+        root: &Path,
+        dir: &Path,
+        params: Params,
+        poly: &Polynomial,
+        workers: usize,
+        obs: &mut dyn Observer,
+    ) -> Result<Indexer, IndexError> {
         let preparer = Preparer::new(params, poly);
+        let workers = workers.max(1);
         let (mut ix, mut restored) = Index::open(root, dir, params, poly, obs)?;
         loop {
             let mut pass = OriginPass::resume(params, restored.table);
-            match replay::run(
-                &mut ix,
-                &mut pass,
-                &preparer,
-                restored.start,
-                restored.through,
-                obs,
-            ) {
+            let versions = (restored.start, restored.through);
+            match replay::run(&mut ix, &mut pass, &preparer, versions, workers, obs) {
                 Ok(()) => {
                     return Ok(Indexer {
                         ix,
                         pass,
                         preparer,
-                        workers: 1,
+                        workers,
                     });
                 }
                 Err(replay::Failed::Damaged(why)) => (ix, restored) = ix.rebuild(&why, obs)?,
@@ -79,15 +89,6 @@ impl Indexer {
     /// The live origin pass (its table's counters, for display).
     pub fn pass(&self) -> &OriginPass {
         &self.pass
-    }
-
-    /// Run [`Indexer::reconcile`]'s pass split by bucket range over
-    /// `workers` threads (docs/architecture.md, "Beyond one machine"); 1,
-    /// the default, runs it on the calling thread. The answers are the
-    /// same. Settings whose table does not split (Lucky, unbounded) run
-    /// the sequential pass whatever this says.
-    pub fn set_workers(&mut self, workers: usize) {
-        self.workers = workers.max(1);
     }
 
     /// Write the table snapshot if the table has processed versions it does
@@ -147,7 +148,7 @@ impl Indexer {
     /// of files read, then a batch at a time; the last adds the deletions): the one
     /// sync loop, of `index`, the watcher and the tests. A run that reads
     /// [`SPLIT_FILES`] files or more splits its pass by bucket range where
-    /// [`Indexer::set_workers`] asks: the table is lent for the run and
+    /// [`Indexer::open_with`] asks: the table is lent for the run and
     /// joined at its end, also when a step fails.
     pub fn drive(&mut self, s: &mut Syncing, sink: &mut dyn Sink) -> Result<(), IndexError> {
         self.drive_from(s, sink, SPLIT_FILES)
@@ -245,7 +246,18 @@ impl Indexer {
                 (v.id, ready)
             });
             match split {
-                Some(split) => split.run(versions, first, &mut stored, &mut done)?,
+                Some(split) => {
+                    let versions = versions.map(|(id, (prepared, keys))| (id, prepared, keys));
+                    for (a, sizes, keys) in split.answer(versions)? {
+                        let mut origins = Earlier {
+                            first,
+                            this_batch: &done,
+                            stored: &mut stored,
+                        };
+                        let outcome = split.label(&a, sizes, &mut origins);
+                        done.push((outcome, keys));
+                    }
+                }
                 None => {
                     for (id, (prepared, keys)) in versions {
                         let mut origins = Earlier {

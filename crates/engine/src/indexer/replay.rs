@@ -8,6 +8,9 @@ use lineage_origin::OriginPass;
 use lineage_origin::prepare::{self, Preparer};
 use lineage_store::index::{Index, IndexError, Observer, Read};
 
+use super::SPLIT_FILES;
+use super::split::Split;
+
 /// Versions per database read and per transaction.
 const CHUNK: u32 = 512;
 
@@ -30,13 +33,15 @@ impl From<IndexError> for Failed {
 /// Process versions `start..` of `ix` through `pass` (which has processed
 /// every version before them), then write the table's snapshot. Outcomes of
 /// versions `>= through` are (re)written, each chunk in one transaction;
-/// those before are already valid and left alone.
+/// those before are already valid and left alone. A replay of
+/// [`SPLIT_FILES`] versions or more splits the pass over `workers`
+/// threads (see [`super::Indexer::drive`]).
 pub(super) fn run(
     ix: &mut Index,
     pass: &mut OriginPass,
     preparer: &Preparer,
-    start: u32,
-    through: u32,
+    (start, through): (u32, u32),
+    workers: usize,
     obs: &mut dyn Observer,
 ) -> Result<(), Failed> {
     let versions = ix.versions();
@@ -44,6 +49,11 @@ pub(super) fn run(
         return Ok(());
     }
     let total = u64::from(versions - start);
+    let mut split = if total >= SPLIT_FILES {
+        Split::start(pass, workers)?
+    } else {
+        None
+    };
     let mut at = start;
     let mut repaired = false;
     while at < versions {
@@ -62,15 +72,28 @@ pub(super) fn run(
         let prepared: Vec<_> = fps.par_iter().map(|f| preparer.prepare(f)).collect();
         drop(fps);
         let mut origins = ix.replay_keys(preparer.roller());
-        let outcomes: Vec<_> = prepared
-            .iter()
-            .enumerate()
-            .map(|(i, p)| prepare::run(pass, at + i as u32, p, &mut origins))
-            .collect();
+        let outcomes: Vec<_> = match split.as_mut() {
+            Some(split) => {
+                let ids = (at..).zip(prepared).map(|(id, p)| (id, p, ()));
+                let answered = split.answer(ids)?;
+                let mut outcomes = Vec::with_capacity(answered.len());
+                for (a, sizes, ()) in answered {
+                    outcomes.push(split.label(&a, sizes, &mut origins));
+                }
+                outcomes
+            }
+            None => (at..)
+                .zip(&prepared)
+                .map(|(id, p)| prepare::run(pass, id, p, &mut origins))
+                .collect(),
+        };
         drop(origins);
         ix.put_replayed(&outcomes, through, end)?;
         at = end;
         obs.progress("replaying", u64::from(at - start), total);
+    }
+    if let Some(split) = split {
+        *pass = OriginPass::resume(*pass.params(), split.finish()?);
     }
     ix.replayed(pass.table_mut())?;
     Ok(())

@@ -10,12 +10,17 @@ use lineage_origin::{Labeller, OriginPass, Outcome};
 use lineage_split::{Answered, SplitError, SplitLookups, splits};
 use lineage_store::index::IndexError;
 
-use super::Earlier;
-
 /// The split lookups and the labeller that follows them.
 pub(super) struct Split {
     lookups: SplitLookups<()>,
     labeller: Labeller,
+    keys: Vec<u64>,
+}
+
+/// A version's tokens and shingles, for its outcome.
+pub(super) struct Sizes {
+    tokens: u32,
+    shingles: u32,
 }
 
 impl Split {
@@ -33,27 +38,26 @@ impl Split {
         Ok(Some(Split {
             lookups,
             labeller: Labeller::new(params),
+            keys: Vec::new(),
         }))
     }
 
-    /// The outcomes of `versions` (id, prepared, all shingle keys), in
-    /// order, onto `done` (the batch so far, which alignment reads).
-    pub(super) fn run<S: OriginKeys>(
+    /// The table's answers to `versions` (id, prepared, what comes back
+    /// with it), in order: the batch handed over whole, every answer
+    /// gathered.
+    pub(super) fn answer<K>(
         &mut self,
-        versions: impl Iterator<Item = (u32, (Prepared, Vec<u64>))>,
-        first: u32,
-        stored: &mut S,
-        done: &mut Vec<(Outcome, Vec<u64>)>,
-    ) -> Result<(), IndexError> {
+        versions: impl Iterator<Item = (u32, Prepared, K)>,
+    ) -> Result<Vec<(Answered<()>, Sizes, K)>, IndexError> {
         let mut answered = Vec::new();
         let mut kept = Vec::new();
-        for (id, (prepared, keys)) in versions {
+        for (id, prepared, k) in versions {
             let Prepared {
                 tokens,
                 shingles,
                 units,
             } = prepared;
-            kept.push((tokens, shingles, keys));
+            kept.push((Sizes { tokens, shingles }, k));
             self.lookups
                 .push(id, units, (), |a| keep(&mut answered, a))
                 .map_err(failed)?;
@@ -61,28 +65,34 @@ impl Split {
         self.lookups
             .flush(|a| keep(&mut answered, a))
             .map_err(failed)?;
-        let mut unit_keys = Vec::new();
-        for (a, (tokens, shingles, keys)) in answered.into_iter().zip(kept) {
-            unit_keys.clear();
-            unit_keys.extend(a.units.iter().map(|u| u.key));
-            let mut origins = Earlier {
-                first,
-                this_batch: done,
-                stored,
-            };
-            let labels = self.labeller.label(
-                a.id,
-                &unit_keys,
-                &a.hits,
-                &a.slots,
-                || a.incomplete,
-                &mut origins,
-            );
-            let spans = a.units.iter().map(|u| (u.start, u.end));
-            let outcome = Outcome::new(a.id, tokens, shingles, spans, labels);
-            done.push((outcome, keys));
-        }
-        Ok(())
+        Ok(answered
+            .into_iter()
+            .zip(kept)
+            .map(|(a, (sizes, k))| (a, sizes, k))
+            .collect())
+    }
+
+    /// A version's outcome from its answers, as the sequential pass gives
+    /// it; `origins` gives earlier versions' keys (every version before
+    /// this one labelled).
+    pub(super) fn label(
+        &mut self,
+        a: &Answered<()>,
+        sizes: Sizes,
+        origins: &mut dyn OriginKeys,
+    ) -> Outcome {
+        self.keys.clear();
+        self.keys.extend(a.units.iter().map(|u| u.key));
+        let labels = self.labeller.label(
+            a.id,
+            &self.keys,
+            &a.hits,
+            &a.slots,
+            || a.incomplete,
+            origins,
+        );
+        let spans = a.units.iter().map(|u| (u.start, u.end));
+        Outcome::new(a.id, sizes.tokens, sizes.shingles, spans, labels)
     }
 
     /// The table, joined.
