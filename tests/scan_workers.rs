@@ -74,3 +74,27 @@ fn workers_come_from_the_config_file_and_are_bounded() {
     let out = lineage(&["scan", book, "--workers", "5000"]);
     assert!(!out.status.success());
 }
+
+/// A thousand workers asked for on a small folder: no more threads than
+/// the table has ranges or the machine cores, so memory stays small (every
+/// pair of workers has channels: it took 1.7 GB for the demo), and the
+/// report is the one of a worker.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_thousand_workers_cost_what_the_table_can_use() {
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
+    let demo = demo.to_str().unwrap();
+    let many = scan(&["scan", demo, "--json", "--workers", "1024"]);
+    assert!(many == scan(&["scan", demo, "--json", "--workers", "1"]));
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes the struct it is given, which outlives the call.
+    let usage = unsafe {
+        assert_eq!(
+            libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()),
+            0
+        );
+        usage.assume_init()
+    };
+    // The largest child of this test binary so far, in KiB.
+    assert!(usage.ru_maxrss < 512 << 10, "{} KiB", usage.ru_maxrss);
+}
