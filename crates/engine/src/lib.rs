@@ -15,6 +15,7 @@ mod components;
 mod documents;
 mod folder;
 mod indexer;
+mod job;
 mod live;
 pub mod query;
 mod report;

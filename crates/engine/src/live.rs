@@ -7,7 +7,6 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use super::clusters::{Clusters, shingle_set};
@@ -19,6 +18,7 @@ use super::shadow::{self, Job};
 use super::view;
 use super::*;
 use crate::indexer::{Indexer, Sink};
+use crate::job::SingleJob;
 use lineage_origin::Outcome;
 use lineage_source::watch as watcher;
 use lineage_source::{self as source, Filter};
@@ -39,9 +39,10 @@ pub(super) struct Live {
     stale: Stale,
     /// The folder at the root's path and how its changes are noticed.
     pub(super) folder: Folder,
-    shadow: Option<(u64, Arc<AtomicBool>)>,
-    /// The cancel flag of the search under way.
-    search: Option<Arc<AtomicBool>>,
+    /// Tune's shadow run under way.
+    shadow: SingleJob,
+    /// The search under way.
+    search: SingleJob,
     /// Timed rescans put off in a row (see [`SETTLE_TICKS`]).
     settling: u32,
     pub(super) rep: Reporter,
@@ -117,8 +118,8 @@ impl Live {
                 all: true,
                 ..Stale::none()
             },
-            shadow: None,
-            search: None,
+            shadow: SingleJob::new("lineage-shadow"),
+            search: SingleJob::new("lineage-search"),
             settling: 0,
             rep,
         };
@@ -567,10 +568,7 @@ impl Live {
 
     /// Stop shadow run `generation`, if it is the one under way.
     pub(super) fn cancel(&mut self, generation: u64) {
-        if let Some((g, cancel)) = &self.shadow
-            && *g == generation
-        {
-            cancel.store(true, Ordering::Relaxed);
+        if self.shadow.cancel_generation(generation) {
             send(
                 &self.rep.publish,
                 Update::Shadow(ShadowUpdate {
@@ -582,43 +580,38 @@ impl Live {
                     error: Some("cancelled".into()),
                 }),
             );
-            self.shadow = None;
         }
     }
 
     fn start_shadow(&mut self, ix: &Index, generation: u64, runs: Vec<Params>) {
-        if let Some((_, cancel)) = self.shadow.take() {
-            cancel.store(true, Ordering::Relaxed);
-        }
+        self.shadow.cancel();
         let history = match ix.history_reader() {
             Ok(h) => h,
             Err(e) => return self.rep.error(format!("shadow run: {e}")),
         };
-        let cancel = Arc::new(AtomicBool::new(false));
-        let job = Job {
-            generation,
-            poly: ix.polynomial().clone(),
-            runs,
-            versions: self.rows.len() as u32,
-            cancel: cancel.clone(),
-            memory: self.opts.memory,
-        };
+        let (poly, versions) = (ix.polynomial().clone(), self.rows.len() as u32);
+        let memory = self.opts.memory;
         let publish = self.rep.publish.clone();
-        let spawned = std::thread::Builder::new()
-            .name("lineage-shadow".into())
-            .spawn(move || shadow::run(&history, &job, |u| send(&publish, Update::Shadow(u))));
-        match spawned {
-            Ok(_) => self.shadow = Some((generation, cancel)),
-            Err(e) => self.rep.error(format!("shadow run: {e}")),
+        let started = self.shadow.start(generation, move |cancel| {
+            let job = Job {
+                generation,
+                poly,
+                runs,
+                versions,
+                cancel,
+                memory,
+            };
+            shadow::run(&history, &job, |u| send(&publish, Update::Shadow(u)));
+        });
+        if let Err(e) = started {
+            self.rep.error(format!("shadow run: {e}"));
         }
     }
 
     /// Search the live pages for `query` in a thread of its own, after
     /// stopping the search under way (an empty query only stops it).
     fn start_search(&mut self, ix: &Index, generation: u64, query: String) {
-        if let Some(cancel) = self.search.take() {
-            cancel.store(true, Ordering::Relaxed);
-        }
+        self.search.cancel();
         if query.is_empty() {
             return;
         }
@@ -634,26 +627,23 @@ impl Live {
             })
             .collect();
         pages.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        let cancel = Arc::new(AtomicBool::new(false));
-        let job = search::Job {
-            generation,
-            query,
-            pages,
-            root: self.opts.root.clone(),
-            max_file_size: self.opts.config.max_file_size.0,
-            cancel: cancel.clone(),
-        };
+        let (root, max_file_size) = (self.opts.root.clone(), self.opts.config.max_file_size.0);
         let publish = self.rep.publish.clone();
-        let spawned = std::thread::Builder::new()
-            .name("lineage-search".into())
-            .spawn(move || {
-                search::run(&history, &job, |v| {
-                    send(&publish, Update::Search(Arc::new(v)))
-                })
+        let started = self.search.start(generation, move |cancel| {
+            let job = search::Job {
+                generation,
+                query,
+                pages,
+                root,
+                max_file_size,
+                cancel,
+            };
+            search::run(&history, &job, |v| {
+                send(&publish, Update::Search(Arc::new(v)))
             });
-        match spawned {
-            Ok(_) => self.search = Some(cancel),
-            Err(e) => self.rep.error(format!("search: {e}")),
+        });
+        if let Err(e) = started {
+            self.rep.error(format!("search: {e}"));
         }
     }
 
