@@ -33,6 +33,7 @@
 //! caller's thread (as does an unbounded table, which has no buckets).
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod cluster;
 
@@ -173,10 +174,13 @@ impl From<TableError> for SplitError {
 /// A document's labels, given back in document order with what the caller
 /// handed over with it.
 pub struct Labelled<'a, T> {
+    /// The document's id, as handed over.
     pub id: u32,
+    /// Its selected units, as handed over.
     pub units: Vec<Unit>,
     /// The estimated origin of each unit, as `OriginPass::process` gives it.
     pub labels: &'a [u32],
+    /// What was handed over with it.
     pub payload: T,
 }
 
@@ -322,14 +326,19 @@ impl<T: Payload> SplitPass<T> {
 /// earlier documents' keys are the caller's to read (the index's, from a
 /// transaction).
 pub struct Answered<T> {
+    /// The document's id, as handed over.
     pub id: u32,
+    /// Its selected units, as handed over.
     pub units: Vec<Unit>,
     /// Each unit's hit, as `Table::lookup_document` gives them.
     pub hits: Vec<Option<Hit>>,
+    /// Each unit's slot, as `Table::lookup_document` gives them (labelling
+    /// reads whether its key was sampled).
     pub slots: Vec<Slot>,
     /// Whether the table had lost or left out keys by the end of the
     /// document's lookups (false where the settings do not align).
     pub incomplete: bool,
+    /// What was handed over with it.
     pub payload: T,
 }
 
