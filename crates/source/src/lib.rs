@@ -557,6 +557,7 @@ fn is_plain(rel: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_testing::TempDir;
 
     proptest::proptest! {
         #[test]
@@ -604,30 +605,6 @@ mod tests {
         assert!(Filter::new(&["a[".into()], &[]).is_err());
     }
 
-    /// A temp folder removed on drop.
-    struct Tmp(PathBuf);
-
-    impl Tmp {
-        fn new(tag: &str) -> Tmp {
-            let p = std::env::temp_dir().join(format!("lineage-src-{tag}-{}", std::process::id()));
-            let _ = fs::remove_dir_all(&p);
-            fs::create_dir_all(&p).unwrap();
-            Tmp(p)
-        }
-
-        fn write(&self, rel: &str, text: &str) {
-            let p = self.0.join(rel);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, text).unwrap();
-        }
-    }
-
-    impl Drop for Tmp {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
     fn paths(w: &Walk) -> Vec<&str> {
         let mut v: Vec<&str> = w.files.iter().map(|f| f.path.as_str()).collect();
         v.sort();
@@ -657,7 +634,7 @@ mod tests {
 
     #[test]
     fn gitignore_files_apply_below_their_folder_deepest_first() {
-        let t = Tmp::new("gi");
+        let t = TempDir::new("gi");
         t.write(
             ".gitignore",
             "build/\n*.log.md\ndrafts/*.md\n!drafts/keep.md\n",
@@ -695,8 +672,8 @@ mod tests {
     #[test]
     fn symlinks_are_skipped_or_followed_inside_the_root_only() {
         use std::os::unix::fs::symlink;
-        let t = Tmp::new("links");
-        let outside = Tmp::new("links-outside");
+        let t = TempDir::new("links");
+        let outside = TempDir::new("links-outside");
         outside.write("secret.md", "outside the root");
         t.write("docs/a.md", "a");
         symlink(t.0.join("docs"), t.0.join("alias")).unwrap(); // a folder inside
@@ -746,7 +723,7 @@ mod tests {
 
     #[test]
     fn a_file_removed_before_its_read_is_vanished() {
-        let t = Tmp::new("vanish");
+        let t = TempDir::new("vanish");
         t.write("a.md", "text");
         let e = entry(&t.0, "a.md");
         assert_eq!(read(&e, 1 << 20).unwrap(), b"text");
@@ -774,7 +751,7 @@ mod tests {
     fn fifos_devices_and_links_swapped_in_are_never_read() {
         // A regression here would block, not fail.
         lineage_testing::within(std::time::Duration::from_secs(30), || {
-            let t = Tmp::new("fifo");
+            let t = TempDir::new("fifo");
             t.write("a.md", "text");
             let e = entry(&t.0, "a.md");
             fs::remove_file(t.0.join("a.md")).unwrap();
@@ -826,7 +803,7 @@ mod tests {
 
     #[test]
     fn a_sparse_gigabyte_is_too_large_without_being_read() {
-        let t = Tmp::new("sparse");
+        let t = TempDir::new("sparse");
         let f = fs::File::create(t.0.join("big.txt")).unwrap();
         f.set_len(1 << 30).unwrap();
         let e = entry(&t.0, "big.txt");

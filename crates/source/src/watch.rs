@@ -627,18 +627,11 @@ impl Folders<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_testing::TempDir;
 
-    struct Root(PathBuf);
-
-    impl Drop for Root {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn root(tag: &str) -> Root {
-        let p = std::env::temp_dir().join(format!("lineage-stat-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&p);
+    /// The tree below, named by its canonical path.
+    fn root(tag: &str) -> TempDir {
+        let mut t = TempDir::new(&format!("stat-{tag}"));
         for (rel, text) in [
             ("a.md", "a"),
             ("notes.bin", "x"),
@@ -649,14 +642,13 @@ mod tests {
             ("sub/b2.md", "b2"),
             (".gitignore", "ignored.md\n"),
         ] {
-            let f = p.join(rel);
-            fs::create_dir_all(f.parent().unwrap()).unwrap();
-            fs::write(f, text).unwrap();
+            t.write(rel, text);
         }
-        Root(fs::canonicalize(&p).unwrap())
+        t.0 = fs::canonicalize(&t.0).unwrap();
+        t
     }
 
-    fn stat(r: &Root, rels: &[&str], holds: bool) -> Option<(Vec<String>, Vec<String>)> {
+    fn stat(r: &TempDir, rels: &[&str], holds: bool) -> Option<(Vec<String>, Vec<String>)> {
         let paths: Vec<PathBuf> = rels.iter().map(|p| r.0.join(p)).collect();
         let (walk, scope) = stat_paths(
             &r.0,
@@ -830,9 +822,8 @@ mod writer_tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_file_open_for_writing_is_told_apart_from_one_closed() {
-        let dir = std::env::temp_dir().join(format!("lineage-lease-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("a.md");
+        let dir = lineage_testing::TempDir::new("lease");
+        let p = dir.0.join("a.md");
         let writer = fs::File::create(&p).unwrap();
         // Not asked while a lease's break would end the process.
         assert_eq!(being_written(&p), None);
@@ -843,7 +834,6 @@ mod writer_tests {
         // Readers do not count.
         let _reader = fs::File::open(&p).unwrap();
         assert_eq!(being_written(&p), Some(false));
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
