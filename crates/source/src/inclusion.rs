@@ -103,7 +103,8 @@ impl Rules<'_> {
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use std::path::{Path, PathBuf};
 

@@ -167,7 +167,7 @@ mod tests {
         let p = 3;
         let shared: Vec<u64> = (1..=60).map(fmix64).collect();
         let breakers: Vec<usize> = (0..shared.len())
-            .filter(|&i| shared[i] % p as u64 == 0)
+            .filter(|&i| shared[i].is_multiple_of(p as u64))
             .collect();
         let (first, last) = (breakers[0], breakers[breakers.len() - 1]);
         let mut scratch = vec![1.0; 99];

@@ -466,7 +466,7 @@ mod tests {
         // A regression here would block, not fail.
         lineage_testing::within(std::time::Duration::from_secs(30), || {
             let tmp = TempDir::new("snap-fifo");
-            let d = tmp.path();
+            let d = tmp.0.clone();
             let c = std::ffi::CString::new(d.join(FILE).to_str().unwrap()).unwrap();
             // SAFETY: mkfifo with a NUL-terminated path and a mode.
             assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
@@ -487,7 +487,7 @@ mod tests {
         // A regression here would block, not fail.
         lineage_testing::within(std::time::Duration::from_secs(30), || {
             let tmp = TempDir::new("snap-jfifo");
-            let d = tmp.path();
+            let d = tmp.0.clone();
             let (tp, t, h) = sample();
             write(&d, &h, &t).unwrap();
             let c = std::ffi::CString::new(d.join(JOURNAL).to_str().unwrap()).unwrap();
@@ -517,7 +517,7 @@ mod tests {
     #[test]
     fn a_folder_or_link_in_place_of_a_table_file_is_damage_and_replaced() {
         let tmp = TempDir::new("snap-jdir");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         let victim = d.join("victim");
         for name in [JOURNAL, FILE] {
@@ -579,7 +579,7 @@ mod tests {
     #[test]
     fn a_sparse_table_file_is_damage_not_an_allocation() {
         let tmp = TempDir::new("snap-sparse");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         let (tp, mut t, h) = sample();
         write(&d, &h, &t).unwrap();
         let good = fs::read(d.join(FILE)).unwrap();
@@ -639,7 +639,7 @@ mod tests {
     #[test]
     fn a_snapshot_of_the_first_format_is_named_as_such() {
         let tmp = TempDir::new("snap-old");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         let (tp, _, _) = sample();
         fs::write(d.join(FILE), b"LINEAGETABLE\x01\0\0\0rest").unwrap();
         assert!(matches!(
@@ -651,7 +651,7 @@ mod tests {
     #[test]
     fn a_snapshot_of_an_earlier_framed_format_is_older_and_a_later_one_damage() {
         let tmp = TempDir::new("snap-v2");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
         let mut bytes = fs::read(d.join(FILE)).unwrap();
@@ -669,7 +669,7 @@ mod tests {
     #[test]
     fn round_trips() {
         let tmp = TempDir::new("snap-rt");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
         let names: Vec<_> = fs::read_dir(&d)
@@ -689,7 +689,7 @@ mod tests {
     #[test]
     fn a_checkpoint_appends_what_changed_and_a_read_applies_it() {
         let tmp = TempDir::new("snap-journal");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         // Grown whole first: a table that grows is written whole.
         let (tp, mut t) = filled(1 << 20);
         let mut h = sample().2;
@@ -754,7 +754,7 @@ mod tests {
     #[test]
     fn a_torn_or_foreign_journal_record_ends_the_journal() {
         let tmp = TempDir::new("snap-torn");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         let (tp, mut t) = filled(1 << 20);
         let h = sample().2;
         write(&d, &h, &t).unwrap();
@@ -807,7 +807,7 @@ mod tests {
     #[test]
     fn a_big_table_holding_little_is_a_small_file() {
         let tmp = TempDir::new("snap-small");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         let (tp, t) = filled(64 << 20);
         let h = sample().2;
         write(&d, &h, &t).unwrap();
@@ -823,7 +823,7 @@ mod tests {
     #[test]
     fn a_state_length_beyond_the_table_is_damage_not_an_allocation() {
         let tmp = TempDir::new("snap-len");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
         let framed = fs::read(d.join(FILE)).unwrap();
@@ -841,7 +841,7 @@ mod tests {
     #[test]
     fn any_flipped_byte_or_truncation_is_caught() {
         let tmp = TempDir::new("snap-flip");
-        let d = tmp.path();
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
         let good = fs::read(d.join(FILE)).unwrap();
