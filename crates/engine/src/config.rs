@@ -627,14 +627,12 @@ mod tests {
     /// (`max_file_size`).
     #[test]
     fn a_config_over_one_mib_says_so() {
-        let dir = std::env::temp_dir().join(format!("lineage-config-big-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("config.toml");
+        let dir = lineage_testing::TempDir::new("config-big");
+        let file = dir.0.join("config.toml");
         let mut text = "# padding\n".repeat((MAX_CONFIG as usize) / 10 + 1);
         text.push_str("k = 5\n");
         std::fs::write(&file, &text).unwrap();
         let e = Config::load(Some(&file)).unwrap_err().to_string();
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(
             e,
             format!(

@@ -218,14 +218,8 @@ impl Folder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_testing::TempDir;
     use std::sync::mpsc::channel;
-
-    fn temp(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("lineage-folder-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
 
     fn config(poll: bool) -> WatchConfig {
         WatchConfig {
@@ -237,29 +231,30 @@ mod tests {
 
     #[test]
     fn a_root_that_goes_and_comes_back_is_watched_again() {
-        let root = temp("back");
+        let tmp = TempDir::new("folder-back");
+        let root = tmp.path();
         let (tx, _rx) = channel();
-        let mut f = Folder::new(root.clone(), &config(false), tx);
+        let mut f = Folder::new(root.to_path_buf(), &config(false), tx);
         assert!(matches!(f.check(), Check::Back { replaced: false }));
         assert_eq!(f.watching, Watching::Events);
         assert!(matches!(f.check(), Check::Same));
-        std::fs::remove_dir_all(&root).unwrap();
+        std::fs::remove_dir_all(root).unwrap();
         assert!(matches!(f.check(), Check::Gone(_)));
         assert_eq!(f.watching, Watching::RootGone);
         assert!(f.gone() && f.held().is_empty());
         // Still gone: nothing new to say.
         assert!(matches!(f.check(), Check::Same));
-        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(root).unwrap();
         assert!(matches!(f.check(), Check::Back { replaced: false }));
         assert_eq!(f.watching, Watching::Events);
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn another_folder_at_the_path_is_a_replacement() {
-        let root = temp("replaced");
+        let tmp = TempDir::new("folder-replaced");
+        let root = tmp.0.join("root");
+        std::fs::create_dir_all(&root).unwrap();
         let moved = root.with_extension("old");
-        let _ = std::fs::remove_dir_all(&moved);
         let (tx, _rx) = channel();
         let mut f = Folder::new(root.clone(), &config(true), tx);
         assert!(matches!(f.check(), Check::Back { replaced: false }));
@@ -267,21 +262,18 @@ mod tests {
         std::fs::rename(&root, &moved).unwrap();
         std::fs::create_dir_all(&root).unwrap();
         assert!(matches!(f.check(), Check::Back { replaced: true }));
-        std::fs::remove_dir_all(&root).unwrap();
-        std::fs::remove_dir_all(&moved).unwrap();
     }
 
     #[test]
     fn lost_events_switch_to_rescans_once() {
-        let root = temp("lost");
+        let root = TempDir::new("folder-lost");
         let (tx, _rx) = channel();
-        let mut f = Folder::new(root.clone(), &config(false), tx);
+        let mut f = Folder::new(root.0.clone(), &config(false), tx);
         f.check();
         assert!(!f.rescanning());
         let why = f.lost_events().unwrap();
         assert!(why.contains("rescanning every 1 s"), "{why}");
         assert!(f.rescanning());
         assert!(f.lost_events().is_none(), "said once");
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }

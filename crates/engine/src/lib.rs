@@ -25,8 +25,6 @@ mod search;
 mod shadow;
 mod state;
 mod store;
-#[cfg(test)]
-mod testing;
 mod view;
 
 use std::path::PathBuf;

@@ -193,19 +193,18 @@ fn result(s: &Scored, shingles: u64) -> ShadowResult {
 mod tests {
     use super::*;
     use crate::indexer::Indexer;
-    use crate::testing::text;
     use lineage_core::fingerprint::polynomial::standard;
     use lineage_origin::history::Keyed;
     use lineage_origin::metrics::Score;
     use lineage_origin::{Estimation, Eviction, Selector, TableSize};
     use lineage_source::{self as source, Filter, Order, WalkOptions};
     use lineage_store::index::{Quiet, Read};
+    use lineage_testing::text;
 
     #[test]
     fn versions_read_in_batches_score_like_a_replay_of_the_whole_history() {
-        let base = std::env::temp_dir().join(format!("lineage-shadow-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        let (root, dir) = (base.join("root"), base.join("index"));
+        let base = lineage_testing::TempDir::new("shadow");
+        let (root, dir) = (base.0.join("root"), base.0.join("index"));
         std::fs::create_dir_all(&root).unwrap();
         // Eleven versions (three batches), later ones copying earlier ones.
         for i in 0..11u64 {
@@ -300,6 +299,5 @@ mod tests {
         assert_eq!(done.results.len(), runs.len());
         assert!(done.results[1].evictions > 0, "the small table evicts");
         drop((history, ix));
-        std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -87,8 +87,8 @@ mod tests {
 
     #[test]
     fn a_failed_write_closes_the_index_and_is_told_once() {
-        let base = std::env::temp_dir().join(format!("lineage-store-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
+        let tmp = lineage_testing::TempDir::new("store");
+        let base = tmp.path();
         std::fs::create_dir_all(base.join("root")).unwrap();
         let params = Params {
             table_size: lineage_origin::TableSize::Bytes(64 << 10),
@@ -117,6 +117,5 @@ mod tests {
         assert_eq!(s.failed(IndexError::Poisoned), None);
         s.close("reopening".into());
         assert_eq!(s.down(), Some("reopening"));
-        std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -3,6 +3,7 @@
 //! every file left out. The root is only ever read.
 
 mod gitignore;
+mod inclusion;
 pub mod name;
 pub(crate) mod order;
 mod poll;
@@ -10,7 +11,6 @@ pub mod watch;
 
 pub use order::{Order, sort};
 
-use std::cell::RefCell;
 use std::fmt;
 use std::fs;
 use std::io::{self, Read};
@@ -19,6 +19,8 @@ use std::time::SystemTime;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
+
+use inclusion::{Kind, Rules, Verdict};
 
 /// Default include patterns (docs/formats.md §1): text-like files.
 pub const DEFAULT_INCLUDE: &[&str] = &[
@@ -281,62 +283,33 @@ pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk
     let cannot = RootError::unreadable(root);
     check_root(root)?;
     let canonical_root = fs::canonicalize(root).map_err(cannot)?;
-    let mut out = Walk::default();
-    let ignores = RefCell::new(gitignore::IgnoreStack::default());
-    if opts.gitignore {
-        ignores.borrow_mut().enter(root, 0);
-    }
-    // Links pruned inside `filter_entry`, which cannot push to `out` itself.
-    let pruned = RefCell::new(Vec::new());
-    let left_out = |path: &Path, depth: usize, is_dir: bool| {
-        if filter.is_excluded(&rel_path(root, path)) {
-            return true;
-        }
-        if opts.gitignore {
-            let mut ig = ignores.borrow_mut();
-            ig.leave_to(depth);
-            if ig.is_ignored(path, is_dir) {
-                return true;
-            }
-        }
-        false
+    let rules = Rules {
+        root,
+        filter,
+        gitignore: opts.gitignore,
     };
-    let walker = WalkDir::new(root)
+    let mut out = Walk::default();
+    let mut ignores = gitignore::IgnoreStack::default();
+    if opts.gitignore {
+        ignores.enter(root, 0);
+    }
+    // Links that lead outside the root, listed after the rest.
+    let mut outside = Vec::new();
+    let mut entries = WalkDir::new(root)
         .follow_links(opts.follow_symlinks)
         .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| {
-            if e.depth() == 0 {
-                return true;
-            }
-            let is_dir = e.file_type().is_dir();
-            if left_out(e.path(), e.depth(), is_dir) {
-                return false;
-            }
-            // A followed link must lead to somewhere inside the root.
-            if opts.follow_symlinks
-                && e.path_is_symlink()
-                && fs::canonicalize(e.path()).is_ok_and(|c| !c.starts_with(&canonical_root))
-            {
-                pruned.borrow_mut().push(Skipped {
-                    path: rel_path(root, e.path()),
-                    reason: SkipReason::OutsideRoot,
-                });
-                return false;
-            }
-            if is_dir && opts.gitignore {
-                ignores.borrow_mut().enter(e.path(), e.depth());
-            }
-            true
-        });
-    for entry in walker {
+        .into_iter();
+    while let Some(entry) = entries.next() {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                if e.path().is_some_and(|p| left_out(p, e.depth(), false)) {
-                    continue;
-                }
                 let path = e.path().map(|p| rel_path(root, p)).unwrap_or_default();
+                if let Some(p) = e.path() {
+                    ignores.leave_to(e.depth());
+                    if rules.left_out(&path, p, false, &ignores) {
+                        continue;
+                    }
+                }
                 let reason = if e.loop_ancestor().is_some() || e.io_error().is_some_and(is_loop) {
                     SkipReason::SymlinkLoop
                 } else {
@@ -350,47 +323,64 @@ pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk
             }
         };
         let rel = rel_path(root, entry.path());
-        let ft = entry.file_type();
-        if ft.is_dir() || !filter.is_document(&rel) {
-            continue;
-        }
-        if ft.is_symlink() {
-            out.skipped.push(Skipped {
-                path: rel,
-                reason: SkipReason::Symlink,
-            });
-            continue;
-        }
-        if !ft.is_file() {
-            out.skipped.push(Skipped {
-                path: rel,
-                reason: SkipReason::NotRegular(kind_of(ft)),
-            });
-            continue;
-        }
-        // Read a followed link's target by its own path, checked above to be
-        // inside the root.
-        let abs = if entry.path_is_symlink() {
-            fs::canonicalize(entry.path()).unwrap_or_else(|_| entry.path().to_path_buf())
+        let kind = Kind::of(entry.file_type());
+        let verdict = if entry.depth() == 0 {
+            rules.kept(&rel, kind)
         } else {
-            entry.path().to_path_buf()
+            ignores.leave_to(entry.depth());
+            rules.decide(&rel, entry.path(), kind, &ignores)
         };
-        match entry.metadata() {
-            Ok(m) => out.files.push(FileEntry {
-                path: rel,
-                abs,
-                size: m.len(),
-                mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                file_id: file_id(&m),
-                links: links(&m),
-            }),
-            Err(e) => out.skipped.push(Skipped {
-                path: rel,
-                reason: SkipReason::Unreadable(e.to_string()),
-            }),
+        // A followed link must lead to somewhere inside the root.
+        let leads_out = || {
+            opts.follow_symlinks
+                && entry.path_is_symlink()
+                && fs::canonicalize(entry.path()).is_ok_and(|c| !c.starts_with(&canonical_root))
+        };
+        if verdict == Verdict::LeftOut || leads_out() {
+            if verdict != Verdict::LeftOut {
+                outside.push(Skipped {
+                    path: rel,
+                    reason: SkipReason::OutsideRoot,
+                });
+            }
+            if entry.file_type().is_dir() {
+                entries.skip_current_dir();
+            }
+            continue;
+        }
+        match verdict {
+            // The root's `.gitignore` is read above.
+            Verdict::Folder if opts.gitignore && entry.depth() > 0 => {
+                ignores.enter(entry.path(), entry.depth())
+            }
+            Verdict::LeftOut | Verdict::Folder | Verdict::NotDocument => {}
+            Verdict::Skip(reason) => out.skipped.push(Skipped { path: rel, reason }),
+            Verdict::Document => {
+                // Read a followed link's target by its own path, checked
+                // above to be inside the root.
+                let abs = if entry.path_is_symlink() {
+                    fs::canonicalize(entry.path()).unwrap_or_else(|_| entry.path().to_path_buf())
+                } else {
+                    entry.path().to_path_buf()
+                };
+                match entry.metadata() {
+                    Ok(m) => out.files.push(FileEntry {
+                        path: rel,
+                        abs,
+                        size: m.len(),
+                        mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                        file_id: file_id(&m),
+                        links: links(&m),
+                    }),
+                    Err(e) => out.skipped.push(Skipped {
+                        path: rel,
+                        reason: SkipReason::Unreadable(e.to_string()),
+                    }),
+                }
+            }
         }
     }
-    out.skipped.extend(pruned.into_inner());
+    out.skipped.extend(outside);
     Ok(out)
 }
 
@@ -567,6 +557,7 @@ fn is_plain(rel: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_testing::TempDir;
 
     proptest::proptest! {
         #[test]
@@ -614,30 +605,6 @@ mod tests {
         assert!(Filter::new(&["a[".into()], &[]).is_err());
     }
 
-    /// A temp folder removed on drop.
-    struct Tmp(PathBuf);
-
-    impl Tmp {
-        fn new(tag: &str) -> Tmp {
-            let p = std::env::temp_dir().join(format!("lineage-src-{tag}-{}", std::process::id()));
-            let _ = fs::remove_dir_all(&p);
-            fs::create_dir_all(&p).unwrap();
-            Tmp(p)
-        }
-
-        fn write(&self, rel: &str, text: &str) {
-            let p = self.0.join(rel);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, text).unwrap();
-        }
-    }
-
-    impl Drop for Tmp {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
     fn paths(w: &Walk) -> Vec<&str> {
         let mut v: Vec<&str> = w.files.iter().map(|f| f.path.as_str()).collect();
         v.sort();
@@ -667,7 +634,7 @@ mod tests {
 
     #[test]
     fn gitignore_files_apply_below_their_folder_deepest_first() {
-        let t = Tmp::new("gi");
+        let t = TempDir::new("gi");
         t.write(
             ".gitignore",
             "build/\n*.log.md\ndrafts/*.md\n!drafts/keep.md\n",
@@ -705,8 +672,8 @@ mod tests {
     #[test]
     fn symlinks_are_skipped_or_followed_inside_the_root_only() {
         use std::os::unix::fs::symlink;
-        let t = Tmp::new("links");
-        let outside = Tmp::new("links-outside");
+        let t = TempDir::new("links");
+        let outside = TempDir::new("links-outside");
         outside.write("secret.md", "outside the root");
         t.write("docs/a.md", "a");
         symlink(t.0.join("docs"), t.0.join("alias")).unwrap(); // a folder inside
@@ -756,7 +723,7 @@ mod tests {
 
     #[test]
     fn a_file_removed_before_its_read_is_vanished() {
-        let t = Tmp::new("vanish");
+        let t = TempDir::new("vanish");
         t.write("a.md", "text");
         let e = entry(&t.0, "a.md");
         assert_eq!(read(&e, 1 << 20).unwrap(), b"text");
@@ -784,7 +751,7 @@ mod tests {
     fn fifos_devices_and_links_swapped_in_are_never_read() {
         // A regression here would block, not fail.
         lineage_testing::within(std::time::Duration::from_secs(30), || {
-            let t = Tmp::new("fifo");
+            let t = TempDir::new("fifo");
             t.write("a.md", "text");
             let e = entry(&t.0, "a.md");
             fs::remove_file(t.0.join("a.md")).unwrap();
@@ -836,7 +803,7 @@ mod tests {
 
     #[test]
     fn a_sparse_gigabyte_is_too_large_without_being_read() {
-        let t = Tmp::new("sparse");
+        let t = TempDir::new("sparse");
         let f = fs::File::create(t.0.join("big.txt")).unwrap();
         f.set_len(1 << 30).unwrap();
         let e = entry(&t.0, "big.txt");

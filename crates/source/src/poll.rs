@@ -141,10 +141,8 @@ mod tests {
 
     #[test]
     fn a_poll_sees_a_second_write_within_the_same_second() {
-        let root = std::env::temp_dir().join(format!("lineage-poll-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(&root).unwrap();
-        let f = root.join("a.md");
+        let root = lineage_testing::TempDir::new("poll");
+        let f = root.0.join("a.md");
         let t = UNIX_EPOCH + Duration::from_nanos(1_000_000_000_500);
         let set = |t| {
             std::fs::File::options()
@@ -156,12 +154,11 @@ mod tests {
         };
         std::fs::write(&f, "one").unwrap();
         set(t);
-        let first = scan(&root);
+        let first = scan(&root.0);
         std::fs::write(&f, "two").unwrap();
         // Within the same second (and the same size): notify's poller saw nothing.
         set(t + Duration::from_nanos(1));
-        let d = diff(&first, &scan(&root));
+        let d = diff(&first, &scan(&root.0));
         assert_eq!(d.written, [f]);
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }

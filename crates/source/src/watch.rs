@@ -11,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 use notify::{EventKind, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
+use super::inclusion::{Kind, Rules, Verdict};
 use super::{FileEntry, Filter, Walk, WalkOptions, gitignore, rel_path};
 
 /// One debounced batch of file events.
@@ -520,9 +521,11 @@ pub fn stat_paths(
     let mut walk = Walk::default();
     let mut scope = Vec::with_capacity(paths.len());
     let mut folders = Folders {
-        root,
-        filter,
-        opts,
+        rules: Rules {
+            root,
+            filter,
+            gitignore: opts.gitignore,
+        },
         seen: HashMap::new(),
     };
     for abs in paths {
@@ -544,7 +547,7 @@ pub fn stat_paths(
                 }
             }
             Some(m) if m.is_file() => {
-                if filter.is_document(&rel) && !folders.left_out(abs) {
+                if folders.document(&rel, abs) {
                     walk.files.push(FileEntry {
                         path: rel.clone(),
                         abs: abs.clone(),
@@ -565,47 +568,50 @@ pub fn stat_paths(
 /// What a walk would decide about the folders of one batch's paths, each
 /// folder's `.gitignore` read once however many paths lie below it.
 struct Folders<'a> {
-    root: &'a Path,
-    filter: &'a Filter,
-    opts: WalkOptions,
+    rules: Rules<'a>,
     /// Folder → the matchers that apply inside it; None if it is left out.
     seen: HashMap<PathBuf, Option<gitignore::IgnoreStack>>,
 }
 
 impl Folders<'_> {
-    /// Whether the walk would leave out the file at `abs` (under the root):
-    /// an excluded or ignored file, or one in an excluded, ignored or linked
-    /// folder (links are not followed).
-    fn left_out(&mut self, abs: &Path) -> bool {
-        let Some(dir) = abs.parent() else { return true };
-        match self.folder(dir) {
-            None => true,
-            Some(ignores) => {
-                self.filter.is_excluded(&rel_path(self.root, abs)) || ignores.is_ignored(abs, false)
-            }
-        }
+    /// Whether the walk would take the regular file at `abs` (under the
+    /// root, named `rel`) as a document: not left out itself nor in a folder
+    /// left out or linked (links are not followed).
+    fn document(&mut self, rel: &str, abs: &Path) -> bool {
+        let Some(dir) = abs.parent() else {
+            return false;
+        };
+        self.folder(dir).is_some_and(|ignores| {
+            self.rules.decide(rel, abs, Kind::File, &ignores) == Verdict::Document
+        })
     }
 
     fn folder(&mut self, dir: &Path) -> Option<gitignore::IgnoreStack> {
         if let Some(known) = self.seen.get(dir) {
             return known.clone();
         }
-        let found = if dir == self.root {
+        let root = self.rules.root;
+        let found = if dir == root {
             let mut ignores = gitignore::IgnoreStack::default();
-            if self.opts.gitignore {
+            if self.rules.gitignore {
                 ignores.enter(dir, 0);
             }
             Some(ignores)
         } else {
             let parent = self.folder(dir.parent().expect("below the root"));
             parent.and_then(|mut ignores| {
-                let left_out = self.filter.is_excluded(&rel_path(self.root, dir))
-                    || fs::symlink_metadata(dir).is_ok_and(|m| m.is_symlink())
-                    || ignores.is_ignored(dir, true);
-                if left_out {
+                // Only a link is told apart: a folder gone meanwhile is taken
+                // for the folder it was.
+                let kind = if fs::symlink_metadata(dir).is_ok_and(|m| m.is_symlink()) {
+                    Kind::Link
+                } else {
+                    Kind::Folder
+                };
+                let rel = rel_path(root, dir);
+                if self.rules.decide(&rel, dir, kind, &ignores) != Verdict::Folder {
                     return None;
                 }
-                if self.opts.gitignore {
+                if self.rules.gitignore {
                     // Depth only orders the stack; each folder has its own copy.
                     let depth = dir.components().count();
                     ignores.enter(dir, depth);
@@ -621,18 +627,11 @@ impl Folders<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lineage_testing::TempDir;
 
-    struct Root(PathBuf);
-
-    impl Drop for Root {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn root(tag: &str) -> Root {
-        let p = std::env::temp_dir().join(format!("lineage-stat-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&p);
+    /// The tree below, named by its canonical path.
+    fn root(tag: &str) -> TempDir {
+        let mut t = TempDir::new(&format!("stat-{tag}"));
         for (rel, text) in [
             ("a.md", "a"),
             ("notes.bin", "x"),
@@ -643,14 +642,13 @@ mod tests {
             ("sub/b2.md", "b2"),
             (".gitignore", "ignored.md\n"),
         ] {
-            let f = p.join(rel);
-            fs::create_dir_all(f.parent().unwrap()).unwrap();
-            fs::write(f, text).unwrap();
+            t.write(rel, text);
         }
-        Root(fs::canonicalize(&p).unwrap())
+        t.0 = fs::canonicalize(&t.0).unwrap();
+        t
     }
 
-    fn stat(r: &Root, rels: &[&str], holds: bool) -> Option<(Vec<String>, Vec<String>)> {
+    fn stat(r: &TempDir, rels: &[&str], holds: bool) -> Option<(Vec<String>, Vec<String>)> {
         let paths: Vec<PathBuf> = rels.iter().map(|p| r.0.join(p)).collect();
         let (walk, scope) = stat_paths(
             &r.0,
@@ -824,9 +822,8 @@ mod writer_tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_file_open_for_writing_is_told_apart_from_one_closed() {
-        let dir = std::env::temp_dir().join(format!("lineage-lease-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("a.md");
+        let dir = lineage_testing::TempDir::new("lease");
+        let p = dir.0.join("a.md");
         let writer = fs::File::create(&p).unwrap();
         // Not asked while a lease's break would end the process.
         assert_eq!(being_written(&p), None);
@@ -837,7 +834,6 @@ mod writer_tests {
         // Readers do not count.
         let _reader = fs::File::open(&p).unwrap();
         assert_eq!(being_written(&p), Some(false));
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

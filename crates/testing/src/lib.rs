@@ -3,8 +3,62 @@
 
 #![forbid(unsafe_code)]
 
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
+
+/// A fresh folder under the system's temp folder, removed with all in it on
+/// drop: also when the test fails, as its panic unwinds. Named by `tag`, the
+/// process and a count, so tests running at once never share one.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "lineage-test-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).expect("a temp folder");
+        TempDir(p)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Write `content` to `rel` inside, making its folders; its path.
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.0.join(rel);
+        std::fs::create_dir_all(p.parent().expect("a file inside")).expect("its folder");
+        std::fs::write(&p, content).expect("the file written");
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `n` words of a deterministic text (`w0`..`w4999`, xorshift from
+/// `seed`): distinct paragraphs per seed.
+pub fn text(seed: u64, n: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("w{}", x % 5000)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 /// Run `test` on a thread of its own and fail, instead of hanging, when it
 /// has not finished within `limit`: for tests of code that must never block
@@ -111,8 +165,30 @@ pub fn collection(
 
 #[cfg(test)]
 mod tests {
-    use super::within;
+    use super::{TempDir, text, within};
     use std::time::Duration;
+
+    #[test]
+    fn a_temp_dir_is_removed_when_its_test_fails() {
+        let mut kept = std::path::PathBuf::new();
+        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let t = TempDir::new("drop");
+            let f = t.write("a/b.md", "text");
+            assert_eq!(std::fs::read_to_string(f).unwrap(), "text");
+            kept = t.path().to_path_buf();
+            panic!("the test fails");
+        }));
+        assert!(failed.is_err());
+        assert!(!kept.as_os_str().is_empty() && !kept.exists());
+        assert_ne!(TempDir::new("n").0, TempDir::new("n").0);
+    }
+
+    #[test]
+    fn text_is_the_same_for_a_seed() {
+        assert_eq!(text(7, 50), text(7, 50));
+        assert_ne!(text(7, 50), text(8, 50));
+        assert_eq!(text(1, 3).split(' ').count(), 3);
+    }
 
     #[test]
     fn a_test_that_finishes_gives_its_result() {

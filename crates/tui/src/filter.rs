@@ -105,12 +105,38 @@ mod tests {
         let m = Fuzzy::default();
         let path = "00287_current__ch04-01-what-is-ownership.md";
         assert!(m.score("current ch04-01", path).is_some());
-        assert!(m.score("ch04-01 current", path).is_some(), "any order");
+        // Any order: the same score, not only a match.
+        for order in ["ch04-01 current", "  current  ch04-01 "] {
+            assert_eq!(
+                m.score(order, path),
+                m.score("current ch04-01", path),
+                "{order:?}"
+            );
+        }
         assert!(m.score("current ch05", path).is_none(), "every word");
+        assert!(m.score("ch05 current", path).is_none(), "every word");
         assert!(m.score("  current  ", path).is_some());
-        // More words only narrow: what matches the longer also matches the shorter.
-        let (short, long) = (m.score("current", path), m.score("current own", path));
-        assert!(short.is_some() && long.is_some());
+        // More words only narrow: a path the longer pattern matches, each of
+        // its words matches.
+        let paths = [
+            path,
+            "00288_current__ch04-02-references.md",
+            "ownership.md",
+            "current.md",
+            "",
+        ];
+        for p in paths {
+            if m.score("current own", p).is_some() {
+                assert!(m.score("current", p).is_some() && m.score("own", p).is_some());
+            }
+        }
+        let matched = |pattern| {
+            paths
+                .iter()
+                .filter(|p| m.score(pattern, p).is_some())
+                .count()
+        };
+        assert_eq!((matched("current"), matched("current own")), (3, 1));
         assert!(m.score("   ", path).is_some(), "blank matches all");
     }
 

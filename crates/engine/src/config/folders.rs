@@ -110,16 +110,10 @@ impl Config {
 mod tests {
     use super::*;
 
-    fn temp(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("lineage-folders-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
-
     #[test]
     fn a_folders_table_outranks_the_top_level_there_only() {
-        let dir = temp("apply");
+        let tmp = lineage_testing::TempDir::new("folders-apply");
+        let dir = tmp.path();
         let (a, b) = (dir.join("a"), dir.join("b"));
         std::fs::create_dir_all(&a).unwrap();
         std::fs::create_dir_all(&b).unwrap();
@@ -142,7 +136,6 @@ mod tests {
         at_b.for_folder(&b);
         assert_eq!(at_b.table_size, TableSize::Bytes(1 << 20));
         assert_eq!(at_b.eviction, Config::default().eviction);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

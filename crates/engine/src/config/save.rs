@@ -132,6 +132,7 @@ pub fn save_params(
 mod tests {
     use super::*;
     use lineage_origin::{Selector, TableSize};
+    use lineage_testing::TempDir;
 
     fn tuned() -> Params {
         Params {
@@ -142,12 +143,6 @@ mod tests {
         }
     }
 
-    fn temp(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("lineage-save-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
-    }
-
     /// The keys of [`tuned`] that differ from the defaults.
     const TUNED: [&str; 3] = ["k", "selector", "table_size"];
 
@@ -155,7 +150,8 @@ mod tests {
     fn only_the_changed_keys_are_saved_in_the_folders_table_and_the_rest_stays() {
         assert_eq!(changed(&Params::default(), &tuned()), TUNED);
         assert!(changed(&tuned(), &tuned()).is_empty());
-        let dir = temp("keep");
+        let tmp = TempDir::new("save-keep");
+        let dir = tmp.path();
         std::fs::create_dir_all(dir.join("docs")).unwrap();
         let folder = super::super::canonical(&dir.join("docs"));
         let path = dir.join("config.toml");
@@ -200,12 +196,12 @@ mod tests {
         let mut c = Config::from_toml(&again).unwrap();
         c.for_folder(&folder);
         assert_eq!(c.params(), bigger);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_missing_file_and_its_folder_are_created_and_a_link_stays_a_link() {
-        let dir = temp("new");
+        let tmp = TempDir::new("save-new");
+        let dir = tmp.path();
         let path = dir.join("lineage").join("config.toml");
         let folder = Path::new("/srv/docs");
         save_params(&path, folder, &tuned(), &TUNED).unwrap();
@@ -225,13 +221,12 @@ mod tests {
             c.for_folder(folder);
             assert_eq!(c.params(), Params::default());
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_file_lineage_would_refuse_is_not_written() {
-        let dir = temp("bad");
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = TempDir::new("save-bad");
+        let dir = tmp.path();
         let path = dir.join("config.toml");
         for bad in ["k = [", "no_such_key = 1\n", "folders = 3\n"] {
             std::fs::write(&path, bad).unwrap();
@@ -241,6 +236,5 @@ mod tests {
             );
             assert_eq!(std::fs::read_to_string(&path).unwrap(), bad, "untouched");
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::*;
-use crate::testing::text;
 use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::fingerprint::token_fps;
 use lineage_core::text::{Format, prepare};
@@ -17,6 +16,7 @@ use lineage_origin::history::Keyed;
 use lineage_origin::select::Selector;
 use lineage_source::{self as source, Filter, WalkOptions};
 use lineage_store::index::{Counts, Kept, Quiet, Read, ReadOnly, Status, params_key};
+use lineage_testing::{TempDir, text};
 
 /// The folder at `root` as a walk with the default patterns and options.
 fn walk_root(root: &Path) -> source::Walk {
@@ -33,19 +33,18 @@ const JOURNAL: &str = "table.journal";
 
 /// A root and an index folder, removed on drop.
 struct Fixture {
-    base: PathBuf,
+    base: TempDir,
     root: PathBuf,
     dir: PathBuf,
 }
 
 impl Fixture {
     fn new(tag: &str) -> Fixture {
-        let base = std::env::temp_dir().join(format!("lineage-ixr-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&base);
-        let root = base.join("root");
+        let base = TempDir::new(&format!("ixr-{tag}"));
+        let root = base.0.join("root");
         fs::create_dir_all(&root).unwrap();
         Fixture {
-            dir: base.join("index"),
+            dir: base.0.join("index"),
             root,
             base,
         }
@@ -94,12 +93,6 @@ impl Fixture {
             [key, value],
         )
         .unwrap();
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.base);
     }
 }
 
@@ -321,7 +314,7 @@ fn a_snapshot_behind_the_log_is_caught_up_from_cached_fingerprints() {
     };
     // Index the first 12, keep that snapshot, then index the rest.
     let names: Vec<String> = (1..=24).map(|i| format!("d{i:03}.md")).collect();
-    let hidden = f.base.join("hidden");
+    let hidden = f.base.0.join("hidden");
     fs::create_dir_all(&hidden).unwrap();
     for n in &names[..12] {
         fs::rename(f.root.join(n), hidden.join(n)).unwrap();

@@ -7,13 +7,13 @@ use std::sync::mpsc::channel;
 
 use super::*;
 use crate::config::Config;
-use crate::testing::text;
 use lineage_origin::TableSize;
+use lineage_testing::{TempDir, text};
 
 const S: Duration = Duration::from_secs(1);
 
 struct Harness {
-    base: PathBuf,
+    base: TempDir,
     root: PathBuf,
     run: Run,
     published: Arc<Mutex<Vec<Update>>>,
@@ -33,9 +33,8 @@ impl Harness {
     /// walked yet; `debounce_ms` is the window in which a file modified is
     /// taken for one still being written.
     fn new(tag: &str, files: &[(&str, String)], debounce_ms: u64) -> Harness {
-        let base = std::env::temp_dir().join(format!("lineage-run-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        let root = base.join("root");
+        let base = TempDir::new(&format!("run-{tag}"));
+        let root = base.0.join("root");
         std::fs::create_dir_all(&root).unwrap();
         for (name, body) in files {
             written_long_ago(&root.join(name), body);
@@ -47,7 +46,7 @@ impl Harness {
         config.watch.rescan_secs = 3600;
         let opts = Options {
             root: root.clone(),
-            index_dir: base.join("index"),
+            index_dir: base.0.join("index"),
             config,
             memory: Default::default(),
         };
@@ -126,12 +125,6 @@ fn written_long_ago(path: &Path, body: &str) {
     let f = std::fs::File::options().write(true).open(path).unwrap();
     f.set_modified(std::time::SystemTime::now() - 3600 * S)
         .unwrap();
-}
-
-impl Drop for Harness {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.base);
-    }
 }
 
 /// The paths and versions of the new-version events among `events`.
@@ -352,7 +345,7 @@ fn a_closed_index_refuses_queries_and_catches_up_at_the_next_tick() {
 fn quit_saves_the_table_and_stops() {
     let mut h = Harness::new("quit", &two_pages(), 200);
     h.command(Command::Rescan, S);
-    let snapshot = h.base.join("index").join("table.snapshot");
+    let snapshot = h.base.0.join("index").join("table.snapshot");
     let before = std::fs::metadata(&snapshot).map(|m| m.len()).ok();
     assert_eq!(h.command(Command::Quit, 2 * S), Flow::Stop);
     let after = std::fs::metadata(&snapshot).map(|m| m.len()).ok();
@@ -436,7 +429,7 @@ fn a_root_that_goes_marks_its_documents_deleted_and_comes_back_walked() {
     let mut h = Harness::new("root", &two_pages(), 200);
     h.command(Command::Rescan, S);
     h.take();
-    let away = h.base.join("away");
+    let away = h.base.0.join("away");
     std::fs::rename(&h.root, &away).unwrap();
     h.run.step(Step::Due(Due::Tick), h.t0 + 10 * S);
     let (events, snap, _) = h.take();

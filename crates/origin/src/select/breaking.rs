@@ -159,15 +159,40 @@ mod tests {
         let seg = &h[10..22];
         let k = dct_key(seg);
         assert_eq!(k, dct_key(seg));
-        // The same segment elsewhere in another document: same key.
-        let mut other: Vec<u64> = (100..130).map(fmix64).collect();
-        other.splice(5..5, seg.iter().copied());
-        assert_eq!(dct_key(&other[5..17]), k);
-        // A reused scratch buffer gives the same key.
-        let mut scratch = vec![1.0; 99];
-        assert_eq!(dct_key_with(seg, &mut scratch), k);
         assert!(k < 1 << 62);
         assert_ne!(dct_key(&h[11..23]), k);
+        // A passage shared by two documents, cut and keyed as the selector
+        // does (one scratch buffer for both): from its first breaker on, the
+        // same segments with the same keys, whatever comes before or after.
+        let p = 3;
+        let shared: Vec<u64> = (1..=60).map(fmix64).collect();
+        let breakers: Vec<usize> = (0..shared.len())
+            .filter(|&i| shared[i].is_multiple_of(p as u64))
+            .collect();
+        let (first, last) = (breakers[0], breakers[breakers.len() - 1]);
+        let mut scratch = vec![1.0; 99];
+        let mut keyed = |before: std::ops::Range<u64>, after: std::ops::Range<u64>| {
+            let doc: Vec<u64> = before
+                .clone()
+                .map(fmix64)
+                .chain(shared.iter().copied())
+                .chain(after.map(fmix64))
+                .collect();
+            let at = before.count();
+            let mut out = Vec::new();
+            segments_with(&doc, p, |s, e| {
+                if s > at + first && e <= at + last + 1 {
+                    out.push((s - at, e - at, dct_key_with(&doc[s..e], &mut scratch)));
+                }
+            });
+            out
+        };
+        let (one, other) = (keyed(100..107, 200..231), keyed(300..329, 400..402));
+        assert!(one.len() >= 3, "{one:?}");
+        assert_eq!(one, other);
+        for (s, e, key) in one {
+            assert_eq!(key, dct_key(&shared[s..e]), "a segment's key is its own");
+        }
     }
 
     /// Steps 1–5 computed independently (Python, math.cos with the same angle

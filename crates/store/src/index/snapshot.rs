@@ -415,14 +415,8 @@ pub fn read(
 mod tests {
     use super::*;
     use lineage_origin::{Params, TableSize};
+    use lineage_testing::TempDir;
     use std::fs;
-
-    fn dir(tag: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("lineage-snap-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        fs::create_dir_all(&d).unwrap();
-        d
-    }
 
     /// More keys into `t`, as the next versions would look them up.
     fn more(t: &mut Table, from: u64, n: u64) {
@@ -471,7 +465,8 @@ mod tests {
     fn a_fifo_in_place_of_the_snapshot_is_damage_not_a_wait() {
         // A regression here would block, not fail.
         lineage_testing::within(std::time::Duration::from_secs(30), || {
-            let d = dir("fifo");
+            let tmp = TempDir::new("snap-fifo");
+            let d = tmp.0.clone();
             let c = std::ffi::CString::new(d.join(FILE).to_str().unwrap()).unwrap();
             // SAFETY: mkfifo with a NUL-terminated path and a mode.
             assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
@@ -483,7 +478,6 @@ mod tests {
             // The index folder is ours: the FIFO is replaced by a snapshot.
             write(&d, &h, &t).unwrap();
             assert!(read(&d, "k=8 test", tp, || 0).is_ok());
-            fs::remove_dir_all(&d).unwrap();
         });
     }
 
@@ -492,7 +486,8 @@ mod tests {
     fn a_fifo_in_place_of_the_journal_is_damage_not_a_wait() {
         // A regression here would block, not fail.
         lineage_testing::within(std::time::Duration::from_secs(30), || {
-            let d = dir("jfifo");
+            let tmp = TempDir::new("snap-jfifo");
+            let d = tmp.0.clone();
             let (tp, t, h) = sample();
             write(&d, &h, &t).unwrap();
             let c = std::ffi::CString::new(d.join(JOURNAL).to_str().unwrap()).unwrap();
@@ -511,7 +506,6 @@ mod tests {
             write(&d, &h, &t).unwrap();
             assert!(fs::symlink_metadata(d.join(JOURNAL)).is_err());
             assert!(read(&d, "k=8 test", tp, || 0).is_ok());
-            fs::remove_dir_all(&d).unwrap();
         });
     }
 
@@ -522,7 +516,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_folder_or_link_in_place_of_a_table_file_is_damage_and_replaced() {
-        let d = dir("jdir");
+        let tmp = TempDir::new("snap-jdir");
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         let victim = d.join("victim");
         for name in [JOURNAL, FILE] {
@@ -575,7 +570,6 @@ mod tests {
             }
             fs::remove_dir_all(aside).unwrap();
         }
-        fs::remove_dir_all(&d).unwrap();
     }
 
     /// A sparse journal or snapshot of 30 GiB aborted every start: an
@@ -584,7 +578,8 @@ mod tests {
     /// right size but holey after its records ends where they do.
     #[test]
     fn a_sparse_table_file_is_damage_not_an_allocation() {
-        let d = dir("sparse");
+        let tmp = TempDir::new("snap-sparse");
+        let d = tmp.0.clone();
         let (tp, mut t, h) = sample();
         write(&d, &h, &t).unwrap();
         let good = fs::read(d.join(FILE)).unwrap();
@@ -639,24 +634,24 @@ mod tests {
             Err(Unusable::Corrupt(_))
         ));
         let _ = good;
-        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn a_snapshot_of_the_first_format_is_named_as_such() {
-        let d = dir("old");
+        let tmp = TempDir::new("snap-old");
+        let d = tmp.0.clone();
         let (tp, _, _) = sample();
         fs::write(d.join(FILE), b"LINEAGETABLE\x01\0\0\0rest").unwrap();
         assert!(matches!(
             read(&d, "k=8 test", tp, || 0),
             Err(Unusable::Older)
         ));
-        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn a_snapshot_of_an_earlier_framed_format_is_older_and_a_later_one_damage() {
-        let d = dir("v2");
+        let tmp = TempDir::new("snap-v2");
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
         let mut bytes = fs::read(d.join(FILE)).unwrap();
@@ -669,12 +664,12 @@ mod tests {
             assert_eq!(matches!(r, Err(Unusable::Older)), older, "version {v}");
             assert!(r.is_err());
         }
-        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn round_trips() {
-        let d = dir("rt");
+        let tmp = TempDir::new("snap-rt");
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
         let names: Vec<_> = fs::read_dir(&d)
@@ -689,12 +684,12 @@ mod tests {
         ));
         assert_eq!(h2, h);
         assert_eq!(state(&t2), state(&t));
-        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn a_checkpoint_appends_what_changed_and_a_read_applies_it() {
-        let d = dir("journal");
+        let tmp = TempDir::new("snap-journal");
+        let d = tmp.0.clone();
         // Grown whole first: a table that grows is written whole.
         let (tp, mut t) = filled(1 << 20);
         let mut h = sample().2;
@@ -754,12 +749,12 @@ mod tests {
         // A snapshot written whole takes the journal with it.
         write(&d, &h2, &back).unwrap();
         assert!(!d.join(JOURNAL).exists());
-        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn a_torn_or_foreign_journal_record_ends_the_journal() {
-        let d = dir("torn");
+        let tmp = TempDir::new("snap-torn");
+        let d = tmp.0.clone();
         let (tp, mut t) = filled(1 << 20);
         let h = sample().2;
         write(&d, &h, &t).unwrap();
@@ -807,12 +802,12 @@ mod tests {
             read(&d, "k=8 test", tp, || 0),
             Err(Unusable::Journal(_))
         ));
-        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn a_big_table_holding_little_is_a_small_file() {
-        let d = dir("small");
+        let tmp = TempDir::new("snap-small");
+        let d = tmp.0.clone();
         let (tp, t) = filled(64 << 20);
         let h = sample().2;
         write(&d, &h, &t).unwrap();
@@ -823,12 +818,12 @@ mod tests {
         let (_, back, _) = read(&d, "k=8 test", tp, || 0).unwrap();
         assert_eq!(state(&back), state(&t));
         assert_eq!(back.counters(), t.counters());
-        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn a_state_length_beyond_the_table_is_damage_not_an_allocation() {
-        let d = dir("len");
+        let tmp = TempDir::new("snap-len");
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
         let framed = fs::read(d.join(FILE)).unwrap();
@@ -841,12 +836,12 @@ mod tests {
             read(&d, "k=8 test", tp, || 0),
             Err(Unusable::Corrupt(_))
         ));
-        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn any_flipped_byte_or_truncation_is_caught() {
-        let d = dir("flip");
+        let tmp = TempDir::new("snap-flip");
+        let d = tmp.0.clone();
         let (tp, t, h) = sample();
         write(&d, &h, &t).unwrap();
         let good = fs::read(d.join(FILE)).unwrap();
@@ -873,6 +868,5 @@ mod tests {
             read(&d, "k=8 test", tp, || 0),
             Err(Unusable::Missing)
         ));
-        fs::remove_dir_all(&d).unwrap();
     }
 }

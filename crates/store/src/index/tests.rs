@@ -17,6 +17,7 @@ use lineage_origin::TableSize;
 use lineage_origin::select::Selector;
 use lineage_source::Order;
 use lineage_source::{self as source, Filter, WalkOptions};
+use lineage_testing::TempDir;
 
 /// The folder at `root` as a walk with the default patterns and options.
 fn walk_root(root: &Path) -> source::Walk {
@@ -27,19 +28,18 @@ const MAX: u64 = 1 << 20;
 
 /// A root and an index folder, removed on drop.
 struct Fixture {
-    base: PathBuf,
+    base: TempDir,
     root: PathBuf,
     dir: PathBuf,
 }
 
 impl Fixture {
     fn new(tag: &str) -> Fixture {
-        let base = std::env::temp_dir().join(format!("lineage-ix-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&base);
-        let root = base.join("root");
+        let base = TempDir::new(&format!("ix-{tag}"));
+        let root = base.0.join("root");
         fs::create_dir_all(&root).unwrap();
         Fixture {
-            dir: base.join("index"),
+            dir: base.0.join("index"),
             root,
             base,
         }
@@ -57,12 +57,6 @@ impl Fixture {
 
     fn open(&self, params: Params) -> (Index, Restored) {
         Index::open(&self.root, &self.dir, params, standard(), &mut Quiet).unwrap()
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.base);
     }
 }
 
@@ -185,13 +179,13 @@ fn the_lock_and_the_location_are_checked() {
     let inside = Index::open(&f.root, &f.root.join("ix"), params(), standard(), &mut q);
     assert!(matches!(inside, Err(IndexError::Location(_))));
     assert!(!f.root.join("ix").exists(), "nothing written in the root");
-    let other_root = f.base.join("other");
+    let other_root = f.base.0.join("other");
     fs::create_dir_all(&other_root).unwrap();
     let e = Index::open(&other_root, &f.dir, params(), standard(), &mut q)
         .err()
         .unwrap();
     assert!(e.to_string().contains("belongs to the root"), "{e}");
-    let not_index = f.base.join("notes");
+    let not_index = f.base.0.join("notes");
     fs::create_dir_all(&not_index).unwrap();
     fs::write(not_index.join("todo.txt"), "mine").unwrap();
     let e = Index::open(&f.root, &not_index, params(), standard(), &mut q)
@@ -204,7 +198,7 @@ fn the_lock_and_the_location_are_checked() {
         ..params()
     };
     assert!(matches!(
-        Index::open(&f.root, &f.base.join("t"), tiny, standard(), &mut q),
+        Index::open(&f.root, &f.base.0.join("t"), tiny, standard(), &mut q),
         Err(IndexError::Table(_))
     ));
 }
