@@ -12,7 +12,7 @@ use super::Watching;
 use super::run::Input;
 use crate::config::WatchConfig;
 use lineage_source::watch as watcher;
-use lineage_source::{self as source, RootError};
+use lineage_source::{self as source, Filter, RootError};
 
 /// The root, its watch, and the state shown as [`Watching`].
 pub(super) struct Folder {
@@ -28,6 +28,10 @@ pub(super) struct Folder {
     /// Timed rescans and root checks, this often.
     pub(super) every: Duration,
     pub(super) watching: Watching,
+    /// Which of its files are documents.
+    pub(super) filter: Filter,
+    /// Timed rescans put off in a row for files still being written.
+    pub(super) settling: u32,
 }
 
 /// What a root check found.
@@ -43,9 +47,16 @@ pub(super) enum Check {
 }
 
 impl Folder {
-    pub(super) fn new(root: PathBuf, w: &WatchConfig, events: Sender<Input>) -> Folder {
+    pub(super) fn new(
+        root: PathBuf,
+        filter: Filter,
+        w: &WatchConfig,
+        events: Sender<Input>,
+    ) -> Folder {
         Folder {
             root,
+            filter,
+            settling: 0,
             id: None,
             watch: None,
             events,
@@ -234,7 +245,12 @@ mod tests {
         let tmp = TempDir::new("folder-back");
         let root = tmp.path();
         let (tx, _rx) = channel();
-        let mut f = Folder::new(root.to_path_buf(), &config(false), tx);
+        let mut f = Folder::new(
+            root.to_path_buf(),
+            Filter::default_patterns(),
+            &config(false),
+            tx,
+        );
         assert!(matches!(f.check(), Check::Back { replaced: false }));
         assert_eq!(f.watching, Watching::Events);
         assert!(matches!(f.check(), Check::Same));
@@ -256,7 +272,7 @@ mod tests {
         std::fs::create_dir_all(&root).unwrap();
         let moved = root.with_extension("old");
         let (tx, _rx) = channel();
-        let mut f = Folder::new(root.clone(), &config(true), tx);
+        let mut f = Folder::new(root.clone(), Filter::default_patterns(), &config(true), tx);
         assert!(matches!(f.check(), Check::Back { replaced: false }));
         assert_eq!(f.watching, Watching::Polling);
         std::fs::rename(&root, &moved).unwrap();
@@ -268,7 +284,12 @@ mod tests {
     fn lost_events_switch_to_rescans_once() {
         let root = TempDir::new("folder-lost");
         let (tx, _rx) = channel();
-        let mut f = Folder::new(root.0.clone(), &config(false), tx);
+        let mut f = Folder::new(
+            root.0.clone(),
+            Filter::default_patterns(),
+            &config(false),
+            tx,
+        );
         f.check();
         assert!(!f.rescanning());
         let why = f.lost_events().unwrap();

@@ -26,26 +26,40 @@ use lineage_store::index::{Change, Index, IndexError, NearRow, Observer, Read, S
 
 pub(super) struct Live {
     pub(super) opts: Options,
-    filter: Filter,
-    /// Every version, by id.
-    rows: Vec<Row>,
-    /// Live path → its current version id.
-    live: HashMap<String, u32>,
+    versions: Versions,
     clusters: Clusters,
-    table_history: VecDeque<TableStats>,
-    documents: Documents,
-    cluster_list: Arc<[Arc<Cluster>]>,
+    /// What the snapshots show, built from the rest.
+    shown: Shown,
     /// What the next snapshot builds again.
     stale: Stale,
     /// The folder at the root's path and how its changes are noticed.
     pub(super) folder: Folder,
+    jobs: Jobs,
+    pub(super) rep: Reporter,
+}
+
+/// The index's versions as the live state holds them.
+struct Versions {
+    /// Every version, by id.
+    rows: Vec<Row>,
+    /// Live path → its current version id.
+    live: HashMap<String, u32>,
+}
+
+/// What the snapshots show beside the versions: the Documents pane's rows,
+/// the clusters, the table's figures over time.
+struct Shown {
+    documents: Documents,
+    clusters: Arc<[Arc<Cluster>]>,
+    table_history: VecDeque<TableStats>,
+}
+
+/// The background jobs, one of each kind at a time.
+struct Jobs {
     /// Tune's shadow run under way.
     shadow: SingleJob,
     /// The search under way.
     search: SingleJob,
-    /// Timed rescans put off in a row (see [`SETTLE_TICKS`]).
-    settling: u32,
-    pub(super) rep: Reporter,
 }
 
 /// What changed since the last snapshot, and so what the next one builds
@@ -105,29 +119,38 @@ impl Live {
         events: std::sync::mpsc::Sender<super::run::Input>,
     ) -> Result<Live, IndexError> {
         let mut live = Live {
-            folder: Folder::new(ix.index().root().to_path_buf(), &opts.config.watch, events),
+            folder: Folder::new(
+                ix.index().root().to_path_buf(),
+                filter,
+                &opts.config.watch,
+                events,
+            ),
             clusters: Clusters::new(opts.config.watch.min_similarity),
             opts,
-            filter,
-            rows: Vec::new(),
-            live: HashMap::new(),
-            table_history: VecDeque::new(),
-            documents: Documents::default(),
-            cluster_list: Arc::from([]),
+            versions: Versions {
+                rows: Vec::new(),
+                live: HashMap::new(),
+            },
+            shown: Shown {
+                documents: Documents::default(),
+                clusters: Arc::from([]),
+                table_history: VecDeque::new(),
+            },
             stale: Stale {
                 all: true,
                 ..Stale::none()
             },
-            shadow: SingleJob::new("lineage-shadow"),
-            search: SingleJob::new("lineage-search"),
-            settling: 0,
+            jobs: Jobs {
+                shadow: SingleJob::new("lineage-shadow"),
+                search: SingleJob::new("lineage-search"),
+            },
             rep,
         };
         live.load(ix)?;
         // The Events pane after a restart: the history's newest versions,
         // and the deletions and renames told of before.
         let departures = ix.index().departures(EVENTS)?;
-        live.rep.events = view::past_events(&live.rows, &departures, EVENTS).into();
+        live.rep.events = view::past_events(&live.versions.rows, &departures, EVENTS).into();
         live.rep.next_n = live.rep.events.front().map_or(0, |e| e.n);
         live.rep.before_start = live.rep.next_n;
         Ok(live)
@@ -136,7 +159,7 @@ impl Live {
     /// Every version's row from the index (paths and version numbers move
     /// with a rename).
     fn load_rows(&mut self, ix: &Index) -> Result<(), IndexError> {
-        self.rows = query::rows(ix)?;
+        self.versions.rows = query::rows(ix)?;
         Ok(())
     }
 
@@ -144,7 +167,7 @@ impl Live {
     pub(super) fn load(&mut self, indexer: &mut Indexer) -> Result<(), IndexError> {
         let ix = indexer.index_mut();
         self.load_rows(ix)?;
-        self.live = ix
+        self.versions.live = ix
             .paths()
             .filter(|(_, c)| c.status == Status::Live)
             .map(|(p, c)| (p.to_string(), c.id))
@@ -153,7 +176,7 @@ impl Live {
         let mut clusters = Clusters::new(min);
         let settings = near_settings(ix, &clusters);
         let stored = ix.near(&settings)?;
-        let mut ids: Vec<u32> = self.live.values().copied().collect();
+        let mut ids: Vec<u32> = self.versions.live.values().copied().collect();
         ids.sort_unstable();
         let mut missing = Vec::new();
         // Stored pairs and sketches with a version no longer live, forgotten
@@ -209,7 +232,7 @@ impl Live {
         }
         ix.put_near(&rows, &links, &gone, &dead)?;
         self.clusters = clusters;
-        self.table_history.clear();
+        self.shown.table_history.clear();
         self.sample_table(indexer);
         self.stale.all = true;
         Ok(())
@@ -271,9 +294,13 @@ impl Live {
         let cfg = &self.opts.config;
         let root = self.folder.root().to_path_buf();
         let stat = |p: &[PathBuf]| {
-            watcher::stat_paths(&root, p, &self.filter, cfg.walk_options(), |prefix| {
-                ix.index().holds_under(prefix)
-            })
+            watcher::stat_paths(
+                &root,
+                p,
+                &self.folder.filter,
+                cfg.walk_options(),
+                |prefix| ix.index().holds_under(prefix),
+            )
         };
         let scoped = paths.and_then(|p| {
             let (mut walk, mut scope) = stat(&p)?;
@@ -313,21 +340,21 @@ impl Live {
                 self.stale.touched.extend(scope.iter().cloned());
                 (walk, Some(scope))
             }
-            None => match source::walk_with(&root, &self.filter, cfg.walk_options()) {
+            None => match source::walk_with(&root, &self.folder.filter, cfg.walk_options()) {
                 // Timed rescans have no event telling that a write ended: a
                 // file modified within the debounce window may be half
                 // written, so the whole rescan waits for the next tick (a few
                 // times at most: a file written without pause still gets in).
                 Ok(walk)
                     if self.folder.rescanning()
-                        && self.settling < SETTLE_TICKS
+                        && self.folder.settling < SETTLE_TICKS
                         && unsettled(&walk, Duration::from_millis(cfg.watch.debounce_ms)) =>
                 {
-                    self.settling += 1;
+                    self.folder.settling += 1;
                     return Ok(false);
                 }
                 Ok(walk) => {
-                    self.settling = 0;
+                    self.folder.settling = 0;
                     // Files written just now, with no event telling their
                     // writer is done: held like any other being written.
                     self.folder.hold_recent(&walk.files);
@@ -410,15 +437,17 @@ impl Live {
                     keys,
                 } => {
                     let id = outcome.id;
-                    debug_assert_eq!(id as usize, self.rows.len());
+                    debug_assert_eq!(id as usize, self.versions.rows.len());
                     let mtime = ix.current(&path).map_or(0, |c| c.mtime_ns);
-                    self.rows.push(row(&path, version, &outcome, mtime));
+                    self.versions
+                        .rows
+                        .push(row(&path, version, &outcome, mtime));
                     let set: Arc<[u64]> = shingle_set(keys).into();
                     debug_assert_eq!(set, stored_set(ix, id)?, "the keys the index stored");
                     near.push(self.set_live(ix, &path, id, &set)?);
                     // Seen when told (the index's time is the same moment's).
                     let at = self.version_event(id);
-                    self.rows[id as usize].seen_ms = Some(at);
+                    self.versions.rows[id as usize].seen_ms = Some(at);
                 }
                 Change::Revived { path, id } => {
                     // Its content is an old version's: its keys are stored.
@@ -434,11 +463,11 @@ impl Live {
                     }
                 }
                 Change::Renamed { from, to, id } => {
-                    if let Some(old) = self.live.remove(&from) {
+                    if let Some(old) = self.versions.live.remove(&from) {
                         // Same versions, same sets: only the path moves,
                         // over a page that was there, which leaves.
                         self.retire(&to);
-                        self.live.insert(to.clone(), old);
+                        self.versions.live.insert(to.clone(), old);
                     }
                     renamed = true;
                     let kind = EventKind::Renamed { from, to, id };
@@ -464,7 +493,7 @@ impl Live {
 
     /// `path` has no live version any more.
     fn retire(&mut self, path: &str) {
-        if let Some(old) = self.live.remove(path) {
+        if let Some(old) = self.versions.live.remove(path) {
             self.clusters.remove(old);
             self.stale.retired.push(old);
         }
@@ -481,22 +510,26 @@ impl Live {
     ) -> Result<NearRow, IndexError> {
         self.retire(path);
         let row = self.clusters.insert(id, set, |o| stored_set(ix, o))?;
-        self.live.insert(path.to_string(), id);
+        self.versions.live.insert(path.to_string(), id);
         self.stale.touched.push(path.to_string());
         Ok(row)
     }
 
     /// Tell of version `id`; returns when (milliseconds since the epoch).
     fn version_event(&mut self, id: u32) -> i64 {
-        let kind = view::version_event(&self.rows, id);
+        let kind = view::version_event(&self.versions.rows, id);
         self.rep.push(kind)
     }
 
     fn sample_table(&mut self, ix: &Indexer) {
-        let stats = table_stats(ix, self.rows.len() as u64, self.table_history.back());
-        self.table_history.push_back(stats);
-        while self.table_history.len() > HISTORY {
-            self.table_history.pop_front();
+        let stats = table_stats(
+            ix,
+            self.versions.rows.len() as u64,
+            self.shown.table_history.back(),
+        );
+        self.shown.table_history.push_back(stats);
+        while self.shown.table_history.len() > HISTORY {
+            self.shown.table_history.pop_front();
         }
     }
 
@@ -505,26 +538,26 @@ impl Live {
     pub(super) fn query(&mut self, ix: &Index, c: Command) {
         match c {
             Command::Origin { id, exact } => {
-                if (id as usize) < self.rows.len() {
-                    match query::origin_view(ix, &self.rows, id, exact) {
+                if (id as usize) < self.versions.rows.len() {
+                    match query::origin_view(ix, &self.versions.rows, id, exact) {
                         Ok(v) => send(&self.rep.publish, Update::Origin(Arc::new(v))),
                         Err(e) => self.rep.error(format!("origin of version {id}: {e}")),
                     }
                 }
             }
             Command::Compare { a, b } => {
-                let n = self.rows.len() as u32;
+                let n = self.versions.rows.len() as u32;
                 if a < n && b < n {
-                    match query::compare(ix, &self.rows, a, b) {
+                    match query::compare(ix, &self.versions.rows, a, b) {
                         Ok(v) => send(&self.rep.publish, Update::Compare(Arc::new(v))),
                         Err(e) => self.rep.error(format!("comparing {a} and {b}: {e}")),
                     }
                 }
             }
             Command::Copies { id } => {
-                if (id as usize) < self.rows.len() {
-                    let row = &self.rows[id as usize];
-                    match query::copies(ix, &self.rows, id) {
+                if (id as usize) < self.versions.rows.len() {
+                    let row = &self.versions.rows[id as usize];
+                    match query::copies(ix, &self.versions.rows, id) {
                         Ok(copies) => {
                             let v = CopiesView {
                                 id,
@@ -539,9 +572,9 @@ impl Live {
                 }
             }
             Command::Shared { id } => {
-                if (id as usize) < self.rows.len() {
-                    let row = &self.rows[id as usize];
-                    match query::shared(ix, &self.rows, id) {
+                if (id as usize) < self.versions.rows.len() {
+                    let row = &self.versions.rows[id as usize];
+                    match query::shared(ix, &self.versions.rows, id) {
                         Ok(shares) => {
                             let v = SharedView {
                                 id,
@@ -568,7 +601,7 @@ impl Live {
 
     /// Stop shadow run `generation`, if it is the one under way.
     pub(super) fn cancel(&mut self, generation: u64) {
-        if self.shadow.cancel_generation(generation) {
+        if self.jobs.shadow.cancel_generation(generation) {
             send(
                 &self.rep.publish,
                 Update::Shadow(ShadowUpdate {
@@ -584,15 +617,15 @@ impl Live {
     }
 
     fn start_shadow(&mut self, ix: &Index, generation: u64, runs: Vec<Params>) {
-        self.shadow.cancel();
+        self.jobs.shadow.cancel();
         let history = match ix.history_reader() {
             Ok(h) => h,
             Err(e) => return self.rep.error(format!("shadow run: {e}")),
         };
-        let (poly, versions) = (ix.polynomial().clone(), self.rows.len() as u32);
+        let (poly, versions) = (ix.polynomial().clone(), self.versions.rows.len() as u32);
         let memory = self.opts.memory;
         let publish = self.rep.publish.clone();
-        let started = self.shadow.start(generation, move |cancel| {
+        let started = self.jobs.shadow.start(generation, move |cancel| {
             let job = Job {
                 generation,
                 poly,
@@ -611,7 +644,7 @@ impl Live {
     /// Search the live pages for `query` in a thread of its own, after
     /// stopping the search under way (an empty query only stops it).
     fn start_search(&mut self, ix: &Index, generation: u64, query: String) {
-        self.search.cancel();
+        self.jobs.search.cancel();
         if query.is_empty() {
             return;
         }
@@ -619,17 +652,17 @@ impl Live {
             Ok(h) => h,
             Err(e) => return self.rep.error(format!("search: {e}")),
         };
-        let mut pages: Vec<search::Page> = (self.live.iter())
+        let mut pages: Vec<search::Page> = (self.versions.live.iter())
             .map(|(path, &id)| search::Page {
                 id,
                 path: Arc::from(path.as_str()),
-                version: self.rows[id as usize].version,
+                version: self.versions.rows[id as usize].version,
             })
             .collect();
         pages.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let (root, max_file_size) = (self.opts.root.clone(), self.opts.config.max_file_size.0);
         let publish = self.rep.publish.clone();
-        let started = self.search.start(generation, move |cancel| {
+        let started = self.jobs.search.start(generation, move |cancel| {
             let job = search::Job {
                 generation,
                 query,
@@ -664,16 +697,25 @@ impl Live {
             seq: 0,
             root: ix.root().to_path_buf(),
             params: *ix.params(),
-            documents: self.documents.clone(),
-            clusters: self.cluster_list.clone(),
-            table: table_stats(indexer, self.rows.len() as u64, self.table_history.back()),
-            table_history: self.table_history.iter().copied().collect(),
+            documents: self.shown.documents.clone(),
+            clusters: self.shown.clusters.clone(),
+            table: table_stats(
+                indexer,
+                self.versions.rows.len() as u64,
+                self.shown.table_history.back(),
+            ),
+            table_history: self.shown.table_history.iter().copied().collect(),
             bucket_fill: bucket_fill.into(),
             events: Arc::from([]),
             before_start: 0,
             versions: counts.versions,
             skipped: counts.skipped,
-            shingles: self.rows.iter().map(|r| u64::from(r.shingles)).sum(),
+            shingles: self
+                .versions
+                .rows
+                .iter()
+                .map(|r| u64::from(r.shingles))
+                .sum(),
             progress: None,
             watching: self.folder.watching.clone(),
         };
@@ -699,25 +741,31 @@ impl Live {
         let (clusters, of) = self.clusters.clusters();
         let mtime = |path: &str| ix.current(path).map_or(0, |c| c.mtime_ns);
         let stale = std::mem::replace(&mut self.stale, Stale::none());
-        self.documents = if stale.all {
-            Documents::new(view::doc_rows(&self.rows, &self.live, mtime), of)
+        self.shown.documents = if stale.all {
+            Documents::new(
+                view::doc_rows(&self.versions.rows, &self.versions.live, mtime),
+                of,
+            )
         } else {
             let touched: HashMap<String, u32> = (stale.touched.into_iter())
-                .filter_map(|p| self.live.get(&p).map(|&id| (p, id)))
+                .filter_map(|p| self.versions.live.get(&p).map(|&id| (p, id)))
                 .collect();
             let mut gone: Vec<u32> = touched.values().copied().collect();
             gone.extend(&stale.retired);
             gone.sort_unstable();
-            let new = view::doc_rows(&self.rows, &touched, mtime);
-            let docs = self.documents.edited(&gone, new, of);
+            let new = view::doc_rows(&self.versions.rows, &touched, mtime);
+            let docs = self.shown.documents.edited(&gone, new, of);
             debug_assert!(
-                docs.iter()
-                    .eq(&view::doc_rows(&self.rows, &self.live, mtime)),
+                docs.iter().eq(&view::doc_rows(
+                    &self.versions.rows,
+                    &self.versions.live,
+                    mtime
+                )),
                 "rows kept and rows built again make every row"
             );
             docs
         };
-        self.cluster_list = clusters.into();
+        self.shown.clusters = clusters.into();
     }
 }
 
