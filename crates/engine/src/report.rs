@@ -62,7 +62,18 @@ impl Reporter {
     pub(super) fn publish(&mut self, mut s: Snapshot) {
         self.send_events();
         s.seq = self.last.seq + 1;
-        s.events = self.events.iter().cloned().collect();
+        // The events change by a push (a new newest number) or not at all
+        // (once, at the start, they are read back): where the newest and the
+        // count are the last snapshot's, so are the events, and they are
+        // shared, not copied (up to EVENTS of them, for every progress tick).
+        let last = &self.last.events;
+        let same = last.len() == self.events.len()
+            && last.first().map(|e| e.n) == self.events.front().map(|e| e.n);
+        s.events = if same {
+            last.clone()
+        } else {
+            self.events.iter().cloned().collect()
+        };
         s.before_start = self.before_start;
         self.last = Arc::new(s);
         send(&self.publish, Update::Snapshot(self.last.clone()));

@@ -508,3 +508,26 @@ fn shared_lists_every_page_carrying_the_text_where_copies_credits_the_first() {
     };
     assert!(v.copies.is_empty(), "{v:?}");
 }
+
+/// A snapshot with no new event shares the events of the one before
+/// instead of copying them (progress ticks publish many); one after a new
+/// event has it first.
+#[test]
+fn snapshots_share_their_events_until_one_comes() {
+    let mut h = Harness::new("shared-events", &two_pages(), 200);
+    h.command(Command::Rescan, S);
+    let (_, first, _) = h.take();
+    let first = first.unwrap();
+    assert!(first.events.len() >= 2, "{:?}", first.events);
+    h.command(Command::Rescan, 2 * S);
+    let (_, again, _) = h.take();
+    let again = again.unwrap();
+    assert!(Arc::ptr_eq(&first.events, &again.events), "shared");
+    h.write("c.txt", &format!("{} and more", two_pages()[0].1));
+    h.command(Command::Rescan, 3 * S);
+    let (_, after, _) = h.take();
+    let after = after.unwrap();
+    assert!(!Arc::ptr_eq(&again.events, &after.events));
+    assert!(matches!(&after.events[0].kind, EventKind::Version { path, .. } if path == "c.txt"));
+    assert_eq!(after.events.len(), again.events.len() + 1);
+}
