@@ -47,11 +47,13 @@ const SEED_HI: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// A simhash sketch: a fixed-width bit string.
 pub trait Sketch: Copy + Eq + Hash + Debug + Send + Sync + 'static {
+    /// Its width f: 64 or 128.
     const BITS: u32;
     /// Charikar's simhash of a set of shingle keys, each of weight 1.
     fn simhash(keys: &[u64]) -> Self;
     /// The all-zero sketch.
     fn zero() -> Self;
+    /// The Hamming distance: how many bits differ.
     fn hamming(self, other: Self) -> u32;
     /// Bits `lo..lo + width` (width ≤ 64) as an integer.
     fn bits(self, lo: u32, width: u32) -> u64;
@@ -176,9 +178,11 @@ impl Slices {
         self.bits
     }
 
+    /// How many slices (m).
     pub fn len(&self) -> usize {
         self.ranges.len()
     }
+    /// Whether there are no slices.
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
@@ -278,6 +282,7 @@ pub struct Options {
     pub distance: u32,
     /// Keep a candidate only if its exact Jaccard is ≥ the threshold.
     pub verify: bool,
+    /// Where the sketches are indexed.
     pub backend: Backend,
 }
 
@@ -302,13 +307,18 @@ impl Options {
 /// What a simhash run did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SimhashStats {
+    /// Sketch width (f).
     pub bits: u32,
+    /// Largest Hamming distance of a candidate pair (h).
     pub hamming_distance: u32,
+    /// The backend: `memory` or `sqlite`.
     pub index: String,
-    /// Slices of the index (m) and how far each is searched (the largest
-    /// per-slice radius: 0 for the sliced Hamming table's exact slice lookups).
+    /// Slices of the index (m).
     pub slices: u32,
+    /// How far each slice is searched: the largest per-slice radius, 0 for
+    /// the sliced Hamming table's exact slice lookups.
     pub slice_radius: u32,
+    /// Whether candidates were verified by exact Jaccard.
     pub verify: bool,
     /// Documents with at least one shingle (the others have no sketch).
     pub(crate) documents_indexed: u64,
@@ -320,11 +330,14 @@ pub struct SimhashStats {
     pub within_distance: u64,
     /// Of those, with exact Jaccard ≥ the threshold (when verifying).
     pub verified: u64,
+    /// Bytes of one sketch: f / 8.
     pub sketch_bytes_per_document: f64,
     /// The index's own memory (hash maps, or SQLite pages), beyond the
     /// sketches and the cached shingle keys.
     pub index_bytes: u64,
+    /// `index_bytes` per indexed document.
     pub index_bytes_per_document: f64,
+    /// Wall-clock time of the run.
     pub seconds: f64,
 }
 
