@@ -13,6 +13,7 @@
 //!   banding tuned to the threshold, candidates verified by exact Jaccard.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod cluster;
 pub mod docs;
@@ -53,18 +54,26 @@ impl SimDoc {
 /// Jaccard resemblance.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pair {
+    /// The earlier document.
     pub a: u32,
+    /// The later document.
     pub b: u32,
+    /// Their Jaccard resemblance, exact or estimated by the method.
     pub similarity: f64,
 }
 
 /// The methods of `lineage pairs --method`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
+    /// Charikar's simhash, indexed by Hamming distance ([`simhash`]).
     Simhash,
+    /// Broder's MinHash with LSH banding ([`minhash`]).
     Minhash,
+    /// Stein's fuzzy fingerprints ([`fuzzy`]).
     Fuzzy,
+    /// Heintze's sample store ([`sample`]).
     Sample,
+    /// Every pair's exact Jaccard resemblance: the ground truth ([`exact`]).
     Exact,
 }
 

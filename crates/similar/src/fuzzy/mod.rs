@@ -35,7 +35,9 @@ use lineage_core::fingerprint::polynomial::Polynomial;
 /// A language with shipped reference tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Lang {
+    /// English.
     En,
+    /// German.
     De,
 }
 
@@ -85,8 +87,10 @@ impl fmt::Display for Lang {
 /// How a document's language is chosen: detected per document, or fixed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum LangChoice {
+    /// Detected per document from its stop words (`detect`).
     #[default]
     Auto,
+    /// This language for every document.
     Fixed(Lang),
 }
 
@@ -114,13 +118,16 @@ impl fmt::Display for LangChoice {
 /// A language's stop words and prefix classes with their expected shares.
 #[derive(Debug)]
 pub struct Model {
+    /// The language the tables are of.
     pub lang: Lang,
     stop: HashSet<String>,
     /// Listed prefix → class index; the catch-all class is the last one.
     prefixes: HashMap<String, usize>,
     longest_prefix: usize,
-    /// Class names in order (`*` last) and their expected shares `e_i`.
+    /// Class names: the listed prefixes' classes in order, the catch-all `*`
+    /// last.
     pub classes: Vec<String>,
+    /// The expected share `e_i` of each class, in the order of `classes`.
     pub expected: Vec<f64>,
 }
 
@@ -285,6 +292,7 @@ pub(crate) fn detect<S: AsRef<str>>(terms: &[S]) -> Lang {
 /// deviation near one scheme's border sits inside another's interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scheme {
+    /// ε: how far δ may deviate from 0 and still fall in the middle interval.
     pub epsilon: f64,
 }
 
@@ -321,7 +329,9 @@ pub(crate) fn code(raw: u128, scheme: usize, lang: Lang) -> u64 {
 /// Fuzzy-fingerprint settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FuzzyParams {
+    /// Which language's tables a document is compared with.
     pub lang: LangChoice,
+    /// The fuzzification schemes, one code each.
     pub schemes: Vec<Scheme>,
 }
 
@@ -341,7 +351,9 @@ impl Default for FuzzyParams {
 /// codes when it has no index terms).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fingerprint {
+    /// The language it was fingerprinted in (given or detected).
     pub lang: Lang,
+    /// One hash code per scheme, in the order of the schemes.
     pub codes: Vec<u64>,
 }
 

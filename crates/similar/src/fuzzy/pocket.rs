@@ -247,9 +247,12 @@ impl Pocket {
 /// One indexed document in the file's document log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndexedDoc {
+    /// Its path as the corpus loader gave it.
     pub path: String,
+    /// The language of its fingerprint.
     pub lang: Lang,
-    /// Whether it has codes (documents without index terms have none).
+    /// How many codes it has: one per scheme, none for a document without
+    /// index terms.
     pub codes: u8,
 }
 
@@ -259,10 +262,13 @@ pub struct IndexedDoc {
 pub struct PocketFile {
     /// Shingle length, for the Jaccard of a query with an indexed file.
     pub k: u32,
+    /// The fingerprint settings, which a query must use too.
     pub params: FuzzyParams,
     /// The root the documents were read from, as given to `build`.
     pub root: String,
+    /// The document log: entry i is document id i of the postings.
     pub docs: Vec<IndexedDoc>,
+    /// The codes' index.
     pub pocket: Pocket,
 }
 
@@ -277,10 +283,15 @@ pub(crate) const FORMAT: Format = Format {
 /// Why a pocket file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum PocketError {
+    /// Reading the file failed, or its frame did (magic, version, length,
+    /// checksum).
     #[error(transparent)]
     Frame(#[from] FrameError),
+    /// It was built with reference tables other than these (the id differs),
+    /// so its codes mean something else.
     #[error("pocket index was built with other prefix-class tables; rebuild it")]
     Tables,
+    /// The payload does not parse: what is wrong with it.
     #[error("pocket index is corrupt: {0}")]
     Corrupt(String),
 }

@@ -15,8 +15,11 @@ use lineage_core::fingerprint::fmix64;
 /// the low byte of every bin, for the sketch filter ([`super::agreeing`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sketch {
+    /// One key per band: the hash of that band's rows.
     pub keys: Box<[u64]>,
+    /// Two independent 64-bit folds of the shingle set and its length.
     pub digest: [u64; 2],
+    /// The low byte of every bin (bands × rows).
     pub low: Box<[u8]>,
 }
 
@@ -101,6 +104,7 @@ pub struct BandIndex {
 const SHARED: u32 = 1 << 31;
 
 impl BandIndex {
+    /// An empty index for sketches of this banding.
     pub fn new(banding: Banding) -> BandIndex {
         BandIndex {
             banding,
@@ -111,6 +115,7 @@ impl BandIndex {
         }
     }
 
+    /// The banding its sketches have.
     pub fn banding(&self) -> Banding {
         self.banding
     }
@@ -120,10 +125,12 @@ impl BandIndex {
         self.sketches.len()
     }
 
+    /// Whether no document is indexed.
     pub fn is_empty(&self) -> bool {
         self.sketches.is_empty()
     }
 
+    /// The stored sketch of a document, if it is indexed.
     pub fn sketch(&self, id: u32) -> Option<&Sketch> {
         self.sketches.get(&id)
     }

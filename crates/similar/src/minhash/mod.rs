@@ -75,7 +75,9 @@ const SEED_BAND: u64 = 0x3c6e_f372_fe94_f82b;
 /// LSH bands of rows: a document's sketch has bands × rows bins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Banding {
+    /// b: bands; a pair is a candidate when one band agrees whole.
     pub bands: u32,
+    /// r: bins (hash values) per band.
     pub rows: u32,
 }
 
@@ -215,6 +217,7 @@ pub(crate) fn band_keys_with(
 /// Settings of a minhash run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Options {
+    /// The LSH bands and rows.
     pub banding: Banding,
 }
 
@@ -232,7 +235,9 @@ impl Options {
 pub struct MinhashStats {
     /// Bins of each sketch (bands × rows).
     pub hashes: u32,
+    /// LSH bands (b).
     pub bands: u32,
+    /// Rows per band (r).
     pub rows: u32,
     /// The S-curve at the threshold: the chance a pair exactly at it is
     /// examined.
@@ -241,8 +246,9 @@ pub struct MinhashStats {
     pub documents_with_shingles: u64,
     /// Classes of identical shingle sets (one bucket entry per band each).
     pub distinct_sets: u64,
-    /// Band buckets holding two or more classes, and the fullest.
+    /// Band buckets holding two or more classes.
     pub shared_buckets: u64,
+    /// Classes in the fullest of those.
     pub largest_bucket: u64,
     /// Distinct pairs of classes that met in a bucket.
     pub candidates: u64,
@@ -252,9 +258,11 @@ pub struct MinhashStats {
     pub verified: u64,
     /// Pairs reported, including those between identical documents.
     pub pairs: u64,
+    /// Bytes of a document's band keys (8 per band).
     pub sketch_bytes_per_document: f64,
     /// Band buckets: entries and their bucket ids.
     pub index_bytes: u64,
+    /// Wall-clock time of the run.
     pub seconds: f64,
 }
 

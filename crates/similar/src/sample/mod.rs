@@ -161,6 +161,7 @@ impl Matched {
 pub struct SampleRun {
     /// Every pair with at least one match, sorted by (a, b).
     pub(crate) matched: Vec<Matched>,
+    /// The store's shape and what the searches did.
     pub stats: SampleStats,
 }
 

@@ -28,6 +28,7 @@ pub const SEARCHED: usize = 1000;
 pub const HASH_BITS: u32 = 28;
 /// Directory slots: the top 16 of the 28 hash bits.
 pub const DIRECTORY_SLOTS: usize = 1 << 16;
+/// Words (u32) per block, 1 KiB.
 pub const BLOCK_WORDS: usize = 256;
 /// Entries per block: all words but the overflow pointer and the count.
 pub const BLOCK_ENTRIES: usize = BLOCK_WORDS - 2;
@@ -47,10 +48,14 @@ pub fn substring_hash(key: u64) -> u32 {
 pub enum SampleError {
     /// A document id that does not fit the entry's 20 bits.
     TooManyDocuments {
+        /// The id given.
         id: u32,
     },
+    /// A substring hash wider than [`HASH_BITS`].
     HashTooWide(u32),
+    /// Reading or writing the store failed.
     Io(io::Error),
+    /// The store's data is inconsistent: what is wrong.
     Corrupt(String),
 }
 
@@ -183,7 +188,9 @@ impl BlockFile {
 /// path and how many substrings were stored (the match ratio's denominator).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogEntry {
+    /// The document's path.
     pub path: String,
+    /// Substrings stored for it (at most [`STORED`]).
     pub stored: u16,
 }
 
@@ -192,7 +199,9 @@ pub struct LogEntry {
 pub struct SampleParams {
     /// Shingle length, to recover shingle texts for the prefix refinement.
     pub k: usize,
+    /// Substrings stored per document ([`STORED`]).
     pub stored: usize,
+    /// Substrings looked up per search ([`SEARCHED`]).
     pub searched: usize,
     /// A query substring found in this many other documents is common...
     pub(crate) common_docs: usize,
@@ -224,7 +233,9 @@ impl Default for SampleParams {
 /// The store: block file and document log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SampleStore {
+    /// The substrings' hashes and document ids.
     pub blocks: BlockFile,
+    /// The documents, indexed by id.
     pub log: Vec<LogEntry>,
 }
 
@@ -302,7 +313,9 @@ impl SampleStore {
 /// Statistics of a store and of the searches run against it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SampleStats {
+    /// Documents in the log.
     pub documents: usize,
+    /// Entries in the block file: one per stored substring.
     pub entries: u64,
     /// Data blocks (after the directory).
     pub blocks: usize,
@@ -312,10 +325,13 @@ pub struct SampleStats {
     pub used_slots: usize,
     /// Blocks per used slot.
     pub avg_chain: f64,
+    /// Blocks of the longest chain.
     pub max_chain: u32,
+    /// Searches run against the store.
     pub searches: usize,
     /// Blocks read per search (Heintze's disk probes).
     pub probes_per_search: f64,
+    /// Query substrings ignored as common, per search.
     pub ignored_per_search: f64,
 }
 

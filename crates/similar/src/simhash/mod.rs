@@ -22,6 +22,7 @@
 pub mod multi;
 pub(crate) mod sql;
 
+use std::convert::Infallible;
 use std::fmt;
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -46,11 +47,13 @@ const SEED_HI: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// A simhash sketch: a fixed-width bit string.
 pub trait Sketch: Copy + Eq + Hash + Debug + Send + Sync + 'static {
+    /// Its width f: 64 or 128.
     const BITS: u32;
     /// Charikar's simhash of a set of shingle keys, each of weight 1.
     fn simhash(keys: &[u64]) -> Self;
     /// The all-zero sketch.
     fn zero() -> Self;
+    /// The Hamming distance: how many bits differ.
     fn hamming(self, other: Self) -> u32;
     /// Bits `lo..lo + width` (width ≤ 64) as an integer.
     fn bits(self, lo: u32, width: u32) -> u64;
@@ -175,9 +178,11 @@ impl Slices {
         self.bits
     }
 
+    /// How many slices (m).
     pub fn len(&self) -> usize {
         self.ranges.len()
     }
+    /// Whether there are no slices.
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
@@ -277,6 +282,7 @@ pub struct Options {
     pub distance: u32,
     /// Keep a candidate only if its exact Jaccard is ≥ the threshold.
     pub verify: bool,
+    /// Where the sketches are indexed.
     pub backend: Backend,
 }
 
@@ -301,13 +307,18 @@ impl Options {
 /// What a simhash run did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SimhashStats {
+    /// Sketch width (f).
     pub bits: u32,
+    /// Largest Hamming distance of a candidate pair (h).
     pub hamming_distance: u32,
+    /// The backend: `memory` or `sqlite`.
     pub index: String,
-    /// Slices of the index (m) and how far each is searched (the largest
-    /// per-slice radius: 0 for the sliced Hamming table's exact slice lookups).
+    /// Slices of the index (m).
     pub slices: u32,
+    /// How far each slice is searched: the largest per-slice radius, 0 for
+    /// the sliced Hamming table's exact slice lookups.
     pub slice_radius: u32,
+    /// Whether candidates were verified by exact Jaccard.
     pub verify: bool,
     /// Documents with at least one shingle (the others have no sketch).
     pub(crate) documents_indexed: u64,
@@ -319,38 +330,59 @@ pub struct SimhashStats {
     pub within_distance: u64,
     /// Of those, with exact Jaccard ≥ the threshold (when verifying).
     pub verified: u64,
+    /// Bytes of one sketch: f / 8.
     pub sketch_bytes_per_document: f64,
     /// The index's own memory (hash maps, or SQLite pages), beyond the
     /// sketches and the cached shingle keys.
     pub index_bytes: u64,
+    /// `index_bytes` per indexed document.
     pub index_bytes_per_document: f64,
+    /// Wall-clock time of the run.
     pub seconds: f64,
+}
+
+/// Why a simhash run failed: only the SQLite index can.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The [`SqlIndex`]'s database failed.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+}
+
+impl From<Infallible> for Error {
+    fn from(e: Infallible) -> Error {
+        match e {}
+    }
 }
 
 /// A Hamming index, in memory or in SQLite.
 trait Index<S: Sketch> {
+    /// What its operations fail with ([`Infallible`] in memory).
+    type Error;
     /// Documents within distance h of `q`, with their distance; returns the
     /// number of probes and of candidates examined.
-    fn query(&mut self, q: S, out: &mut Vec<(u32, u32)>) -> Result<(u64, u64), rusqlite::Error>;
-    fn insert(&mut self, doc: u32, s: S) -> Result<(), rusqlite::Error>;
-    fn bytes(&self) -> Result<u64, rusqlite::Error>;
+    fn query(&mut self, q: S, out: &mut Vec<(u32, u32)>) -> Result<(u64, u64), Self::Error>;
+    fn insert(&mut self, doc: u32, s: S) -> Result<(), Self::Error>;
+    fn bytes(&self) -> Result<u64, Self::Error>;
 }
 
 impl<S: Sketch> Index<S> for MultiIndex<S> {
-    fn query(&mut self, q: S, out: &mut Vec<(u32, u32)>) -> Result<(u64, u64), rusqlite::Error> {
+    type Error = Infallible;
+    fn query(&mut self, q: S, out: &mut Vec<(u32, u32)>) -> Result<(u64, u64), Infallible> {
         let c = MultiIndex::query(self, q, out);
         Ok((c.probes, c.candidates))
     }
-    fn insert(&mut self, doc: u32, s: S) -> Result<(), rusqlite::Error> {
+    fn insert(&mut self, doc: u32, s: S) -> Result<(), Infallible> {
         MultiIndex::insert(self, doc, s);
         Ok(())
     }
-    fn bytes(&self) -> Result<u64, rusqlite::Error> {
+    fn bytes(&self) -> Result<u64, Infallible> {
         Ok(self.heap_bytes())
     }
 }
 
 impl<S: Sketch> Index<S> for SqlIndex<S> {
+    type Error = rusqlite::Error;
     fn query(&mut self, q: S, out: &mut Vec<(u32, u32)>) -> Result<(u64, u64), rusqlite::Error> {
         let candidates = SqlIndex::query(self, q, out)?;
         Ok((self.slices().len() as u64, candidates))
@@ -372,7 +404,7 @@ pub fn pairs(
     docs: &[SimDoc],
     min_similarity: f64,
     opts: &Options,
-) -> Result<(Vec<Pair>, SimhashStats), rusqlite::Error> {
+) -> Result<(Vec<Pair>, SimhashStats), Error> {
     match opts.bits {
         64 => pairs_of::<u64>(docs, min_similarity, opts),
         128 => pairs_of::<u128>(docs, min_similarity, opts),
@@ -384,35 +416,54 @@ fn pairs_of<S: Sketch>(
     docs: &[SimDoc],
     min_similarity: f64,
     opts: &Options,
-) -> Result<(Vec<Pair>, SimhashStats), rusqlite::Error> {
+) -> Result<(Vec<Pair>, SimhashStats), Error> {
     let start = Instant::now();
     let h = opts.distance;
     let sketches: Vec<S> = docs.par_iter().map(|d| S::simhash(&d.shingles)).collect();
-    let (mut index, slices, radius): (Box<dyn Index<S>>, _, _) = match opts.backend {
-        Backend::Memory => {
-            let m = MultiIndex::new(multi::choose_slices(S::BITS, h, docs.len()), h);
-            let (s, r) = (m.slices().len(), m.largest_radius());
-            (Box::new(m), s, r)
-        }
-        Backend::Sqlite => {
-            let q = SqlIndex::open_in_memory(h)?;
-            let s = q.slices().len();
-            (Box::new(q), s, 0)
-        }
-    };
-    let mut stats = SimhashStats {
+    let stats = SimhashStats {
         bits: S::BITS,
         hamming_distance: h,
         index: opts.backend.to_string(),
-        slices: slices as u32,
-        slice_radius: radius,
         verify: opts.verify,
         ..SimhashStats::default()
     };
+    match opts.backend {
+        Backend::Memory => {
+            let m = MultiIndex::new(multi::choose_slices(S::BITS, h, docs.len()), h);
+            let (slices, slice_radius) = (m.slices().len() as u32, m.largest_radius());
+            let stats = SimhashStats {
+                slices,
+                slice_radius,
+                ..stats
+            };
+            run(docs, &sketches, min_similarity, opts, m, stats, start)
+        }
+        Backend::Sqlite => {
+            let q = SqlIndex::open_in_memory(h)?;
+            let slices = q.slices().len() as u32;
+            let stats = SimhashStats { slices, ..stats };
+            run(docs, &sketches, min_similarity, opts, q, stats, start)
+        }
+    }
+}
+
+/// [`pairs_of`] with its index chosen and `stats` holding the settings.
+fn run<S: Sketch, I: Index<S>>(
+    docs: &[SimDoc],
+    sketches: &[S],
+    min_similarity: f64,
+    opts: &Options,
+    mut index: I,
+    mut stats: SimhashStats,
+    start: Instant,
+) -> Result<(Vec<Pair>, SimhashStats), Error>
+where
+    Error: From<I::Error>,
+{
     // Query, then insert: each pair is met once, from its later document.
     let mut within: Vec<(u32, u32, u32)> = Vec::new();
     let mut found = Vec::new();
-    for (i, (d, &s)) in docs.iter().zip(&sketches).enumerate() {
+    for (i, (d, &s)) in docs.iter().zip(sketches).enumerate() {
         // An empty set has no features; its all-zero sketch means nothing.
         if d.shingles.is_empty() {
             continue;
@@ -604,6 +655,16 @@ mod tests {
                 assert!((p[0].similarity - 0.92).abs() < 0.1, "{p:?}");
             }
         }
+    }
+
+    #[test]
+    fn errors_read_as_sqlites_own() {
+        // `lineage pairs` prints an error and its causes: the wrapper adds nothing.
+        let e = Error::from(rusqlite::Error::InvalidParameterName("x".into()));
+        let inner = rusqlite::Error::InvalidParameterName("x".into());
+        assert_eq!(e.to_string(), inner.to_string());
+        let cause = |e: &dyn std::error::Error| e.source().map(|c| c.to_string());
+        assert_eq!(cause(&e), cause(&inner));
     }
 
     proptest! {

@@ -47,6 +47,7 @@ impl<S: Sketch> MultiIndex<S> {
         }
     }
 
+    /// The slices its tables are keyed by.
     pub fn slices(&self) -> &Slices {
         &self.slices
     }
@@ -56,9 +57,11 @@ impl<S: Sketch> MultiIndex<S> {
         self.radius.iter().flatten().copied().max().unwrap_or(0)
     }
 
+    /// Documents indexed.
     pub fn len(&self) -> usize {
         self.sketches.len()
     }
+    /// Whether no document is indexed.
     pub fn is_empty(&self) -> bool {
         self.sketches.is_empty()
     }

@@ -94,6 +94,7 @@ impl<S: Sketch> SqlIndex<S> {
         })
     }
 
+    /// The h + 1 slices, one column each.
     pub fn slices(&self) -> &Slices {
         &self.slices
     }
@@ -124,12 +125,14 @@ impl<S: Sketch> SqlIndex<S> {
         Ok(n > 0)
     }
 
+    /// Documents in the table.
     pub fn len(&self) -> rusqlite::Result<u64> {
         let n: i64 = self
             .conn
             .query_row("SELECT count(*) FROM simhash", [], |r| r.get(0))?;
         Ok(n as u64)
     }
+    /// Whether the table holds no document.
     pub fn is_empty(&self) -> rusqlite::Result<bool> {
         Ok(self.len()? == 0)
     }
