@@ -86,15 +86,6 @@ fn a_thousand_workers_cost_what_the_table_can_use() {
     let demo = demo.to_str().unwrap();
     let many = scan(&["scan", demo, "--json", "--workers", "1024"]);
     assert!(many == scan(&["scan", demo, "--json", "--workers", "1"]));
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: getrusage writes the struct it is given, which outlives the call.
-    let usage = unsafe {
-        assert_eq!(
-            libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()),
-            0
-        );
-        usage.assume_init()
-    };
-    // The largest child of this test binary so far, in KiB.
-    assert!(usage.ru_maxrss < 512 << 10, "{} KiB", usage.ru_maxrss);
+    let rss = common::largest_child_rss_kib();
+    assert!(rss < 512 << 10, "{rss} KiB");
 }

@@ -405,3 +405,19 @@ pub fn mails(n: usize) -> TempDir {
     }
     dir
 }
+
+/// The largest resident memory of the children this test binary has
+/// waited for so far, in KiB.
+#[cfg(target_os = "linux")]
+pub fn largest_child_rss_kib() -> i64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes the struct it is given, which outlives the call.
+    let usage = unsafe {
+        assert_eq!(
+            libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()),
+            0
+        );
+        usage.assume_init()
+    };
+    usage.ru_maxrss
+}

@@ -917,12 +917,14 @@ impl<T> Drop for Dataflow<T> {
 /// Threads of one process: as many as asked, but no more than the table has
 /// bucket ranges or the machine has cores, whichever is more (every pair of
 /// workers has channels, so a thousand on a fresh table, which splits into
-/// 16 to 31 ranges, took 1.7 GB and 10 s for 20 pages). Over many processes,
-/// as asked: every process must count the same.
+/// 16 to 31 ranges, took 1.7 GB and 10 s for 20 pages). Over many processes
+/// every process must count the same, and the machines' cores may differ:
+/// no more than its share of the ranges, which every process splits alike.
 fn threads(options: &Options, ranges: usize) -> usize {
     let asked = options.workers.max(1);
+    let (_, processes) = options.share();
     if options.cluster.is_some() {
-        return asked;
+        return asked.min(ranges.div_ceil(processes).max(1));
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     asked.min(ranges.max(cores))
