@@ -28,33 +28,52 @@ pub const MAX_WORKERS: u16 = 1024;
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
+    /// Shingle length in tokens, 1 to 64 (Abdel-Hamid et al. 2009 uses 8).
     pub k: usize,
+    /// Shingle selection (docs/formats.md §5): `all`, `every-L`, `mod-L`, `win-W`,
+    /// `hb-P`, `dct-P`, `hs` and the no-complete-overlap variants.
     #[serde(deserialize_with = "parsed")]
     pub selector: Selector,
+    /// Memory of the fixed-size fingerprint table, in bytes, or unbounded.
     #[serde(deserialize_with = "parsed")]
     pub table_size: TableSize,
+    /// Entries per table bucket, 1 to 1024.
     pub bucket_entries: u16,
+    /// Eviction when a bucket is full: random, lru, cc, lucky or bottom-k.
     #[serde(deserialize_with = "parsed")]
     pub eviction: Eviction,
+    /// Which of the entries tied for eviction goes (cc and lucky): oldest or newest.
     #[serde(deserialize_with = "parsed")]
     pub eviction_ties: Ties,
+    /// Estimation of the origins of units not found in the table: nb (none),
+    /// e (expansion), b (bridging) or be (both).
     #[serde(deserialize_with = "parsed")]
     pub estimation: Estimation,
+    /// Longest bridge, in selected units (the paper's T); at least 1.
     pub bridge_limit: u32,
+    /// Seed of random eviction (runs are reproducible).
     pub seed: u64,
     /// Align where the table samples (docs/algorithms.md §3.2).
     pub align: bool,
     /// Seed of the polynomial token fingerprints are taken under.
     pub fingerprint_seed: u64,
+    /// Processing order: modification time (ties by path) or path.
     #[serde(deserialize_with = "parsed")]
     pub order: Order,
+    /// Files larger than this, in bytes, are skipped without being read.
     #[serde(deserialize_with = "parsed")]
     pub max_file_size: Bytes,
-    /// Bytes of compressed text the index keeps of past versions (so their
-    /// passages can be shown); 0 keeps none.
+    /// Bytes the index keeps of past versions, their compressed texts (so
+    /// their passages can be shown) and the fingerprints of replaced and
+    /// deleted ones (so they stay origins) together: past it the oldest texts
+    /// go first, then the oldest replaced and deleted versions whole; 0 keeps
+    /// none.
     #[serde(deserialize_with = "parsed")]
     pub history_budget: Bytes,
+    /// Globs over the path relative to the root (`/` separators; `*` also
+    /// crosses folders) that select the documents, ignoring case.
     pub include: Vec<String>,
+    /// Globs of the files and folders left out (default: hidden ones).
     pub exclude: Vec<String>,
     /// Language of fuzzy fingerprints' prefix classes: auto, en or de.
     #[serde(deserialize_with = "parsed")]
@@ -70,9 +89,13 @@ pub struct Config {
     /// bucket range; 1: the sequential pass); 0: see
     /// [`Config::pass_workers`].
     pub workers: u16,
+    /// `[sweep]`: the grid `lineage sweep` runs when no flags name one.
     pub sweep: SweepConfig,
+    /// `[watch]`: how `lineage watch` notices changes.
     pub watch: WatchConfig,
+    /// `[tui]`: the full-screen view's look.
     pub tui: TuiConfig,
+    /// `[keys]`: the full-screen view's key bindings.
     pub keys: KeysConfig,
     /// Engine settings of single folders, by absolute path (`[folders."/a/b"]`).
     pub folders: std::collections::BTreeMap<String, FolderConfig>,
@@ -93,6 +116,7 @@ pub struct Config {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TuiConfig {
+    /// The colours: `dark` or `light`, for the terminal's background.
     #[serde(deserialize_with = "parsed")]
     pub theme: ThemeName,
 }
@@ -108,7 +132,9 @@ impl Default for TuiConfig {
 /// Colours for a dark or a light terminal background.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThemeName {
+    /// For a dark terminal background (the default).
     Dark,
+    /// For a light terminal background.
     Light,
 }
 
@@ -129,48 +155,97 @@ impl FromStr for ThemeName {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct KeysConfig {
+    /// Leave the view.
     pub quit: String,
+    /// Show or hide the list of keys.
     pub help: String,
+    /// Next pane.
     pub next_tab: String,
+    /// Previous pane.
     pub prev_tab: String,
+    /// Go to the Documents pane.
     pub documents: String,
+    /// Go to the Origin pane.
     pub origin: String,
+    /// Go to the Clusters pane.
     pub clusters: String,
+    /// Go to the Table pane.
     pub table: String,
+    /// Go to the Tune pane.
     pub tune: String,
+    /// Go to the Events pane.
     pub events: String,
+    /// Move the selection or scroll up.
     pub up: String,
+    /// Move the selection or scroll down.
     pub down: String,
+    /// Clusters: to the cluster list; Tune: the previous choice of a field.
     pub left: String,
+    /// Clusters: to the pair list; Tune: the next choice of a field.
     pub right: String,
+    /// A page up.
     pub page_up: String,
+    /// A page down.
     pub page_down: String,
+    /// To the top.
     pub top: String,
+    /// To the bottom.
     pub bottom: String,
+    /// Open the selected document's origins, jump to a copied block's origin,
+    /// compare a pair, edit a Tune field.
     pub select: String,
+    /// Close the help, clear a filter or comparison, return from a jump.
     pub back: String,
+    /// Documents: type a fuzzy filter over paths; Origin: search the
+    /// document's text, ignoring case.
     pub filter: String,
+    /// Documents: the next sort key (path, fresh %, copied %, modification time).
     pub sort: String,
+    /// Documents: reverse the order.
     pub reverse: String,
+    /// Origin: switch between the live settings' estimate and the exact origins.
     pub exact: String,
+    /// Origin: the next copied block; Compare: each side to its next shared passage.
     pub next_block: String,
+    /// Origin: the previous copied block; Compare: each side to its previous
+    /// shared passage.
     pub prev_block: String,
+    /// Origin: the next match of a search.
     pub next_match: String,
+    /// Origin: the previous match of a search.
     pub prev_match: String,
+    /// Tune: replay the history with the form's settings beside the live ones.
     pub apply: String,
+    /// Tune: sweep table sizes.
     pub sweep: String,
+    /// Tune: make the form's settings live.
     pub adopt: String,
+    /// Walk the folder now.
     pub rescan: String,
+    /// Origin: list the shown page's versions.
     pub versions: String,
+    /// Origin, in the list of versions: compare the selected version with the
+    /// one shown.
     pub compare_version: String,
+    /// Origin: the live pages of other paths that copy from the page shown.
     pub copies: String,
+    /// Origin: the live pages of other paths that carry the page's text,
+    /// whoever had it first (`lineage shared`).
     pub shared: String,
+    /// Any pane: search the text of every live page, ignoring case.
     pub find: String,
+    /// Documents or Origin: the page's near-duplicate cluster in Clusters.
     pub cluster: String,
+    /// Tune, after a sweep: switch its chart for a table of the numbers.
     pub sweep_view: String,
+    /// Tune, in the sweep's table: put the selected row's table size and best
+    /// selector into the form.
     pub take_point: String,
+    /// Copy the document's full path to the clipboard (OSC 52).
     pub copy: String,
+    /// Open the document in `$VISUAL`, `$EDITOR` or vi.
     pub edit: String,
+    /// Export the pane's rows to a file (CSV, or JSON for a `.json` name).
     pub export: String,
 }
 
@@ -286,7 +361,9 @@ pub struct WatchConfig {
     pub poll: bool,
     /// Quiet time, in milliseconds, that ends a burst of events.
     pub debounce_ms: u64,
-    /// Seconds between rescans when polling or when OS events fail.
+    /// Seconds between rescans when polling or when OS events fail; also how
+    /// often the root is checked and an index that could not be written is
+    /// retried.
     pub rescan_secs: u64,
     /// Seconds a changed table may stay unsaved while changes keep coming
     /// (a quiet folder saves it after 10 s): what a crash can cost to replay.
@@ -315,10 +392,13 @@ pub struct SweepConfig {
     /// Table sizes; empty: eight sizes at the paper's table fractions.
     #[serde(deserialize_with = "parsed_list")]
     pub sizes: Vec<TableSize>,
+    /// Selectors of the grid (names as for `selector`).
     #[serde(deserialize_with = "parsed_list")]
     pub selectors: Vec<Selector>,
+    /// Evictions of the grid (names as for `eviction`).
     #[serde(deserialize_with = "parsed_list")]
     pub evictions: Vec<Eviction>,
+    /// Estimations of the grid (names as for `estimation`).
     #[serde(deserialize_with = "parsed_list")]
     pub estimations: Vec<Estimation>,
 }
@@ -564,22 +644,42 @@ const MAX_CONFIG: u64 = 1 << 20;
 /// Why settings cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The file cannot be read (not a regular file, unreadable).
     #[error("cannot read config {}: {reason}", path.display())]
-    Read { path: PathBuf, reason: SkipReason },
+    Read {
+        /// The config file.
+        path: PathBuf,
+        /// Why it cannot be read.
+        reason: SkipReason,
+    },
+    /// The file is larger than a config file can be (1 MiB).
     #[error(
         "config {}: {size} bytes; a config file holds at most 1 MiB of settings",
         path.display()
     )]
-    TooLarge { path: PathBuf, size: u64 },
+    TooLarge {
+        /// The config file.
+        path: PathBuf,
+        /// Its size in bytes.
+        size: u64,
+    },
+    /// There is no file at its path.
     #[error("config {}: no such file", .0.display())]
     Missing(PathBuf),
+    /// The file is a symbolic link to nothing.
     #[error("config {}: a link to nothing", .0.display())]
     Dangling(PathBuf),
+    /// The file is not UTF-8 text.
     #[error("config {}: not UTF-8 text", .0.display())]
     NotText(PathBuf),
     /// The file parses badly or holds a value out of range.
     #[error("config {}: {message}", path.display())]
-    Invalid { path: PathBuf, message: String },
+    Invalid {
+        /// The config file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        message: String,
+    },
     /// A value out of range, from the file or a flag.
     #[error("{0}")]
     Value(String),

@@ -110,10 +110,12 @@ impl Documents {
         }
     }
 
+    /// How many live documents there are.
     pub fn len(&self) -> usize {
         self.rows.starts.last().copied().unwrap_or(0)
     }
 
+    /// Whether there are no live documents.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

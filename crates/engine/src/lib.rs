@@ -5,6 +5,7 @@
 //! [`Update`]s through a callback; it never waits on the engine.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 // The settings: below the engine's own modules, which it never uses
 // (tests/layers.rs).
@@ -43,24 +44,53 @@ use lineage_origin::Params;
 pub enum Command {
     /// A document's text and origins → [`Update::Origin`]; `exact` for the
     /// exact result instead of the live settings' estimate.
-    Origin { id: u32, exact: bool },
+    Origin {
+        /// The version asked about.
+        id: u32,
+        /// The exact origins rather than the estimate.
+        exact: bool,
+    },
     /// Two documents side by side with their shared passages → [`Update::Compare`].
-    Compare { a: u32, b: u32 },
+    Compare {
+        /// The left document's version id.
+        a: u32,
+        /// The right document's version id.
+        b: u32,
+    },
     /// The live pages that copy from version `id`'s page → [`Update::Copies`].
-    Copies { id: u32 },
+    Copies {
+        /// The version asked about.
+        id: u32,
+    },
     /// The live pages of other paths that carry version `id`'s text,
     /// whoever had it first → [`Update::Shared`].
-    Shared { id: u32 },
+    Shared {
+        /// The version asked about.
+        id: u32,
+    },
     /// Replay the whole history once per `runs` entry and score each against
     /// the exact result → [`Update::Shadow`] (progress at most every 50 ms,
     /// then the results). A newer generation cancels an older run.
-    Shadow { generation: u64, runs: Vec<Params> },
+    Shadow {
+        /// Names this run in its updates and in [`Command::Cancel`].
+        generation: u64,
+        /// The settings to replay with, one run each.
+        runs: Vec<Params>,
+    },
     /// Stop shadow run `generation` (a newer `Shadow` also does).
-    Cancel { generation: u64 },
+    Cancel {
+        /// The run to stop.
+        generation: u64,
+    },
     /// Every live page whose text holds `query`, ignoring case →
     /// [`Update::Search`] (progress at most every 100 ms, then the answer).
     /// A newer search stops an older one; an empty query only stops it.
-    Search { generation: u64, query: String },
+    Search {
+        /// Names this search in its answers.
+        generation: u64,
+        /// The words searched for, as typed.
+        query: String,
+    },
     /// Make these the live settings: the index is re-processed from its
     /// cached fingerprints, then a snapshot follows.
     Adopt(Params),
@@ -77,15 +107,22 @@ pub enum Command {
 /// What the engine publishes.
 #[derive(Clone, Debug)]
 pub enum Update {
+    /// The live state after a step.
     Snapshot(std::sync::Arc<Snapshot>),
     /// Events of the latest step, oldest first, all of them (a snapshot
     /// keeps only the newest `EVENTS`); sent before the step's snapshot.
     Events(std::sync::Arc<[Event]>),
+    /// The answer to [`Command::Origin`].
     Origin(std::sync::Arc<OriginView>),
+    /// The answer to [`Command::Compare`].
     Compare(std::sync::Arc<CompareView>),
+    /// The answer to [`Command::Copies`].
     Copies(std::sync::Arc<CopiesView>),
+    /// The answer to [`Command::Shared`].
     Shared(std::sync::Arc<SharedView>),
+    /// The progress or answer of [`Command::Search`].
     Search(std::sync::Arc<SearchView>),
+    /// The progress or results of [`Command::Shadow`].
     Shadow(ShadowUpdate),
     /// The engine cannot go on (the index is locked by another process, the
     /// root vanished at start-up); it has stopped.
@@ -109,6 +146,7 @@ pub enum Failure {
 /// What the engine is to watch and how.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// The folder to watch.
     pub root: PathBuf,
     /// The root's index folder (see [`lineage_store::index::location`]).
     pub index_dir: PathBuf,

@@ -17,11 +17,17 @@ use lineage_store::index::{IndexError, Kept, Read, Status};
 /// What the engine knows of each version without asking the database.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
+    /// The version's path, relative to the root.
     pub path: String,
+    /// 1 for a path's first version.
     pub version: u32,
+    /// Tokens in the version's text.
     pub tokens: u32,
+    /// Its shingles (docs/formats.md §1).
     pub shingles: u32,
+    /// Tokens not covered by a copied shingle (estimated, live settings).
     pub fresh_tokens: u32,
+    /// The dominant origin's version id, if there is one (docs/formats.md §2).
     pub dominant_origin: Option<u32>,
     /// (origin, units), most first.
     pub origins: Vec<(u32, u32)>,

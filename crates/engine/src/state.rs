@@ -38,8 +38,9 @@ pub struct Snapshot {
     /// started, read back from the index (a restart's Events): none of them
     /// is a change this run saw.
     pub before_start: u64,
-    /// Versions in the history, live documents, skipped files.
+    /// Versions in the history.
     pub versions: u64,
+    /// Files left out (skipped).
     pub skipped: u64,
     /// Shingles of all versions in the history (table fractions are of this).
     pub shingles: u64,
@@ -67,12 +68,14 @@ pub struct DocRow {
     pub path: Arc<str>,
     /// 1 for a path's first version.
     pub version: u32,
+    /// Tokens in its text.
     pub tokens: u32,
     /// Percent of tokens not copied (estimated, live settings).
     pub fresh_percent: f64,
     /// The dominant origin's version id and path, if the document has one
     /// (the document itself when it is mostly new).
     pub dominant_origin: Option<u32>,
+    /// The dominant origin's path.
     pub dominant_path: Option<Arc<str>>,
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
@@ -97,14 +100,21 @@ pub struct Cluster {
 /// The fixed-size table's counters and shape.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TableStats {
+    /// Keys looked up.
     pub lookups: u64,
+    /// Lookups that found their key.
     pub hits: u64,
+    /// Keys stored.
     pub inserts: u64,
+    /// Entries evicted to make room.
     pub evictions: u64,
+    /// Entries held now.
     pub occupied: u64,
-    /// None for an unbounded table.
+    /// Entries the table can hold (None for an unbounded table).
     pub capacity: Option<u64>,
+    /// Buckets (None for an unbounded table).
     pub buckets: Option<u64>,
+    /// Bytes per entry.
     pub entry_bytes: u64,
     /// At most how many false matches a lookup makes (None: unbounded).
     pub false_match: Option<f64>,
@@ -121,28 +131,50 @@ pub struct Event {
     pub n: u64,
     /// Milliseconds since the Unix epoch.
     pub at_ms: i64,
+    /// What happened.
     pub kind: EventKind,
 }
 
+/// What an [`Event`] tells of.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
     /// A new version was processed (or an older content came back).
     Version {
+        /// The document's path.
         path: String,
+        /// 1 for a path's first version.
         version: u32,
+        /// The version's id.
         id: u32,
+        /// Percent of its tokens not copied (estimated, live settings).
         fresh_percent: f64,
+        /// Its dominant origin's path, if it has one.
         dominant_path: Option<String>,
         /// Its origins with the units each gave, most first (itself for new text).
         origins: Vec<OriginShare>,
     },
     /// A file was deleted; its versions stay in the history as origins.
-    Deleted { path: String },
+    Deleted {
+        /// The file's path.
+        path: String,
+    },
     /// A file was moved or renamed: its versions moved with it (`id`: its
     /// latest). A changed content follows as a `Version`.
-    Renamed { from: String, to: String, id: u32 },
+    Renamed {
+        /// The old path.
+        from: String,
+        /// The new path.
+        to: String,
+        /// The latest version's id.
+        id: u32,
+    },
     /// A file was left out, with the reason.
-    Skipped { path: String, reason: String },
+    Skipped {
+        /// The file's path.
+        path: String,
+        /// Why it was left out (docs/formats.md §1).
+        reason: String,
+    },
     /// Something failed; the engine goes on.
     Error(String),
     /// A repair, a rebuild, a mode change: worth telling, not a failure.
@@ -152,8 +184,11 @@ pub enum EventKind {
 /// One origin of a version.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OriginShare {
+    /// The origin's version id.
     pub id: u32,
+    /// The origin's path.
     pub path: String,
+    /// The origin's version number of its path (1 for the first).
     pub version: u32,
     /// Selected units labelled with this origin.
     pub units: u32,
@@ -162,8 +197,11 @@ pub struct OriginShare {
 /// `done` of `total` items of a long step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Progress {
+    /// What is under way, in words.
     pub what: String,
+    /// Items done.
     pub done: u64,
+    /// Items in all.
     pub total: u64,
 }
 
@@ -186,8 +224,11 @@ pub enum Watching {
 /// One document's text with its origins: the answer to [`super::Command::Origin`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct OriginView {
+    /// The version shown.
     pub id: u32,
+    /// Its path, relative to the root.
     pub path: String,
+    /// 1 for a path's first version.
     pub version: u32,
     /// Whether this version is its page's current one.
     pub status: VersionStatus,
@@ -215,7 +256,10 @@ pub enum VersionStatus {
     /// The page's current content.
     Live,
     /// An earlier version: the page has a later one (`latest`, its number).
-    Replaced { latest: u32 },
+    Replaced {
+        /// The page's latest version number.
+        latest: u32,
+    },
     /// The page's last version; its file is gone.
     Deleted,
 }
@@ -242,8 +286,11 @@ impl VersionStatus {
 /// One version of a page, for the list of its versions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VersionInfo {
+    /// The version's id.
     pub id: u32,
+    /// 1 for a path's first version.
     pub version: u32,
+    /// Tokens in its text.
     pub tokens: u32,
     /// Percent of its tokens not copied (estimated, live settings).
     pub fresh_percent: f64,
@@ -270,18 +317,23 @@ impl VersionInfo {
 /// [`super::Command::Search`], sent as the search goes and once done.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchView {
+    /// The search this answers ([`super::Command::Search`]'s `generation`).
     pub generation: u64,
+    /// The words searched for.
     pub query: String,
     /// Live pages searched so far, of `total`.
     pub searched: usize,
+    /// Live pages to search.
     pub total: usize,
     /// Pages with a match, in path order (at most the first 1,000).
     pub hits: Vec<SearchHit>,
     /// Pages with a match, listed or not, and the matches in them.
     pub pages: usize,
+    /// Matches in all pages found (listed or not).
     pub matches: usize,
     /// Pages whose text could be read neither from the index nor the file.
     pub unread: usize,
+    /// The search is over: this is the last answer to it.
     pub done: bool,
 }
 
@@ -290,14 +342,18 @@ pub struct SearchView {
 pub struct SearchHit {
     /// Its live version.
     pub id: u32,
+    /// Its path, relative to the root.
     pub path: Arc<str>,
+    /// 1 for a path's first version.
     pub version: u32,
+    /// Matches in its text.
     pub matches: u32,
     /// The first match, as bytes of the page's text (as Origin shows it).
     pub first: std::ops::Range<usize>,
     /// Its line around it (whitespace runs as one space), and where the
     /// match is in that.
     pub context: String,
+    /// Where the match is in `context`, as bytes.
     pub marked: std::ops::Range<usize>,
 }
 
@@ -306,7 +362,9 @@ pub struct SearchHit {
 pub struct CopiesView {
     /// The page's version asked about.
     pub id: u32,
+    /// Its path, relative to the root.
     pub path: String,
+    /// 1 for a path's first version.
     pub version: u32,
     /// Newest first.
     pub copies: Vec<PageCopy>,
@@ -318,8 +376,11 @@ pub struct CopiesView {
 pub struct SharedView {
     /// The page's version asked about.
     pub id: u32,
+    /// Its path, relative to the root.
     pub path: String,
+    /// 1 for a path's first version.
     pub version: u32,
+    /// Tokens in its text.
     pub tokens: u32,
     /// Most of the page first.
     pub shares: Vec<PageShare>,
@@ -331,8 +392,11 @@ pub struct SharedView {
 pub struct PageCopy {
     /// The copy's current version id.
     pub id: u32,
+    /// Its path, relative to the root.
     pub path: String,
+    /// 1 for a path's first version.
     pub version: u32,
+    /// Tokens in its text.
     pub tokens: u32,
     /// Its passages whose origin is the page (one of its versions up to the
     /// one asked about), in order.
@@ -364,8 +428,11 @@ impl PageCopy {
 pub struct PageShare {
     /// The other page's current version id.
     pub id: u32,
+    /// Its path, relative to the root.
     pub path: String,
+    /// 1 for a path's first version.
     pub version: u32,
+    /// Tokens in its text.
     pub tokens: u32,
     /// Tokens of the page asked about that it carries too (each counted
     /// once, however often it repeats them).
@@ -399,11 +466,15 @@ pub struct Target {
     pub token: u32,
 }
 
+/// One origin of a document shown, with its share: a line of the Origin
+/// pane's legend.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LegendEntry {
     /// Version id (the document itself for its new text).
     pub origin: u32,
+    /// The origin's path.
     pub path: String,
+    /// The origin's version number of its path (1 for the first).
     pub version: u32,
     /// Percent of the document's tokens.
     pub percent: f64,
@@ -412,18 +483,26 @@ pub struct LegendEntry {
 /// Two documents side by side: the answer to [`super::Command::Compare`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompareView {
+    /// The left document.
     pub a: Side,
+    /// The right document.
     pub b: Side,
     /// Jaccard resemblance of their k-shingle sets.
     pub similarity: f64,
 }
 
+/// One document of a [`CompareView`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Side {
+    /// The version shown.
     pub id: u32,
+    /// Its path, relative to the root.
     pub path: String,
+    /// 1 for a path's first version.
     pub version: u32,
+    /// The prepared text, or why it cannot be shown.
     pub text: Result<String, String>,
+    /// Byte span of every token in `text` (empty without text).
     pub spans: Vec<(u32, u32)>,
     /// Token ranges covered by shingles the other document also has.
     pub shared: Vec<(u32, u32)>,
@@ -432,29 +511,40 @@ pub struct Side {
 /// Progress or results of a shadow run: the answer to [`super::Command::Shadow`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShadowUpdate {
+    /// The run this answers ([`super::Command::Shadow`]'s `generation`).
     pub generation: u64,
     /// Runs finished of all runs asked for.
     pub done: u64,
+    /// Runs asked for.
     pub total: u64,
     /// Results so far, in the order asked.
     pub results: Vec<ShadowResult>,
     /// No more updates of this generation follow.
     pub finished: bool,
+    /// Why the run failed, if it did.
     pub error: Option<String>,
 }
 
 /// One replay of the whole history, scored against the exact result (docs/formats.md §4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShadowResult {
+    /// The settings replayed with.
     pub params: Params,
+    /// Selected shingle rate, percent.
     pub ssr: f64,
+    /// Dominant origin score (DO), percent.
     pub dominant_origin: f64,
+    /// Token freshness score (TF), percent.
     pub token_freshness: f64,
+    /// (DO + TF) / 2.
     pub overall: f64,
     /// Table capacity in percent of all shingles (None when unbounded).
     pub table_fraction: Option<f64>,
+    /// Lookups that found their key.
     pub hits: u64,
+    /// Entries evicted.
     pub evictions: u64,
+    /// Seconds the replay took.
     pub seconds: f64,
 }
 

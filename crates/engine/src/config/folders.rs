@@ -14,20 +14,30 @@ use lineage_origin::{Estimation, Eviction, Selector, TableSize, Ties};
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FolderConfig {
+    /// Shingle length in tokens.
     pub k: Option<usize>,
+    /// Shingle selection.
     #[serde(deserialize_with = "some")]
     pub selector: Option<Selector>,
+    /// Memory of the fixed-size fingerprint table, in bytes, or unbounded.
     #[serde(deserialize_with = "some")]
     pub table_size: Option<TableSize>,
+    /// Entries per table bucket.
     pub bucket_entries: Option<u16>,
+    /// Eviction when a bucket is full.
     #[serde(deserialize_with = "some")]
     pub eviction: Option<Eviction>,
+    /// Which of the entries tied for eviction goes (cc and lucky).
     #[serde(deserialize_with = "some")]
     pub eviction_ties: Option<Ties>,
+    /// Estimation of the origins of units not found in the table.
     #[serde(deserialize_with = "some")]
     pub estimation: Option<Estimation>,
+    /// Longest bridge, in selected units.
     pub bridge_limit: Option<u32>,
+    /// Seed of random eviction.
     pub seed: Option<u64>,
+    /// Align where the table samples (docs/algorithms.md §3.2).
     pub align: Option<bool>,
 }
 

@@ -78,10 +78,12 @@ impl Indexer {
         }
     }
 
+    /// The index the indexer keeps.
     pub fn index(&self) -> &Index {
         &self.ix
     }
 
+    /// The index the indexer keeps, to change.
     pub fn index_mut(&mut self) -> &mut Index {
         &mut self.ix
     }
@@ -284,6 +286,8 @@ pub const SPLIT_FILES: u64 = 1024;
 /// Where a sync's steps go ([`Indexer::drive`]): its progress, and each
 /// step's changes with the index, to store what follows from them.
 pub trait Sink: Observer {
+    /// One step's changes, in order, with the index that recorded them; an
+    /// error ends the sync.
     fn changes(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError>;
 }
 
