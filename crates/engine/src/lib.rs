@@ -70,7 +70,7 @@ pub enum Command {
     },
     /// Replay the whole history once per `runs` entry and score each against
     /// the exact result → [`Update::Shadow`] (progress at most every 50 ms,
-    /// then the results). A newer generation cancels an older run.
+    /// then the results). A new `Shadow` cancels the run under way.
     Shadow {
         /// Names this run in its updates and in [`Command::Cancel`].
         generation: u64,

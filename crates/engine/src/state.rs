@@ -72,8 +72,8 @@ pub struct DocRow {
     pub tokens: u32,
     /// Percent of tokens not copied (estimated, live settings).
     pub fresh_percent: f64,
-    /// The dominant origin's version id and path, if the document has one
-    /// (the document itself when it is mostly new).
+    /// The dominant origin's version id, if the document has one (the
+    /// document itself when it is mostly new).
     pub dominant_origin: Option<u32>,
     /// The dominant origin's path.
     pub dominant_path: Option<Arc<str>>,
@@ -230,7 +230,7 @@ pub struct OriginView {
     pub path: String,
     /// 1 for a path's first version.
     pub version: u32,
-    /// Whether this version is its page's current one.
+    /// Whether this version is its page's current one, replaced or deleted.
     pub status: VersionStatus,
     /// Every version of its path, oldest first (this one among them).
     pub versions: Vec<VersionInfo>,
