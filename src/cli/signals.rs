@@ -19,37 +19,60 @@ static ACTION: Mutex<Option<Action>> = Mutex::new(None);
 /// unblocked would be killed by them, the process with it).
 pub(super) fn take() {
     #[cfg(target_os = "linux")]
-    // SAFETY: a zeroed sigset_t is filled by sigemptyset/sigaddset before
-    // use; pthread_sigmask and sigwait get valid pointers to it.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            libc::sigaddset(&mut set, s);
-        }
-        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+    {
+        let set = stop_signals();
+        if !mask(libc::SIG_BLOCK, &set) {
             return;
         }
         let waiter = std::thread::Builder::new()
             .name("lineage-signals".into())
             .spawn(move || {
-                let mut sig = 0;
-                if libc::sigwait(&set, &mut sig) != 0 {
-                    return;
-                }
+                let Some(sig) = wait(&set) else { return };
                 RECEIVED.store(sig, Ordering::SeqCst);
                 if let Some(act) = ACTION.lock().ok().and_then(|mut a| a.take()) {
                     act();
                 }
-                if libc::sigwait(&set, &mut sig) == 0 {
+                if let Some(sig) = wait(&set) {
                     std::process::exit(128 + sig);
                 }
             });
         if waiter.is_err() {
             // Nobody to take them: back to their default.
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            mask(libc::SIG_UNBLOCK, &set);
         }
     }
+}
+
+/// SIGINT, SIGTERM and SIGHUP, as a set.
+#[cfg(target_os = "linux")]
+fn stop_signals() -> libc::sigset_t {
+    let mut set = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+    // SAFETY: sigemptyset initializes the set it points to (it cannot fail
+    // on a valid pointer), then sigaddset adds valid signal numbers to it.
+    unsafe {
+        libc::sigemptyset(set.as_mut_ptr());
+        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(set.as_mut_ptr(), s);
+        }
+        set.assume_init()
+    }
+}
+
+/// Block (or unblock) `set` in this thread, and so in the threads it
+/// starts from now on; whether it took.
+#[cfg(target_os = "linux")]
+fn mask(how: libc::c_int, set: &libc::sigset_t) -> bool {
+    // SAFETY: an initialized set; the old mask is not asked for.
+    unsafe { libc::pthread_sigmask(how, set, std::ptr::null_mut()) == 0 }
+}
+
+/// The next signal of `set` (blocked), once it comes.
+#[cfg(target_os = "linux")]
+fn wait(set: &libc::sigset_t) -> Option<i32> {
+    let mut sig = 0;
+    // SAFETY: an initialized set and a place for the signal's number.
+    let waited = unsafe { libc::sigwait(set, &mut sig) };
+    (waited == 0).then_some(sig)
 }
 
 /// Run `act` on the first stop signal (at once if it came already).
