@@ -77,7 +77,7 @@ pub enum TableSize {
 
 /// Which optional fields an entry carries; the estimation and eviction
 /// algorithms decide (Abdel-Hamid et al. 2009: "between 14 and 18 bytes"; ours use a 4-byte
-/// document id, so 10 to 14).
+/// document id, so 10 to 14, or 8 to 11 with bottom-k's narrow fingerprints).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
     /// The unit's offset in its origin, mod 256 (bridging).
