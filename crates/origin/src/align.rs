@@ -38,6 +38,7 @@ pub struct UnitKeys<'a> {
 }
 
 impl<'a> UnitKeys<'a> {
+    /// Over `units`, each version's selected units indexed by its id.
     pub fn new(units: &'a [Vec<super::Unit>]) -> UnitKeys<'a> {
         UnitKeys {
             units,

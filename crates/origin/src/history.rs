@@ -20,25 +20,35 @@ use lineage_core::fingerprint::polynomial::Polynomial;
 
 /// Every document's keys for one shingle length k, in processing order.
 pub struct Keyed {
+    /// Tokens a shingle.
     pub k: usize,
     /// The polynomial's mix key ([`DocKeys::mix`]).
     pub mix: u64,
+    /// Each document's token fingerprints.
     pub token_fps: Vec<Vec<u64>>,
+    /// Each document's token hashes (`fmix64` of the fingerprints: Hailstorm's
+    /// order and hash-breaking).
     pub token_hashes: Vec<Vec<u64>>,
+    /// Each document's k-shingle keys, in document order.
     pub shingle_keys: Vec<Vec<u64>>,
 }
 
 /// What a replay leaves behind besides per-document outcomes.
 #[derive(Clone, Copy, Debug)]
 pub struct ReplayStats {
+    /// The table's totals over the replay.
     pub counters: Counters,
+    /// Entries the table can hold; `None` when unbounded.
     pub capacity: Option<u64>,
+    /// Number of buckets; `None` when unbounded.
     pub buckets: Option<u64>,
+    /// Bytes per table entry.
     pub entry_bytes: u64,
     /// False matches a lookup can make at most ([`Table::false_match_bound`]).
     ///
     /// [`Table::false_match_bound`]: crate::table::Table::false_match_bound
     pub false_match: Option<f64>,
+    /// Whether the table still holds every distinct key it was given.
     pub regime: crate::Regime,
 }
 
@@ -79,9 +89,11 @@ impl Keyed {
         }
     }
 
+    /// Documents held.
     pub fn len(&self) -> usize {
         self.token_fps.len()
     }
+    /// Whether no document is held.
     pub fn is_empty(&self) -> bool {
         self.token_fps.is_empty()
     }

@@ -1,6 +1,8 @@
 //! Origin detection (Abdel-Hamid et al. 2009): select → table → estimate, and the exact ground
 //! truth and metrics it is measured against.
 
+#![warn(missing_docs)]
+
 pub mod align;
 pub(crate) mod estimate;
 pub(crate) mod exact;

@@ -8,13 +8,17 @@ use super::select::Unit;
 /// Running totals of one estimated run scored against the exact result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Score {
+    /// Documents scored.
     pub documents: u64,
+    /// Their k-shingles.
     pub shingles: u64,
+    /// Their selected units, what the estimates are based on.
     pub selected: u64,
     /// Documents whose exact result has a dominant origin.
     pub(crate) with_dominant: u64,
     /// … and whose estimated top origin equals it.
     pub(crate) dominant_found: u64,
+    /// Their tokens.
     pub tokens: u64,
     /// Tokens whose estimated fresh/old label equals the exact one.
     pub(crate) tokens_agreeing: u64,

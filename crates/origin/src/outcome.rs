@@ -7,23 +7,33 @@ use serde::Serialize;
 /// `Some(o)` copied from document `o`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Run {
+    /// The run's first token.
     pub start: u32,
+    /// One past its last token.
     pub end: u32,
+    /// `None`: fresh; `Some(o)`: copied from document `o`.
     pub origin: Option<u32>,
 }
 
 /// One document's result, exact or estimated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
+    /// The document's id (its place in processing order).
     pub id: u32,
+    /// Its tokens.
     pub tokens: u32,
+    /// Its k-shingles.
     pub shingles: u32,
     /// Units the result is based on (all shingles in the exact result).
     pub selected: u32,
     /// (origin, units) with the document itself for its new units; most first,
     /// ties by id.
     pub origins: Vec<(u32, u32)>,
+    /// The origin with the most units; on a tie the document itself if it
+    /// is among the tied, else the earliest (docs/formats.md §2).
     pub top_origin: u32,
+    /// The origin whose count is at least 1.1 times the next largest (10·c1
+    /// ≥ 11·c2, c1 > 0), if one is.
     pub dominant_origin: Option<u32>,
     /// Runs covering `0..tokens` in order.
     pub runs: Vec<Run>,
@@ -52,6 +62,8 @@ impl Outcome {
         }
     }
 
+    /// Tokens in fresh runs: no unit covering them is labelled with another
+    /// document.
     pub fn fresh_tokens(&self) -> u32 {
         self.runs
             .iter()

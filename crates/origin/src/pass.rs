@@ -10,14 +10,25 @@ use super::table::{Eviction, Hit, Layout, Slot, Table, TableError, TableParams, 
 /// The settings of an estimated run (docs/formats.md §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
+    /// Tokens a shingle (8).
     pub k: usize,
+    /// Which shingles are looked up: every one, or one of the paper's
+    /// selectors.
     pub selector: Selector,
+    /// The table's memory (`--table-size`).
     pub table_size: TableSize,
+    /// Entries per bucket (`--bucket-entries`).
     pub bucket_entries: u16,
+    /// Which entry leaves a full bucket (`--eviction`).
     pub eviction: Eviction,
+    /// Which tied entry goes, CC and Lucky (`--eviction-ties`).
     pub ties: Ties,
+    /// How unfound units' origins are guessed (`--estimation`).
     pub estimation: Estimation,
+    /// Bridging's limit T: two anchors bridge only when fewer than this
+    /// many selected units apart (`--bridge-limit`, docs/algorithms.md §4.2).
     pub bridge_limit: u32,
+    /// Seed of Random eviction (`--seed`).
     pub seed: u64,
     /// Align where the table samples (`origin::align`; with
     /// `Selector::All` only, where units are the shingles).
@@ -109,6 +120,7 @@ pub struct Labeller {
 }
 
 impl Labeller {
+    /// A labeller for a run with these settings, its scratch space empty.
     pub fn new(params: Params) -> Labeller {
         Labeller {
             params,
@@ -175,6 +187,8 @@ impl Labeller {
 }
 
 impl OriginPass {
+    /// A run from its first document: an empty table shaped by `params`, or
+    /// why it cannot be built.
     pub fn new(params: Params) -> Result<OriginPass, TableError> {
         Ok(OriginPass::resume(
             params,
@@ -195,14 +209,17 @@ impl OriginPass {
         }
     }
 
+    /// The run's settings.
     pub fn params(&self) -> &Params {
         &self.labeller.params
     }
 
+    /// The run's table.
     pub fn table(&self) -> &Table {
         &self.table
     }
 
+    /// The run's table, lent mutably (the index saves its snapshot).
     pub fn table_mut(&mut self) -> &mut Table {
         &mut self.table
     }

@@ -28,8 +28,11 @@ pub struct Preparer {
 
 /// A version ready for the pass.
 pub struct Prepared {
+    /// The version's tokens.
     pub tokens: u32,
+    /// Its k-shingles (none when shorter than k tokens).
     pub shingles: u32,
+    /// Its selected units, in document order.
     pub units: Vec<Unit>,
 }
 

@@ -31,11 +31,15 @@ use lineage_core::fingerprint::polynomial::Polynomial;
 /// One run's figures.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scored {
+    /// The run's settings.
     pub params: Params,
+    /// Its quality measures against the exact result.
     pub score: Score,
+    /// Its table's totals.
     pub counters: Counters,
     /// Table entries (None when unbounded).
     pub capacity: Option<u64>,
+    /// Bytes per table entry.
     pub entry_bytes: u64,
     /// Distinct keys the run's selector picks over the whole history.
     pub selected_keys: u64,
@@ -46,7 +50,9 @@ pub struct Scored {
 
 /// What a sweep returns: the exact result and the runs in the order asked.
 pub struct Sweep {
+    /// Every document's exact outcome, in processing order.
     pub exact: Vec<Outcome>,
+    /// Each run's figures, in the order asked.
     pub runs: Vec<Scored>,
 }
 

@@ -1,6 +1,7 @@
 //! What the tests of every lineage crate share: a dev-dependency only, with
 //! no dependency of its own, so any crate's unit tests can use it.
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
@@ -11,9 +12,14 @@ use std::time::Duration;
 /// A fresh folder under the system's temp folder, removed with all in it on
 /// drop: also when the test fails, as its panic unwinds. Named by `tag`, the
 /// process and a count, so tests running at once never share one.
-pub struct TempDir(pub PathBuf);
+pub struct TempDir(
+    /// The folder's path.
+    pub PathBuf,
+);
 
 impl TempDir {
+    /// Create the folder, empty (a stale one of the same name is removed
+    /// first).
     pub fn new(tag: &str) -> TempDir {
         static N: AtomicU32 = AtomicU32::new(0);
         let p = std::env::temp_dir().join(format!(
@@ -26,6 +32,7 @@ impl TempDir {
         TempDir(p)
     }
 
+    /// The folder's path.
     pub fn path(&self) -> &Path {
         &self.0
     }
@@ -101,10 +108,15 @@ pub fn free_ports(n: usize) -> Vec<String> {
 /// run_span` keys.
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
+    /// About one document in this many is a whole copy of an earlier one.
     pub copy_one_in: u64,
+    /// The fewest keys in a document that is not a whole copy.
     pub min_len: u64,
+    /// How many lengths above `min_len` a document may have.
     pub len_span: u64,
+    /// The fewest keys in a run.
     pub min_run: u64,
+    /// How many lengths above `min_run` a run may have.
     pub run_span: u64,
 }
 

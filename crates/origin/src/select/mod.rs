@@ -29,8 +29,11 @@ use std::str::FromStr;
 /// (serde: the split pass sends units between processes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Unit {
+    /// The 62-bit key looked up in the table.
     pub key: u64,
+    /// The first token covered.
     pub start: u32,
+    /// One past the last token covered.
     pub end: u32,
 }
 
@@ -124,6 +127,7 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Empty scratch space.
     pub fn new() -> Selection {
         Selection::default()
     }

@@ -59,21 +59,25 @@ pub enum Eviction {
 /// Which of the entries tied for eviction goes (CC and Lucky).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Ties {
+    /// The oldest tied entry goes (the usual LFU rule; the default).
     #[default]
     Oldest,
+    /// The newest tied entry goes.
     Newest,
 }
 
 /// The table's memory: a byte budget or no limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TableSize {
+    /// At most this many bytes (`--table-size`): bucketed, with eviction.
     Bytes(u64),
+    /// No limit: an unbounded map that never evicts (the exact mode).
     Unbounded,
 }
 
 /// Which optional fields an entry carries; the estimation and eviction
 /// algorithms decide (Abdel-Hamid et al. 2009: "between 14 and 18 bytes"; ours use a 4-byte
-/// document id, so 10 to 14).
+/// document id, so 10 to 14, or 8 to 11 with bottom-k's narrow fingerprints).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
     /// The unit's offset in its origin, mod 256 (bridging).
@@ -106,10 +110,15 @@ impl Layout {
 /// Everything that shapes a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TableParams {
+    /// Its memory: a byte budget or no limit.
     pub size: TableSize,
+    /// Entries per bucket (64 by default; 1 to 1024).
     pub bucket_entries: u16,
+    /// Which entry leaves a full bucket.
     pub eviction: Eviction,
+    /// Which tied entry goes (CC and Lucky).
     pub ties: Ties,
+    /// Which optional fields an entry carries.
     pub layout: Layout,
     /// Seed of Random eviction.
     pub seed: u64,
@@ -118,9 +127,15 @@ pub struct TableParams {
 /// What a found entry tells about its origin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hit {
+    /// The document that left the entry: the unit's origin.
     pub origin: u32,
+    /// The unit's offset in its origin, mod 256 (bridging).
     pub offset: u8,
+    /// The top byte of the previous unit's key in the origin (0 at its
+    /// start; expansion).
     pub prev: u8,
+    /// The top byte of the next unit's key in the origin (0 at its end;
+    /// expansion).
     pub next: u8,
 }
 
@@ -145,10 +160,16 @@ pub(crate) type Insert = Hit;
 /// Totals over the table's life.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counters {
+    /// Keys looked up.
     pub lookups: u64,
+    /// Lookups that found their key.
     pub hits: u64,
+    /// Keys stored when not found (evicting or not); a lookup neither hit
+    /// nor insert was left outside its bucket's sample (bottom-k).
     pub inserts: u64,
+    /// Entries evicted to make room.
     pub evictions: u64,
+    /// Entries held now.
     pub occupied: u64,
 }
 
@@ -159,12 +180,23 @@ pub enum Regime {
     /// Nothing was evicted or left outside a sample: every distinct key
     /// looked up is held, so every lookup was answered as an unbounded table
     /// answers it (up to the false-match bound). `distinct` keys are held.
-    Holds { distinct: u64 },
+    Holds {
+        /// The distinct keys held.
+        distinct: u64,
+    },
     /// Bottom-k past its capacity: each bucket keeps the smallest keys it
     /// was given. `distinct` estimates the keys given, `held` are kept.
-    Sampling { distinct: u64, held: u64 },
+    Sampling {
+        /// The distinct keys given, estimated from the buckets' samples.
+        distinct: u64,
+        /// The keys kept.
+        held: u64,
+    },
     /// Another eviction rule has dropped `evictions` entries.
-    Evicting { evictions: u64 },
+    Evicting {
+        /// The entries evicted.
+        evictions: u64,
+    },
 }
 
 /// An empty table holds everything it was given.
@@ -303,20 +335,27 @@ impl Slot {
 /// A table that cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TableError {
+    /// Smaller than one bucket.
     TooSmall {
+        /// The size asked for, bytes.
         size: u64,
+        /// The bytes of one bucket (its entries and fill count).
         bucket_bytes: u64,
     },
     /// More than the machine's memory: the allocation would fail (an abort)
     /// or the table would be swapped to death.
     TooLarge {
+        /// The size asked for, bytes.
         size: u64,
+        /// The machine's physical memory, bytes.
         memory: u64,
     },
+    /// Entries per bucket outside 1 to 1024: the number asked for.
     BadBucket(u16),
     /// Its memory could not be had: the machine's is taken, or the process
     /// runs under an address-space limit.
     NoMemory {
+        /// The size asked for, bytes.
         size: u64,
     },
     /// Not to be split by bucket range ([`Table::split`]): why.
@@ -483,6 +522,8 @@ impl DistinctKeys {
 }
 
 impl Table {
+    /// An empty table shaped by `params`, or why it cannot be built (its
+    /// memory is reserved now and committed as it fills).
     pub fn new(params: TableParams) -> Result<Table, TableError> {
         let store = match params.size {
             TableSize::Unbounded => Store::Unbounded(KeyMap::default()),
@@ -554,6 +595,7 @@ impl Table {
         }
     }
 
+    /// The totals over the table's life.
     pub fn counters(&self) -> Counters {
         self.counters
     }
