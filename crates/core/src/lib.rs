@@ -2,6 +2,7 @@
 //! lineage's own files (atomic writes, bounded reads, the frame of its binary
 //! formats), text (decoding, HTML, tokens with byte spans) and its Rabin
 //! fingerprints and shingle keys. docs/architecture.md orders the crates.
+#![warn(missing_docs)]
 
 pub mod bytesize;
 pub mod fsio;

@@ -1,6 +1,7 @@
 //! Where documents come from: walking a root, choosing files by include and
 //! exclude patterns and `.gitignore` files, and reading them with a reason for
 //! every file left out. The root is only ever read.
+#![warn(missing_docs)]
 
 mod gitignore;
 mod inclusion;
@@ -44,7 +45,10 @@ pub const DEFAULT_EXCLUDE: &[&str] = &[".*", "**/.*"];
 #[derive(Debug, thiserror::Error)]
 #[error("invalid pattern '{pattern}': {source}")]
 pub struct PatternError {
+    /// The pattern as given (all of them, space-separated, when only the
+    /// set fails).
     pub pattern: String,
+    /// What globset found wrong with it.
     #[source]
     pub source: globset::Error,
 }
@@ -58,6 +62,8 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// A filter of these include and exclude patterns; the first that is
+    /// not a glob is an error.
     pub fn new(include: &[String], exclude: &[String]) -> Result<Filter, PatternError> {
         let build = |patterns: &[String], case_insensitive: bool| {
             let mut b = GlobSetBuilder::new();
@@ -103,8 +109,11 @@ impl Filter {
 pub struct FileEntry {
     /// Path relative to the root, `/`-separated.
     pub path: String,
+    /// The path it is read by: under the root (a followed link's target).
     pub abs: PathBuf,
+    /// Its size in bytes when walked.
     pub size: u64,
+    /// Its modification time when walked (the epoch where none is given).
     pub mtime: SystemTime,
     /// Which file this is, whatever its name: see `file_id`.
     pub file_id: u64,
@@ -163,7 +172,12 @@ pub enum SkipReason {
     /// A NUL byte in its first 8 KiB.
     Binary,
     /// Larger than `max_file_size`: not read at all.
-    TooLarge { size: u64, max: u64 },
+    TooLarge {
+        /// Its size in bytes.
+        size: u64,
+        /// The `max_file_size` in force.
+        max: u64,
+    },
     /// The OS refused (permission denied, I/O error).
     Unreadable(String),
     /// Gone between the walk and the read.
@@ -201,26 +215,34 @@ impl fmt::Display for SkipReason {
 /// A file left out, with the reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
+    /// Path relative to the root, `/`-separated.
     pub path: String,
+    /// Why it is not a document.
     pub reason: SkipReason,
 }
 
 /// The result of walking a root: document files (unsorted) and files left out.
 #[derive(Debug, Default)]
 pub struct Walk {
+    /// The document files found, in no order.
     pub files: Vec<FileEntry>,
+    /// The files left out, each with its reason.
     pub skipped: Vec<Skipped>,
 }
 
 /// Why a root cannot be walked.
 #[derive(Debug, thiserror::Error)]
 pub enum RootError {
+    /// The root is missing, or the OS refused to stat or list it.
     #[error("cannot read root {}: {source}", path.display())]
     Unreadable {
+        /// The root as given.
         path: PathBuf,
+        /// The OS's error.
         #[source]
         source: io::Error,
     },
+    /// The root is not a folder (a file, a device, …).
     #[error("root {} is not a directory", .0.display())]
     NotADirectory(PathBuf),
 }

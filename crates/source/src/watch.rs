@@ -19,7 +19,12 @@ use super::{FileEntry, Filter, Walk, WalkOptions, gitignore, rel_path};
 pub enum Batch {
     /// These paths (absolute) changed; `rescan` when the OS says events
     /// were lost and only a full walk can tell what changed.
-    Changed { paths: Vec<PathBuf>, rescan: bool },
+    Changed {
+        /// The paths that changed, absolute.
+        paths: Vec<PathBuf>,
+        /// Only a full walk can tell what changed.
+        rescan: bool,
+    },
     /// The watch failed (events may be lost).
     Failed(Vec<String>),
 }

@@ -17,8 +17,11 @@ use lineage_source::{
 /// One document of a run.
 #[derive(Clone, Debug)]
 pub struct Document {
+    /// Path relative to the root, with `/`.
     pub path: String,
+    /// Modification time, what `--order mtime` sorts by.
     pub mtime: SystemTime,
+    /// Size of the file in bytes.
     pub size: u64,
     /// Rabin fingerprints of its tokens.
     pub fps: Vec<u64>,
@@ -28,7 +31,9 @@ pub struct Document {
 /// left out.
 #[derive(Debug)]
 pub struct Corpus<T = Document> {
+    /// The documents read, in processing order.
     pub docs: Vec<T>,
+    /// The files left out, each with its reason.
     pub skipped: Vec<Skipped>,
 }
 
@@ -97,7 +102,9 @@ pub fn walk_sorted(
 /// `index` modulo `count` (a run over many processes reads each file once).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Share {
+    /// This process's place among the `count`, from 0.
     pub index: usize,
+    /// How many processes share the run.
     pub count: usize,
 }
 
@@ -233,8 +240,11 @@ pub fn load(
 /// the files left out.
 #[derive(Debug, Default)]
 pub struct Similar {
+    /// Each document's path relative to the root, by id.
     pub paths: Vec<String>,
+    /// Each document's k-shingle set, by id.
     pub docs: Vec<SimDoc>,
+    /// The files left out, each with its reason.
     pub skipped: Vec<Skipped>,
 }
 

@@ -3,6 +3,7 @@
 //! folder (`index`: the SQLite document log, cached fingerprints, every
 //! version's text, the table's snapshot). docs/architecture.md orders the
 //! crates.
+#![warn(missing_docs)]
 
 // A folder read into documents; `index` uses it, never the reverse.
 pub mod corpus;

@@ -22,7 +22,9 @@ use lineage_engine::{Command, DocRow, Snapshot, Update, VersionStatus};
 /// What the UI loop receives, from the input thread or the engine.
 #[derive(Debug)]
 pub enum Msg {
+    /// A terminal event (a key, the mouse, a paste, a resize).
     Input(Event),
+    /// What the engine published (a snapshot, a notice, its failure).
     Engine(Update),
     /// Nothing happened, but look again (the input thread's wake-up after a
     /// panic elsewhere restored the terminal, or the UI loop's after a quiet
@@ -106,13 +108,19 @@ impl Input {
     }
 }
 
+/// Everything the view shows and remembers; [`update`] changes it, the
+/// panes draw it.
 pub struct App {
+    /// The keys bound to each action.
     pub keymap: Keymap,
     /// The terminal's size.
     pub size: Rect,
+    /// The engine's latest snapshot; None until the first.
     pub snapshot: Option<Arc<Snapshot>>,
+    /// Why the engine stopped, if it could not go on.
     pub fatal: Option<Arc<lineage_engine::Failure>>,
     pub(crate) tab: Tab,
+    /// The help overlay is open.
     pub help: bool,
     /// First line of the help overlay shown (it scrolls).
     pub(crate) help_scroll: usize,
@@ -130,9 +138,11 @@ pub struct App {
     /// Text typed into a prompt that acts as it is typed (the filters, the
     /// Origin search) and not yet acted on (see [`update_all`]).
     pub(super) retyped: bool,
+    /// The Documents pane: its rows, filter, order and cursor.
     pub docs: DocList,
     pub(crate) origin: OriginState,
     pub(crate) clusters: ClusterState,
+    /// The Events pane's cursor.
     pub events: Cursor,
     pub(crate) tune: TuneState,
     /// A rescan was asked and not yet seen through: the `seq` of the
@@ -149,10 +159,13 @@ pub struct App {
     /// Today, in days since the epoch (UTC), as of the last frame: times of
     /// another day show their date. None (tests): every time is today's.
     pub(crate) today: Option<i64>,
+    /// Set by `q` or a stop signal: the UI loop ends.
     pub quit: bool,
 }
 
 impl App {
+    /// A view of `width` by `height` cells on the Documents pane, with no
+    /// snapshot yet; `matcher` is the Documents filter's.
     pub fn new(keymap: Keymap, matcher: Box<dyn Matcher>, width: u16, height: u16) -> App {
         App {
             keymap,

@@ -6,6 +6,7 @@
 //! the channel, applies everything pending with [`app::update_all`] (which
 //! returns the commands to send the engine) and draws at most ~60 times a
 //! second. It never waits on the engine.
+#![warn(missing_docs)]
 
 pub(crate) mod activity;
 pub(crate) mod app;

@@ -5,20 +5,32 @@ use ratatui::style::{Color, Modifier, Style};
 
 use lineage_engine::config::ThemeName;
 
+/// A style for each role on screen.
 #[derive(Clone, Debug)]
 pub struct Theme {
+    /// Plain text.
     pub base: Style,
+    /// Section titles (in the help overlay).
     pub title: Style,
+    /// A pane's name in the tab bar, when not the one shown.
     pub tab: Style,
     pub(crate) tab_active: Style,
+    /// Table headers and field labels.
     pub header: Style,
+    /// The row under the cursor.
     pub selected: Style,
     pub(crate) muted: Style,
+    /// A pane's border when it does not have the focus.
     pub border: Style,
+    /// Keys and figures to pick out (help, prompts, similarities); the
+    /// focused pane's border.
     pub key: Style,
+    /// Errors.
     pub error: Style,
     pub(crate) warning: Style,
+    /// Good news: idle, a new version, a message that something was done.
     pub good: Style,
+    /// Text being typed into a prompt.
     pub input: Style,
     /// Characters the Documents filter matched.
     pub matched: Style,
@@ -27,9 +39,13 @@ pub struct Theme {
     pub found: Style,
     /// The search match brought into view.
     pub(crate) current_match: Style,
+    /// The Tune pane's progress gauge.
     pub gauge: Style,
+    /// The Table pane's hit rate chart (and a sweep line).
     pub hit: Style,
+    /// The Table pane's evictions chart (and a sweep line).
     pub eviction: Style,
+    /// The Table pane's bucket fill bars (and a sweep line).
     pub bar: Style,
     /// The selected copied block in the Origin pane (over its origin colour).
     pub(crate) block_selected: Style,
@@ -44,6 +60,7 @@ pub struct Theme {
 }
 
 impl Theme {
+    /// The theme `name`, or the plain one (no colours) when `no_color`.
     pub fn new(name: ThemeName, no_color: bool) -> Theme {
         if no_color {
             return Theme::plain();

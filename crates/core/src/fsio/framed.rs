@@ -28,6 +28,7 @@ pub const HEADER: usize = 32;
 /// One of lineage's binary formats.
 #[derive(Clone, Copy, Debug)]
 pub struct Format {
+    /// The first 8 bytes of every such file: which format it is.
     pub magic: &'static [u8; 8],
     /// Bumped whenever the payload's layout changes.
     pub version: u32,
@@ -40,22 +41,36 @@ pub struct Format {
 /// Why a file cannot be read as its format.
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
+    /// Reading the file failed, or it is not a regular file of at most
+    /// `largest` bytes.
     #[error(transparent)]
     Io(#[from] io::Error),
+    /// Its magic is not the format's (the format's name).
     #[error("not a lineage {0}")]
     Foreign(&'static str),
     #[error("{name} format {found} (this lineage reads {supported})")]
+    /// Another version of the format.
     Version {
+        /// The format's name.
         name: &'static str,
+        /// The version in the file.
         found: u32,
+        /// The version this lineage reads.
         supported: u32,
     },
     #[error("{name} is truncated or padded: {found} payload bytes, its header says {expected}")]
+    /// The payload is not as long as the header says (0 and 0: shorter
+    /// than a header).
     Length {
+        /// The format's name.
         name: &'static str,
+        /// Payload bytes in the file.
         found: u64,
+        /// Payload bytes the header gives.
         expected: u64,
     },
+    /// The checksum does not match the bytes, or the reserved word is not 0
+    /// (the format's name).
     #[error("{0} is damaged (checksum mismatch)")]
     Checksum(&'static str),
 }

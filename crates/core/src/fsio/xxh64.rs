@@ -46,6 +46,7 @@ fn le64(b: &[u8]) -> u64 {
 }
 
 impl Xxh64 {
+    /// Feed `data`, after what was fed before.
     pub fn update(&mut self, mut data: &[u8]) {
         self.total += data.len() as u64;
         if self.buffered > 0 {
@@ -76,6 +77,7 @@ impl Xxh64 {
         }
     }
 
+    /// The hash of everything fed so far; the state is left as it is.
     pub fn finish(&self) -> u64 {
         let a = self.acc;
         let mut h = if self.total >= 32 {

@@ -18,7 +18,10 @@ pub use token::{Token, TokenSink, for_each_token, scan_tokens, tokens};
 /// How a file's bytes become prepared text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// Decoded as UTF-8, nothing else.
     Plain,
+    /// Decoded, then tags, comments, scripts and styles stripped and
+    /// entities decoded.
     Html,
 }
 

@@ -22,7 +22,9 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 /// A token with its byte span in the prepared text and its key text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
+    /// Its bytes in the prepared text.
     pub span: Range<usize>,
+    /// NFC of its lower case: what its fingerprint is taken of.
     pub key: String,
 }
 

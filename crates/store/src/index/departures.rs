@@ -16,8 +16,11 @@ pub(crate) const KEPT: i64 = 1000;
 /// epoch, when it was seen).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Departure {
+    /// When it was seen, milliseconds since the Unix epoch.
     pub at_ms: i64,
+    /// The page's path before it went.
     pub path: String,
+    /// The new path of a renamed page; None for a deleted one.
     pub to: Option<String>,
     /// A renamed page's latest version.
     pub id: Option<u32>,

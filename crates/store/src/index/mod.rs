@@ -85,19 +85,28 @@ pub enum IndexError {
     /// the index, the rest is for the next run.
     #[error("stopped before the end; the next run goes on from here")]
     Stopped,
+    /// SQLite failed on the index database.
     #[error("index database: {0}")]
     Db(#[from] rusqlite::Error),
     /// `what` (e.g. "cannot write the table snapshot in") failed on `path`.
     #[error("{what} {}: {source}", path.display())]
     Io {
+        /// What was being done, worded to precede the path.
         what: &'static str,
+        /// The file or folder it was done on.
         path: PathBuf,
+        /// The OS's error.
         #[source]
         source: io::Error,
     },
     /// Still damaged after the rebuild that should have repaired it.
     #[error("index {}: {reason} (even after a rebuild)", dir.display())]
-    Unrepairable { dir: PathBuf, reason: String },
+    Unrepairable {
+        /// The index folder.
+        dir: PathBuf,
+        /// What is still wrong, in one line.
+        reason: String,
+    },
     /// The database holds something it cannot: a one-line reason.
     #[error("the index is damaged: {0}")]
     Damaged(String),
@@ -110,6 +119,8 @@ pub enum IndexError {
          fingerprints and text are gone (its recorded outcome stands)"
     )]
     Forgotten(u32),
+    /// The table of the parameters asked cannot be built (too small, too
+    /// large for the memory, a bad bucket size).
     #[error(transparent)]
     Table(#[from] TableError),
     /// The worker threads of the origin pass split by bucket range stopped
@@ -123,8 +134,11 @@ pub enum IndexError {
         dir.display()
     )]
     Polynomial {
+        /// The index folder.
         dir: PathBuf,
+        /// The seed the index was built with, as its metadata records it.
         built: String,
+        /// The seed given now.
         asked: u64,
     },
     /// An earlier write failed half-way: reopen the index.
@@ -134,6 +148,7 @@ pub enum IndexError {
     /// SQLite says "disk I/O error: Error code 4874".
     #[error("index {}: the disk is full", dir.display())]
     DiskFull {
+        /// The index folder.
         dir: PathBuf,
         /// The OS's error (ENOSPC), or SQLite's own when it gave none.
         #[source]
@@ -186,8 +201,11 @@ impl IndexError {
 /// Live documents, versions in the history, skipped files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Counts {
+    /// Live documents (not replaced or deleted).
     pub documents: u64,
+    /// Versions in the history, of every status.
     pub versions: u64,
+    /// Files left out, each with its reason.
     pub skipped: u64,
 }
 
@@ -238,6 +256,8 @@ pub struct Index {
 /// the log ([`Index::replay_keys`], [`Index::put_replayed`],
 /// [`Index::replayed`]).
 pub struct Restored {
+    /// The table, from the snapshot, or empty when the snapshot could not
+    /// be used.
     pub table: Table,
     /// Versions `start..` are to be replayed (none when `start` is
     /// [`Index::versions`]).
@@ -522,10 +542,12 @@ impl Index {
         self.texts_total
     }
 
+    /// The index folder.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// Live documents, versions in the history and skipped files.
     pub fn counts(&self) -> Counts {
         Counts {
             documents: self

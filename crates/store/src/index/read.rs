@@ -15,6 +15,7 @@ use lineage_origin::{Outcome, Params};
 
 /// The read side of an index.
 pub trait Read {
+    /// The open database.
     fn db(&self) -> &Db;
     /// The canonical root.
     fn root(&self) -> &Path;

@@ -32,11 +32,13 @@ const BATCH_BYTES: u64 = 32 << 20;
 pub struct Report {
     /// Files whose content was read (binary ones included).
     pub files_read: u64,
+    /// New versions recorded (a new document's first included).
     pub new_versions: u64,
     /// Read, same content: only size and mtime updated.
     pub touched: u64,
     /// A deleted file back with its last content: live again, no new version.
     pub revived: u64,
+    /// Live documents whose file is gone: now deleted.
     pub deleted: u64,
     /// Files found under a new path: their versions moved with them.
     pub renamed: u64,
@@ -52,29 +54,44 @@ pub enum Change {
     /// order (what a near-duplicate sketch is made of: handed on, so nobody
     /// reads back what was just written).
     Version {
+        /// The document's path.
         path: String,
+        /// Its number among the document's versions, from 1.
         version: u32,
+        /// What the origin pass found for it.
         outcome: Outcome,
+        /// Its k-shingle keys, in document order.
         keys: Vec<u64>,
     },
     /// Its last version is live again.
     Revived {
+        /// The document's path.
         path: String,
+        /// The id of the version live again.
         id: u32,
     },
+    /// Left out, with the reason (docs/formats.md §1).
     Skipped {
+        /// The file's path.
         path: String,
+        /// Why it was left out (`binary`, `too large (…)`, …).
         reason: String,
     },
+    /// Its file is gone: the document is deleted, its versions stay in
+    /// the history.
     Deleted {
+        /// The document's path.
         path: String,
     },
     /// `from`'s file is now `to`; its versions (`id`: the latest) moved with
     /// it, numbered after any `to` already had. A changed content follows
     /// as a [`Change::Version`].
     Renamed {
+        /// The old path.
         from: String,
+        /// The new path.
         to: String,
+        /// The id of the latest version.
         id: u32,
     },
 }
@@ -397,7 +414,9 @@ pub struct Batch<'a> {
 /// A new version of a batch: `id`, made of the batch's `at`-th file read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pending {
+    /// The new version's id in the log.
     pub id: u32,
+    /// Its file's place among the batch's files read.
     pub at: usize,
 }
 

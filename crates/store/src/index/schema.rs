@@ -308,6 +308,7 @@ impl Status {
         }
     }
 
+    /// Its name in JSON and on screen: `live`, `replaced`, `deleted`.
     pub fn name(self) -> &'static str {
         match self {
             Status::Live => "live",
@@ -320,11 +321,18 @@ impl Status {
 /// The latest version of a path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Current {
+    /// Its id in the log (processing order).
     pub id: u32,
+    /// Its number among the path's versions, from 1.
     pub version: u32,
+    /// The file's size in bytes when last seen.
     pub size: u64,
+    /// The file's modification time when last seen, nanoseconds since the
+    /// epoch.
     pub mtime_ns: i64,
+    /// Rabin-64 of the file's bytes.
     pub hash: u64,
+    /// Live, or deleted when the file is gone.
     pub status: Status,
     /// The file's identity when last seen (`lineage_source::file_id`).
     pub file_id: u64,
@@ -338,10 +346,14 @@ pub struct Current {
 /// A file left out, with what is needed to not re-read an unchanged binary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkipRow {
+    /// Why it was left out (`binary`, `too large (…)`, …).
     pub reason: String,
     /// Read and found binary: kept while size and mtime are unchanged.
     pub binary: bool,
+    /// The file's size when left out (None for one the walk itself left out).
     pub size: Option<u64>,
+    /// Its modification time then, nanoseconds since the epoch (None: as
+    /// for `size`).
     pub mtime_ns: Option<i64>,
 }
 
@@ -362,17 +374,28 @@ pub(crate) struct NewVersion<'a> {
 /// One version of the history with its outcome summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HistoryRow {
+    /// Its id in the log (processing order).
     pub id: u32,
+    /// The path of its document.
     pub path: String,
+    /// Its number among the path's versions, from 1.
     pub version: u32,
+    /// Live, replaced or deleted.
     pub status: Status,
     /// Rabin-64 of the file's bytes.
     pub hash: u64,
+    /// Tokens of its prepared text.
     pub tokens: u32,
+    /// Its k-shingles (tokens − k + 1, or 0).
     pub shingles: u32,
+    /// The shingles the selector chose.
     pub selected: u32,
+    /// Tokens no copied shingle covers (docs/formats.md §2).
     pub fresh_tokens: u32,
+    /// The id of the origin with the largest count (docs/formats.md §2).
     pub top_origin: u32,
+    /// The id of the origin leading the next by 10 %, if one does
+    /// (docs/formats.md §2).
     pub dominant_origin: Option<u32>,
     /// (origin, units), most first.
     pub origins: Vec<(u32, u32)>,
