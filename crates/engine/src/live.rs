@@ -847,19 +847,10 @@ struct Applying<'a> {
     changed: bool,
 }
 
-impl Observer for Applying<'_> {
-    fn notice(&mut self, message: &str) {
-        self.live.rep.notice(message);
-    }
-    fn progress(&mut self, what: &str, done: u64, total: u64) {
-        self.live.rep.progress(what, done, total);
-    }
-    fn stopped(&self) -> bool {
-        self.live.rep.stopped()
-    }
-}
-
 impl Sink for Applying<'_> {
+    fn observer(&mut self) -> &mut dyn Observer {
+        &mut self.live.rep
+    }
     fn changes(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError> {
         self.live.stale.all |= self.full && !changes.is_empty();
         self.changed |= !changes.is_empty();

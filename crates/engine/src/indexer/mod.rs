@@ -168,7 +168,7 @@ impl Indexer {
             _ => None,
         };
         let driven = loop {
-            match self.step(s, split.as_mut(), sink) {
+            match self.step(s, split.as_mut(), sink.observer()) {
                 Ok(Some(changes)) => {
                     if let Err(e) = sink.changes(&mut self.ix, changes) {
                         break Err(e);
@@ -244,12 +244,11 @@ impl Indexer {
             let mut stored = batch.earlier_keys(self.preparer.roller());
             let first = batch.versions().first().map_or(0, |v| v.id);
             let versions = batch.versions().iter().map(|v| {
-                let ready = ready[v.at].take().expect("a new version was read");
-                (v.id, ready)
+                let (prepared, keys) = ready[v.at].take().expect("a new version was read");
+                (v.id, prepared, keys)
             });
             match split {
                 Some(split) => {
-                    let versions = versions.map(|(id, (prepared, keys))| (id, prepared, keys));
                     for (a, sizes, keys) in split.answer(versions)? {
                         let mut origins = Earlier {
                             first,
@@ -261,7 +260,7 @@ impl Indexer {
                     }
                 }
                 None => {
-                    for (id, (prepared, keys)) in versions {
+                    for (id, prepared, keys) in versions {
                         let mut origins = Earlier {
                             first,
                             this_batch: &done,
@@ -285,7 +284,9 @@ pub const SPLIT_FILES: u64 = 1024;
 
 /// Where a sync's steps go ([`Indexer::drive`]): its progress, and each
 /// step's changes with the index, to store what follows from them.
-pub trait Sink: Observer {
+pub trait Sink {
+    /// Where the sync's progress and notices go (and who may stop it).
+    fn observer(&mut self) -> &mut dyn Observer;
     /// One step's changes, in order, with the index that recorded them; an
     /// error ends the sync.
     fn changes(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError>;
@@ -294,19 +295,10 @@ pub trait Sink: Observer {
 /// The progress alone.
 struct Observed<'a>(&'a mut dyn Observer);
 
-impl Observer for Observed<'_> {
-    fn notice(&mut self, message: &str) {
-        self.0.notice(message);
-    }
-    fn progress(&mut self, what: &str, done: u64, total: u64) {
-        self.0.progress(what, done, total);
-    }
-    fn stopped(&self) -> bool {
-        self.0.stopped()
-    }
-}
-
 impl Sink for Observed<'_> {
+    fn observer(&mut self) -> &mut dyn Observer {
+        self.0
+    }
     fn changes(&mut self, _: &mut Index, _: Vec<Change>) -> Result<(), IndexError> {
         Ok(())
     }
@@ -318,19 +310,10 @@ struct Collected<'a> {
     changes: Vec<Change>,
 }
 
-impl Observer for Collected<'_> {
-    fn notice(&mut self, message: &str) {
-        self.obs.notice(message);
-    }
-    fn progress(&mut self, what: &str, done: u64, total: u64) {
-        self.obs.progress(what, done, total);
-    }
-    fn stopped(&self) -> bool {
-        self.obs.stopped()
-    }
-}
-
 impl Sink for Collected<'_> {
+    fn observer(&mut self) -> &mut dyn Observer {
+        self.obs
+    }
     fn changes(&mut self, _: &mut Index, changes: Vec<Change>) -> Result<(), IndexError> {
         self.changes.extend(changes);
         Ok(())

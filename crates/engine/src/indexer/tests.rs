@@ -1334,6 +1334,9 @@ fn a_sync_steps_a_batch_at_a_time_and_hands_on_the_keys_it_stored() {
         fn notice(&mut self, _: &str) {}
     }
     impl Sink for Steps {
+        fn observer(&mut self) -> &mut dyn Observer {
+            self
+        }
         fn changes(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError> {
             let kind = |c: &Change| match c {
                 Change::Version { .. } => "version",
