@@ -246,11 +246,7 @@ impl<T: Payload> SplitPass<T> {
                 Some(origins),
             )?))
         } else if options.cluster.is_some() {
-            return Err(SplitError::Unsplit(if params.eviction == Eviction::Lucky {
-                "lucky eviction"
-            } else {
-                "an unbounded table"
-            }));
+            return Err(unsplit(&params));
         } else {
             Run::Sequential {
                 pass: Box::new(OriginPass::resume(params, table)),
@@ -361,11 +357,7 @@ impl<T: Payload> SplitLookups<T> {
         workers: usize,
     ) -> Result<SplitLookups<T>, SplitError> {
         if !splits(&params) {
-            return Err(SplitError::Unsplit(if params.eviction == Eviction::Lucky {
-                "lucky eviction"
-            } else {
-                "an unbounded table"
-            }));
+            return Err(unsplit(&params));
         }
         let flow = Dataflow::start(params, table, Options::new(workers), None)?;
         Ok(SplitLookups {
@@ -396,15 +388,22 @@ impl<T: Payload> SplitLookups<T> {
 
     /// The table the sequential pass would have left, once every document
     /// handed over has been given back ([`SplitLookups::flush`]).
-    pub fn finish(mut self) -> Result<Table, SplitError> {
+    pub fn finish(self) -> Result<Table, SplitError> {
         let left = |_| Err(SplitError::Worker("a document was left unanswered".into()));
-        self.flow.flush(&mut |r: Ready<T>| left(r.id))?;
-        let flow = *self.flow;
-        match flow.finish(&mut |r: Ready<T>| left(r.id))? {
+        match self.flow.finish(&mut |r: Ready<T>| left(r.id))? {
             Ended::Table(t) => Ok(t),
             Ended::Stats(_) | Ended::Elsewhere => unreachable!("one process joins its table"),
         }
     }
+}
+
+/// Why `params`' table is not split (see [`splits`]).
+fn unsplit(params: &Params) -> SplitError {
+    SplitError::Unsplit(if params.eviction == Eviction::Lucky {
+        "lucky eviction"
+    } else {
+        "an unbounded table"
+    })
 }
 
 /// Whether `params`' table is split by bucket range: every eviction but
@@ -490,19 +489,23 @@ struct Ready<T> {
     seq: u32,
     id: u32,
     units: Vec<Unit>,
-    labels: Vec<u32>,
-    /// Where the caller labels: the table's answers.
-    answers: Option<Answers>,
+    given: Given,
     payload: T,
+}
+
+/// What the owner gives back of a document.
+enum Given {
+    /// Its labels, where the owner labels ([`SplitPass`]).
+    Labels(Vec<u32>),
+    /// The table's answers, where the caller labels ([`SplitLookups`]).
+    Answers(Answers),
 }
 
 impl<T> Ready<T> {
     fn answered(self) -> Answered<T> {
-        let a = self.answers.unwrap_or(Answers {
-            hits: Vec::new(),
-            slots: Vec::new(),
-            incomplete: false,
-        });
+        let Given::Answers(a) = self.given else {
+            unreachable!("the owners of split lookups give answers back")
+        };
         Answered {
             id: self.id,
             units: self.units,
@@ -515,10 +518,13 @@ impl<T> Ready<T> {
 
     /// To `done` as the owner labelled it.
     fn labelled<E>(self, done: &mut impl FnMut(Labelled<'_, T>) -> Result<(), E>) -> Result<(), E> {
+        let Given::Labels(labels) = self.given else {
+            unreachable!("the owners of the split pass label")
+        };
         done(Labelled {
             id: self.id,
             units: self.units,
-            labels: &self.labels,
+            labels: &labels,
             payload: self.payload,
         })
     }
@@ -1272,34 +1278,26 @@ impl Work {
                 drop(o);
                 let incomplete =
                     || evicted_from.is_some_and(|e| e <= seq) || slots.iter().any(|s| !s.sampled());
-                let ready = match origins.as_mut() {
+                let given = match origins.as_mut() {
                     Some(origins) => {
                         keys.clear();
                         keys.extend(units.iter().map(|u| u.key));
                         let labels = labeller.label(id, &keys, &hits, &slots, incomplete, origins);
-                        Ready {
-                            seq,
-                            id,
-                            units,
-                            labels: labels.to_vec(),
-                            answers: None,
-                            payload,
-                        }
+                        Given::Labels(labels.to_vec())
                     }
-                    None => Ready {
-                        seq,
-                        id,
-                        units,
-                        labels: Vec::new(),
-                        answers: Some(Answers {
-                            incomplete: aligns && incomplete(),
-                            hits,
-                            slots,
-                        }),
-                        payload,
-                    },
+                    None => Given::Answers(Answers {
+                        incomplete: aligns && incomplete(),
+                        hits,
+                        slots,
+                    }),
                 };
-                let _ = tx.send(Ok(ready));
+                let _ = tx.send(Ok(Ready {
+                    seq,
+                    id,
+                    units,
+                    given,
+                    payload,
+                }));
                 progress.caller.unpark();
             }
             // The first worker of each process tells its caller.
