@@ -82,30 +82,12 @@ fn index_is_the_same_for_1_and_3_workers_from_scratch_and_catching_up() {
     }
 }
 
-/// Copy of folder `from` (an index's, closed) at `to`.
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
-}
-
 #[test]
 fn a_replay_of_many_versions_is_the_same_for_1_and_3_workers() {
     let dir = TempDir::new("replay-workers");
     let root = dir.path().join("docs");
-    std::fs::create_dir_all(&root).unwrap();
     // Past lineage_engine::SPLIT_FILES, so that the replay splits.
-    let n = lineage_engine::SPLIT_FILES + 60;
-    for i in 0..n {
-        let page = format!(
-            "{} {}",
-            common::text(i % 40, 80),
-            common::text(1000 + i, 20)
-        );
-        std::fs::write(root.join(format!("p{i:04}.md")), page).unwrap();
-    }
+    common::pages_that_copy(&root, lineage_engine::SPLIT_FILES as usize + 60);
     let root = root.to_str().unwrap();
     let first = dir.path().join("index");
     index(
@@ -118,7 +100,7 @@ fn a_replay_of_many_versions_is_the_same_for_1_and_3_workers() {
     // every outcome written again, nothing read.
     let replayed = |workers: &str| {
         let ix = dir.path().join(format!("index-{workers}"));
-        copy_dir(&first, &ix);
+        common::copy_files(&first, &ix);
         let history = index(
             root,
             ix.to_str().unwrap(),

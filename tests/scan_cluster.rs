@@ -48,13 +48,7 @@ fn run(root: &Path, n: usize, extra: &[&str]) -> Vec<Output> {
 /// each process sees only some of the skips.
 fn book_with_skips() -> TempDir {
     let dir = TempDir::new("cluster-book");
-    let book = fixture("rust-book");
-    for e in std::fs::read_dir(&book).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
-        }
-    }
+    common::copy_files(&fixture("rust-book"), dir.path());
     let binary: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 256) as u8).collect();
     dir.write("aa-binary.md", &binary);
     dir.write("ch05-binary.md", &binary);

@@ -5,19 +5,14 @@
 
 mod common;
 
-use common::{TempDir, Watch, text};
+use common::{TempDir, Watch};
 
 #[test]
 fn a_large_first_walk_is_the_same_for_1_and_3_workers() {
     let dir = TempDir::new("watch-workers");
     let root = dir.path().join("docs");
-    std::fs::create_dir_all(&root).unwrap();
     let n = lineage_engine::SPLIT_FILES as usize + 60;
-    for i in 0..n {
-        // Forty shared passages, each page its own tail: copies throughout.
-        let page = format!("{} {}", text(i as u64 % 40, 80), text(1000 + i as u64, 20));
-        std::fs::write(root.join(format!("p{i:04}.md")), page).unwrap();
-    }
+    common::pages_that_copy(&root, n);
     let versions = |workers: &str| {
         let index = dir.path().join(format!("index-{workers}"));
         let settings = ["--workers", workers, "--table-size", "64KiB"];

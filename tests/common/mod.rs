@@ -421,3 +421,24 @@ pub fn largest_child_rss_kib() -> i64 {
     };
     usage.ru_maxrss
 }
+
+/// The files of folder `from` (not its folders) into `to`, made if needed.
+pub fn copy_files(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// `n` pages `p0000.md`… in `root` (made if needed): one of forty shared
+/// passages each, then a tail of its own, so copies run throughout.
+pub fn pages_that_copy(root: &Path, n: usize) {
+    std::fs::create_dir_all(root).unwrap();
+    for i in 0..n as u64 {
+        let page = format!("{} {}", text(i % 40, 80), text(1000 + i, 20));
+        std::fs::write(root.join(format!("p{i:04}.md")), page).unwrap();
+    }
+}
