@@ -704,10 +704,12 @@ impl<T: Payload> Dataflow<T> {
         self.cluster.as_ref().is_none_or(|c| c.process == 0)
     }
 
+    /// Queue `msg` for `worker` without waking it: a document's lookups
+    /// wait for its epoch's end anyway, so a worker is woken once an epoch
+    /// ([`Dataflow::end_epoch`]), not once a document.
     fn send(&self, worker: usize, msg: Msg<T>) {
         // A worker gone has panicked: the caller learns it from the labels.
         let _ = self.senders[worker].send(msg);
-        self.threads[worker].unpark();
     }
 
     /// Hand a document out (or, read elsewhere, pass over its place).
@@ -768,6 +770,7 @@ impl<T: Payload> Dataflow<T> {
     fn end_epoch(&mut self) {
         for w in 0..self.senders.len() {
             self.send(w, Msg::End);
+            self.threads[w].unpark();
         }
         self.epochs += 1;
         self.units = 0;
