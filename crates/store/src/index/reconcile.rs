@@ -311,6 +311,9 @@ impl Reader<'_> {
             )
         });
         let (len, hash, fps, packed) = read.map_err(NotRead::Skip)?;
+        // The one stat that cannot be passed on: taken after the read, by
+        // path (a file replaced under the name counts too), it tells
+        // whether what was read is still what the walk's stat saw.
         let same = std::fs::symlink_metadata(&f.abs).is_ok_and(|m| {
             m.len() == f.size && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
         });
