@@ -442,7 +442,10 @@ impl<'a> Batch<'a> {
 
     /// Store each new version's outcome, in [`Batch::versions`]' order,
     /// with its shingle keys handed on in its [`Change::Version`], and
-    /// commit the batch.
+    /// commit the batch. The keys are not stored: they pass through here
+    /// because only the batch knows where each new version falls among its
+    /// changes (skips and renames between them), so the caller needs no
+    /// second pairing.
     pub fn commit(self, done: Vec<(Outcome, Vec<u64>)>) -> Result<Vec<Change>, IndexError> {
         let dir = self.dir;
         // SAFETY: only the pointer is taken: it is read after the commit
