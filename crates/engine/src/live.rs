@@ -119,12 +119,7 @@ impl Live {
         events: std::sync::mpsc::Sender<super::run::Input>,
     ) -> Result<Live, IndexError> {
         let mut live = Live {
-            folder: Folder::new(
-                ix.index().root().to_path_buf(),
-                filter,
-                &opts.config.watch,
-                events,
-            ),
+            folder: Folder::new(ix.root().to_path_buf(), filter, &opts.config.watch, events),
             clusters: Clusters::new(opts.config.watch.min_similarity),
             opts,
             versions: Versions {
@@ -284,7 +279,7 @@ impl Live {
     pub(super) fn sync(
         &mut self,
         ix: &mut Indexer,
-        paths: Option<Vec<PathBuf>>,
+        paths: Option<watcher::Stated>,
     ) -> Result<bool, IndexError> {
         if self.folder.gone() {
             return Ok(false);
@@ -293,7 +288,7 @@ impl Live {
         let held = self.folder.held();
         let cfg = &self.opts.config;
         let root = self.folder.root().to_path_buf();
-        let stat = |p: &[PathBuf]| {
+        let stat = |p: &watcher::Stated| {
             watcher::stat_paths(
                 &root,
                 p,
@@ -323,7 +318,7 @@ impl Live {
                 .collect();
             if !others.is_empty() {
                 // Only the other names are stat'ed; none is in `scope` yet.
-                let (more, names) = stat(&others)?;
+                let (more, names) = stat(&watcher::Stated::new(others))?;
                 walk.files.extend(more.files);
                 walk.skipped.extend(more.skipped);
                 scope.extend(names);
@@ -390,16 +385,13 @@ impl Live {
         scope: &Scope,
         full: bool,
     ) -> Result<(), IndexError> {
-        let cfg = &self.opts.config;
-        let mut syncing = ix
-            .index_mut()
-            .begin_sync(walk, scope, cfg.max_file_size.0, cfg.order)?;
+        let (max_file_size, order) = (self.opts.config.max_file_size.0, self.opts.config.order);
         let mut sink = Applying {
             live: self,
             full,
             changed: false,
         };
-        ix.drive(&mut syncing, &mut sink)?;
+        ix.sync_to(walk, scope, max_file_size, order, &mut sink)?;
         if sink.changed {
             self.sample_table(ix);
         }
@@ -819,7 +811,7 @@ fn table_stats(ix: &Indexer, versions: u64, last: Option<&TableStats>) -> TableS
         occupied: c.occupied,
         capacity: t.capacity(),
         buckets: t.buckets(),
-        entry_bytes: ix.index().params().table_params().layout.entry_bytes(),
+        entry_bytes: ix.params().table_params().layout.entry_bytes(),
         false_match: t.false_match_bound(),
         regime: lineage_origin::Regime::Holds { distinct: 0 },
         versions,

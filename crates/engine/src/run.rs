@@ -14,9 +14,9 @@ use super::schedule::{Due, Schedule};
 use super::store::{self, Store};
 use super::*;
 use crate::indexer::Indexer;
-use lineage_source::watch::Batch;
+use lineage_source::watch::{Batch, Stated};
 use lineage_source::{self as source, Filter};
-use lineage_store::index::{IndexError, Observer, Read};
+use lineage_store::index::{IndexError, Observer};
 
 /// What reaches the engine thread: commands, and file events from the watcher.
 pub(super) enum Input {
@@ -129,7 +129,7 @@ impl Run {
         rep.publish(first);
         let filter = Filter::new(&opts.config.include, &opts.config.exclude)?;
         let mut ix = open_index(&opts, opts.config.params(), &mut rep)?;
-        let root_id = source::check_root(ix.index().root())?;
+        let root_id = source::check_root(ix.root())?;
         let most = Duration::from_secs(opts.config.watch.checkpoint_secs);
         let live = Live::new(opts, filter, &mut ix, rep, events)?;
         let schedule = Schedule::new(now, live.folder.every, most);
@@ -157,7 +157,7 @@ impl Run {
             }
             Step::Due(Due::Release) => {
                 let paths = self.live.folder.released();
-                if !paths.is_empty() && self.sync(Some(paths)) {
+                if !paths.is_empty() && self.sync(Some(Stated::new(paths))) {
                     self.schedule.changed(now);
                     self.publish();
                 }
@@ -201,14 +201,11 @@ impl Run {
             }
         }
         if full || !paths.is_empty() {
-            // Paths an event found gone wait for the files being written
-            // (once: not when they are released).
-            let missing: Vec<PathBuf> = paths
-                .iter()
-                .filter(|p| p.symlink_metadata().is_err())
-                .cloned()
-                .collect();
-            self.live.folder.hold_gone(&missing);
+            // Each path stat'ed once, for both: paths an event found gone
+            // wait for the files being written (once: not when they are
+            // released), and the sync reads the others.
+            let paths = Stated::new(paths);
+            self.live.folder.hold_gone(&paths.gone());
             changed |= self.sync((!full).then_some(paths));
         }
         if changed {
@@ -245,7 +242,7 @@ impl Run {
     /// Bring the open index up to the folder (see [`Live::sync`]); true if a
     /// snapshot is due. Nothing while the index is closed: a full walk
     /// catches up when it opens.
-    fn sync(&mut self, paths: Option<Vec<PathBuf>>) -> bool {
+    fn sync(&mut self, paths: Option<Stated>) -> bool {
         let events = self.live.rep.next_n;
         let Store::Open(ix) = &mut self.store else {
             return false;

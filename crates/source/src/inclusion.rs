@@ -108,7 +108,7 @@ impl Rules<'_> {
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use crate::watch::stat_paths;
+    use crate::watch::{Stated, stat_paths};
     use crate::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Filter, WalkOptions, walk_with};
 
     /// Every rule, one file each: (path, whether it is a document with the
@@ -161,7 +161,9 @@ mod tests {
     /// Whether the watcher takes `rel` as a document; None where it leaves
     /// the path to a full walk.
     fn by_watch(root: &Path, rel: &str, filter: &Filter, opts: WalkOptions) -> Option<bool> {
-        let (walk, _) = stat_paths(root, &[root.join(rel)], filter, opts, |_| false)?;
+        let (walk, _) = stat_paths(root, &Stated::new([root.join(rel)]), filter, opts, |_| {
+            false
+        })?;
         Some(walk.files.iter().any(|f| f.path == rel))
     }
 

@@ -433,26 +433,21 @@ pub fn read(file: &FileEntry, max: u64) -> Result<Vec<u8>, SkipReason> {
             max,
         });
     }
-    let mut f = open_regular(&file.abs)?;
-    let size = f.metadata().map_err(classify_io)?.len();
-    if size > max {
-        return Err(SkipReason::TooLarge { size, max });
-    }
-    read_checked(&mut f, size, max)
+    read_file(&file.abs, max)
 }
 
 /// The bytes of the regular file at `path` ([`read`] without a walk's stat).
 pub fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, SkipReason> {
-    let mut f = open_regular(path)?;
-    let size = f.metadata().map_err(classify_io)?.len();
+    let (mut f, size) = open_regular(path)?;
     if size > max {
         return Err(SkipReason::TooLarge { size, max });
     }
     read_checked(&mut f, size, max)
 }
 
-/// Open `path` for reading if it is a regular file, never blocking.
-fn open_regular(path: &Path) -> Result<fs::File, SkipReason> {
+/// Open `path` for reading if it is a regular file, never blocking; with
+/// its size, from the same `fstat`.
+fn open_regular(path: &Path) -> Result<(fs::File, u64), SkipReason> {
     let mut options = fs::OpenOptions::new();
     options.read(true);
     // Never block on a FIFO or a device, never follow a link.
@@ -468,11 +463,11 @@ fn open_regular(path: &Path) -> Result<fs::File, SkipReason> {
             classify_io(e)
         }
     })?;
-    let ft = f.metadata().map_err(classify_io)?.file_type();
-    if !ft.is_file() {
-        return Err(SkipReason::NotRegular(kind_of(ft)));
+    let meta = f.metadata().map_err(classify_io)?;
+    if !meta.is_file() {
+        return Err(SkipReason::NotRegular(kind_of(meta.file_type())));
     }
-    Ok(f)
+    Ok((f, meta.len()))
 }
 
 /// The first block, checked for binary content, then the rest: at most

@@ -507,6 +507,37 @@ fn release_at(quiet: Duration, first: Instant, last: Instant) -> Instant {
     (last + quiet).min(first + LONGEST_WRITE)
 }
 
+/// Changed paths (absolute), each stat'ed once, without following a link:
+/// the engine holds back those found gone ([`Stated::gone`]) and makes a
+/// walk of the rest ([`stat_paths`]) from the same answer, so a changed
+/// path costs one `stat` before it is read (the reader stats it once more,
+/// after the read, to catch a file that changed meanwhile).
+pub struct Stated(Vec<(PathBuf, std::io::Result<fs::Metadata>)>);
+
+impl Stated {
+    /// Stat each of `paths`.
+    pub fn new(paths: impl IntoIterator<Item = PathBuf>) -> Stated {
+        Stated(
+            paths
+                .into_iter()
+                .map(|p| {
+                    let meta = fs::symlink_metadata(&p);
+                    (p, meta)
+                })
+                .collect(),
+        )
+    }
+
+    /// The paths that could not be stat'ed: gone, as far as a reader can tell.
+    pub fn gone(&self) -> Vec<PathBuf> {
+        self.0
+            .iter()
+            .filter(|(_, meta)| meta.is_err())
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+}
+
 /// The part of a walk that `paths` (absolute, under `root`) cover: their
 /// documents as a [`Walk`] and the relative paths looked at (the scope within
 /// which absence means deletion). `None` when only a full walk can tell: a
@@ -515,7 +546,7 @@ fn release_at(quiet: Duration, first: Instant, last: Instant) -> Instant {
 /// tells whether indexed paths start with `prefix` (a removed folder).
 pub fn stat_paths(
     root: &Path,
-    paths: &[PathBuf],
+    paths: &Stated,
     filter: &Filter,
     opts: WalkOptions,
     holds: impl Fn(&str) -> bool,
@@ -524,7 +555,7 @@ pub fn stat_paths(
         return None;
     }
     let mut walk = Walk::default();
-    let mut scope = Vec::with_capacity(paths.len());
+    let mut scope = Vec::with_capacity(paths.0.len());
     let mut folders = Folders {
         rules: Rules {
             root,
@@ -533,13 +564,13 @@ pub fn stat_paths(
         },
         seen: HashMap::new(),
     };
-    for abs in paths {
+    for (abs, meta) in &paths.0 {
         let rel_p = abs.strip_prefix(root).ok()?;
         if rel_p.as_os_str().is_empty() || abs.file_name()? == ".gitignore" {
             return None;
         }
         let rel = rel_path(root, abs);
-        let meta = match fs::symlink_metadata(abs) {
+        let meta = match meta {
             Ok(m) => Some(m),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(_) => return None,
@@ -558,8 +589,8 @@ pub fn stat_paths(
                         abs: abs.clone(),
                         size: m.len(),
                         mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                        file_id: super::file_id(&m),
-                        links: super::links(&m),
+                        file_id: super::file_id(m),
+                        links: super::links(m),
                     });
                 }
             }
@@ -657,7 +688,7 @@ mod tests {
         let paths: Vec<PathBuf> = rels.iter().map(|p| r.0.join(p)).collect();
         let (walk, scope) = stat_paths(
             &r.0,
-            &paths,
+            &Stated::new(paths),
             &Filter::default_patterns(),
             WalkOptions::default(),
             |_| holds,
@@ -692,6 +723,7 @@ mod tests {
             gitignore: false,
             follow_symlinks: false,
         };
+        let paths = Stated::new(paths);
         let (walk, _) =
             stat_paths(&r.0, &paths, &Filter::default_patterns(), opts, |_| false).unwrap();
         assert_eq!(walk.files.len(), 2);
@@ -721,7 +753,7 @@ mod tests {
         );
         let outside = stat_paths(
             &r.0,
-            &[std::env::temp_dir()],
+            &Stated::new([std::env::temp_dir()]),
             &Filter::default_patterns(),
             WalkOptions::default(),
             |_| false,
@@ -731,7 +763,7 @@ mod tests {
             gitignore: true,
             follow_symlinks: true,
         };
-        let a = [r.0.join("a.md")];
+        let a = Stated::new([r.0.join("a.md")]);
         assert!(stat_paths(&r.0, &a, &Filter::default_patterns(), follow, |_| false).is_none());
     }
 }

@@ -17,7 +17,7 @@ use lineage_origin::align::OriginKeys;
 use lineage_origin::prepare::{self, Preparer};
 use lineage_origin::{OriginPass, Outcome, Params};
 use lineage_source::{Order, Walk};
-use lineage_store::index::{Change, Index, IndexError, Observer, Report, Scope, Syncing};
+use lineage_store::index::{Change, Index, IndexError, Observer, Read, Report, Scope, Syncing};
 
 /// An open index with the origin pass that has processed every version in
 /// it, and the preparer that feeds the pass.
@@ -88,6 +88,16 @@ impl Indexer {
         &mut self.ix
     }
 
+    /// The root whose files the index holds.
+    pub(crate) fn root(&self) -> &Path {
+        self.ix.root()
+    }
+
+    /// The settings the index was built with.
+    pub(crate) fn params(&self) -> &Params {
+        self.ix.params()
+    }
+
     /// The live origin pass (its table's counters, for display).
     pub fn pass(&self) -> &OriginPass {
         &self.pass
@@ -136,13 +146,27 @@ impl Indexer {
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<(Report, Vec<Change>), IndexError> {
-        let mut syncing = self.ix.begin_sync(walk, scope, max_file_size, order)?;
         let mut sink = Collected {
             obs,
             changes: Vec::new(),
         };
-        self.drive(&mut syncing, &mut sink)?;
-        Ok((syncing.report, sink.changes))
+        let report = self.sync_to(walk, scope, max_file_size, order, &mut sink)?;
+        Ok((report, sink.changes))
+    }
+
+    /// [`Indexer::sync`], each step's changes to `sink` as they come (the
+    /// watcher applies them) instead of collected.
+    pub(crate) fn sync_to(
+        &mut self,
+        walk: Walk,
+        scope: &Scope,
+        max_file_size: u64,
+        order: Order,
+        sink: &mut dyn Sink,
+    ) -> Result<Report, IndexError> {
+        let mut syncing = self.ix.begin_sync(walk, scope, max_file_size, order)?;
+        self.drive(&mut syncing, sink)?;
+        Ok(syncing.report)
     }
 
     /// Run `s` (begun by [`Index::begin_sync`]) to its end, each step's

@@ -311,6 +311,9 @@ impl Reader<'_> {
             )
         });
         let (len, hash, fps, packed) = read.map_err(NotRead::Skip)?;
+        // The one stat that cannot be passed on: taken after the read, by
+        // path (a file replaced under the name counts too), it tells
+        // whether what was read is still what the walk's stat saw.
         let same = std::fs::symlink_metadata(&f.abs).is_ok_and(|m| {
             m.len() == f.size && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
         });
@@ -439,7 +442,10 @@ impl<'a> Batch<'a> {
 
     /// Store each new version's outcome, in [`Batch::versions`]' order,
     /// with its shingle keys handed on in its [`Change::Version`], and
-    /// commit the batch.
+    /// commit the batch. The keys are not stored: they pass through here
+    /// because only the batch knows where each new version falls among its
+    /// changes (skips and renames between them), so the caller needs no
+    /// second pairing.
     pub fn commit(self, done: Vec<(Outcome, Vec<u64>)>) -> Result<Vec<Change>, IndexError> {
         let dir = self.dir;
         // SAFETY: only the pointer is taken: it is read after the commit
