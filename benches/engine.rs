@@ -15,8 +15,8 @@ use lineage_origin::history::Keyed;
 use lineage_origin::table::paper_sizes;
 use lineage_origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
 use lineage_source::Order;
+use lineage_source::corpus;
 use lineage_source::{Filter, WalkOptions};
-use lineage_store::corpus;
 
 /// The corpus the targets name: `$LINEAGE_CORPORA/rust-book-editions` (the
 /// whole book, five editions, 395 pages; CONTRIBUTING.md says how to get it),

@@ -224,7 +224,7 @@ fn row(name: &str, t: f64, cand: &[(u32, u32)], truth: &[(u32, u32, f64)], docs:
 }
 
 fn load(root: &Path, k: usize) -> Vec<SimDoc> {
-    lineage_store::corpus::load_similar(
+    lineage_similar::docs::load_similar(
         root,
         &Filter::default_patterns(),
         WalkOptions::default(),

@@ -21,8 +21,8 @@ use lineage_origin::align::UnitKeys;
 use lineage_origin::history::Keyed;
 use lineage_origin::{Estimation, Eviction, OriginPass, Params, Selector, TableSize};
 use lineage_source::Order;
+use lineage_source::corpus;
 use lineage_source::{Filter, WalkOptions};
-use lineage_store::corpus;
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();

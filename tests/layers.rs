@@ -2,8 +2,8 @@
 //! is a crate, so a crate naming one above it does not build; what is left
 //! is the order of the modules that share a crate: `text` below
 //! `fingerprint` (and `bytesize`, `fsio` below both) in lineage-core,
-//! `corpus` below `index` in lineage-store, `config` below the engine in
-//! lineage-engine. Unit tests are held to it too.
+//! `corpus` and `watch` side by side on the walk in lineage-source, `config`
+//! below the engine in lineage-engine. Unit tests are held to it too.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::path::{Path, PathBuf};
@@ -14,7 +14,8 @@ const RULES: &[(&str, &str, &[&str])] = &[
     ("core", "bytesize", &["*"]),
     ("core", "fsio", &["*"]),
     ("core", "text", &["fingerprint"]),
-    ("store", "corpus", &["index"]),
+    ("source", "corpus", &["watch"]),
+    ("source", "watch", &["corpus"]),
     ("engine", "config", &["*"]),
 ];
 

@@ -15,12 +15,11 @@ use common::{answers, fixture};
 use lineage_core::fingerprint::ShingleRoller;
 use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::text::{Format, prepare, tokens};
-use lineage_similar::docs;
+use lineage_similar::docs::{self, Similar, load_similar};
 use lineage_similar::simhash::{self, Backend, Options};
 use lineage_similar::{Pair, exact};
 use lineage_source::Order;
 use lineage_source::{Filter, WalkOptions};
-use lineage_store::corpus::{Similar, load_similar};
 
 const CORPORA: [&str; 3] = ["rust-book", "answers", EDITED];
 /// The generated answers plus one edited copy of each document (see [`edited`]).

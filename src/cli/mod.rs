@@ -400,7 +400,7 @@ fn stream<T: Send>(
     each: impl FnMut(&FileEntry, T) -> Result<(), Fatal>,
 ) -> Result<Vec<Skipped>, Fatal> {
     let (opts, max, order) = (c.walk_options(), c.max_file_size.0, c.order);
-    lineage_store::corpus::stream_with(root, filter, opts, max, order, f, each)
+    lineage_source::corpus::stream_with(root, filter, opts, max, order, f, each)
 }
 
 /// A document's name in JSON: `path` for people (bytes that are not UTF-8

@@ -10,10 +10,10 @@ use serde_json::{Map, Value, json};
 use super::{Fatal, SkippedJson, SourceArgs};
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_engine::config::Config;
+use lineage_similar::docs::{Similar, load_similar};
 use lineage_similar::simhash::{self, Backend};
 use lineage_similar::{Method, Pair, SimDoc, cluster, exact, fuzzy, minhash, sample};
 use lineage_source::Filter;
-use lineage_store::corpus::{Similar, load_similar};
 
 /// The threshold when none is given: Broder's "roughly the same" is about
 /// 0.9; 0.8 also catches lightly edited copies.

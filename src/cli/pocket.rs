@@ -23,8 +23,8 @@ use lineage_engine::config::Config;
 use lineage_similar::SimDoc;
 use lineage_similar::fuzzy::pocket::{IndexedDoc, Pocket, PocketFile};
 use lineage_similar::fuzzy::{FuzzyParams, LangChoice, fingerprint, jaccard, sim_doc};
+use lineage_source::corpus;
 use lineage_source::{Filter, Skipped};
-use lineage_store::corpus;
 
 #[derive(Args, Debug)]
 pub(super) struct PocketArgs {

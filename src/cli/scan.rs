@@ -23,9 +23,9 @@ use lineage_origin::table::Table;
 use lineage_origin::{
     Estimation, Eviction, OriginPass, Outcome, Params, Regime, Selector, TableSize,
 };
+use lineage_source::corpus::{self, Part, Share};
 use lineage_source::{FileEntry, Filter};
 use lineage_split::{Cluster, Labelled, Options, SplitPass};
-use lineage_store::corpus::{self, Part, Share};
 
 mod writer;
 

@@ -891,9 +891,9 @@ mod tests {
     #[test]
     #[ignore]
     fn live_cost() {
+        use lineage_similar::docs::load_similar;
         use lineage_similar::simhash;
         use lineage_source::{Filter, Order, WalkOptions};
-        use lineage_store::corpus::load_similar;
         use std::time::Instant;
         let Ok(base) = std::env::var("LINEAGE_CORPORA") else {
             return;

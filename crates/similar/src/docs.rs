@@ -1,11 +1,15 @@
 //! A document as the near-duplicate methods see it: sorted k-shingle keys
-//! and, when a method needs them, the tokens' key texts. Folders are read by
-//! `corpus::load_similar`.
+//! and, when a method needs them, the tokens' key texts; a folder read as
+//! such documents ([`load_similar`], through `lineage_source::corpus`).
+
+use std::path::Path;
 
 use super::SimDoc;
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::fingerprint::{ShingleRoller, token_fp};
 use lineage_core::text::for_each_token;
+use lineage_source::corpus::load_with;
+use lineage_source::{Filter, Order, RootError, Skipped, WalkOptions};
 
 /// One prepared text as a `SimDoc`: tokens fingerprinted under `poly`,
 /// shingles rolled by `roller` (of the same polynomial).
@@ -27,6 +31,44 @@ pub fn sim_doc(text: &str, poly: &Polynomial, roller: &ShingleRoller, terms: boo
         shingles,
         terms: words,
     }
+}
+
+/// Documents in processing order (index = document id) with their paths, and
+/// the files left out.
+#[derive(Debug, Default)]
+pub struct Similar {
+    /// Each document's path relative to the root, by id.
+    pub paths: Vec<String>,
+    /// Each document's k-shingle set, by id.
+    pub docs: Vec<SimDoc>,
+    /// The files left out, each with its reason.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Walk `root`, read every document (in parallel), order them (docs/formats.md §2)
+/// and compute their k-shingle sets under `poly`; keep token texts only if
+/// `terms`.
+#[allow(clippy::too_many_arguments)] // the walk's five settings, the shingles' three
+pub fn load_similar(
+    root: &Path,
+    filter: &Filter,
+    opts: WalkOptions,
+    max_file_size: u64,
+    order: Order,
+    poly: &Polynomial,
+    k: usize,
+    terms: bool,
+) -> Result<Similar, RootError> {
+    let roller = ShingleRoller::new(poly, k);
+    let c = load_with(root, filter, opts, max_file_size, order, |f, text| {
+        (f.path.clone(), sim_doc(text, poly, &roller, terms))
+    })?;
+    let (paths, docs) = c.docs.into_iter().unzip();
+    Ok(Similar {
+        paths,
+        docs,
+        skipped: c.skipped,
+    })
 }
 
 #[cfg(test)]

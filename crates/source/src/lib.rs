@@ -1,8 +1,10 @@
 //! Where documents come from: walking a root, choosing files by include and
 //! exclude patterns and `.gitignore` files, and reading them with a reason for
-//! every file left out. The root is only ever read.
+//! every file left out; a root's documents read and prepared in parallel, in
+//! order (`corpus`). The root is only ever read.
 #![warn(missing_docs)]
 
+pub mod corpus;
 mod gitignore;
 mod inclusion;
 pub mod name;

@@ -21,6 +21,7 @@ use lineage_core::fingerprint::{ShingleRoller, token_fps};
 use lineage_origin::Outcome;
 use lineage_origin::align::OriginKeys;
 use lineage_source::Order;
+use lineage_source::corpus::read_text;
 use lineage_source::{FileEntry, SkipReason, Walk};
 
 /// Files read and processed per transaction: a crash loses at most one batch.
@@ -301,7 +302,7 @@ impl Reader<'_> {
                     .get(&f.path)
                     .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten)
         };
-        let read = crate::corpus::read_text(f, self.max_file_size, |bytes, text| {
+        let read = read_text(f, self.max_file_size, |bytes, text| {
             let hash = self.poly.fingerprint(bytes, 1);
             (
                 bytes.len() as u64,

@@ -7,12 +7,10 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 
 use lineage_core::fingerprint::polynomial::Polynomial;
-use lineage_core::fingerprint::{ShingleRoller, token_fps};
+use lineage_core::fingerprint::token_fps;
 use lineage_core::text::{Format, prepare};
-use lineage_similar::{self as similar, SimDoc};
-use lineage_source::{
-    self as source, FileEntry, Filter, Order, RootError, SkipReason, Skipped, WalkOptions,
-};
+
+use crate::{FileEntry, Filter, Order, RootError, SkipReason, Skipped, Walk, WalkOptions};
 
 /// One document of a run.
 #[derive(Clone, Debug)]
@@ -40,12 +38,12 @@ pub struct Corpus<T = Document> {
 /// Read `f` safely (a regular file, bounded, not binary) and hand its raw
 /// bytes and prepared text (decoded, markup stripped) to `use_text`: the one
 /// way every command, the index and the watcher included, reads a document.
-pub(crate) fn read_text<T>(
+pub fn read_text<T>(
     f: &FileEntry,
     max_file_size: u64,
     use_text: impl FnOnce(&[u8], &str) -> T,
 ) -> Result<T, SkipReason> {
-    let bytes = source::read(f, max_file_size)?;
+    let bytes = crate::read(f, max_file_size)?;
     let text = prepare(&bytes, Format::from_path(&f.path));
     Ok(use_text(&bytes, &text))
 }
@@ -92,9 +90,9 @@ pub fn walk_sorted(
     filter: &Filter,
     opts: WalkOptions,
     order: Order,
-) -> Result<source::Walk, RootError> {
-    let mut walk = source::walk_with(root, filter, opts)?;
-    source::sort(&mut walk.files, order);
+) -> Result<Walk, RootError> {
+    let mut walk = crate::walk_with(root, filter, opts)?;
+    crate::sort(&mut walk.files, order);
     Ok(walk)
 }
 
@@ -233,47 +231,6 @@ pub fn load(
             size: f.size,
             fps: token_fps(poly, text).fps,
         }
-    })
-}
-
-/// Documents in processing order (index = document id) with their paths, and
-/// the files left out.
-#[derive(Debug, Default)]
-pub struct Similar {
-    /// Each document's path relative to the root, by id.
-    pub paths: Vec<String>,
-    /// Each document's k-shingle set, by id.
-    pub docs: Vec<SimDoc>,
-    /// The files left out, each with its reason.
-    pub skipped: Vec<Skipped>,
-}
-
-/// Walk `root`, read every document (in parallel), order them (docs/formats.md §2)
-/// and compute their k-shingle sets under `poly`; keep token texts only if
-/// `terms`.
-#[allow(clippy::too_many_arguments)] // the walk's five settings, the shingles' three
-pub fn load_similar(
-    root: &Path,
-    filter: &Filter,
-    opts: WalkOptions,
-    max_file_size: u64,
-    order: Order,
-    poly: &Polynomial,
-    k: usize,
-    terms: bool,
-) -> Result<Similar, RootError> {
-    let roller = ShingleRoller::new(poly, k);
-    let c = load_with(root, filter, opts, max_file_size, order, |f, text| {
-        (
-            f.path.clone(),
-            similar::docs::sim_doc(text, poly, &roller, terms),
-        )
-    })?;
-    let (paths, docs) = c.docs.into_iter().unzip();
-    Ok(Similar {
-        paths,
-        docs,
-        skipped: c.skipped,
     })
 }
 
