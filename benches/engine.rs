@@ -348,7 +348,7 @@ fn sweep_vs_scans(corpus: &str, root: &Path) {
 /// to the last result) against `lineage sweep` of the same runs over the same
 /// files (the whole process), alternated.
 fn tune_vs_sweep() {
-    use lineage_engine::config::Config;
+    use lineage_config::Config;
     use lineage_engine::{Command as Ask, Engine, Options, Update};
     use lineage_origin::sweep::combinations;
     use std::sync::mpsc::channel;

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use std::sync::mpsc;
 
-use lineage_engine::config::Config;
+use lineage_config::Config;
 use lineage_engine::{self as engine, Engine, Indexer, Options, Snapshot, Update};
 use lineage_source::{self as source, Filter};
 use lineage_store::index::Quiet;

@@ -50,7 +50,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
 use common::{Shape, Spec};
-use lineage_engine::config::Config;
+use lineage_config::Config;
 use lineage_engine::{self as engine, Engine, Options, Update};
 
 const SEED: u64 = 15;

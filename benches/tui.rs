@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lineage_engine::config::ThemeName;
+use lineage_config::ThemeName;
 use lineage_engine::{DocRow, Documents, Snapshot, TableStats, Update, Watching};
 use lineage_origin::Params;
 use lineage_tui::filter::Fuzzy;

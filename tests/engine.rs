@@ -11,10 +11,10 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use common::{TempDir, text};
+use lineage_config::Config;
 use lineage_core::fingerprint::polynomial::standard;
 use lineage_core::fingerprint::token_fps;
 use lineage_core::text::{Format, prepare};
-use lineage_engine::config::Config;
 use lineage_engine::{Command, Engine, EventKind, Options, Snapshot, Update, VersionStatus};
 use lineage_origin::history::Keyed;
 use lineage_origin::metrics::Score;

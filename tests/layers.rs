@@ -2,8 +2,10 @@
 //! is a crate, so a crate naming one above it does not build; what is left
 //! is the order of the modules that share a crate: `text` below
 //! `fingerprint` (and `bytesize`, `fsio` below both) in lineage-core,
-//! `corpus` and `watch` side by side on the walk in lineage-source, `config`
-//! below the engine in lineage-engine. Unit tests are held to it too.
+//! `corpus` and `watch` side by side on the walk in lineage-source. Unit
+//! tests are held to it too. Cargo refuses only a cycle between crates, so
+//! the manifests are read for the rest: lineage-config above the algorithms
+//! and below the engine.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::path::{Path, PathBuf};
@@ -16,8 +18,33 @@ const RULES: &[(&str, &str, &[&str])] = &[
     ("core", "text", &["fingerprint"]),
     ("source", "corpus", &["watch"]),
     ("source", "watch", &["corpus"]),
-    ("engine", "config", &["*"]),
 ];
+
+/// Per crate (its folder under `crates/`): the lineage crates it may depend
+/// on, and those that may depend on it (`lineage`: the binary). Dependencies
+/// of every kind count, dev-dependencies too.
+const CRATES: &[(&str, &[&str], &[&str])] = &[(
+    "config",
+    &["core", "origin", "similar", "source", "testing"],
+    &["engine", "tui", "lineage"],
+)];
+
+/// The lineage crates a manifest depends on (`lineage-core` → `core`), in
+/// any `…dependencies` table.
+fn lineage_dependencies(manifest: &Path) -> Vec<String> {
+    let mut deps = Vec::new();
+    let mut in_deps = false;
+    for line in std::fs::read_to_string(manifest).unwrap().lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_deps = line.trim_end_matches(']').ends_with("dependencies");
+        } else if in_deps && let Some(rest) = line.strip_prefix("lineage-") {
+            let name = rest.split(|c: char| c == '=' || c.is_whitespace()).next();
+            deps.extend(name.map(str::to_string));
+        }
+    }
+    deps
+}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
@@ -259,6 +286,44 @@ fn modules_sharing_a_crate_keep_their_order() {
     assert!(
         wrong.is_empty(),
         "uses against the order:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn crates_depend_in_their_order() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut manifests = vec![("lineage".to_string(), root.join("Cargo.toml"))];
+    for e in std::fs::read_dir(root.join("crates")).unwrap() {
+        let dir = e.unwrap().path();
+        if dir.join("Cargo.toml").is_file() {
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            manifests.push((name, dir.join("Cargo.toml")));
+        }
+    }
+    let mut wrong = Vec::new();
+    for &(krate, below, users) in CRATES {
+        let mut own = None;
+        for (name, manifest) in &manifests {
+            let deps = lineage_dependencies(manifest);
+            if name == krate {
+                for d in deps.iter().filter(|d| !below.contains(&d.as_str())) {
+                    wrong.push(format!("lineage-{krate} depends on lineage-{d}"));
+                }
+                own = Some(deps);
+            } else if deps.iter().any(|d| d == krate) && !users.contains(&name.as_str()) {
+                wrong.push(format!("{name} depends on lineage-{krate}"));
+            }
+        }
+        let own = own.unwrap_or_else(|| panic!("no crates/{krate}/Cargo.toml"));
+        assert!(
+            own.iter().any(|d| d == "core"),
+            "lineage-{krate}'s dependencies not read: {own:?}"
+        );
+    }
+    assert!(
+        wrong.is_empty(),
+        "dependencies against the order:\n{}",
         wrong.join("\n")
     );
 }

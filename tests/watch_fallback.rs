@@ -132,7 +132,7 @@ fn timed_rescans_wait_for_a_file_being_written() {
 
 #[test]
 fn timed_rescans_go_on_while_commands_keep_arriving() {
-    use lineage_engine::config::Config;
+    use lineage_config::Config;
     use lineage_engine::{Command, Engine, Options, Update, Watching};
     use std::sync::mpsc;
     use std::time::{Duration, Instant};

@@ -10,8 +10,8 @@ use serde::Serialize;
 use super::scan::EstimatedArgs;
 use super::show::{self, show};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, StoreArgs, WorkersArgs};
+use lineage_config::Config;
 use lineage_engine::Indexer;
-use lineage_engine::config::Config;
 use lineage_source::{self as source, Filter};
 use lineage_store::index::{HistoryRow, Observer, Read, Report};
 

@@ -20,8 +20,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use lineage_config::Config;
 use lineage_core::bytesize::Bytes;
-use lineage_engine::config::Config;
 use lineage_origin::Ties;
 use lineage_source::{FileEntry, Filter, Order, Skipped};
 use lineage_store::index::IndexError;

@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{Fatal, SkippedJson, SourceArgs};
+use lineage_config::Config;
 use lineage_core::fingerprint::polynomial::Polynomial;
-use lineage_engine::config::Config;
 use lineage_similar::docs::{Similar, load_similar};
 use lineage_similar::simhash::{self, Backend};
 use lineage_similar::{Method, Pair, SimDoc, cluster, exact, fuzzy, minhash, sample};

@@ -17,9 +17,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Fatal, SkippedJson, SourceArgs};
+use lineage_config::Config;
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_core::text::{Format, prepare};
-use lineage_engine::config::Config;
 use lineage_similar::SimDoc;
 use lineage_similar::fuzzy::pocket::{IndexedDoc, Pocket, PocketFile};
 use lineage_similar::fuzzy::{FuzzyParams, LangChoice, fingerprint, jaccard, sim_doc};
@@ -349,7 +349,7 @@ fn read_query(path: &Path, poly: &Polynomial, k: usize) -> Result<SimDoc, Fatal>
 }
 
 fn file_size_cap() -> u64 {
-    lineage_engine::config::Config::default().max_file_size.0
+    lineage_config::Config::default().max_file_size.0
 }
 
 /// The shingles of an indexed document, read again from the index's root.

@@ -14,9 +14,9 @@ use serde::Serialize;
 
 use super::spill::{self, KeySpill};
 use super::{CommonEngineArgs, Fatal, PathJson, SourceArgs, WorkersArgs};
+use lineage_config::Config;
 use lineage_core::bytesize::grouped;
 use lineage_core::fingerprint::token_fps;
-use lineage_engine::config::Config;
 use lineage_origin::history::ReplayStats;
 use lineage_origin::prepare::{self, Prepared, Preparer};
 use lineage_origin::table::Table;

@@ -14,8 +14,8 @@ use super::explain::{Words, params_json, read_page, status_name};
 use super::show::ParamsJson;
 use super::show::show;
 use super::{Fatal, IndexAt, PathJson, SourceArgs};
+use lineage_config::Config;
 use lineage_engine::PageShare;
-use lineage_engine::config::Config;
 use lineage_engine::query::{self, Row};
 use lineage_store::index::Read;
 

@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use super::scan::pct;
 use super::{CommonEngineArgs, Fatal, SourceArgs, on_off, report_skipped, skipped_json, stream};
+use lineage_config::Config;
 use lineage_core::fingerprint::token_fps;
-use lineage_engine::config::Config;
 use lineage_origin::sweep::{self, BATCH_DOCUMENTS, Control, Plan, Selecting, Sweep};
 use lineage_origin::table::paper_sizes;
 use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize};

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::scan::EstimatedArgs;
 use super::{CommonEngineArgs, Fatal, SourceArgs, StoreArgs, WorkersArgs};
-use lineage_engine::config::Config;
+use lineage_config::Config;
 use lineage_engine::{self as engine, Engine, Event, EventKind, Update};
 
 #[derive(Args, Debug)]

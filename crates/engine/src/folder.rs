@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::Watching;
 use super::run::Input;
-use crate::config::WatchConfig;
+use lineage_config::WatchConfig;
 use lineage_source::watch as watcher;
 use lineage_source::{self as source, Filter, RootError};
 

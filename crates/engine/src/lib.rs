@@ -7,12 +7,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// The settings: below the engine's own modules, which it never uses
-// (tests/layers.rs).
-pub mod config;
-
-mod clusters;
-mod components;
 mod documents;
 mod folder;
 mod indexer;
@@ -36,7 +30,7 @@ pub use state::*;
 /// Where the full-screen view keeps how it was left: beside the index.
 pub use lineage_store::index::VIEW_FILE;
 
-use crate::config::Config;
+use lineage_config::Config;
 use lineage_origin::Params;
 
 /// Asks of the engine; each is answered by an [`Update`] (or several).

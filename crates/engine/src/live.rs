@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use super::clusters::{Clusters, shingle_set};
 use super::folder::{Check, Folder};
 use super::query::{self, Row};
 use super::report::{Reporter, send};
@@ -20,6 +19,7 @@ use super::*;
 use crate::indexer::{Indexer, Sink};
 use crate::job::SingleJob;
 use lineage_origin::Outcome;
+use lineage_similar::live::{Clusters, shingle_set};
 use lineage_source::watch as watcher;
 use lineage_source::{self as source, Filter};
 use lineage_store::index::{Change, Index, IndexError, NearRow, Observer, Read, Scope, Status};

@@ -9,6 +9,10 @@ use std::sync::Arc;
 pub use super::documents::Documents;
 use lineage_origin::{Params, Run};
 
+// The live clusters' own type, published as they build it (each shared
+// by `Arc` with the snapshots it is unchanged in).
+pub use lineage_similar::live::Cluster;
+
 /// The live state after the engine's latest step.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
@@ -79,22 +83,6 @@ pub struct DocRow {
     pub dominant_path: Option<Arc<str>>,
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
-}
-
-/// Documents that are near duplicates of each other (connected by pairs of
-/// verified Jaccard resemblance ≥ the threshold).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Cluster {
-    /// Its number (from 1), kept while it lives: through members coming
-    /// and going, and through a merge as the larger part's. A new cluster
-    /// (or the smaller piece of a split) takes the next number; the first
-    /// list numbers them largest first.
-    pub number: u32,
-    /// Version ids of the members, ascending.
-    pub members: Vec<u32>,
-    /// The verified pairs inside the cluster: (a, b, Jaccard), a < b, most
-    /// similar first (ties by a, b).
-    pub pairs: Vec<(u32, u32, f64)>,
 }
 
 /// The fixed-size table's counters and shape.

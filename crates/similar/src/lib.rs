@@ -10,7 +10,9 @@
 //!   minimal perfect hash);
 //! - `sample`: Heintze's fixed-size sample store (Koala);
 //! - `minhash`: one-permutation MinHash with optimal densification and LSH
-//!   banding tuned to the threshold, candidates verified by exact Jaccard.
+//!   banding tuned to the threshold, candidates verified by exact Jaccard;
+//! - `live`: clusters kept as documents come and go (`watch`), by the
+//!   same MinHash banding and verification.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -19,6 +21,7 @@ pub mod cluster;
 pub mod docs;
 pub mod exact;
 pub mod fuzzy;
+pub mod live;
 pub mod minhash;
 pub mod sample;
 pub mod simhash;

@@ -151,7 +151,7 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
             }
         }
         Tab::Events => {
-            let plain = super::theme::Theme::new(lineage_engine::config::ThemeName::Dark, true);
+            let plain = super::theme::Theme::new(lineage_config::ThemeName::Dark, true);
             Table {
                 header: vec!["n", "at_ms", "kind", "text"],
                 rows: (snap.events.iter())

@@ -176,7 +176,7 @@ pub(crate) fn lines(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>
 pub(crate) fn max_scroll(app: &App, area: Rect) -> usize {
     let p = popup(area);
     let inner_h = p.height.saturating_sub(2) as usize;
-    let plain = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+    let plain = Theme::new(lineage_config::ThemeName::Dark, true);
     lines(app, &plain, p.width.saturating_sub(2) as usize)
         .len()
         .saturating_sub(inner_h)

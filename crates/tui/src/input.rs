@@ -666,7 +666,7 @@ fn open_event(app: &mut App, out: &mut Vec<Command>) {
             app.tab = Tab::Origin;
         }
         other => {
-            let plain = super::theme::Theme::new(lineage_engine::config::ThemeName::Dark, true);
+            let plain = super::theme::Theme::new(lineage_config::ThemeName::Dark, true);
             let (what, _, text) = super::panes::events::describe(&other, &plain);
             app.event_detail = Some(format!("{what}: {text}"));
         }

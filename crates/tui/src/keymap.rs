@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use lineage_engine::config::KeysConfig;
+use lineage_config::KeysConfig;
 
 /// What a key asks for; its meaning may depend on the pane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

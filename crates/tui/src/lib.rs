@@ -82,8 +82,8 @@ pub fn run(opts: Options, on_stop: impl FnOnce(Box<dyn FnOnce() + Send>)) -> Res
     app.tune.config_file = opts.config.file.clone();
     app.tune.flags = opts.config.flags.clone();
     app.tune.started = opts.config.params();
-    app.tune.folder = (opts.config.folder.clone())
-        .unwrap_or_else(|| lineage_engine::config::canonical(&opts.root));
+    app.tune.folder =
+        (opts.config.folder.clone()).unwrap_or_else(|| lineage_config::canonical(&opts.root));
 
     let dir = opts.index_dir.clone();
     remember::load(&dir, &mut app);
@@ -226,10 +226,8 @@ fn effect(
     match e {
         effects::Effect::Save(p, keys) => {
             let r = match &app.tune.config_file {
-                Some(file) => {
-                    lineage_engine::config::save_params(file, &app.tune.folder, &p, &keys)
-                        .map_err(|e| e.to_string())
-                }
+                Some(file) => lineage_config::save_params(file, &app.tune.folder, &p, &keys)
+                    .map_err(|e| e.to_string()),
                 None => Err("no config folder (HOME is not set); use --config FILE".into()),
             };
             update(app, Msg::Saved(r));

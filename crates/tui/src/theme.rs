@@ -3,7 +3,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
-use lineage_engine::config::ThemeName;
+use lineage_config::ThemeName;
 
 /// A style for each role on screen.
 #[derive(Clone, Debug)]

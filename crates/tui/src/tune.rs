@@ -321,7 +321,7 @@ impl TuneState {
 
     /// The keys a save would write now, with the form's settings.
     pub(crate) fn to_save(&self, p: &Params) -> Vec<&'static str> {
-        lineage_engine::config::changed(&self.started, p)
+        lineage_config::changed(&self.started, p)
     }
 
     /// "--table-size outranks" (or "--k --seed outrank"): the flags given
@@ -364,7 +364,7 @@ impl TuneState {
                 Some(format!(
                     "Not saved ({e}). To keep these settings for this folder, put these \
                      lines in a config file:\n\n{}",
-                    lineage_engine::config::snippet(&self.folder, p, keys)
+                    lineage_config::snippet(&self.folder, p, keys)
                 ))
             }
         }

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::mpsc::channel;
 
 use super::*;
-use crate::config::Config;
+use lineage_config::Config;
 use lineage_origin::TableSize;
 use lineage_testing::{TempDir, text};
 

@@ -1,6 +1,6 @@
 //! The live form of the band buckets: a hash map band key → documents, to
 //! which documents are added, in which they are looked up and from which
-//! they are removed one at a time (the TUI's clusters, crates/engine/src/clusters.rs).
+//! they are removed one at a time (the live clusters, `live.rs`).
 
 use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! The near-duplicate state kept beside the document log: each live
 //! version's MinHash sketch (its LSH band keys and set digest, as
 //! `similar::minhash::lsh::Sketch::to_bytes` writes them) and the verified
-//! links of the clusters (`engine/clusters.rs`), for the settings `meta.near` names, so a re-open need not compare
+//! links of the clusters (`similar/live.rs`), for the settings `meta.near` names, so a re-open need not compare
 //! every document again. A change of settings (k, threshold, banding) resets
 //! both.
 //!

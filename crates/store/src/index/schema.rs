@@ -21,7 +21,7 @@
 //!                                                  -- sketch (index/near.rs)
 //! near         (a, b, similarity)                  -- verified near-duplicate
 //!                                                  -- links of the live clusters
-//!                                                  -- (engine/clusters.rs), a < b;
+//!                                                  -- (similar/live.rs), a < b;
 //!                                                  -- meta.near names their settings
 //! texts        (id PRIMARY KEY, checksum, size,    -- every version's bytes,
 //!               stored, zstd BLOB)                 -- once per content

@@ -239,7 +239,7 @@ mod tests {
     /// as Documents does, rather than naming the page as its own origin.
     #[test]
     fn a_version_mostly_from_its_own_page_says_an_earlier_version() {
-        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let theme = Theme::new(lineage_config::ThemeName::Dark, true);
         let event = |dominant: &str| EventKind::Version {
             path: "aws/iam/create-user.rst".into(),
             version: 2,
@@ -297,7 +297,7 @@ mod tests {
     /// reorder it), as in every other pane.
     #[test]
     fn names_in_events_are_drawn_inert() {
-        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let theme = Theme::new(lineage_config::ThemeName::Dark, true);
         let name = "invoice\u{202e}dm.exe.md".to_string();
         for kind in [
             EventKind::Deleted { path: name.clone() },
@@ -315,7 +315,7 @@ mod tests {
     /// a file, shows escaped: it neither cuts the line nor hides.
     #[test]
     fn hidden_characters_in_events_show_escaped() {
-        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let theme = Theme::new(lineage_config::ThemeName::Dark, true);
         let name = "a\nb\u{200b}.md".to_string();
         for kind in [
             EventKind::Deleted { path: name.clone() },
@@ -336,7 +336,7 @@ mod tests {
     /// as `\xNN`), not as the Latin-1 letters of its lossless key.
     #[test]
     fn names_that_are_not_utf8_read_as_in_documents() {
-        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let theme = Theme::new(lineage_config::ThemeName::Dark, true);
         let name = lineage_source::name::encode(b"caf\xe9.md");
         let (_, _, what) = describe(&EventKind::Deleted { path: name.clone() }, &theme);
         assert_eq!(what, "caf\\xe9.md");

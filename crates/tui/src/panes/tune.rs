@@ -646,7 +646,7 @@ mod tests {
             evictions: 123_456_789,
             seconds: 0.5,
         };
-        let theme = Theme::new(lineage_engine::config::ThemeName::Dark, true);
+        let theme = Theme::new(lineage_config::ThemeName::Dark, true);
         let mut t = Terminal::new(TestBackend::new(100, 5)).unwrap();
         let frame = t
             .draw(|f| compare(&[r.clone(), r], &theme, f.area(), f))

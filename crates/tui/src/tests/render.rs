@@ -14,8 +14,8 @@ use crate::app::{Msg, update};
 use crate::layout;
 use crate::panes::draw;
 use crate::theme::Theme;
+use lineage_config::ThemeName;
 use lineage_engine::Update;
-use lineage_engine::config::ThemeName;
 
 fn screen(app: &App, theme: &Theme) -> String {
     let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();

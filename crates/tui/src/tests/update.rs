@@ -13,7 +13,7 @@ use crate::keymap::Keymap;
 use crate::layout;
 use crate::origin::wrap;
 use crate::tune::{FIELDS, Field, RunKind};
-use lineage_engine::config::{Config, KeysConfig};
+use lineage_config::{Config, KeysConfig};
 use lineage_engine::{Command, Update};
 use lineage_origin::{Eviction, Selector, TableSize};
 
@@ -1332,7 +1332,7 @@ fn each_tune_field_says_what_it_trades_within_an_80_column_border() {
     t.draw(|f| {
         crate::panes::draw(
             &a,
-            &crate::theme::Theme::new(lineage_engine::config::ThemeName::Dark, false),
+            &crate::theme::Theme::new(lineage_config::ThemeName::Dark, false),
             f,
         )
     })

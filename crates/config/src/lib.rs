@@ -2,6 +2,12 @@
 //! flags. The file is `config.toml` in the platform config directory
 //! (`directories`), or the one `--config FILE` names. Every key is optional;
 //! `config.example.toml` documents them all.
+//!
+//! Above the algorithm crates, whose own parameter types it holds, and below
+//! the engine (docs/architecture.md, "Crates").
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod folders;
 mod save;
@@ -475,7 +481,7 @@ impl Config {
     }
 
     /// Take `p` as the engine settings (the inverse of [`Config::params`]).
-    pub(crate) fn set_params(&mut self, p: &Params) {
+    pub fn set_params(&mut self, p: &Params) {
         self.k = p.k;
         self.selector = p.selector;
         self.table_size = p.table_size;

@@ -12,7 +12,7 @@
 //!   kept, and only the group's first member is in the band buckets.
 //! - A new group is verified against its candidates (the groups sharing a
 //!   band key), in the order of their first members: every one until it has
-//!   [`LINKS`] links, then only those outside its cluster so far, where a
+//!   `LINKS` (8) links, then only those outside its cluster so far, where a
 //!   link would join two clusters. A link inside a cluster changes nothing
 //!   the clusters say.
 //! - Removing a group may split its cluster. [`Clusters::settle`] then has
@@ -20,19 +20,20 @@
 //!   into another piece), so the clusters are always the components of every
 //!   verified candidate pair, as if every pair were kept.
 //!
-//! Sketches and links are stored in the index, so a restart restores them
-//! instead of comparing everything again; the settings tag
-//! ([`Clusters::settings`]) names the banding, so a changed setting computes
-//! them again.
+//! Sketches and links are stored by the caller (the engine, in the index),
+//! so a restart restores them instead of comparing everything again; the
+//! settings tag ([`Clusters::settings`]) names the banding, so a changed
+//! setting computes them again.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use super::components::Components;
-use lineage_similar::exact::jaccard_at_least;
-use lineage_similar::minhash::lsh::Sketch;
-use lineage_similar::minhash::{self, BandIndex, Banding};
-use lineage_store::index::NearRow;
+mod components;
+
+use crate::exact::jaccard_at_least;
+use crate::minhash::lsh::Sketch;
+use crate::minhash::{self, BandIndex, Banding};
+use components::Components;
 
 /// Links a new group is verified for among its candidates before it skips
 /// those already in its cluster: small clusters keep every pair (what the
@@ -45,7 +46,30 @@ const GONE: u64 = u64::MAX;
 /// A verified pair: (a, b, Jaccard), a < b.
 pub(crate) type Pair = (u32, u32, f64);
 
-pub(crate) struct Clusters {
+/// What the caller stores of a document [`Clusters::insert`] added: its id,
+/// its sketch's bytes ([`Sketch::to_bytes`]; empty for an empty set) and the
+/// pairs of the links made.
+pub(crate) type Inserted = (u32, Vec<u8>, Vec<Pair>);
+
+/// Documents that are near duplicates of each other (connected by pairs of
+/// verified Jaccard resemblance ≥ the threshold).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cluster {
+    /// Its number (from 1), kept while it lives: through members coming
+    /// and going, and through a merge as the larger part's. A new cluster
+    /// (or the smaller piece of a split) takes the next number; the first
+    /// list numbers them largest first.
+    pub number: u32,
+    /// Version ids of the members, ascending.
+    pub members: Vec<u32>,
+    /// The verified pairs inside the cluster: (a, b, Jaccard), a < b, most
+    /// similar first (ties by a, b).
+    pub pairs: Vec<(u32, u32, f64)>,
+}
+
+/// The live clusters: each live document's sketch in band buckets, its
+/// group and the links between groups (see the module's documentation).
+pub struct Clusters {
     min_similarity: f64,
     /// The sketch filter's bound for this threshold and banding.
     least_agreeing: u32,
@@ -65,9 +89,9 @@ pub(crate) struct Clusters {
     orphans: Vec<(u32, u64)>,
     /// Each component's cluster as last built (those of two members or
     /// more), built again only for the components changed since.
-    built: HashMap<u64, Arc<super::Cluster>>,
+    built: HashMap<u64, Arc<Cluster>>,
     found: Vec<u32>,
-    /// The number the next new cluster takes ([`super::Cluster::number`]).
+    /// The number the next new cluster takes ([`Cluster::number`]).
     next_number: u32,
     /// [`LINKS`]; fewer in tests, to make the skipping happen.
     links: usize,
@@ -84,7 +108,7 @@ struct Group {
 
 /// Clusters largest first, ties by first member (members are ascending,
 /// and no two clusters share one).
-fn largest_first<C: std::ops::Deref<Target = super::Cluster>>(clusters: &mut [C]) {
+fn largest_first<C: std::ops::Deref<Target = Cluster>>(clusters: &mut [C]) {
     clusters.sort_unstable_by(|x, y| {
         y.members
             .len()
@@ -94,13 +118,14 @@ fn largest_first<C: std::ops::Deref<Target = super::Cluster>>(clusters: &mut [C]
 }
 
 /// Sorted, deduplicated keys: the set whose Jaccard is the similarity.
-pub(crate) fn shingle_set(mut keys: Vec<u64>) -> Vec<u64> {
+pub fn shingle_set(mut keys: Vec<u64>) -> Vec<u64> {
     keys.sort_unstable();
     keys.dedup();
     keys
 }
 
 impl Clusters {
+    /// No documents yet, for pairs of Jaccard ≥ `min_similarity`.
     pub fn new(min_similarity: f64) -> Clusters {
         let banding = Banding::for_threshold(
             min_similarity,
@@ -128,7 +153,7 @@ impl Clusters {
     /// its banding, the threshold and what a stored pair means (`links`:
     /// the links of groups, not every pair; `meta.near` is k, this and the
     /// key version).
-    pub(crate) fn settings(&self) -> String {
+    pub fn settings(&self) -> String {
         let b = self.index.banding();
         format!(
             "min_similarity={} near=minhash-oph/2 bands={} rows={} links={LINKS}",
@@ -145,7 +170,7 @@ impl Clusters {
         id: u32,
         set: &[u64],
         mut set_of: impl FnMut(u32) -> Result<Arc<[u64]>, E>,
-    ) -> Result<NearRow, E> {
+    ) -> Result<Inserted, E> {
         self.remove(id);
         let mut made = self.settle(&mut set_of)?;
         // An empty set has no sketch and no pairs.
@@ -235,7 +260,7 @@ impl Clusters {
     /// Add live document `id` with its stored sketch (links come with
     /// [`Clusters::restore_pair`]); false if the bytes are not a sketch of
     /// this banding (then the caller inserts it afresh).
-    pub(crate) fn restore(&mut self, id: u32, bytes: &[u8]) -> bool {
+    pub fn restore(&mut self, id: u32, bytes: &[u8]) -> bool {
         if bytes.is_empty() {
             return true;
         }
@@ -253,7 +278,7 @@ impl Clusters {
     /// it). Such a pair was a link the cluster may need (its group may have
     /// other members), so the next [`Clusters::settle`] has the live one's
     /// cluster look for it again.
-    pub(crate) fn restore_pair(&mut self, a: u32, b: u32, similarity: f64) -> bool {
+    pub fn restore_pair(&mut self, a: u32, b: u32, similarity: f64) -> bool {
         match (self.group_of.get(&a), self.group_of.get(&b)) {
             (Some(&g), Some(&h)) => {
                 let links = &self.groups[g as usize].links;
@@ -277,7 +302,7 @@ impl Clusters {
 
     /// Forget document `id` (deleted, or replaced by a newer version). The
     /// clusters are right again after [`Clusters::settle`].
-    pub(crate) fn remove(&mut self, id: u32) {
+    pub fn remove(&mut self, id: u32) {
         let Some(g) = self.group_of.remove(&id) else {
             return;
         };
@@ -309,7 +334,7 @@ impl Clusters {
     /// the links and, where one fell apart, every group of its pieces
     /// verified against its candidates in another piece. Returns the pairs
     /// of the links made.
-    pub(crate) fn settle<E>(
+    pub fn settle<E>(
         &mut self,
         set_of: &mut impl FnMut(u32) -> Result<Arc<[u64]>, E>,
     ) -> Result<Vec<Pair>, E> {
@@ -365,16 +390,17 @@ impl Clusters {
         all
     }
 
-    /// The clusters (members ascending, clusters by number; the pairs
-    /// [`Clusters::pairs`] names, most similar first) and each member's
+    /// The clusters (members ascending, clusters by number; their pairs,
+    /// each copy with its group's first member and each link between the
+    /// first members of its groups, most similar first) and each member's
     /// cluster index, by member. Settled first ([`Clusters::settle`]). Only
     /// the components changed since the last call are built again.
-    pub(crate) fn clusters(&mut self) -> (Vec<Arc<super::Cluster>>, Vec<(u32, u32)>) {
+    pub fn clusters(&mut self) -> (Vec<Arc<Cluster>>, Vec<(u32, u32)>) {
         debug_assert!(self.orphans.is_empty(), "clusters of unsettled links");
         // A member that moved left a changed component, so the numbers the
         // changed components' clusters had are all a new one can inherit.
         let mut was: HashMap<u32, u32> = HashMap::new();
-        let mut fresh: Vec<(u64, super::Cluster)> = Vec::new();
+        let mut fresh: Vec<(u64, Cluster)> = Vec::new();
         for l in self.comps.take_changed() {
             if let Some(old) = self.built.remove(&l) {
                 was.extend(old.members.iter().map(|&m| (m, old.number)));
@@ -385,7 +411,7 @@ impl Clusters {
         for (l, c) in fresh {
             self.built.insert(l, Arc::new(c));
         }
-        let mut out: Vec<Arc<super::Cluster>> = self.built.values().cloned().collect();
+        let mut out: Vec<Arc<Cluster>> = self.built.values().cloned().collect();
         out.sort_unstable_by_key(|c| c.number);
         let mut of = Vec::with_capacity(out.iter().map(|c| c.members.len()).sum());
         for (c, cl) in out.iter().enumerate() {
@@ -399,7 +425,7 @@ impl Clusters {
     /// members had (`was`, by member), a number going to one cluster only,
     /// the one with most of its members (the larger part of a merge, the
     /// larger piece of a split); the rest take new numbers, largest first.
-    fn number(&mut self, fresh: &mut [(u64, super::Cluster)], was: &HashMap<u32, u32>) {
+    fn number(&mut self, fresh: &mut [(u64, Cluster)], was: &HashMap<u32, u32>) {
         let mut claims: Vec<(usize, u32, usize)> = Vec::new();
         for (i, (_, c)) in fresh.iter().enumerate() {
             let mut counts: HashMap<u32, usize> = HashMap::new();
@@ -419,7 +445,7 @@ impl Clusters {
                 numbered[i] = true;
             }
         }
-        let mut new: Vec<&mut super::Cluster> = (fresh.iter_mut().zip(numbered))
+        let mut new: Vec<&mut Cluster> = (fresh.iter_mut().zip(numbered))
             .filter(|(_, done)| !done)
             .map(|((_, c), _)| c)
             .collect();
@@ -433,8 +459,8 @@ impl Clusters {
     /// The clusters as [`Clusters::clusters`] lists them, every component
     /// built afresh.
     #[cfg(test)]
-    fn clusters_built_whole(&self) -> Vec<Arc<super::Cluster>> {
-        let mut out: Vec<Arc<super::Cluster>> = self
+    fn clusters_built_whole(&self) -> Vec<Arc<Cluster>> {
+        let mut out: Vec<Arc<Cluster>> = self
             .comps
             .labels()
             .filter_map(|l| self.cluster_of(l).map(Arc::new))
@@ -446,8 +472,8 @@ impl Clusters {
     /// Component `l`'s cluster: its groups' members, each copy paired with
     /// its group's first member (J = 1) and each link between the first
     /// members of its groups; None under two members.
-    fn cluster_of(&self, l: u64) -> Option<super::Cluster> {
-        let mut c = super::Cluster {
+    fn cluster_of(&self, l: u64) -> Option<Cluster> {
+        let mut c = Cluster {
             number: 0,
             members: Vec::new(),
             pairs: Vec::new(),
@@ -521,16 +547,16 @@ mod tests {
 
     /// Member lists of the components of `pairs` (largest first).
     fn components(pairs: &[(u32, u32)]) -> Vec<Vec<u32>> {
-        let pairs: Vec<lineage_similar::Pair> = pairs
+        let pairs: Vec<crate::Pair> = pairs
             .iter()
-            .map(|&(a, b)| lineage_similar::Pair {
+            .map(|&(a, b)| crate::Pair {
                 a,
                 b,
                 similarity: 1.0,
             })
             .collect();
         let n = pairs.iter().map(|p| p.b as usize + 1).max().unwrap_or(0);
-        lineage_similar::cluster::clusters(n, &pairs, |x| x)
+        crate::cluster::clusters(n, &pairs, |x| x)
     }
 
     proptest! {
@@ -584,9 +610,9 @@ mod tests {
             let want = every_pair(&c, &alive);
             let (clusters, of) = c.clusters();
             prop_assert!(clusters.windows(2).all(|w| w[0].number < w[1].number), "by number, each its own");
-            let mut sized: Vec<Arc<crate::Cluster>> = clusters
+            let mut sized: Vec<Arc<Cluster>> = clusters
                 .iter()
-                .map(|c| Arc::new(crate::Cluster { number: 0, ..(**c).clone() }))
+                .map(|c| Arc::new(Cluster { number: 0, ..(**c).clone() }))
                 .collect();
             largest_first(&mut sized);
             prop_assert_eq!(&sized, &whole, "built from what changed, and whole");
@@ -881,66 +907,5 @@ mod tests {
             a.settings(),
             "min_similarity=0.5 near=minhash-oph/2 bands=52 rows=3 links=8"
         );
-    }
-
-    /// What the live clusters cost at each threshold: every document of a
-    /// corpus inserted in order (sets in memory, as the engine's first
-    /// comparison caches them), against the simhash multi-index the clusters
-    /// used before, on the same documents in the same order.
-    /// `LINEAGE_CORPORA=… cargo test --release --lib live_cost -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn live_cost() {
-        use lineage_similar::docs::load_similar;
-        use lineage_similar::simhash;
-        use lineage_source::{Filter, Order, WalkOptions};
-        use std::time::Instant;
-        let Ok(base) = std::env::var("LINEAGE_CORPORA") else {
-            return;
-        };
-        let names = std::env::var("LINEAGE_LIVE_CORPORA")
-            .unwrap_or_else(|_| "rust-book-editions,short-answers".into());
-        println!(
-            "| corpus | J ≥ | minhash live: seconds, candidates, pairs | simhash multi-index: seconds, candidates, pairs |"
-        );
-        println!("| --- | --- | --- | --- |");
-        for name in names.split(',') {
-            let root = std::path::Path::new(&base).join(name);
-            let l = load_similar(
-                &root,
-                &Filter::default_patterns(),
-                WalkOptions::default(),
-                32 << 20,
-                Order::Path,
-                lineage_core::fingerprint::polynomial::standard(),
-                8,
-                false,
-            )
-            .unwrap();
-            let sets: Vec<Arc<[u64]>> = l.docs.iter().map(|d| d.shingles.clone().into()).collect();
-            for min in [0.5, 0.7, 0.8] {
-                let start = Instant::now();
-                let mut c = Clusters::new(min);
-                let mut fetched = 0u64;
-                for (i, s) in sets.iter().enumerate() {
-                    c.insert(i as u32, s, |o| {
-                        fetched += 1;
-                        Ok::<_, ()>(sets[o as usize].clone())
-                    })
-                    .unwrap();
-                }
-                let mh = start.elapsed().as_secs_f64();
-                let mh_pairs = c.pairs().len();
-                let start = Instant::now();
-                let (p, st) =
-                    simhash::pairs(&l.docs, min, &simhash::Options::new(min, 64, true)).unwrap();
-                let sh = start.elapsed().as_secs_f64();
-                println!(
-                    "| {name} | {min} | {mh:.3} s, {fetched}, {mh_pairs} | {sh:.3} s, {}, {} |",
-                    st.candidates,
-                    p.len()
-                );
-            }
-        }
     }
 }
