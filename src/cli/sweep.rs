@@ -2,7 +2,8 @@
 //! settings scored against it (DO, TF, ssr), replaying selected units. The
 //! folder's fingerprints are selected a batch of documents at a time and
 //! freed; the replays hold only the units and the exact result
-//! (docs/reference.md, "Memory").
+//! (docs/reference.md, "Memory"). With `--workers N` the threads the runs
+//! leave idle split runs by bucket range (`lineage_split::SplitReplay`).
 
 use std::io::Write;
 
@@ -10,13 +11,16 @@ use clap::Args;
 use serde::Serialize;
 
 use super::scan::pct;
-use super::{CommonEngineArgs, Fatal, SourceArgs, on_off, report_skipped, skipped_json, stream};
+use super::{
+    CommonEngineArgs, Fatal, SourceArgs, WorkersArgs, on_off, report_skipped, skipped_json, stream,
+};
 use lineage_config::Config;
 use lineage_core::fingerprint::token_fps;
 use lineage_origin::sweep::{self, BATCH_DOCUMENTS, Control, Plan, Selecting, Sweep};
 use lineage_origin::table::paper_sizes;
 use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize};
 use lineage_source::Filter;
+use lineage_split::SplitReplay;
 
 #[derive(Args, Debug)]
 pub(super) struct SweepArgs {
@@ -42,6 +46,8 @@ pub(super) struct SweepArgs {
     /// them: on, off or on,off [default: the --align setting, on].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = on_off)]
     aligns: Vec<bool>,
+    #[command(flatten)]
+    workers: WorkersArgs,
     #[command(flatten)]
     common: CommonEngineArgs,
 }
@@ -87,6 +93,7 @@ struct RunJson {
 pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     args.source.apply(&mut config);
     args.common.apply(&mut config);
+    args.workers.apply(&mut config);
     config.validate()?;
     let selectors: Vec<Selector> = pick(&args.selectors, &config.sweep.selectors);
     let evictions: Vec<Eviction> = pick(&args.evictions, &config.sweep.evictions);
@@ -142,8 +149,15 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
         sizes
     };
     let asked = combinations(&sizes);
+    // Runs that leave threads idle are split over them (the rule:
+    // lineage_split::SplitReplay); one worker: the sequential replays.
+    let split = SplitReplay::new(config.pass_workers());
+    let ctl = Control {
+        replayer: (config.pass_workers() > 1).then_some(&split as _),
+        ..Control::default()
+    };
     let Sweep { exact, runs } = Plan::new(selected, &asked)?
-        .run(&Control::default())
+        .run(&ctl)
         .ok_or_else(|| Fatal("the sweep stopped before its end".into()))?;
     let runs: Vec<RunJson> = runs
         .iter()

@@ -92,8 +92,9 @@ pub struct Config {
     /// platform data directory's `indexes/`.
     pub index_dir: String,
     /// Threads of the origin pass of `scan`, `index` and `watch` (split by
-    /// bucket range; 1: the sequential pass); 0: see
-    /// [`Config::pass_workers`].
+    /// bucket range; 1: the sequential pass), and of the replays of `sweep`
+    /// and Tune (which split a run only where the runs leave threads idle);
+    /// 0: see [`Config::pass_workers`].
     pub workers: u16,
     /// `[sweep]`: the grid `lineage sweep` runs when no flags name one.
     pub sweep: SweepConfig,

@@ -616,6 +616,7 @@ impl Live {
         };
         let (poly, versions) = (ix.polynomial().clone(), self.versions.rows.len() as u32);
         let memory = self.opts.memory;
+        let workers = self.opts.config.pass_workers();
         let publish = self.rep.publish.clone();
         let started = self.jobs.shadow.start(generation, move |cancel| {
             let job = Job {
@@ -625,6 +626,7 @@ impl Live {
                 versions,
                 cancel,
                 memory,
+                workers,
             };
             shadow::run(&history, &job, |u| send(&publish, Update::Shadow(u)));
         });

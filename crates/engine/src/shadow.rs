@@ -1,7 +1,8 @@
 //! Shadow runs: the whole history replayed with other settings from the
 //! index's cached fingerprints (never the files), in a thread of its own with
 //! progress and a cancel flag; the live state is not touched. The replays are
-//! `origin::sweep`'s, the same parallel schedule as `lineage sweep`. The
+//! `origin::sweep`'s, the same parallel schedule as `lineage sweep`, its runs
+//! split over the threads they leave idle as there (`lineage_split`). The
 //! fingerprints are read a batch of versions at a time and dropped once
 //! selected: what stays is what the replays read.
 
@@ -14,6 +15,7 @@ use super::{ShadowResult, ShadowUpdate};
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_origin::Params;
 use lineage_origin::sweep::{self, Control, Plan, Scored, Selecting};
+use lineage_split::SplitReplay;
 use lineage_store::index::History;
 
 /// Progress is reported at most this often.
@@ -37,6 +39,8 @@ pub(crate) struct Job {
     pub versions: u32,
     pub cancel: Arc<AtomicBool>,
     pub memory: super::Memory,
+    /// Threads of the replays (`Config::pass_workers`; 1: sequential).
+    pub workers: usize,
 }
 
 /// Run `job`, calling `report` with progress and the results; returns early
@@ -117,10 +121,12 @@ fn replay_all(
                 v.push((which[i], *s));
             }
         };
+        let split = SplitReplay::new(job.workers);
         let ctl = Control {
             cancel: Some(&job.cancel),
             done: Some(&done),
             scored: Some(&keep),
+            replayer: (job.workers > 1).then_some(&split as _),
         };
         let finished = std::thread::scope(|scope| {
             let (tx, rx) = mpsc::channel();
@@ -246,6 +252,9 @@ mod tests {
                 before_sweep: Some(|| SEEN.lock().unwrap().push("before")),
                 after_sweep: Some(|| SEEN.lock().unwrap().push("after")),
             },
+            // More than the runs of either length: their bounded runs are
+            // split, and must still give the sequential replay's figures.
+            workers: 4,
         };
         static SEEN: Mutex<Vec<&str>> = Mutex::new(Vec::new());
         let mut last = None;

@@ -9,10 +9,11 @@
 //! a document's token fingerprints and shingle keys live only while its batch
 //! is selected (docs/reference.md, "Memory"). Runs are then replayed in parallel, longest
 //! first, and a run whose table never evicts is replayed once for all runs it
-//! equals.
+//! equals. Each replay is the sequential pass's unless the caller gives a
+//! [`Replayer`] (lineage-split's splits a run by bucket range).
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -69,6 +70,51 @@ pub struct Control<'a> {
     pub done: Option<&'a AtomicU64>,
     /// Called as each run is scored.
     pub scored: Option<OnScored<'a>>,
+    /// Replays each run (`None`: [`Sequential`]).
+    pub replayer: Option<&'a dyn Replayer>,
+}
+
+/// One run to replay, as a [`Replayer`] gets it.
+pub struct Cell<'a> {
+    /// The run's settings (its table validated).
+    pub params: Params,
+    /// Its selector's units over the whole history, document `d`'s at `[d]`.
+    pub units: &'a Arc<Vec<Vec<Unit>>>,
+    /// Runs the sweep replays, at once as threads allow (this one among them).
+    pub cells: usize,
+}
+
+/// Called with each document's id, units and labels, in document order;
+/// `false`: stop.
+pub type EachLabelled<'a> = &'a mut dyn FnMut(u32, &[Unit], &[u32]) -> bool;
+
+/// How a sweep replays one run: the labels each document gets, as
+/// `OriginPass::process` gives them, and the table's counters at the end
+/// (those of the sequential pass). Scoring stays with the sweep, so every
+/// replayer scores alike.
+pub trait Replayer: Sync {
+    /// Replay `cell`, handing each document's labels to `each` in order;
+    /// `None` when `each` stopped it (or the replay failed).
+    fn replay(&self, cell: &Cell<'_>, each: EachLabelled<'_>) -> Option<Counters>;
+}
+
+/// The sequential pass, on the calling thread: the default.
+pub struct Sequential;
+
+impl Replayer for Sequential {
+    fn replay(&self, cell: &Cell<'_>, each: EachLabelled<'_>) -> Option<Counters> {
+        // Validated in `Plan::new`.
+        let mut pass = OriginPass::new(cell.params).ok()?;
+        let all: &[Vec<Unit>] = cell.units;
+        let mut origins = UnitKeys::new(all);
+        for (d, units) in all.iter().enumerate() {
+            let labels = pass.process(d as u32, units, &mut origins);
+            if !each(d as u32, units, labels) {
+                return None;
+            }
+        }
+        Some(pass.table().counters())
+    }
 }
 
 impl Control<'_> {
@@ -236,7 +282,8 @@ impl Selected {
 /// One selector's units over the history and their distinct keys.
 struct Selection {
     selector: Selector,
-    units: Vec<Vec<Unit>>,
+    /// Shared with a replayer's workers, which read earlier documents' keys.
+    units: Arc<Vec<Vec<Unit>>>,
     distinct: DistinctKeys,
 }
 
@@ -289,7 +336,7 @@ impl Plan {
                 let distinct = DistinctKeys::of(units.iter().flatten().map(|u| u.key), n);
                 Selection {
                     selector,
-                    units,
+                    units: Arc::new(units),
                     distinct,
                 }
             })
@@ -389,27 +436,32 @@ impl Plan {
     fn replay(&self, i: usize, ctl: &Control) -> Option<Scored> {
         let (si, p) = self.runs[i];
         let start = Instant::now();
-        // Validated in `new`.
-        let mut pass = OriginPass::new(p).ok()?;
         let mut score = Score::default();
         let mut counts = Vec::new();
-        let all = &self.selections[si].units;
-        let mut origins = UnitKeys::new(all);
-        for (d, units) in all.iter().enumerate() {
+        let cell = Cell {
+            params: p,
+            units: &self.selections[si].units,
+            cells: self.order.len(),
+        };
+        let mut each = |d: u32, units: &[Unit], labels: &[u32]| {
             if ctl.cancelled() {
-                return None;
+                return false;
             }
-            let labels = pass.process(d as u32, units, &mut origins);
-            let exact = &self.exact[d];
+            let exact = &self.exact[d as usize];
             score.add_labels(exact, exact.shingles, units, labels, &mut counts);
             if let Some(done) = ctl.done {
                 done.fetch_add(1, Ordering::Relaxed);
             }
-        }
+            true
+        };
+        let counters = ctl
+            .replayer
+            .unwrap_or(&Sequential)
+            .replay(&cell, &mut each)?;
         let s = Scored {
             params: p,
             score,
-            counters: pass.table().counters(),
+            counters,
             capacity: None,
             entry_bytes: 0,
             selected_keys: 0,

@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 mod cluster;
+mod sweep;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -60,6 +61,7 @@ use timely::worker::Worker;
 use timely::{ExchangeData, WorkerConfig};
 
 pub use cluster::Cluster;
+pub use sweep::SplitReplay;
 
 /// What comes back with a document's labels: sent between workers (and
 /// processes) with the document.

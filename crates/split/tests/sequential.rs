@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use lineage_origin::align::OriginKeys;
 use lineage_origin::keymap::splitmix64;
+use lineage_origin::sweep;
 use lineage_origin::table::{Counters, Table};
 use lineage_origin::{
     Estimation, Eviction, Labeller, OriginPass, Params, Selector, TableSize, Unit,
@@ -394,5 +395,58 @@ fn processes_that_differ_are_refused() {
     for r in runs {
         let e = r.join().unwrap().expect("refused");
         assert!(e.contains("other settings"), "{e}");
+    }
+}
+
+/// `docs` (token fingerprints) selected for `runs` and replayed as a sweep
+/// by `replayer` (`None`: the sequential pass).
+fn sweep_runs(
+    docs: &[Vec<u64>],
+    runs: &[Params],
+    replayer: Option<&dyn sweep::Replayer>,
+) -> sweep::Sweep {
+    let poly = lineage_core::fingerprint::polynomial::standard();
+    let selecting = sweep::Selecting::new(poly, runs[0].k, runs.iter().map(|p| p.selector));
+    let mut batches = docs.chunks(4).map(<[_]>::to_vec);
+    let selected = selecting.batches(|| Ok::<_, ()>(batches.next())).unwrap();
+    let ctl = sweep::Control {
+        replayer,
+        ..sweep::Control::default()
+    };
+    sweep::Plan::new(selected, runs).unwrap().run(&ctl).unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(48))]
+    /// A sweep's runs split over spare workers score and count as the
+    /// sequential replays do; Lucky and unbounded runs are not split.
+    #[test]
+    fn a_sweep_split_over_workers_gives_the_sequential_figures(
+        seed in proptest::num::u64::ANY,
+        n_docs in 1usize..30,
+        evictions in proptest::sample::subsequence(
+            vec![Eviction::Cc, Eviction::Lru, Eviction::BottomK, Eviction::Lucky], 1..3),
+        selector in proptest::sample::select(vec![Selector::All, Selector::NHs, Selector::Hb(3)]),
+        sizes in proptest::sample::subsequence(
+            vec![TableSize::Bytes(1 << 10), TableSize::Bytes(4 << 10), TableSize::Unbounded], 1..3),
+        workers in proptest::sample::select(vec![2usize, 4, 8]),
+        align in proptest::bool::ANY,
+        k in 3usize..9,
+    ) {
+        // Tokens copied in runs from earlier documents: shared shingles.
+        let docs = corpus(seed, n_docs, 300);
+        let base = Params { k, align, ..Params::default() };
+        let runs = sweep::combinations(base, &[selector], &evictions, &[Estimation::Be], &sizes);
+        let want = sweep_runs(&docs, &runs, None);
+        let split = lineage_split::SplitReplay::new(workers);
+        let got = sweep_runs(&docs, &runs, Some(&split));
+        proptest::prop_assert_eq!(&got.exact, &want.exact);
+        for (g, w) in got.runs.iter().zip(&want.runs) {
+            proptest::prop_assert_eq!(g.params, w.params);
+            proptest::prop_assert_eq!(g.score, w.score, "{:?}", g.params);
+            proptest::prop_assert_eq!(g.counters, w.counters, "{:?}", g.params);
+            proptest::prop_assert_eq!(g.capacity, w.capacity);
+            proptest::prop_assert_eq!(g.selected_keys, w.selected_keys);
+        }
     }
 }
