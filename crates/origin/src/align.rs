@@ -31,15 +31,17 @@ impl<T: AsRef<[u64]>> OriginKeys for &[T] {
     }
 }
 
-/// Versions' keys as the units of `Selector::All` (a unit a shingle).
-pub struct UnitKeys<'a> {
-    units: &'a [Vec<super::Unit>],
+/// Versions' keys as the units of `Selector::All` (a unit a shingle), over
+/// each version's selected units indexed by its id, borrowed or shared
+/// (a split replay's workers hold them by `Arc`).
+pub struct UnitKeys<U> {
+    units: U,
     buf: Vec<u64>,
 }
 
-impl<'a> UnitKeys<'a> {
+impl<U: AsRef<[Vec<super::Unit>]>> UnitKeys<U> {
     /// Over `units`, each version's selected units indexed by its id.
-    pub fn new(units: &'a [Vec<super::Unit>]) -> UnitKeys<'a> {
+    pub fn new(units: U) -> UnitKeys<U> {
         UnitKeys {
             units,
             buf: Vec::new(),
@@ -47,9 +49,9 @@ impl<'a> UnitKeys<'a> {
     }
 }
 
-impl OriginKeys for UnitKeys<'_> {
+impl<U: AsRef<[Vec<super::Unit>]>> OriginKeys for UnitKeys<U> {
     fn keys(&mut self, id: u32) -> Option<&[u64]> {
-        let units = self.units.get(id as usize)?;
+        let units = self.units.as_ref().get(id as usize)?;
         self.buf.clear();
         self.buf.extend(units.iter().map(|u| u.key));
         Some(&self.buf)

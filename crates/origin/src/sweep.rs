@@ -79,7 +79,7 @@ pub struct Cell<'a> {
     /// The run's settings (its table validated).
     pub params: Params,
     /// Its selector's units over the whole history, document `d`'s at `[d]`.
-    pub units: &'a Arc<Vec<Vec<Unit>>>,
+    pub units: &'a Arc<[Vec<Unit>]>,
     /// Runs the sweep replays, at once as threads allow (this one among them).
     pub cells: usize,
 }
@@ -283,7 +283,7 @@ impl Selected {
 struct Selection {
     selector: Selector,
     /// Shared with a replayer's workers, which read earlier documents' keys.
-    units: Arc<Vec<Vec<Unit>>>,
+    units: Arc<[Vec<Unit>]>,
     distinct: DistinctKeys,
 }
 
@@ -336,7 +336,7 @@ impl Plan {
                 let distinct = DistinctKeys::of(units.iter().flatten().map(|u| u.key), n);
                 Selection {
                     selector,
-                    units: Arc::new(units),
+                    units: Arc::from(units),
                     distinct,
                 }
             })

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use lineage_origin::align::OriginKeys;
+use lineage_origin::align::UnitKeys;
 use lineage_origin::sweep::{Cell, EachLabelled, Replayer, Sequential};
 use lineage_origin::table::{Counters, Table};
 use lineage_origin::{Params, Unit};
@@ -43,7 +43,7 @@ impl Replayer for SplitReplay {
         let p = cell.params;
         // Validated by the sweep.
         let table = Table::new(p.table_params()).ok()?;
-        let origins = Arc::new(Mutex::new(Held(cell.units.clone(), Vec::new())));
+        let origins = Arc::new(Mutex::new(UnitKeys::new(cell.units.clone())));
         let mut pass = SplitPass::<()>::new(p, table, Options::new(workers), origins).ok()?;
         let mut done = |l: Labelled<'_, ()>| {
             if each(l.id, &l.units, l.labels) {
@@ -70,20 +70,8 @@ impl From<SplitError> for Stop {
     }
 }
 
-/// Every document's units, known from the start (the sweep holds them):
-/// nothing to keep, and the keys alignment reads are taken from the units.
-struct Held(Arc<Vec<Vec<Unit>>>, Vec<u64>);
-
-impl OriginKeys for Held {
-    fn keys(&mut self, id: u32) -> Option<&[u64]> {
-        let units = self.0.get(id as usize)?;
-        self.1.clear();
-        self.1.extend(units.iter().map(|u| u.key));
-        Some(&self.1)
-    }
-}
-
-impl KeyStore for Held {
+/// The sweep holds every document's units from the start: nothing to keep.
+impl KeyStore for UnitKeys<Arc<[Vec<Unit>]>> {
     fn keep(&mut self, _: u32, _: Vec<u64>) -> Result<(), String> {
         Ok(())
     }
