@@ -150,10 +150,10 @@ pub(super) fn run(args: SweepArgs, mut config: Config) -> Result<(), Fatal> {
     };
     let asked = combinations(&sizes);
     // Runs that leave threads idle are split over them (the rule:
-    // lineage_split::SplitReplay); one worker: the sequential replays.
+    // lineage_split::SplitReplay; one worker: the sequential replays).
     let split = SplitReplay::new(config.pass_workers());
     let ctl = Control {
-        replayer: (config.pass_workers() > 1).then_some(&split as _),
+        replayer: Some(&split),
         ..Control::default()
     };
     let Sweep { exact, runs } = Plan::new(selected, &asked)?

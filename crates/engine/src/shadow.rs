@@ -126,7 +126,7 @@ fn replay_all(
             cancel: Some(&job.cancel),
             done: Some(&done),
             scored: Some(&keep),
-            replayer: (job.workers > 1).then_some(&split as _),
+            replayer: Some(&split),
         };
         let finished = std::thread::scope(|scope| {
             let (tx, rx) = mpsc::channel();
