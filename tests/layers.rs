@@ -4,8 +4,9 @@
 //! `fingerprint` (and `bytesize`, `fsio` below both) in lineage-core,
 //! `corpus` and `watch` side by side on the walk in lineage-source. Unit
 //! tests are held to it too. Cargo refuses only a cycle between crates, so
-//! the manifests are read for the rest: lineage-config above the algorithms
-//! and below the engine.
+//! the manifests are read for the rest: each crate below the engine depends
+//! only on those its row of docs/architecture.md names, and lineage-config
+//! sits above the algorithms and below the engine.
 #![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
 
 use std::path::{Path, PathBuf};
