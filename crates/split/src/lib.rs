@@ -36,6 +36,8 @@
 #![warn(missing_docs)]
 
 mod cluster;
+mod order;
+mod route;
 mod sweep;
 
 use std::cell::RefCell;
@@ -54,7 +56,6 @@ use lineage_origin::table::{Counters, Hit, Ranges, Shard, Slot, Table, TableErro
 use lineage_origin::{Eviction, Labeller, OriginPass, Params, Regime, TableSize, Unit};
 use timely::communication::WorkerGuards;
 use timely::container::CapacityContainerBuilder;
-use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::{Capability, Operator, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
@@ -107,6 +108,9 @@ pub const EPOCH_DOCS_PER_WORKER: usize = 16;
 /// Enough epochs in flight that workers lookup one while the next is
 /// being sent and the last labelled.
 const WINDOW: usize = 4;
+/// Records a message between workers holds (24 KiB of lookups, 16 KiB of
+/// answers): fewer, larger messages than timely's 8 KiB.
+const MESSAGE_RECORDS: usize = 1024;
 
 impl Options {
     /// `workers` threads (at least one) in this process alone, epochs and
@@ -1032,18 +1036,33 @@ impl<T> Owner<T> {
         self.docs.get_mut(at)
     }
 
-    fn take(&mut self, (order, answer): Answer) {
-        let (seq, pos) = ((order >> 32) as u32, order as u32);
-        if pos == EVICTED {
-            self.evicted_from = Some(self.evicted_from.map_or(seq, |e| e.min(seq)));
-            return;
-        }
-        if let Some(d) = self.at(seq) {
-            let pos = pos as usize;
-            d.fit(pos + 1);
-            let (hit, slot) = unpack(answer);
-            d.hits[pos] = hit;
-            d.slots[pos] = slot;
+    /// A message of answers, a run of one document's at a time: a shard
+    /// answers in (seq, position) order, so the runs are long and each
+    /// document is found once a run, not once an answer.
+    fn take(&mut self, answers: &[Answer]) {
+        let mut rest = answers;
+        while let Some(&(order, _)) = rest.first() {
+            let seq = (order >> 32) as u32;
+            if order as u32 == EVICTED {
+                self.evicted_from = Some(self.evicted_from.map_or(seq, |e| e.min(seq)));
+                rest = &rest[1..];
+                continue;
+            }
+            let run = rest
+                .iter()
+                .take_while(|&&(o, _)| o >> 32 == order >> 32 && o as u32 != EVICTED)
+                .count();
+            let (mine, next) = rest.split_at(run);
+            rest = next;
+            if let Some(d) = self.at(seq) {
+                let last = mine.iter().map(|&(o, _)| o as u32).max().unwrap_or(0);
+                d.fit(last as usize + 1);
+                for &(o, a) in mine {
+                    let (hit, slot) = unpack(a);
+                    d.hits[o as u32 as usize] = hit;
+                    d.slots[o as u32 as usize] = slot;
+                }
+            }
         }
     }
 
@@ -1100,14 +1119,16 @@ impl Work {
         let arriving = origins.as_ref().map(|o| o.keys.clone());
         worker.dataflow::<u64, _, _>(|scope| {
             let (in_shard, in_owner, at_owner) = (shard.clone(), owner.clone(), owner.clone());
-            let route = move |l: &Lookup| ranges.shard(l.1) as u64;
+            let route = move |l: &Lookup| ranges.shard(l.1);
             lookup_in
                 .to_stream(scope)
                 .unary_frontier::<CapacityContainerBuilder<Vec<Answer>>, _, _, _>(
-                    Exchange::new(route),
+                    route::pact(route, MESSAGE_RECORDS),
                     "Shard",
                     move |_, _| {
-                        let mut stash: Vec<(Capability<u64>, Vec<Lookup>)> = Vec::new();
+                        // Each epoch's messages as they came, until it ends.
+                        let mut stash: Vec<(Capability<u64>, Vec<Vec<Lookup>>)> = Vec::new();
+                        let (mut runs, mut lookups) = (Vec::new(), Vec::new());
                         let mut evicted = evicted_before;
                         move |(input, frontier), output| {
                             input.for_each_stamp(|cap, data| {
@@ -1122,8 +1143,8 @@ impl Work {
                                             stash.len() - 1
                                         }
                                     };
-                                for batch in data {
-                                    stash[at].1.append(batch);
+                                for message in data {
+                                    stash[at].1.push(std::mem::take(message));
                                 }
                             });
                             // Whole epochs, oldest first; in each, (document,
@@ -1137,13 +1158,9 @@ impl Work {
                             let Some(shard) = shard.as_mut() else {
                                 return;
                             };
-                            for (cap, mut lookups) in stash.drain(..ready) {
-                                // Each sender's batches come sorted (it hands
-                                // out documents in order): a stable sort merges
-                                // those runs, where an unstable one sorted them
-                                // again (8.3% of the pass's profile, now 4.7%).
-                                // The keys are unique, so the order is the same.
-                                lookups.sort_by_key(|l| l.0);
+                            for (cap, messages) in stash.drain(..ready) {
+                                order::in_order(&messages, &mut runs, &mut lookups);
+                                drop(messages);
                                 let mut session = output.session(&cap);
                                 let first_eviction = shard.lookup_sorted(
                                     &lookups,
@@ -1164,22 +1181,20 @@ impl Work {
                     },
                 )
                 .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
-                    Exchange::new(move |&(order, answer): &Answer| {
-                        if order as u32 == EVICTED {
-                            answer
-                        } else {
-                            (order >> 32) % owners as u64
-                        }
-                    }),
+                    route::pact(
+                        move |&(order, answer): &Answer| {
+                            if order as u32 == EVICTED {
+                                answer as usize
+                            } else {
+                                ((order >> 32) % owners as u64) as usize
+                            }
+                        },
+                        MESSAGE_RECORDS,
+                    ),
                     "Owner",
                     move |_, _| {
                         move |input, _| {
-                            input.for_each(|_, data| {
-                                let mut o = in_owner.borrow_mut();
-                                for a in data.drain(..) {
-                                    o.take(a);
-                                }
-                            });
+                            input.for_each(|_, data| in_owner.borrow_mut().take(data));
                         }
                     },
                 )
@@ -1187,7 +1202,7 @@ impl Work {
             record_in
                 .to_stream(scope)
                 .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
-                    Exchange::new(move |r: &Record<T>| u64::from(r.0) % owners as u64),
+                    route::pact(move |r: &Record<T>| r.0 as usize % owners, 64),
                     "Arrive",
                     move |_, _| {
                         move |input, _| {
@@ -1303,13 +1318,17 @@ impl Work {
                     given,
                     payload,
                 }));
-                progress.caller.unpark();
             }
-            // The first worker of each process tells its caller.
+            // The first worker of each process tells its caller, waking it
+            // only when an epoch has passed: a caller waits on epochs (its
+            // window), never on one document's labels, which it takes as
+            // they come (a wake-up a document was a futex call a document,
+            // a trap to the sandbox under gVisor).
             if index.is_multiple_of(owners) {
                 let passed = probe.with_frontier(|f| f.iter().min().copied().unwrap_or(u64::MAX));
-                progress.passed.fetch_max(passed, Ordering::SeqCst);
-                progress.caller.unpark();
+                if progress.passed.fetch_max(passed, Ordering::SeqCst) < passed {
+                    progress.caller.unpark();
+                }
             }
             if !running {
                 break;
@@ -1334,7 +1353,7 @@ fn gather(
         input
             .to_stream(scope)
             .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
-                Exchange::new(|_: &Summary| 0),
+                route::pact(|_: &Summary| 0, 1),
                 "Gather",
                 move |_, _| {
                     move |input, _| {

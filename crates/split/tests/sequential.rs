@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)] // a test: a panic is its failure
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use lineage_origin::align::OriginKeys;
 use lineage_origin::keymap::splitmix64;
@@ -240,6 +241,56 @@ fn a_pass_dropped_unfinished_stops_its_workers() {
             .unwrap();
     }
     drop(pass);
+}
+
+/// Earlier documents' keys from a store with a bug: it panics when read,
+/// on the worker labelling.
+struct Broken;
+
+impl OriginKeys for Broken {
+    fn keys(&mut self, _: u32) -> Option<&[u64]> {
+        panic!("the key store broke (as the test meant)")
+    }
+}
+
+impl KeyStore for Broken {
+    fn keep(&mut self, _: u32, _: Vec<u64>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A worker that panics ends the pass with an error, whether the caller is
+/// handing documents out or waiting for the last labels; it never waits
+/// forever on the workers left, who wait on the one gone.
+#[test]
+fn a_worker_that_panics_ends_the_pass_with_an_error() {
+    for workers in [2, 3] {
+        let failed = lineage_testing::within(Duration::from_secs(30), move || {
+            let docs = corpus(11, 60, 400);
+            // Small enough to evict, so alignment reads the store.
+            let params = Params {
+                table_size: TableSize::Bytes(1 << 14),
+                ..Params::default()
+            };
+            let table = Table::new(params.table_params()).unwrap();
+            let origins = Arc::new(Mutex::new(Broken));
+            let mut pass = SplitPass::new(params, table, Options::new(workers), origins).unwrap();
+            let done = |_: Labelled<'_, ()>| Ok::<(), SplitError>(());
+            for (d, keys) in docs.iter().enumerate() {
+                if let Err(e) = pass.push(d as u32, units(keys), (), done) {
+                    return e;
+                }
+            }
+            match pass.finish(done) {
+                Err(e) => e,
+                Ok(_) => panic!("the pass ended well with a broken key store"),
+            }
+        });
+        assert!(
+            matches!(failed, SplitError::Worker(_)),
+            "{workers} workers: {failed}"
+        );
+    }
 }
 
 /// The labels process 0 gets back from a run of `processes` processes

@@ -53,7 +53,9 @@ impl Ranges {
         }
     }
 
-    /// The index of the shard that holds `key`'s bucket.
+    /// The index of the shard that holds `key`'s bucket (inlined: the
+    /// split pass routes every lookup through it).
+    #[inline]
     pub fn shard(&self, key: u64) -> usize {
         let b = bucket_of(key, self.whole);
         self.firsts.partition_point(|&f| f <= b).saturating_sub(1)
