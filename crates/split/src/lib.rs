@@ -1161,21 +1161,24 @@ impl Work {
                             for (cap, messages) in stash.drain(..ready) {
                                 order::in_order(&messages, &mut runs, &mut lookups);
                                 drop(messages);
-                                let mut session = output.session(&cap);
+                                // The epoch's answers go as one container (the
+                                // route cuts it into messages), not a call each.
+                                let mut answers = Vec::with_capacity(lookups.len() + owners);
                                 let first_eviction = shard.lookup_sorted(
                                     &lookups,
                                     |&(_, key, id, ins)| (key, unpack_insert(id, ins)),
                                     |&(order, ..), hit, slot| {
-                                        session.give((order, pack(hit, slot)))
+                                        answers.push((order, pack(hit, slot)))
                                     },
                                 );
                                 if let Some(at) = first_eviction.filter(|_| !evicted) {
                                     evicted = true;
                                     let seq = lookups[at].0 >> 32;
                                     for w in 0..owners as u64 {
-                                        session.give((seq << 32 | u64::from(EVICTED), w));
+                                        answers.push((seq << 32 | u64::from(EVICTED), w));
                                     }
                                 }
+                                output.session(&cap).give_container(&mut answers);
                             }
                         }
                     },

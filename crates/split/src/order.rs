@@ -5,7 +5,7 @@
 //! messages are runs of whole or partial documents, each already sorted:
 //! the epoch is put in order by sorting those runs by their first lookup
 //! and copying them, once, rather than sorting every lookup (a merge of as
-//! many runs as messages, 12% of the split pass's instructions at 16
+//! many runs as messages, 10% of the workers' instructions at 16
 //! workers).
 
 /// Anything ordered by a 64-bit key whose high 32 bits are the document's

@@ -3,9 +3,11 @@
 //!
 //! timely's `Exchange` hashes each record, builds its message through a
 //! container builder and asks after every record whether a message is
-//! full: about 135 instructions a lookup at 16 workers, more than the
-//! table's lookup itself. Here a record is one push onto its worker's
-//! vector, and a message goes once it holds [`Route`]'s `capacity`.
+//! full: 68 instructions a record at 16 workers (callgrind, the split
+//! bench), more than a tenth of what the table's lookup costs. Here a
+//! record is one push onto its worker's vector, and a message goes once it
+//! holds [`Route`]'s `capacity`: 38 a record, the answers' routing included
+//! (BENCHMARKS.md, "What a lookup costs a worker, by instructions").
 
 use timely::communication::Push;
 use timely::dataflow::channels::Message;
