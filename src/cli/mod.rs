@@ -142,8 +142,10 @@ struct SourceArgs {
 struct WorkersArgs {
     /// Threads of the origin pass, each owning a range of the table's buckets
     /// (the same answers for any number; 1: the sequential pass; at most 1024;
-    /// sweep splits a run only where the runs are at most half the threads,
-    /// each then getting N / runs) [default: config `workers`, else the cores
+    /// a process starts no more than the table has ranges or it has cores,
+    /// whichever is more, nor more than 64 where it has fewer cores; sweep
+    /// splits a run only where the runs are at most half the threads, each
+    /// then getting N / runs) [default: config `workers`, else the cores
     /// available where there are 8 or more, else 1].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     workers: Option<u16>,

@@ -45,7 +45,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::Thread;
 use std::time::Duration;
@@ -550,6 +550,9 @@ struct Progress {
     passed: AtomicU64,
     /// Workers that stopped by a panic.
     stopped: AtomicUsize,
+    /// Workers whose work is over, by a panic or not (their threads then
+    /// end without waiting on anyone).
+    ended: AtomicUsize,
     caller: Thread,
 }
 
@@ -561,6 +564,7 @@ impl Drop for Watch {
         if std::thread::panicking() {
             self.0.stopped.fetch_add(1, Ordering::SeqCst);
         }
+        self.0.ended.fetch_add(1, Ordering::SeqCst);
         self.0.caller.unpark();
     }
 }
@@ -609,7 +613,7 @@ impl<T: Payload> Dataflow<T> {
         let fresh = ReplayStats::of_table(&table, &params);
         // Every process splits the same table the same way and keeps its
         // own ranges.
-        let shards = table.split(options.workers.max(1) * processes)?;
+        let shards = table.split(most_threads(&options) * processes)?;
         drop(table);
         let workers = threads(&options, shards.len());
         let peers = workers * processes;
@@ -626,6 +630,7 @@ impl<T: Payload> Dataflow<T> {
         let progress = Arc::new(Progress {
             passed: AtomicU64::new(0),
             stopped: AtomicUsize::new(0),
+            ended: AtomicUsize::new(0),
             caller: std::thread::current(),
         });
         let gathered = Arc::new(Mutex::new(Vec::new()));
@@ -805,8 +810,15 @@ impl<T: Payload> Dataflow<T> {
             return Ok(());
         }
         let mut next = if wait {
-            let got = self.ready.recv();
-            Some(got.map_err(|_| self.stopped())?)
+            // Checked between waits: a worker that panicked leaves the
+            // others waiting on it, still holding their senders.
+            loop {
+                match self.ready.recv_timeout(Duration::from_millis(50)) {
+                    Ok(got) => break Some(got),
+                    Err(RecvTimeoutError::Timeout) => self.check()?,
+                    Err(RecvTimeoutError::Disconnected) => return Err(self.stopped().into()),
+                }
+            }
         } else {
             None
         };
@@ -852,6 +864,14 @@ impl<T: Payload> Dataflow<T> {
             while self.given < self.next {
                 self.give_back(true, done)?;
             }
+        }
+        if self.cluster.is_none()
+            && !self
+                .guards
+                .as_ref()
+                .is_none_or(|g| all_ended(g, &self.progress))
+        {
+            return Err(self.stopped().into());
         }
         let guards = self
             .guards
@@ -911,8 +931,9 @@ impl<T: Payload> Dataflow<T> {
 
 impl<T> Drop for Dataflow<T> {
     /// Not finished (the caller failed): the workers end their epochs and
-    /// stop; a panic of theirs is not raised again here. Over many
-    /// processes they are left to the process's end: the others may be
+    /// stop; a panic of theirs is not raised again here. Where one
+    /// panicked, the others, who may wait on it forever, are left to the
+    /// process's end, as they are over many processes: the others may be
     /// gone, and timely's network threads panic when joined then.
     fn drop(&mut self) {
         self.senders.clear();
@@ -920,30 +941,69 @@ impl<T> Drop for Dataflow<T> {
             t.unpark();
         }
         if let Some(g) = self.guards.take() {
-            if self.cluster.is_some() {
-                std::mem::forget(g);
-            } else {
+            if self.cluster.is_none() && all_ended(&g, &self.progress) {
                 let _ = g.join();
+            } else {
+                std::mem::forget(g);
             }
         }
     }
 }
 
+/// Waits until every worker's work is over (true), or one has panicked
+/// (false): the others may then wait on it forever, and joining them would
+/// too.
+fn all_ended(guards: &WorkerGuards<Option<Shard>>, progress: &Progress) -> bool {
+    loop {
+        if progress.stopped.load(Ordering::SeqCst) > 0 {
+            return false;
+        }
+        if progress.ended.load(Ordering::SeqCst) >= guards.guards().len() {
+            return true;
+        }
+        // A worker unparks the caller as its work ends (`Watch`).
+        std::thread::park_timeout(Duration::from_millis(50));
+    }
+}
+
 /// Threads of one process: as many as asked, but no more than the table has
-/// bucket ranges or the machine has cores, whichever is more (every pair of
-/// workers has channels, so a thousand on a fresh table, which splits into
-/// 16 to 31 ranges, took 1.7 GB and 10 s for 20 pages). Over many processes
-/// every process must count the same, and the machines' cores may differ:
-/// no more than its share of the ranges, which every process splits alike.
+/// bucket ranges or the machine has cores, whichever is more, and never
+/// more than [`MOST_THREADS`] beyond the cores. Every pair of workers has
+/// channels: a thousand on a fresh table, which splits into 16 to 31
+/// ranges, took 1.7 GB and 10 s for 20 pages, and on a table that had
+/// filled (an index catching up), 1.6 GB and 15 s for one changed page.
+/// Threads beyond the cores only take turns; a few are allowed so that a
+/// split over more workers than cores runs, and is tested, on a small
+/// machine. Over many processes every process must count the same, and the
+/// machines' cores may differ: no more than its share of the ranges, which
+/// every process splits alike.
+/// The table is split into no more ranges than threads (so every range has
+/// its worker), and `ranges` is what it split into.
 fn threads(options: &Options, ranges: usize) -> usize {
-    let asked = options.workers.max(1);
+    let asked = most_threads(options);
     let (_, processes) = options.share();
     if options.cluster.is_some() {
         return asked.min(ranges.div_ceil(processes).max(1));
     }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    asked.min(ranges.max(cores))
+    asked.min(ranges.max(cores()))
 }
+
+/// The threads asked for, at most [`MOST_THREADS`] beyond the cores (over
+/// many processes, as asked: every process must count the same).
+fn most_threads(options: &Options) -> usize {
+    let asked = options.workers.max(1);
+    match options.cluster {
+        Some(_) => asked,
+        None => asked.min(cores().max(MOST_THREADS)),
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Threads of one process at most, where the machine has fewer cores.
+const MOST_THREADS: usize = 64;
 
 /// Worker `i`'s own of what the workers share out.
 fn take<X>(v: &Mutex<Vec<Option<X>>>, i: usize) -> Option<X> {

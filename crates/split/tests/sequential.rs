@@ -2,6 +2,7 @@
 //! document, and the table it leaves, byte for byte.
 #![allow(clippy::unwrap_used)] // a test: a panic is its failure
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -244,12 +245,19 @@ fn a_pass_dropped_unfinished_stops_its_workers() {
 }
 
 /// Earlier documents' keys from a store with a bug: it panics when read,
-/// on the worker labelling.
-struct Broken;
+/// on the worker labelling; every time, or only the first (then one worker
+/// stops and the others wait on it).
+struct Broken {
+    every: bool,
+    broke: AtomicBool,
+}
 
 impl OriginKeys for Broken {
     fn keys(&mut self, _: u32) -> Option<&[u64]> {
-        panic!("the key store broke (as the test meant)")
+        if self.every || !self.broke.swap(true, Ordering::SeqCst) {
+            panic!("the key store broke (as the test meant)")
+        }
+        None
     }
 }
 
@@ -260,11 +268,12 @@ impl KeyStore for Broken {
 }
 
 /// A worker that panics ends the pass with an error, whether the caller is
-/// handing documents out or waiting for the last labels; it never waits
-/// forever on the workers left, who wait on the one gone.
+/// handing documents out or waiting for the last labels, and whether the
+/// other workers stop too or wait on it forever: the caller never waits
+/// with them, nor joins them.
 #[test]
 fn a_worker_that_panics_ends_the_pass_with_an_error() {
-    for workers in [2, 3] {
+    for (workers, every) in [(2, true), (3, true), (2, false), (3, false)] {
         let failed = lineage_testing::within(Duration::from_secs(30), move || {
             let docs = corpus(11, 60, 400);
             // Small enough to evict, so alignment reads the store.
@@ -273,7 +282,11 @@ fn a_worker_that_panics_ends_the_pass_with_an_error() {
                 ..Params::default()
             };
             let table = Table::new(params.table_params()).unwrap();
-            let origins = Arc::new(Mutex::new(Broken));
+            let broken = Broken {
+                every,
+                broke: AtomicBool::new(false),
+            };
+            let origins = Arc::new(Mutex::new(broken));
             let mut pass = SplitPass::new(params, table, Options::new(workers), origins).unwrap();
             let done = |_: Labelled<'_, ()>| Ok::<(), SplitError>(());
             for (d, keys) in docs.iter().enumerate() {
@@ -288,7 +301,7 @@ fn a_worker_that_panics_ends_the_pass_with_an_error() {
         });
         assert!(
             matches!(failed, SplitError::Worker(_)),
-            "{workers} workers: {failed}"
+            "{workers} workers, every read {every}: {failed}"
         );
     }
 }
