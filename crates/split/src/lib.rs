@@ -111,6 +111,8 @@ const WINDOW: usize = 4;
 /// Records a message between workers holds (24 KiB of lookups, 16 KiB of
 /// answers): fewer, larger messages than timely's 8 KiB.
 const MESSAGE_RECORDS: usize = 1024;
+/// Documents a message to their owners holds (each with its units).
+const MESSAGE_DOCUMENTS: usize = 64;
 
 impl Options {
     /// `workers` threads (at least one) in this process alone, epochs and
@@ -976,9 +978,8 @@ fn all_ended(guards: &WorkerGuards<Option<Shard>>, progress: &Progress) -> bool 
 /// split over more workers than cores runs, and is tested, on a small
 /// machine. Over many processes every process must count the same, and the
 /// machines' cores may differ: no more than its share of the ranges, which
-/// every process splits alike.
-/// The table is split into no more ranges than threads (so every range has
-/// its worker), and `ranges` is what it split into.
+/// every process splits alike. `ranges` is what the table split into, for
+/// [`most_threads`] at most, so every range has its worker.
 fn threads(options: &Options, ranges: usize) -> usize {
     let asked = most_threads(options);
     let (_, processes) = options.share();
@@ -1265,7 +1266,10 @@ impl Work {
             record_in
                 .to_stream(scope)
                 .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
-                    route::pact(move |r: &Record<T>| r.0 as usize % owners, 64),
+                    route::pact(
+                        move |r: &Record<T>| r.0 as usize % owners,
+                        MESSAGE_DOCUMENTS,
+                    ),
                     "Arrive",
                     move |_, _| {
                         move |input, _| {
@@ -1416,6 +1420,7 @@ fn gather(
         input
             .to_stream(scope)
             .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
+                // One summary a shard, each sent as it is given.
                 route::pact(|_: &Summary| 0, 1),
                 "Gather",
                 move |_, _| {
