@@ -8,18 +8,7 @@
 //! many runs as messages, 10% of the workers' instructions at 16
 //! workers).
 
-/// Anything ordered by a 64-bit key whose high 32 bits are the document's
-/// place in the run: (seq << 32 | position) for a lookup.
-pub(crate) trait Ordered {
-    /// The order key.
-    fn order(&self) -> u64;
-}
-
-impl<A, B, C> Ordered for (u64, A, B, C) {
-    fn order(&self) -> u64 {
-        self.0
-    }
-}
+use crate::Lookup;
 
 /// Where a run of one document's items lies: its first item's order key,
 /// the message, and the run's start and end in it.
@@ -29,20 +18,16 @@ type Run = (u64, usize, usize, usize);
 /// message's runs of one document sorted by their first item and copied.
 /// Should a message not be sorted after all, the whole is sorted, so the
 /// order holds whatever arrives; `runs` is scratch kept between epochs.
-pub(crate) fn in_order<T: Ordered + Copy>(
-    messages: &[Vec<T>],
-    runs: &mut Vec<Run>,
-    out: &mut Vec<T>,
-) {
+pub(crate) fn in_order(messages: &[Vec<Lookup>], runs: &mut Vec<Run>, out: &mut Vec<Lookup>) {
     runs.clear();
     for (m, items) in messages.iter().enumerate() {
         let mut start = 0;
         while let Some(first) = items.get(start) {
             // A run ends where its document does: found by bisection, the
             // message being sorted (where it is not, the check below sorts).
-            let seq = first.order() >> 32;
-            let end = start + items[start..].partition_point(|i| i.order() >> 32 == seq);
-            runs.push((first.order(), m, start, end));
+            let seq = first.0 >> 32;
+            let end = start + items[start..].partition_point(|l| l.0 >> 32 == seq);
+            runs.push((first.0, m, start, end));
             start = end;
         }
     }
@@ -52,8 +37,8 @@ pub(crate) fn in_order<T: Ordered + Copy>(
     for &(_, m, start, end) in runs.iter() {
         out.extend_from_slice(&messages[m][start..end]);
     }
-    if !out.is_sorted_by_key(Ordered::order) {
-        out.sort_by_key(Ordered::order);
+    if !out.is_sorted_by_key(|l| l.0) {
+        out.sort_by_key(|l| l.0);
     }
 }
 
@@ -62,7 +47,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    type L = (u64, u64, u32, u32);
+    type L = Lookup;
 
     fn lookup(seq: u32, pos: u32) -> L {
         (
