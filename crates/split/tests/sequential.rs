@@ -244,25 +244,51 @@ fn a_pass_dropped_unfinished_stops_its_workers() {
     drop(pass);
 }
 
-/// Earlier documents' keys from a store with a bug: it panics when read,
-/// on the worker labelling; every time, or only the first (then one worker
-/// stops and the others wait on it).
+/// Earlier documents' keys from a store with a bug: it panics, on a worker,
+/// when it is read while labelling (every time, or the first only: then
+/// one worker stops and the others wait on it), or the first time it keeps
+/// a document's keys (inside a dataflow operator, as the document arrives
+/// at its owner).
 struct Broken {
-    every: bool,
+    when: Break,
     broke: AtomicBool,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Break {
+    EveryRead,
+    FirstRead,
+    FirstKeep,
+}
+
+impl Broken {
+    fn breaks(&self, now: Break) -> bool {
+        match (self.when, now) {
+            (Break::EveryRead, Break::EveryRead) => true,
+            (Break::FirstRead, Break::EveryRead) | (Break::FirstKeep, Break::FirstKeep) => {
+                !self.broke.swap(true, Ordering::SeqCst)
+            }
+            _ => false,
+        }
+    }
 }
 
 impl OriginKeys for Broken {
     fn keys(&mut self, _: u32) -> Option<&[u64]> {
-        if self.every || !self.broke.swap(true, Ordering::SeqCst) {
-            panic!("the key store broke (as the test meant)")
-        }
+        assert!(
+            !self.breaks(Break::EveryRead),
+            "the key store broke (as the test meant)"
+        );
         None
     }
 }
 
 impl KeyStore for Broken {
     fn keep(&mut self, _: u32, _: Vec<u64>) -> Result<(), String> {
+        assert!(
+            !self.breaks(Break::FirstKeep),
+            "the key store broke (as the test meant)"
+        );
         Ok(())
     }
 }
@@ -273,7 +299,8 @@ impl KeyStore for Broken {
 /// with them, nor joins them.
 #[test]
 fn a_worker_that_panics_ends_the_pass_with_an_error() {
-    for (workers, every) in [(2, true), (3, true), (2, false), (3, false)] {
+    let breaks = [Break::EveryRead, Break::FirstRead, Break::FirstKeep];
+    for (workers, when) in [2, 3].into_iter().flat_map(|w| breaks.map(|b| (w, b))) {
         let failed = lineage_testing::within(Duration::from_secs(30), move || {
             let docs = corpus(11, 60, 400);
             // Small enough to evict, so alignment reads the store.
@@ -283,7 +310,7 @@ fn a_worker_that_panics_ends_the_pass_with_an_error() {
             };
             let table = Table::new(params.table_params()).unwrap();
             let broken = Broken {
-                every,
+                when,
                 broke: AtomicBool::new(false),
             };
             let origins = Arc::new(Mutex::new(broken));
@@ -301,7 +328,7 @@ fn a_worker_that_panics_ends_the_pass_with_an_error() {
         });
         assert!(
             matches!(failed, SplitError::Worker(_)),
-            "{workers} workers, every read {every}: {failed}"
+            "{workers} workers, {when:?}: {failed}"
         );
     }
 }
