@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The split pass's scaling on a many-core machine (BENCHMARKS.md, "The pass
 # split by bucket range"): the pass alone (the split bench), then scan
-# --workers N against wc -w on two trees of perturbed copies of EDITIONS.
+# --workers N against wc -w on two trees of perturbed copies of EDITIONS,
+# each tree's report at 16 workers checked against 1 worker's, the threads'
+# CPU at 1 and 16 workers (the thread that runs alone), and processes on
+# the one machine (2 x 8, 4 x 4).
 #
 #   scripts/scale-workers.sh BIN BENCH EDITIONS [OTHER]
 #
@@ -30,4 +33,14 @@ for tree in /tmp/docs43 /tmp/mix140; do
         echo -n "workers $w: "
         timeout 120 "$here/scan-vs-wc.sh" "$bin" "$tree" 3 --workers "$w" | head -1
     done
+    cmp -s <("$bin" scan "$tree" --json --order path --workers 16) \
+        <("$bin" scan "$tree" --json --order path --workers 1) &&
+        echo "16 workers' report = 1 worker's" || echo "16 workers' report DIFFERS"
+    for w in 1 16; do
+        echo -n "threads, $w workers: "
+        timeout 60 python3 "$here/threads.py" "$bin" scan "$tree" --json --order path --workers "$w"
+    done
 done
+echo "## processes on /tmp/mix140"
+timeout 120 "$here/scan-processes.sh" "$bin" /tmp/mix140 3 2 --workers 8 | head -1
+timeout 120 "$here/scan-processes.sh" "$bin" /tmp/mix140 3 4 --workers 4 | head -1
