@@ -867,11 +867,11 @@ impl<T: Payload> Dataflow<T> {
                 self.give_back(true, done)?;
             }
         }
+        // A worker panicked: the others may wait on it forever, so they are
+        // not joined (`Drop` leaves them to the process's end).
         if self.cluster.is_none()
-            && !self
-                .guards
-                .as_ref()
-                .is_none_or(|g| all_ended(g, &self.progress))
+            && let Some(g) = &self.guards
+            && !all_ended(g, &self.progress)
         {
             return Err(self.stopped().into());
         }
@@ -1119,9 +1119,8 @@ impl<T> Owner<T> {
                 let last = mine.iter().map(|&(o, _)| o as u32).max().unwrap_or(0);
                 d.fit(last as usize + 1);
                 for &(o, a) in mine {
-                    let (hit, slot) = unpack(a);
-                    d.hits[o as u32 as usize] = hit;
-                    d.slots[o as u32 as usize] = slot;
+                    let pos = o as u32 as usize;
+                    (d.hits[pos], d.slots[pos]) = unpack(a);
                 }
             }
         }
