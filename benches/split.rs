@@ -61,12 +61,12 @@ impl lineage_split::KeyStore for Versions {
     }
 }
 
-/// CPU time the process has used, all threads (user and system): on a
-/// shared machine, steadier than wall time, and what a pass's overhead
-/// costs whether or not it is hidden by another thread. With it, the minor
-/// page faults so far: memory the allocator handed back to the kernel and
-/// touched again, cheap here but a trap to the sandbox under gVisor.
-fn cpu_time() -> (Duration, u64) {
+/// What the process has used so far, all threads: CPU time (user and
+/// system: on a shared machine, steadier than wall time, and what a pass's
+/// overhead costs whether or not it is hidden by another thread), and minor
+/// page faults (memory the allocator handed back to the kernel and touched
+/// again, cheap here but a trap to the sandbox under gVisor).
+fn usage() -> (Duration, u64) {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: rusage is plain integers, for which all zeros are valid.
@@ -95,10 +95,10 @@ fn median<R>(reps: usize, mut f: impl FnMut() -> R) -> (Cost, R) {
     let (mut times, mut cpu, mut faults) = (Vec::new(), Vec::new(), Vec::new());
     let mut last = None;
     for _ in 0..reps.max(1) {
-        let (s, (c, m)) = (Instant::now(), cpu_time());
+        let (s, (c, m)) = (Instant::now(), usage());
         last = Some(f());
         times.push(s.elapsed());
-        let (c2, m2) = cpu_time();
+        let (c2, m2) = usage();
         cpu.push(c2.saturating_sub(c));
         faults.push(m2.saturating_sub(m));
     }
