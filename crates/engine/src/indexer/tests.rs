@@ -827,6 +827,143 @@ fn a_rename_with_an_edit_is_a_rename_and_a_version() {
     assert_eq!(kinds, ["renamed a.md b.md", "version b.md 2"]);
 }
 
+/// Each path's versions (number, status), in number order.
+fn versions_by_path(ix: &Indexer) -> std::collections::BTreeMap<String, Vec<(u32, Status)>> {
+    let mut by = std::collections::BTreeMap::<String, Vec<(u32, Status)>>::new();
+    for (path, version, status) in history_of(ix) {
+        by.entry(path).or_default().push((version, status));
+    }
+    for v in by.values_mut() {
+        v.sort_by_key(|&(n, _)| n);
+    }
+    by
+}
+
+/// `ln a.md b.md; mv a.md c.md`: two new names claim the gone path's
+/// identity. The first in path order takes its versions, the other is a
+/// new document, and the index opens and syncs again (it panicked, every
+/// time, "a gone path is current").
+#[test]
+fn two_new_names_for_one_gone_path_are_a_rename_and_a_new_document() {
+    for edited in [false, true] {
+        let f = Fixture::new(&format!("two-names-{edited}"));
+        f.write("a.md", &text(1, 40), 10);
+        let (mut ix, _, _) = f.run(params());
+        fs::hard_link(f.root.join("a.md"), f.root.join("b.md")).unwrap();
+        fs::rename(f.root.join("a.md"), f.root.join("c.md")).unwrap();
+        if edited {
+            f.write("c.md", &text(3, 40), 30);
+        }
+        let changes = sync_all(&mut ix, &f);
+        assert!(
+            changes.contains(&Change::Renamed {
+                from: "a.md".into(),
+                to: "b.md".into(),
+                id: 0
+            }),
+            "{changes:?}"
+        );
+        let want_b = if edited {
+            vec![(1, Status::Replaced), (2, Status::Live)]
+        } else {
+            vec![(1, Status::Live)]
+        };
+        let by = versions_by_path(&ix);
+        assert_eq!(by["b.md"], want_b, "{by:?}");
+        assert_eq!(by["c.md"], [(1, Status::Live)], "{by:?}");
+        assert!(!by.contains_key("a.md"), "{by:?}");
+        drop(ix);
+        let (_, report, _) = f.run(params());
+        assert_eq!((report.files_read, report.unchanged), (0, 2), "{report:?}");
+    }
+}
+
+/// `mv d1 d2` where d1 holds `a.md` and its hard link `h.md`: each name
+/// keeps its own versions under the new folder (the same file name
+/// first), where the second claim of the one identity panicked.
+#[test]
+fn a_folder_moved_with_a_hard_linked_pair_keeps_each_names_versions() {
+    for edited in [false, true] {
+        let f = Fixture::new(&format!("linked-folder-{edited}"));
+        f.write("d1/a.md", &text(1, 40), 10);
+        f.write("d1/h.md", &text(2, 40), 11);
+        let (mut ix, _, _) = f.run(params());
+        // h.md becomes a second name of a.md: a new version of h.md.
+        fs::remove_file(f.root.join("d1/h.md")).unwrap();
+        fs::hard_link(f.root.join("d1/a.md"), f.root.join("d1/h.md")).unwrap();
+        sync_all(&mut ix, &f);
+        let before = versions_by_path(&ix);
+        assert_eq!(before["d1/h.md"].len(), 2, "{before:?}");
+        fs::rename(f.root.join("d1"), f.root.join("d2")).unwrap();
+        if edited {
+            f.write("d2/a.md", &text(3, 40), 30);
+        }
+        let changes = sync_all(&mut ix, &f);
+        for name in ["a.md", "h.md"] {
+            let renamed = changes.iter().any(|c| {
+                matches!(c, Change::Renamed { from, to, .. }
+                    if *from == format!("d1/{name}") && *to == format!("d2/{name}"))
+            });
+            assert!(renamed, "{name}: {changes:?}");
+        }
+        let by = versions_by_path(&ix);
+        let grew = usize::from(edited);
+        assert_eq!(
+            by["d2/a.md"].len(),
+            before["d1/a.md"].len() + grew,
+            "{by:?}"
+        );
+        assert_eq!(
+            by["d2/h.md"].len(),
+            before["d1/h.md"].len() + grew,
+            "{by:?}"
+        );
+        assert!(!by.keys().any(|p| p.starts_with("d1/")), "{by:?}");
+        drop(ix);
+        let (_, report, _) = f.run(params());
+        assert_eq!((report.files_read, report.unchanged), (0, 2), "{report:?}");
+    }
+}
+
+/// `ln a.md b.md`, indexed; then an edit through `a.md` and `mv b.md c.md`
+/// in one burst (or `ln b.md c.md; rm b.md`): `b.md` moved to `c.md`.
+/// `a.md` is its own file edited (its path holds its identity), never the
+/// move's target, which stacked `b.md`'s versions onto it.
+#[test]
+fn an_edit_through_one_name_and_a_move_of_its_link_is_that_move() {
+    for link_and_remove in [false, true] {
+        let f = Fixture::new(&format!("edit-and-move-{link_and_remove}"));
+        f.write("a.md", &text(1, 40), 10);
+        fs::hard_link(f.root.join("a.md"), f.root.join("b.md")).unwrap();
+        let (mut ix, _, _) = f.run(params());
+        let mut file = fs::File::options()
+            .append(true)
+            .open(f.root.join("a.md"))
+            .unwrap();
+        std::io::Write::write_all(&mut file, b" and a new closing sentence").unwrap();
+        drop(file);
+        if link_and_remove {
+            fs::hard_link(f.root.join("b.md"), f.root.join("c.md")).unwrap();
+            fs::remove_file(f.root.join("b.md")).unwrap();
+        } else {
+            fs::rename(f.root.join("b.md"), f.root.join("c.md")).unwrap();
+        }
+        let changes = sync_all(&mut ix, &f);
+        assert!(
+            changes.iter().any(
+                |c| matches!(c, Change::Renamed { from, to, .. } if from == "b.md" && to == "c.md")
+            ),
+            "{changes:?}"
+        );
+        let by = versions_by_path(&ix);
+        // Each name: its first version, then the edited one.
+        let two = vec![(1, Status::Replaced), (2, Status::Live)];
+        assert_eq!(by["a.md"], two, "{by:?}");
+        assert_eq!(by["c.md"], two, "{by:?}");
+        assert!(!by.contains_key("b.md"), "{by:?}");
+    }
+}
+
 #[test]
 fn a_copy_then_delete_is_a_rename_by_content_and_a_path_reused_continues_its_numbers() {
     let f = Fixture::new("rename-content");

@@ -488,6 +488,58 @@ impl<'a> Batch<'a> {
     }
 }
 
+/// Which gone path each file to read (by its place in `read`) was, by file
+/// identity: the rule for an identity that several names share (a file and
+/// its hard link moved with their folder; `ln a b` and `mv a c` in one
+/// burst). Each gone path goes to one new name: the one with its file name
+/// first, then the rest in path order; a name left over is a new document.
+/// A file whose path already holds its identity is that path's own file,
+/// edited (an edit through one name of a linked pair), never a move.
+fn claims<'g>(
+    read: &[FileEntry],
+    gone: impl Iterator<Item = &'g String>,
+    current: &HashMap<String, Current>,
+) -> HashMap<usize, &'g str> {
+    let mut gone_by_id: HashMap<u64, Vec<&'g str>> = HashMap::new();
+    for g in gone {
+        let id = current[g].file_id;
+        if id != 0 {
+            gone_by_id.entry(id).or_default().push(g.as_str());
+        }
+    }
+    let mut new_by_id: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (at, f) in read.iter().enumerate() {
+        let own = current
+            .get(&f.path)
+            .is_some_and(|c| c.status == Status::Live && c.file_id == f.file_id);
+        if !own && gone_by_id.contains_key(&f.file_id) {
+            new_by_id.entry(f.file_id).or_default().push(at);
+        }
+    }
+    let file_name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    let mut claims = HashMap::new();
+    for (id, mut new) in new_by_id {
+        let mut gone = std::mem::take(gone_by_id.get_mut(&id).expect("an id of a gone path"));
+        gone.sort_unstable();
+        new.sort_unstable_by(|&a, &b| read[a].path.cmp(&read[b].path));
+        // Same file name first (a folder moved), then path order.
+        let mut left = Vec::new();
+        for at in new {
+            let name = file_name(&read[at].path);
+            match gone.iter().position(|g| file_name(g) == name) {
+                Some(i) => {
+                    claims.insert(at, gone.remove(i));
+                }
+                None => left.push(at),
+            }
+        }
+        for (at, g) in left.into_iter().zip(gone) {
+            claims.insert(at, g);
+        }
+    }
+    claims
+}
+
 impl Index {
     /// Start a sync: compare `walk` with the index (outside `scope`,
     /// absence says nothing; see `plan`). What the stat alone tells
@@ -525,18 +577,14 @@ impl Index {
             waiting: plan.waiting.iter().cloned().collect(),
             moved: HashMap::new(),
         };
-        let by_id: HashMap<u64, &str> = plan
-            .gone
-            .iter()
-            .chain(&plan.waiting)
-            .filter_map(|g| {
-                let id = self.current[g].file_id;
-                (id != 0).then_some((id, g.as_str()))
-            })
-            .collect();
+        let claims = claims(
+            &plan.read,
+            plan.gone.iter().chain(&plan.waiting),
+            &self.current,
+        );
         let mut unread = Vec::new();
-        for f in std::mem::take(&mut plan.read) {
-            match by_id.get(&f.file_id) {
+        for (at, f) in std::mem::take(&mut plan.read).into_iter().enumerate() {
+            match claims.get(&at) {
                 Some(&from) => {
                     let c = &self.current[from];
                     if c.size == f.size && c.mtime_ns == mtime_ns(f.mtime) {
