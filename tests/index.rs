@@ -998,3 +998,50 @@ fn under_churn_the_history_levels_off_at_its_budget() {
     );
     assert!(explain("40").status.success());
 }
+
+/// An index folder the process cannot write (a read-only file system, or
+/// another user's index: here `nobody` and a folder that is not theirs)
+/// still answers the queries, as last written, with one line saying so;
+/// `index` itself, whose job is to write, is one clear line and exit 2.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_index_that_cannot_be_written_answers_the_queries_as_last_written() {
+    let s = Setup::new("ix-readonly", 4);
+    let (built, _) = s.index_json("ix", &[]);
+    let ix = s.index("ix");
+    let root = s.root();
+    // Open to read for everyone (`home` too), written by none but root.
+    for d in [ix.clone(), s.home()] {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let page = built["history"][0]["path"].as_str().unwrap().to_string();
+    let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
+    let run_as_user = |args: &[&str]| {
+        common::command_unprivileged(&s.home(), args)
+            .output()
+            .expect("run lineage")
+    };
+    for args in [
+        vec!["explain", r, &page, "--json", "--index", i],
+        vec!["copies", r, &page, "--json", "--index", i],
+        vec!["shared", r, &page, "--json", "--index", i],
+        vec!["index", r, "--documents", "--json", "--index", i],
+    ] {
+        let out = run_as_user(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains("cannot be written"), "{stderr}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        if args[0] == "index" {
+            assert_eq!(v["history"], built["history"], "{args:?}");
+            assert_eq!(v["documents"], built["documents"]);
+        } else {
+            assert!(v.is_object(), "{args:?}: {v}");
+        }
+    }
+    let out = run_as_user(&["index", r, "--index", i]);
+    let line = fails_with_one_line(&out);
+    assert!(line.contains("Permission denied"), "{line}");
+}

@@ -424,3 +424,76 @@ fn an_unreadable_folder_leaves_the_rest_to_events() {
         event(v, "version", "locked/secret.md").is_some()
     });
 }
+
+/// Rewrite `p` in place with `text` (of the same size) and put its
+/// modification time back, as `cp -p`, `tar x` and `rsync -t` leave a file.
+fn rewrite_keeping_mtime(p: &std::path::Path, text: &str) {
+    let before = std::fs::metadata(p).unwrap();
+    assert_eq!(before.len(), text.len() as u64);
+    std::fs::write(p, text).unwrap();
+    let f = std::fs::File::options().write(true).open(p).unwrap();
+    f.set_modified(before.modified().unwrap()).unwrap();
+}
+
+/// A rewrite that keeps size and mtime is a new version, with OS events
+/// and polling alike (only the status change time moved).
+#[test]
+fn a_rewrite_that_puts_size_and_mtime_back_is_seen() {
+    for extra in [&[][..], &["--poll"][..]] {
+        let (dir, root) = guide_folder("watch-ctime");
+        let w = Watch::start(&root, &dir.path().join("index"), extra);
+        w.expect("guide.md v1", |v| event(v, "version", "guide.md").is_some());
+        let other: String = SOURCE.chars().rev().collect();
+        rewrite_keeping_mtime(&root.join("guide.md"), &other);
+        let v = w.expect("guide.md v2", |v| {
+            event(v, "version", "guide.md").is_some_and(|v| v["version"] == 2)
+        });
+        assert_eq!(v["fresh_percent"], 100.0, "{extra:?}: {v}");
+        drop(w);
+        // And a catch-up by `index` sees one made while nothing watched.
+        rewrite_keeping_mtime(&root.join("guide.md"), SOURCE);
+        let index = dir.path().join("index");
+        let report = common::lineage_json(&[
+            "index",
+            root.to_str().unwrap(),
+            "--json",
+            "--index",
+            index.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            (&report["files_read"], &report["versions"]),
+            (&1.into(), &3.into()),
+            "{extra:?}: {report}"
+        );
+    }
+}
+
+/// `mv d1 d2` where d1 holds a page and its hard link, under a running
+/// watcher (OS events and polling): each name moves with its versions, and
+/// the watcher goes on (it panicked on the second claim of the one file).
+#[test]
+fn a_folder_renamed_with_a_hard_linked_pair_is_two_moves() {
+    for extra in [&[][..], &["--poll"][..]] {
+        let dir = TempDir::new("watch-linked-folder");
+        let root = dir.path().join("docs");
+        dir.write("docs/d1/a.md", SOURCE);
+        std::fs::hard_link(root.join("d1/a.md"), root.join("d1/h.md")).unwrap();
+        let w = Watch::start(&root, &dir.path().join("index"), extra);
+        w.expect("d1/h.md", |v| event(v, "version", "d1/h.md").is_some());
+        std::fs::rename(root.join("d1"), root.join("d2")).unwrap();
+        let mut moved = std::collections::BTreeSet::new();
+        while moved.len() < 2 {
+            let v = w.expect("both moves", |v| v["event"] == "renamed");
+            moved.insert((
+                v["from"].as_str().unwrap().to_string(),
+                v["path"].as_str().unwrap().to_string(),
+            ));
+        }
+        let want = [("d1/a.md", "d2/a.md"), ("d1/h.md", "d2/h.md")]
+            .map(|(a, b)| (a.to_string(), b.to_string()));
+        assert_eq!(moved, want.into_iter().collect(), "{extra:?}");
+        // Still watching.
+        std::fs::write(root.join("new.md"), "A page after the move, all fresh.").unwrap();
+        w.expect("new.md", |v| event(v, "version", "new.md").is_some());
+    }
+}

@@ -104,6 +104,9 @@ fn read_index(
     let poly = config.polynomial();
     match update(root, &dir, config, &poly) {
         Ok(()) | Err(IndexError::Locked(..)) => {}
+        // A folder that cannot be written (a read-only file system, a
+        // colleague's index) is read as it was last written.
+        Err(e) if e.unwritable() => super::stale_notice(&dir, &e),
         Err(e) => return Err(e.into()),
     }
     let ix = ReadOnly::open(&dir, &poly)?;

@@ -58,7 +58,15 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
         let ix = Indexer::open_with(root, &dir, params, &poly, config.pass_workers(), &mut obs);
         (ix, walk.join())
     });
-    let mut ix = ix?;
+    let mut ix = match ix {
+        // The listing is a query: a folder that cannot be written (a
+        // read-only file system) answers it as last written.
+        Err(e) if e.unwritable() && args.documents => {
+            super::stale_notice(&dir, &e);
+            return documents_as_written(&dir, &config, args.json);
+        }
+        ix => ix?,
+    };
     ix.index_mut().set_history_budget(config.history_budget.0)?;
     let walk = walk.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
     let report = ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
@@ -110,6 +118,48 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
         if let Some(h) = &history {
             listing(&mut out, h)?;
         }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `index --documents` of an index that cannot be written: its figures and
+/// every version, as the database holds them (nothing read from the folder).
+fn documents_as_written(dir: &std::path::Path, config: &Config, json: bool) -> Result<(), Fatal> {
+    let ix = lineage_store::index::ReadOnly::open(dir, &config.polynomial())?;
+    let (counts, texts_bytes, history_bytes) = ix.stored_figures()?;
+    let history = ix.history()?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if json {
+        let json = IndexJson {
+            format: "lineage-index/1",
+            documents: counts.documents,
+            versions: counts.versions,
+            skipped: counts.skipped,
+            files_read: 0,
+            texts_bytes,
+            history_bytes,
+            dropped_versions: 0,
+            history: Some(history.iter().map(VersionJson::new).collect()),
+        };
+        super::show::json(&mut out, &json)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{}: {} documents, {} versions in the history, {} skipped (as last written)",
+            show(&ix.root().display().to_string()),
+            counts.documents,
+            counts.versions,
+            counts.skipped
+        )?;
+        writeln!(
+            out,
+            "index: {} (history kept: {})",
+            show(&dir.display().to_string()),
+            lineage_core::bytesize::approx_bytes(history_bytes),
+        )?;
+        listing(&mut out, &history)?;
     }
     out.flush()?;
     Ok(())

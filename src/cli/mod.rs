@@ -308,6 +308,17 @@ impl Fatal {
 
 /// An error and its causes in one line: each cause whose text the line
 /// does not hold already (most messages name their cause) follows a colon.
+/// Say, in one line, that the index in `dir` is read as it was last
+/// written, not caught up with the folder, because `why` (it cannot be
+/// written).
+fn stale_notice(dir: &std::path::Path, why: &dyn std::error::Error) {
+    show::note(&format!(
+        "lineage: the index {} cannot be written ({}): answering from it as last written, without the folder's changes since",
+        show::show(&dir.display().to_string()),
+        one_line(why)
+    ));
+}
+
 fn one_line(e: &dyn std::error::Error) -> String {
     let mut line = e.to_string();
     let mut cause = e.source();

@@ -117,6 +117,10 @@ pub struct FileEntry {
     pub size: u64,
     /// Its modification time when walked (the epoch where none is given).
     pub mtime: SystemTime,
+    /// Its status change time when walked, nanoseconds since the epoch (0
+    /// where the platform has none): a rewrite that puts size and mtime
+    /// back (`cp -p`, `tar x`, `rsync -t`) still moves it.
+    pub ctime_ns: i64,
     /// Which file this is, whatever its name: see `file_id`.
     pub file_id: u64,
     /// How many names (hard links) the file has: another name's document
@@ -136,6 +140,23 @@ pub(crate) fn links(m: &fs::Metadata) -> u64 {
     {
         let _ = m;
         1
+    }
+}
+
+/// The status change time of `m`, nanoseconds since the epoch; 0 where the
+/// platform has none.
+pub fn ctime_ns(m: &fs::Metadata) -> i64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        m.ctime()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(m.ctime_nsec())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        0
     }
 }
 
@@ -393,6 +414,7 @@ pub fn walk_with(root: &Path, filter: &Filter, opts: WalkOptions) -> Result<Walk
                         abs,
                         size: m.len(),
                         mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                        ctime_ns: ctime_ns(&m),
                         file_id: file_id(&m),
                         links: links(&m),
                     }),
@@ -646,6 +668,7 @@ mod tests {
             abs: root.join(rel),
             size: fs::metadata(root.join(rel)).map_or(0, |m| m.len()),
             mtime: SystemTime::UNIX_EPOCH,
+            ctime_ns: 0,
             file_id: 0,
             links: 1,
         }

@@ -11,12 +11,21 @@ use std::time::{Duration, SystemTime};
 
 use walkdir::WalkDir;
 
-/// What a poll compares: size, mtime to the nanosecond, and identity.
+/// What a poll compares: size, mtime to the nanosecond, identity, and the
+/// status change time (a rewrite that puts size and mtime back moves it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Stamp {
     size: u64,
     mtime: SystemTime,
     id: u64,
+    ctime: i64,
+}
+
+impl Stamp {
+    /// What a file moved keeps: a rename moves the status change time.
+    fn kept_by_a_move(self) -> (u64, SystemTime, u64) {
+        (self.size, self.mtime, self.id)
+    }
 }
 
 /// Every file under `root` (links not followed, folders that cannot be
@@ -32,6 +41,7 @@ fn scan(root: &Path) -> HashMap<PathBuf, Stamp> {
                 size: m.len(),
                 mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
                 id: super::file_id(&m),
+                ctime: super::ctime_ns(&m),
             };
             Some((e.into_path(), stamp))
         })
@@ -61,13 +71,13 @@ fn diff(old: &HashMap<PathBuf, Stamp>, new: &HashMap<PathBuf, Stamp>) -> Diff {
     for (p, s) in old {
         if !new.contains_key(p) {
             d.gone.push(p.clone());
-            left.insert(*s);
+            left.insert(s.kept_by_a_move());
         }
     }
     for (p, s) in new {
         match old.get(p) {
             Some(o) if o == s => {}
-            None if left.contains(s) => d.moved.push(p.clone()),
+            None if left.contains(&s.kept_by_a_move()) => d.moved.push(p.clone()),
             _ => d.written.push(p.clone()),
         }
     }
@@ -113,6 +123,7 @@ mod tests {
             size,
             mtime: UNIX_EPOCH + Duration::from_nanos(nanos),
             id,
+            ctime: 7,
         }
     }
 
@@ -128,12 +139,32 @@ mod tests {
         let new = HashMap::from([
             // The same second, the same size: still a change.
             (p("/r/a.md"), stamp(10, 1_000_000_001, 1)),
-            (p("/r/b2.md"), stamp(10, 1_000_000_000, 2)),
+            // A rename moves the status change time.
+            (
+                p("/r/b2.md"),
+                Stamp {
+                    ctime: 8,
+                    ..stamp(10, 1_000_000_000, 2)
+                },
+            ),
             (p("/r/c.md"), stamp(10, 1_000_000_000, 3)),
             (p("/r/e.md"), stamp(3, 5, 5)),
+            // Rewritten, its size and mtime put back: only ctime says so.
+            (
+                p("/r/f.md"),
+                Stamp {
+                    ctime: 9,
+                    ..stamp(10, 1_000_000_000, 6)
+                },
+            ),
         ]);
+        let old = {
+            let mut old = old;
+            old.insert(p("/r/f.md"), stamp(10, 1_000_000_000, 6));
+            old
+        };
         let d = diff(&old, &new);
-        assert_eq!(d.written, [p("/r/a.md"), p("/r/e.md")]);
+        assert_eq!(d.written, [p("/r/a.md"), p("/r/e.md"), p("/r/f.md")]);
         assert_eq!(d.moved, [p("/r/b2.md")]);
         assert_eq!(d.gone, [p("/r/b.md"), p("/r/d.md")]);
         assert!(diff(&new, &new).is_empty());

@@ -589,6 +589,7 @@ pub fn stat_paths(
                         abs: abs.clone(),
                         size: m.len(),
                         mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                        ctime_ns: super::ctime_ns(m),
                         file_id: super::file_id(m),
                         links: super::links(m),
                     });

@@ -157,6 +157,26 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    /// Whether this says the index folder cannot be written (a read-only
+    /// file system, or no write permission): a command that only reads can
+    /// still answer from the index as it was last written.
+    pub fn unwritable(&self) -> bool {
+        let denied = |k: io::ErrorKind| {
+            matches!(
+                k,
+                io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
+            )
+        };
+        match self {
+            IndexError::Io { source, .. } => denied(source.kind()),
+            IndexError::Db(e) => matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+            ),
+            _ => false,
+        }
+    }
+
     /// Why the index's database is damaged, when this is SQLite finding it
     /// so: a rebuild from the files ([`Index::rebuild`]) repairs it.
     pub fn damage(&self) -> Option<String> {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::schema::{self, Current, Db, HistoryRow};
 use super::texts::{self, Kept};
-use super::{Index, IndexError, params_from_key};
+use super::{Counts, Index, IndexError, params_from_key};
 use lineage_core::fingerprint::ShingleRoller;
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_origin::{Outcome, Params};
@@ -56,6 +56,31 @@ pub trait Read {
     /// The file bytes of version `id`, if the text store has them.
     fn text(&self, id: u32) -> Result<Kept, IndexError> {
         texts::get(self.db().conn(), id)
+    }
+
+    /// Live documents, versions and skipped files, the text store's bytes
+    /// and the history's (see [`Index::history_bytes`]), as the database
+    /// holds them.
+    fn stored_figures(&self) -> Result<(Counts, u64, u64), IndexError> {
+        let c = self.db().conn();
+        let (documents, versions, skipped): (i64, i64, i64) = c.query_row(
+            "SELECT (SELECT count(*) FROM versions WHERE status = 0),
+                    (SELECT count(*) FROM versions),
+                    (SELECT count(*) FROM skipped)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        let texts = texts::total(c)?;
+        let counts = Counts {
+            documents: documents as u64,
+            versions: versions as u64,
+            skipped: skipped as u64,
+        };
+        Ok((
+            counts,
+            texts,
+            texts + super::history::past_fingerprint_bytes(c)?,
+        ))
     }
 
     /// Whether the text store has version `id`'s bytes (without reading them).

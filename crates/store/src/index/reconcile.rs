@@ -187,9 +187,14 @@ pub(crate) fn plan(
         }
         let same_stat =
             |size: Option<u64>, mtime: Option<i64>| size == Some(f.size) && mtime == Some(m);
+        // The same file (identity), with the same size, mtime and status
+        // change time: a rewrite that puts size and mtime back (`cp -p`,
+        // `tar x`, `rsync -t`) moves the last or the first.
         if current.get(&f.path).is_some_and(|c| {
             c.status == Status::Live
                 && same_stat(Some(c.size), Some(c.mtime_ns))
+                && c.ctime_ns.is_none_or(|t| t == f.ctime_ns)
+                && (c.file_id == 0 || c.file_id == f.file_id)
                 && !(keep_texts && c.text_never_kept)
         }) {
             p.unchanged += 1;
@@ -316,7 +321,9 @@ impl Reader<'_> {
         // path (a file replaced under the name counts too), it tells
         // whether what was read is still what the walk's stat saw.
         let same = std::fs::symlink_metadata(&f.abs).is_ok_and(|m| {
-            m.len() == f.size && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
+            m.len() == f.size
+                && m.modified().is_ok_and(|t| mtime_ns(t) == mtime_ns(f.mtime))
+                && lineage_source::ctime_ns(&m) == f.ctime_ns
         });
         if !same || len != f.size {
             return Err(NotRead::Changing);
@@ -615,7 +622,9 @@ impl Index {
             for (from, f) in unread {
                 renames.claim(&from);
                 let c = rename(&mut self.current, &tx, &from, &f.path)?;
-                schema::touch(&tx, c.id, f.size, mtime_ns(f.mtime), f.file_id)?;
+                schema::touch(&tx, c.id, &stat(&f))?;
+                // A move moves the status change time, and nothing else.
+                self.current.get_mut(&f.path).expect("renamed").ctime_ns = Some(f.ctime_ns);
                 report.renamed += 1;
                 changes.push(Change::Renamed {
                     from,
@@ -751,7 +760,7 @@ impl Index {
                 renamed = true;
             }
             if let Some(c) = cur.as_ref().filter(|c| c.hash == doc.hash && !c.forgotten) {
-                schema::touch(&tx, c.id, f.size, m, f.file_id)?;
+                schema::touch(&tx, c.id, &stat(f))?;
                 // Read only for the text store (an index of an older lineage).
                 let for_text = c.text_never_kept && c.status == Status::Live && !renamed;
                 if let Some(p) = doc.packed.as_ref().filter(|_| c.text_never_kept) {
@@ -768,6 +777,7 @@ impl Index {
                 }
                 let e = self.current.get_mut(&f.path).expect("current");
                 (e.size, e.mtime_ns, e.file_id, e.status) = (f.size, m, f.file_id, Status::Live);
+                e.ctime_ns = Some(f.ctime_ns);
                 e.text_never_kept &= doc.packed.is_none();
                 continue;
             }
@@ -784,6 +794,7 @@ impl Index {
                 size: f.size,
                 hash: doc.hash,
                 file_id: f.file_id,
+                ctime_ns: f.ctime_ns,
                 fps: &doc.fps,
                 seen_ms,
             };
@@ -804,6 +815,7 @@ impl Index {
                     hash: doc.hash,
                     status: Status::Live,
                     file_id: f.file_id,
+                    ctime_ns: Some(f.ctime_ns),
                     text_never_kept: doc.packed.is_none(),
                     forgotten: false,
                 },
@@ -853,6 +865,16 @@ impl Index {
             self.poisoned = false;
         }
         Ok(changes)
+    }
+}
+
+/// What the index records of `f`'s stat.
+fn stat(f: &FileEntry) -> schema::Stat {
+    schema::Stat {
+        size: f.size,
+        mtime_ns: mtime_ns(f.mtime),
+        ctime_ns: f.ctime_ns,
+        file_id: f.file_id,
     }
 }
 

@@ -16,6 +16,8 @@
 //! fingerprints (id PRIMARY KEY, checksum, fps BLOB) -- token fps, u64 LE; XXH64
 //! outcomes     (id PRIMARY KEY, shingles, selected, fresh_tokens, top_origin,
 //!               dominant_origin, origins BLOB, runs BLOB, sum)
+//! ctimes       (id PRIMARY KEY, ctime_ns)          -- the file's status change
+//!                                                  -- time when last seen (9)
 //! skipped      (path PRIMARY KEY, reason, binary, size, mtime_ns)
 //! near_sketches (id PRIMARY KEY, sketch BLOB)     -- each live version's MinHash
 //!                                                  -- sketch (index/near.rs)
@@ -65,7 +67,7 @@ const CHECKED: &str = "index.db-checked";
 /// What goes with the database: SQLite's files and the check's stamp.
 pub(crate) const BESIDE: [&str; 4] = [WAL, SHM, JOURNAL, CHECKED];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub(crate) const SCHEMA_VERSION: i64 = 8;
+pub(crate) const SCHEMA_VERSION: i64 = 9;
 /// The first schema whose fingerprints are taken under the seeded polynomial.
 pub(crate) const SEEDED_SINCE: i64 = 5;
 
@@ -134,7 +136,11 @@ const DDL: &str = concat!(
     fps      BLOB    NOT NULL
 );",
     outcomes_table!("outcomes"),
-    "CREATE TABLE skipped (
+    "CREATE TABLE ctimes (
+    id       INTEGER PRIMARY KEY,
+    ctime_ns INTEGER NOT NULL
+);
+CREATE TABLE skipped (
     path     BLOB PRIMARY KEY,
     reason   TEXT    NOT NULL,
     binary   INTEGER NOT NULL,
@@ -180,6 +186,9 @@ CREATE INDEX versions_past ON versions (status, text, tokens);"
 /// what earlier versions made on first use (`near_sketches`, `departures`,
 /// `versions_past`: a migration from 5 or 6 dropped the index with the old
 /// table) and drops `sketches`, the simhash table no version since 5 filled.
+/// 9 adds `ctimes`: a rewrite that keeps size and mtime (`cp -p`, `tar x`,
+/// `rsync -t`) moves only the status change time. A version recorded
+/// before has none, and is compared by size and mtime until next read.
 const MIGRATIONS: &[(i64, &str)] = &[(
     5,
     concat!(
@@ -220,7 +229,33 @@ CREATE TABLE IF NOT EXISTS departures (
 );
 CREATE INDEX IF NOT EXISTS versions_past ON versions (status, text, tokens);
 DROP TABLE IF EXISTS sketches;",
+), (
+    8,
+    "CREATE TABLE ctimes (
+    id       INTEGER PRIMARY KEY,
+    ctime_ns INTEGER NOT NULL
+);",
 )];
+
+/// Whether a write-ahead log with frames lies beside the database at `path`.
+fn has_log(path: &Path) -> bool {
+    std::fs::symlink_metadata(path.with_file_name(WAL)).is_ok_and(|m| m.len() > 0)
+}
+
+/// `file:PATH?immutable=1`, the path's `%`, `?` and `#` percent-encoded;
+/// None for a path that is not UTF-8.
+fn immutable_uri(path: &Path) -> Option<String> {
+    let abs = std::path::absolute(path).ok()?;
+    let mut uri = String::from("file:");
+    for c in abs.to_str()?.chars() {
+        match c {
+            '%' | '?' | '#' => uri.push_str(&format!("%{:02X}", c as u8)),
+            _ => uri.push(c),
+        }
+    }
+    uri.push_str("?immutable=1");
+    Some(uri)
+}
 
 /// The SQL function behind the row sums: the XXH64 of its arguments, each
 /// a type byte and its value (integers and reals 8 bytes little-endian,
@@ -336,6 +371,10 @@ pub struct Current {
     pub status: Status,
     /// The file's identity when last seen (`lineage_source::file_id`).
     pub file_id: u64,
+    /// The file's status change time when last seen, nanoseconds since the
+    /// epoch; None for a version recorded before schema 9 and not read
+    /// since.
+    pub ctime_ns: Option<i64>,
     /// The text store never had its text (see index/texts.rs).
     pub(crate) text_never_kept: bool,
     /// Deleted and then forgotten for the history budget (index/history.rs):
@@ -366,6 +405,7 @@ pub(crate) struct NewVersion<'a> {
     pub size: u64,
     pub hash: u64,
     pub file_id: u64,
+    pub ctime_ns: i64,
     pub fps: &'a [u64],
     /// When it was recorded, milliseconds since the epoch.
     pub seen_ms: i64,
@@ -584,10 +624,22 @@ impl Db {
     /// A second, read-only connection to an index another `Db` holds open
     /// (WAL: it reads committed versions while the owner writes).
     pub(crate) fn open_reader(path: &Path) -> rusqlite::Result<Db> {
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags)?;
+        // In a folder this process cannot write (another user's index),
+        // SQLite cannot make the shared memory a read of a WAL database
+        // needs (on a read-only file system it does without). With no
+        // write-ahead log left (its last writer closed), the file alone is
+        // the whole database: read it as immutable.
+        let conn = match conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(())) {
+            Ok(()) => conn,
+            Err(e) if !has_log(path) => {
+                drop(conn);
+                let uri = immutable_uri(path).ok_or(e)?;
+                Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)?
+            }
+            Err(e) => return Err(e),
+        };
         add_row_sum(&conn)?;
         Ok(Db {
             conn,
@@ -629,9 +681,9 @@ impl Db {
     /// Every path's latest version.
     pub(crate) fn current(&self) -> rusqlite::Result<HashMap<String, Current>> {
         let mut st = self.conn.prepare(
-            "SELECT path, id, version, size, mtime_ns, hash, status, file_id, text IS NULL,
-                 coalesce(text, 0) = ?1
-             FROM versions WHERE status != 1",
+            "SELECT path, v.id, version, size, mtime_ns, hash, status, file_id, text IS NULL,
+                 coalesce(text, 0) = ?1, c.ctime_ns
+             FROM versions v LEFT JOIN ctimes c ON c.id = v.id WHERE status != 1",
         )?;
         let rows = st.query_map([super::history::FORGOTTEN], |r| {
             Ok((
@@ -646,6 +698,7 @@ impl Db {
                     file_id: r.get::<_, i64>(7)? as u64,
                     text_never_kept: r.get(8)?,
                     forgotten: r.get(9)?,
+                    ctime_ns: r.get(10)?,
                 },
             ))
         })?;
@@ -799,6 +852,13 @@ pub(crate) fn insert_version(c: &Connection, v: &NewVersion) -> rusqlite::Result
     let blob = encode_u64s(v.fps);
     c.prepare_cached("INSERT INTO fingerprints (id, checksum, fps) VALUES (?1, ?2, ?3)")?
         .execute(params![v.id, xxh64(&blob) as i64, blob])?;
+    put_ctime(c, v.id, v.ctime_ns)
+}
+
+/// Record the status change time a version's file was last seen with.
+fn put_ctime(c: &Connection, id: u32, ctime_ns: i64) -> rusqlite::Result<()> {
+    c.prepare_cached("INSERT OR REPLACE INTO ctimes (id, ctime_ns) VALUES (?1, ?2)")?
+        .execute(params![id, ctime_ns])?;
     Ok(())
 }
 
@@ -828,19 +888,28 @@ pub(crate) fn set_status(c: &Connection, id: u32, s: Status) -> rusqlite::Result
     Ok(())
 }
 
-/// Same content, new stat: only size, mtime, file id (and status) change.
-pub(crate) fn touch(
-    c: &Connection,
-    id: u32,
-    size: u64,
-    mtime_ns: i64,
-    file_id: u64,
-) -> rusqlite::Result<()> {
+/// Same content, new stat: only size, mtime, file id, status change time
+/// (and status) change.
+pub(crate) fn touch(c: &Connection, id: u32, stat: &Stat) -> rusqlite::Result<()> {
     c.prepare_cached(
         "UPDATE versions SET size = ?2, mtime_ns = ?3, file_id = ?4, status = 0 WHERE id = ?1",
     )?
-    .execute(params![id, size as i64, mtime_ns, file_id as i64])?;
-    Ok(())
+    .execute(params![
+        id,
+        stat.size as i64,
+        stat.mtime_ns,
+        stat.file_id as i64
+    ])?;
+    put_ctime(c, id, stat.ctime_ns)
+}
+
+/// What a file's stat says of it, as the index records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stat {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+    pub file_id: u64,
 }
 
 /// Every version of `from` now belongs to `to`, numbered after the
@@ -1104,6 +1173,7 @@ mod tests {
             size: 40,
             hash: 0xfeed + u64::from(id),
             file_id: 9,
+            ctime_ns: 10_000_000_000,
             fps: &fps,
             seen_ms,
         };
@@ -1132,6 +1202,7 @@ mod tests {
                  FROM versions;
              DROP TABLE versions;
              ALTER TABLE v6 RENAME TO versions;
+             DROP TABLE ctimes;
              PRAGMA user_version = 6;
              UPDATE meta SET value = '6' WHERE key = 'schema_version';",
         )
@@ -1150,7 +1221,19 @@ mod tests {
             unknown,
             "the same rows, not seen when"
         );
-        assert_eq!(db.current().unwrap(), before.1);
+        // Their status change times were not kept before 9.
+        let unknown_ctimes: HashMap<String, Current> = (before.1.into_iter())
+            .map(|(p, c)| {
+                (
+                    p,
+                    Current {
+                        ctime_ns: None,
+                        ..c
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(db.current().unwrap(), unknown_ctimes);
         assert_eq!(db.fingerprints(0, 2).unwrap(), vec![fps.to_vec(); 2]);
         let (schema, unsummed): (i64, i64) = db
             .conn()
@@ -1206,6 +1289,7 @@ mod tests {
             size: 99,
             hash: u64::MAX - 1,
             file_id: 7,
+            ctime_ns: -6,
             fps: &fps,
             seen_ms: 1_700_000_000_123,
         };
@@ -1219,6 +1303,7 @@ mod tests {
         let cur = db.current().unwrap();
         assert_eq!(cur["a.md"].hash, u64::MAX - 1);
         assert_eq!(cur["a.md"].mtime_ns, -5);
+        assert_eq!(cur["a.md"].ctime_ns, Some(-6));
         assert_eq!(db.fingerprints(0, 1).unwrap(), vec![fps.to_vec()]);
         assert!(db.fingerprints(0, 2).is_err(), "a missing row is an error");
         assert_eq!(db.outcome(0).unwrap().unwrap(), o);
@@ -1271,7 +1356,8 @@ mod tests {
     }
 
     /// An index of schema 7 (its tables made on first use, the dead
-    /// simhash table still there) migrates to what a new index has.
+    /// simhash table still there, no status change times) migrates to what
+    /// a new index has.
     #[test]
     fn a_migrated_database_has_the_tables_of_a_new_one() {
         let dir = std::env::temp_dir().join(format!("lineage-schema7-{}", std::process::id()));
@@ -1285,6 +1371,7 @@ mod tests {
             "DROP TABLE near_sketches;
              DROP TABLE departures;
              DROP INDEX versions_past;
+             DROP TABLE ctimes;
              CREATE TABLE sketches (id INTEGER PRIMARY KEY, simhash INTEGER NOT NULL);
              PRAGMA user_version = 7;
              UPDATE meta SET value = '7' WHERE key = 'schema_version';",

@@ -236,6 +236,7 @@ fn plan_reads_only_what_changed() {
         hash: 0,
         status,
         file_id: 0,
+        ctime_ns: None,
         text_never_kept: false,
         forgotten: false,
     };
