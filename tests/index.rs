@@ -385,12 +385,25 @@ fn seen(v: &Value) -> Vec<u64> {
 /// Build a clean index, damage it with `damage`, re-run: the message on
 /// stderr contains `expect`, and the results equal the clean run's.
 fn repaired(tag: &str, damage: impl FnOnce(&Path, &Setup), expect: &str, reads: u64) -> Setup {
+    repaired_in_lines(tag, damage, &[expect], reads)
+}
+
+/// [`repaired`] said in one line each containing `expect[i]`.
+fn repaired_in_lines(
+    tag: &str,
+    damage: impl FnOnce(&Path, &Setup),
+    expect: &[&str],
+    reads: u64,
+) -> Setup {
     let s = Setup::new(tag, 30);
     let (clean, _) = s.index_json("ix", &[]);
     damage(&s.index("ix"), &s);
     let (after, stderr) = s.index_json("ix", &[]);
-    assert!(stderr.contains(expect), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), expect.len(), "{stderr}");
+    for (line, expect) in lines.iter().zip(expect) {
+        assert!(line.contains(expect), "{stderr}");
+    }
     // A database rebuilt from the files saw its versions again.
     assert_eq!(history_unseen(&after), history_unseen(&clean));
     assert_eq!(n(&after, "files_read"), reads);
@@ -541,16 +554,20 @@ fn a_sparse_table_file_is_damage_not_an_allocation() {
 
 /// A folder at `table.journal` made every start replay everything and
 /// exit 2 naming the snapshot (issue 39, item 9): it is damage, moved
-/// aside whole, and the snapshot written whole takes its place.
+/// aside whole (and said), and the snapshot written whole takes its place.
 #[test]
 fn a_folder_in_place_of_the_journal_is_moved_aside() {
-    let s = repaired(
+    // Where the folder went is said (it was moved in silence).
+    let s = repaired_in_lines(
         "ix-jdir",
         |ix, _| {
             fs::create_dir(ix.join("table.journal")).unwrap();
             fs::write(ix.join("table.journal/keep.txt"), "mine").unwrap();
         },
-        "the table journal is damaged",
+        &[
+            "the table journal is damaged",
+            "table.journal, where the index keeps its table: moved aside whole to",
+        ],
         0,
     );
     let aside = s.index("ix").join("table.journal.aside-1/keep.txt");

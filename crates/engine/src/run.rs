@@ -317,12 +317,16 @@ impl Run {
 
     /// Save the table snapshot if it is behind.
     fn checkpoint(&mut self) {
-        if let Store::Open(ix) = &mut self.store
-            && let Err(e) = ix.checkpoint()
-        {
+        let Store::Open(ix) = &mut self.store else {
+            return;
+        };
+        if let Err(e) = ix.checkpoint() {
             self.live
                 .rep
                 .error(format!("saving the table snapshot: {e}"));
+        }
+        for n in ix.index_mut().take_notices() {
+            self.live.rep.notice(&n);
         }
     }
 

@@ -127,6 +127,9 @@ impl Indexer {
         let synced = self.drive_from(&mut syncing, &mut Observed(obs), 0);
         if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
             self.checkpoint()?;
+            for n in self.ix.take_notices() {
+                obs.notice(&n);
+            }
         }
         synced.map(|()| syncing.report)
     }

@@ -268,6 +268,9 @@ pub struct Index {
     /// Versions of the history a rebuild from the files dropped since it
     /// was opened (the replaced and deleted pages it held).
     dropped: u64,
+    /// What a person should hear of that no caller asked for (a folder
+    /// moved out of the way of the table's files), until taken.
+    notices: Vec<String>,
     _lock: lock::Lock,
 }
 
@@ -478,7 +481,12 @@ impl Index {
             versions: u64::from(self.versions),
             last_hash: self.last_hash,
         };
-        self.saved = Some(write_snapshot(&self.dir, &header, table)?);
+        self.saved = Some(write_snapshot(
+            &self.dir,
+            &header,
+            table,
+            &mut self.notices,
+        )?);
         Ok(())
     }
 
@@ -560,6 +568,12 @@ impl Index {
     /// Bytes the text store holds (compressed).
     pub fn texts_bytes(&self) -> u64 {
         self.texts_total
+    }
+
+    /// The notices of the writes since last asked (a folder moved out of
+    /// the way of the table's files), each one line.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
     }
 
     /// The index folder.
@@ -669,7 +683,12 @@ impl Index {
             versions: to.0,
             last_hash: to.1,
         };
-        self.saved = Some(write_snapshot(&self.dir, &header, table)?);
+        self.saved = Some(write_snapshot(
+            &self.dir,
+            &header,
+            table,
+            &mut self.notices,
+        )?);
         self.snapshot_stale = false;
         self.checkpoint_wal()
     }
@@ -713,9 +732,18 @@ fn write_snapshot(
     dir: &Path,
     header: &snapshot::Header,
     table: &mut Table,
+    notices: &mut Vec<String>,
 ) -> Result<(snapshot::OnDisk, (u64, u64)), IndexError> {
-    let size = snapshot::write(dir, header, table)
+    let mut aside = Vec::new();
+    let size = snapshot::write(dir, header, table, &mut aside)
         .map_err(IndexError::io("cannot write the table snapshot in", dir))?;
+    for (from, to) in aside {
+        notices.push(format!(
+            "a folder stood at {}, where the index keeps its table: moved aside whole to {}",
+            from.display(),
+            to.display()
+        ));
+    }
     table.clear_changes();
     let disk = snapshot::OnDisk {
         snapshot: size,

@@ -176,6 +176,7 @@ fn open_locked(
         texts_total: loaded.texts_total,
         rebuilt,
         dropped,
+        notices: Vec::new(),
         _lock: lock,
     };
     Ok((ix, loaded.restored))

@@ -24,7 +24,7 @@
 //! snapshot, the next checkpoint writes a snapshot and removes it.
 
 use std::io::{self, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lineage_core::fsio::framed::{Format, FrameError};
 use lineage_origin::TableSize;
@@ -170,12 +170,20 @@ impl Write for Counted {
 }
 
 /// Write `table` with `header` atomically as `dir/table.snapshot` and
-/// remove the journal the snapshot now includes; the snapshot's size.
-pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<u64> {
+/// remove the journal the snapshot now includes; the snapshot's size. A
+/// folder in the way is moved aside: `aside` gains where from and to.
+pub(crate) fn write(
+    dir: &Path,
+    header: &Header,
+    table: &Table,
+    aside: &mut Vec<(PathBuf, PathBuf)>,
+) -> io::Result<u64> {
     let target = dir.join(FILE);
     // The index folder is ours: whatever is in the way (a link, a FIFO, a
     // folder) is damage, never written through; the snapshot takes its place.
-    lineage_core::fsio::clear_own(&target)?;
+    if let Some(to) = lineage_core::fsio::clear_own(&target)? {
+        aside.push((target.clone(), to));
+    }
     FORMAT
         .write(&target, |w| {
             w.write_all(&(header.params.len() as u32).to_le_bytes())?;
@@ -202,7 +210,9 @@ pub(crate) fn write(dir: &Path, header: &Header, table: &Table) -> io::Result<u6
         })
         .and_then(|n| {
             let journal = dir.join(JOURNAL);
-            lineage_core::fsio::clear_own(&journal)?;
+            if let Some(to) = lineage_core::fsio::clear_own(&journal)? {
+                aside.push((journal.clone(), to));
+            }
             match std::fs::remove_file(journal) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
                 _ => Ok(n),
