@@ -20,17 +20,125 @@ fn hosts(dir: &TempDir, n: usize) -> (String, Vec<String>) {
 }
 
 fn process(root: &Path, hosts: &str, i: usize, extra: &[&str]) -> Child {
+    process_in(None, root, hosts, i, extra)
+}
+
+/// [`process`] started in folder `cwd` (a relative `root` is then its own).
+fn process_in(cwd: Option<&Path>, root: &Path, hosts: &str, i: usize, extra: &[&str]) -> Child {
     let home = std::env::temp_dir().join("lineage-test-empty-config");
     std::fs::create_dir_all(&home).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_lineage"))
-        .args(["scan", root.to_str().unwrap(), "--hosts", hosts])
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lineage"));
+    c.args(["scan", root.to_str().unwrap(), "--hosts", hosts])
         .args(["--process", &i.to_string()])
         .args(extra)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+        .stderr(Stdio::piped());
+    if let Some(cwd) = cwd {
+        c.current_dir(cwd);
+    }
+    c.spawn().unwrap()
+}
+
+/// `child`'s output once it ends, within `limit`: past it the child is
+/// killed and the test fails (no test waits forever).
+fn bounded(mut child: Child, limit: Duration) -> Output {
+    use std::io::Read;
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut r) = r {
+                r.read_to_end(&mut bytes).unwrap();
+            }
+            bytes
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            let err = String::from_utf8_lossy(&err.join().unwrap()).into_owned();
+            panic!("still running after {limit:?}; stderr: {err}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+/// Enough text that a run over two processes lasts several seconds (a
+/// debug build on two cores).
+fn long_run() -> TempDir {
+    let root = TempDir::new("cluster-long-docs");
+    for d in 0..800u64 {
+        root.write(&format!("d{d:03}.md"), common::text(d % 150, 6000));
+    }
+    root
+}
+
+/// Wait (60 s at most) until `child`'s report reaches its standard output
+/// (past the first 64 KiB it buffers: mid-run); what it writes in all is
+/// the thread's to give.
+fn until_report_begins(child: &mut Child) -> std::thread::JoinHandle<Vec<u8>> {
+    use std::io::Read;
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let (mut all, mut buf) = (Vec::new(), vec![0u8; 1 << 16]);
+        loop {
+            let n = stdout.read(&mut buf).unwrap();
+            if n == 0 {
+                return all;
+            }
+            all.extend_from_slice(&buf[..n]);
+            let _ = tx.send(());
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("the report began within 60 s");
+    reader
+}
+
+/// Wait (60 s at most) until a file in `dir` holds something: a report
+/// written there has begun.
+fn until_file_begins(dir: &Path) {
+    let started = Instant::now();
+    while !std::fs::read_dir(dir)
         .unwrap()
+        .any(|e| e.unwrap().metadata().unwrap().len() > 0)
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no report begun"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[cfg(unix)]
+fn signal(child: &Child, sig: &str) {
+    let pid = child.id().to_string();
+    let ok = Command::new("kill").args([sig, &pid]).status().unwrap();
+    assert!(ok.success(), "kill {sig} {pid}");
 }
 
 /// Every process of a run; their outputs, process 0 first.
@@ -232,4 +340,301 @@ fn a_thousand_workers_a_process_cost_what_the_table_can_use() {
     assert!(outs[0].stdout == one.stdout);
     let rss = common::largest_child_rss_kib();
     assert!(rss < 512 << 10, "{rss} KiB");
+}
+
+/// The same host:port on two lines: the second process cannot listen
+/// there and the first would wait for it; every process refuses at once,
+/// naming the lines.
+#[test]
+fn a_host_named_twice_is_refused_by_every_process_at_once() {
+    let book = fixture("rust-book");
+    let dir = TempDir::new("cluster-twice");
+    let hosts = lineage_testing::free_ports(2);
+    let file = dir.write(
+        "hosts",
+        format!("{}\n{}\n{}\n", hosts[0], hosts[1], hosts[0]),
+    );
+    let file = file.to_str().unwrap();
+    let args = ["--connect-timeout", "60"];
+    let children: Vec<Child> = (0..3).map(|i| process(&book, file, i, &args)).collect();
+    for c in children {
+        let line = fails_with_one_line(&bounded(c, Duration::from_secs(15)));
+        assert!(
+            line.contains("line 3") && line.contains("line 1") && line.contains(&hosts[0]),
+            "{line}"
+        );
+    }
+}
+
+/// Another seed of the token fingerprints is another answer: refused, as
+/// every setting that can change an answer is (the settings' own test:
+/// `cli::scan::agreement`).
+#[test]
+fn processes_with_another_fingerprint_seed_are_refused() {
+    let book = fixture("rust-book");
+    let dir = TempDir::new("cluster-seed");
+    let (file, _) = hosts(&dir, 2);
+    let args = ["--connect-timeout", "30", "--json"];
+    let a = process(&book, &file, 0, &args);
+    let b = process(
+        &book,
+        &file,
+        1,
+        &[&args[..], &["--fingerprint-seed", "7"]].concat(),
+    );
+    for c in [a, b] {
+        let line = fails_with_one_line(&bounded(c, Duration::from_secs(60)));
+        assert!(line.contains("other settings"), "{line}");
+    }
+}
+
+/// One ROOT name, two folders (each process in its own working folder):
+/// the same paths and sizes, other words and times, is refused in words
+/// that say what to do; a copy that kept its times is the same run. (The
+/// words alone are not compared: each process reads only its share.)
+#[test]
+fn the_same_root_name_over_other_files_is_refused() {
+    let (a, b, copy) = (
+        TempDir::new("cluster-same-a"),
+        TempDir::new("cluster-same-b"),
+        TempDir::new("cluster-same-copy"),
+    );
+    for d in 0..30u64 {
+        let text = common::text(d % 7, 300);
+        let name = format!("docs/d{d:02}.md");
+        let original = a.write(&name, &text);
+        let other = b.write(&name, text.replace('a', "e"));
+        let copied = copy.write(&name, &text);
+        // Files written within one clock tick share their time to the
+        // nanosecond: the other folder's are a nanosecond later.
+        let mtime = std::fs::metadata(&original).unwrap().modified().unwrap();
+        for (f, t) in [(other, mtime + Duration::from_nanos(1)), (copied, mtime)] {
+            let f = std::fs::File::options().write(true).open(f).unwrap();
+            f.set_modified(t).unwrap();
+        }
+    }
+    let docs = Path::new("docs");
+    let dir = TempDir::new("cluster-same");
+    let (file, _) = hosts(&dir, 2);
+    let args = ["--connect-timeout", "30", "--json", "--workers", "1"];
+    let p0 = process_in(Some(a.path()), docs, &file, 0, &args);
+    let p1 = process_in(Some(b.path()), docs, &file, 1, &args);
+    for c in [p0, p1] {
+        let line = fails_with_one_line(&bounded(c, Duration::from_secs(60)));
+        assert!(
+            line.contains("modification times") && line.contains("rsync -a"),
+            "{line}"
+        );
+    }
+    let p0 = process_in(Some(a.path()), docs, &file, 0, &args);
+    let p1 = process_in(Some(copy.path()), docs, &file, 1, &args);
+    let (o0, o1) = (
+        bounded(p0, Duration::from_secs(60)),
+        bounded(p1, Duration::from_secs(60)),
+    );
+    assert!(o0.status.success() && o1.status.success(), "{o0:?} {o1:?}");
+    let one = lineage(&["scan", a.path().join("docs").to_str().unwrap(), "--json"]);
+    assert!(
+        o0.stdout == one.stdout,
+        "a copy with its times is the same run"
+    );
+}
+
+/// A process stopped (SIGSTOP) mid-run answers nothing but its socket
+/// stays open: the other ends within the progress timeout, naming it.
+#[cfg(unix)]
+#[test]
+fn a_stopped_process_is_named_within_the_progress_timeout() {
+    let root = long_run();
+    let dir = TempDir::new("cluster-stop");
+    let (file, hosts) = hosts(&dir, 2);
+    let args = [
+        "--workers",
+        "1",
+        "--connect-timeout",
+        "20",
+        "--progress-timeout",
+        "2",
+        "--json",
+    ];
+    let mut a = process(root.path(), &file, 0, &args);
+    let b = process(root.path(), &file, 1, &args);
+    let report = until_report_begins(&mut a);
+    signal(&b, "-STOP");
+    let started = Instant::now();
+    let out = bounded(a, Duration::from_secs(30));
+    assert!(!report.join().unwrap().is_empty());
+    let waited = started.elapsed();
+    signal(&b, "-CONT");
+    let mut b = b;
+    let _ = b.kill();
+    bounded(b, Duration::from_secs(10));
+    let line = fails_with_one_line(&out);
+    assert!(
+        line.contains("process 1")
+            && line.contains(&hosts[1])
+            && line.contains("stopped answering within 2 s"),
+        "{line}"
+    );
+    assert!(
+        line.contains("the report on standard output is incomplete"),
+        "{line}"
+    );
+    assert!(waited < Duration::from_secs(15), "{waited:?}");
+}
+
+/// A run far longer than the progress timeout, with process 0's reader
+/// pausing longer than it (the processes then send each other nothing):
+/// not cut, since the heartbeats go on.
+#[test]
+fn a_paused_reader_does_not_cut_a_run_longer_than_the_progress_timeout() {
+    let root = long_run();
+    let dir = TempDir::new("cluster-pause");
+    let (file, _) = hosts(&dir, 2);
+    let args = ["--workers", "1", "--progress-timeout", "1", "--json"];
+    let a = process(root.path(), &file, 0, &args);
+    let b = process(root.path(), &file, 1, &args);
+    // The report fills the pipe long before: process 0 waits on it.
+    std::thread::sleep(Duration::from_secs(4));
+    let (a, b) = (
+        bounded(a, Duration::from_secs(120)),
+        bounded(b, Duration::from_secs(120)),
+    );
+    for o in [&a, &b] {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let report: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(report["documents"].as_array().unwrap().len(), 800);
+}
+
+/// A process killed mid-run: process 0's last line says its report on
+/// standard output is incomplete; with -o FILE there is no FILE after,
+/// and no temp file beside it.
+#[test]
+fn a_lost_process_leaves_no_report_but_says_so() {
+    let root = long_run();
+    let dir = TempDir::new("cluster-lost");
+    let (file, hosts) = hosts(&dir, 2);
+    let report = dir.path().join("out").join("report.json");
+    std::fs::create_dir_all(report.parent().unwrap()).unwrap();
+    let report_arg = report.to_str().unwrap();
+    for extra in [&[][..], &["-o", report_arg]] {
+        let args = [
+            &["--workers", "1", "--connect-timeout", "20", "--json"][..],
+            extra,
+        ]
+        .concat();
+        let mut a = process(root.path(), &file, 0, &args);
+        let mut b = process(root.path(), &file, 1, &args);
+        let begun = if extra.is_empty() {
+            Some(until_report_begins(&mut a))
+        } else {
+            until_file_begins(report.parent().unwrap());
+            None
+        };
+        b.kill().unwrap();
+        b.wait().unwrap();
+        let out = bounded(a, Duration::from_secs(60));
+        let line = fails_with_one_line(&out);
+        assert!(
+            line.contains("process 1") && line.contains(&hosts[1]),
+            "{line}"
+        );
+        if let Some(report) = begun {
+            assert!(
+                line.contains("the report on standard output is incomplete"),
+                "{line}"
+            );
+            let report = report.join().unwrap();
+            assert!(!report.is_empty(), "the report had begun");
+            assert!(serde_json::from_slice::<serde_json::Value>(&report).is_err());
+        } else {
+            assert!(line.contains("no report written"), "{line}");
+            assert!(out.stdout.is_empty());
+            let left: Vec<_> = std::fs::read_dir(report.parent().unwrap())
+                .unwrap()
+                .collect();
+            assert!(left.is_empty(), "{left:?}");
+        }
+    }
+}
+
+/// -o FILE holds what standard output would: over one process and two.
+#[test]
+fn a_complete_runs_file_is_its_report() {
+    let book = book_with_skips();
+    let root = book.path().to_str().unwrap();
+    let dir = TempDir::new("cluster-file");
+    let one = lineage(&["scan", root, "--json"]);
+    assert!(one.status.success());
+    let alone = dir.path().join("alone.json");
+    let out = lineage(&["scan", root, "--json", "-o", alone.to_str().unwrap()]);
+    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
+    assert!(std::fs::read(&alone).unwrap() == one.stdout);
+    // Readable too, over a file that was there.
+    let summary = lineage(&["scan", root]);
+    let out = lineage(&["scan", root, "--output", alone.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(std::fs::read(&alone).unwrap() == summary.stdout);
+    let many = dir.path().join("many.json");
+    let outs = run(book.path(), 2, &["--json", "-o", many.to_str().unwrap()]);
+    assert!(
+        outs.iter()
+            .all(|o| o.status.success() && o.stdout.is_empty()),
+        "{outs:?}"
+    );
+    assert!(std::fs::read(&many).unwrap() == one.stdout);
+}
+
+/// -o FILE never writes through what stands at FILE (a link, a FIFO, a
+/// folder) nor inside ROOT, and says so before reading anything.
+#[cfg(unix)]
+#[test]
+fn a_report_file_is_never_written_through_or_inside_the_root() {
+    let book = book_with_skips();
+    let root = book.path().to_str().unwrap();
+    let dir = TempDir::new("cluster-file-bad");
+    let target = dir.write("target", "mine");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let inside = book.path().join("sub").join("report.json");
+    std::fs::create_dir_all(inside.parent().unwrap()).unwrap();
+    for (at, says) in [
+        (link.clone(), "a link"),
+        (fifo.clone(), "not a regular file"),
+        (dir.path().to_path_buf(), "a folder"),
+        (inside.clone(), "inside ROOT"),
+        (
+            book.path()
+                .join("..")
+                .join(book.path().file_name().unwrap())
+                .join("r.json"),
+            "inside ROOT",
+        ),
+    ] {
+        let mut c = common::command(
+            &std::env::temp_dir().join("lineage-test-empty-config"),
+            &["scan", root, "--json", "-o", at.to_str().unwrap()],
+        );
+        c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let out = bounded(c.spawn().unwrap(), Duration::from_secs(30));
+        let line = fails_with_one_line(&out);
+        assert!(line.contains(says), "{at:?}: {line}");
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine");
+    assert!(
+        std::fs::read_dir(inside.parent().unwrap())
+            .unwrap()
+            .next()
+            .is_none()
+    );
 }

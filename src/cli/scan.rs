@@ -27,8 +27,12 @@ use lineage_source::corpus::{self, Part, Share};
 use lineage_source::{FileEntry, Filter};
 use lineage_split::{Cluster, Labelled, Options, SplitPass};
 
+mod agreement;
+mod output;
 mod writer;
 
+use agreement::agreement;
+use output::Output;
 use writer::{Entry, Writer};
 
 #[derive(Args, Debug)]
@@ -38,6 +42,11 @@ pub(super) struct ScanArgs {
     /// Print the JSON of docs/formats.md §6 report instead of a summary.
     #[arg(long)]
     json: bool,
+    /// Write the report (what standard output would show) to FILE, whole or not at
+    /// all: a temp file in FILE's folder renamed over it once complete; a link, FIFO
+    /// or folder at FILE, or a FILE inside ROOT, is refused.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
     #[command(flatten)]
     workers: WorkersArgs,
     #[command(flatten)]
@@ -66,6 +75,13 @@ struct ManyArgs {
     #[arg(long, value_name = "SECS", requires = "hosts",
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     connect_timeout: Option<u64>,
+    /// Seconds another process of --hosts may stay silent (each sends a heartbeat
+    /// several times within them while it runs, however long its work) before
+    /// every process ends, naming it: one stopped, or its machine or network down
+    /// [default: 60].
+    #[arg(long, value_name = "SECS", requires = "hosts",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    progress_timeout: Option<u64>,
 }
 
 impl ManyArgs {
@@ -96,6 +112,7 @@ impl ManyArgs {
             process,
             check: 0,
             wait: std::time::Duration::from_secs(self.connect_timeout.unwrap_or(60)),
+            progress_timeout: std::time::Duration::from_secs(self.progress_timeout.unwrap_or(60)),
         }))
     }
 }
@@ -149,81 +166,94 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     // The sequential pass's table is built on a thread of its own while
     // the first files are read; the split pass's shards start small.
     let sequential = (workers <= 1 && many.is_none()).then(|| Building::start(params));
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
-    // The report's object is written around the documents, its fields in
-    // the order they had as one struct: format, params, documents, table,
-    // skipped.
-    if args.json && writes {
-        write!(out, "{{\"format\":\"lineage-report/1\",\"params\":")?;
-        super::show::json(
-            &mut out,
-            &super::show::ParamsJson::new(&params, &poly, Some(config.order)),
-        )?;
-        write!(out, ",\"documents\":[")?;
-    }
-    let origins = KeySpill::new(&std::env::temp_dir(), spill::MEMORY_KEYS);
-    let aligns = params.aligns();
-    // Each document, in order: into the report and the summary.
-    let mut emit = Writer::start(out, args.json);
-    let run = Run {
-        root: &args.source.root,
-        filter: &filter,
-        config: &config,
-        aligns,
-    };
-    let (skipped, stats) = match sequential {
-        Some(pass) => {
-            let prepare = |_: &FileEntry, text: &str| {
-                let prepared = preparer.prepare(&token_fps(&poly, text).fps);
-                // What alignment may read later, collected on the reading threads.
-                let keys: Box<[u64]> = if aligns {
-                    prepared.units.iter().map(|u| u.key).collect()
-                } else {
-                    Box::new([])
+    // Only process 0 writes: the others leave -o FILE alone.
+    let (output, sink) =
+        Output::open(args.output.as_deref().filter(|_| writes), &args.source.root)?;
+    let json = args.json && writes;
+    // The report is written inside: its error is then said with what
+    // became of the report.
+    let written = (move || -> Result<(), Fatal> {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, sink);
+        // The report's object is written around the documents, its fields in
+        // the order they had as one struct: format, params, documents, table,
+        // skipped.
+        if args.json && writes {
+            write!(out, "{{\"format\":\"lineage-report/1\",\"params\":")?;
+            super::show::json(
+                &mut out,
+                &super::show::ParamsJson::new(&params, &poly, Some(config.order)),
+            )?;
+            write!(out, ",\"documents\":[")?;
+        }
+        let origins = KeySpill::new(&std::env::temp_dir(), spill::MEMORY_KEYS);
+        let aligns = params.aligns();
+        // Each document, in order: into the report and the summary.
+        let mut emit = Writer::start(out, args.json);
+        let run = Run {
+            root: &args.source.root,
+            filter: &filter,
+            config: &config,
+            aligns,
+        };
+        let (skipped, stats) = match sequential {
+            Some(pass) => {
+                let prepare = |_: &FileEntry, text: &str| {
+                    let prepared = preparer.prepare(&token_fps(&poly, text).fps);
+                    // What alignment may read later, collected on the reading threads.
+                    let keys: Box<[u64]> = if aligns {
+                        prepared.units.iter().map(|u| u.key).collect()
+                    } else {
+                        Box::new([])
+                    };
+                    (prepared, keys)
                 };
-                (prepared, keys)
-            };
-            let (skipped, stats) = run.sequential(pass, origins, prepare, &mut emit)?;
-            (skipped, Some(stats))
+                let (skipped, stats) = run.sequential(pass, origins, prepare, &mut emit)?;
+                (skipped, Some(stats))
+            }
+            None => {
+                let prepare =
+                    |_: &FileEntry, text: &str| preparer.prepare(&token_fps(&poly, text).fps);
+                run.split(params, workers, many.clone(), origins, prepare, &mut emit)?
+            }
+        };
+        let (mut out, seen) = emit.finish()?;
+        let Some(stats) = stats else {
+            if let Some(c) = &many {
+                super::show::note(&format!(
+                    "process {} of {}: done; process 0 ({}) writes the report",
+                    c.process,
+                    c.hosts.len(),
+                    c.hosts[0]
+                ));
+            }
+            return Ok(());
+        };
+        if args.json {
+            write!(out, "],\"table\":")?;
+            super::show::json(&mut out, &TableJson::new(&stats, params.exact_when_held()))?;
+            write!(out, ",\"skipped\":")?;
+            let skipped: Vec<super::SkippedJson> = skipped
+                .iter()
+                .map(|(path, reason)| super::SkippedJson {
+                    path: PathJson::new(path),
+                    reason: reason.clone(),
+                })
+                .collect();
+            super::show::json(&mut out, &skipped)?;
+            writeln!(out, "}}")?;
+        } else {
+            for (path, reason) in &skipped {
+                super::skipped_line(path, reason);
+            }
+            summary(&mut out, &seen, skipped.len(), &params, &stats)?;
         }
-        None => {
-            let prepare = |_: &FileEntry, text: &str| preparer.prepare(&token_fps(&poly, text).fps);
-            run.split(params, workers, many.clone(), origins, prepare, &mut emit)?
-        }
-    };
-    let (mut out, seen) = emit.finish()?;
-    let Some(stats) = stats else {
-        if let Some(c) = &many {
-            super::show::note(&format!(
-                "process {} of {}: done; process 0 ({}) writes the report",
-                c.process,
-                c.hosts.len(),
-                c.hosts[0]
-            ));
-        }
-        return Ok(());
-    };
-    if args.json {
-        write!(out, "],\"table\":")?;
-        super::show::json(&mut out, &TableJson::new(&stats, params.exact_when_held()))?;
-        write!(out, ",\"skipped\":")?;
-        let skipped: Vec<super::SkippedJson> = skipped
-            .iter()
-            .map(|(path, reason)| super::SkippedJson {
-                path: PathJson::new(path),
-                reason: reason.clone(),
-            })
-            .collect();
-        super::show::json(&mut out, &skipped)?;
-        writeln!(out, "}}")?;
-    } else {
-        for (path, reason) in &skipped {
-            super::skipped_line(path, reason);
-        }
-        summary(&mut out, &seen, skipped.len(), &params, &stats)?;
+        out.flush()?;
+        Ok(())
+    })();
+    match written {
+        Ok(()) => output.commit(),
+        Err(e) => Err(output.failed(json, e)),
     }
-    out.flush()?;
-    Ok(())
 }
 
 /// Where the documents come from, for either pass.
@@ -433,35 +463,6 @@ struct Doc {
     tokens: u32,
     shingles: u32,
     skipped: Option<String>,
-}
-
-/// What every process of a run must agree on: the settings, the root as
-/// named, and the files walked (path and size), hashed (XXH64, the same on
-/// every machine).
-fn agreement(
-    root: &std::path::Path,
-    c: &Config,
-    p: &Params,
-    workers: usize,
-    files: &[FileEntry],
-) -> u64 {
-    let mut h = lineage_core::fsio::xxh64::Xxh64::default();
-    h.update(
-        format!(
-            "{p:?}\n{:?}\n{}\n{workers}\n{:?}\n{:?}\n{}\n",
-            c.order,
-            root.display(),
-            c.include,
-            c.exclude,
-            c.max_file_size.0
-        )
-        .as_bytes(),
-    );
-    for f in files {
-        h.update(f.path.as_bytes());
-        h.update(&f.size.to_le_bytes());
-    }
-    h.finish()
 }
 
 impl lineage_split::KeyStore for KeySpill {

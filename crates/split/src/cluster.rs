@@ -5,12 +5,23 @@
 //! process 0 writes its report, so lineage connects the processes itself:
 //! process `i` listens on its own `host:port`, connects to every earlier
 //! process and accepts every later one, each pair first trading a hello
-//! (the format's name, the process's number, the number of processes and a
-//! check every process must share: the settings and the list of files),
-//! within a deadline. The connected sockets go to timely as they are.
+//! (the format's name, the process's number, the number of processes, a
+//! check every process must share: the settings and the list of files, and
+//! which of the pair's two connections it opens), within a deadline. The
+//! first connection goes to timely as it is; the second carries heartbeats.
+//!
+//! timely sends nothing while its workers wait (a process reading a large
+//! file, or process 0 writing to a slow reader), so silence on its
+//! connection is no sign of a stopped process, and a read timeout there
+//! would cut a long run. Instead a thread of each process writes a byte on
+//! every heartbeat connection a few times within the progress timeout, and
+//! a thread reads each one: a process that sends nothing for the whole
+//! timeout (stopped with SIGSTOP, its machine or network gone) is lost, and
+//! its timely connection is shut down, so that every thread waiting on it
+//! wakes and the run ends with one line naming it.
 
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Mutex, Once, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -33,35 +44,54 @@ pub struct Cluster {
     pub check: u64,
     /// How long to wait for the other processes to come up.
     pub wait: Duration,
+    /// How long another process may send no heartbeat before it is taken
+    /// for lost (stopped, or its machine or network down).
+    pub progress_timeout: Duration,
 }
 
 impl Cluster {
     /// The hosts of a host file's text: one `host:port` a line; blank lines
-    /// and `#` comments are left out.
+    /// and `#` comments are left out. A `host:port` named twice is refused:
+    /// the second process could not listen there, and the first would wait
+    /// for it.
     pub fn parse_hosts(text: &str) -> Result<Vec<String>, String> {
-        let hosts: Vec<String> = text
+        // (line number, host:port)
+        let lines: Vec<(usize, &str)> = text
             .lines()
-            .map(|l| l.split('#').next().unwrap_or("").trim())
-            .filter(|l| !l.is_empty())
-            .map(str::to_string)
+            .enumerate()
+            .map(|(n, l)| (n + 1, l.split('#').next().unwrap_or("").trim()))
+            .filter(|(_, l)| !l.is_empty())
             .collect();
-        for (i, h) in hosts.iter().enumerate() {
+        for (i, &(n, h)) in lines.iter().enumerate() {
             if h.rsplit_once(':')
                 .is_none_or(|(host, port)| host.is_empty() || port.parse::<u16>().is_err())
             {
-                return Err(format!("line for process {i}, {h:?}: expected host:port"));
+                return Err(format!("line {n} (process {i}), {h:?}: expected host:port"));
+            }
+            if let Some((j, &(m, _))) = (lines.iter().enumerate())
+                .take(i)
+                .find(|(_, (_, other))| other.eq_ignore_ascii_case(h))
+            {
+                return Err(format!(
+                    "line {n} (process {i}), {h:?}: the same host:port as line {m} (process {j}); every process needs its own"
+                ));
             }
         }
-        if hosts.is_empty() {
+        if lines.is_empty() {
             return Err("no hosts (one host:port a line)".into());
         }
-        Ok(hosts)
+        Ok(lines.into_iter().map(|(_, h)| h.to_string()).collect())
     }
 }
 
 /// The first bytes of every hello: the format of the connection.
-const MAGIC: &[u8; 16] = b"lineage-split/1\0";
-const HELLO: usize = 16 + 3 * 8;
+const MAGIC: &[u8; 16] = b"lineage-split/2\0";
+const HELLO: usize = 16 + 4 * 8;
+
+/// Which of a pair's two connections a hello opens: timely's, then the
+/// heartbeats'.
+const DATA: u64 = 0;
+const BEAT: u64 = 1;
 
 /// How a process says who it is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -69,6 +99,7 @@ struct Hello {
     process: u64,
     processes: u64,
     check: u64,
+    channel: u64,
 }
 
 impl Hello {
@@ -78,6 +109,7 @@ impl Hello {
         b[16..24].copy_from_slice(&self.process.to_le_bytes());
         b[24..32].copy_from_slice(&self.processes.to_le_bytes());
         b[32..40].copy_from_slice(&self.check.to_le_bytes());
+        b[40..48].copy_from_slice(&self.channel.to_le_bytes());
         b
     }
 
@@ -96,7 +128,9 @@ impl Hello {
             process: word(16),
             processes: word(24),
             check: word(32),
-        }))
+            channel: word(40),
+        })
+        .filter(|h| h.channel <= BEAT))
     }
 }
 
@@ -111,7 +145,7 @@ fn refused(c: &Cluster, other: usize, why: impl std::fmt::Display) -> SplitError
 /// Check the hello `got` from process `from` against this process's.
 fn agree(c: &Cluster, from: usize, got: Option<Hello>) -> Result<(), SplitError> {
     let Some(got) = got else {
-        return Err(refused(c, from, "not a lineage process"));
+        return Err(refused(c, from, "not a lineage process of this version"));
     };
     if got.processes != c.hosts.len() as u64 {
         return Err(refused(
@@ -128,20 +162,27 @@ fn agree(c: &Cluster, from: usize, got: Option<Hello>) -> Result<(), SplitError>
         return Err(refused(
             c,
             from,
-            "other settings or another list of files than this process's: every process needs the same ROOT, files and settings",
+            "other settings or other files (paths, sizes or modification times) than this process's: start every process with the same ROOT, files (copied with their times: rsync -a, cp -p) and settings",
         ));
     }
     Ok(())
 }
 
+/// Each other process's two connections: timely's and the heartbeats'.
+struct Pair {
+    data: TcpStream,
+    beat: TcpStream,
+}
+
 /// Connect this process to every other one, or say which could not be
 /// reached in time.
-fn connect(c: &Cluster) -> Result<Vec<Option<TcpStream>>, SplitError> {
+fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
     let (me, n) = (c.process, c.hosts.len());
-    let mine = Hello {
+    let mine = |channel| Hello {
         process: me as u64,
         processes: n as u64,
         check: c.check,
+        channel,
     };
     let deadline = Instant::now() + c.wait;
     let left = || deadline.saturating_duration_since(Instant::now());
@@ -150,46 +191,53 @@ fn connect(c: &Cluster) -> Result<Vec<Option<TcpStream>>, SplitError> {
     listener
         .set_nonblocking(true)
         .map_err(|e| refused(c, me, e))?;
-    let mut sockets: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
-    // Every earlier process listens: connect to each, until the deadline.
-    for (i, socket) in sockets.iter_mut().enumerate().take(me) {
+    // [timely's, the heartbeats'] connection of each other process.
+    let mut sockets: Vec<[Option<TcpStream>; 2]> = (0..n).map(|_| [None, None]).collect();
+    // Every earlier process listens: connect to each, twice, until the
+    // deadline.
+    for (i, pair) in sockets.iter_mut().enumerate().take(me) {
         let addrs: Vec<SocketAddr> = c.hosts[i]
             .to_socket_addrs()
             .map_err(|e| refused(c, i, format!("no such address: {e}")))?
             .collect();
-        let mut last = String::from("no address");
-        let stream = 'tries: loop {
-            for a in &addrs {
-                let tries = left().clamp(Duration::from_millis(1), Duration::from_secs(1));
-                match TcpStream::connect_timeout(a, tries) {
-                    Ok(s) => break 'tries s,
-                    Err(e) => last = e.to_string(),
+        for channel in [DATA, BEAT] {
+            let mut last = String::from("no address");
+            let stream = 'tries: loop {
+                for a in &addrs {
+                    let tries = left().clamp(Duration::from_millis(1), Duration::from_secs(1));
+                    match TcpStream::connect_timeout(a, tries) {
+                        Ok(s) => break 'tries s,
+                        Err(e) => last = e.to_string(),
+                    }
                 }
+                if left().is_zero() {
+                    return Err(refused(
+                        c,
+                        i,
+                        format!(
+                            "not reached in {} s ({last}): is it started, with this host file?",
+                            c.wait.as_secs()
+                        ),
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(100).min(left()));
+            };
+            let mut s = stream;
+            let hello = (|| {
+                s.set_read_timeout(Some(left().max(Duration::from_millis(1))))?;
+                s.write_all(&mine(channel).bytes())?;
+                Hello::read(&mut s)
+            })()
+            .map_err(|e| refused(c, i, format!("no hello: {e}")))?;
+            agree(c, i, hello)?;
+            if hello.is_some_and(|h| h.channel != channel || h.process != i as u64) {
+                return Err(refused(c, i, "not the process its host file names"));
             }
-            if left().is_zero() {
-                return Err(refused(
-                    c,
-                    i,
-                    format!(
-                        "not reached in {} s ({last}): is it started, with this host file?",
-                        c.wait.as_secs()
-                    ),
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(100).min(left()));
-        };
-        let mut s = stream;
-        let hello = (|| {
-            s.set_read_timeout(Some(left().max(Duration::from_millis(1))))?;
-            s.write_all(&mine.bytes())?;
-            Hello::read(&mut s)
-        })()
-        .map_err(|e| refused(c, i, format!("no hello: {e}")))?;
-        agree(c, i, hello)?;
-        *socket = Some(s);
+            pair[channel as usize] = Some(started(c, i, s, channel)?);
+        }
     }
-    // Every later process connects here.
-    while let Some(missing) = (me + 1..n).find(|&i| sockets[i].is_none()) {
+    // Every later process connects here, twice.
+    while let Some(missing) = (me + 1..n).find(|&i| sockets[i].iter().any(Option::is_none)) {
         match listener.accept() {
             Ok((mut s, _)) => {
                 s.set_nonblocking(false).map_err(|e| refused(c, me, e))?;
@@ -202,15 +250,16 @@ fn connect(c: &Cluster) -> Result<Vec<Option<TcpStream>>, SplitError> {
                 let Ok(hello) = Hello::read(&mut s) else {
                     continue;
                 };
-                let from = hello.map_or(usize::MAX, |h| h.process as usize);
-                if from <= me || from >= n || sockets[from].is_some() {
+                let (from, channel) =
+                    hello.map_or((usize::MAX, DATA), |h| (h.process as usize, h.channel));
+                if from <= me || from >= n || sockets[from][channel as usize].is_some() {
                     continue;
                 }
                 // Answered first, so that both ends say what differs.
-                s.write_all(&mine.bytes())
+                s.write_all(&mine(channel).bytes())
                     .map_err(|e| refused(c, from, format!("no hello: {e}")))?;
                 agree(c, from, hello)?;
-                sockets[from] = Some(s);
+                sockets[from][channel as usize] = Some(started(c, from, s, channel)?);
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 if left().is_zero() {
@@ -228,11 +277,122 @@ fn connect(c: &Cluster) -> Result<Vec<Option<TcpStream>>, SplitError> {
             Err(e) => return Err(refused(c, me, format!("cannot accept: {e}"))),
         }
     }
-    for s in sockets.iter_mut().flatten() {
-        s.set_read_timeout(None).map_err(|e| refused(c, me, e))?;
-        s.set_nodelay(true).map_err(|e| refused(c, me, e))?;
+    Ok(sockets
+        .into_iter()
+        .map(|[data, beat]| {
+            Some(Pair {
+                data: data?,
+                beat: beat?,
+            })
+        })
+        .collect())
+}
+
+/// A connection agreed on, set for its use: timely's blocks on reads (a
+/// process that stops answering is found by the heartbeats, not here);
+/// the heartbeats' starts beating at once, so that a process still waiting
+/// for others to connect is not taken for lost by those it has.
+fn started(c: &Cluster, other: usize, s: TcpStream, channel: u64) -> Result<TcpStream, SplitError> {
+    let set = || -> io::Result<()> {
+        s.set_nodelay(true)?;
+        keepalive(&s)?;
+        if channel == DATA {
+            s.set_read_timeout(None)
+        } else {
+            s.set_read_timeout(Some(c.progress_timeout))?;
+            s.set_write_timeout(Some(c.progress_timeout))?;
+            let beats = s.try_clone()?;
+            let every = beat_interval(c.progress_timeout);
+            std::thread::Builder::new()
+                .name(format!("lineage:beat-to-{other}"))
+                .spawn(move || beat(beats, every))
+                .map(drop)
+        }
+    };
+    set().map_err(|e| refused(c, other, e))?;
+    Ok(s)
+}
+
+/// How often a heartbeat goes: several times within the timeout, so that a
+/// late one or two (a busy machine) do not end the run.
+fn beat_interval(timeout: Duration) -> Duration {
+    (timeout / 5).clamp(Duration::from_millis(10), Duration::from_secs(1))
+}
+
+/// Write a heartbeat every `every` until the connection goes (the other
+/// process ended, or this one is ending).
+fn beat(mut s: TcpStream, every: Duration) {
+    while s.write_all(&[0]).is_ok() {
+        std::thread::sleep(every);
     }
-    Ok(sockets)
+}
+
+/// Read the heartbeats of process `other`; where none comes for the whole
+/// progress timeout, it is lost, and its timely connection `data` is shut
+/// down so that every thread waiting on it wakes. A closed connection is
+/// the other process's end: what it means is the timely connection's to
+/// say.
+fn listen(c: &Cluster, other: usize, mut beats: TcpStream, data: TcpStream) {
+    let mut buf = [0u8; 256];
+    loop {
+        match beats.read(&mut buf) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                LOST.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert((other, stopped_answering(c.progress_timeout)));
+                let _ = data.shutdown(Shutdown::Both);
+                return;
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+/// What a process that sent nothing for `timeout` is, in words.
+fn stopped_answering(timeout: Duration) -> String {
+    format!(
+        "stopped answering within {} s (--progress-timeout): stopped, or its machine or network is down",
+        timeout.as_secs_f64()
+    )
+}
+
+/// TCP keepalive on `s`: a connection to a machine that vanished errs in
+/// the end instead of waiting forever, even where no heartbeat reads it
+/// (timely's, once the heartbeats' has closed).
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn keepalive(s: &TcpStream) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: the descriptor is the open socket `s` holds, and the option's
+    // value is a c_int that lives across the call, its size given.
+    let r = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_KEEPALIVE,
+            (&raw const on).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(unix))]
+fn keepalive(_: &TcpStream) -> io::Result<()> {
+    Ok(())
 }
 
 /// timely's allocators for `threads` workers of this process, over the
@@ -241,8 +401,22 @@ pub(crate) fn allocators(
     c: &Cluster,
     threads: usize,
 ) -> Result<(Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>), SplitError> {
-    let sockets = connect(c)?;
-    name_losses();
+    let pairs = connect(c)?;
+    name_losses(c.progress_timeout);
+    let mut sockets = Vec::with_capacity(pairs.len());
+    for (i, pair) in pairs.into_iter().enumerate() {
+        let Some(Pair { data, beat }) = pair else {
+            sockets.push(None);
+            continue;
+        };
+        let shut = data.try_clone().map_err(|e| refused(c, i, e))?;
+        let cluster = c.clone();
+        std::thread::Builder::new()
+            .name(format!("lineage:beat-from-{i}"))
+            .spawn(move || listen(&cluster, i, beat, shut))
+            .map_err(|e| refused(c, c.process, e))?;
+        sockets.push(Some(data));
+    }
     let hooks = Hooks::default();
     let local =
         ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
@@ -274,7 +448,10 @@ pub(crate) fn lost(c: &Cluster) -> Option<String> {
 /// such panic is kept (the thread's name says the process at the other end)
 /// and the rest are not printed, so the run ends on one line naming the
 /// process instead of a page of panics.
-fn name_losses() {
+///
+/// A read or write that timed out (a socket's timeout, keepalive) is said
+/// as a process that stopped answering, not as an errno.
+fn name_losses(timeout: Duration) {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let before = std::panic::take_hook();
@@ -294,7 +471,15 @@ fn name_losses() {
             let mut lost = LOST.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(i) = remote {
                 let why = text.trim_start_matches("timely communication error: ");
-                lost.get_or_insert((i, why.to_string()));
+                let timed_out = ["timed out", "temporarily unavailable", "would block"]
+                    .iter()
+                    .any(|t| why.to_ascii_lowercase().contains(t));
+                let why = if timed_out {
+                    stopped_answering(timeout)
+                } else {
+                    why.to_string()
+                };
+                lost.get_or_insert((i, why));
                 return;
             }
             if lost.is_some() {
@@ -327,5 +512,48 @@ mod tests {
                 .unwrap_err()
                 .contains("process 1")
         );
+    }
+
+    /// The same host:port twice would leave the second process unable to
+    /// listen and the first waiting for it: refused by both, at once, with
+    /// the lines named.
+    #[test]
+    fn a_host_named_twice_is_refused() {
+        let e = Cluster::parse_hosts(
+            "# run
+a:7000
+b:7000
+
+A:7000
+",
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("line 5 (process 2)") && e.contains("line 2 (process 0)"),
+            "{e}"
+        );
+        assert!(
+            Cluster::parse_hosts(
+                "a:7000
+a:7001
+b:7000
+"
+            )
+            .is_ok()
+        );
+    }
+
+    /// A heartbeat goes several times within the timeout, never so often
+    /// that it costs anything.
+    #[test]
+    fn heartbeats_go_several_times_a_timeout() {
+        use std::time::Duration;
+        let every = super::beat_interval(Duration::from_secs(2));
+        assert!(every * 4 <= Duration::from_secs(2), "{every:?}");
+        assert_eq!(
+            super::beat_interval(Duration::from_secs(600)),
+            Duration::from_secs(1)
+        );
+        assert!(super::beat_interval(Duration::from_millis(1)) >= Duration::from_millis(10));
     }
 }

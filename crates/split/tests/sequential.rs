@@ -353,6 +353,7 @@ fn cluster_run(
                         process,
                         check: 7,
                         wait: std::time::Duration::from_secs(20),
+                        progress_timeout: std::time::Duration::from_secs(60),
                     }),
                     ..Options::new(workers)
                 };
@@ -461,6 +462,7 @@ fn a_process_that_never_comes_is_named() {
         process: 0,
         check: 1,
         wait: std::time::Duration::from_millis(300),
+        progress_timeout: std::time::Duration::from_secs(60),
     })
     .expect("connected to nobody");
     assert!(e.contains("process 1") && e.contains(&hosts[1]), "{e}");
@@ -479,6 +481,7 @@ fn processes_that_differ_are_refused() {
                     process,
                     check: process as u64,
                     wait: std::time::Duration::from_secs(10),
+                    progress_timeout: std::time::Duration::from_secs(60),
                 })
             })
         })

@@ -5,7 +5,7 @@
 //! runs alone, and these were most of its work (BENCHMARKS.md, "The pass
 //! split by bucket range").
 
-use std::io::{BufWriter, Stdout, Write};
+use std::io::{BufWriter, Write};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
@@ -31,7 +31,10 @@ pub(super) enum Entry {
 /// a slow write, few enough that memory stays a batch's.
 const IN_FLIGHT: usize = 256;
 
-type Written = Result<(BufWriter<Stdout>, Seen), Fatal>;
+/// Where the report goes: standard output or `-o FILE`'s temp file.
+pub(super) type Sink = BufWriter<Box<dyn Write + Send>>;
+
+type Written = Result<(Sink, Seen), Fatal>;
 
 /// The thread that writes the documents.
 pub(super) struct Writer {
@@ -42,7 +45,7 @@ pub(super) struct Writer {
 impl Writer {
     /// Write each document to `out` as JSON (where `json`, after the report's
     /// opening written there already), and keep the summary's figures.
-    pub(super) fn start(out: BufWriter<Stdout>, json: bool) -> Writer {
+    pub(super) fn start(out: Sink, json: bool) -> Writer {
         let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
         Writer {
             tx: Some(tx),
@@ -72,7 +75,7 @@ fn gone() -> Fatal {
     Fatal("the report's writer stopped".into())
 }
 
-fn write(mut out: BufWriter<Stdout>, json: bool, rx: Receiver<(Entry, String)>) -> Written {
+fn write(mut out: Sink, json: bool, rx: Receiver<(Entry, String)>) -> Written {
     let mut seen = Seen::default();
     for (doc, path) in rx {
         let o = match doc {
