@@ -110,6 +110,7 @@ mod tests {
                 abs: format!("/r/d{i}.md").into(),
                 size: 100 + i,
                 mtime: UNIX_EPOCH + Duration::new(1_700_000_000 + i, 5),
+                ctime_ns: 0,
                 file_id: i,
                 links: 1,
             })

@@ -486,7 +486,7 @@ mod tests {
                 Err(Unusable::Corrupt(_))
             ));
             // The index folder is ours: the FIFO is replaced by a snapshot.
-            write(&d, &h, &t).unwrap();
+            write(&d, &h, &t, &mut Vec::new()).unwrap();
             assert!(read(&d, "k=8 test", tp, || 0).is_ok());
         });
     }
@@ -499,7 +499,7 @@ mod tests {
             let tmp = TempDir::new("snap-jfifo");
             let d = tmp.0.clone();
             let (tp, t, h) = sample();
-            write(&d, &h, &t).unwrap();
+            write(&d, &h, &t, &mut Vec::new()).unwrap();
             let c = std::ffi::CString::new(d.join(JOURNAL).to_str().unwrap()).unwrap();
             // SAFETY: mkfifo with a NUL-terminated path and a mode.
             assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
@@ -513,7 +513,7 @@ mod tests {
                 Ok(None)
             ));
             // A snapshot written whole removes it.
-            write(&d, &h, &t).unwrap();
+            write(&d, &h, &t, &mut Vec::new()).unwrap();
             assert!(fs::symlink_metadata(d.join(JOURNAL)).is_err());
             assert!(read(&d, "k=8 test", tp, || 0).is_ok());
         });
@@ -533,7 +533,7 @@ mod tests {
         for name in [JOURNAL, FILE] {
             // A journal that would apply, and a snapshot that would read,
             // behind a link: not read through.
-            write(&d, &h, &t).unwrap();
+            write(&d, &h, &t, &mut Vec::new()).unwrap();
             let mut t2 = Table::read_state(tp, &mut &state(&t)[..]).unwrap();
             more(&mut t2, 40_000, 30);
             append(&d, h.instance, (7, 42), (8, 80), &t2)
@@ -553,7 +553,7 @@ mod tests {
                     Ok(None)
                 ));
             }
-            write(&d, &h, &t).unwrap();
+            write(&d, &h, &t, &mut Vec::new()).unwrap();
             assert_eq!(fs::read(&victim).unwrap(), kept, "{name}: written through");
             assert!(!fs::symlink_metadata(d.join(name)).is_ok_and(|m| m.is_symlink()));
             let (h2, _, _) = read(&d, "k=8 test", tp, || 0).unwrap();
@@ -562,7 +562,7 @@ mod tests {
         }
         // A folder, with something in it: moved aside whole.
         for name in [JOURNAL, FILE] {
-            write(&d, &h, &t).unwrap();
+            write(&d, &h, &t, &mut Vec::new()).unwrap();
             let _ = fs::remove_file(d.join(name));
             fs::create_dir(d.join(name)).unwrap();
             fs::write(d.join(name).join("keep"), b"mine").unwrap();
@@ -571,8 +571,10 @@ mod tests {
                 matches!(&r, Err(Unusable::Journal(e) | Unusable::Corrupt(e)) if e.contains("not a regular file")),
                 "{name}: {r:?}"
             );
-            write(&d, &h, &t).unwrap();
+            let mut moved = Vec::new();
+            write(&d, &h, &t, &mut moved).unwrap();
             let aside = d.join(format!("{name}.aside-1"));
+            assert_eq!(moved, [(d.join(name), aside.clone())], "said where it went");
             assert_eq!(fs::read(aside.join("keep")).unwrap(), b"mine");
             assert!(read(&d, "k=8 test", tp, || 0).is_ok(), "{name}");
             if name == JOURNAL {
@@ -591,7 +593,7 @@ mod tests {
         let tmp = TempDir::new("snap-sparse");
         let d = tmp.0.clone();
         let (tp, mut t, h) = sample();
-        write(&d, &h, &t).unwrap();
+        write(&d, &h, &t, &mut Vec::new()).unwrap();
         let good = fs::read(d.join(FILE)).unwrap();
         let huge = 30u64 << 30;
         for name in [JOURNAL, FILE] {
@@ -608,7 +610,7 @@ mod tests {
                 matches!(&r, Err(Unusable::Journal(e) | Unusable::Corrupt(e)) if e.contains("32212254720 bytes, more than a table of 64KiB")),
                 "{name}: {r:?}"
             );
-            write(&d, &h, &t).unwrap();
+            write(&d, &h, &t, &mut Vec::new()).unwrap();
             assert!(read(&d, "k=8 test", tp, || 0).is_ok());
         }
         // Within the bound: a record, then a hole, read only as far as the
@@ -634,7 +636,7 @@ mod tests {
         };
         let mut u = Table::new(p.table_params()).unwrap();
         more(&mut u, 0, 500);
-        write(&d, &h, &u).unwrap();
+        write(&d, &h, &u, &mut Vec::new()).unwrap();
         assert!(read(&d, "k=8 test", p.table_params(), || 500).is_ok());
         let f = fs::File::options().write(true).open(d.join(FILE)).unwrap();
         f.set_len(huge).unwrap();
@@ -663,7 +665,7 @@ mod tests {
         let tmp = TempDir::new("snap-v2");
         let d = tmp.0.clone();
         let (tp, t, h) = sample();
-        write(&d, &h, &t).unwrap();
+        write(&d, &h, &t, &mut Vec::new()).unwrap();
         let mut bytes = fs::read(d.join(FILE)).unwrap();
         // The format version is the word after the magic; the checksum is
         // not looked at before the version is.
@@ -681,7 +683,7 @@ mod tests {
         let tmp = TempDir::new("snap-rt");
         let d = tmp.0.clone();
         let (tp, t, h) = sample();
-        write(&d, &h, &t).unwrap();
+        write(&d, &h, &t, &mut Vec::new()).unwrap();
         let names: Vec<_> = fs::read_dir(&d)
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -703,7 +705,7 @@ mod tests {
         // Grown whole first: a table that grows is written whole.
         let (tp, mut t) = filled(1 << 20);
         let mut h = sample().2;
-        write(&d, &h, &t).unwrap();
+        write(&d, &h, &t, &mut Vec::new()).unwrap();
         t.clear_changes();
         let mut from = (h.versions, h.last_hash);
         while !t.grown() {
@@ -712,13 +714,13 @@ mod tests {
             let to = (from.0 + 1, from.1 + 1);
             if append(&d, h.instance, from, to, &t).unwrap().is_none() {
                 (h.versions, h.last_hash) = to;
-                write(&d, &h, &t).unwrap();
+                write(&d, &h, &t, &mut Vec::new()).unwrap();
             }
             t.clear_changes();
             from = to;
         }
         (h.versions, h.last_hash) = from;
-        let base = write(&d, &h, &t).unwrap();
+        let base = write(&d, &h, &t, &mut Vec::new()).unwrap();
         t.clear_changes();
         // Three checkpoints of 20 new keys each: records of the buckets
         // those keys changed, not the table.
@@ -757,7 +759,7 @@ mod tests {
             .unwrap();
         assert!(empty - sizes[2] < 200);
         // A snapshot written whole takes the journal with it.
-        write(&d, &h2, &back).unwrap();
+        write(&d, &h2, &back, &mut Vec::new()).unwrap();
         assert!(!d.join(JOURNAL).exists());
     }
 
@@ -767,7 +769,7 @@ mod tests {
         let d = tmp.0.clone();
         let (tp, mut t) = filled(1 << 20);
         let h = sample().2;
-        write(&d, &h, &t).unwrap();
+        write(&d, &h, &t, &mut Vec::new()).unwrap();
         t.clear_changes();
         more(&mut t, 20_000, 30);
         let first = append(&d, h.instance, (7, 42), (8, 80), &t)
@@ -794,7 +796,7 @@ mod tests {
             instance: 99,
             ..h.clone()
         };
-        write(&d, &foreign, &back).unwrap();
+        write(&d, &foreign, &back, &mut Vec::new()).unwrap();
         fs::write(&j, &bytes[..first as usize]).unwrap();
         let (h3, _, _) = read(&d, "k=8 test", tp, || 0).unwrap();
         assert_eq!((h3.instance, h3.versions), (99, 7));
@@ -802,7 +804,7 @@ mod tests {
         let mut flipped = bytes[..first as usize].to_vec();
         let at = flipped.len() - 3;
         flipped[at] ^= 0x40;
-        write(&d, &h, &back).unwrap();
+        write(&d, &h, &back, &mut Vec::new()).unwrap();
         fs::write(&j, &flipped).unwrap();
         let (h4, _, _) = read(&d, "k=8 test", tp, || 0).unwrap();
         assert_eq!(h4.versions, 7);
@@ -820,7 +822,7 @@ mod tests {
         let d = tmp.0.clone();
         let (tp, t) = filled(64 << 20);
         let h = sample().2;
-        write(&d, &h, &t).unwrap();
+        write(&d, &h, &t, &mut Vec::new()).unwrap();
         // 500 entries of 8 bytes and 130,561 zero fill words, compressed:
         // not the 64 MiB the table spans.
         let size = fs::metadata(d.join(FILE)).unwrap().len();
@@ -835,7 +837,7 @@ mod tests {
         let tmp = TempDir::new("snap-len");
         let d = tmp.0.clone();
         let (tp, t, h) = sample();
-        write(&d, &h, &t).unwrap();
+        write(&d, &h, &t, &mut Vec::new()).unwrap();
         let framed = fs::read(d.join(FILE)).unwrap();
         let mut payload = FORMAT.open(framed).unwrap();
         // The state's length is the header's last word, after the params.
@@ -853,7 +855,7 @@ mod tests {
         let tmp = TempDir::new("snap-flip");
         let d = tmp.0.clone();
         let (tp, t, h) = sample();
-        write(&d, &h, &t).unwrap();
+        write(&d, &h, &t, &mut Vec::new()).unwrap();
         let good = fs::read(d.join(FILE)).unwrap();
         // Every byte of the header and a spread of payload bytes.
         let positions = (0..90).chain((80..good.len()).step_by(97));
