@@ -1062,3 +1062,53 @@ fn an_index_that_cannot_be_written_answers_the_queries_as_last_written() {
     let line = fails_with_one_line(&out);
     assert!(line.contains("Permission denied"), "{line}");
 }
+
+/// A panic in a sync (here one injected where a page is found gone, as
+/// issue 50's first fault met it: the same index and folder met it at every
+/// run) is one line and exit 2, and the next run rebuilds the index from
+/// the files, said in one line, instead of panicking again.
+#[test]
+fn a_fault_in_a_sync_never_leaves_an_index_that_meets_it_again() {
+    let mut s = Setup::new("ix-fault", 6);
+    let (clean, _) = s.index_json("ix", &[]);
+    let gone = clean["history"][0]["path"].as_str().unwrap().to_string();
+    let gone = gone.as_str();
+    fs::remove_file(s.root().join(gone)).unwrap();
+    s.settle();
+    let (root, ix) = (s.root(), s.index("ix"));
+    let args = [
+        "index",
+        root.to_str().unwrap(),
+        "--json",
+        "--index",
+        ix.to_str().unwrap(),
+    ];
+    let faulty = || {
+        common::command(&s.home(), &args)
+            .env("LINEAGE_FAULT_GONE", gone)
+            .output()
+            .unwrap()
+    };
+    let out = faulty();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let last = stderr.lines().last().unwrap_or("");
+    assert!(
+        last.contains("fault of its own") && last.contains("rebuilt"),
+        "{stderr}"
+    );
+    // The same index and folder, the same fault armed: rebuilt, not met.
+    let out = faulty();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("stopped on a fault of lineage's own"),
+        "{stderr}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(n(&v, "documents"), n(&clean, "documents") - 1, "{v}");
+    let (again, stderr) = s.index_json("ix", &[]);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(n(&again, "files_read"), 0);
+}

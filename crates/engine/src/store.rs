@@ -21,14 +21,19 @@ pub(super) enum Store {
 pub(super) fn closes(e: &IndexError) -> bool {
     matches!(
         e,
-        IndexError::Poisoned | IndexError::Db(_) | IndexError::DiskFull { .. }
+        IndexError::Poisoned
+            | IndexError::Db(_)
+            | IndexError::DiskFull { .. }
+            | IndexError::Fault(_)
     )
 }
 
 /// What to tell of `e`: for a failed write, that the index is closed and
 /// catches up when it can be written.
 pub(super) fn told(e: &IndexError) -> String {
-    if closes(e) {
+    if let IndexError::Fault(_) = e {
+        format!("{e}: reopening it")
+    } else if closes(e) {
         format!("the index cannot be written ({e}); changes are caught up when it can be")
     } else {
         e.to_string()

@@ -119,19 +119,21 @@ impl Indexer {
         order: Order,
         obs: &mut dyn Observer,
     ) -> Result<Report, IndexError> {
-        let mut syncing = self
-            .ix
-            .begin_sync(walk, &Scope::default(), max_file_size, order)?;
-        // Opening read the table whole: lending it costs no more, so even a
-        // run of a few files splits.
-        let synced = self.drive_from(&mut syncing, &mut Observed(obs), 0);
-        if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
-            self.checkpoint()?;
-            for n in self.ix.take_notices() {
-                obs.notice(&n);
+        self.guarded(|me| {
+            let mut syncing = me
+                .ix
+                .begin_sync(walk, &Scope::default(), max_file_size, order)?;
+            // Opening read the table whole: lending it costs no more, so
+            // even a run of a few files splits.
+            let synced = me.drive_from(&mut syncing, &mut Observed(obs), 0);
+            if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
+                me.checkpoint()?;
+                for n in me.ix.take_notices() {
+                    obs.notice(&n);
+                }
             }
-        }
-        synced.map(|()| syncing.report)
+            synced.map(|()| syncing.report)
+        })
     }
 
     /// [`Indexer::reconcile`] without writing the table snapshot, also
@@ -167,9 +169,30 @@ impl Indexer {
         order: Order,
         sink: &mut dyn Sink,
     ) -> Result<Report, IndexError> {
-        let mut syncing = self.ix.begin_sync(walk, scope, max_file_size, order)?;
-        self.drive(&mut syncing, sink)?;
-        Ok(syncing.report)
+        self.guarded(|me| {
+            let mut syncing = me.ix.begin_sync(walk, scope, max_file_size, order)?;
+            me.drive(&mut syncing, sink)?;
+            Ok(syncing.report)
+        })
+    }
+
+    /// Run `sync` on the indexer; a panic in it (a fault of lineage's own)
+    /// is recorded in the index, which its next open rebuilds from the
+    /// files, and returned as [`IndexError::Fault`]: an index whose state
+    /// meets a fault is never left to meet it at every open.
+    fn guarded<T>(
+        &mut self,
+        sync: impl FnOnce(&mut Indexer) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sync(self)));
+        run.unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic");
+            Err(self.ix.note_fault(what))
+        })
     }
 
     /// Run `s` (begun by [`Index::begin_sync`]) to its end, each step's

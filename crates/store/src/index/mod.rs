@@ -141,6 +141,12 @@ pub enum IndexError {
         /// The seed given now.
         asked: u64,
     },
+    /// lineage met a fault of its own (a panic) in a sync: the index is
+    /// made anew from the files when it is next opened.
+    #[error(
+        "lineage met a fault of its own ({0}); the index is rebuilt from the files when next opened"
+    )]
+    Fault(String),
     /// An earlier write failed half-way: reopen the index.
     #[error("index left unusable by an earlier error; reopen it")]
     Poisoned,
@@ -568,6 +574,25 @@ impl Index {
     /// Bytes the text store holds (compressed).
     pub fn texts_bytes(&self) -> u64 {
         self.texts_total
+    }
+
+    /// Record that a sync met a fault of lineage's own (`what`, a panic's
+    /// message), outside any transaction (the sync's was rolled back): the
+    /// index is not used again, and its next open rebuilds it from the
+    /// files, where the state that met the fault would meet it again.
+    pub fn note_fault(&mut self, what: &str) -> IndexError {
+        self.poisoned = true;
+        let line: String = what
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(300)
+            .collect();
+        if let Err(e) = schema::set_meta(self.db.conn(), open::FAULT, &line) {
+            return IndexError::Fault(format!("{line}; and it could not be recorded: {e}"));
+        }
+        IndexError::Fault(line)
     }
 
     /// The notices of the writes since last asked (a folder moved out of

@@ -125,6 +125,9 @@ impl Index {
     }
 }
 
+/// The `meta` key of a fault met by a sync ([`Index::note_fault`]).
+pub(crate) const FAULT: &str = "fault";
+
 /// [`Index::open`] once the lock is taken; `rebuilt`: the index was
 /// just rebuilt, so damage found now is beyond repair.
 fn open_locked(
@@ -417,6 +420,14 @@ fn load(
             ))));
         }
         None => return Err(Load::Rebuild("no root recorded".into())),
+    }
+    // A run that stopped on a fault of lineage's own left the index as the
+    // fault found it: the same state would meet the same fault again, so
+    // the index is made anew from the files.
+    if let Some(fault) = db.meta(FAULT)? {
+        return Err(Load::Rebuild(format!(
+            "the last run stopped on a fault of lineage's own ({fault})"
+        )));
     }
     // Before anything is replayed from them.
     let damaged = db.take_damaged();
