@@ -1,7 +1,8 @@
 //! A soak test of `lineage watch --json`, with OS events and polling: a
 //! random script of what happens to a docs folder — creates, edits written
 //! with pauses, renames, folder moves, hard links (a second name, or a move
-//! by link and unlink), deletions, FIFOs swapped in for files, names that
+//! by link and unlink; a folder holding a page and its link, moved whole),
+//! deletions, FIFOs swapped in for files, names that
 //! are not UTF-8, and `kill -9` restarts of the watcher, every other one right after
 //! `index.db-wal` was removed under it, the others with `index.db` then
 //! truncated (and `lineage index` saying how much history that lost) —
@@ -115,7 +116,7 @@ impl Folder {
 
     /// One random thing happening to the folder.
     fn step(&mut self, rng: &mut Rng) {
-        match rng.below(11) {
+        match rng.below(12) {
             0..=2 => {
                 let p = self.name(rng);
                 self.write(&p, rng);
@@ -169,6 +170,30 @@ impl Folder {
                         self.files.push(to);
                         if rng.below(2) == 0 {
                             std::fs::remove_file(&p).unwrap();
+                        }
+                    }
+                }
+            }
+            11 => {
+                // A folder holding a page and its hard link, made, then
+                // moved whole (and back): one file identity, two names.
+                let (a, b) = (self.root.join("pair-a"), self.root.join("pair-b"));
+                if !a.exists() && !b.exists() {
+                    std::fs::create_dir_all(&a).unwrap();
+                    let (x, h) = (a.join("x.md"), a.join("h.md"));
+                    self.write(&x, rng);
+                    std::fs::hard_link(&x, &h).unwrap();
+                    let body = std::fs::read(&x).unwrap();
+                    self.twins
+                        .insert(polynomial::standard().fingerprint(&body, 1));
+                    self.files.extend([x, h]);
+                } else {
+                    let (from, to) = if a.exists() { (a, b) } else { (b, a) };
+                    if std::fs::rename(&from, &to).is_ok() {
+                        for p in &mut self.files {
+                            if let Ok(rest) = p.strip_prefix(&from) {
+                                *p = to.join(rest);
+                            }
                         }
                     }
                 }

@@ -301,12 +301,25 @@ impl Live {
             let (mut walk, mut scope) = stat(&p)?;
             // A file written through one of its names changed under all of
             // them, but the OS tells of that one only: the others are read
-            // too, or their documents would keep the old content.
+            // too, or their documents would keep the old content. A name
+            // gone from a file (`rm`, `mv`, another file renamed over it)
+            // changed the status change time of the file's other names.
+            let found: HashMap<&str, u64> = walk
+                .files
+                .iter()
+                .map(|f| (f.path.as_str(), f.file_id))
+                .collect();
+            let gone_ids = scope
+                .iter()
+                .filter_map(|p| Some((found.get(p.as_str()), ix.index().current(p)?.file_id)))
+                .filter(|&(now, was)| was != 0 && now != Some(&was))
+                .map(|(_, was)| was);
             let ids: HashSet<u64> = walk
                 .files
                 .iter()
                 .filter(|f| f.links > 1)
                 .map(|f| f.file_id)
+                .chain(gone_ids)
                 .collect();
             let known: HashSet<&str> = scope.iter().map(String::as_str).collect();
             let others: Vec<PathBuf> = ix
