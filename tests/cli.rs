@@ -1111,3 +1111,23 @@ fn the_readable_scan_groups_digits_and_lines_up_its_columns() {
     let at: Vec<Option<usize>> = rows.iter().map(|r| from(r)).collect();
     assert!(at.iter().all(|&a| a.is_some() && a == at[0]), "{shown}");
 }
+
+/// `--order version`: `v9/` before `v10/` (bytewise, `v10` came first and
+/// `v9/CLI.md` was reported copied from it), and the order is in the
+/// report's settings.
+#[test]
+fn version_order_takes_v9_before_v10() {
+    let dir = TempDir::new("order-version");
+    let page = "The command line takes a folder and prints, for every page, \
+                where each of its passages was copied from and what is new.";
+    dir.write("v9/CLI.md", page);
+    dir.write("v10/CLI.md", &format!("{page} Version ten adds a flag."));
+    let root = dir.path().to_str().unwrap();
+    for (order, first) in [("path", "v10/CLI.md"), ("version", "v9/CLI.md")] {
+        let report = lineage_json(&["scan", root, "--json", "--order", order]);
+        assert_eq!(report["params"]["order"], order);
+        let docs = report["documents"].as_array().unwrap();
+        assert_eq!(docs[0]["path"], first, "{order}: {report}");
+        assert_eq!(docs[1]["dominant_origin"], 0, "{order}: {report}");
+    }
+}
