@@ -1121,7 +1121,7 @@ fn version_order_takes_v9_before_v10() {
     let page = "The command line takes a folder and prints, for every page, \
                 where each of its passages was copied from and what is new.";
     dir.write("v9/CLI.md", page);
-    dir.write("v10/CLI.md", &format!("{page} Version ten adds a flag."));
+    dir.write("v10/CLI.md", format!("{page} Version ten adds a flag."));
     let root = dir.path().to_str().unwrap();
     for (order, first) in [("path", "v10/CLI.md"), ("version", "v9/CLI.md")] {
         let report = lineage_json(&["scan", root, "--json", "--order", order]);
