@@ -1112,3 +1112,34 @@ fn a_fault_in_a_sync_never_leaves_an_index_that_meets_it_again() {
     assert!(stderr.is_empty(), "{stderr}");
     assert_eq!(n(&again, "files_read"), 0);
 }
+
+/// An index keeps the order it was first built in: asked for another
+/// (`--order` here, where it was ignored in silence: "0 files read" and the
+/// old answers), `index`, `explain` and `watch` refuse in one line naming the
+/// order held and how to rebuild; left out, the index's own order is taken.
+#[test]
+fn an_index_asked_for_another_order_says_which_it_holds() {
+    let s = Setup::new("ix-order", 5);
+    let (built, _) = s.index_json("ix", &["--order", "path"]);
+    let (root, ix) = (s.root(), s.index("ix"));
+    let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
+    let page = built["history"][0]["path"].as_str().unwrap().to_string();
+    for args in [
+        vec!["index", r, "--index", i, "--order", "mtime"],
+        vec!["explain", r, &page, "--index", i, "--order", "version"],
+        vec!["watch", r, "--json", "--index", i, "--order", "mtime"],
+    ] {
+        let line = fails_with_one_line(&run(&s.home(), &args));
+        assert!(
+            line.contains("holds its pages in --order path, not --order") && line.contains("rm -r"),
+            "{args:?}: {line}"
+        );
+    }
+    // The same order, or none: the index's own, nothing to say.
+    let (again, stderr) = s.index_json("ix", &["--order", "path"]);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(again["history"], built["history"]);
+    let (again, stderr) = s.index_json("ix", &[]);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(again["history"], built["history"]);
+}

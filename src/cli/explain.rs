@@ -127,7 +127,8 @@ fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result
     ix.index_mut().set_history_budget(u64::MAX)?;
     let walk = source::walk_with(root, &filter, config.walk_options())
         .map_err(|e| IndexError::Location(e.to_string()))?;
-    ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
+    let order = (ix.index_mut()).settle_order(config.order, config.order_asked())?;
+    ix.reconcile(walk, config.max_file_size.0, order, &mut obs)?;
     obs.clear();
     Ok(())
 }

@@ -69,7 +69,8 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     };
     ix.index_mut().set_history_budget(config.history_budget.0)?;
     let walk = walk.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-    let report = ix.reconcile(walk, config.max_file_size.0, config.order, &mut obs)?;
+    let order = (ix.index_mut()).settle_order(config.order, config.order_asked())?;
+    let report = ix.reconcile(walk, config.max_file_size.0, order, &mut obs)?;
     obs.clear();
     let ix = ix.index();
     let history = if args.documents {

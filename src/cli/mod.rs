@@ -245,7 +245,7 @@ impl IndexAt {
 
 impl SourceArgs {
     fn apply(&self, c: &mut Config) {
-        set(&mut c.order, self.order);
+        flag(c, "order", self.order, |c| &mut c.order);
         set(&mut c.max_file_size, self.max_file_size);
         if !self.include.is_empty() {
             c.include = self.include.clone();

@@ -459,6 +459,13 @@ impl Default for SweepConfig {
 }
 
 impl Config {
+    /// Whether the order was asked for (a flag, or the file's setting), not
+    /// the default: an index built in another refuses it (see
+    /// `Index::settle_order`), where a default takes the index's own.
+    pub fn order_asked(&self) -> bool {
+        self.flags.contains(&"order") || self.order != Order::default()
+    }
+
     /// The polynomial of `fingerprint_seed`, drawn (in microseconds) by
     /// whoever fingerprints: no process-wide one.
     pub fn polynomial(&self) -> Polynomial {

@@ -398,7 +398,9 @@ impl Live {
         scope: &Scope,
         full: bool,
     ) -> Result<(), IndexError> {
-        let (max_file_size, order) = (self.opts.config.max_file_size.0, self.opts.config.order);
+        let max_file_size = self.opts.config.max_file_size.0;
+        // The order the index holds (settled when it was opened).
+        let order = (ix.index_mut()).settle_order(self.opts.config.order, false)?;
         let mut sink = Applying {
             live: self,
             full,

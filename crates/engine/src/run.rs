@@ -445,6 +445,8 @@ fn open_index(
     )?;
     ix.index_mut()
         .set_history_budget(opts.config.history_budget.0)?;
+    // Another order than the index holds, asked for, ends the start here.
+    (ix.index_mut()).settle_order(opts.config.order, opts.config.order_asked())?;
     Ok(ix)
 }
 

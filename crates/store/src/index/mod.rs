@@ -141,6 +141,19 @@ pub enum IndexError {
         /// The seed given now.
         asked: u64,
     },
+    /// Asked for another order than the index holds its pages in.
+    #[error(
+        "index {} holds its pages in --order {held}, not --order {asked} (an index keeps the order it was first built in): `rm -r {}` and index again to have it in --order {asked}, or leave --order out",
+        dir.display(), dir.display()
+    )]
+    OtherOrder {
+        /// The index folder.
+        dir: PathBuf,
+        /// The order it holds.
+        held: lineage_source::Order,
+        /// The order asked for.
+        asked: lineage_source::Order,
+    },
     /// lineage met a fault of its own (a panic) in a sync: the index is
     /// made anew from the files when it is next opened.
     #[error(
@@ -161,6 +174,9 @@ pub enum IndexError {
         source: io::Error,
     },
 }
+
+/// The `meta` key of the order the index holds its pages in.
+const ORDER: &str = "order";
 
 impl IndexError {
     /// Whether this says the index folder cannot be written (a read-only
@@ -593,6 +609,33 @@ impl Index {
             return IndexError::Fault(format!("{line}; and it could not be recorded: {e}"));
         }
         IndexError::Fault(line)
+    }
+
+    /// The order new files are processed in: the one the index was first
+    /// built in. `asked` (the settings' order; `explicit`: asked for by the
+    /// user, not a default) is recorded where the index holds none yet (a
+    /// new index, or one of a lineage before it kept it); asked explicitly
+    /// and other than the one held, it is refused in one line
+    /// ([`IndexError::OtherOrder`]): the answers are of the order held, and
+    /// never the old answer in silence.
+    pub fn settle_order(
+        &mut self,
+        asked: lineage_source::Order,
+        explicit: bool,
+    ) -> Result<lineage_source::Order, IndexError> {
+        let held = self.db.meta(ORDER)?.and_then(|o| o.parse().ok());
+        match held {
+            Some(held) if held != asked && explicit => Err(IndexError::OtherOrder {
+                dir: self.dir.clone(),
+                held,
+                asked,
+            }),
+            Some(held) => Ok(held),
+            None => {
+                schema::set_meta(self.db.conn(), ORDER, &asked.to_string())?;
+                Ok(asked)
+            }
+        }
     }
 
     /// The notices of the writes since last asked (a folder moved out of
