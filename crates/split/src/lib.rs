@@ -37,6 +37,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod checkpoint;
 mod cluster;
 mod order;
 mod route;
@@ -63,6 +64,7 @@ use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 use timely::{ExchangeData, WorkerConfig};
 
+pub use checkpoint::{CheckpointError, Checkpoints, epoch_of, read_shard, shard_path};
 pub use cluster::Cluster;
 pub use sweep::SplitReplay;
 
@@ -101,6 +103,8 @@ pub struct Options {
     pub window: usize,
     /// The processes of a run over many (`None`: this process alone).
     pub cluster: Option<Cluster>,
+    /// Each shard's state written every so many epochs (`None`: never).
+    pub checkpoints: Option<Checkpoints>,
 }
 
 /// Units an epoch holds per worker.
@@ -126,6 +130,7 @@ impl Options {
             epoch_units: EPOCH_UNITS_PER_WORKER * workers,
             window: WINDOW,
             cluster: None,
+            checkpoints: None,
         }
     }
 
@@ -155,6 +160,8 @@ pub enum SplitError {
     Unsplit(&'static str),
     /// The keys for alignment could not be kept.
     Keys(String),
+    /// A checkpoint could not be written.
+    Checkpoint(String),
 }
 
 impl fmt::Display for SplitError {
@@ -165,6 +172,7 @@ impl fmt::Display for SplitError {
             SplitError::Worker(e) => write!(f, "a worker of the pass stopped: {e}"),
             SplitError::Connect(e) => write!(f, "the processes could not connect: {e}"),
             SplitError::Lost(e) | SplitError::Keys(e) => f.write_str(e),
+            SplitError::Checkpoint(e) => write!(f, "a checkpoint could not be written: {e}"),
             SplitError::Unsplit(why) => write!(
                 f,
                 "a run over many processes needs a split table, and {why} is not split"
@@ -432,8 +440,8 @@ enum Msg<T> {
         units: Vec<Unit>,
         payload: T,
     },
-    /// The epoch is over.
-    End,
+    /// The epoch is over, after this many places in the run.
+    End(u64),
 }
 
 /// A lookup on its way to a shard: (seq << 32 | position, key, document id,
@@ -557,6 +565,8 @@ struct Progress {
     /// Workers whose work is over, by a panic or not (their threads then
     /// end without waiting on anyone).
     ended: AtomicUsize,
+    /// Why a checkpoint could not be written: the run ends with it.
+    unwritten: Mutex<Option<String>>,
     caller: Thread,
 }
 
@@ -635,6 +645,7 @@ impl<T: Payload> Dataflow<T> {
             passed: AtomicU64::new(0),
             stopped: AtomicUsize::new(0),
             ended: AtomicUsize::new(0),
+            unwritten: Mutex::new(None),
             caller: std::thread::current(),
         });
         let gathered = Arc::new(Mutex::new(Vec::new()));
@@ -652,6 +663,7 @@ impl<T: Payload> Dataflow<T> {
         let labelled = Mutex::new(labelled);
         let (p, g) = (progress.clone(), gathered.clone());
         let many = options.cluster.is_some();
+        let checkpoints = options.checkpoints.clone();
         let func = move |worker: &mut Worker| {
             let local = worker.index() % workers;
             let shard = take(&shards, local);
@@ -672,6 +684,7 @@ impl<T: Payload> Dataflow<T> {
                 owners: workers,
                 aligns,
                 progress: p.clone(),
+                checkpoints: checkpoints.clone(),
             };
             let shard = w.run(worker, shard, rx, tx, view);
             if many {
@@ -784,7 +797,7 @@ impl<T: Payload> Dataflow<T> {
 
     fn end_epoch(&mut self) {
         for w in 0..self.senders.len() {
-            self.send(w, Msg::End);
+            self.send(w, Msg::End(u64::from(self.next)));
             self.threads[w].unpark();
         }
         self.epochs += 1;
@@ -799,6 +812,10 @@ impl<T: Payload> Dataflow<T> {
         }
         if self.progress.stopped.load(Ordering::SeqCst) > 0 {
             return Err(SplitError::Worker("it panicked".into()));
+        }
+        let unwritten = self.progress.unwritten.lock();
+        if let Some(e) = unwritten.unwrap_or_else(PoisonError::into_inner).as_ref() {
+            return Err(SplitError::Checkpoint(e.clone()));
         }
         Ok(())
     }
@@ -1145,6 +1162,7 @@ struct Work {
     owners: usize,
     aligns: bool,
     progress: Arc<Progress>,
+    checkpoints: Option<Checkpoints>,
 }
 
 impl Work {
@@ -1165,7 +1183,11 @@ impl Work {
             owners,
             aligns,
             progress,
+            checkpoints,
         } = self;
+        // Each epoch's end: the places in the run by then (a checkpoint's).
+        let ended = Rc::new(RefCell::new(BTreeMap::<u64, u64>::new()));
+        let (at_end, failed) = (ended.clone(), progress.clone());
         let index = worker.index();
         let shard = Rc::new(RefCell::new(shard));
         let owner = Rc::new(RefCell::new(Owner::<T> {
@@ -1192,6 +1214,42 @@ impl Work {
                         let mut stash: Vec<(Capability<u64>, Vec<Vec<Lookup>>)> = Vec::new();
                         let (mut runs, mut lookups) = (Vec::new(), Vec::new());
                         let mut evicted = evicted_before;
+                        // The next epoch count to checkpoint at.
+                        let every = checkpoints.as_ref().map_or(0, |c| c.every.max(1));
+                        let mut due = every;
+                        // The shard's state after the first `due` epochs
+                        // exactly: before any later one is applied. An epoch
+                        // with no lookups here changes nothing, so the state
+                        // holds from its last applied epoch to the frontier.
+                        let write = move |shard: &Shard, upto: u64, due: &mut u64| {
+                            let Some(c) = checkpoints.as_ref() else {
+                                return;
+                            };
+                            while *due <= upto {
+                                let places = at_end.borrow().get(&(*due - 1)).copied();
+                                let Some(places) = places else {
+                                    return;
+                                };
+                                if let Err(e) = checkpoint::write_shard(c, *due, places, shard) {
+                                    let mut u = failed
+                                        .unwritten
+                                        .lock()
+                                        .unwrap_or_else(PoisonError::into_inner);
+                                    u.get_or_insert_with(|| e.to_string());
+                                }
+                                // The newest three kept: processes a few epochs
+                                // apart still hold one in common.
+                                if let Some(old) = due.checked_sub(3 * every).filter(|&o| o > 0) {
+                                    let _ = std::fs::remove_file(checkpoint::shard_path(
+                                        &c.dir,
+                                        shard.range().start,
+                                        old,
+                                    ));
+                                }
+                                *due += every;
+                                at_end.borrow_mut().retain(|&t, _| t + 1 >= *due);
+                            }
+                        };
                         move |(input, frontier), output| {
                             input.for_each_stamp(|cap, data| {
                                 let Some(cap) = cap.retain_least(0) else {
@@ -1221,6 +1279,7 @@ impl Work {
                                 return;
                             };
                             for (cap, messages) in stash.drain(..ready) {
+                                write(shard, *cap.time(), &mut due);
                                 order::in_order(&messages, &mut runs, &mut lookups);
                                 drop(messages);
                                 // The epoch's answers go as one container (the
@@ -1241,6 +1300,10 @@ impl Work {
                                     }
                                 }
                                 output.session(&cap).give_container(&mut answers);
+                            }
+                            // Epochs passed with nothing for this shard.
+                            if let Some(&f) = frontier.frontier().iter().min() {
+                                write(shard, f, &mut due);
                             }
                         }
                     },
@@ -1326,7 +1389,8 @@ impl Work {
                         lookup_in.send_batch(&mut lookups);
                         record_in.send((seq, id, units, payload));
                     }
-                    Ok(Msg::End) => {
+                    Ok(Msg::End(places)) => {
+                        ended.borrow_mut().insert(*lookup_in.time(), places);
                         let next = *lookup_in.time() + 1;
                         lookup_in.advance_to(next);
                         record_in.advance_to(next);

@@ -201,7 +201,7 @@ proptest::proptest! {
             .collect();
 
         // The split pass, from the table the sequential one had at `from`.
-        let options = Options { workers, epoch_units, window, cluster: None };
+        let options = Options { workers, epoch_units, window, cluster: None, checkpoints: None };
         let (got, joined, is_split) = split(params, restore(), options, &docs, from);
         proptest::prop_assert_eq!(is_split, eviction != Eviction::Lucky);
         proptest::prop_assert_eq!(got.len(), want.len());
@@ -542,5 +542,102 @@ proptest::proptest! {
             proptest::prop_assert_eq!(g.capacity, w.capacity);
             proptest::prop_assert_eq!(g.selected_keys, w.selected_keys);
         }
+    }
+}
+
+/// Each checkpoint the split pass writes holds, shard by shard, the table
+/// the sequential pass has after the places it names: read back into a
+/// fresh split and joined, byte for byte. The newest three are kept; a
+/// torn one and one of another run are refused.
+#[test]
+fn checkpoints_hold_the_sequential_passs_table_at_their_epoch() {
+    use lineage_split::{CheckpointError, Checkpoints, epoch_of, read_shard, shard_path};
+    let docs = corpus(11, 80, 300);
+    for (eviction, size, every) in [
+        (Eviction::BottomK, 1 << 20, 1),
+        (Eviction::Lru, 1 << 12, 2),
+        (Eviction::Cc, 1 << 12, 1),
+        (Eviction::Random, 1 << 13, 3),
+    ] {
+        let params = Params {
+            selector: Selector::All,
+            table_size: TableSize::Bytes(size),
+            eviction,
+            ..Params::default()
+        };
+        let dir = std::env::temp_dir().join(format!(
+            "lineage-ckpt-test-{}-{eviction:?}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let c = Checkpoints {
+            dir: dir.clone(),
+            every,
+            check: 42,
+        };
+        let mut options = Options::new(2);
+        options.epoch_units = 300;
+        options.window = 2;
+        options.checkpoints = Some(c.clone());
+        let fresh = || Table::new(params.table_params()).unwrap();
+        let (_, _, is_split) = split(params, fresh(), options, &docs, 0);
+        assert!(is_split);
+        let firsts: Vec<usize> = fresh()
+            .split(2)
+            .unwrap()
+            .iter()
+            .map(|s| s.range().start)
+            .collect();
+        let mut epochs: Vec<u64> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| epoch_of(e.unwrap().file_name().to_str()?, firsts[0]))
+            .collect();
+        epochs.sort_unstable();
+        assert!(epochs.len() >= 2, "{eviction:?}: epochs {epochs:?}");
+        assert!(
+            epochs.len() <= 3,
+            "{eviction:?}: the newest three: {epochs:?}"
+        );
+        assert!(epochs.windows(2).all(|w| w[1] == w[0] + every));
+        assert!(epochs.iter().all(|e| e % every == 0));
+        for &e in &epochs {
+            let mut shards = fresh().split(2).unwrap();
+            let mut places = Vec::new();
+            for s in &mut shards {
+                let path = shard_path(&dir, s.range().start, e);
+                places.push(read_shard(&c, &path, s).unwrap());
+            }
+            assert!(places.windows(2).all(|w| w[0] == w[1]));
+            let mut seq = OriginPass::new(params).unwrap();
+            for (d, keys) in docs.iter().enumerate().take(places[0] as usize) {
+                seq.process(d as u32, &units(keys), &mut &docs[..]);
+            }
+            let joined = Table::join(shards).unwrap();
+            // Not assert_eq: the states are megabytes.
+            assert!(
+                state(&joined).0 == state(seq.table()).0,
+                "{eviction:?}: epoch {e}, {} places",
+                places[0]
+            );
+        }
+        // Another run's check: refused as foreign; a torn file: unusable.
+        let path = shard_path(&dir, firsts[0], epochs[0]);
+        let mut s = fresh().split(2).unwrap().remove(0);
+        let other = Checkpoints {
+            check: 43,
+            ..c.clone()
+        };
+        assert!(matches!(
+            read_shard(&other, &path, &mut s),
+            Err(CheckpointError::Foreign(_))
+        ));
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+        assert!(matches!(
+            read_shard(&c, &path, &mut s),
+            Err(CheckpointError::Unusable(_))
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -20,13 +20,7 @@ impl Table {
     pub fn write_state(&self, w: &mut impl Write) -> io::Result<()> {
         self.write_counters(w)?;
         match &self.store {
-            Store::Bucketed(b) => {
-                w.write_all(&b.rng.to_le_bytes())?;
-                w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
-                w.write_all(&u64::from(b.shift).to_le_bytes())?;
-                write_le(w, &b.fill[..b.live], |x| x.to_le_bytes())?;
-                write_entries(w, b, b.occupied_slots())
-            }
+            Store::Bucketed(b) => write_buckets(w, b),
             Store::Unbounded(map) => {
                 w.write_all(&(map.len() as u64).to_le_bytes())?;
                 let mut entries: Vec<(&u64, &Hit)> = map.iter().collect();
@@ -160,34 +154,7 @@ impl Table {
         let bad =
             |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("table state: {what}"));
         match &mut t.store {
-            Store::Bucketed(b) => {
-                b.rng = read_u64(r)?;
-                if read_u64(r)? != b.n_buckets as u64 {
-                    return Err(bad("bucket count differs"));
-                }
-                // Any shift from the table's first one down: it only grows.
-                let shift = read_u64(r)?;
-                if shift > u64::from(b.shift) {
-                    return Err(bad("shift out of range"));
-                }
-                b.set_shift(shift as u32);
-                read_le(r, &mut b.fill[..b.live], u16::from_le_bytes)?;
-                if b.fill[..b.live]
-                    .iter()
-                    .any(|&f| usize::from(f) >= b.fill_limit())
-                {
-                    return Err(bad("bucket state out of range"));
-                }
-                let occupied: u64 = (0..b.live).map(|i| b.len(i) as u64).sum();
-                if occupied != t.counters.occupied {
-                    return Err(bad("occupancy differs from the counters"));
-                }
-                let fill = std::mem::take(&mut b.fill);
-                let slots = buckets::occupied(&fill[..b.live], b.per);
-                let read = read_entries(r, b, slots);
-                b.fill = fill;
-                read?;
-            }
+            Store::Bucketed(b) => read_buckets(r, b, t.counters.occupied)?,
             Store::Unbounded(map) => {
                 let n = read_u64(r)?;
                 if n != t.counters.occupied {
@@ -214,6 +181,49 @@ impl Table {
         }
         Ok(t)
     }
+}
+
+/// A bucketed store's part of [`Table::write_state`] (after the counters):
+/// shared with a shard's state (`Shard::write_state`).
+pub(super) fn write_buckets(w: &mut impl Write, b: &Buckets) -> io::Result<()> {
+    w.write_all(&b.rng.to_le_bytes())?;
+    w.write_all(&(b.n_buckets as u64).to_le_bytes())?;
+    w.write_all(&u64::from(b.shift).to_le_bytes())?;
+    write_le(w, &b.fill[..b.live], |x| x.to_le_bytes())?;
+    write_entries(w, b, b.occupied_slots())
+}
+
+/// [`write_buckets`]' bytes into `b`, fresh at its first shift, which must
+/// hold `occupied` entries (the counters' word).
+pub(super) fn read_buckets(r: &mut impl Read, b: &mut Buckets, occupied: u64) -> io::Result<()> {
+    let bad =
+        |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("table state: {what}"));
+    b.rng = read_u64(r)?;
+    if read_u64(r)? != b.n_buckets as u64 {
+        return Err(bad("bucket count differs"));
+    }
+    // Any shift from the table's first one down: it only grows.
+    let shift = read_u64(r)?;
+    if shift > u64::from(b.shift) {
+        return Err(bad("shift out of range"));
+    }
+    b.set_shift(shift as u32);
+    read_le(r, &mut b.fill[..b.live], u16::from_le_bytes)?;
+    if b.fill[..b.live]
+        .iter()
+        .any(|&f| usize::from(f) >= b.fill_limit())
+    {
+        return Err(bad("bucket state out of range"));
+    }
+    let held: u64 = (0..b.live).map(|i| b.len(i) as u64).sum();
+    if held != occupied {
+        return Err(bad("occupancy differs from the counters"));
+    }
+    let fill = std::mem::take(&mut b.fill);
+    let slots = buckets::occupied(&fill[..b.live], b.per);
+    let read = read_entries(r, b, slots);
+    b.fill = fill;
+    read
 }
 
 /// Entries a column is written or read by at a time: the arrays are as long
