@@ -497,11 +497,17 @@ impl Index {
     }
 
     fn raw_replayed(&mut self, table: &mut Table) -> Result<(), IndexError> {
+        self.write_whole(table, (u64::from(self.versions), self.last_hash))
+    }
+
+    /// Write the snapshot of `table` whole, as of `to` (versions, last
+    /// content hash): what a checkpoint appends to next.
+    fn write_whole(&mut self, table: &mut Table, to: (u64, u64)) -> Result<(), IndexError> {
         let header = snapshot::Header {
             params: self.params_key.clone(),
             instance: self.instance,
-            versions: u64::from(self.versions),
-            last_hash: self.last_hash,
+            versions: to.0,
+            last_hash: to.1,
         };
         self.saved = Some(write_snapshot(
             &self.dir,
@@ -745,18 +751,7 @@ impl Index {
                 }
             }
         }
-        let header = snapshot::Header {
-            params: self.params_key.clone(),
-            instance: self.instance,
-            versions: to.0,
-            last_hash: to.1,
-        };
-        self.saved = Some(write_snapshot(
-            &self.dir,
-            &header,
-            table,
-            &mut self.notices,
-        )?);
+        self.write_whole(table, to)?;
         self.snapshot_stale = false;
         self.checkpoint_wal()
     }
