@@ -1131,3 +1131,47 @@ fn version_order_takes_v9_before_v10() {
         assert_eq!(docs[1]["dominant_origin"], 0, "{order}: {report}");
     }
 }
+
+/// The config's `order = [globs]`: the version folders first, in version
+/// order, then `docs/` (the next release), as a Jest-like repository keeps
+/// them; by path, `docs/` came first and was the origin of every version.
+#[test]
+fn a_listed_order_takes_the_version_folders_then_next() {
+    let dir = TempDir::new("order-listed");
+    let page = "Jest's command line runs the tests of a project and reports, \
+                for every file, which tests passed and which failed.";
+    dir.write("repo/website/versioned_docs/version-29.7/CLI.md", page);
+    dir.write(
+        "repo/website/versioned_docs/version-30.0/CLI.md",
+        format!("{page} Version thirty adds sharding."),
+    );
+    dir.write(
+        "repo/docs/CLI.md",
+        format!("{page} Version thirty adds sharding. Next drops a flag."),
+    );
+    dir.write(
+        "lineage.toml",
+        "order = [\"website/versioned_docs/version-*\", \"docs\"]\n",
+    );
+    let (root, config) = (dir.path().join("repo"), dir.path().join("lineage.toml"));
+    let (root, config) = (root.to_str().unwrap(), config.to_str().unwrap());
+    let report = lineage_json(&["scan", root, "--json", "--config", config]);
+    let paths: Vec<&str> = (report["documents"].as_array().unwrap().iter())
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "website/versioned_docs/version-29.7/CLI.md",
+            "website/versioned_docs/version-30.0/CLI.md",
+            "docs/CLI.md"
+        ]
+    );
+    // The oldest version is all its own; next takes 30.0's addition from it.
+    let docs = &report["documents"];
+    assert_eq!(docs[0]["fresh_tokens"], docs[0]["tokens"], "{report}");
+    let from_30: Vec<&Value> = (docs[2]["copied"].as_array().unwrap().iter())
+        .filter(|c| c["origin"] == 1)
+        .collect();
+    assert_eq!(from_30.len(), 1, "{report}");
+}

@@ -63,8 +63,9 @@ pub struct Config {
     pub align: bool,
     /// Seed of the polynomial token fingerprints are taken under.
     pub fingerprint_seed: u64,
-    /// Processing order: modification time (ties by path) or path.
-    #[serde(deserialize_with = "parsed")]
+    /// Processing order: modification time (ties by path), path, version, or
+    /// a list of globs, earliest first (the rest after, in version order).
+    #[serde(deserialize_with = "order_setting")]
     pub order: Order,
     /// Files larger than this, in bytes, are skipped without being read.
     #[serde(deserialize_with = "parsed")]
@@ -722,6 +723,21 @@ where
     s.parse().map_err(serde::de::Error::custom)
 }
 
+/// `order`: a rule's name, or a list of globs earliest first.
+fn order_setting<'de, D: Deserializer<'de>>(d: D) -> Result<Order, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum RuleOrList {
+        Rule(String),
+        List(Vec<String>),
+    }
+    match RuleOrList::deserialize(d)? {
+        RuleOrList::Rule(s) => s.parse(),
+        RuleOrList::List(globs) => Order::listed(globs),
+    }
+    .map_err(serde::de::Error::custom)
+}
+
 fn parsed_list<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
@@ -803,6 +819,24 @@ mod tests {
                 "{key} missing from config.example.toml"
             );
         }
+    }
+
+    /// `order` is a rule's name or a list of globs, earliest first; a glob
+    /// that does not parse is an error naming it.
+    #[test]
+    fn order_is_a_rule_or_a_list_of_globs() {
+        let c = Config::from_toml("order = [\"website/versioned_docs/version-*\", \"docs\"]\n")
+            .unwrap();
+        assert_eq!(
+            c.order.to_string(),
+            r#"["website/versioned_docs/version-*", "docs"]"#
+        );
+        assert!(c.order_asked());
+        let c = Config::from_toml("order = \"version\"\n").unwrap();
+        assert_eq!(c.order, Order::Version);
+        let e = Config::from_toml("order = [\"a[\"]\n").unwrap_err();
+        assert!(e.to_string().contains("a["), "{e}");
+        assert!(Config::from_toml("order = []\n").is_err());
     }
 
     #[test]

@@ -18,43 +18,164 @@ pub enum Order {
     /// Path with folder and file names compared as versions (natural
     /// order: `v9` < `v10`, `version-29.7` < `version-30.0`), ties bytewise.
     Version,
+    /// Folders and files named by globs, earliest first, each group and the
+    /// rest after them in version order (the config's `order = [...]`).
+    Listed(&'static Listed),
+}
+
+/// The globs of an explicit order, earliest first: a path belongs to the
+/// first that matches it or one of its folders. Made once a process, for
+/// its settings' life (so that [`Order`] stays a plain value).
+#[derive(Debug)]
+pub struct Listed {
+    globs: Vec<String>,
+    matchers: Vec<globset::GlobMatcher>,
+}
+
+impl PartialEq for Listed {
+    fn eq(&self, other: &Listed) -> bool {
+        self.globs == other.globs
+    }
+}
+
+impl Eq for Listed {}
+
+impl Listed {
+    /// The group of `path`: the first glob matching it or a folder above
+    /// it; `globs.len()` for none.
+    fn group(&self, path: &str) -> usize {
+        let prefixes = path
+            .match_indices('/')
+            .map(|(i, _)| &path[..i])
+            .chain(std::iter::once(path));
+        let mut best = self.matchers.len();
+        for p in prefixes {
+            if let Some(i) = self.matchers[..best].iter().position(|m| m.is_match(p)) {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+impl Order {
+    /// The explicit order of `globs`, earliest first; a glob that does not
+    /// parse is an error naming it.
+    pub fn listed(globs: Vec<String>) -> Result<Order, String> {
+        if globs.is_empty() {
+            return Err("an order list names at least one glob".into());
+        }
+        let matchers = globs
+            .iter()
+            .map(|g| {
+                globset::GlobBuilder::new(g)
+                    .literal_separator(true)
+                    .build()
+                    .map(|g| g.compile_matcher())
+                    .map_err(|e| format!("order glob {g:?}: {e}"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Order::Listed(Box::leak(Box::new(Listed {
+            globs,
+            matchers,
+        }))))
+    }
 }
 
 impl FromStr for Order {
     type Err = String;
+    /// `mtime`, `path`, `version`, or a list as [`Order`]'s `Display`
+    /// writes it (`["a/*", "b"]`: what an index records).
     fn from_str(s: &str) -> Result<Order, String> {
+        if s.trim_start().starts_with('[') {
+            return Order::listed(quoted_list(s).ok_or_else(|| format!("not an order list: {s}"))?);
+        }
         match s.to_ascii_lowercase().as_str() {
             "mtime" => Ok(Order::Mtime),
             "path" => Ok(Order::Path),
             "version" => Ok(Order::Version),
             _ => Err(format!(
-                "unknown order '{s}' (expected mtime, path or version)"
+                "unknown order '{s}' (expected mtime, path, version, or a list of globs in the config file)"
             )),
         }
     }
 }
 
+/// The strings of `["a", "b\"c"]` (backslash escapes `\\` and `\"`).
+fn quoted_list(s: &str) -> Option<Vec<String>> {
+    let body = s.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let mut out = Vec::new();
+    let mut chars = body.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace() || *c == ',') {
+            chars.next();
+        }
+        match chars.next() {
+            None => return Some(out),
+            Some('"') => {}
+            Some(_) => return None,
+        }
+        let mut item = String::new();
+        loop {
+            match chars.next()? {
+                '"' => break,
+                '\\' => item.push(chars.next()?),
+                c => item.push(c),
+            }
+        }
+        out.push(item);
+    }
+}
+
 impl fmt::Display for Order {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Order::Mtime => "mtime",
-            Order::Path => "path",
-            Order::Version => "version",
-        })
+        match self {
+            Order::Mtime => f.write_str("mtime"),
+            Order::Path => f.write_str("path"),
+            Order::Version => f.write_str("version"),
+            Order::Listed(l) => {
+                f.write_str("[")?;
+                for (i, g) in l.globs.iter().enumerate() {
+                    let g = g.replace('\\', "\\\\").replace('"', "\\\"");
+                    write!(f, "{}\"{g}\"", if i > 0 { ", " } else { "" })?;
+                }
+                f.write_str("]")
+            }
+        }
     }
 }
 
 /// Sort files into processing order (docs/formats.md §2): modification time, ties
-/// by path bytewise; path bytewise; or path in version order.
+/// by path bytewise; path bytewise; path in version order; or the listed
+/// groups, earliest first, each (and the rest) in version order.
 pub fn sort(files: &mut [FileEntry], order: Order) {
     match order {
         Order::Path => files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes())),
         Order::Version => files.sort_by(|a, b| by_version(&a.path, &b.path)),
+        Order::Listed(l) => {
+            files.sort_by_cached_key(|f| (l.group(&f.path), VersionKey(f.path.clone())))
+        }
         Order::Mtime => files.sort_by(|a, b| {
             a.mtime
                 .cmp(&b.mtime)
                 .then_with(|| a.path.as_bytes().cmp(b.path.as_bytes()))
         }),
+    }
+}
+
+/// A path ordered by [`by_version`].
+#[derive(PartialEq, Eq)]
+struct VersionKey(String);
+
+impl PartialOrd for VersionKey {
+    fn partial_cmp(&self, other: &VersionKey) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for VersionKey {
+    fn cmp(&self, other: &VersionKey) -> Ordering {
+        by_version(&self.0, &other.0)
     }
 }
 
@@ -152,6 +273,54 @@ mod tests {
             ]
         );
         assert_eq!("version".parse::<Order>(), Ok(Order::Version));
+    }
+
+    #[test]
+    fn listed_globs_come_first_in_their_order_then_the_rest() {
+        let order = Order::listed(vec![
+            "website/versioned_docs/version-*".into(),
+            "docs".into(),
+        ])
+        .unwrap();
+        let mut files: Vec<FileEntry> = [
+            "README.md",
+            "docs/CLI.md",
+            "website/versioned_docs/version-30.4/CLI.md",
+            "website/versioned_docs/version-29.7/CLI.md",
+            "website/versioned_docs/version-30.0/CLI.md",
+            "docs/sub/Api.md",
+        ]
+        .iter()
+        .map(|p| FileEntry {
+            path: p.to_string(),
+            abs: p.into(),
+            size: 0,
+            mtime: std::time::SystemTime::UNIX_EPOCH,
+            ctime_ns: 0,
+            file_id: 0,
+            links: 1,
+        })
+        .collect();
+        sort(&mut files, order);
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "website/versioned_docs/version-29.7/CLI.md",
+                "website/versioned_docs/version-30.0/CLI.md",
+                "website/versioned_docs/version-30.4/CLI.md",
+                "docs/CLI.md",
+                "docs/sub/Api.md",
+                "README.md",
+            ]
+        );
+        // What an index records reads back as the same order.
+        let written = order.to_string();
+        assert_eq!(written, r#"["website/versioned_docs/version-*", "docs"]"#);
+        assert_eq!(written.parse::<Order>(), Ok(order));
+        let odd = Order::listed(vec![r#"a"b\c"#.into()]).unwrap();
+        assert_eq!(odd.to_string().parse::<Order>(), Ok(odd));
+        assert!(Order::listed(vec!["a[".into()]).is_err());
     }
 
     /// The number a run of digits spells, as a reference.

@@ -293,6 +293,8 @@ pub struct Index {
     /// What a person should hear of that no caller asked for (a folder
     /// moved out of the way of the table's files), until taken.
     notices: Vec<String>,
+    /// The order the index holds its pages in, once read (meta `order`).
+    order: Option<lineage_source::Order>,
     _lock: lock::Lock,
 }
 
@@ -629,8 +631,11 @@ impl Index {
         asked: lineage_source::Order,
         explicit: bool,
     ) -> Result<lineage_source::Order, IndexError> {
-        let held = self.db.meta(ORDER)?.and_then(|o| o.parse().ok());
-        match held {
+        if self.order.is_none() {
+            // Read once: a listed order is made once a process.
+            self.order = self.db.meta(ORDER)?.and_then(|o| o.parse().ok());
+        }
+        match self.order {
             Some(held) if held != asked && explicit => Err(IndexError::OtherOrder {
                 dir: self.dir.clone(),
                 held,
@@ -639,6 +644,7 @@ impl Index {
             Some(held) => Ok(held),
             None => {
                 schema::set_meta(self.db.conn(), ORDER, &asked.to_string())?;
+                self.order = Some(asked);
                 Ok(asked)
             }
         }

@@ -180,6 +180,7 @@ fn open_locked(
         rebuilt,
         dropped,
         notices: Vec::new(),
+        order: None,
         _lock: lock,
     };
     Ok((ix, loaded.restored))
