@@ -1143,3 +1143,31 @@ fn an_index_asked_for_another_order_says_which_it_holds() {
     assert!(stderr.is_empty(), "{stderr}");
     assert_eq!(again["history"], built["history"]);
 }
+
+/// `index`'s summary counts the pages found under a new name (a folder
+/// moved said "0 new versions" and nothing of the move).
+#[test]
+fn the_summary_says_how_many_pages_moved() {
+    let mut s = Setup::new("ix-moved", 7);
+    s.index_json("ix", &[]);
+    fs::rename(s.root().join("f00"), s.root().join("moved")).unwrap();
+    s.settle();
+    let (root, ix) = (s.root(), s.index("ix"));
+    let out = run(
+        &s.home(),
+        &[
+            "index",
+            root.to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let moved = fs::read_dir(s.root().join("moved")).unwrap().count();
+    assert!(moved > 0);
+    assert!(
+        stdout.contains(&format!("{moved} renamed (their versions with them)")),
+        "{stdout}"
+    );
+}

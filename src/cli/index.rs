@@ -174,6 +174,9 @@ fn summary(out: &mut impl Write, r: &Report, took: Duration) -> std::io::Result<
     if r.revived > 0 {
         parts.push(format!("{} back with their last content", r.revived));
     }
+    if r.renamed > 0 {
+        parts.push(format!("{} renamed (their versions with them)", r.renamed));
+    }
     if r.deleted > 0 {
         parts.push(format!("{} deleted", r.deleted));
     }
