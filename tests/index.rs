@@ -1094,7 +1094,7 @@ fn a_fault_in_a_sync_never_leaves_an_index_that_meets_it_again() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     let last = stderr.lines().last().unwrap_or("");
     assert!(
-        last.contains("fault of its own") && last.contains("rebuilt"),
+        last.contains("a fault of lineage's own") && last.contains("rebuilt"),
         "{stderr}"
     );
     // The same index and folder, the same fault armed: rebuilt, not met.

@@ -156,9 +156,7 @@ pub enum IndexError {
     },
     /// lineage met a fault of its own (a panic) in a sync: the index is
     /// made anew from the files when it is next opened.
-    #[error(
-        "lineage met a fault of its own ({0}); the index is rebuilt from the files when next opened"
-    )]
+    #[error("a fault of lineage's own ({0}); the index is rebuilt from the files when next opened")]
     Fault(String),
     /// An earlier write failed half-way: reopen the index.
     #[error("index left unusable by an earlier error; reopen it")]
