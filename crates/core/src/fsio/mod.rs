@@ -26,27 +26,73 @@ pub fn write_atomic(
     target: &Path,
     fill: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<u64> {
-    refuse_special(target)?;
-    let dir = match target.parent() {
+    let atomic = AtomicFile::create(target)?;
+    let mut w = io::BufWriter::with_capacity(1 << 20, atomic.file()?);
+    fill(&mut w)?;
+    let n = w
+        .into_inner()
+        .map_err(|e| e.into_error())?
+        .metadata()?
+        .len();
+    atomic.commit()?;
+    Ok(n)
+}
+
+/// A file written whole or not at all, for a writer that streams: a temp
+/// file beside `target` (whatever stands at `target` and is not a regular
+/// file is refused), renamed over it by [`AtomicFile::commit`] once synced;
+/// dropped uncommitted (a failed run), the temp file goes and `target` is
+/// as it was.
+#[derive(Debug)]
+pub struct AtomicFile {
+    target: PathBuf,
+    tmp: PathBuf,
+    file: Option<File>,
+}
+
+impl AtomicFile {
+    /// Begin writing `target`.
+    pub fn create(target: &Path) -> io::Result<AtomicFile> {
+        refuse_special(target)?;
+        let (tmp, file) = create_temp(&parent(target))?;
+        Ok(AtomicFile {
+            target: target.to_path_buf(),
+            tmp,
+            file: Some(file),
+        })
+    }
+
+    /// A handle to write the temp file through.
+    pub fn file(&self) -> io::Result<File> {
+        self.file.as_ref().expect("until committed").try_clone()
+    }
+
+    /// Sync what was written and put it at the target.
+    pub fn commit(mut self) -> io::Result<()> {
+        let file = self.file.take().expect("committed once");
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&self.tmp, &self.target)?;
+        // Renamed: nothing for the drop to remove.
+        self.tmp = PathBuf::new();
+        sync_dir(&parent(&self.target))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The folder `target` lies in (`.` for a bare name).
+fn parent(target: &Path) -> PathBuf {
+    match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
-    };
-    let (tmp, file) = create_temp(&dir)?;
-    let written = (|| {
-        let mut w = io::BufWriter::with_capacity(1 << 20, file);
-        fill(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        let n = file.metadata()?.len();
-        drop(file);
-        fs::rename(&tmp, target)?;
-        sync_dir(&dir)?;
-        Ok(n)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
     }
-    written
 }
 
 /// Append `bytes` to `path` (created if missing; a link is not followed)
