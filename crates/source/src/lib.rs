@@ -143,6 +143,16 @@ pub(crate) fn links(m: &fs::Metadata) -> u64 {
     }
 }
 
+/// Nanoseconds since the Unix epoch of `t` (negative before it), as the
+/// index stores a file's times and a cluster's check hashes them.
+pub fn time_ns(t: SystemTime) -> i64 {
+    let ns = |d: std::time::Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
+    match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => ns(d),
+        Err(e) => -ns(e.duration()),
+    }
+}
+
 /// The status change time of `m`, nanoseconds since the epoch; 0 where the
 /// platform has none.
 pub fn ctime_ns(m: &fs::Metadata) -> i64 {

@@ -31,17 +31,9 @@ pub(super) fn agreement(
         h.update(f.path.as_bytes());
         h.update(&[0]);
         h.update(&f.size.to_le_bytes());
-        h.update(&nanos(f.mtime).to_le_bytes());
+        h.update(&lineage_source::time_ns(f.mtime).to_le_bytes());
     }
     h.finish()
-}
-
-/// Nanoseconds since the epoch (before it: negative).
-fn nanos(t: std::time::SystemTime) -> i128 {
-    match t.duration_since(std::time::UNIX_EPOCH) {
-        Ok(d) => d.as_nanos() as i128,
-        Err(e) => -(e.duration().as_nanos() as i128),
-    }
 }
 
 /// `c` with what cannot change `scan`'s answer reset to the defaults, and

@@ -31,7 +31,6 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 pub use departures::Departure;
 pub use near::NearRow;
@@ -435,13 +434,7 @@ pub(crate) fn errno(conn: &rusqlite::Connection) -> i32 {
 }
 
 /// Nanoseconds since the Unix epoch (negative before it), as stored.
-pub(crate) fn mtime_ns(t: SystemTime) -> i64 {
-    let ns = |d: std::time::Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
-    match t.duration_since(SystemTime::UNIX_EPOCH) {
-        Ok(d) => ns(d),
-        Err(e) => -ns(e.duration()),
-    }
-}
+pub(crate) use lineage_source::time_ns as mtime_ns;
 
 impl Index {
     /// Versions in the log: the next version's id.
