@@ -1185,8 +1185,10 @@ impl Work {
             progress,
             checkpoints,
         } = self;
-        // Each epoch's end: the places in the run by then (a checkpoint's).
+        // Each epoch's end: the places in the run by then (a checkpoint's),
+        // kept only where checkpoints are written (pruned as they are).
         let ended = Rc::new(RefCell::new(BTreeMap::<u64, u64>::new()));
+        let keeps_ends = checkpoints.is_some();
         let (at_end, failed) = (ended.clone(), progress.clone());
         let index = worker.index();
         let shard = Rc::new(RefCell::new(shard));
@@ -1390,7 +1392,9 @@ impl Work {
                         record_in.send((seq, id, units, payload));
                     }
                     Ok(Msg::End(places)) => {
-                        ended.borrow_mut().insert(*lookup_in.time(), places);
+                        if keeps_ends {
+                            ended.borrow_mut().insert(*lookup_in.time(), places);
+                        }
                         let next = *lookup_in.time() + 1;
                         lookup_in.advance_to(next);
                         record_in.advance_to(next);
