@@ -49,6 +49,19 @@ impl Setup {
         self.before = tree_state(&self.root());
     }
 
+    /// `lineage index ROOT --index DIR extra…`, to run.
+    fn index_command(&self, dir: &str, extra: &[&str]) -> std::process::Command {
+        let (root, ix) = (self.root(), self.index(dir));
+        let mut args = vec![
+            "index",
+            root.to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        common::command(&self.home(), &args)
+    }
+
     /// `lineage index ROOT --json --documents --index DIR extra…`.
     fn index_json(&self, dir: &str, extra: &[&str]) -> (Value, String) {
         let root = self.root();
@@ -1075,16 +1088,8 @@ fn a_fault_in_a_sync_never_leaves_an_index_that_meets_it_again() {
     let gone = gone.as_str();
     fs::remove_file(s.root().join(gone)).unwrap();
     s.settle();
-    let (root, ix) = (s.root(), s.index("ix"));
-    let args = [
-        "index",
-        root.to_str().unwrap(),
-        "--json",
-        "--index",
-        ix.to_str().unwrap(),
-    ];
     let faulty = || {
-        common::command(&s.home(), &args)
+        (s.index_command("ix", &["--json"]))
             .env("LINEAGE_FAULT_GONE", gone)
             .output()
             .unwrap()
@@ -1152,16 +1157,7 @@ fn the_summary_says_how_many_pages_moved() {
     s.index_json("ix", &[]);
     fs::rename(s.root().join("f00"), s.root().join("moved")).unwrap();
     s.settle();
-    let (root, ix) = (s.root(), s.index("ix"));
-    let out = run(
-        &s.home(),
-        &[
-            "index",
-            root.to_str().unwrap(),
-            "--index",
-            ix.to_str().unwrap(),
-        ],
-    );
+    let out = s.index_command("ix", &[]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     let moved = fs::read_dir(s.root().join("moved")).unwrap().count();
