@@ -15,10 +15,13 @@ use std::path::{Path, PathBuf};
 /// modules of its crate it must never name. `*` is every other module.
 const RULES: &[(&str, &str, &[&str])] = &[
     ("core", "bytesize", &["*"]),
+    ("core", "civil", &["*"]),
     ("core", "fsio", &["*"]),
     ("core", "text", &["fingerprint"]),
     ("source", "corpus", &["watch"]),
     ("source", "watch", &["corpus"]),
+    // The history is read from git, never from the folder's watch.
+    ("source", "history", &["watch", "corpus"]),
 ];
 
 /// Per crate (its folder under `crates/`): the lineage crates it may depend

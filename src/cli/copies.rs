@@ -198,7 +198,9 @@ impl<'a> Found<'a> {
                         .map(|((p, t), (text, origin_text))| PassageJson {
                             tokens: [p.start, p.end],
                             text: text.clone(),
-                            origin: p.origin.map(|o| VersionJson::of(self.rows, o)),
+                            origin: p
+                                .origin
+                                .map(|o| VersionJson::of(self.rows, o).with_commit(ix, o)),
                             origin_tokens: t.map(|t| [t.token, t.token + p.end - p.start]),
                             origin_text: origin_text.clone(),
                         })

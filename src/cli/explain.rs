@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::index::Stderr;
 use super::show::{ParamsJson, show};
-use super::{Fatal, IndexAt, PathJson, SourceArgs};
+use super::{CommitJson, Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_config::Config;
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_engine::query::{self, Row};
@@ -128,6 +128,7 @@ fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result
     let walk = source::walk_with(root, &filter, config.walk_options())
         .map_err(|e| IndexError::Location(e.to_string()))?;
     let order = (ix.index_mut()).settle_order(config.order, config.order_asked())?;
+    ix.read_history(config.history, &filter, config.max_file_size.0, &mut obs)?;
     ix.reconcile(walk, config.max_file_size.0, order, &mut obs)?;
     obs.clear();
     Ok(())
@@ -284,6 +285,14 @@ impl<'a> Explained<'a> {
         format!("{} v{}", show(&r.path), r.version)
     }
 
+    /// [`Explained::name`], and the commit it was read from where it was.
+    fn name_at(&self, ix: &impl Read, id: u32) -> String {
+        match ix.commit_of(id).ok().flatten() {
+            Some(c) => format!("{} ({})", self.name(id), super::commit_line(&c)),
+            None => self.name(id),
+        }
+    }
+
     fn text(&self, ix: &impl Read, out: &mut impl Write) -> std::io::Result<()> {
         let v = self.view;
         let status = v
@@ -317,13 +326,13 @@ impl<'a> Explained<'a> {
             let who = if e.origin == v.id {
                 "new text".to_string()
             } else {
-                self.name(e.origin)
+                self.name_at(ix, e.origin)
             };
             writeln!(out, "  {:5.1} %  {who}", e.percent)?;
         }
         for p in &self.passages {
             let from = match p.origin {
-                Some(o) => format!("from {}", self.name(o)),
+                Some(o) => format!("from {}", self.name_at(ix, o)),
                 None => "new".to_string(),
             };
             writeln!(out, "\ntokens {}–{} {from}", p.tokens.0, p.tokens.1)?;
@@ -336,7 +345,7 @@ impl<'a> Explained<'a> {
 
     fn json(&self, ix: &impl Read) -> ExplainJson {
         let v = self.view;
-        let version_json = |id: u32| VersionJson::of(self.rows, id);
+        let version_json = |id: u32| VersionJson::of(self.rows, id).with_commit(ix, id);
         ExplainJson {
             format: "lineage-explain/2",
             path: PathJson::new(&v.path),
@@ -421,6 +430,9 @@ pub(super) struct VersionJson {
     #[serde(flatten)]
     path: PathJson,
     version: u32,
+    /// The commit it was read from (a repository's history).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commit: Option<CommitJson>,
 }
 
 impl VersionJson {
@@ -430,7 +442,14 @@ impl VersionJson {
         VersionJson {
             path: PathJson::new(&r.path),
             version: r.version,
+            commit: None,
         }
+    }
+
+    /// With the commit version `id` was read from, where it was.
+    pub(super) fn with_commit(mut self, ix: &impl Read, id: u32) -> VersionJson {
+        self.commit = ix.commit_of(id).ok().flatten().map(|c| CommitJson::of(&c));
+        self
     }
 }
 

@@ -70,6 +70,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     ix.index_mut().set_history_budget(config.history_budget.0)?;
     let walk = walk.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
     let order = (ix.index_mut()).settle_order(config.order, config.order_asked())?;
+    let imported = ix.read_history(config.history, &filter, config.max_file_size.0, &mut obs)?;
     let report = ix.reconcile(walk, config.max_file_size.0, order, &mut obs)?;
     obs.clear();
     let ix = ix.index();
@@ -92,7 +93,8 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
             dropped_versions: ix.dropped_versions(),
             history: history
                 .as_deref()
-                .map(|h| h.iter().map(VersionJson::new).collect()),
+                .map(|h| h.iter().map(|v| VersionJson::new(ix, v)).collect())
+                .transpose()?,
         };
         super::show::json(&mut out, &json)?;
         writeln!(out)?;
@@ -108,6 +110,9 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
             counts.versions,
             counts.skipped
         )?;
+        if let Some(h) = &imported {
+            history_summary(&mut out, h)?;
+        }
         summary(&mut out, &report, started.elapsed())?;
         writeln!(
             out,
@@ -117,7 +122,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
             lineage_core::bytesize::approx_bytes(config.history_budget.0)
         )?;
         if let Some(h) = &history {
-            listing(&mut out, h)?;
+            listing(&mut out, ix, h)?;
         }
     }
     out.flush()?;
@@ -141,7 +146,12 @@ fn documents_as_written(dir: &std::path::Path, config: &Config, json: bool) -> R
             texts_bytes,
             history_bytes,
             dropped_versions: 0,
-            history: Some(history.iter().map(VersionJson::new).collect()),
+            history: Some(
+                history
+                    .iter()
+                    .map(|v| VersionJson::new(&ix, v))
+                    .collect::<Result<_, _>>()?,
+            ),
         };
         super::show::json(&mut out, &json)?;
         writeln!(out)?;
@@ -160,13 +170,43 @@ fn documents_as_written(dir: &std::path::Path, config: &Config, json: bool) -> R
             show(&dir.display().to_string()),
             lineage_core::bytesize::approx_bytes(history_bytes),
         )?;
-        listing(&mut out, &history)?;
+        listing(&mut out, &ix, &history)?;
     }
     out.flush()?;
     Ok(())
 }
 
+/// What the import of the git history did, in one line.
+fn history_summary(out: &mut impl Write, h: &lineage_engine::Imported) -> std::io::Result<()> {
+    let Some(head) = &h.head else {
+        return writeln!(out, "git history: none yet (an empty repository)");
+    };
+    if h.commits == 0 {
+        let short = head.get(..7).unwrap_or(head);
+        return writeln!(out, "git history: up to date at {short}");
+    }
+    writeln!(
+        out,
+        "git history: {} commits read, {} of them touching pages; {}",
+        h.commits,
+        h.changed,
+        changes(&h.report)
+    )
+}
+
 fn summary(out: &mut impl Write, r: &Report, took: Duration) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "this run: {} files read, {} unchanged; {} ({:.2} s)",
+        r.files_read,
+        r.unchanged,
+        changes(r),
+        took.as_secs_f64()
+    )
+}
+
+/// What a sync (or an import's) did to the documents, in words.
+fn changes(r: &Report) -> String {
     let mut parts = vec![format!("{} new versions", r.new_versions)];
     if r.touched > 0 {
         parts.push(format!("{} with unchanged content", r.touched));
@@ -180,25 +220,34 @@ fn summary(out: &mut impl Write, r: &Report, took: Duration) -> std::io::Result<
     if r.deleted > 0 {
         parts.push(format!("{} deleted", r.deleted));
     }
-    writeln!(
-        out,
-        "this run: {} files read, {} unchanged; {} ({:.2} s)",
-        r.files_read,
-        r.unchanged,
-        parts.join(", "),
-        took.as_secs_f64()
-    )
+    parts.join(", ")
 }
 
-/// One line per version: id, version, status, % fresh, dominant origin.
-fn listing(out: &mut impl Write, h: &[HistoryRow]) -> std::io::Result<()> {
+/// One line per version: id, version, status, % fresh, dominant origin;
+/// the commit it was read from first where the history holds commits.
+fn listing(out: &mut impl Write, ix: &impl Read, h: &[HistoryRow]) -> Result<(), Fatal> {
+    let commits = h
+        .iter()
+        .map(|v| ix.commit_of(v.id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let any = commits.iter().any(Option::is_some);
     writeln!(out)?;
     writeln!(
         out,
-        "{:>6}  {:<40} {:>4}  {:<8} {:>6}  dominant origin",
-        "id", "path", "ver", "status", "fresh"
+        "{:>6}  {:<40} {:>4}  {:<8} {:>6}  {}dominant origin",
+        "id",
+        "path",
+        "ver",
+        "status",
+        "fresh",
+        if any { "commit   " } else { "" }
     )?;
-    for v in h {
+    for (v, c) in h.iter().zip(&commits) {
+        let commit = match c {
+            Some(c) => format!("{:<7}  ", c.id.get(..7).unwrap_or(&c.id)),
+            None if any => format!("{:<7}  ", "-"),
+            None => String::new(),
+        };
         let fresh = super::scan::pct(u64::from(v.fresh_tokens), u64::from(v.tokens));
         let dominant = match v.dominant_origin {
             None => "-".to_string(),
@@ -209,7 +258,7 @@ fn listing(out: &mut impl Write, h: &[HistoryRow]) -> std::io::Result<()> {
         };
         writeln!(
             out,
-            "{:>6}  {:<40} {:>4}  {:<8} {:>5.1}%  {dominant}",
+            "{:>6}  {:<40} {:>4}  {:<8} {:>5.1}%  {commit}{dominant}",
             v.id,
             show(&v.path),
             v.version,
@@ -264,11 +313,14 @@ struct VersionJson {
     /// When lineage recorded the version, milliseconds since the epoch
     /// (null: an index from before it kept that).
     seen_ms: Option<i64>,
+    /// The commit it was read from (a repository's history).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commit: Option<super::CommitJson>,
 }
 
 impl VersionJson {
-    fn new(v: &HistoryRow) -> VersionJson {
-        VersionJson {
+    fn new(ix: &impl Read, v: &HistoryRow) -> Result<VersionJson, Fatal> {
+        Ok(VersionJson {
             id: v.id,
             path: PathJson::new(&v.path),
             version: v.version,
@@ -286,7 +338,8 @@ impl VersionJson {
                 .map(|&(id, shingles)| OriginJson { id, shingles })
                 .collect(),
             seen_ms: v.seen_ms,
-        }
+            commit: ix.commit_of(v.id)?.map(|c| super::CommitJson::of(&c)),
+        })
     }
 }
 

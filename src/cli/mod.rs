@@ -219,11 +219,18 @@ struct StoreArgs {
     /// none [config: history_budget; default: 512MiB].
     #[arg(long, value_name = "SIZE")]
     history_budget: Option<Bytes>,
+    /// Where versions come from: git (the first-parent history of HEAD, each
+    /// commit's pages as new versions, then the files as they are), folder
+    /// (the files as they are), or auto (git where the folder is in a git
+    /// work tree) [config: history; default: auto].
+    #[arg(long, value_name = "SOURCE")]
+    history: Option<lineage_config::HistoryMode>,
 }
 
 impl StoreArgs {
     fn apply(&self, c: &mut Config) {
         set(&mut c.history_budget, self.history_budget);
+        set(&mut c.history, self.history);
     }
 
     /// The index folder of `root`.
@@ -436,6 +443,39 @@ impl PathJson {
             path_hex: lineage_source::name::hex(name),
         }
     }
+}
+
+/// JSON of the commit a version was read from (docs/formats.md).
+#[derive(serde::Serialize)]
+struct CommitJson {
+    id: String,
+    author: String,
+    /// Author time, seconds since the epoch.
+    time: i64,
+    subject: String,
+}
+
+impl CommitJson {
+    fn of(c: &lineage_source::history::CommitInfo) -> CommitJson {
+        CommitJson {
+            id: c.id.clone(),
+            author: c.author.clone(),
+            time: c.time,
+            subject: c.subject.clone(),
+        }
+    }
+}
+
+/// A commit as one line names it: short id, date (UTC), author and
+/// subject, escaped for the terminal.
+fn commit_line(c: &lineage_source::history::CommitInfo) -> String {
+    format!(
+        "{} {} {}: {}",
+        c.id.get(..7).unwrap_or(&c.id),
+        lineage_core::civil::date(c.time),
+        show::show(&c.author),
+        show::show(&c.subject)
+    )
 }
 
 /// JSON of a skipped file.

@@ -39,6 +39,10 @@ pub struct FolderConfig {
     pub seed: Option<u64>,
     /// Align where the table samples (docs/algorithms.md §3.2).
     pub align: Option<bool>,
+    /// Where the folder's versions come from (a repository's history or
+    /// the files).
+    #[serde(deserialize_with = "some")]
+    pub history: Option<super::HistoryMode>,
 }
 
 fn some<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
@@ -67,6 +71,7 @@ impl FolderConfig {
         put(&mut c.bridge_limit, self.bridge_limit);
         put(&mut c.seed, self.seed);
         put(&mut c.align, self.align);
+        put(&mut c.history, self.history);
     }
 }
 
@@ -128,7 +133,7 @@ mod tests {
         std::fs::create_dir_all(&a).unwrap();
         std::fs::create_dir_all(&b).unwrap();
         let text = format!(
-            "table_size = \"1MiB\"\nk = 6\n[folders.\"{}\"]\ntable_size = \"18KiB\"\neviction = \"cc\"\n",
+            "table_size = \"1MiB\"\nk = 6\n[folders.\"{}\"]\ntable_size = \"18KiB\"\neviction = \"cc\"\nhistory = \"folder\"\n",
             a.display()
         );
         let c = Config::from_toml(&text).unwrap();
@@ -138,6 +143,7 @@ mod tests {
         assert_eq!(at_a.table_size, TableSize::Bytes(18 << 10));
         assert_eq!(at_a.eviction, Eviction::Cc);
         assert_eq!(at_a.k, 6, "what the table leaves out is the top level's");
+        assert_eq!(at_a.history, crate::HistoryMode::Folder);
         assert_eq!(
             at_a.folder.as_deref(),
             Some(a.canonicalize().unwrap().as_path())
@@ -146,6 +152,7 @@ mod tests {
         at_b.for_folder(&b);
         assert_eq!(at_b.table_size, TableSize::Bytes(1 << 20));
         assert_eq!(at_b.eviction, Config::default().eviction);
+        assert_eq!(at_b.history, crate::HistoryMode::Auto);
     }
 
     #[test]

@@ -23,6 +23,7 @@ use lineage_core::bytesize::Bytes;
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use lineage_similar::fuzzy::LangChoice;
+pub use lineage_source::history::Mode as HistoryMode;
 use lineage_source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
 pub use save::{changed, save_params, snippet};
 
@@ -67,6 +68,10 @@ pub struct Config {
     /// a list of globs, earliest first (the rest after, in version order).
     #[serde(deserialize_with = "order_setting")]
     pub order: Order,
+    /// Where versions come from: auto (a git repository's history where
+    /// the root is in one, else the folder), git or folder.
+    #[serde(deserialize_with = "parsed")]
+    pub history: HistoryMode,
     /// Files larger than this, in bytes, are skipped without being read.
     #[serde(deserialize_with = "parsed")]
     pub max_file_size: Bytes,
@@ -427,6 +432,7 @@ impl Default for Config {
             align: p.align,
             fingerprint_seed: lineage_core::fingerprint::polynomial::DEFAULT_SEED,
             order: Order::Mtime,
+            history: HistoryMode::Auto,
             max_file_size: Bytes(32 << 20),
             history_budget: Bytes(512 << 20),
             include: DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect(),

@@ -24,7 +24,7 @@ mod view;
 
 use std::path::PathBuf;
 
-pub use indexer::{Indexer, SPLIT_FILES, Sink};
+pub use indexer::{Imported, Indexer, SPLIT_FILES, Sink};
 pub use state::*;
 
 /// Where the full-screen view keeps how it was left: beside the index.

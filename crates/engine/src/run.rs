@@ -447,6 +447,16 @@ fn open_index(
         .set_history_budget(opts.config.history_budget.0)?;
     // Another order than the index holds, asked for, ends the start here.
     (ix.index_mut()).settle_order(opts.config.order, opts.config.order_asked())?;
+    // The repository's commits since the last read, before the first walk
+    // (the work tree's changes are the newest versions).
+    let filter = Filter::new(&opts.config.include, &opts.config.exclude)
+        .map_err(|e| IndexError::Location(e.to_string()))?;
+    ix.read_history(
+        opts.config.history,
+        &filter,
+        opts.config.max_file_size.0,
+        obs,
+    )?;
     Ok(ix)
 }
 

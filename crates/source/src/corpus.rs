@@ -44,8 +44,14 @@ pub fn read_text<T>(
     use_text: impl FnOnce(&[u8], &str) -> T,
 ) -> Result<T, SkipReason> {
     let bytes = crate::read(f, max_file_size)?;
-    let text = prepare(&bytes, Format::from_path(&f.path));
-    Ok(use_text(&bytes, &text))
+    Ok(text_of(f, &bytes, use_text))
+}
+
+/// [`read_text`] of bytes already read (a blob of a repository's history,
+/// [`crate::history::Repo::blob`]): prepared as `f`'s name says.
+pub fn text_of<T>(f: &FileEntry, bytes: &[u8], use_text: impl FnOnce(&[u8], &str) -> T) -> T {
+    let text = prepare(bytes, Format::from_path(&f.path));
+    use_text(bytes, &text)
 }
 
 /// Documents read at once by [`stream_with`]: enough to keep both cores

@@ -6,6 +6,7 @@
 
 pub mod corpus;
 mod gitignore;
+pub mod history;
 mod inclusion;
 pub mod name;
 pub(crate) mod order;
@@ -224,6 +225,10 @@ pub enum SkipReason {
     /// A FIFO, a device or a socket: never opened for reading (a FIFO with
     /// no writer would block the reader forever, a device never ends).
     NotRegular(&'static str),
+    /// A git submodule (its pages are another repository's).
+    Submodule,
+    /// A Git LFS pointer: the file itself is not in the repository.
+    LfsPointer,
 }
 
 impl fmt::Display for SkipReason {
@@ -241,6 +246,8 @@ impl fmt::Display for SkipReason {
             SkipReason::SymlinkLoop => f.write_str("symlink loop"),
             SkipReason::OutsideRoot => f.write_str("symlink to outside the root"),
             SkipReason::NotRegular(kind) => write!(f, "not a regular file ({kind})"),
+            SkipReason::Submodule => f.write_str("a git submodule (not read)"),
+            SkipReason::LfsPointer => f.write_str("a Git LFS pointer (its file is not in git)"),
         }
     }
 }
@@ -512,6 +519,9 @@ fn read_checked(f: &mut impl Read, size: u64, max: u64) -> Result<Vec<u8>, SkipR
     f.take(BLOCK).read_to_end(&mut bytes).map_err(classify_io)?;
     if lineage_core::text::looks_binary(&bytes) {
         return Err(SkipReason::Binary);
+    }
+    if bytes.starts_with(history::LFS_POINTER) {
+        return Err(SkipReason::LfsPointer);
     }
     let left = (max + 1).saturating_sub(bytes.len() as u64);
     f.take(left).read_to_end(&mut bytes).map_err(classify_io)?;

@@ -175,6 +175,72 @@ pub fn collection(
     docs
 }
 
+/// A git repository the tests make, driven by the `git` command with no
+/// configuration of the person's (no global or system config, a fixed
+/// author), each commit at a time the test gives.
+pub struct Git {
+    /// The work tree.
+    pub dir: PathBuf,
+    /// Seconds since the epoch of the next commit (each one a day later).
+    next: std::cell::Cell<i64>,
+}
+
+impl Git {
+    /// `git init` at `dir` (made if missing), branch `main`.
+    pub fn init(dir: &Path) -> Git {
+        std::fs::create_dir_all(dir).expect("the work tree");
+        let g = Git {
+            dir: dir.to_path_buf(),
+            next: std::cell::Cell::new(1_577_836_800),
+        };
+        g.run(&["init", "-q", "-b", "main"]);
+        g
+    }
+
+    /// Run `git ARGS` in the work tree; its stdout. Panics on failure.
+    pub fn run(&self, args: &[&str]) -> String {
+        let t = self.next.get().to_string();
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&self.dir)
+            .args([
+                "-c",
+                "user.name=Ada Lovelace",
+                "-c",
+                "user.email=ada@example.org",
+            ])
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_DATE", format!("@{t} +0000"))
+            .env("GIT_COMMITTER_DATE", format!("@{t} +0000"))
+            .output()
+            .expect("git runs (is it installed?)");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Write `content` to `rel` in the work tree (not staged).
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let p = self.dir.join(rel);
+        std::fs::create_dir_all(p.parent().expect("a file inside")).expect("its folder");
+        std::fs::write(&p, content).expect("the file written");
+    }
+
+    /// Stage everything and commit it as `subject` (empty commits too); the
+    /// commit's id.
+    pub fn commit(&self, subject: &str) -> String {
+        self.run(&["add", "-A"]);
+        self.run(&["commit", "-q", "--allow-empty", "-m", subject]);
+        self.next.set(self.next.get() + 86_400);
+        self.run(&["rev-parse", "HEAD"]).trim().to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{TempDir, text, within};

@@ -45,6 +45,8 @@ fn answering(c: &Config, workers: usize) -> Config {
         workers: u16::try_from(workers).unwrap_or(u16::MAX),
         // `index` and `watch` only: scan keeps no history.
         history_budget: d.history_budget,
+        // Where an index's versions come from: scan reads the files.
+        history: d.history,
         // Fuzzy fingerprints only (`pairs --method fuzzy`, `pocket`).
         lang: d.lang,
         // Where indexes lie: scan reads none.
@@ -75,6 +77,10 @@ mod tests {
     /// may differ in.
     const NO_ANSWER: &[(&str, &str)] = &[
         ("history_budget", "index and watch only"),
+        (
+            "history",
+            "scan reads the files as they are, never a history",
+        ),
         ("lang", "fuzzy fingerprints only: pairs, pocket"),
         ("index_dir", "scan reads no index"),
         ("sweep.", "sweep's grid"),
@@ -122,7 +128,7 @@ mod tests {
     /// Other values of a key's value in the example, to try in turn.
     fn others(value: &str) -> Vec<String> {
         const WORDS: &[&str] = &[
-            "path", "hs", "1MiB", "lru", "newest", "be", "light", "de", "ctrl-z",
+            "path", "hs", "1MiB", "lru", "newest", "be", "light", "de", "ctrl-z", "git",
         ];
         let quoted = || WORDS.iter().map(|w| format!("{w:?}"));
         match value {

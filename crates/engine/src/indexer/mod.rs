@@ -5,8 +5,11 @@
 //! to the index to store and to the clusters to sketch. The index numbers
 //! versions and stores them; the algorithms run here.
 
+mod import;
 mod replay;
 mod split;
+
+pub use import::Imported;
 
 use std::path::Path;
 
@@ -16,8 +19,10 @@ use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_origin::align::OriginKeys;
 use lineage_origin::prepare::{self, Preparer};
 use lineage_origin::{OriginPass, Outcome, Params};
-use lineage_source::{Order, Walk};
-use lineage_store::index::{Change, Index, IndexError, Observer, Read, Report, Scope, Syncing};
+use lineage_source::{FileEntry, Order, Walk};
+use lineage_store::index::{
+    Change, Content, Index, IndexError, NotRead, Observer, Read, Reader, Report, Scope, Syncing,
+};
 
 /// An open index with the origin pass that has processed every version in
 /// it, and the preparer that feeds the pass.
@@ -125,7 +130,7 @@ impl Indexer {
                 .begin_sync(walk, &Scope::default(), max_file_size, order)?;
             // Opening read the table whole: lending it costs no more, so
             // even a run of a few files splits.
-            let synced = me.drive_from(&mut syncing, &mut Observed(obs), 0);
+            let synced = me.drive_from(&mut syncing, &mut Observed(obs), 0, &from_folder);
             if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
                 me.checkpoint()?;
                 for n in me.ix.take_notices() {
@@ -203,22 +208,24 @@ impl Indexer {
     /// [`Indexer::open_with`] asks: the table is lent for the run and
     /// joined at its end, also when a step fails.
     pub fn drive(&mut self, s: &mut Syncing, sink: &mut dyn Sink) -> Result<(), IndexError> {
-        self.drive_from(s, sink, SPLIT_FILES)
+        self.drive_from(s, sink, SPLIT_FILES, &from_folder)
     }
 
-    /// [`Indexer::drive`], splitting from `split_from` files read.
+    /// [`Indexer::drive`], splitting from `split_from` files read, each
+    /// file read by `read`.
     fn drive_from(
         &mut self,
         s: &mut Syncing,
         sink: &mut dyn Sink,
         split_from: u64,
+        read: ReadFile,
     ) -> Result<(), IndexError> {
         let mut split = match s.read_so_far() {
             (_, total) if total >= split_from => split::Split::start(&mut self.pass, self.workers)?,
             _ => None,
         };
         let driven = loop {
-            match self.step(s, split.as_mut(), sink.observer()) {
+            match self.step(s, split.as_mut(), sink.observer(), read) {
                 Ok(Some(changes)) => {
                     if let Err(e) = sink.changes(&mut self.ix, changes) {
                         break Err(e);
@@ -243,13 +250,14 @@ impl Indexer {
         s: &mut Syncing,
         split: Option<&mut split::Split>,
         obs: &mut dyn Observer,
+        read: ReadFile,
     ) -> Result<Option<Vec<Change>>, IndexError> {
         if s.finished() {
             return Ok(None);
         }
         let mut changes = s.take_found();
         if !s.batch().is_empty() {
-            changes.extend(self.process(s, split)?);
+            changes.extend(self.process(s, split, read)?);
             let (done, total) = s.read_so_far();
             obs.progress("indexing", done, total);
             if done < total {
@@ -272,6 +280,7 @@ impl Indexer {
         &mut self,
         s: &mut Syncing,
         split: Option<&mut split::Split>,
+        read: ReadFile,
     ) -> Result<Vec<Change>, IndexError> {
         let reader = self.ix.reader(s);
         let preparer = &self.preparer;
@@ -280,7 +289,7 @@ impl Indexer {
             .batch()
             .par_iter()
             .map(|f| {
-                let content = reader.read(f);
+                let content = read(&reader, f);
                 let ready = content
                     .as_ref()
                     .ok()
@@ -324,6 +333,15 @@ impl Indexer {
         }
         batch.commit(done)
     }
+}
+
+/// How a sync's files are read: from the folder ([`from_folder`]), or a
+/// repository's blobs (an import).
+type ReadFile<'a> = &'a (dyn Fn(&Reader, &FileEntry) -> Result<Content, NotRead> + Sync);
+
+/// A file read from the folder.
+fn from_folder(r: &Reader, f: &FileEntry) -> Result<Content, NotRead> {
+    r.read(f)
 }
 
 /// Files a sync reads from which [`Indexer::drive`] splits its pass:

@@ -13,6 +13,8 @@
 //! the cached fingerprints ([`Restored`]; no file is re-read). Each repair
 //! says so once through [`Observer::notice`]. The root is only ever read.
 
+mod commits;
+pub use commits::Source;
 mod departures;
 mod history;
 mod lock;
@@ -153,10 +155,28 @@ pub enum IndexError {
         /// The order asked for.
         asked: lineage_source::Order,
     },
+    /// Asked for versions from another source than the index holds.
+    #[error(
+        "index {} holds versions read from {} (--history {}), not --history {} (an index keeps where its versions came from): `rm -r {}` and index again to have --history {}, or leave --history out",
+        dir.display(), held.describe(), held.name(), asked.name(), dir.display(), asked.name()
+    )]
+    OtherHistory {
+        /// The index folder.
+        dir: PathBuf,
+        /// The source it holds.
+        held: Source,
+        /// The source asked for.
+        asked: Source,
+    },
     /// lineage met a fault of its own (a panic) in a sync: the index is
     /// made anew from the files when it is next opened.
     #[error("a fault of lineage's own ({0}); the index is rebuilt from the files when next opened")]
     Fault(String),
+    /// A repository's history could not be read (a missing or corrupt
+    /// object, an unreadable reference): the index stays as it was after
+    /// the last commit read whole.
+    #[error(transparent)]
+    History(#[from] lineage_source::history::HistoryError),
     /// An earlier write failed half-way: reopen the index.
     #[error("index left unusable by an earlier error; reopen it")]
     Poisoned,

@@ -12,6 +12,7 @@ use super::{Counts, Index, IndexError, params_from_key};
 use lineage_core::fingerprint::ShingleRoller;
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_origin::{Outcome, Params};
+use lineage_source::history::CommitInfo;
 
 /// The read side of an index.
 pub trait Read {
@@ -51,6 +52,18 @@ pub trait Read {
     /// The full outcome of version `id`, token runs included.
     fn outcome(&self, id: u32) -> Result<Option<Outcome>, IndexError> {
         Ok(self.db().outcome(id)?)
+    }
+
+    /// The commit version `id` was read from (a repository's history); None
+    /// for a version read from a file, or an index of a lineage before
+    /// schema 10 opened read-only.
+    fn commit_of(&self, id: u32) -> Result<Option<CommitInfo>, IndexError> {
+        match schema::commit_of(self.db().conn(), id) {
+            Err(rusqlite::Error::SqliteFailure(_, Some(m))) if m.contains("no such table") => {
+                Ok(None)
+            }
+            r => Ok(r?),
+        }
     }
 
     /// The file bytes of version `id`, if the text store has them.

@@ -21,7 +21,7 @@ use lineage_core::fingerprint::{ShingleRoller, token_fps};
 use lineage_origin::Outcome;
 use lineage_origin::align::OriginKeys;
 use lineage_source::Order;
-use lineage_source::corpus::read_text;
+use lineage_source::corpus::{read_text, text_of};
 use lineage_source::{FileEntry, SkipReason, Walk};
 
 /// Files read and processed per transaction: a crash loses at most one batch.
@@ -45,6 +45,19 @@ pub struct Report {
     pub renamed: u64,
     /// Not read: size and mtime as recorded.
     pub unchanged: u64,
+}
+
+impl Report {
+    /// Add `other`'s counts to this one's (the syncs of an import).
+    pub fn add(&mut self, other: &Report) {
+        self.files_read += other.files_read;
+        self.new_versions += other.new_versions;
+        self.touched += other.touched;
+        self.revived += other.revived;
+        self.deleted += other.deleted;
+        self.renamed += other.renamed;
+        self.unchanged += other.unchanged;
+    }
 }
 
 /// What happened to one file, for a caller that reports changes as they
@@ -123,6 +136,9 @@ pub struct Syncing {
     /// Changes the stat found, handed out with the first step.
     found: Vec<Change>,
     finished: bool,
+    /// The commit (its number, [`Index::put_commit`]) the files are read
+    /// from: a repository's history read as versions.
+    commit: Option<i64>,
 }
 
 /// The work a walk implies, decided from the stat alone.
@@ -300,21 +316,8 @@ impl Reader<'_> {
     /// Read `f`, keeping its bytes for the text store when its content is
     /// new or one whose text the store never had.
     pub fn read(&self, f: &FileEntry) -> Result<Content, NotRead> {
-        let keep = |hash| {
-            self.keep_texts
-                && self
-                    .current
-                    .get(&f.path)
-                    .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten)
-        };
         let read = read_text(f, self.max_file_size, |bytes, text| {
-            let hash = self.poly.fingerprint(bytes, 1);
-            (
-                bytes.len() as u64,
-                hash,
-                token_fps(self.poly, text).fps,
-                keep(hash).then(|| Packed::new(bytes)),
-            )
+            self.digest(f, bytes, text)
         });
         let (len, hash, fps, packed) = read.map_err(NotRead::Skip)?;
         // The one stat that cannot be passed on: taken after the read, by
@@ -329,6 +332,40 @@ impl Reader<'_> {
             return Err(NotRead::Changing);
         }
         Ok(Content { hash, fps, packed })
+    }
+
+    /// [`Reader::read`] of `f`'s bytes read elsewhere (a blob of a
+    /// repository's history: nothing to stat).
+    pub fn read_bytes(
+        &self,
+        f: &FileEntry,
+        bytes: Result<Vec<u8>, SkipReason>,
+    ) -> Result<Content, NotRead> {
+        let bytes = bytes.map_err(NotRead::Skip)?;
+        let (_, hash, fps, packed) = text_of(f, &bytes, |bytes, text| self.digest(f, bytes, text));
+        Ok(Content { hash, fps, packed })
+    }
+
+    /// A document's length, content hash, token fingerprints and, where the
+    /// text store wants it, its packed bytes.
+    fn digest(
+        &self,
+        f: &FileEntry,
+        bytes: &[u8],
+        text: &str,
+    ) -> (u64, u64, Vec<u64>, Option<Packed>) {
+        let hash = self.poly.fingerprint(bytes, 1);
+        let keep = self.keep_texts
+            && self
+                .current
+                .get(&f.path)
+                .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten);
+        (
+            bytes.len() as u64,
+            hash,
+            token_fps(self.poly, text).fps,
+            keep.then(|| Packed::new(bytes)),
+        )
     }
 }
 
@@ -403,6 +440,12 @@ impl Syncing {
     /// Whether [`Index::finish`] has run: nothing is left to do.
     pub fn finished(&self) -> bool {
         self.finished
+    }
+
+    /// Stamp the new versions of this sync with commit `seq` (of
+    /// [`Index::put_commit`]).
+    pub fn from_commit(&mut self, seq: i64) {
+        self.commit = Some(seq);
     }
 }
 
@@ -644,6 +687,7 @@ impl Index {
             report,
             found: changes,
             finished: false,
+            commit: None,
         })
     }
 
@@ -692,6 +736,7 @@ impl Index {
         );
         let n = read.len();
         let files = &s.read[s.done..s.done + n];
+        let commit = s.commit;
         let report = &mut s.report;
         self.poisoned = true;
         let tx = self.db.transaction()?;
@@ -800,6 +845,9 @@ impl Index {
                 seen_ms,
             };
             schema::insert_version(&tx, &v)?;
+            if let Some(seq) = commit {
+                schema::stamp_version(&tx, id, seq)?;
+            }
             if let Some(p) = &doc.packed {
                 self.texts_total += texts::put(&tx, id, p)?;
             }

@@ -52,6 +52,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction,
 use super::IndexError;
 use lineage_core::fsio::xxh64::{Xxh64, xxh64};
 use lineage_origin::outcome::{Outcome, Run};
+use lineage_source::history::CommitInfo;
 use lineage_source::name;
 
 pub(crate) const FILE: &str = "index.db";
@@ -67,7 +68,7 @@ const CHECKED: &str = "index.db-checked";
 /// What goes with the database: SQLite's files and the check's stamp.
 pub(crate) const BESIDE: [&str; 4] = [WAL, SHM, JOURNAL, CHECKED];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub(crate) const SCHEMA_VERSION: i64 = 9;
+pub(crate) const SCHEMA_VERSION: i64 = 10;
 /// The first schema whose fingerprints are taken under the seeded polynomial.
 pub(crate) const SEEDED_SINCE: i64 = 5;
 
@@ -173,7 +174,18 @@ CREATE TABLE departures (
     dest  TEXT,
     id    INTEGER
 );
-CREATE INDEX versions_past ON versions (status, text, tokens);"
+CREATE INDEX versions_past ON versions (status, text, tokens);
+CREATE TABLE commits (
+    seq     INTEGER PRIMARY KEY,
+    oid     TEXT    NOT NULL UNIQUE,
+    author  TEXT    NOT NULL,
+    time    INTEGER NOT NULL,
+    subject TEXT    NOT NULL
+);
+CREATE TABLE version_commits (
+    id  INTEGER PRIMARY KEY,
+    seq INTEGER NOT NULL
+);"
 );
 
 /// Schema upgrades in place, each from its version to the next, so an index
@@ -189,6 +201,8 @@ CREATE INDEX versions_past ON versions (status, text, tokens);"
 /// 9 adds `ctimes`: a rewrite that keeps size and mtime (`cp -p`, `tar x`,
 /// `rsync -t`) moves only the status change time. A version recorded
 /// before has none, and is compared by size and mtime until next read.
+/// 10 adds `commits` and `version_commits`: the commit of each version read
+/// from a git repository's history (none for a version read from a file).
 const MIGRATIONS: &[(i64, &str)] = &[(
     5,
     concat!(
@@ -234,6 +248,19 @@ DROP TABLE IF EXISTS sketches;",
     "CREATE TABLE ctimes (
     id       INTEGER PRIMARY KEY,
     ctime_ns INTEGER NOT NULL
+);",
+), (
+    9,
+    "CREATE TABLE IF NOT EXISTS commits (
+    seq     INTEGER PRIMARY KEY,
+    oid     TEXT    NOT NULL UNIQUE,
+    author  TEXT    NOT NULL,
+    time    INTEGER NOT NULL,
+    subject TEXT    NOT NULL
+);
+CREATE TABLE IF NOT EXISTS version_commits (
+    id  INTEGER PRIMARY KEY,
+    seq INTEGER NOT NULL
 );",
 )];
 
@@ -853,6 +880,53 @@ pub(crate) fn insert_version(c: &Connection, v: &NewVersion) -> rusqlite::Result
     c.prepare_cached("INSERT INTO fingerprints (id, checksum, fps) VALUES (?1, ?2, ?3)")?
         .execute(params![v.id, xxh64(&blob) as i64, blob])?;
     put_ctime(c, v.id, v.ctime_ns)
+}
+
+/// Record a commit read from a repository's history (once: a commit read
+/// again after a stop keeps its number); its number in reading order.
+pub(crate) fn put_commit(c: &Connection, commit: &CommitInfo) -> rusqlite::Result<i64> {
+    c.prepare_cached(
+        "INSERT OR IGNORE INTO commits (oid, author, time, subject) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![
+        commit.id,
+        commit.author,
+        commit.time,
+        commit.subject
+    ])?;
+    c.prepare_cached("SELECT seq FROM commits WHERE oid = ?1")?
+        .query_row([&commit.id], |r| r.get(0))
+}
+
+/// Whether `oid` was read.
+pub(crate) fn has_commit(c: &Connection, oid: &str) -> rusqlite::Result<bool> {
+    c.prepare_cached("SELECT 1 FROM commits WHERE oid = ?1")?
+        .exists([oid])
+}
+
+/// Record that version `id` was read from commit number `seq`.
+pub(crate) fn stamp_version(c: &Connection, id: u32, seq: i64) -> rusqlite::Result<()> {
+    c.prepare_cached("INSERT OR REPLACE INTO version_commits (id, seq) VALUES (?1, ?2)")?
+        .execute(params![id, seq])?;
+    Ok(())
+}
+
+/// The commit version `id` was read from; None for a version read from a
+/// file.
+pub(crate) fn commit_of(c: &Connection, id: u32) -> rusqlite::Result<Option<CommitInfo>> {
+    c.prepare_cached(
+        "SELECT c.oid, c.author, c.time, c.subject FROM version_commits v
+         JOIN commits c ON c.seq = v.seq WHERE v.id = ?1",
+    )?
+    .query_row([id], |r| {
+        Ok(CommitInfo {
+            id: r.get(0)?,
+            author: r.get(1)?,
+            time: r.get(2)?,
+            subject: r.get(3)?,
+        })
+    })
+    .optional()
 }
 
 /// Record the status change time a version's file was last seen with.

@@ -1,0 +1,300 @@
+//! A repository's history read as versions (docs/algorithms.md, "History"):
+//! each commit of HEAD's first-parent chain since the last one read is one
+//! sync of the pages it touched, its blobs read in place of files and its
+//! new versions stamped with it, so documents come in commit order (within
+//! a commit by path) and a renamed page keeps its versions.
+//!
+//! A commit's pages go to the index as a walk of the paths it touched
+//! (`Scope::paths`): each with git's stamps standing in for a file's stat
+//! (the blob's id for the status change time, the author time for the
+//! modification time, the identity of the page it was renamed from), so the
+//! index's own rules decide what is new, renamed or gone. The last commit
+//! whose pages are all recorded is kept: a stop between commits, or a kill,
+//! resumes after it, and a commit half recorded is read again, its
+//! recorded pages then unchanged.
+
+use std::collections::HashMap;
+use std::time::{Duration, SystemTime};
+
+use lineage_core::fsio::xxh64::xxh64;
+use lineage_source::history::{BlobId, Delta, Mode, Repo};
+use lineage_source::{FileEntry, Filter, Order, Skipped, Walk};
+use lineage_store::index::{
+    Content, IndexError, NotRead, Observer, Read, Reader, Report, Scope, Source, Status,
+};
+
+use super::{Indexer, Observed};
+
+/// What an import did.
+#[derive(Debug, Default)]
+pub struct Imported {
+    /// Commits read (those that touched no page included).
+    pub commits: u64,
+    /// Commits that touched a page.
+    pub changed: u64,
+    /// What the syncs of those commits did, summed.
+    pub report: Report,
+    /// The history starts at a shallow clone's boundary.
+    pub shallow: bool,
+    /// The last commit read is no longer in HEAD's history (a force-push, a
+    /// rebase): read again from the last commit both histories share.
+    pub rewritten: bool,
+    /// HEAD's commit; None in an empty repository.
+    pub head: Option<String>,
+}
+
+impl Indexer {
+    /// Bring the index up to its root's git history where its versions come
+    /// from one (`mode`, asked; the index keeps the source it was first
+    /// built from): the commits since the last one read. None where they
+    /// come from the folder. The first import says so in one line, and how
+    /// to read the folder alone.
+    pub fn read_history(
+        &mut self,
+        mode: Mode,
+        filter: &Filter,
+        max_file_size: u64,
+        obs: &mut dyn Observer,
+    ) -> Result<Option<Imported>, IndexError> {
+        let root = self.root().to_path_buf();
+        let repo = match mode {
+            Mode::Folder => None,
+            Mode::Auto | Mode::Git => Repo::discover(&root)?,
+        };
+        if mode == Mode::Git && repo.is_none() {
+            return Err(lineage_source::history::HistoryError::NotARepository(root).into());
+        }
+        let asked = if repo.is_some() {
+            Source::Git
+        } else {
+            Source::Folder
+        };
+        let held = self.ix.settle_source(asked)?;
+        if mode != Mode::Auto && held != asked {
+            return Err(IndexError::OtherHistory {
+                dir: self.ix.dir().to_path_buf(),
+                held,
+                asked,
+            });
+        }
+        let Some(repo) = repo.filter(|_| held == Source::Git) else {
+            return Ok(None);
+        };
+        let announce = self.ix.history_head()?.is_none() && mode == Mode::Auto;
+        let done =
+            self.guarded(|me| me.import_unguarded(&repo, filter, max_file_size, announce, obs))?;
+        if done.rewritten {
+            obs.notice("the history was rewritten since the last commit read (HEAD no longer descends from it): read again from the last commit both share");
+        }
+        if done.shallow && done.commits > 0 {
+            obs.notice("a shallow clone: its history starts at the shallow boundary");
+        }
+        Ok(Some(done))
+    }
+
+    /// Read the commits of `repo` that the index has not read yet, oldest
+    /// first, each as a new version of every page under the root it touched
+    /// (`filter`: the walk's rules). An empty repository reads nothing.
+    /// Stopped (the observer) between commits, the rest waits for the next
+    /// import.
+    pub fn import(
+        &mut self,
+        repo: &Repo,
+        filter: &Filter,
+        max_file_size: u64,
+        obs: &mut dyn Observer,
+    ) -> Result<Imported, IndexError> {
+        self.guarded(|me| me.import_unguarded(repo, filter, max_file_size, false, obs))
+    }
+
+    fn import_unguarded(
+        &mut self,
+        repo: &Repo,
+        filter: &Filter,
+        max_file_size: u64,
+        announce: bool,
+        obs: &mut dyn Observer,
+    ) -> Result<Imported, IndexError> {
+        let mut done = Imported::default();
+        let Some(head) = repo.head()? else {
+            return Ok(done);
+        };
+        done.head = Some(head.clone());
+        let last = self.ix.history_head()?;
+        if last.as_deref() == Some(head.as_str()) {
+            return Ok(done);
+        }
+        let mut chain = repo.chain(&head, last.as_deref())?;
+        let mut parent = last.clone();
+        if last.is_some() && !chain.found {
+            // Rewritten: start after the newest commit of the new chain
+            // that was read (its pages as they were then), or from the start.
+            done.rewritten = true;
+            let known = chain
+                .commits
+                .iter()
+                .rposition(|c| self.ix.has_commit(c).unwrap_or(false));
+            parent = known.map(|at| chain.commits[at].clone());
+            chain.commits.drain(..known.map_or(0, |at| at + 1));
+        }
+        done.shallow = chain.shallow;
+        let total = chain.commits.len() as u64;
+        if announce && total > 0 {
+            // The first import of a folder found in a work tree: what it
+            // costs, and how to have the files alone.
+            obs.notice(&format!(
+                "{} is in a git repository: reading its history, {total} commits, each commit's pages as new versions (--history folder reads only the files as they are)",
+                self.root().display()
+            ));
+        }
+        self.ix.relax_durability(true)?;
+        let read = self.read_commits(
+            repo,
+            &chain.commits,
+            parent,
+            filter,
+            max_file_size,
+            obs,
+            &mut done,
+        );
+        // Durable again before anything else is written; the last head
+        // recorded with a full commit makes every earlier one durable too.
+        self.ix.relax_durability(false)?;
+        let last = read?;
+        if let Some(last) = last {
+            self.ix.set_history_head(&last)?;
+        }
+        obs.progress("reading history", total, total);
+        Ok(done)
+    }
+
+    /// Read `commits` after `parent` into the index, a sync each; the last
+    /// commit read whose head is not recorded yet (one that touched no
+    /// page: recording each of those would be a write for nothing).
+    #[allow(clippy::too_many_arguments)]
+    fn read_commits(
+        &mut self,
+        repo: &Repo,
+        commits: &[String],
+        mut parent: Option<String>,
+        filter: &Filter,
+        max_file_size: u64,
+        obs: &mut dyn Observer,
+        done: &mut Imported,
+    ) -> Result<Option<String>, IndexError> {
+        let total = commits.len() as u64;
+        let mut unrecorded = None;
+        for (n, commit) in commits.iter().enumerate() {
+            if obs.stopped() {
+                return Err(IndexError::Stopped);
+            }
+            obs.progress("reading history", n as u64, total);
+            let deltas = repo.changes(parent.as_deref(), commit, filter)?;
+            if !deltas.is_empty() {
+                let info = repo.info(commit)?;
+                let seq = self.ix.put_commit(&info)?;
+                let time = SystemTime::UNIX_EPOCH + Duration::from_secs(info.time.max(0) as u64);
+                let mut skips = Vec::new();
+                let (walk, paths, blobs) = self.walk_of(&deltas, commit, time, &mut skips);
+                for s in skips {
+                    obs.notice(&s);
+                }
+                let scope = Scope {
+                    paths: Some(&paths),
+                    ..Scope::default()
+                };
+                let mut s = self
+                    .ix
+                    .begin_sync(walk, &scope, max_file_size, Order::Path)?;
+                s.from_commit(seq);
+                let read = |r: &Reader, f: &FileEntry| -> Result<Content, NotRead> {
+                    let blob = blobs
+                        .get(f.path.as_str())
+                        .copied()
+                        .ok_or(NotRead::Changing)?;
+                    r.read_bytes(f, repo.blob(blob, max_file_size))
+                };
+                self.drive_from(&mut s, &mut Observed(obs), super::SPLIT_FILES, &read)?;
+                done.report.add(&s.report);
+                done.changed += 1;
+                self.ix.set_history_head(commit)?;
+                unrecorded = None;
+            } else {
+                unrecorded = Some(commit.clone());
+            }
+            parent = Some(commit.clone());
+            done.commits += 1;
+        }
+        Ok(unrecorded)
+    }
+
+    /// The walk of the paths `deltas` touch, git's stamps for a file's
+    /// stat; the paths it speaks for; each page's blob. A page skipped (a
+    /// link, a submodule, a Git LFS pointer) is said in `skips`.
+    fn walk_of<'d>(
+        &self,
+        deltas: &'d [Delta],
+        commit: &str,
+        time: SystemTime,
+        skips: &mut Vec<String>,
+    ) -> (Walk, Vec<String>, HashMap<&'d str, BlobId>) {
+        let current = |path: &str| self.ix.current(path).filter(|c| c.status == Status::Live);
+        let mut walk = Walk::default();
+        let mut paths = Vec::with_capacity(deltas.len() + 1);
+        let mut blobs = HashMap::new();
+        for d in deltas {
+            paths.push(d.path().to_string());
+            let (path, blob, size, from) = match d {
+                Delta::Put { path, blob, size } => (path, *blob, *size, None),
+                Delta::Moved {
+                    from,
+                    path,
+                    blob,
+                    size,
+                } => {
+                    paths.push(from.clone());
+                    (path, *blob, *size, current(from))
+                }
+                Delta::Gone { .. } => continue,
+                Delta::Skipped { path, reason } => {
+                    skips.push(format!(
+                        "{path} (commit {}): skipped, {reason}",
+                        commit.get(..7).unwrap_or(commit)
+                    ));
+                    walk.skipped.push(Skipped {
+                        path: path.clone(),
+                        reason: reason.clone(),
+                    });
+                    continue;
+                }
+            };
+            blobs.insert(path.as_str(), blob);
+            let mut f = FileEntry {
+                path: path.clone(),
+                abs: self.root().join(path),
+                size,
+                mtime: time,
+                ctime_ns: blob.stamp(),
+                // A new page's identity: its own, never another's.
+                file_id: xxh64(format!("{commit}\0{path}").as_bytes()) | 1,
+                links: 1,
+            };
+            if let Some(c) = from.or_else(|| current(path)) {
+                // The page it was (renamed from, or this path's): the same
+                // identity, so the index takes it for that page moved or
+                // changed; an unchanged blob keeps that page's stat, so a
+                // rename alone reads nothing.
+                f.file_id = c.file_id;
+                if c.ctime_ns == Some(f.ctime_ns) && c.size == size {
+                    f.mtime =
+                        SystemTime::UNIX_EPOCH + Duration::from_nanos(c.mtime_ns.max(0) as u64);
+                }
+            }
+            walk.files.push(f);
+        }
+        (walk, paths, blobs)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,312 @@
+//! A git repository's past as versions, driven through the binary on
+//! repositories the tests make: the default inside a work tree (said once),
+//! commits in `index --documents --json` and `explain`, a later index that
+//! reads only the new commits, the work tree's changes as the newest
+//! versions, and the bad inputs (no repository, an empty one, a shallow
+//! clone, a submodule, a Git LFS pointer, a kill in the middle).
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::{TempDir, command, fails_with_one_line, text};
+use lineage_testing::Git;
+
+fn lineage(home: &Path, args: &[&str]) -> Output {
+    command(home, args).output().unwrap()
+}
+
+fn ok(home: &Path, args: &[&str]) -> (String, String) {
+    let out = lineage(home, args);
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(out.status.success(), "lineage {args:?}: {se}");
+    (so, se)
+}
+
+fn documents(home: &Path, root: &Path, ix: &Path) -> serde_json::Value {
+    let args = [
+        "index",
+        root.to_str().unwrap(),
+        "--index",
+        ix.to_str().unwrap(),
+        "--documents",
+        "--json",
+    ];
+    serde_json::from_str(&ok(home, &args).0).unwrap()
+}
+
+/// A repository of three commits: a page, its copy with words added, then
+/// the copy renamed.
+fn three_commits(t: &TempDir) -> (Git, Vec<String>) {
+    let git = Git::init(&t.0.join("repo"));
+    git.write("guide.md", text(1, 300));
+    let a = git.commit("Write the guide");
+    git.write("copy.md", format!("{} {}", text(1, 300), text(2, 40)));
+    let b = git.commit("Copy it");
+    git.run(&["mv", "copy.md", "tutorial.md"]);
+    let c = git.commit("Rename the copy");
+    (git, vec![a, b, c])
+}
+
+#[test]
+fn inside_a_work_tree_the_history_is_read_said_once_and_every_answer_names_commits() {
+    let t = TempDir::new("hist-e2e");
+    let (git, commits) = three_commits(&t);
+    let (root, ix) = (git.dir.clone(), t.0.join("ix"));
+    let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
+    let (out, err) = ok(&t.0, &["index", r, "--index", i]);
+    assert!(
+        err.contains("is in a git repository: reading its history"),
+        "{err}"
+    );
+    assert!(err.contains("--history folder"), "{err}");
+    assert!(
+        out.contains(
+            "git history: 3 commits read, 3 of them touching pages; 2 new versions, 1 renamed (their versions with them)"
+        ),
+        "{out}"
+    );
+    // Said on the first index only.
+    let (out, err) = ok(&t.0, &["index", r, "--index", i]);
+    assert!(!err.contains("git repository"), "{err}");
+    assert!(
+        out.contains(&format!("git history: up to date at {}", &commits[2][..7])),
+        "{out}"
+    );
+    let docs = documents(&t.0, &root, &ix);
+    let history = docs["history"].as_array().unwrap();
+    let stamped: Vec<_> = history
+        .iter()
+        .map(|v| {
+            (
+                v["path"].as_str().unwrap(),
+                v["commit"]["id"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // The renamed copy keeps its one version, of the commit that wrote it.
+    assert_eq!(
+        stamped,
+        [
+            ("guide.md", commits[0].as_str()),
+            ("tutorial.md", commits[1].as_str())
+        ]
+    );
+    assert_eq!(history[1]["commit"]["subject"], "Copy it");
+    assert_eq!(history[1]["commit"]["author"], "Ada Lovelace");
+    let (json, _) = ok(&t.0, &["explain", r, "tutorial.md", "--index", i, "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let first = &json["origins"][0]["origin"];
+    assert_eq!(first["path"], "guide.md");
+    assert_eq!(first["commit"]["id"], commits[0].as_str());
+    let (text_out, _) = ok(&t.0, &["explain", r, "tutorial.md", "--index", i]);
+    let line = format!(
+        "guide.md v1 ({} 2020-01-01 Ada Lovelace: Write the guide)",
+        &commits[0][..7]
+    );
+    assert!(text_out.contains(&format!("from {line}")), "{text_out}");
+}
+
+#[test]
+fn a_later_index_reads_the_new_commits_and_the_work_tree_is_the_newest_version() {
+    let t = TempDir::new("hist-later");
+    let (git, _) = three_commits(&t);
+    let (root, ix) = (git.dir.clone(), t.0.join("ix"));
+    let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
+    ok(&t.0, &["index", r, "--index", i]);
+    git.write("guide.md", format!("{} {}", text(1, 300), text(3, 50)));
+    let d = git.commit("Grow the guide");
+    // Uncommitted: the newest version, of no commit.
+    git.write("tutorial.md", format!("{} {}", text(1, 300), text(4, 20)));
+    let (out, _) = ok(&t.0, &["index", r, "--index", i]);
+    assert!(
+        out.contains("git history: 1 commits read, 1 of them touching pages; 1 new versions"),
+        "{out}"
+    );
+    let docs = documents(&t.0, &root, &ix);
+    let rows: Vec<_> = docs["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["path"].as_str().unwrap().to_string(),
+                v["version"].as_u64().unwrap(),
+                v["commit"]["id"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    assert_eq!(rows[2], ("guide.md".into(), 2, Some(d)));
+    assert_eq!(rows[3], ("tutorial.md".into(), 2, None));
+}
+
+#[test]
+fn history_folder_reads_the_files_alone_and_an_index_keeps_its_source() {
+    let t = TempDir::new("hist-folder");
+    let (git, _) = three_commits(&t);
+    let (root, ix) = (git.dir.clone(), t.0.join("ix"));
+    let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
+    let (out, err) = ok(&t.0, &["index", r, "--index", i, "--history", "folder"]);
+    assert!(
+        !out.contains("git history") && !err.contains("git"),
+        "{out}{err}"
+    );
+    let docs = documents(&t.0, &root, &ix);
+    assert!(docs["history"][0].get("commit").is_none(), "{docs}");
+    assert_eq!(docs["versions"], 2);
+    // Asked for the other source: one line, the command that rebuilds.
+    let e = fails_with_one_line(&lineage(
+        &t.0,
+        &["index", r, "--index", i, "--history", "git"],
+    ));
+    assert!(e.contains("--history folder") && e.contains("rm -r"), "{e}");
+}
+
+#[test]
+fn bad_repositories_get_one_line_and_lose_nothing() {
+    let t = TempDir::new("hist-bad");
+    // Not a repository, asked for git.
+    let plain = t.0.join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::write(plain.join("a.md"), text(1, 100)).unwrap();
+    let p = plain.to_str().unwrap();
+    let ix = t.0.join("ix-plain");
+    let e = fails_with_one_line(&lineage(
+        &t.0,
+        &[
+            "index",
+            p,
+            "--index",
+            ix.to_str().unwrap(),
+            "--history",
+            "git",
+        ],
+    ));
+    assert!(e.contains("is not in a git repository"), "{e}");
+    // An empty repository: the files, no history yet.
+    let empty = Git::init(&t.0.join("empty"));
+    empty.write("a.md", text(2, 100));
+    let ix = t.0.join("ix-empty");
+    let (out, _) = ok(
+        &t.0,
+        &[
+            "index",
+            empty.dir.to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    );
+    assert!(out.contains("git history: none yet"), "{out}");
+    assert!(out.contains("1 documents"), "{out}");
+    // A submodule and a Git LFS pointer: skipped, each with its reason.
+    let (git, _) = three_commits(&t);
+    git.write(
+        "big.md",
+        "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 12345\n",
+    );
+    let sub = Git::init(&t.0.join("sub"));
+    sub.write("s.md", text(5, 50));
+    let s = sub.commit("sub");
+    // A gitlink with no folder in the work tree (an uninitialized
+    // submodule), committed as staged (`add -A` would drop it).
+    git.run(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{s},vendor.md"),
+    ]);
+    git.run(&["add", "big.md"]);
+    git.run(&["commit", "-q", "-m", "A pointer and a submodule"]);
+    let ix = t.0.join("ix-skips");
+    let (out, err) = ok(
+        &t.0,
+        &[
+            "index",
+            git.dir.to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        err.contains("big.md") && err.contains("Git LFS pointer"),
+        "{err}"
+    );
+    assert!(
+        err.contains("vendor.md") && err.contains("submodule"),
+        "{err}"
+    );
+    assert!(out.contains("2 documents"), "{out}");
+}
+
+#[test]
+fn a_shallow_clone_starts_at_its_boundary_said_once() {
+    let t = TempDir::new("hist-shallow");
+    let (git, commits) = three_commits(&t);
+    let clone = t.0.join("clone");
+    let url = format!("file://{}", git.dir.display());
+    git.run(&["clone", "-q", "--depth", "1", &url, clone.to_str().unwrap()]);
+    let ix = t.0.join("ix");
+    let (out, err) = ok(
+        &t.0,
+        &[
+            "index",
+            clone.to_str().unwrap(),
+            "--index",
+            ix.to_str().unwrap(),
+        ],
+    );
+    assert!(err.contains("shallow clone"), "{err}");
+    assert!(out.contains("1 commits read"), "{out}");
+    let docs = documents(&t.0, &clone, &ix);
+    assert_eq!(docs["history"][0]["commit"]["id"], commits[2].as_str());
+}
+
+/// kill -9 while the history is read: the next index opens, goes on from
+/// the last commit recorded whole, and ends with the index an uninterrupted
+/// import makes.
+#[test]
+fn a_kill_in_the_middle_of_an_import_resumes_to_the_same_index() {
+    let t = TempDir::new("hist-kill");
+    let git = Git::init(&t.0.join("repo"));
+    for c in 0..120u64 {
+        for p in 0..3 {
+            git.write(&format!("p{}.md", (c + p) % 40), text(c * 7 + p, 400));
+        }
+        git.commit(&format!("c{c}"));
+    }
+    let root = git.dir.to_str().unwrap().to_string();
+    let whole = t.0.join("whole");
+    ok(&t.0, &["index", &root, "--index", whole.to_str().unwrap()]);
+    let expected = documents(&t.0, &git.dir, &whole);
+    let mut killed = 0;
+    for delay_ms in [30, 120, 400] {
+        let ix = t.0.join(format!("killed-{delay_ms}"));
+        let mut child = command(&t.0, &["index", &root, "--index", ix.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        use std::os::unix::process::ExitStatusExt;
+        killed += u32::from(child.wait().unwrap().signal() == Some(9));
+        let mut got = documents(&t.0, &git.dir, &ix);
+        let mut want = expected.clone();
+        for v in [&mut got, &mut want] {
+            let o = v.as_object_mut().unwrap();
+            for k in ["files_read", "texts_bytes", "history_bytes"] {
+                o.remove(k);
+            }
+            for row in o["history"].as_array_mut().unwrap() {
+                row.as_object_mut().unwrap().remove("seen_ms");
+            }
+        }
+        assert_eq!(got, want, "killed after {delay_ms} ms");
+    }
+    assert!(killed > 0, "every run ended before its kill");
+}
