@@ -4,11 +4,19 @@
 //! checkpoint of other settings or files is refused, not resumed.
 //!
 //! A file: the magic, the run's check, the epochs completed, the places
-//! (documents handed out or passed over) they hold, each a u64
-//! little-endian; then [`Shard::write_state`]'s bytes; then the XXH64 of
-//! everything before it. A torn or damaged file fails its hash: the caller
-//! falls back to an earlier epoch.
+//! (documents handed out or passed over) they hold, whether the shard had
+//! evicted by then (0 or 1), each a u64 little-endian; then
+//! [`Shard::write_state`]'s bytes; then the XXH64 of everything before it.
+//! A torn or damaged file fails its hash: the caller falls back to an
+//! earlier epoch.
+//!
+//! Which epochs: the first epoch end at or past each multiple of
+//! [`Checkpoints::every`] places ([`is_due`]). Epochs end at the same
+//! places in every process and in every run of the same settings and files
+//! (over many processes, every so many places; in one, every so many
+//! units), so a run resumed from a checkpoint writes the same ones after it.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -16,20 +24,36 @@ use std::path::{Path, PathBuf};
 use lineage_core::fsio::xxh64::xxh64;
 use lineage_origin::table::Shard;
 
-/// Where and how often a run checkpoints.
+use crate::resume::{Held, Point};
+
+/// Where and how often a run checkpoints, and whether it resumes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checkpoints {
     /// The folder the files go to (never inside the run's root: the
     /// caller's to ensure).
     pub dir: PathBuf,
-    /// Every this many epochs (at least one).
+    /// A checkpoint at the first epoch end at or past each multiple of this
+    /// many places (documents handed out or passed over; at least one).
     pub every: u64,
     /// The run's settings and files, as [`crate::Cluster::check`] holds them.
     pub check: u64,
+    /// Continue from the newest epoch every process holds whole
+    /// ([`crate::SplitPass::resumed`] says which), instead of from the
+    /// start (then this process's old checkpoints are removed first).
+    pub resume: bool,
+    /// The epochs at which the caller holds a part of the run of its own
+    /// (process 0: the report so far), besides the start; `None`: the
+    /// caller keeps nothing, any epoch will do.
+    pub caller_holds: Option<Vec<Point>>,
 }
 
-const MAGIC: &[u8; 16] = b"lineage-ckpt/1\0\0";
-const HEADER: usize = 16 + 3 * 8;
+const MAGIC: &[u8; 16] = b"lineage-ckpt/2\0\0";
+const HEADER: usize = 16 + 4 * 8;
+
+/// How many checkpoints each shard keeps: the newest three, so that
+/// processes an epoch or two apart (one killed while the others wrote
+/// theirs) still hold one in common.
+pub(crate) const KEEP: usize = 3;
 
 /// Why a checkpoint could not be read.
 #[derive(Debug)]
@@ -53,6 +77,14 @@ impl std::fmt::Display for CheckpointError {
     }
 }
 
+/// Whether the epoch that ends after `after` places, the one before it
+/// having ended after `before`, is one to checkpoint at: it is the first to
+/// reach a multiple of `every` places.
+pub(crate) fn is_due(every: u64, before: u64, after: u64) -> bool {
+    let every = every.max(1);
+    after / every > before / every
+}
+
 /// The file of the shard whose range starts at bucket `first`, at `epoch`.
 pub fn shard_path(dir: &Path, first: usize, epoch: u64) -> PathBuf {
     dir.join(format!("shard-{first}-e{epoch}.ckpt"))
@@ -63,7 +95,8 @@ pub fn shard_path(dir: &Path, first: usize, epoch: u64) -> PathBuf {
 pub fn write_shard(c: &Checkpoints, epoch: u64, places: u64, shard: &Shard) -> io::Result<PathBuf> {
     let mut bytes = Vec::with_capacity(HEADER + 4096);
     bytes.extend_from_slice(MAGIC);
-    for w in [c.check, epoch, places] {
+    let evicted = u64::from(shard.counters().evictions > 0);
+    for w in [c.check, epoch, places, evicted] {
         bytes.extend_from_slice(&w.to_le_bytes());
     }
     shard.write_state(&mut bytes)?;
@@ -81,13 +114,13 @@ pub fn write_shard(c: &Checkpoints, epoch: u64, places: u64, shard: &Shard) -> i
     Ok(path)
 }
 
-/// Read the checkpoint at `path` into `shard` (fresh from the run's split):
-/// the places its epochs hold.
-pub fn read_shard(c: &Checkpoints, path: &Path, shard: &mut Shard) -> Result<u64, CheckpointError> {
+/// The checkpoint at `path`, whole and of this run: its header's point,
+/// and the bytes of the shard's state.
+fn verified(c: &Checkpoints, path: &Path) -> Result<(Point, Vec<u8>), CheckpointError> {
     let unusable = |why: &dyn std::fmt::Display| {
         CheckpointError::Unusable(format!("checkpoint {}: {why}", path.display()))
     };
-    let bytes = fs::read(path).map_err(|e| unusable(&e))?;
+    let mut bytes = fs::read(path).map_err(|e| unusable(&e))?;
     if bytes.len() < HEADER + 8 || &bytes[..16] != MAGIC {
         return Err(unusable(&"not a checkpoint, or torn"));
     }
@@ -99,10 +132,24 @@ pub fn read_shard(c: &Checkpoints, path: &Path, shard: &mut Shard) -> Result<u64
     if word(16) != c.check {
         return Err(CheckpointError::Foreign(path.to_path_buf()));
     }
+    let point = Point {
+        epoch: word(24),
+        places: word(32),
+        evicted: word(40) != 0,
+    };
+    bytes.truncate(bytes.len() - 8);
+    bytes.drain(..HEADER);
+    Ok((point, bytes))
+}
+
+/// Read the checkpoint at `path` into `shard` (fresh from the run's split):
+/// the places its epochs hold.
+pub fn read_shard(c: &Checkpoints, path: &Path, shard: &mut Shard) -> Result<u64, CheckpointError> {
+    let (point, state) = verified(c, path)?;
     shard
-        .read_state(&mut &body[HEADER..])
-        .map_err(|e| unusable(&e))?;
-    Ok(word(32))
+        .read_state(&mut &state[..])
+        .map_err(|e| CheckpointError::Unusable(format!("checkpoint {}: {e}", path.display())))?;
+    Ok(point.places)
 }
 
 /// The epoch of a checkpoint file's name, if it is one of `first`'s.
@@ -111,4 +158,103 @@ pub fn epoch_of(name: &str, first: usize) -> Option<u64> {
         .strip_suffix(".ckpt")?
         .parse()
         .ok()
+}
+
+/// The epochs of the files of shard `first` in `dir`, whatever they hold.
+fn named(dir: &Path, first: usize) -> io::Result<Vec<u64>> {
+    let mut epochs = Vec::new();
+    for e in fs::read_dir(dir)? {
+        if let Some(epoch) = e?.file_name().to_str().and_then(|n| epoch_of(n, first)) {
+            epochs.push(epoch);
+        }
+    }
+    epochs.sort_unstable();
+    Ok(epochs)
+}
+
+/// The epochs at which this process holds every one of its shards (those
+/// starting at `firsts`) whole: each epoch whose files all read back, with
+/// its places and whether any of them had evicted. The start (epoch 0)
+/// counts while no shard has written more than [`KEEP`] files, none then
+/// removed: a process that has removed some holds only its newest ones, so
+/// that one that lost its folder is not taken, silently, for one that
+/// holds the start. A torn or damaged file is passed over (an earlier
+/// epoch's will do); one of another run is an error.
+pub(crate) fn held(c: &Checkpoints, firsts: &[usize]) -> Result<Held, CheckpointError> {
+    let mut common: Option<BTreeMap<u64, Point>> = None;
+    let mut removed_some = false;
+    for &first in firsts {
+        let epochs = named(&c.dir, first).map_err(|e| {
+            CheckpointError::Unusable(format!("checkpoint folder {}: {e}", c.dir.display()))
+        })?;
+        removed_some |= epochs.len() >= KEEP;
+        let mut whole = BTreeMap::new();
+        for epoch in epochs {
+            match verified(c, &shard_path(&c.dir, first, epoch)) {
+                Ok((p, _)) if p.epoch == epoch => {
+                    whole.insert(epoch, p);
+                }
+                Ok(_) | Err(CheckpointError::Unusable(_)) => {}
+                Err(e @ CheckpointError::Foreign(_)) => return Err(e),
+            }
+        }
+        common = Some(match common {
+            None => whole,
+            Some(before) => before
+                .into_iter()
+                .filter_map(|(e, p)| {
+                    let q = whole.get(&e)?;
+                    let both = Point {
+                        evicted: p.evicted || q.evicted,
+                        ..p
+                    };
+                    (q.places == p.places).then_some((e, both))
+                })
+                .collect(),
+        });
+    }
+    let Some(mut points) = common else {
+        // No shard here (more processes than the table has ranges): any
+        // epoch will do.
+        return Ok(Held::Any);
+    };
+    if !removed_some {
+        points.insert(0, Point::START);
+    }
+    Ok(Held::Points(points.into_values().collect()))
+}
+
+/// Remove shard `first`'s checkpoint files: all (`after: None`), or those
+/// of epochs past `after` (a resumed run writes them again).
+pub(crate) fn remove(dir: &Path, first: usize, after: Option<u64>) {
+    for epoch in named(dir, first).unwrap_or_default() {
+        if after.is_none_or(|a| epoch > a) {
+            let _ = fs::remove_file(shard_path(dir, first, epoch));
+        }
+    }
+}
+
+/// The epochs of shard `first`'s files up to `upto`, oldest first: those
+/// it keeps as it goes on writing.
+pub(crate) fn kept(dir: &Path, first: usize, upto: u64) -> Vec<u64> {
+    let mut epochs = named(dir, first).unwrap_or_default();
+    epochs.retain(|&e| e <= upto && e > 0);
+    epochs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_due;
+
+    /// A checkpoint at the first epoch end at or past each multiple.
+    #[test]
+    fn checkpoints_fall_at_the_first_epoch_end_past_each_multiple() {
+        assert!(is_due(10, 0, 10));
+        assert!(!is_due(10, 0, 9));
+        assert!(is_due(10, 9, 12));
+        assert!(!is_due(10, 10, 19));
+        assert!(is_due(10, 19, 45), "past several multiples: one");
+        assert!(is_due(1, 4, 5), "every epoch");
+        assert!(is_due(0, 4, 5), "zero is one");
+    }
 }

@@ -7,8 +7,10 @@
 //! process and accepts every later one, each pair first trading a hello
 //! (the format's name, the process's number, the number of processes, a
 //! check every process must share: the settings and the list of files, and
-//! which of the pair's two connections it opens), within a deadline. The
-//! first connection goes to timely as it is; the second carries heartbeats.
+//! which of the pair's two connections it opens, and, for a resumed run, the
+//! epochs it holds checkpoints of: [`crate::resume`]), within a deadline.
+//! The first connection goes to timely as it is; the second carries
+//! heartbeats.
 //!
 //! timely sends nothing while its workers wait (a process reading a large
 //! file, or process 0 writing to a slow reader), so silence on its
@@ -30,6 +32,7 @@ use timely::communication::allocator::zero_copy::initialize::initialize_networki
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 
 use super::SplitError;
+use crate::resume::{self, Held, Point};
 
 /// The processes of a run, and this one's place among them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,8 +88,8 @@ impl Cluster {
 }
 
 /// The first bytes of every hello: the format of the connection.
-const MAGIC: &[u8; 16] = b"lineage-split/2\0";
-const HELLO: usize = 16 + 4 * 8;
+const MAGIC: &[u8; 16] = b"lineage-split/3\0";
+const HELLO: usize = 16 + (4 + resume::WORDS) * 8;
 
 /// Which of a pair's two connections a hello opens: timely's, then the
 /// heartbeats'.
@@ -100,6 +103,8 @@ struct Hello {
     processes: u64,
     check: u64,
     channel: u64,
+    /// The epochs it holds, as [`Held::words`] writes them.
+    held: [u64; resume::WORDS],
 }
 
 impl Hello {
@@ -110,6 +115,9 @@ impl Hello {
         b[24..32].copy_from_slice(&self.processes.to_le_bytes());
         b[32..40].copy_from_slice(&self.check.to_le_bytes());
         b[40..48].copy_from_slice(&self.channel.to_le_bytes());
+        for (i, w) in self.held.iter().enumerate() {
+            b[48 + 8 * i..56 + 8 * i].copy_from_slice(&w.to_le_bytes());
+        }
         b
     }
 
@@ -124,13 +132,18 @@ impl Hello {
             w.copy_from_slice(&b[at..at + 8]);
             u64::from_le_bytes(w)
         };
+        let mut held = [0u64; resume::WORDS];
+        for (i, w) in held.iter_mut().enumerate() {
+            *w = word(48 + 8 * i);
+        }
         Ok(Some(Hello {
             process: word(16),
             processes: word(24),
             check: word(32),
             channel: word(40),
+            held,
         })
-        .filter(|h| h.channel <= BEAT))
+        .filter(|h| h.channel <= BEAT && Held::of_words(&h.held).is_some()))
     }
 }
 
@@ -175,14 +188,24 @@ struct Pair {
 }
 
 /// Connect this process to every other one, or say which could not be
-/// reached in time.
-fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
+/// reached in time; what every process holds (this one's is `held`).
+fn connect(c: &Cluster, held: &Held) -> Result<(Vec<Option<Pair>>, Vec<Held>), SplitError> {
     let (me, n) = (c.process, c.hosts.len());
     let mine = |channel| Hello {
         process: me as u64,
         processes: n as u64,
         check: c.check,
         channel,
+        held: held.words(),
+    };
+    let mut helds = vec![Held::Any; n];
+    helds[me] = held.clone();
+    let mut heard = |h: Option<Hello>| {
+        if let Some(h) = h.filter(|h| h.channel == DATA)
+            && let Some(held) = Held::of_words(&h.held)
+        {
+            helds[h.process as usize] = held;
+        }
     };
     let deadline = Instant::now() + c.wait;
     let left = || deadline.saturating_duration_since(Instant::now());
@@ -233,6 +256,7 @@ fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
             if hello.is_some_and(|h| h.channel != channel || h.process != i as u64) {
                 return Err(refused(c, i, "not the process its host file names"));
             }
+            heard(hello);
             pair[channel as usize] = Some(started(c, i, s, channel)?);
         }
     }
@@ -259,6 +283,7 @@ fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
                 s.write_all(&mine(channel).bytes())
                     .map_err(|e| refused(c, from, format!("no hello: {e}")))?;
                 agree(c, from, hello)?;
+                heard(hello);
                 sockets[from][channel as usize] = Some(started(c, from, s, channel)?);
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -277,7 +302,7 @@ fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
             Err(e) => return Err(refused(c, me, format!("cannot accept: {e}"))),
         }
     }
-    Ok(sockets
+    let pairs = sockets
         .into_iter()
         .map(|[data, beat]| {
             Some(Pair {
@@ -285,7 +310,8 @@ fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
                 beat: beat?,
             })
         })
-        .collect())
+        .collect();
+    Ok((pairs, helds))
 }
 
 /// A connection agreed on, set for its use: timely's blocks on reads (a
@@ -397,11 +423,24 @@ fn keepalive(_: &TcpStream) -> io::Result<()> {
 
 /// timely's allocators for `threads` workers of this process, over the
 /// connections to every other one; what holds their network threads.
+pub(crate) type Allocators = (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>);
+
+/// [`Allocators`] for `threads` workers of this process, and the epoch
+/// every process continues from (this one holds `held`): the newest all
+/// of them hold ([`resume::newest_common`]).
 pub(crate) fn allocators(
     c: &Cluster,
     threads: usize,
-) -> Result<(Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>), SplitError> {
-    let pairs = connect(c)?;
+    held: &Held,
+) -> Result<(Allocators, Point), SplitError> {
+    let (pairs, helds) = connect(c, held)?;
+    let name = |i: usize| {
+        let host = c.hosts.get(i).map_or("?", String::as_str);
+        format!("process {i} ({host})")
+    };
+    // Every process has every hello: each finds the same epoch, or fails
+    // with the same line.
+    let from = resume::newest_common(&helds, &name).map_err(SplitError::Resume)?;
     name_losses(c.progress_timeout);
     let mut sockets = Vec::with_capacity(pairs.len());
     for (i, pair) in pairs.into_iter().enumerate() {
@@ -423,10 +462,8 @@ pub(crate) fn allocators(
     let (builders, guard) =
         initialize_networking_from_sockets(local, sockets, c.process, threads, hooks)
             .map_err(|e| SplitError::Connect(e.to_string()))?;
-    Ok((
-        builders.into_iter().map(AllocatorBuilder::Tcp).collect(),
-        Box::new(guard),
-    ))
+    let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
+    Ok(((builders, Box::new(guard)), from))
 }
 
 /// The first connection lost: the process at its other end, and why.
