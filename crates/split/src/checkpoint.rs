@@ -10,6 +10,11 @@
 //! A torn or damaged file fails its hash: the caller falls back to an
 //! earlier epoch.
 //!
+//! Every file of the folder named `*.ckpt` begins alike, shards' and the
+//! caller's own (process 0's report so far): 16 bytes of magic, then the
+//! run's check. So a resume refuses a folder that holds any of another
+//! run, whatever its name, and a fresh run removes them.
+//!
 //! Which epochs: the first epoch end at or past each multiple of
 //! [`Checkpoints::every`] places ([`is_due`]). Epochs end at the same
 //! places in every process and in every run of the same settings and files
@@ -160,16 +165,52 @@ pub fn epoch_of(name: &str, first: usize) -> Option<u64> {
         .ok()
 }
 
-/// The epochs of the files of shard `first` in `dir`, whatever they hold.
+/// The epochs of the files of shard `first` in `dir`, whatever they hold;
+/// a temp file of its left by a process killed mid-write is removed.
 fn named(dir: &Path, first: usize) -> io::Result<Vec<u64>> {
     let mut epochs = Vec::new();
     for e in fs::read_dir(dir)? {
-        if let Some(epoch) = e?.file_name().to_str().and_then(|n| epoch_of(n, first)) {
+        let e = e?;
+        let name = e.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if let Some(epoch) = epoch_of(name, first) {
             epochs.push(epoch);
+        } else if name
+            .strip_suffix(".tmp")
+            .and_then(|n| epoch_of(n, first))
+            .is_some()
+        {
+            let _ = fs::remove_file(e.path());
         }
     }
     epochs.sort_unstable();
     Ok(epochs)
+}
+
+/// The `*.ckpt` files in `dir` whose header names another check than
+/// `check`: another run's (other settings or files). One too short for a
+/// header is torn, not another run's.
+pub(crate) fn foreign_in(dir: &Path, check: u64) -> Vec<PathBuf> {
+    use std::io::Read;
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut foreign = Vec::new();
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.extension().is_none_or(|x| x != "ckpt") {
+            continue;
+        }
+        let mut head = [0u8; 24];
+        let read = fs::File::open(&path).and_then(|mut f| f.read_exact(&mut head));
+        if read.is_ok() && head[16..24] != check.to_le_bytes() {
+            foreign.push(path);
+        }
+    }
+    foreign.sort();
+    foreign
 }
 
 /// The epochs at which this process holds every one of its shards (those
@@ -181,6 +222,9 @@ fn named(dir: &Path, first: usize) -> io::Result<Vec<u64>> {
 /// holds the start. A torn or damaged file is passed over (an earlier
 /// epoch's will do); one of another run is an error.
 pub(crate) fn held(c: &Checkpoints, firsts: &[usize]) -> Result<Held, CheckpointError> {
+    if let Some(path) = foreign_in(&c.dir, c.check).into_iter().next() {
+        return Err(CheckpointError::Foreign(path));
+    }
     let mut common: Option<BTreeMap<u64, Point>> = None;
     let mut removed_some = false;
     for &first in firsts {

@@ -1125,6 +1125,9 @@ fn held_here(
         for &first in &firsts {
             checkpoint::remove(&c.dir, first, None);
         }
+        for path in checkpoint::foreign_in(&c.dir, c.check) {
+            let _ = std::fs::remove_file(path);
+        }
     }
     let Some(c) = c.filter(|c| c.resume) else {
         return Ok((Held::Points(vec![Point::START]), None));
