@@ -55,10 +55,28 @@ pub struct Checkpoints {
 const MAGIC: &[u8; 16] = b"lineage-ckpt/2\0\0";
 const HEADER: usize = 16 + 4 * 8;
 
-/// How many checkpoints each shard keeps: the newest three, so that
-/// processes an epoch or two apart (one killed while the others wrote
-/// theirs) still hold one in common.
+/// How many checkpoints each shard keeps at least: the newest three, so
+/// that processes an epoch or two apart (one killed while the others wrote
+/// theirs) still hold one in common ([`prunes`] keeps more where they are
+/// close together).
 pub(crate) const KEEP: usize = 3;
+
+/// Whether a shard that keeps the checkpoints of epochs `kept` (oldest
+/// first) removes its oldest, in a run of `window` epochs in flight.
+///
+/// Beyond the newest [`KEEP`], every one of the last `2 (window + 1)`
+/// epochs is kept too. The caller's own part (process 0's report) can be
+/// behind the shards: stalled (a slow reader of the report), it stops
+/// ending epochs, but the shards go on through the `window` epochs it has
+/// ended, and its newest mark can be a checkpoint older still. Three
+/// checkpoints every epoch would then all be newer than its newest;
+/// checkpoints as far apart as the window and more span it with three.
+pub(crate) fn prunes(kept: &[u64], window: usize) -> bool {
+    let (Some(&oldest), Some(&newest)) = (kept.first(), kept.last()) else {
+        return false;
+    };
+    kept.len() > KEEP && oldest + 2 * (window as u64 + 1) < newest
+}
 
 /// Why a checkpoint could not be read.
 #[derive(Debug)]
@@ -289,6 +307,18 @@ pub(crate) fn kept(dir: &Path, first: usize, upto: u64) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::is_due;
+
+    /// The newest three, and every one of the last 2 (window + 1) epochs.
+    #[test]
+    fn a_shard_keeps_three_checkpoints_and_the_windows_worth() {
+        use super::prunes;
+        assert!(!prunes(&[10, 20, 30], 4));
+        assert!(prunes(&[10, 20, 30, 40], 4));
+        assert!(!prunes(&[1, 2, 3, 4], 4), "close together: kept");
+        assert!(!prunes(&(1..=11).collect::<Vec<_>>(), 4));
+        assert!(prunes(&(1..=12).collect::<Vec<_>>(), 4));
+        assert!(!prunes(&[], 4));
+    }
 
     /// A checkpoint at the first epoch end at or past each multiple.
     #[test]

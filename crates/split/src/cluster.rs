@@ -89,7 +89,9 @@ impl Cluster {
 
 /// The first bytes of every hello: the format of the connection.
 const MAGIC: &[u8; 16] = b"lineage-split/3\0";
-const HELLO: usize = 16 + (4 + resume::WORDS) * 8;
+/// The fixed part: the magic, then process, processes, check, channel and
+/// the first word of the epochs held, which says how many words follow.
+const HELLO: usize = 16 + 5 * 8;
 
 /// Which of a pair's two connections a hello opens: timely's, then the
 /// heartbeats'.
@@ -97,26 +99,24 @@ const DATA: u64 = 0;
 const BEAT: u64 = 1;
 
 /// How a process says who it is.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 struct Hello {
     process: u64,
     processes: u64,
     check: u64,
     channel: u64,
     /// The epochs it holds, as [`Held::words`] writes them.
-    held: [u64; resume::WORDS],
+    held: Vec<u64>,
 }
 
 impl Hello {
-    fn bytes(self) -> [u8; HELLO] {
-        let mut b = [0u8; HELLO];
-        b[..16].copy_from_slice(MAGIC);
-        b[16..24].copy_from_slice(&self.process.to_le_bytes());
-        b[24..32].copy_from_slice(&self.processes.to_le_bytes());
-        b[32..40].copy_from_slice(&self.check.to_le_bytes());
-        b[40..48].copy_from_slice(&self.channel.to_le_bytes());
-        for (i, w) in self.held.iter().enumerate() {
-            b[48 + 8 * i..56 + 8 * i].copy_from_slice(&w.to_le_bytes());
+    fn bytes(&self) -> Vec<u8> {
+        let mut b = MAGIC.to_vec();
+        for w in [self.process, self.processes, self.check, self.channel] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        for w in &self.held {
+            b.extend_from_slice(&w.to_le_bytes());
         }
         b
     }
@@ -127,20 +127,24 @@ impl Hello {
         if &b[..16] != MAGIC {
             return Ok(None);
         }
-        let word = |at: usize| {
+        let word = |b: &[u8], at: usize| {
             let mut w = [0u8; 8];
             w.copy_from_slice(&b[at..at + 8]);
             u64::from_le_bytes(w)
         };
-        let mut held = [0u64; resume::WORDS];
-        for (i, w) in held.iter_mut().enumerate() {
-            *w = word(48 + 8 * i);
-        }
+        let first = word(&b, 48);
+        let Some(after) = Held::words_after(first) else {
+            return Ok(None);
+        };
+        let mut rest = vec![0u8; 8 * after];
+        s.read_exact(&mut rest)?;
+        let mut held = vec![first];
+        held.extend((0..after).map(|i| word(&rest, 8 * i)));
         Ok(Some(Hello {
-            process: word(16),
-            processes: word(24),
-            check: word(32),
-            channel: word(40),
+            process: word(&b, 16),
+            processes: word(&b, 24),
+            check: word(&b, 32),
+            channel: word(&b, 40),
             held,
         })
         .filter(|h| h.channel <= BEAT && Held::of_words(&h.held).is_some()))
@@ -156,7 +160,7 @@ fn refused(c: &Cluster, other: usize, why: impl std::fmt::Display) -> SplitError
 }
 
 /// Check the hello `got` from process `from` against this process's.
-fn agree(c: &Cluster, from: usize, got: Option<Hello>) -> Result<(), SplitError> {
+fn agree(c: &Cluster, from: usize, got: Option<&Hello>) -> Result<(), SplitError> {
     let Some(got) = got else {
         return Err(refused(c, from, "not a lineage process of this version"));
     };
@@ -252,8 +256,8 @@ fn connect(c: &Cluster, held: &Held) -> Result<(Vec<Option<Pair>>, Vec<Held>), S
                 Hello::read(&mut s)
             })()
             .map_err(|e| refused(c, i, format!("no hello: {e}")))?;
-            agree(c, i, hello)?;
-            if hello.is_some_and(|h| h.channel != channel || h.process != i as u64) {
+            agree(c, i, hello.as_ref())?;
+            if (hello.as_ref()).is_some_and(|h| h.channel != channel || h.process != i as u64) {
                 return Err(refused(c, i, "not the process its host file names"));
             }
             heard(hello);
@@ -274,15 +278,15 @@ fn connect(c: &Cluster, held: &Held) -> Result<(Vec<Option<Pair>>, Vec<Held>), S
                 let Ok(hello) = Hello::read(&mut s) else {
                     continue;
                 };
-                let (from, channel) =
-                    hello.map_or((usize::MAX, DATA), |h| (h.process as usize, h.channel));
+                let (from, channel) = (hello.as_ref())
+                    .map_or((usize::MAX, DATA), |h| (h.process as usize, h.channel));
                 if from <= me || from >= n || sockets[from][channel as usize].is_some() {
                     continue;
                 }
                 // Answered first, so that both ends say what differs.
                 s.write_all(&mine(channel).bytes())
                     .map_err(|e| refused(c, from, format!("no hello: {e}")))?;
-                agree(c, from, hello)?;
+                agree(c, from, hello.as_ref())?;
                 heard(hello);
                 sockets[from][channel as usize] = Some(started(c, from, s, channel)?);
             }

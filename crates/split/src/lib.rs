@@ -720,6 +720,7 @@ impl<T: Payload> Dataflow<T> {
         let (p, g) = (progress.clone(), gathered.clone());
         let many = options.cluster.is_some();
         let checkpoints = options.checkpoints.clone();
+        let window = options.window;
         let func = move |worker: &mut Worker| {
             let local = worker.index() % workers;
             let shard = take(&shards, local);
@@ -742,6 +743,7 @@ impl<T: Payload> Dataflow<T> {
                 progress: p.clone(),
                 checkpoints: checkpoints.clone(),
                 from,
+                window,
             };
             let shard = w.run(worker, shard, rx, tx, view);
             if many {
@@ -1316,6 +1318,8 @@ struct Work {
     checkpoints: Option<Checkpoints>,
     /// Where the run continues from.
     from: Point,
+    /// Epochs in flight at most ([`Options::window`]).
+    window: usize,
 }
 
 impl Work {
@@ -1338,6 +1342,7 @@ impl Work {
             progress,
             checkpoints,
             from,
+            window,
         } = self;
         // The epochs to checkpoint at, by the count of epochs completed, with
         // the places they hold: learned as each epoch ends (the caller's
@@ -1405,7 +1410,7 @@ impl Work {
                                     u.get_or_insert_with(|| e.to_string());
                                 }
                                 kept.push_back(epoch);
-                                while kept.len() > checkpoint::KEEP {
+                                while checkpoint::prunes(kept.make_contiguous(), window) {
                                     if let Some(old) = kept.pop_front() {
                                         let _ = std::fs::remove_file(checkpoint::shard_path(
                                             &c.dir,

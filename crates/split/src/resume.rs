@@ -36,11 +36,9 @@ pub(crate) enum Held {
     Foreign,
 }
 
-/// Epochs one hello carries at most: a shard's [`crate::checkpoint::KEEP`]
-/// and the start.
-const SLOTS: usize = crate::checkpoint::KEEP + 1;
-/// Words [`Held::words`] takes: a count (or a tag), then two a point.
-pub(crate) const WORDS: usize = 1 + 2 * SLOTS;
+/// Epochs one hello carries at most, the newest: more than a shard keeps
+/// ([`crate::checkpoint::prunes`]) under any window but a huge one.
+pub(crate) const MOST: usize = 64;
 const ANY: u64 = u64::MAX;
 const FOREIGN: u64 = u64::MAX - 1;
 const EVICTED: u64 = 1 << 63;
@@ -68,30 +66,44 @@ impl Held {
         }
     }
 
-    /// As a hello carries it: the newest [`SLOTS`] epochs at most.
-    pub(crate) fn words(&self) -> [u64; WORDS] {
-        let mut w = [0u64; WORDS];
+    /// As a hello carries it: a count (or a tag), then two words a point,
+    /// the newest [`MOST`] at most.
+    pub(crate) fn words(&self) -> Vec<u64> {
         match self {
-            Held::Any => w[0] = ANY,
-            Held::Foreign => w[0] = FOREIGN,
+            Held::Any => vec![ANY],
+            Held::Foreign => vec![FOREIGN],
             Held::Points(points) => {
-                let newest = &points[points.len().saturating_sub(SLOTS)..];
-                w[0] = newest.len() as u64;
-                for (i, p) in newest.iter().enumerate() {
-                    w[1 + 2 * i] = p.epoch;
-                    w[2 + 2 * i] = p.places | if p.evicted { EVICTED } else { 0 };
+                let newest = &points[points.len().saturating_sub(MOST)..];
+                let mut w = vec![newest.len() as u64];
+                for p in newest {
+                    w.push(p.epoch);
+                    w.push(p.places | if p.evicted { EVICTED } else { 0 });
                 }
+                w
             }
         }
-        w
     }
 
-    /// A hello's words back (`None`: not a count or a tag).
+    /// How many words follow a hello's first one, `None` if it is neither
+    /// a count nor a tag.
+    pub(crate) fn words_after(first: u64) -> Option<usize> {
+        match first {
+            ANY | FOREIGN => Some(0),
+            n if n as usize <= MOST => Some(2 * n as usize),
+            _ => None,
+        }
+    }
+
+    /// A hello's words back (`None`: not a count or a tag, or short).
     pub(crate) fn of_words(w: &[u64]) -> Option<Held> {
-        match *w.first()? {
+        let first = *w.first()?;
+        if w.len() != 1 + Held::words_after(first)? {
+            return None;
+        }
+        match first {
             ANY => Some(Held::Any),
             FOREIGN => Some(Held::Foreign),
-            n if n as usize <= SLOTS && w.len() >= WORDS => Some(Held::Points(
+            n => Some(Held::Points(
                 (0..n as usize)
                     .map(|i| Point {
                         epoch: w[1 + 2 * i],
@@ -100,7 +112,6 @@ impl Held {
                     })
                     .collect(),
             )),
-            _ => None,
         }
     }
 
@@ -244,12 +255,13 @@ mod tests {
         ] {
             assert_eq!(Held::of_words(&h.words()), Some(h));
         }
-        let many = Held::Points((0..8).map(at).collect());
+        let many = Held::Points((0..100).map(at).collect());
         assert_eq!(
             Held::of_words(&many.words()),
-            Some(Held::Points((4..8).map(at).collect()))
+            Some(Held::Points((100 - MOST as u64..100).map(at).collect()))
         );
-        assert_eq!(Held::of_words(&[9, 0, 0]), None);
+        assert_eq!(Held::of_words(&[2, 0, 0]), None, "short");
+        assert_eq!(Held::of_words(&[1000]), None);
     }
 
     /// The caller's own part (process 0's report) narrows what its shards

@@ -572,8 +572,9 @@ proptest::proptest! {
 
 /// Each checkpoint the split pass writes holds, shard by shard, the table
 /// the sequential pass has after the places it names: read back into a
-/// fresh split and joined, byte for byte. The newest three are kept; a
-/// torn one and one of another run are refused.
+/// fresh split and joined, byte for byte. The newest three are kept (and
+/// any within twice the window); a torn one and one of another run are
+/// refused.
 #[test]
 fn checkpoints_hold_the_sequential_passs_table_at_their_epoch() {
     use lineage_split::{CheckpointError, Checkpoints, epoch_of, read_shard, shard_path};
@@ -624,10 +625,13 @@ fn checkpoints_hold_the_sequential_passs_table_at_their_epoch() {
             .collect();
         epochs.sort_unstable();
         assert!(epochs.len() >= 2, "{eviction:?}: epochs {epochs:?}");
+        // The newest three, and any of the last 2 (window + 1) epochs.
+        let newest = *epochs.last().unwrap();
         assert!(
-            epochs.len() <= 3,
-            "{eviction:?}: the newest three: {epochs:?}"
+            epochs.len() <= 3 || epochs[0] + 2 * 3 >= newest,
+            "{eviction:?}: the newest three and the window's: {epochs:?}"
         );
+        assert!(epochs.len() >= 3.min(newest as usize), "{epochs:?}");
         let mut at = Vec::new();
         for &e in &epochs {
             let mut shards = fresh().split(2).unwrap();
