@@ -832,7 +832,8 @@ fn a_run_killed_anywhere_resumes_to_the_uninterrupted_report() {
 /// process: they agree with each other, not with their checkpoints) are
 /// refused by every process, each in one line; a torn newest checkpoint
 /// falls back to the one before it, with the same report; where no epoch
-/// is held by both (one process's folder lost), both say so.
+/// is held by both (one process started without --resume, or its folder
+/// lost), both say so, and a mistaken start leaves the checkpoints be.
 #[test]
 fn foreign_torn_and_lost_checkpoints_are_refused_or_fall_back() {
     let r = Resumable::new(&["--json"]);
@@ -876,8 +877,23 @@ fn foreign_torn_and_lost_checkpoints_are_refused_or_fall_back() {
     assert!(at > 0 && at < newest, "epoch {at}, torn {newest}");
     assert!(a.stdout == r.alone(), "the report differs");
 
-    // Process 1's folder lost: it holds only the start, which process 0
-    // (past its third checkpoint) no longer does.
+    // Process 1 started without --resume by mistake: it holds only the
+    // start, which process 0 (past its third checkpoint) no longer does;
+    // both refuse, and process 1 keeps its files for the next try.
+    killed_late();
+    for out in r.run(&[&["--resume"], &[]]) {
+        let line = fails_with_one_line(&out);
+        assert!(
+            line.contains("no checkpoint that every process holds"),
+            "{line}"
+        );
+    }
+    let [a, b] = r.run(&[&["--resume"], &["--resume"]]);
+    assert!(a.status.success() && b.status.success(), "{a:?} {b:?}");
+    assert!(resumed_at(&a) > 0);
+    assert!(a.stdout == r.alone(), "the report differs");
+
+    // Process 1's folder lost: the same, said plainly.
     killed_late();
     std::fs::remove_dir_all(r.folder(1)).unwrap();
     for out in r.run(&[&["--resume"], &["--resume"]]) {

@@ -478,7 +478,7 @@ pub(crate) fn lost(c: &Cluster) -> Option<String> {
     let lost = LOST.lock().unwrap_or_else(PoisonError::into_inner);
     lost.as_ref().map(|(i, why)| {
         format!(
-            "lost process {i} ({}): {why}; a run over many processes has no fault tolerance: start every process again",
+            "lost process {i} ({}): {why}; a run over many processes has no fault tolerance: start every process again (with --resume to go on from the last checkpoint, where they had --checkpoint-dir)",
             c.hosts.get(*i).map_or("?", String::as_str)
         )
     })

@@ -1121,16 +1121,6 @@ fn held_here(
     shards: &[Option<Shard>],
 ) -> Result<(Held, Option<CheckpointError>), SplitError> {
     let firsts: Vec<usize> = shards.iter().flatten().map(|s| s.range().start).collect();
-    // A fresh run: this process's old checkpoints, of this run or another,
-    // would only mislead a later resume.
-    for c in c.iter().filter(|c| !c.resume) {
-        for &first in &firsts {
-            checkpoint::remove(&c.dir, first, None);
-        }
-        for path in checkpoint::foreign_in(&c.dir, c.check) {
-            let _ = std::fs::remove_file(path);
-        }
-    }
     let Some(c) = c.filter(|c| c.resume) else {
         return Ok((Held::Points(vec![Point::START]), None));
     };
@@ -1150,7 +1140,16 @@ fn held_here(
 
 /// This process's shards as their checkpoints at `from` hold them, and the
 /// files of later epochs removed: the run writes them again as it goes.
+/// Only once every process has agreed: a process started without
+/// `--resume` by mistake, and refused, keeps its files for the next try.
 fn restore(c: &Checkpoints, from: Point, shards: &mut [Option<Shard>]) -> Result<(), SplitError> {
+    // A fresh run: old checkpoints of another run would only mislead a
+    // later resume (this process's own go below).
+    if !c.resume {
+        for path in checkpoint::foreign_in(&c.dir, c.check) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
     for shard in shards.iter_mut().flatten() {
         let first = shard.range().start;
         if from.epoch > 0 {

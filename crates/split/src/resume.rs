@@ -172,8 +172,7 @@ pub(crate) fn newest_common(all: &[Held], name: &dyn Fn(usize) -> String) -> Res
             .map(|(i, h)| format!("{} holds {}", name(i), h.describe()))
             .collect();
         format!(
-            "no checkpoint that every process holds (each keeps its newest {}): {}; run every process without --resume to start over",
-            crate::checkpoint::KEEP,
+            "no checkpoint that every process holds (each keeps only its newest): {}; run every process without --resume to start over",
             each.join("; ")
         )
     })
