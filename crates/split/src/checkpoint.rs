@@ -4,8 +4,10 @@
 //! checkpoint of other settings or files is refused, not resumed.
 //!
 //! A file: the magic, the run's check, the epochs completed, the places
-//! (documents handed out or passed over) they hold, whether the shard had
-//! evicted by then (0 or 1), each a u64 little-endian; then
+//! (documents handed out or passed over) they hold, flags (1: the shard had
+//! evicted by then; 2: it has removed an earlier checkpoint by the time
+//! this one is its newest, so it no longer holds the start), each a u64
+//! little-endian; then
 //! [`Shard::write_state`]'s bytes; then the XXH64 of everything before it.
 //! A torn or damaged file fails its hash: the caller falls back to an
 //! earlier epoch.
@@ -113,13 +115,31 @@ pub fn shard_path(dir: &Path, first: usize, epoch: u64) -> PathBuf {
     dir.join(format!("shard-{first}-e{epoch}.ckpt"))
 }
 
+const EVICTED: u64 = 1;
+const PAST_START: u64 = 2;
+
 /// Write `shard`'s state after `epoch` epochs (`places` places) atomically:
 /// a temp file, synced, renamed over the name, and the folder synced.
-pub fn write_shard(c: &Checkpoints, epoch: u64, places: u64, shard: &Shard) -> io::Result<PathBuf> {
+/// `past_start`: the shard has removed an earlier checkpoint, or will once
+/// this one is written.
+pub fn write_shard(
+    c: &Checkpoints,
+    epoch: u64,
+    places: u64,
+    shard: &Shard,
+    past_start: bool,
+) -> io::Result<PathBuf> {
     let mut bytes = Vec::with_capacity(HEADER + 4096);
     bytes.extend_from_slice(MAGIC);
-    let evicted = u64::from(shard.counters().evictions > 0);
-    for w in [c.check, epoch, places, evicted] {
+    let mut flags = if shard.counters().evictions > 0 {
+        EVICTED
+    } else {
+        0
+    };
+    if past_start {
+        flags |= PAST_START;
+    }
+    for w in [c.check, epoch, places, flags] {
         bytes.extend_from_slice(&w.to_le_bytes());
     }
     shard.write_state(&mut bytes)?;
@@ -137,9 +157,15 @@ pub fn write_shard(c: &Checkpoints, epoch: u64, places: u64, shard: &Shard) -> i
     Ok(path)
 }
 
-/// The checkpoint at `path`, whole and of this run: its header's point,
-/// and the bytes of the shard's state.
-fn verified(c: &Checkpoints, path: &Path) -> Result<(Point, Vec<u8>), CheckpointError> {
+/// A checkpoint's header, read back.
+struct Head {
+    point: Point,
+    past_start: bool,
+}
+
+/// The checkpoint at `path`, whole and of this run: its header, and the
+/// bytes of the shard's state.
+fn verified(c: &Checkpoints, path: &Path) -> Result<(Head, Vec<u8>), CheckpointError> {
     let unusable = |why: &dyn std::fmt::Display| {
         CheckpointError::Unusable(format!("checkpoint {}: {why}", path.display()))
     };
@@ -155,24 +181,33 @@ fn verified(c: &Checkpoints, path: &Path) -> Result<(Point, Vec<u8>), Checkpoint
     if word(16) != c.check {
         return Err(CheckpointError::Foreign(path.to_path_buf()));
     }
-    let point = Point {
-        epoch: word(24),
-        places: word(32),
-        evicted: word(40) != 0,
+    let head = Head {
+        point: Point {
+            epoch: word(24),
+            places: word(32),
+            evicted: word(40) & EVICTED != 0,
+        },
+        past_start: word(40) & PAST_START != 0,
     };
     bytes.truncate(bytes.len() - 8);
     bytes.drain(..HEADER);
-    Ok((point, bytes))
+    Ok((head, bytes))
+}
+
+/// Whether shard `first`'s checkpoint at `epoch` says it no longer holds
+/// the start (a resumed run's shard goes on from there).
+pub(crate) fn past_start(c: &Checkpoints, first: usize, epoch: u64) -> bool {
+    verified(c, &shard_path(&c.dir, first, epoch)).is_ok_and(|(h, _)| h.past_start)
 }
 
 /// Read the checkpoint at `path` into `shard` (fresh from the run's split):
 /// the places its epochs hold.
 pub fn read_shard(c: &Checkpoints, path: &Path, shard: &mut Shard) -> Result<u64, CheckpointError> {
-    let (point, state) = verified(c, path)?;
+    let (head, state) = verified(c, path)?;
     shard
         .read_state(&mut &state[..])
         .map_err(|e| CheckpointError::Unusable(format!("checkpoint {}: {e}", path.display())))?;
-    Ok(point.places)
+    Ok(head.point.places)
 }
 
 /// The epoch of a checkpoint file's name, if it is one of `first`'s.
@@ -234,10 +269,9 @@ pub(crate) fn foreign_in(dir: &Path, check: u64) -> Vec<PathBuf> {
 /// The epochs at which this process holds every one of its shards (those
 /// starting at `firsts`) whole: each epoch whose files all read back, with
 /// its places and whether any of them had evicted. The start (epoch 0)
-/// counts while no shard has written more than [`KEEP`] files, none then
-/// removed: a process that has removed some holds only its newest ones, so
-/// that one that lost its folder is not taken, silently, for one that
-/// holds the start. A torn or damaged file is passed over (an earlier
+/// counts while no shard's files say it has removed one: a process that
+/// has holds only its newest ones, so that one that lost its folder is not
+/// taken, silently, for one that holds the start. A torn or damaged file is passed over (an earlier
 /// epoch's will do); one of another run is an error.
 pub(crate) fn held(c: &Checkpoints, firsts: &[usize]) -> Result<Held, CheckpointError> {
     if let Some(path) = foreign_in(&c.dir, c.check).into_iter().next() {
@@ -249,12 +283,12 @@ pub(crate) fn held(c: &Checkpoints, firsts: &[usize]) -> Result<Held, Checkpoint
         let epochs = named(&c.dir, first).map_err(|e| {
             CheckpointError::Unusable(format!("checkpoint folder {}: {e}", c.dir.display()))
         })?;
-        removed_some |= epochs.len() >= KEEP;
         let mut whole = BTreeMap::new();
         for epoch in epochs {
             match verified(c, &shard_path(&c.dir, first, epoch)) {
-                Ok((p, _)) if p.epoch == epoch => {
-                    whole.insert(epoch, p);
+                Ok((h, _)) if h.point.epoch == epoch => {
+                    removed_some |= h.past_start;
+                    whole.insert(epoch, h.point);
                 }
                 Ok(_) | Err(CheckpointError::Unusable(_)) => {}
                 Err(e @ CheckpointError::Foreign(_)) => return Err(e),

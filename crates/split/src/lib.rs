@@ -1387,6 +1387,14 @@ impl Work {
                             }
                             _ => VecDeque::new(),
                         };
+                        // Whether it has removed one (then it no longer holds
+                        // the start), carried over a resume.
+                        let mut past_start = match (&checkpoints, first) {
+                            (Some(c), Some(first)) if from.epoch > 0 => {
+                                checkpoint::past_start(c, first, from.epoch)
+                            }
+                            _ => false,
+                        };
                         // The shard's state after the epochs due exactly:
                         // before any later one is applied. An epoch with no
                         // lookups here changes nothing, so the state holds
@@ -1401,14 +1409,17 @@ impl Work {
                                     return;
                                 };
                                 at_end.borrow_mut().remove(&epoch);
-                                if let Err(e) = checkpoint::write_shard(c, epoch, places, shard) {
+                                kept.push_back(epoch);
+                                past_start |= checkpoint::prunes(kept.make_contiguous(), window);
+                                let written =
+                                    checkpoint::write_shard(c, epoch, places, shard, past_start);
+                                if let Err(e) = written {
                                     let mut u = failed
                                         .unwritten
                                         .lock()
                                         .unwrap_or_else(PoisonError::into_inner);
                                     u.get_or_insert_with(|| e.to_string());
                                 }
-                                kept.push_back(epoch);
                                 while checkpoint::prunes(kept.make_contiguous(), window) {
                                     if let Some(old) = kept.pop_front() {
                                         let _ = std::fs::remove_file(checkpoint::shard_path(

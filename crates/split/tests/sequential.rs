@@ -853,6 +853,24 @@ fn a_run_resumed_from_its_checkpoints_is_the_uninterrupted_run() {
         assert_eq!((from.epoch, from.places), (kept[0], places), "{what}");
         check(from, &got, &table);
 
+        // The caller holds nothing of its own (process 0's report lost):
+        // the start, while the shards have removed none; past that, none
+        // in common, said so.
+        let nothing = Checkpoints {
+            caller_holds: Some(Vec::new()),
+            ..resumed.clone()
+        };
+        split_until(params, fresh(), options(&c), &docs, 6);
+        let (from, got, _, table) = run_from(params, options(&nothing), &docs).unwrap();
+        assert_eq!(from, lineage_split::Point::START, "{what}");
+        check(from, &got, &table);
+        split_until(params, fresh(), options(&c), &docs, 50);
+        match run_from(params, options(&nothing), &docs) {
+            Err(SplitError::Resume(e)) => assert!(e.contains("no checkpoint"), "{e}"),
+            Err(e) => panic!("{what}: {e}"),
+            Ok(_) => panic!("{what}: resumed with nothing in common"),
+        }
+
         // Another run's: refused, in one line naming the file.
         split_until(params, fresh(), options(&c), &docs, 50);
         let other = Checkpoints {
