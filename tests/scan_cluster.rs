@@ -638,3 +638,296 @@ fn a_report_file_is_never_written_through_or_inside_the_root() {
             .is_none()
     );
 }
+
+/// The checkpoint files in `dir`, by name.
+fn checkpoints_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".ckpt"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The epochs of the shard checkpoints in `dir`, oldest first.
+fn shard_epochs(dir: &Path) -> Vec<u64> {
+    let mut epochs: Vec<u64> = checkpoints_in(dir)
+        .iter()
+        .filter_map(|n| n.rsplit_once("-e")?.1.strip_suffix(".ckpt")?.parse().ok())
+        .collect();
+    epochs.sort_unstable();
+    epochs.dedup();
+    epochs
+}
+
+/// Wait (60 s at most) until `dir` holds the `n`th shard checkpoint of a
+/// [`Resumable`] run (epoch 2n: an epoch is 32 documents, one a checkpoint
+/// every 64), or a later one.
+fn until_checkpoints(dir: &Path, n: u64) {
+    let started = Instant::now();
+    while shard_epochs(dir).last().is_none_or(|&e| e < 2 * n) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no checkpoint {n} in {dir:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A run over two processes that checkpoints every 64 documents (two
+/// epochs of one worker each), each process into its own folder.
+struct Resumable {
+    root: TempDir,
+    dir: TempDir,
+    hosts: String,
+    settings: Vec<String>,
+}
+
+impl Resumable {
+    fn new(settings: &[&str]) -> Resumable {
+        let dir = TempDir::new("cluster-resume");
+        let (hosts, _) = hosts(&dir, 2);
+        Resumable {
+            root: long_run(),
+            dir,
+            hosts,
+            settings: settings.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn folder(&self, i: usize) -> std::path::PathBuf {
+        self.dir.path().join(format!("ck{i}"))
+    }
+
+    /// Process `i`, with `extra` after the settings.
+    fn start(&self, i: usize, extra: &[&str]) -> Child {
+        let folder = self.folder(i);
+        let mut args: Vec<&str> = self.settings.iter().map(String::as_str).collect();
+        args.extend([
+            "--workers",
+            "1",
+            "--table-size",
+            "256KiB",
+            "--connect-timeout",
+            "30",
+            "--checkpoint-every",
+            "64",
+            "--checkpoint-dir",
+            folder.to_str().unwrap(),
+        ]);
+        args.extend(extra);
+        process(self.root.path(), &self.hosts, i, &args)
+    }
+
+    /// Every process started with `extra`, to their ends.
+    fn run(&self, extra: &[&[&str]; 2]) -> [Output; 2] {
+        let children = [self.start(0, extra[0]), self.start(1, extra[1])];
+        children.map(|c| bounded(c, Duration::from_secs(120)))
+    }
+
+    /// The report of one process with the same settings.
+    fn alone(&self) -> Vec<u8> {
+        let mut args = vec!["scan", self.root.path().to_str().unwrap()];
+        args.extend(self.settings.iter().map(String::as_str));
+        args.extend(["--workers", "1", "--table-size", "256KiB"]);
+        let out = lineage(&args);
+        assert!(out.status.success());
+        out.stdout
+    }
+}
+
+/// Where a resumed process says it continued from.
+fn resumed_at(out: &Output) -> u64 {
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains("resuming after"))
+        .unwrap_or_else(|| panic!("no resuming line: {err}"));
+    line.rsplit_once("(epoch ")
+        .and_then(|(_, e)| e.strip_suffix(')'))
+        .and_then(|e| e.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"))
+}
+
+/// A process killed with SIGKILL at several points (before any
+/// checkpoint, just after one, late in the run; the other process, or
+/// process 0 itself), then every process started again with --resume: the
+/// report is an uninterrupted run's, byte for byte, as JSON on standard
+/// output, to -o FILE, and readable; the checkpoints are gone once it is
+/// whole.
+#[test]
+fn a_run_killed_anywhere_resumes_to_the_uninterrupted_report() {
+    let json = Resumable::new(&["--json"]);
+    let want = json.alone();
+    let report = json.dir.path().join("report.json");
+    let o = report.to_str().unwrap();
+    let none: &[&str] = &[];
+    // (which process, after how many of its checkpoints, process 0's -o)
+    for (killed, after, to_file) in [(1, 0, false), (1, 1, false), (0, 4, true), (1, 8, false)] {
+        let what = format!("process {killed} killed after {after} checkpoints");
+        let out0: &[&str] = if to_file { &["-o", o] } else { none };
+        let mut children = [json.start(0, out0), json.start(1, none)];
+        if after > 0 {
+            until_checkpoints(&json.folder(killed), after);
+        } else {
+            // Connected (process 0 begins its part of the checkpoints
+            // once every process has said hello), before any checkpoint.
+            let started = Instant::now();
+            while !checkpoints_in(&json.folder(0)).contains(&"report.ckpt".to_string()) {
+                assert!(
+                    started.elapsed() < Duration::from_secs(60),
+                    "never connected"
+                );
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        children[killed].kill().unwrap();
+        let [a, b] = children.map(|c| bounded(c, Duration::from_secs(60)));
+        let other = if killed == 0 { b } else { a };
+        let line = fails_with_one_line(&other);
+        assert!(
+            line.contains(&format!("process {killed}")),
+            "{what}: {line}"
+        );
+        let resume0 = [out0, &["--resume"]].concat();
+        let [a, b] = json.run(&[&resume0, &["--resume"]]);
+        for o in [&a, &b] {
+            assert!(
+                o.status.success(),
+                "{what}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        assert_eq!(resumed_at(&a), resumed_at(&b), "{what}: the same epoch");
+        if after >= 4 {
+            assert!(resumed_at(&a) > 0, "{what}: from a checkpoint");
+        }
+        let got = if to_file {
+            std::fs::read(&report).unwrap()
+        } else {
+            a.stdout
+        };
+        assert!(got == want, "{what}: the report differs");
+        for i in 0..2 {
+            let left = checkpoints_in(&json.folder(i));
+            assert!(left.is_empty(), "{what}: {left:?}");
+        }
+    }
+    // Readable: the summary of the whole run, not of its rest.
+    let readable = Resumable::new(&[]);
+    let mut children = [readable.start(0, none), readable.start(1, none)];
+    until_checkpoints(&readable.folder(1), 4);
+    children[1].kill().unwrap();
+    drop(children.map(|c| bounded(c, Duration::from_secs(60))));
+    let [a, b] = readable.run(&[&["--resume"], &["--resume"]]);
+    assert!(a.status.success() && b.status.success(), "{a:?} {b:?}");
+    assert!(resumed_at(&a) > 0);
+    assert!(a.stdout == readable.alone(), "the readable report differs");
+}
+
+/// Checkpoints of other settings (here another fingerprint seed, on every
+/// process: they agree with each other, not with their checkpoints) are
+/// refused by every process, each in one line; a torn newest checkpoint
+/// falls back to the one before it, with the same report; where no epoch
+/// is held by both (one process started without --resume, or its folder
+/// lost), both say so, and a mistaken start leaves the checkpoints be.
+#[test]
+fn foreign_torn_and_lost_checkpoints_are_refused_or_fall_back() {
+    let r = Resumable::new(&["--json"]);
+    let none: &[&str] = &[];
+    let killed_late = || {
+        // The last run's files gone first, so that its checkpoints are not
+        // taken for this one's.
+        for i in 0..2 {
+            let _ = std::fs::remove_dir_all(r.folder(i));
+        }
+        let mut children = [r.start(0, none), r.start(1, none)];
+        // Past 2 (window + 1) = 10 epochs of checkpoints: each has removed
+        // some, so it no longer holds the start.
+        until_checkpoints(&r.folder(1), 9);
+        children[1].kill().unwrap();
+        drop(children.map(|c| bounded(c, Duration::from_secs(60))));
+    };
+    killed_late();
+    let seed = ["--resume", "--fingerprint-seed", "7"];
+    for out in r.run(&[&seed, &seed]) {
+        let line = fails_with_one_line(&out);
+        assert!(
+            line.contains("other settings") && line.contains(".ckpt"),
+            "{line}"
+        );
+    }
+
+    // The newest of process 1's torn: both go back to the one before,
+    // which process 0 holds too.
+    killed_late();
+    let epochs = shard_epochs(&r.folder(1));
+    let newest = *epochs.last().unwrap();
+    let torn = std::fs::read_dir(r.folder(1))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_str().unwrap().ends_with(&format!("-e{newest}.ckpt")))
+        .unwrap();
+    let bytes = std::fs::read(&torn).unwrap();
+    std::fs::write(&torn, &bytes[..bytes.len() - 100]).unwrap();
+    let [a, b] = r.run(&[&["--resume"], &["--resume"]]);
+    assert!(a.status.success() && b.status.success(), "{a:?} {b:?}");
+    let at = resumed_at(&a);
+    assert!(at > 0 && at < newest, "epoch {at}, torn {newest}");
+    assert!(a.stdout == r.alone(), "the report differs");
+
+    // Process 1 started without --resume by mistake: it holds only the
+    // start, which process 0 (having removed some) no longer does;
+    // both refuse, and process 1 keeps its files for the next try.
+    killed_late();
+    for out in r.run(&[&["--resume"], &[]]) {
+        let line = fails_with_one_line(&out);
+        assert!(
+            line.contains("no checkpoint that every process holds"),
+            "{line}"
+        );
+    }
+    let [a, b] = r.run(&[&["--resume"], &["--resume"]]);
+    assert!(a.status.success() && b.status.success(), "{a:?} {b:?}");
+    assert!(resumed_at(&a) > 0);
+    assert!(a.stdout == r.alone(), "the report differs");
+
+    // Process 1's folder lost: the same, said plainly.
+    killed_late();
+    std::fs::remove_dir_all(r.folder(1)).unwrap();
+    for out in r.run(&[&["--resume"], &["--resume"]]) {
+        let line = fails_with_one_line(&out);
+        assert!(
+            line.contains("no checkpoint that every process holds")
+                && line.contains("process 1")
+                && line.contains("the start")
+                && line.contains("without --resume"),
+            "{line}"
+        );
+    }
+}
+
+/// Checkpoints inside ROOT are refused before anything is read: lineage
+/// only reads the folder it scans.
+#[test]
+fn checkpoints_inside_the_root_are_refused() {
+    let book = book_with_skips();
+    let dir = TempDir::new("cluster-ck-inside");
+    let (file, _) = hosts(&dir, 2);
+    let inside = book.path().join("ck");
+    let out = process(
+        book.path(),
+        &file,
+        0,
+        &["--checkpoint-dir", inside.to_str().unwrap()],
+    );
+    let line = fails_with_one_line(&bounded(out, Duration::from_secs(30)));
+    assert!(
+        line.contains("--checkpoint-dir") && line.contains("inside ROOT"),
+        "{line}"
+    );
+    assert!(!inside.exists());
+}

@@ -7,7 +7,7 @@
 //! does not grow with the text (docs/reference.md, "Memory").
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use clap::Args;
 use serde::Serialize;
@@ -25,13 +25,16 @@ use lineage_origin::{
 };
 use lineage_source::corpus::{self, Part, Share};
 use lineage_source::{FileEntry, Filter};
-use lineage_split::{Cluster, Labelled, Options, SplitPass};
+use lineage_split::{Checkpoints, Cluster, Labelled, Options, SplitPass};
 
 mod agreement;
+mod journal;
 mod output;
+mod resume;
 mod writer;
 
 use agreement::agreement;
+use journal::{Journal, Record};
 use output::Output;
 use writer::{Entry, Writer};
 
@@ -51,6 +54,8 @@ pub(super) struct ScanArgs {
     workers: WorkersArgs,
     #[command(flatten)]
     many: ManyArgs,
+    #[command(flatten)]
+    checkpoints: resume::CheckpointArgs,
     #[command(flatten)]
     estimated: EstimatedArgs,
     #[command(flatten)]
@@ -161,8 +166,10 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
     let preparer = Preparer::new(params, &poly);
     let workers = config.pass_workers();
     let many = args.many.cluster()?;
+    let plan = args.checkpoints.plan(&args.source.root)?;
     // Process 0 of many (or the only one) writes the report.
     let writes = many.as_ref().is_none_or(|c| c.process == 0);
+    let journal_dir = plan.as_ref().filter(|_| writes).map(|p| p.dir.clone());
     // The sequential pass's table is built on a thread of its own while
     // the first files are read; the split pass's shards start small.
     let sequential = (workers <= 1 && many.is_none()).then(|| Building::start(params));
@@ -194,6 +201,7 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
             filter: &filter,
             config: &config,
             aligns,
+            checkpoints: plan.as_ref(),
         };
         let (skipped, stats) = match sequential {
             Some(pass) => {
@@ -251,7 +259,14 @@ pub(super) fn run(args: ScanArgs, mut config: Config) -> Result<(), Fatal> {
         Ok(())
     })();
     match written {
-        Ok(()) => output.commit(),
+        Ok(()) => {
+            output.commit()?;
+            // The report is out: the checkpoint of it is of no more use.
+            if let Some(dir) = &journal_dir {
+                Journal::remove(dir);
+            }
+            Ok(())
+        }
         Err(e) => Err(output.failed(json, e)),
     }
 }
@@ -262,6 +277,8 @@ struct Run<'a> {
     filter: &'a Filter,
     config: &'a Config,
     aligns: bool,
+    /// `--checkpoint-dir` and its kin (over many processes only).
+    checkpoints: Option<&'a resume::Plan>,
 }
 
 /// A document's preparation on the reading threads: its units, and its
@@ -349,20 +366,64 @@ impl Run<'_> {
             walk.files.len(),
         );
         let mut options = Options::new(workers);
-        let share = many.as_ref().map_or(Share::ALL, |m| Share {
-            index: m.process,
-            count: m.hosts.len(),
-        });
-        options.cluster = many.map(|m| Cluster {
-            check: agreement(self.root, c, &params, workers, &walk.files),
-            ..m
+        let (process, processes) = many.as_ref().map_or((0, 1), |m| (m.process, m.hosts.len()));
+        let check = agreement(self.root, c, &params, workers, &walk.files);
+        options.cluster = many.map(|m| Cluster { check, ..m });
+        let writes = process == 0;
+        options.checkpoints = self.checkpoints.map(|plan| Checkpoints {
+            dir: plan.dir.clone(),
+            every: plan.every,
+            check,
+            resume: plan.resume,
+            // Process 0's own part: the report so far.
+            caller_holds: (writes && plan.resume).then(|| Journal::held(&plan.dir, check)),
         });
         let origins = Arc::new(Mutex::new(origins));
         let table = Table::new(params.table_params())?;
-        let mut pass = SplitPass::new(params, table, options, origins)?;
+        let mut pass = SplitPass::new(params, table, options, origins.clone())?;
+        let from = pass.resumed();
         let mut left: Vec<(String, String)> = Vec::new();
         // Each place's id among the documents read (skipped: none).
         let mut ids: Vec<u32> = Vec::new();
+        if let Some(plan) = self.checkpoints {
+            if plan.resume {
+                super::show::note(&format!(
+                    "process {process} of {processes}: resuming after {} documents (epoch {})",
+                    grouped(from.places),
+                    from.epoch
+                ));
+            }
+            // Process 0: the report up to there again, from its journal,
+            // which then goes on from there.
+            if writes {
+                let aligns = self.aligns;
+                let journal = Journal::resume(&plan.dir, check, aligns, from, |record| {
+                    let keys = match record {
+                        Record::Doc(entry, path) => {
+                            let Entry::Labelled { id, units, .. } = &entry else {
+                                return Err(Fatal("a journal of the sequential pass".into()));
+                            };
+                            ids.push(*id);
+                            let keys = units.iter().map(|u| u.key).collect();
+                            emit.send(entry, path)?;
+                            keys
+                        }
+                        Record::Skipped(path, reason) => {
+                            ids.push(u32::MAX);
+                            left.push((path, reason));
+                            Box::default()
+                        }
+                    };
+                    // The keys alignment reads, as the owners keep them.
+                    if aligns {
+                        let mut o = origins.lock().unwrap_or_else(PoisonError::into_inner);
+                        keep_keys(&mut o, keys)?;
+                    }
+                    Ok(())
+                })?;
+                emit.keep(journal)?;
+            }
+        }
         let mut done = |l: Labelled<'_, Doc>| {
             let Doc {
                 path,
@@ -372,24 +433,37 @@ impl Run<'_> {
             } = l.payload;
             if let Some(reason) = skipped {
                 ids.push(u32::MAX);
-                left.push((path, reason));
-                return Ok(());
+                left.push((path.clone(), reason.clone()));
+                emit.skipped(path, reason)?;
+            } else {
+                let id = ids.len() as u32 - left.len() as u32;
+                ids.push(id);
+                let labels = l.labels.iter().map(|&place| ids[place as usize]).collect();
+                let entry = Entry::Labelled {
+                    id,
+                    tokens,
+                    shingles,
+                    units: l.units,
+                    labels,
+                };
+                emit.send(entry, path)?;
             }
-            let id = ids.len() as u32 - left.len() as u32;
-            ids.push(id);
-            let labels = l.labels.iter().map(|&place| ids[place as usize]).collect();
-            let entry = Entry::Labelled {
-                id,
-                tokens,
-                shingles,
-                units: l.units,
-                labels,
-            };
-            emit.send(entry, path)
+            match l.checkpoint {
+                Some(at) => emit.mark(at),
+                None => Ok(()),
+            }
         };
-        let mut place = 0u32;
+        // The files from the place the run continues at: the share of each
+        // is by its place in the run, not in what is left.
+        let first = (from.places as usize).min(walk.files.len());
+        let share = Share {
+            index: (process + processes - first % processes) % processes,
+            count: processes,
+        };
+        bar.skip(first);
+        let mut place = first as u32;
         corpus::stream_files(
-            &walk.files,
+            &walk.files[first..],
             c.max_file_size.0,
             share,
             prepare,
@@ -448,6 +522,11 @@ impl Bar {
         use lineage_store::index::Observer;
         self.done += 1;
         self.stderr.progress(&self.what, self.done, self.total);
+    }
+
+    /// `n` files done before (a resumed run's).
+    fn skip(&mut self, n: usize) {
+        self.done += n as u64;
     }
 
     fn done(&mut self) {

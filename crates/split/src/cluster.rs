@@ -7,8 +7,10 @@
 //! process and accepts every later one, each pair first trading a hello
 //! (the format's name, the process's number, the number of processes, a
 //! check every process must share: the settings and the list of files, and
-//! which of the pair's two connections it opens), within a deadline. The
-//! first connection goes to timely as it is; the second carries heartbeats.
+//! which of the pair's two connections it opens, and, for a resumed run, the
+//! epochs it holds checkpoints of: [`crate::resume`]), within a deadline.
+//! The first connection goes to timely as it is; the second carries
+//! heartbeats.
 //!
 //! timely sends nothing while its workers wait (a process reading a large
 //! file, or process 0 writing to a slow reader), so silence on its
@@ -30,6 +32,7 @@ use timely::communication::allocator::zero_copy::initialize::initialize_networki
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 
 use super::SplitError;
+use crate::resume::{self, Held, Point};
 
 /// The processes of a run, and this one's place among them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,8 +88,10 @@ impl Cluster {
 }
 
 /// The first bytes of every hello: the format of the connection.
-const MAGIC: &[u8; 16] = b"lineage-split/2\0";
-const HELLO: usize = 16 + 4 * 8;
+const MAGIC: &[u8; 16] = b"lineage-split/3\0";
+/// The fixed part: the magic, then process, processes, check, channel and
+/// the first word of the epochs held, which says how many words follow.
+const HELLO: usize = 16 + 5 * 8;
 
 /// Which of a pair's two connections a hello opens: timely's, then the
 /// heartbeats'.
@@ -94,22 +99,25 @@ const DATA: u64 = 0;
 const BEAT: u64 = 1;
 
 /// How a process says who it is.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 struct Hello {
     process: u64,
     processes: u64,
     check: u64,
     channel: u64,
+    /// The epochs it holds, as [`Held::words`] writes them.
+    held: Vec<u64>,
 }
 
 impl Hello {
-    fn bytes(self) -> [u8; HELLO] {
-        let mut b = [0u8; HELLO];
-        b[..16].copy_from_slice(MAGIC);
-        b[16..24].copy_from_slice(&self.process.to_le_bytes());
-        b[24..32].copy_from_slice(&self.processes.to_le_bytes());
-        b[32..40].copy_from_slice(&self.check.to_le_bytes());
-        b[40..48].copy_from_slice(&self.channel.to_le_bytes());
+    fn bytes(&self) -> Vec<u8> {
+        let mut b = MAGIC.to_vec();
+        for w in [self.process, self.processes, self.check, self.channel] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        for w in &self.held {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
         b
     }
 
@@ -119,18 +127,27 @@ impl Hello {
         if &b[..16] != MAGIC {
             return Ok(None);
         }
-        let word = |at: usize| {
+        let word = |b: &[u8], at: usize| {
             let mut w = [0u8; 8];
             w.copy_from_slice(&b[at..at + 8]);
             u64::from_le_bytes(w)
         };
+        let first = word(&b, 48);
+        let Some(after) = Held::words_after(first) else {
+            return Ok(None);
+        };
+        let mut rest = vec![0u8; 8 * after];
+        s.read_exact(&mut rest)?;
+        let mut held = vec![first];
+        held.extend((0..after).map(|i| word(&rest, 8 * i)));
         Ok(Some(Hello {
-            process: word(16),
-            processes: word(24),
-            check: word(32),
-            channel: word(40),
+            process: word(&b, 16),
+            processes: word(&b, 24),
+            check: word(&b, 32),
+            channel: word(&b, 40),
+            held,
         })
-        .filter(|h| h.channel <= BEAT))
+        .filter(|h| h.channel <= BEAT && Held::of_words(&h.held).is_some()))
     }
 }
 
@@ -143,7 +160,7 @@ fn refused(c: &Cluster, other: usize, why: impl std::fmt::Display) -> SplitError
 }
 
 /// Check the hello `got` from process `from` against this process's.
-fn agree(c: &Cluster, from: usize, got: Option<Hello>) -> Result<(), SplitError> {
+fn agree(c: &Cluster, from: usize, got: Option<&Hello>) -> Result<(), SplitError> {
     let Some(got) = got else {
         return Err(refused(c, from, "not a lineage process of this version"));
     };
@@ -175,14 +192,24 @@ struct Pair {
 }
 
 /// Connect this process to every other one, or say which could not be
-/// reached in time.
-fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
+/// reached in time; what every process holds (this one's is `held`).
+fn connect(c: &Cluster, held: &Held) -> Result<(Vec<Option<Pair>>, Vec<Held>), SplitError> {
     let (me, n) = (c.process, c.hosts.len());
     let mine = |channel| Hello {
         process: me as u64,
         processes: n as u64,
         check: c.check,
         channel,
+        held: held.words(),
+    };
+    let mut helds = vec![Held::Any; n];
+    helds[me] = held.clone();
+    let mut heard = |h: Option<Hello>| {
+        if let Some(h) = h.filter(|h| h.channel == DATA)
+            && let Some(held) = Held::of_words(&h.held)
+        {
+            helds[h.process as usize] = held;
+        }
     };
     let deadline = Instant::now() + c.wait;
     let left = || deadline.saturating_duration_since(Instant::now());
@@ -229,10 +256,11 @@ fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
                 Hello::read(&mut s)
             })()
             .map_err(|e| refused(c, i, format!("no hello: {e}")))?;
-            agree(c, i, hello)?;
-            if hello.is_some_and(|h| h.channel != channel || h.process != i as u64) {
+            agree(c, i, hello.as_ref())?;
+            if (hello.as_ref()).is_some_and(|h| h.channel != channel || h.process != i as u64) {
                 return Err(refused(c, i, "not the process its host file names"));
             }
+            heard(hello);
             pair[channel as usize] = Some(started(c, i, s, channel)?);
         }
     }
@@ -250,15 +278,16 @@ fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
                 let Ok(hello) = Hello::read(&mut s) else {
                     continue;
                 };
-                let (from, channel) =
-                    hello.map_or((usize::MAX, DATA), |h| (h.process as usize, h.channel));
+                let (from, channel) = (hello.as_ref())
+                    .map_or((usize::MAX, DATA), |h| (h.process as usize, h.channel));
                 if from <= me || from >= n || sockets[from][channel as usize].is_some() {
                     continue;
                 }
                 // Answered first, so that both ends say what differs.
                 s.write_all(&mine(channel).bytes())
                     .map_err(|e| refused(c, from, format!("no hello: {e}")))?;
-                agree(c, from, hello)?;
+                agree(c, from, hello.as_ref())?;
+                heard(hello);
                 sockets[from][channel as usize] = Some(started(c, from, s, channel)?);
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -277,7 +306,7 @@ fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
             Err(e) => return Err(refused(c, me, format!("cannot accept: {e}"))),
         }
     }
-    Ok(sockets
+    let pairs = sockets
         .into_iter()
         .map(|[data, beat]| {
             Some(Pair {
@@ -285,7 +314,8 @@ fn connect(c: &Cluster) -> Result<Vec<Option<Pair>>, SplitError> {
                 beat: beat?,
             })
         })
-        .collect())
+        .collect();
+    Ok((pairs, helds))
 }
 
 /// A connection agreed on, set for its use: timely's blocks on reads (a
@@ -397,11 +427,24 @@ fn keepalive(_: &TcpStream) -> io::Result<()> {
 
 /// timely's allocators for `threads` workers of this process, over the
 /// connections to every other one; what holds their network threads.
+pub(crate) type Allocators = (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>);
+
+/// [`Allocators`] for `threads` workers of this process, and the epoch
+/// every process continues from (this one holds `held`): the newest all
+/// of them hold ([`resume::newest_common`]).
 pub(crate) fn allocators(
     c: &Cluster,
     threads: usize,
-) -> Result<(Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>), SplitError> {
-    let pairs = connect(c)?;
+    held: &Held,
+) -> Result<(Allocators, Point), SplitError> {
+    let (pairs, helds) = connect(c, held)?;
+    let name = |i: usize| {
+        let host = c.hosts.get(i).map_or("?", String::as_str);
+        format!("process {i} ({host})")
+    };
+    // Every process has every hello: each finds the same epoch, or fails
+    // with the same line.
+    let from = resume::newest_common(&helds, &name).map_err(SplitError::Resume)?;
     name_losses(c.progress_timeout);
     let mut sockets = Vec::with_capacity(pairs.len());
     for (i, pair) in pairs.into_iter().enumerate() {
@@ -423,10 +466,8 @@ pub(crate) fn allocators(
     let (builders, guard) =
         initialize_networking_from_sockets(local, sockets, c.process, threads, hooks)
             .map_err(|e| SplitError::Connect(e.to_string()))?;
-    Ok((
-        builders.into_iter().map(AllocatorBuilder::Tcp).collect(),
-        Box::new(guard),
-    ))
+    let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
+    Ok(((builders, Box::new(guard)), from))
 }
 
 /// The first connection lost: the process at its other end, and why.
@@ -437,7 +478,7 @@ pub(crate) fn lost(c: &Cluster) -> Option<String> {
     let lost = LOST.lock().unwrap_or_else(PoisonError::into_inner);
     lost.as_ref().map(|(i, why)| {
         format!(
-            "lost process {i} ({}): {why}; a run over many processes has no fault tolerance: start every process again",
+            "lost process {i} ({}): {why}; a run over many processes has no fault tolerance: start every process again (with --resume to go on from the last checkpoint, where they had --checkpoint-dir)",
             c.hosts.get(*i).map_or("?", String::as_str)
         )
     })

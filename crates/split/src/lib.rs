@@ -40,6 +40,7 @@
 mod checkpoint;
 mod cluster;
 mod order;
+mod resume;
 mod route;
 mod sweep;
 
@@ -66,6 +67,8 @@ use timely::{ExchangeData, WorkerConfig};
 
 pub use checkpoint::{CheckpointError, Checkpoints, epoch_of, read_shard, shard_path};
 pub use cluster::Cluster;
+use resume::Held;
+pub use resume::Point;
 pub use sweep::SplitReplay;
 
 /// What comes back with a document's labels: sent between workers (and
@@ -162,6 +165,9 @@ pub enum SplitError {
     Keys(String),
     /// A checkpoint could not be written.
     Checkpoint(String),
+    /// The run could not be resumed (no epoch every process holds, a
+    /// checkpoint of other settings or files, one that would not read).
+    Resume(String),
 }
 
 impl fmt::Display for SplitError {
@@ -172,6 +178,7 @@ impl fmt::Display for SplitError {
             SplitError::Worker(e) => write!(f, "a worker of the pass stopped: {e}"),
             SplitError::Connect(e) => write!(f, "the processes could not connect: {e}"),
             SplitError::Lost(e) | SplitError::Keys(e) => f.write_str(e),
+            SplitError::Resume(e) => write!(f, "cannot resume: {e}"),
             SplitError::Checkpoint(e) => write!(f, "a checkpoint could not be written: {e}"),
             SplitError::Unsplit(why) => write!(
                 f,
@@ -200,6 +207,10 @@ pub struct Labelled<'a, T> {
     pub labels: &'a [u32],
     /// What was handed over with it.
     pub payload: T,
+    /// Where this document ends an epoch the shards checkpoint at: that
+    /// epoch. The caller keeps its own part of the run there (process 0:
+    /// the report so far), to resume from.
+    pub checkpoint: Option<Point>,
 }
 
 /// What is left once the pass is over.
@@ -279,6 +290,17 @@ impl<T: Payload> SplitPass<T> {
         matches!(self.run, Run::Split(_))
     }
 
+    /// Where the run continues: the start, or (with
+    /// [`Checkpoints::resume`]) the newest epoch every process holds,
+    /// its shards restored. The caller hands over (or passes over) the
+    /// documents from its places on, having restored its own part there.
+    pub fn resumed(&self) -> Point {
+        match &self.run {
+            Run::Sequential { .. } => Point::START,
+            Run::Split(d) => d.from,
+        }
+    }
+
     /// Hand over document `id` (later than every one before it) with its
     /// selected units; `done` gets the labels of the documents that are
     /// ready, in order (this one's later, unless the pass is sequential).
@@ -304,6 +326,7 @@ impl<T: Payload> SplitPass<T> {
                     labels,
                     units,
                     payload,
+                    checkpoint: None,
                 })
             }
             Run::Split(d) => d.push(Some((id, units, payload)), &mut |r| r.labelled(&mut done)),
@@ -509,6 +532,8 @@ struct Ready<T> {
     units: Vec<Unit>,
     given: Given,
     payload: T,
+    /// The epoch it ends, where the shards checkpoint there.
+    checkpoint: Option<Point>,
 }
 
 /// What the owner gives back of a document.
@@ -544,6 +569,7 @@ impl<T> Ready<T> {
             units: self.units,
             labels: &labels,
             payload: self.payload,
+            checkpoint: self.checkpoint,
         })
     }
 }
@@ -609,6 +635,12 @@ struct Dataflow<T> {
     fresh: ReplayStats,
     bottom_k: bool,
     options: Options,
+    /// Where the run continued from (the start, or a checkpoint).
+    from: Point,
+    /// Checkpointed epochs whose documents are not all given back yet, and
+    /// the places at the last epoch's end.
+    marks: VecDeque<Point>,
+    last_end: u64,
 }
 
 impl<T: Payload> Dataflow<T> {
@@ -636,13 +668,37 @@ impl<T: Payload> Dataflow<T> {
         let ranges = Ranges::of(&shards);
         let mut shards: Vec<Option<Shard>> = shards.into_iter().map(Some).collect();
         shards.resize_with(peers, || None);
-        let shards: Vec<Option<Shard>> = shards
+        let mut shards: Vec<Option<Shard>> = shards
             .drain(process * workers..(process + 1) * workers)
             .collect();
+        // Where to continue from: agreed in the hello over many processes,
+        // before timely takes the connections.
+        let (held, foreign) = held_here(options.checkpoints.as_ref(), &shards)?;
+        let (allocators, from) = match &options.cluster {
+            None => (
+                None,
+                resume::newest_common(&[held], &|_| "this process".into()),
+            ),
+            Some(c) => match cluster::allocators(c, workers, &held) {
+                Ok((a, from)) => (Some(a), Ok(from)),
+                Err(SplitError::Resume(e)) => (None, Err(e)),
+                Err(e) => return Err(e),
+            },
+        };
+        // This process's own checkpoint of other settings is said as such.
+        let from = match (from, foreign) {
+            (Ok(from), _) => from,
+            (Err(_), Some(f)) => return Err(SplitError::Resume(f.to_string())),
+            (Err(e), None) => return Err(SplitError::Resume(e)),
+        };
+        if let Some(c) = &options.checkpoints {
+            restore(c, from, &mut shards)?;
+        }
+        let evicted_before = evicted_before || from.evicted;
         let (senders, receivers): (Vec<_>, Vec<_>) = (0..workers).map(|_| mpsc::channel()).unzip();
         let (labelled, ready) = mpsc::channel();
         let progress = Arc::new(Progress {
-            passed: AtomicU64::new(0),
+            passed: AtomicU64::new(from.epoch),
             stopped: AtomicUsize::new(0),
             ended: AtomicUsize::new(0),
             unwritten: Mutex::new(None),
@@ -653,7 +709,7 @@ impl<T: Payload> Dataflow<T> {
         let keys = origins.map(|store| {
             Arc::new(Mutex::new(Arriving {
                 store,
-                next: 0,
+                next: from.places as u32,
                 early: BTreeMap::new(),
             }))
         });
@@ -664,6 +720,7 @@ impl<T: Payload> Dataflow<T> {
         let (p, g) = (progress.clone(), gathered.clone());
         let many = options.cluster.is_some();
         let checkpoints = options.checkpoints.clone();
+        let window = options.window;
         let func = move |worker: &mut Worker| {
             let local = worker.index() % workers;
             let shard = take(&shards, local);
@@ -685,6 +742,8 @@ impl<T: Payload> Dataflow<T> {
                 aligns,
                 progress: p.clone(),
                 checkpoints: checkpoints.clone(),
+                from,
+                window,
             };
             let shard = w.run(worker, shard, rx, tx, view);
             if many {
@@ -697,10 +756,9 @@ impl<T: Payload> Dataflow<T> {
             }
             shard
         };
-        let guards = match &options.cluster {
+        let guards = match allocators {
             None => timely::execute(timely::Config::process(workers), func),
-            Some(c) => {
-                let (builders, others) = cluster::allocators(c, workers)?;
+            Some((builders, others)) => {
                 timely::execute::execute_from(builders, others, WorkerConfig::default(), func)
             }
         }
@@ -712,10 +770,10 @@ impl<T: Payload> Dataflow<T> {
             ready,
             guards: Some(guards),
             progress,
-            next: 0,
+            next: from.places as u32,
             early: VecDeque::new(),
-            given: 0,
-            epochs: 0,
+            given: from.places as u32,
+            epochs: from.epoch,
             units: 0,
             docs: 0,
             epoch_docs: many.then_some(EPOCH_DOCS_PER_WORKER * peers),
@@ -724,6 +782,9 @@ impl<T: Payload> Dataflow<T> {
             fresh,
             bottom_k: params.eviction == Eviction::BottomK,
             options,
+            from,
+            marks: VecDeque::new(),
+            last_end: from.places,
         })
     }
 
@@ -800,6 +861,20 @@ impl<T: Payload> Dataflow<T> {
             self.send(w, Msg::End(u64::from(self.next)));
             self.threads[w].unpark();
         }
+        // The shards checkpoint at this epoch (they follow the same rule):
+        // the caller keeps its part once its documents are given back.
+        let places = u64::from(self.next);
+        if let Some(c) = &self.options.checkpoints
+            && checkpoint::is_due(c.every, self.last_end, places)
+            && self.gives_back()
+        {
+            self.marks.push_back(Point {
+                epoch: self.epochs + 1,
+                places,
+                evicted: false,
+            });
+        }
+        self.last_end = places;
         self.epochs += 1;
         self.units = 0;
         self.docs = 0;
@@ -858,10 +933,17 @@ impl<T: Payload> Dataflow<T> {
             }
         }
         while self.early.front().is_some_and(Option::is_some) {
-            let Some(Some(r)) = self.early.pop_front() else {
+            let Some(Some(mut r)) = self.early.pop_front() else {
                 break;
             };
             self.given += 1;
+            if self
+                .marks
+                .front()
+                .is_some_and(|m| m.places == u64::from(self.given))
+            {
+                r.checkpoint = self.marks.pop_front();
+            }
             done(r)?;
         }
         Ok(())
@@ -906,6 +988,12 @@ impl<T: Payload> Dataflow<T> {
         let mut shards = Vec::new();
         for r in joined {
             shards.extend(r.map_err(SplitError::Worker)?);
+        }
+        // The run is whole: its checkpoints are of no more use.
+        if let Some(c) = &self.options.checkpoints {
+            for s in &shards {
+                checkpoint::remove(&c.dir, s.range().start, None);
+            }
         }
         match &self.cluster {
             None => Table::join(shards)
@@ -1024,6 +1112,62 @@ fn cores() -> usize {
 
 /// Threads of one process at most, where the machine has fewer cores.
 const MOST_THREADS: usize = 64;
+
+/// What this process holds to continue from, and, where its checkpoints
+/// are of other settings or files, its own line for it (it still says
+/// hello, so that every other process refuses too, naming it).
+fn held_here(
+    c: Option<&Checkpoints>,
+    shards: &[Option<Shard>],
+) -> Result<(Held, Option<CheckpointError>), SplitError> {
+    let firsts: Vec<usize> = shards.iter().flatten().map(|s| s.range().start).collect();
+    let Some(c) = c.filter(|c| c.resume) else {
+        return Ok((Held::Points(vec![Point::START]), None));
+    };
+    let held = match checkpoint::held(c, &firsts) {
+        Ok(held) => held,
+        Err(e @ CheckpointError::Foreign(_)) => return Ok((Held::Foreign, Some(e))),
+        Err(CheckpointError::Unusable(e)) => return Err(SplitError::Resume(e)),
+    };
+    Ok((
+        match &c.caller_holds {
+            Some(points) => held.within(points),
+            None => held,
+        },
+        None,
+    ))
+}
+
+/// This process's shards as their checkpoints at `from` hold them, and the
+/// files of later epochs removed: the run writes them again as it goes.
+/// Only once every process has agreed: a process started without
+/// `--resume` by mistake, and refused, keeps its files for the next try.
+fn restore(c: &Checkpoints, from: Point, shards: &mut [Option<Shard>]) -> Result<(), SplitError> {
+    // A fresh run: old checkpoints of another run would only mislead a
+    // later resume (this process's own go below).
+    if !c.resume {
+        for path in checkpoint::foreign_in(&c.dir, c.check) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    for shard in shards.iter_mut().flatten() {
+        let first = shard.range().start;
+        if from.epoch > 0 {
+            let path = checkpoint::shard_path(&c.dir, first, from.epoch);
+            let places =
+                read_shard(c, &path, shard).map_err(|e| SplitError::Resume(e.to_string()))?;
+            if places != from.places {
+                return Err(SplitError::Resume(format!(
+                    "checkpoint {} holds {places} places, where the processes agreed on {}",
+                    path.display(),
+                    from.places
+                )));
+            }
+        }
+        checkpoint::remove(&c.dir, first, Some(from.epoch));
+    }
+    Ok(())
+}
 
 /// Worker `i`'s own of what the workers share out.
 fn take<X>(v: &Mutex<Vec<Option<X>>>, i: usize) -> Option<X> {
@@ -1153,6 +1297,14 @@ impl<T> Owner<T> {
     }
 }
 
+/// The first place from `places` on that worker `index` owns, as owners
+/// take every `owners`-th place.
+fn first_owned(places: u64, index: usize, owners: usize) -> u32 {
+    let owners = owners.max(1) as u64;
+    let gap = (index as u64 % owners + owners - places % owners) % owners;
+    (places + gap) as u32
+}
+
 /// What every worker runs with.
 struct Work {
     ranges: Ranges,
@@ -1163,6 +1315,10 @@ struct Work {
     aligns: bool,
     progress: Arc<Progress>,
     checkpoints: Option<Checkpoints>,
+    /// Where the run continues from.
+    from: Point,
+    /// Epochs in flight at most ([`Options::window`]).
+    window: usize,
 }
 
 impl Work {
@@ -1184,23 +1340,30 @@ impl Work {
             aligns,
             progress,
             checkpoints,
+            from,
+            window,
         } = self;
-        // Each epoch's end: the places in the run by then (a checkpoint's),
-        // kept only where checkpoints are written (pruned as they are).
-        let ended = Rc::new(RefCell::new(BTreeMap::<u64, u64>::new()));
-        let keeps_ends = checkpoints.is_some();
-        let (at_end, failed) = (ended.clone(), progress.clone());
+        // The epochs to checkpoint at, by the count of epochs completed, with
+        // the places they hold: learned as each epoch ends (the caller's
+        // `Msg::End`), before the frontier can pass it; taken as written.
+        let due = Rc::new(RefCell::new(BTreeMap::<u64, u64>::new()));
+        let mut last_end = from.places;
+        let (at_end, failed) = (due.clone(), progress.clone());
+        let checkpoints_due = checkpoints.clone();
         let index = worker.index();
         let shard = Rc::new(RefCell::new(shard));
         let owner = Rc::new(RefCell::new(Owner::<T> {
             docs: VecDeque::new(),
-            next: index as u32,
+            next: first_owned(from.places, index, owners),
             step: owners as u32,
             evicted_from: evicted_before.then_some(0),
             failed: None,
         }));
         let mut lookup_in = InputHandle::<u64, CapacityContainerBuilder<Vec<Lookup>>>::new();
         let mut record_in = InputHandle::<u64, CapacityContainerBuilder<Vec<Record<T>>>>::new();
+        // A resumed run's first epoch is the one after its checkpoint.
+        lookup_in.advance_to(from.epoch);
+        record_in.advance_to(from.epoch);
         let probe = ProbeHandle::new();
         let arriving = origins.as_ref().map(|o| o.keys.clone());
         worker.dataflow::<u64, _, _>(|scope| {
@@ -1216,40 +1379,56 @@ impl Work {
                         let mut stash: Vec<(Capability<u64>, Vec<Vec<Lookup>>)> = Vec::new();
                         let (mut runs, mut lookups) = (Vec::new(), Vec::new());
                         let mut evicted = evicted_before;
-                        // The next epoch count to checkpoint at.
-                        let every = checkpoints.as_ref().map_or(0, |c| c.every.max(1));
-                        let mut due = every;
-                        // The shard's state after the first `due` epochs
-                        // exactly: before any later one is applied. An epoch
-                        // with no lookups here changes nothing, so the state
-                        // holds from its last applied epoch to the frontier.
-                        let write = move |shard: &Shard, upto: u64, due: &mut u64| {
+                        // The epochs of this shard's files, oldest first.
+                        let first = in_shard.borrow().as_ref().map(|s| s.range().start);
+                        let mut kept: VecDeque<u64> = match (&checkpoints, first) {
+                            (Some(c), Some(first)) => {
+                                checkpoint::kept(&c.dir, first, from.epoch).into()
+                            }
+                            _ => VecDeque::new(),
+                        };
+                        // Whether it has removed one (then it no longer holds
+                        // the start), carried over a resume.
+                        let mut past_start = match (&checkpoints, first) {
+                            (Some(c), Some(first)) if from.epoch > 0 => {
+                                checkpoint::past_start(c, first, from.epoch)
+                            }
+                            _ => false,
+                        };
+                        // The shard's state after the epochs due exactly:
+                        // before any later one is applied. An epoch with no
+                        // lookups here changes nothing, so the state holds
+                        // from its last applied epoch to the frontier.
+                        let mut write = move |shard: &Shard, upto: u64| {
                             let Some(c) = checkpoints.as_ref() else {
                                 return;
                             };
-                            while *due <= upto {
-                                let places = at_end.borrow().get(&(*due - 1)).copied();
-                                let Some(places) = places else {
+                            loop {
+                                let next = at_end.borrow().first_key_value().map(|(&e, &p)| (e, p));
+                                let Some((epoch, places)) = next.filter(|&(e, _)| e <= upto) else {
                                     return;
                                 };
-                                if let Err(e) = checkpoint::write_shard(c, *due, places, shard) {
+                                at_end.borrow_mut().remove(&epoch);
+                                kept.push_back(epoch);
+                                past_start |= checkpoint::prunes(kept.make_contiguous(), window);
+                                let written =
+                                    checkpoint::write_shard(c, epoch, places, shard, past_start);
+                                if let Err(e) = written {
                                     let mut u = failed
                                         .unwritten
                                         .lock()
                                         .unwrap_or_else(PoisonError::into_inner);
                                     u.get_or_insert_with(|| e.to_string());
                                 }
-                                // The newest three kept: processes a few epochs
-                                // apart still hold one in common.
-                                if let Some(old) = due.checked_sub(3 * every).filter(|&o| o > 0) {
-                                    let _ = std::fs::remove_file(checkpoint::shard_path(
-                                        &c.dir,
-                                        shard.range().start,
-                                        old,
-                                    ));
+                                while checkpoint::prunes(kept.make_contiguous(), window) {
+                                    if let Some(old) = kept.pop_front() {
+                                        let _ = std::fs::remove_file(checkpoint::shard_path(
+                                            &c.dir,
+                                            shard.range().start,
+                                            old,
+                                        ));
+                                    }
                                 }
-                                *due += every;
-                                at_end.borrow_mut().retain(|&t, _| t + 1 >= *due);
                             }
                         };
                         move |(input, frontier), output| {
@@ -1281,7 +1460,7 @@ impl Work {
                                 return;
                             };
                             for (cap, messages) in stash.drain(..ready) {
-                                write(shard, *cap.time(), &mut due);
+                                write(shard, *cap.time());
                                 order::in_order(&messages, &mut runs, &mut lookups);
                                 drop(messages);
                                 // The epoch's answers go as one container (the
@@ -1305,7 +1484,7 @@ impl Work {
                             }
                             // Epochs passed with nothing for this shard.
                             if let Some(&f) = frontier.frontier().iter().min() {
-                                write(shard, f, &mut due);
+                                write(shard, f);
                             }
                         }
                     },
@@ -1392,9 +1571,12 @@ impl Work {
                         record_in.send((seq, id, units, payload));
                     }
                     Ok(Msg::End(places)) => {
-                        if keeps_ends {
-                            ended.borrow_mut().insert(*lookup_in.time(), places);
+                        if let Some(c) = &checkpoints_due
+                            && checkpoint::is_due(c.every, last_end, places)
+                        {
+                            due.borrow_mut().insert(*lookup_in.time() + 1, places);
                         }
+                        last_end = places;
                         let next = *lookup_in.time() + 1;
                         lookup_in.advance_to(next);
                         record_in.advance_to(next);
@@ -1453,6 +1635,7 @@ impl Work {
                     units,
                     given,
                     payload,
+                    checkpoint: None,
                 }));
             }
             // The first worker of each process tells its caller, waking it

@@ -95,6 +95,31 @@ fn split(
     (got, table, is_split)
 }
 
+/// The first `n` documents through the split pass, which is then dropped
+/// unfinished (its caller failed, or the process was lost): its labels,
+/// and whether it split.
+fn split_until(
+    params: Params,
+    table: Table,
+    options: Options,
+    docs: &[Vec<u64>],
+    n: usize,
+) -> (Vec<Vec<u32>>, bool) {
+    let origins = Arc::new(Mutex::new(Versions(docs.to_vec())));
+    let mut pass = SplitPass::new(params, table, options, origins).unwrap();
+    let is_split = pass.is_split();
+    let mut got: Vec<Vec<u32>> = Vec::new();
+    for (d, keys) in docs.iter().enumerate().take(n) {
+        pass.push(d as u32, units(keys), d, |l: Labelled<'_, usize>| {
+            got.push(l.labels.to_vec());
+            Ok::<(), SplitError>(())
+        })
+        .unwrap();
+    }
+    drop(pass);
+    (got, is_split)
+}
+
 /// The labels of `docs[from..]` through the split lookups continuing from
 /// `table`, labelled here, handed over `batch` documents at a time (each
 /// batch answered whole before the next, as the index hands them over);
@@ -547,17 +572,19 @@ proptest::proptest! {
 
 /// Each checkpoint the split pass writes holds, shard by shard, the table
 /// the sequential pass has after the places it names: read back into a
-/// fresh split and joined, byte for byte. The newest three are kept; a
-/// torn one and one of another run are refused.
+/// fresh split and joined, byte for byte. The newest three are kept (and
+/// any within twice the window); a torn one and one of another run are
+/// refused.
 #[test]
 fn checkpoints_hold_the_sequential_passs_table_at_their_epoch() {
     use lineage_split::{CheckpointError, Checkpoints, epoch_of, read_shard, shard_path};
     let docs = corpus(11, 80, 300);
+    // Every so many places (documents): 1 is every epoch.
     for (eviction, size, every) in [
         (Eviction::BottomK, 1 << 20, 1),
-        (Eviction::Lru, 1 << 12, 2),
+        (Eviction::Lru, 1 << 12, 5),
         (Eviction::Cc, 1 << 12, 1),
-        (Eviction::Random, 1 << 13, 3),
+        (Eviction::Random, 1 << 13, 7),
     ] {
         let params = Params {
             selector: Selector::All,
@@ -575,13 +602,16 @@ fn checkpoints_hold_the_sequential_passs_table_at_their_epoch() {
             dir: dir.clone(),
             every,
             check: 42,
+            resume: false,
+            caller_holds: None,
         };
         let mut options = Options::new(2);
         options.epoch_units = 300;
         options.window = 2;
         options.checkpoints = Some(c.clone());
         let fresh = || Table::new(params.table_params()).unwrap();
-        let (_, _, is_split) = split(params, fresh(), options, &docs, 0);
+        // Stopped before its end (a finished run removes its checkpoints).
+        let (_, is_split) = split_until(params, fresh(), options, &docs, 60);
         assert!(is_split);
         let firsts: Vec<usize> = fresh()
             .split(2)
@@ -595,12 +625,14 @@ fn checkpoints_hold_the_sequential_passs_table_at_their_epoch() {
             .collect();
         epochs.sort_unstable();
         assert!(epochs.len() >= 2, "{eviction:?}: epochs {epochs:?}");
+        // The newest three, and any of the last 2 (window + 1) epochs.
+        let newest = *epochs.last().unwrap();
         assert!(
-            epochs.len() <= 3,
-            "{eviction:?}: the newest three: {epochs:?}"
+            epochs.len() <= 3 || epochs[0] + 2 * 3 >= newest,
+            "{eviction:?}: the newest three and the window's: {epochs:?}"
         );
-        assert!(epochs.windows(2).all(|w| w[1] == w[0] + every));
-        assert!(epochs.iter().all(|e| e % every == 0));
+        assert!(epochs.len() >= 3.min(newest as usize), "{epochs:?}");
+        let mut at = Vec::new();
         for &e in &epochs {
             let mut shards = fresh().split(2).unwrap();
             let mut places = Vec::new();
@@ -609,6 +641,7 @@ fn checkpoints_hold_the_sequential_passs_table_at_their_epoch() {
                 places.push(read_shard(&c, &path, s).unwrap());
             }
             assert!(places.windows(2).all(|w| w[0] == w[1]));
+            at.push(places[0]);
             let mut seq = OriginPass::new(params).unwrap();
             for (d, keys) in docs.iter().enumerate().take(places[0] as usize) {
                 seq.process(d as u32, &units(keys), &mut &docs[..]);
@@ -620,6 +653,14 @@ fn checkpoints_hold_the_sequential_passs_table_at_their_epoch() {
                 "{eviction:?}: epoch {e}, {} places",
                 places[0]
             );
+        }
+        // Each past another multiple of `every` places than the one before.
+        assert!(
+            at.windows(2).all(|w| w[0] / every < w[1] / every),
+            "{eviction:?}: {at:?}"
+        );
+        if every == 1 {
+            assert!(epochs.windows(2).all(|w| w[1] == w[0] + 1), "{epochs:?}");
         }
         // Another run's check: refused as foreign; a torn file: unusable.
         let path = shard_path(&dir, firsts[0], epochs[0]);
@@ -638,6 +679,217 @@ fn checkpoints_hold_the_sequential_passs_table_at_their_epoch() {
             read_shard(&c, &path, &mut s),
             Err(CheckpointError::Unusable(_))
         ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// A run from where `options` say (the start, or with
+/// `Checkpoints::resume` its newest checkpoint), to the end: where it
+/// continued, the labels from there, the epochs it marked for the caller
+/// to keep its own part at, and the table it leaves.
+#[allow(clippy::type_complexity)]
+fn run_from(
+    params: Params,
+    options: Options,
+    docs: &[Vec<u64>],
+) -> Result<
+    (
+        lineage_split::Point,
+        Vec<Vec<u32>>,
+        Vec<lineage_split::Point>,
+        Table,
+    ),
+    SplitError,
+> {
+    let origins = Arc::new(Mutex::new(Versions(docs.to_vec())));
+    let table = Table::new(params.table_params()).unwrap();
+    let mut pass = SplitPass::new(params, table, options, origins)?;
+    let from = pass.resumed();
+    let (mut got, mut marks) = (Vec::new(), Vec::new());
+    let mut done = |l: Labelled<'_, usize>| -> Result<(), SplitError> {
+        assert_eq!(
+            l.payload,
+            from.places as usize + got.len(),
+            "in document order"
+        );
+        got.push(l.labels.to_vec());
+        marks.extend(l.checkpoint);
+        Ok(())
+    };
+    for (d, keys) in docs.iter().enumerate().skip(from.places as usize) {
+        pass.push(d as u32, units(keys), d, &mut done)?;
+    }
+    let table = pass.finish(&mut done)?.table().unwrap();
+    Ok((from, got, marks, table))
+}
+
+/// A run stopped part way (its pass dropped, as a lost process leaves it)
+/// and resumed from its checkpoints: from the newest epoch every shard
+/// holds, each later document labelled as the sequential pass labels it,
+/// the same epochs marked for the caller as an uninterrupted run marks,
+/// and the table left byte for byte the same. A torn newest checkpoint
+/// falls back to the one before; the caller's own part narrows the epoch;
+/// another run's checkpoint is refused; a finished run leaves none.
+#[test]
+fn a_run_resumed_from_its_checkpoints_is_the_uninterrupted_run() {
+    use lineage_split::{Checkpoints, epoch_of, read_shard, shard_path};
+    let docs = corpus(13, 90, 300);
+    for (eviction, size, align, every) in [
+        (Eviction::BottomK, 1 << 20, true, 3),
+        (Eviction::BottomK, 1 << 11, true, 4),
+        (Eviction::Lru, 1 << 12, true, 5),
+        (Eviction::Random, 1 << 13, false, 2),
+    ] {
+        let params = Params {
+            selector: Selector::All,
+            table_size: TableSize::Bytes(size),
+            eviction,
+            align,
+            ..Params::default()
+        };
+        let mut seq = OriginPass::new(params).unwrap();
+        let want: Vec<Vec<u32>> = (docs.iter().enumerate())
+            .map(|(d, keys)| seq.process(d as u32, &units(keys), &mut &docs[..]).to_vec())
+            .collect();
+        let dir = std::env::temp_dir().join(format!(
+            "lineage-resume-test-{}-{eviction:?}-{size}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let c = Checkpoints {
+            dir: dir.clone(),
+            every,
+            check: 42,
+            resume: false,
+            caller_holds: None,
+        };
+        let options = |c: &Checkpoints| {
+            let mut o = Options::new(2);
+            o.epoch_units = 300;
+            o.window = 2;
+            o.checkpoints = Some(c.clone());
+            o
+        };
+        let resumed = Checkpoints {
+            resume: true,
+            ..c.clone()
+        };
+        let what = format!("{eviction:?}, {size} B");
+        let fresh = || Table::new(params.table_params()).unwrap();
+        let firsts: Vec<usize> = (fresh().split(2).unwrap().iter())
+            .map(|s| s.range().start)
+            .collect();
+        let epochs = || -> Vec<u64> {
+            let mut e: Vec<u64> = std::fs::read_dir(&dir)
+                .unwrap()
+                .filter_map(|e| epoch_of(e.unwrap().file_name().to_str()?, firsts[0]))
+                .collect();
+            e.sort_unstable();
+            e
+        };
+        let check = |from: lineage_split::Point, got: &[Vec<u32>], table: &Table| {
+            assert_eq!(got.len(), docs.len() - from.places as usize, "{what}");
+            for (i, labels) in got.iter().enumerate() {
+                let d = from.places as usize + i;
+                assert_eq!(labels, &want[d], "{what}: document {d}");
+            }
+            assert!(state(table) == state(seq.table()), "{what}: the table");
+        };
+
+        // Uninterrupted, with checkpoints: the epochs it marks; it removes
+        // its files at the end.
+        let (start, got, all_marks, table) = run_from(params, options(&c), &docs).unwrap();
+        assert_eq!(start, lineage_split::Point::START);
+        check(start, &got, &table);
+        assert!(all_marks.len() >= 4, "{what}: {all_marks:?}");
+        assert!(epochs().is_empty(), "{what}: a finished run keeps none");
+
+        // Stopped after 50 documents, resumed.
+        split_until(params, fresh(), options(&c), &docs, 50);
+        let kept = epochs();
+        assert!(!kept.is_empty(), "{what}");
+        let (from, got, marks, table) = run_from(params, options(&resumed), &docs).unwrap();
+        assert_eq!(from.epoch, *kept.last().unwrap(), "{what}: the newest");
+        assert!(from.places > 0 && from.places <= 50, "{what}: {from:?}");
+        check(from, &got, &table);
+        let later: Vec<_> = (all_marks.iter())
+            .filter(|m| m.places > from.places)
+            .copied()
+            .collect();
+        assert_eq!(marks, later, "{what}: the same epochs marked");
+        assert!(epochs().is_empty(), "{what}");
+
+        // The newest checkpoint of one shard torn: the one before.
+        split_until(params, fresh(), options(&c), &docs, 50);
+        let kept = epochs();
+        assert!(kept.len() >= 2, "{what}: {kept:?}");
+        let newest = shard_path(&dir, firsts[1], *kept.last().unwrap());
+        let bytes = std::fs::read(&newest).unwrap();
+        std::fs::write(&newest, &bytes[..bytes.len() / 2]).unwrap();
+        let (from, got, _, table) = run_from(params, options(&resumed), &docs).unwrap();
+        assert_eq!(
+            from.epoch,
+            kept[kept.len() - 2],
+            "{what}: torn, the one before"
+        );
+        check(from, &got, &table);
+
+        // The caller holds its part at the oldest epoch only: that one.
+        split_until(params, fresh(), options(&c), &docs, 50);
+        let kept = epochs();
+        let mut s = fresh().split(2).unwrap().remove(0);
+        let places = read_shard(&c, &shard_path(&dir, firsts[0], kept[0]), &mut s).unwrap();
+        let oldest = lineage_split::Point {
+            epoch: kept[0],
+            places,
+            evicted: false,
+        };
+        let narrowed = Checkpoints {
+            caller_holds: Some(vec![oldest]),
+            ..resumed.clone()
+        };
+        let (from, got, _, table) = run_from(params, options(&narrowed), &docs).unwrap();
+        assert_eq!((from.epoch, from.places), (kept[0], places), "{what}");
+        check(from, &got, &table);
+
+        // The caller holds nothing of its own (process 0's report lost):
+        // the start, while the shards have removed none; past that, none
+        // in common, said so.
+        let nothing = Checkpoints {
+            caller_holds: Some(Vec::new()),
+            ..resumed.clone()
+        };
+        split_until(params, fresh(), options(&c), &docs, 6);
+        let (from, got, _, table) = run_from(params, options(&nothing), &docs).unwrap();
+        assert_eq!(from, lineage_split::Point::START, "{what}");
+        check(from, &got, &table);
+        split_until(params, fresh(), options(&c), &docs, 50);
+        match run_from(params, options(&nothing), &docs) {
+            Err(SplitError::Resume(e)) => assert!(e.contains("no checkpoint"), "{e}"),
+            Err(e) => panic!("{what}: {e}"),
+            Ok(_) => panic!("{what}: resumed with nothing in common"),
+        }
+
+        // Another run's: refused, in one line naming the file.
+        split_until(params, fresh(), options(&c), &docs, 50);
+        let other = Checkpoints {
+            check: 43,
+            ..resumed.clone()
+        };
+        match run_from(params, options(&other), &docs) {
+            Err(e @ SplitError::Resume(_)) => {
+                let e = e.to_string();
+                assert!(e.contains("other settings") && e.contains(".ckpt"), "{e}");
+                assert!(!e.contains('\n'), "{e}");
+            }
+            Err(e) => panic!("{what}: {e}"),
+            Ok(_) => panic!("{what}: another run's checkpoints resumed"),
+        }
+        // And run afresh (no resume), the old files go first.
+        let (from, got, _, table) = run_from(params, options(&c), &docs).unwrap();
+        assert_eq!(from, lineage_split::Point::START);
+        check(from, &got, &table);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -4,13 +4,19 @@
 //! summary needs. With many workers the thread of the pass is the one that
 //! runs alone, and these were most of its work (BENCHMARKS.md, "The pass
 //! split by bucket range").
+//!
+//! Over many processes with checkpoints, process 0's writer also keeps the
+//! journal of what the pass gave back ([`Journal`]): it sees every
+//! document in order already, and the thread of the pass stays free.
 
 use std::io::{BufWriter, Write};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use lineage_origin::{Outcome, Unit};
+use lineage_split::Point;
 
+use super::journal::Journal;
 use super::{DocJson, Fatal, Seen};
 
 /// A document of the report, in document order.
@@ -36,9 +42,23 @@ pub(super) type Sink = BufWriter<Box<dyn Write + Send>>;
 
 type Written = Result<(Sink, Seen), Fatal>;
 
+/// What the writer is handed, in order.
+enum Item {
+    /// A document of the report, and its path.
+    Doc(Entry, String),
+    /// A file the pass left out (path, why): in the journal only, the
+    /// report lists them at its end.
+    Skipped(String, String),
+    /// Every document of a checkpointed epoch is in: said back once
+    /// synced.
+    Mark(Point, SyncSender<()>),
+    /// The journal to keep from here on (what came before is in it).
+    Keep(Journal),
+}
+
 /// The thread that writes the documents.
 pub(super) struct Writer {
-    tx: Option<SyncSender<(Entry, String)>>,
+    tx: Option<SyncSender<Item>>,
     thread: Option<JoinHandle<Written>>,
 }
 
@@ -55,12 +75,39 @@ impl Writer {
 
     /// Hand over the next document; where the writing has failed, its error.
     pub(super) fn send(&mut self, doc: Entry, path: String) -> Result<(), Fatal> {
-        let sent = self.tx.as_ref().map(|tx| tx.send((doc, path)));
-        match sent {
-            Some(Ok(())) => Ok(()),
-            // The thread ends early only on an error: that is the one to give.
-            _ => Err(self.finish().err().unwrap_or_else(gone)),
+        self.hand(Item::Doc(doc, path))
+    }
+
+    /// A file the pass left out, for the journal.
+    pub(super) fn skipped(&mut self, path: String, reason: String) -> Result<(), Fatal> {
+        self.hand(Item::Skipped(path, reason))
+    }
+
+    /// Every document of checkpointed epoch `at` has been handed over:
+    /// back once the journal holds them, synced. The pass waits here, once
+    /// a checkpoint, so that the journal keeps up with the shards' files:
+    /// each keeps only its newest few, and a journal the documents in
+    /// flight behind (hundreds) could hold none of the same epochs.
+    pub(super) fn mark(&mut self, at: Point) -> Result<(), Fatal> {
+        let (ack, synced) = mpsc::sync_channel(1);
+        self.hand(Item::Mark(at, ack))?;
+        match synced.recv() {
+            Ok(()) => Ok(()),
+            Err(_) => Err(self.finish().err().unwrap_or_else(gone)),
         }
+    }
+
+    /// Keep `journal` of every document handed over from now on.
+    pub(super) fn keep(&mut self, journal: Journal) -> Result<(), Fatal> {
+        self.hand(Item::Keep(journal))
+    }
+
+    fn hand(&mut self, item: Item) -> Result<(), Fatal> {
+        if self.tx.as_ref().is_some_and(|tx| tx.send(item).is_ok()) {
+            return Ok(());
+        }
+        // The thread ends early only on an error: that is the one to give.
+        Err(self.finish().err().unwrap_or_else(gone))
     }
 
     /// Wait for every document to be written; the output and the figures.
@@ -75,9 +122,37 @@ fn gone() -> Fatal {
     Fatal("the report's writer stopped".into())
 }
 
-fn write(mut out: Sink, json: bool, rx: Receiver<(Entry, String)>) -> Written {
+fn write(mut out: Sink, json: bool, rx: Receiver<Item>) -> Written {
     let mut seen = Seen::default();
-    for (doc, path) in rx {
+    let mut journal: Option<Journal> = None;
+    let unkept =
+        |e: std::io::Error| Fatal(format!("the report's checkpoint could not be written: {e}"));
+    for item in rx {
+        let (doc, path) = match item {
+            Item::Doc(doc, path) => {
+                if let Some(j) = journal.as_mut() {
+                    j.doc(&doc, &path).map_err(unkept)?;
+                }
+                (doc, path)
+            }
+            Item::Skipped(path, reason) => {
+                if let Some(j) = journal.as_mut() {
+                    j.skipped(&path, &reason).map_err(unkept)?;
+                }
+                continue;
+            }
+            Item::Mark(at, ack) => {
+                if let Some(j) = journal.as_mut() {
+                    j.mark(at).map_err(unkept)?;
+                }
+                let _ = ack.send(());
+                continue;
+            }
+            Item::Keep(j) => {
+                journal = Some(j);
+                continue;
+            }
+        };
         let o = match doc {
             Entry::Done(o) => o,
             Entry::Labelled {
