@@ -310,3 +310,65 @@ fn a_kill_in_the_middle_of_an_import_resumes_to_the_same_index() {
     }
     assert!(killed > 0, "every run ended before its kill");
 }
+
+/// `--since` starts a first import later, at a commit or a date; the pages
+/// there are all first versions. A revision not in the history is one line.
+#[test]
+fn since_a_commit_or_a_date_starts_the_history_there() {
+    let t = TempDir::new("hist-since");
+    let (git, commits) = three_commits(&t);
+    let r = git.dir.to_str().unwrap().to_string();
+    // Commits are a day apart from 2020-01-01: the second is 2020-01-02's.
+    for (since, tag) in [
+        (commits[1].clone(), "rev"),
+        ("2020-01-02".to_string(), "date"),
+    ] {
+        let ix = t.0.join(format!("ix-{tag}"));
+        let (out, _) = ok(
+            &t.0,
+            &[
+                "index",
+                &r,
+                "--index",
+                ix.to_str().unwrap(),
+                "--since",
+                &since,
+            ],
+        );
+        assert!(out.contains("git history: 2 commits read"), "{tag}: {out}");
+        let docs = documents(&t.0, &git.dir, &ix);
+        let firsts: Vec<_> = docs["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["path"].as_str().unwrap(),
+                    v["commit"]["id"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            firsts,
+            // Within the commit by path: copy.md (now tutorial.md) first.
+            [
+                ("tutorial.md", commits[1].as_str()),
+                ("guide.md", commits[1].as_str())
+            ],
+            "{tag}"
+        );
+    }
+    let ix = t.0.join("ix-bad");
+    let e = fails_with_one_line(&lineage(
+        &t.0,
+        &[
+            "index",
+            &r,
+            "--index",
+            ix.to_str().unwrap(),
+            "--since",
+            "no-such-rev",
+        ],
+    ));
+    assert!(e.contains("--since no-such-rev"), "{e}");
+}

@@ -128,7 +128,13 @@ fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result
     let walk = source::walk_with(root, &filter, config.walk_options())
         .map_err(|e| IndexError::Location(e.to_string()))?;
     let order = (ix.index_mut()).settle_order(config.order, config.order_asked())?;
-    ix.read_history(config.history, &filter, config.max_file_size.0, &mut obs)?;
+    ix.read_history(
+        config.history,
+        &config.history_since,
+        &filter,
+        config.max_file_size.0,
+        &mut obs,
+    )?;
     ix.reconcile(walk, config.max_file_size.0, order, &mut obs)?;
     obs.clear();
     Ok(())

@@ -225,12 +225,19 @@ struct StoreArgs {
     /// work tree) [config: history; default: auto].
     #[arg(long, value_name = "SOURCE")]
     history: Option<lineage_config::HistoryMode>,
+    /// Where the first import of a git history starts: a commit (any
+    /// revision git names: v1.0, HEAD~100) or a date (YYYY-MM-DD, UTC, the
+    /// first commit of that day or after); earlier commits are not read
+    /// [config: history_since; default: the first commit].
+    #[arg(long, value_name = "REV|DATE")]
+    since: Option<String>,
 }
 
 impl StoreArgs {
     fn apply(&self, c: &mut Config) {
         set(&mut c.history_budget, self.history_budget);
         set(&mut c.history, self.history);
+        set(&mut c.history_since, self.since.clone());
     }
 
     /// The index folder of `root`.

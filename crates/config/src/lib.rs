@@ -72,6 +72,9 @@ pub struct Config {
     /// the root is in one, else the folder), git or folder.
     #[serde(deserialize_with = "parsed")]
     pub history: HistoryMode,
+    /// Where a first import starts: a commit (any revision git names) or a
+    /// date (`YYYY-MM-DD`, UTC); empty: the first commit.
+    pub history_since: String,
     /// Files larger than this, in bytes, are skipped without being read.
     #[serde(deserialize_with = "parsed")]
     pub max_file_size: Bytes,
@@ -433,6 +436,7 @@ impl Default for Config {
             fingerprint_seed: lineage_core::fingerprint::polynomial::DEFAULT_SEED,
             order: Order::Mtime,
             history: HistoryMode::Auto,
+            history_since: String::new(),
             max_file_size: Bytes(32 << 20),
             history_budget: Bytes(512 << 20),
             include: DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect(),

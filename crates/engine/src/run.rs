@@ -453,6 +453,7 @@ fn open_index(
         .map_err(|e| IndexError::Location(e.to_string()))?;
     ix.read_history(
         opts.config.history,
+        &opts.config.history_since,
         &filter,
         opts.config.max_file_size.0,
         obs,

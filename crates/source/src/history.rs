@@ -250,6 +250,44 @@ impl Repo {
         Ok(chain)
     }
 
+    /// Start `chain` at `since` (a revision git names, or a date
+    /// `YYYY-MM-DD`, UTC: the first commit of the chain whose author time is
+    /// that day or later): the commits before it dropped. A revision not on
+    /// the chain, or a date after its last commit, is an error that names it.
+    pub fn start_at(&self, chain: &mut Chain, since: &str) -> Result<(), HistoryError> {
+        let at = match day(since) {
+            Some(secs) => {
+                let mut at = None;
+                for (i, c) in chain.commits.iter().enumerate() {
+                    if self.info(c)?.time >= secs {
+                        at = Some(i);
+                        break;
+                    }
+                }
+                at.ok_or_else(|| self.git()(&format_args!("no commit on or after {since}")))?
+            }
+            None => {
+                let repo = self.repo.to_thread_local();
+                let id = repo
+                    .rev_parse_single(since)
+                    .map_err(|e| self.git()(&format_args!("--since {since}: {e}")))?
+                    .object()
+                    .map_err(|e| self.git()(&e))?
+                    .peel_to_commit()
+                    .map_err(|e| self.git()(&format_args!("--since {since}: {e}")))?
+                    .id
+                    .to_string();
+                chain.commits.iter().position(|c| *c == id).ok_or_else(|| {
+                    self.git()(&format_args!(
+                        "--since {since} is not in the first-parent history of HEAD"
+                    ))
+                })?
+            }
+        };
+        chain.commits.drain(..at);
+        Ok(())
+    }
+
     /// Who wrote `commit`, when, and why (its subject).
     pub fn info(&self, commit: &str) -> Result<CommitInfo, HistoryError> {
         let repo = self.repo.to_thread_local();
@@ -505,6 +543,55 @@ impl Delta {
     }
 }
 
+/// Seconds since the epoch of the start of `YYYY-MM-DD` (UTC), if `s` is
+/// one (days from a civil date: Hinnant's algorithm).
+fn day(s: &str) -> Option<i64> {
+    let mut parts = s.splitn(3, '-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return None;
+    }
+    let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some((era * 146_097 + doe - 719_468) * 86_400)
+}
+
 fn oid(hex: &str) -> gix::Result<gix::ObjectId> {
     gix::ObjectId::from_hex(hex.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::day;
+
+    #[test]
+    fn a_day_is_the_start_of_its_utc_date_and_anything_else_is_none() {
+        assert_eq!(day("1970-01-01"), Some(0));
+        assert_eq!(day("2020-01-01"), Some(1_577_836_800));
+        assert_eq!(day("2000-02-29"), Some(951_782_400));
+        for s in [
+            lineage_core::civil::date(1_700_000_000),
+            lineage_core::civil::date(-86_400),
+        ] {
+            let secs = day(&s).unwrap();
+            assert_eq!(lineage_core::civil::date(secs), s);
+        }
+        for s in [
+            "v1.0",
+            "HEAD~3",
+            "2020-1-01",
+            "2020-13-01",
+            "20200101",
+            "abcd-ef-gh",
+        ] {
+            assert_eq!(day(s), None, "{s}");
+        }
+    }
 }

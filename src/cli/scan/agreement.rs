@@ -47,6 +47,7 @@ fn answering(c: &Config, workers: usize) -> Config {
         history_budget: d.history_budget,
         // Where an index's versions come from: scan reads the files.
         history: d.history,
+        history_since: d.history_since,
         // Fuzzy fingerprints only (`pairs --method fuzzy`, `pocket`).
         lang: d.lang,
         // Where indexes lie: scan reads none.
@@ -81,6 +82,7 @@ mod tests {
             "history",
             "scan reads the files as they are, never a history",
         ),
+        ("history_since", "scan reads no history either"),
         ("lang", "fuzzy fingerprints only: pairs, pocket"),
         ("index_dir", "scan reads no index"),
         ("sweep.", "sweep's grid"),

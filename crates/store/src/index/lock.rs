@@ -37,7 +37,7 @@ pub(crate) fn acquire(dir: &Path) -> Result<Lock, IndexError> {
         path: path.clone(),
         source,
     })?;
-    match file.try_lock() {
+    match try_lock(&file, &path) {
         Ok(()) => {
             // Best effort: the PID is for a message, the lock is the lock.
             let mut f = &file;
@@ -52,6 +52,26 @@ pub(crate) fn acquire(dir: &Path) -> Result<Lock, IndexError> {
             path,
             source,
         }),
+    }
+}
+
+/// Lock `file`, waiting a moment where its holder is this very process: a
+/// lock just released by it can still be held by a child process another
+/// thread is starting (between its fork and its exec the child holds every
+/// open file, its lock too), as when tests run `git` beside an index that
+/// is closed and opened again. Another process's lock is refused at once.
+fn try_lock(file: &File, path: &Path) -> Result<(), TryLockError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        match file.try_lock() {
+            Err(TryLockError::WouldBlock)
+                if pid(path) == Some(std::process::id())
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            r => return r,
+        }
     }
 }
 
@@ -115,6 +135,32 @@ mod tests {
         drop(first);
         assert!(check_free(&dir).is_ok());
         acquire(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A lock this process released, held a moment longer by a child (as
+    /// between a fork and its exec), is waited for: the index opens once the
+    /// child lets it go (it was refused, "in use by … (PID self)").
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_lock_held_a_moment_by_a_child_of_this_process_is_waited_for() {
+        let dir = std::env::temp_dir().join(format!("lineage-lock-child-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        drop(acquire(&dir).unwrap());
+        // flock(1) holds the file's lock for 0.3 s; the file still names us.
+        let mut child = std::process::Command::new("flock")
+            .arg("-n")
+            .arg(dir.join(FILE))
+            .args(["sleep", "0.3"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(
+            matches!(check_free(&dir), Err(IndexError::Locked(..))),
+            "the child holds it"
+        );
+        acquire(&dir).unwrap();
+        child.wait().unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -48,10 +48,12 @@ impl Indexer {
     /// from one (`mode`, asked; the index keeps the source it was first
     /// built from): the commits since the last one read. None where they
     /// come from the folder. The first import says so in one line, and how
-    /// to read the folder alone.
+    /// to read the folder alone. A first import starts at `since` where it
+    /// is not empty (a revision or a date, [`Repo::start_at`]).
     pub fn read_history(
         &mut self,
         mode: Mode,
+        since: &str,
         filter: &Filter,
         max_file_size: u64,
         obs: &mut dyn Observer,
@@ -81,8 +83,9 @@ impl Indexer {
             return Ok(None);
         };
         let announce = self.ix.history_head()?.is_none() && mode == Mode::Auto;
-        let done =
-            self.guarded(|me| me.import_unguarded(&repo, filter, max_file_size, announce, obs))?;
+        let done = self.guarded(|me| {
+            me.import_unguarded(&repo, filter, max_file_size, announce, since, obs)
+        })?;
         if done.rewritten {
             obs.notice("the history was rewritten since the last commit read (HEAD no longer descends from it): read again from the last commit both share");
         }
@@ -104,7 +107,7 @@ impl Indexer {
         max_file_size: u64,
         obs: &mut dyn Observer,
     ) -> Result<Imported, IndexError> {
-        self.guarded(|me| me.import_unguarded(repo, filter, max_file_size, false, obs))
+        self.guarded(|me| me.import_unguarded(repo, filter, max_file_size, false, "", obs))
     }
 
     fn import_unguarded(
@@ -113,6 +116,7 @@ impl Indexer {
         filter: &Filter,
         max_file_size: u64,
         announce: bool,
+        since: &str,
         obs: &mut dyn Observer,
     ) -> Result<Imported, IndexError> {
         let mut done = Imported::default();
@@ -126,6 +130,12 @@ impl Indexer {
         }
         let mut chain = repo.chain(&head, last.as_deref())?;
         let mut parent = last.clone();
+        if last.is_none() && !since.is_empty() {
+            // A history started later: its first commit's pages are all
+            // first versions, compared against nothing.
+            repo.start_at(&mut chain, since)?;
+            chain.shallow = false;
+        }
         if last.is_some() && !chain.found {
             // Rewritten: start after the newest commit of the new chain
             // that was read (its pages as they were then), or from the start.
