@@ -40,6 +40,16 @@ fn documents(home: &Path, root: &Path, ix: &Path) -> serde_json::Value {
     serde_json::from_str(&ok(home, &args).0).unwrap()
 }
 
+/// Each version's path and commit, in the history's order.
+fn stamps(docs: &serde_json::Value) -> Vec<(String, String)> {
+    let history = docs["history"].as_array().unwrap();
+    let field = |v: &serde_json::Value| v.as_str().unwrap().to_string();
+    history
+        .iter()
+        .map(|v| (field(&v["path"]), field(&v["commit"]["id"])))
+        .collect()
+}
+
 /// A repository of three commits: a page, its copy with words added, then
 /// the copy renamed.
 fn three_commits(t: &TempDir) -> (Git, Vec<String>) {
@@ -80,22 +90,11 @@ fn inside_a_work_tree_the_history_is_read_said_once_and_every_answer_names_commi
     );
     let docs = documents(&t.0, &root, &ix);
     let history = docs["history"].as_array().unwrap();
-    let stamped: Vec<_> = history
-        .iter()
-        .map(|v| {
-            (
-                v["path"].as_str().unwrap(),
-                v["commit"]["id"].as_str().unwrap(),
-            )
-        })
-        .collect();
     // The renamed copy keeps its one version, of the commit that wrote it.
     assert_eq!(
-        stamped,
-        [
-            ("guide.md", commits[0].as_str()),
-            ("tutorial.md", commits[1].as_str())
-        ]
+        stamps(&docs),
+        [("guide.md", &commits[0]), ("tutorial.md", &commits[1])]
+            .map(|(p, c)| (p.into(), c.clone()))
     );
     assert_eq!(history[1]["commit"]["subject"], "Copy it");
     assert_eq!(history[1]["commit"]["author"], "Ada Lovelace");
@@ -337,24 +336,10 @@ fn since_a_commit_or_a_date_starts_the_history_there() {
         );
         assert!(out.contains("git history: 2 commits read"), "{tag}: {out}");
         let docs = documents(&t.0, &git.dir, &ix);
-        let firsts: Vec<_> = docs["history"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| {
-                (
-                    v["path"].as_str().unwrap(),
-                    v["commit"]["id"].as_str().unwrap(),
-                )
-            })
-            .collect();
         assert_eq!(
-            firsts,
+            stamps(&docs),
             // Within the commit by path: copy.md (now tutorial.md) first.
-            [
-                ("tutorial.md", commits[1].as_str()),
-                ("guide.md", commits[1].as_str())
-            ],
+            ["tutorial.md", "guide.md"].map(|p| (p.into(), commits[1].clone())),
             "{tag}"
         );
     }

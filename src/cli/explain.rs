@@ -127,15 +127,7 @@ fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result
     ix.index_mut().set_history_budget(u64::MAX)?;
     let walk = source::walk_with(root, &filter, config.walk_options())
         .map_err(|e| IndexError::Location(e.to_string()))?;
-    let order = (ix.index_mut()).settle_order(config.order, config.order_asked())?;
-    ix.read_history(
-        config.history,
-        &config.history_since,
-        &filter,
-        config.max_file_size.0,
-        &mut obs,
-    )?;
-    ix.reconcile(walk, config.max_file_size.0, order, &mut obs)?;
+    super::catch_up(&mut ix, walk, config, &filter, &mut obs)?;
     obs.clear();
     Ok(())
 }

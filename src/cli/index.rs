@@ -69,15 +69,7 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
     };
     ix.index_mut().set_history_budget(config.history_budget.0)?;
     let walk = walk.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-    let order = (ix.index_mut()).settle_order(config.order, config.order_asked())?;
-    let imported = ix.read_history(
-        config.history,
-        &config.history_since,
-        &filter,
-        config.max_file_size.0,
-        &mut obs,
-    )?;
-    let report = ix.reconcile(walk, config.max_file_size.0, order, &mut obs)?;
+    let (imported, report) = super::catch_up(&mut ix, walk, &config, &filter, &mut obs)?;
     obs.clear();
     let ix = ix.index();
     let history = if args.documents {

@@ -452,6 +452,30 @@ impl PathJson {
     }
 }
 
+/// Bring an open index up to its root: the order it holds settled, the
+/// commits of its git history since the last read (where its versions come
+/// from one), then `walk`, the files as they are. What the history's import
+/// did, and what the walk's sync did.
+fn catch_up(
+    ix: &mut lineage_engine::Indexer,
+    walk: lineage_source::Walk,
+    config: &Config,
+    filter: &lineage_source::Filter,
+    obs: &mut dyn lineage_store::index::Observer,
+) -> Result<
+    (
+        Option<lineage_engine::Imported>,
+        lineage_store::index::Report,
+    ),
+    lineage_store::index::IndexError,
+> {
+    let order = (ix.index_mut()).settle_order(config.order, config.order_asked())?;
+    let max = config.max_file_size.0;
+    let imported = ix.read_history(config.history, &config.history_since, filter, max, obs)?;
+    let report = ix.reconcile(walk, max, order, obs)?;
+    Ok((imported, report))
+}
+
 /// JSON of the commit a version was read from (docs/formats.md).
 #[derive(serde::Serialize)]
 struct CommitJson {
