@@ -357,3 +357,57 @@ fn since_a_commit_or_a_date_starts_the_history_there() {
     ));
     assert!(e.contains("--since no-such-rev"), "{e}");
 }
+
+/// A corrupt object ends the import with one line naming it, and the
+/// index stays at the last commit read whole: the page is never taken out
+/// of its order from the work tree.
+#[test]
+fn a_corrupt_object_is_named_and_the_index_stays_as_it_was() {
+    let t = TempDir::new("hist-corrupt");
+    let (git, commits) = three_commits(&t);
+    git.write("late.md", text(9, 80));
+    git.commit("A late page");
+    let blob = git.run(&["rev-parse", "HEAD:late.md"]).trim().to_string();
+    let loose = git
+        .dir
+        .join(".git/objects")
+        .join(&blob[..2])
+        .join(&blob[2..]);
+    let mut perms = std::fs::metadata(&loose).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&loose, perms).unwrap();
+    std::fs::write(&loose, b"garbage").unwrap();
+    let ix = t.0.join("ix");
+    let r = git.dir.to_str().unwrap();
+    let out = lineage(&t.0, &["index", r, "--index", ix.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&blob), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // What was read whole stays: the versions of the three commits before
+    // (the rename made none), and nothing of the late page's.
+    let db = rusqlite::Connection::open(ix.join("index.db")).unwrap();
+    let mut q = db
+        .prepare(
+            "SELECT c.oid FROM version_commits v JOIN commits c ON c.seq = v.seq ORDER BY v.id",
+        )
+        .unwrap();
+    let stamped: Vec<String> = q
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(stamped, [commits[0].clone(), commits[1].clone()]);
+    let late: i64 = db
+        .query_row(
+            "SELECT count(*) FROM versions WHERE path = CAST('late.md' AS BLOB)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        late, 0,
+        "the late page is not taken from the work tree out of its order"
+    );
+}

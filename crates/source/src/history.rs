@@ -358,8 +358,9 @@ impl Repo {
                    from: Option<String>,
                    path: String,
                    mode: gix::object::tree::EntryMode,
-                   id| {
-            let d = match self.kind(repo, mode, id) {
+                   id|
+         -> Result<(), HistoryError> {
+            let d = match self.kind(repo, mode, id)? {
                 Err(reason) => {
                     if let Some(from) = from {
                         out.push(Delta::Gone { path: from });
@@ -381,6 +382,7 @@ impl Repo {
                 },
             };
             out.push(d);
+            Ok(())
         };
         for c in changes {
             match c {
@@ -400,7 +402,7 @@ impl Repo {
                         continue;
                     }
                     if let Some(path) = page(location.as_ref()) {
-                        put(&mut out, None, path, entry_mode, id);
+                        put(&mut out, None, path, entry_mode, id)?;
                     }
                 }
                 C::Deletion {
@@ -435,7 +437,7 @@ impl Repo {
                     };
                     // A page renamed from a name that is no page is a new
                     // page here.
-                    put(&mut out, from.filter(|_| !copy), path, entry_mode, id);
+                    put(&mut out, from.filter(|_| !copy), path, entry_mode, id)?;
                 }
             }
         }
@@ -474,32 +476,30 @@ impl Repo {
     }
 
     /// A page entry's size, or why it is not read (a link, a submodule, a
-    /// Git LFS pointer).
+    /// Git LFS pointer). A missing or corrupt object is an error naming it:
+    /// the commit is not read, so the index stays at the one before (a page
+    /// left out would come back later, out of its order).
     fn kind(
         &self,
         repo: &gix::Repository,
         mode: gix::object::tree::EntryMode,
         id: gix::ObjectId,
-    ) -> Result<u64, SkipReason> {
+    ) -> Result<Result<u64, SkipReason>, HistoryError> {
         if mode.is_link() {
-            return Err(SkipReason::Symlink);
+            return Ok(Err(SkipReason::Symlink));
         }
         if mode.is_commit() {
-            return Err(SkipReason::Submodule);
+            return Ok(Err(SkipReason::Submodule));
         }
-        let header = repo
-            .find_header(id)
-            .map_err(|_| SkipReason::Unreadable(format!("missing object {id}")))?;
-        let size = header.size();
+        let bad = |e: &dyn std::fmt::Display| self.git()(&format_args!("object {id}: {e}"));
+        let size = repo.find_header(id).map_err(|e| bad(&e))?.size();
         if size < 200 {
-            let blob = repo
-                .find_blob(id)
-                .map_err(|e| SkipReason::Unreadable(format!("object {id}: {e}")))?;
+            let blob = repo.find_blob(id).map_err(|e| bad(&e))?;
             if blob.data.starts_with(LFS_POINTER) {
-                return Err(SkipReason::LfsPointer);
+                return Ok(Err(SkipReason::LfsPointer));
             }
         }
-        Ok(size)
+        Ok(Ok(size))
     }
 
     /// The bytes of `blob`, at most `max` (as [`crate::read`] treats a file:
