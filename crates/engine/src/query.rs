@@ -269,6 +269,7 @@ fn versions_of(ix: &impl Read, rows: &[Row], path: &str) -> Vec<VersionInfo> {
                 || live.is_some_and(|c| c.id == id as u32),
             mtime_ns: r.mtime_ns,
             seen_ms: r.seen_ms,
+            commit: ix.commit_of(id as u32).ok().flatten(),
         })
         .collect()
 }

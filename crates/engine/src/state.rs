@@ -290,6 +290,9 @@ pub struct VersionInfo {
     /// When lineage recorded this version, milliseconds since the epoch
     /// (None: an index from before it kept that).
     pub seen_ms: Option<i64>,
+    /// The commit it was read from (a repository's history); None for a
+    /// version read from a file.
+    pub commit: Option<lineage_source::history::CommitInfo>,
 }
 
 impl VersionInfo {

@@ -31,6 +31,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         if !v.text_kept {
             note.push("text not kept");
         }
+        // A commit's subject says why the version is.
+        let subject = v.commit.as_ref().map(|c| crate::paths::shown(&c.subject));
+        note.extend(subject.as_deref());
         note.join(", ")
     };
     // The tokens go first where a row does not fit (60 columns), and the
@@ -51,12 +54,21 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             false => String::new(),
         };
         // When lineage saw it, as the status bar and Events tell it (not
-        // the file's mtime, which a copy or a checkout moves).
-        let figures = format!(
-            "{tokens} {:>6.1}% new  seen {:<16}  ",
-            v.fresh_percent,
-            super::events::when(v.seen_or_mtime_ms(), app.today)
-        );
+        // the file's mtime, which a copy or a checkout moves); a version
+        // read from a repository's history: its commit and the day it was
+        // written, in as many columns.
+        let when = match &v.commit {
+            Some(c) => format!(
+                "{} {:<13}",
+                c.id.get(..7).unwrap_or(&c.id),
+                lineage_core::civil::date(c.time)
+            ),
+            None => format!(
+                "seen {:<16}",
+                super::events::when(v.seen_or_mtime_ms(), app.today)
+            ),
+        };
+        let figures = format!("{tokens} {:>6.1}% new  {when}  ", v.fresh_percent);
         let room = inner.saturating_sub(6 + figures.chars().count());
         let line = Line::from(vec![
             Span::styled(format!(" v{:<4}", v.version), theme.key),

@@ -308,6 +308,7 @@ pub(crate) fn origin_view(exact: bool) -> OriginView {
             mtime_ns: 1_700_000_000_000_000_000 + 13 * 60_000_000_000,
             // Seen 5 min 7 s after its file was written.
             seen_ms: Some(1_700_000_000_000 + 18 * 60_000 + 7_000),
+            commit: None,
         }],
         exact,
         text: Ok(V2_TEXT.to_string()),
@@ -458,6 +459,7 @@ pub(crate) fn v1_view() -> OriginView {
             text_kept: true,
             mtime_ns: 1_700_000_000_000_000_000,
             seen_ms: Some(1_700_000_000_000 + 42_000),
+            commit: None,
         }],
         exact: false,
         text: Ok(V1_TEXT.to_string()),

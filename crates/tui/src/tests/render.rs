@@ -317,6 +317,42 @@ fn the_versions_of_a_page_with_one_say_so() {
     }
 }
 
+/// A page read from a repository's history: each version by its commit
+/// and the day it was written, its subject among the notes, escaped.
+#[test]
+fn versions_read_from_a_history_show_their_commits() {
+    let mut view = fixture::versions_view();
+    for (i, v) in view.versions.iter_mut().enumerate() {
+        v.commit = Some(lineage_source::history::CommitInfo {
+            id: format!("{i}e466d447b7937f1da416626e96e2ccfae9c9671"),
+            author: "Ada".into(),
+            time: 1_577_836_800 + 86_400 * i as i64,
+            subject: format!("Edit {i} \u{1b}[2J"),
+        });
+    }
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut a = app(w, h);
+        a.origin.open(fixture::V2_INSTALL);
+        a.tab = crate::app::Tab::Origin;
+        engine(&mut a, Update::Origin(Arc::new(view.clone())));
+        keys(&mut a, "v");
+        let text = rows(&a).join("\n");
+        for i in 0..3 {
+            let day = lineage_core::civil::date(1_577_836_800 + 86_400 * i);
+            assert!(text.contains(&format!("{i}e466d4 {day}")), "{w}: {text}");
+        }
+        assert!(!text.contains("seen "), "{w}: {text}");
+        assert!(
+            text.contains("Edit 2 \\x1b[2J") || text.contains("Edit 2 \\u{1b}"),
+            "{w}: {text}"
+        );
+        assert!(!text.contains('\u{1b}'), "{w}: {text}");
+        if w == 120 {
+            insta::assert_snapshot!("versions_of_commits_120x40", screen(&a, &dark()));
+        }
+    }
+}
+
 #[test]
 fn versions_of_a_replaced_page() {
     let view = fixture::versions_view();
