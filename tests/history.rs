@@ -411,3 +411,23 @@ fn a_corrupt_object_is_named_and_the_index_stays_as_it_was() {
         "the late page is not taken from the work tree out of its order"
     );
 }
+
+/// A page whose name is not UTF-8 is a page of the history too, named as
+/// the walk names it: the work tree's file is the same document, not a
+/// second one.
+#[test]
+fn a_name_that_is_not_utf8_is_the_same_page_in_the_history_and_the_folder() {
+    use std::os::unix::ffi::OsStrExt;
+    let t = TempDir::new("hist-bytes");
+    let git = Git::init(&t.0.join("repo"));
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9 \x1b.md");
+    std::fs::write(git.dir.join(name), text(1, 100)).unwrap();
+    let c = git.commit("A page with a Latin-1 name");
+    let ix = t.0.join("ix");
+    let docs = documents(&t.0, &git.dir, &ix);
+    let history = docs["history"].as_array().unwrap();
+    assert_eq!(history.len(), 1, "{docs}");
+    assert_eq!(history[0]["commit"]["id"], c.as_str());
+    assert!(history[0]["path_hex"].is_string(), "{docs}");
+    assert_eq!(docs["versions"], 1);
+}

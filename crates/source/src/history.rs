@@ -341,7 +341,9 @@ impl Repo {
             .diff_tree_to_tree(old.as_ref(), new.as_ref(), opts)
             .map_err(|e| self.git()(&format_args!("commit {commit}: {e}")))?;
         let page = |p: &gix::bstr::BStr| -> Option<String> {
-            let p = String::from_utf8(p.to_vec()).ok()?;
+            // A name that is not UTF-8 is a page too, named losslessly as
+            // the walk names it (`name`).
+            let p = crate::name::of_bytes(p).into_owned();
             let mut at = 0;
             // The walk leaves out an excluded folder with all below it.
             while let Some(i) = p[at..].find('/') {

@@ -206,15 +206,21 @@ pub fn path(root: &Path, name: &str) -> PathBuf {
     root.join(name)
 }
 
+/// The lossless name of a name given as bytes (a path of a git tree, a
+/// Unix name): UTF-8 as it is, anything else [`encode`]d.
+pub fn of_bytes(b: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(u) if !u.contains(ESCAPE) => Cow::Borrowed(u),
+        _ => Cow::Owned(encode(b)),
+    }
+}
+
 /// The name of one path component.
 pub fn of_os(s: &std::ffi::OsStr) -> Cow<'_, str> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
-        match s.to_str() {
-            Some(u) if !u.contains(ESCAPE) => Cow::Borrowed(u),
-            _ => Cow::Owned(encode(s.as_bytes())),
-        }
+        of_bytes(s.as_bytes())
     }
     #[cfg(not(unix))]
     s.to_string_lossy()
