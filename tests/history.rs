@@ -431,3 +431,56 @@ fn a_name_that_is_not_utf8_is_the_same_page_in_the_history_and_the_folder() {
     assert!(history[0]["path_hex"].is_string(), "{docs}");
     assert_eq!(docs["versions"], 1);
 }
+
+/// A commit made while `watch` runs (here one that leaves the work tree as
+/// it was, so no file event can bring its page first) is read at the next
+/// sync and stamped with its commit, and the watcher says its version.
+#[test]
+fn a_commit_made_while_watching_is_read_as_its_version() {
+    let t = TempDir::new("hist-watch");
+    let (git, _) = three_commits(&t);
+    let ix = t.0.join("ix");
+    let w = common::Watch::start(&git.dir, &ix, &[]);
+    // Its history is read as it starts (no line: the lines are of changes
+    // after the start), before it watches.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let versions = || -> i64 {
+        rusqlite::Connection::open(ix.join("index.db"))
+            .and_then(|db| db.query_row("SELECT count(*) FROM versions", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    while versions() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no history read within 30 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // A new content of guide.md committed through the index alone.
+    let body = format!("{} {}", text(1, 300), text(7, 60));
+    std::fs::write(t.0.join("new-guide"), &body).unwrap();
+    let blob = git.run(&["hash-object", "-w", t.0.join("new-guide").to_str().unwrap()]);
+    git.run(&[
+        "update-index",
+        "--cacheinfo",
+        &format!("100644,{},guide.md", blob.trim()),
+    ]);
+    git.run(&["commit", "-q", "-m", "Grow the guide"]);
+    let head = git.run(&["rev-parse", "HEAD"]).trim().to_string();
+    // The next rescan (every second here) reads it.
+    let v = w.expect("the commit's version", |v| {
+        v["event"] == "version" && v["path"] == "guide.md" && v["version"] == 2
+    });
+    assert!(v["fresh_percent"].as_f64().unwrap() < 50.0, "{v}");
+    drop(w);
+    let db = rusqlite::Connection::open(ix.join("index.db")).unwrap();
+    let stamped: String = db
+        .query_row(
+            "SELECT c.oid FROM version_commits v JOIN commits c ON c.seq = v.seq
+             ORDER BY v.id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stamped, head);
+}

@@ -23,7 +23,7 @@ use lineage_store::index::{
     Content, IndexError, NotRead, Observer, Read, Reader, Report, Scope, Source, Status,
 };
 
-use super::{Indexer, Observed};
+use super::{Indexer, Observed, Sink};
 
 /// What an import did.
 #[derive(Debug, Default)]
@@ -58,6 +58,20 @@ impl Indexer {
         max_file_size: u64,
         obs: &mut dyn Observer,
     ) -> Result<Option<Imported>, IndexError> {
+        self.read_history_to(mode, since, filter, max_file_size, &mut Observed(obs))
+    }
+
+    /// [`Indexer::read_history`], each commit's changes to `sink` as they
+    /// come (the watcher applies them: a commit made or pulled while it
+    /// watches).
+    pub(crate) fn read_history_to(
+        &mut self,
+        mode: Mode,
+        since: &str,
+        filter: &Filter,
+        max_file_size: u64,
+        sink: &mut dyn Sink,
+    ) -> Result<Option<Imported>, IndexError> {
         let root = self.root().to_path_buf();
         let repo = match mode {
             Mode::Folder => None,
@@ -84,8 +98,9 @@ impl Indexer {
         };
         let announce = self.ix.history_head()?.is_none() && mode == Mode::Auto;
         let done = self.guarded(|me| {
-            me.import_unguarded(&repo, filter, max_file_size, announce, since, obs)
+            me.import_unguarded(&repo, filter, max_file_size, announce, since, sink)
         })?;
+        let obs = sink.observer();
         if done.rewritten {
             obs.notice("the history was rewritten since the last commit read (HEAD no longer descends from it): read again from the last commit both share");
         }
@@ -107,7 +122,9 @@ impl Indexer {
         max_file_size: u64,
         obs: &mut dyn Observer,
     ) -> Result<Imported, IndexError> {
-        self.guarded(|me| me.import_unguarded(repo, filter, max_file_size, false, "", obs))
+        self.guarded(|me| {
+            me.import_unguarded(repo, filter, max_file_size, false, "", &mut Observed(obs))
+        })
     }
 
     fn import_unguarded(
@@ -117,7 +134,7 @@ impl Indexer {
         max_file_size: u64,
         announce: bool,
         since: &str,
-        obs: &mut dyn Observer,
+        sink: &mut dyn Sink,
     ) -> Result<Imported, IndexError> {
         let mut done = Imported::default();
         let Some(head) = repo.head()? else {
@@ -152,7 +169,7 @@ impl Indexer {
         if announce && total > 0 {
             // The first import of a folder found in a work tree: what it
             // costs, and how to have the files alone.
-            obs.notice(&format!(
+            sink.observer().notice(&format!(
                 "{} is in a git repository: reading its history, {total} commits, each commit's pages as new versions (--history folder reads only the files as they are)",
                 self.root().display()
             ));
@@ -164,7 +181,7 @@ impl Indexer {
             parent,
             filter,
             max_file_size,
-            obs,
+            sink,
             &mut done,
         );
         // Durable again before anything else is written; the last head
@@ -174,7 +191,7 @@ impl Indexer {
         if let Some(last) = last {
             self.ix.set_history_head(&last)?;
         }
-        obs.progress("reading history", total, total);
+        sink.observer().progress("reading history", total, total);
         Ok(done)
     }
 
@@ -189,16 +206,16 @@ impl Indexer {
         mut parent: Option<String>,
         filter: &Filter,
         max_file_size: u64,
-        obs: &mut dyn Observer,
+        sink: &mut dyn Sink,
         done: &mut Imported,
     ) -> Result<Option<String>, IndexError> {
         let total = commits.len() as u64;
         let mut unrecorded = None;
         for (n, commit) in commits.iter().enumerate() {
-            if obs.stopped() {
+            if sink.observer().stopped() {
                 return Err(IndexError::Stopped);
             }
-            obs.progress("reading history", n as u64, total);
+            sink.observer().progress("reading history", n as u64, total);
             let deltas = repo.changes(parent.as_deref(), commit, filter)?;
             if !deltas.is_empty() {
                 let info = repo.info(commit)?;
@@ -207,7 +224,7 @@ impl Indexer {
                 let mut skips = Vec::new();
                 let (walk, paths, blobs) = self.walk_of(&deltas, commit, time, &mut skips);
                 for s in skips {
-                    obs.notice(&s);
+                    sink.observer().notice(&s);
                 }
                 let scope = Scope {
                     paths: Some(&paths),
@@ -224,7 +241,7 @@ impl Indexer {
                         .ok_or(NotRead::Changing)?;
                     r.read_bytes(f, repo.blob(blob, max_file_size))
                 };
-                self.drive_from(&mut s, &mut Observed(obs), super::SPLIT_FILES, &read)?;
+                self.drive_from(&mut s, sink, super::SPLIT_FILES, &read)?;
                 done.report.add(&s.report);
                 done.changed += 1;
                 self.ix.set_history_head(commit)?;
