@@ -196,7 +196,7 @@ pub(crate) fn targets(
 }
 
 /// The legend of an outcome: its origins' shares of the document's tokens.
-fn legend(rows: &[Row], o: &Outcome) -> Vec<LegendEntry> {
+fn legend(ix: &impl Read, rows: &[Row], o: &Outcome) -> Vec<LegendEntry> {
     let mut tokens: HashMap<u32, u32> = HashMap::new();
     for r in &o.runs {
         *tokens.entry(r.origin.unwrap_or(o.id)).or_default() += r.end - r.start;
@@ -214,6 +214,9 @@ fn legend(rows: &[Row], o: &Outcome) -> Vec<LegendEntry> {
                 } else {
                     100.0 * f64::from(n) / f64::from(o.tokens)
                 },
+                commit: (origin != o.id)
+                    .then(|| ix.commit_of(origin).ok().flatten())
+                    .flatten(),
             }
         })
         .collect();
@@ -249,7 +252,7 @@ pub fn origin_view(
         exact,
         text,
         spans,
-        legend: legend(rows, &outcome),
+        legend: legend(ix, rows, &outcome),
         runs: outcome.runs,
         targets,
     })

@@ -469,6 +469,8 @@ pub struct LegendEntry {
     pub version: u32,
     /// Percent of the document's tokens.
     pub percent: f64,
+    /// The commit the origin was read from (a repository's history).
+    pub commit: Option<lineage_source::history::CommitInfo>,
 }
 
 /// Two documents side by side: the answer to [`super::Command::Compare`].

@@ -177,6 +177,18 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                         style_of.get(&e.origin).copied().unwrap_or(theme.muted),
                     ),
                     Span::raw(format!(" {:.1}%", e.percent)),
+                    // Where it was written, in a repository's history: the
+                    // commit, and its day where the legend is wide enough.
+                    Span::styled(
+                        e.commit.as_ref().map_or_else(String::new, |c| {
+                            let id = c.id.get(..7).unwrap_or(&c.id);
+                            match w >= 1 + 7 + 20 {
+                                true => format!("  {id} {}", lineage_core::civil::date(c.time)),
+                                false => format!("  {id}"),
+                            }
+                        }),
+                        theme.muted,
+                    ),
                 ]),
                 Line::from(format!(" {path}")),
             ]

@@ -280,18 +280,21 @@ pub(crate) fn origin_view(exact: bool) -> OriginView {
             path: "v1/installation.md".into(),
             version: 1,
             percent: share(n - 32),
+            commit: None,
         },
         LegendEntry {
             origin: FAQ,
             path: "z-support/faq.md".into(),
             version: 1,
             percent: share(20),
+            commit: None,
         },
         LegendEntry {
             origin: V2_INSTALL,
             path: "v2/installation.md".into(),
             version: 2,
             percent: share(12),
+            commit: None,
         },
     ];
     OriginView {
@@ -475,6 +478,7 @@ pub(crate) fn v1_view() -> OriginView {
             path: "v1/installation.md".into(),
             version: 1,
             percent: 100.0,
+            commit: None,
         }],
     }
 }
@@ -602,6 +606,7 @@ pub(crate) fn many_origins_view(origins: &[u32]) -> OriginView {
                 path: PATHS[id as usize].into(),
                 version: 1,
                 percent: share(r),
+                commit: None,
             }
         })
         .collect();
@@ -670,6 +675,7 @@ pub(crate) fn as_written_view() -> OriginView {
         path: "v2/installation.md".into(),
         version: 2,
         percent: 100.0,
+        commit: None,
     }];
     v
 }

@@ -330,11 +330,21 @@ fn versions_read_from_a_history_show_their_commits() {
             subject: format!("Edit {i} \u{1b}[2J"),
         });
     }
+    // The legend's origins too, by commit and day.
+    view.legend[0].commit = view.versions[0].commit.clone();
     for (w, h) in [(120, 40), (80, 24)] {
         let mut a = app(w, h);
         a.origin.open(fixture::V2_INSTALL);
         a.tab = crate::app::Tab::Origin;
         engine(&mut a, Update::Origin(Arc::new(view.clone())));
+        let legend = rows(&a).join("\n");
+        // The day where the legend has room for it.
+        let commit = if w == 120 {
+            "0e466d4 2020-01-01"
+        } else {
+            "0e466d4"
+        };
+        assert!(legend.contains(commit), "{w}: {legend}");
         keys(&mut a, "v");
         let text = rows(&a).join("\n");
         for i in 0..3 {
