@@ -77,7 +77,9 @@ pub(super) fn version_event(rows: &[Row], id: u32) -> EventKind {
         version: r.version,
         id,
         fresh_percent: r.fresh_percent(),
-        dominant_path: r.dominant_origin.map(|o| name(o).0),
+        // Its own new text is no origin to name: only an earlier version
+        // (of its page or another's) is.
+        dominant_path: r.dominant_origin.filter(|&o| o != id).map(|o| name(o).0),
         origins,
     }
 }
@@ -277,6 +279,22 @@ mod tests {
         assert_eq!(a.fresh_percent, 10.0);
         assert_eq!(a.mtime_ns, 4);
         assert_eq!(docs[0].dominant_path.as_deref(), Some("a.md"));
+    }
+
+    /// A page mostly new, its own dominant origin, names none (the Events
+    /// pane said "mostly from an earlier version" of a first version); one
+    /// mostly from its page's earlier version names that page.
+    #[test]
+    fn a_version_mostly_its_own_new_text_names_no_dominant_origin() {
+        let mut rows = rows();
+        rows[0].dominant_origin = Some(0);
+        rows[2].dominant_origin = Some(0);
+        let dominant = |id| match version_event(&rows, id) {
+            EventKind::Version { dominant_path, .. } => dominant_path,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(dominant(0), None);
+        assert_eq!(dominant(2).as_deref(), Some("a.md"));
     }
 
     #[test]
