@@ -401,19 +401,27 @@ impl Live {
         let max_file_size = self.opts.config.max_file_size.0;
         // The order the index holds (settled when it was opened).
         let order = (ix.index_mut()).settle_order(self.opts.config.order, false)?;
-        let cfg = &self.opts.config;
-        let (mode, since) = (cfg.history, cfg.history_since.clone());
-        let filter = Filter::new(&cfg.include, &cfg.exclude)
-            .map_err(|e| IndexError::Location(e.to_string()))?;
+        // Commits made or pulled since the last sync first, stamped with
+        // their commits; then the files (a pull's, now the same as the
+        // commits', change no version). An index of the folder's files
+        // costs nothing here.
+        let history = match ix.reads_history() {
+            Some(false) => None,
+            _ => {
+                let cfg = &self.opts.config;
+                let filter = Filter::new(&cfg.include, &cfg.exclude)
+                    .map_err(|e| IndexError::Location(e.to_string()))?;
+                Some((cfg.history, cfg.history_since.clone(), filter))
+            }
+        };
         let mut sink = Applying {
             live: self,
             full,
             changed: false,
         };
-        // Commits made or pulled since the last sync first, stamped with
-        // their commits; then the files (a pull's, now the same as the
-        // commits', change no version).
-        ix.read_history_to(mode, &since, &filter, max_file_size, &mut sink)?;
+        if let Some((mode, since, filter)) = history {
+            ix.read_history_to(mode, &since, &filter, max_file_size, &mut sink)?;
+        }
         ix.sync_to(walk, scope, max_file_size, order, &mut sink)?;
         if sink.changed {
             self.sample_table(ix);

@@ -523,13 +523,9 @@ impl Repo {
         if size > max {
             return Err(SkipReason::TooLarge { size, max });
         }
-        if lineage_core::text::looks_binary(&b.data[..b.data.len().min(8192)]) {
-            return Err(SkipReason::Binary);
-        }
-        if b.data.starts_with(LFS_POINTER) {
-            return Err(SkipReason::LfsPointer);
-        }
-        Ok(b.detach().data)
+        // The checks a file's bytes get (binary, a Git LFS pointer), the
+        // same code.
+        crate::read_checked(&mut b.data.as_slice(), size, max)
     }
 }
 

@@ -513,7 +513,7 @@ fn open_regular(path: &Path) -> Result<(fs::File, u64), SkipReason> {
 
 /// The first block, checked for binary content, then the rest: at most
 /// `max` bytes in all.
-fn read_checked(f: &mut impl Read, size: u64, max: u64) -> Result<Vec<u8>, SkipReason> {
+pub(crate) fn read_checked(f: &mut impl Read, size: u64, max: u64) -> Result<Vec<u8>, SkipReason> {
     const BLOCK: u64 = 8192;
     let mut bytes = Vec::with_capacity(size.min(max) as usize + 1);
     f.take(BLOCK).read_to_end(&mut bytes).map_err(classify_io)?;

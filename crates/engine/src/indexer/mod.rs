@@ -32,6 +32,11 @@ pub struct Indexer {
     preparer: Preparer,
     /// Threads of the pass split by bucket range (1: the sequential pass).
     workers: usize,
+    /// The repository whose history the index reads, once settled by the
+    /// first [`Indexer::read_history`]: `Some(None)` where its versions come
+    /// from the folder. The index keeps its source, so a watcher's syncs
+    /// neither look for a repository nor open one again.
+    history: Option<Option<lineage_source::history::Repo>>,
 }
 
 impl Indexer {
@@ -75,6 +80,7 @@ impl Indexer {
                         pass,
                         preparer,
                         workers,
+                        history: None,
                     });
                 }
                 Err(replay::Failed::Damaged(why)) => (ix, restored) = ix.rebuild(&why, obs)?,

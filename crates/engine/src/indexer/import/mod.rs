@@ -72,6 +72,34 @@ impl Indexer {
         max_file_size: u64,
         sink: &mut dyn Sink,
     ) -> Result<Option<Imported>, IndexError> {
+        if self.history.is_none() {
+            self.history = Some(self.settle_history(mode)?);
+        }
+        let repo = match self.history.take() {
+            Some(Some(repo)) => repo,
+            folder => {
+                self.history = folder;
+                return Ok(None);
+            }
+        };
+        let announce = self.ix.history_head()?.is_none() && mode == Mode::Auto;
+        let done = self
+            .guarded(|me| me.import_unguarded(&repo, filter, max_file_size, announce, since, sink));
+        self.history = Some(Some(repo));
+        let done = done?;
+        let obs = sink.observer();
+        if done.rewritten {
+            obs.notice("the history was rewritten since the last commit read (HEAD no longer descends from it): read again from the last commit both share");
+        }
+        if done.shallow && done.commits > 0 {
+            obs.notice("a shallow clone: its history starts at the shallow boundary");
+        }
+        Ok(Some(done))
+    }
+
+    /// Where the index's versions come from, settled (the one it holds, or
+    /// `mode`'s, recorded): its repository where that is a history.
+    fn settle_history(&mut self, mode: Mode) -> Result<Option<Repo>, IndexError> {
         let root = self.root().to_path_buf();
         let repo = match mode {
             Mode::Folder => None,
@@ -93,21 +121,13 @@ impl Indexer {
                 asked,
             });
         }
-        let Some(repo) = repo.filter(|_| held == Source::Git) else {
-            return Ok(None);
-        };
-        let announce = self.ix.history_head()?.is_none() && mode == Mode::Auto;
-        let done = self.guarded(|me| {
-            me.import_unguarded(&repo, filter, max_file_size, announce, since, sink)
-        })?;
-        let obs = sink.observer();
-        if done.rewritten {
-            obs.notice("the history was rewritten since the last commit read (HEAD no longer descends from it): read again from the last commit both share");
-        }
-        if done.shallow && done.commits > 0 {
-            obs.notice("a shallow clone: its history starts at the shallow boundary");
-        }
-        Ok(Some(done))
+        Ok(repo.filter(|_| held == Source::Git))
+    }
+
+    /// Whether the index's versions come from a repository's history; None
+    /// before [`Indexer::read_history`] first settled it.
+    pub(crate) fn reads_history(&self) -> Option<bool> {
+        self.history.as_ref().map(Option::is_some)
     }
 
     /// Read the commits of `repo` that the index has not read yet, oldest
