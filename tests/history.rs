@@ -28,16 +28,17 @@ fn ok(home: &Path, args: &[&str]) -> (String, String) {
     (so, se)
 }
 
+/// `lineage index ROOT --index IX EXTRA…`, expected to succeed: stdout and
+/// stderr.
+fn index(home: &Path, root: &str, ix: &str, extra: &[&str]) -> (String, String) {
+    let mut args = vec!["index", root, "--index", ix];
+    args.extend_from_slice(extra);
+    ok(home, &args)
+}
+
 fn documents(home: &Path, root: &Path, ix: &Path) -> serde_json::Value {
-    let args = [
-        "index",
-        root.to_str().unwrap(),
-        "--index",
-        ix.to_str().unwrap(),
-        "--documents",
-        "--json",
-    ];
-    serde_json::from_str(&ok(home, &args).0).unwrap()
+    let (root, ix) = (root.to_str().unwrap(), ix.to_str().unwrap());
+    serde_json::from_str(&index(home, root, ix, &["--documents", "--json"]).0).unwrap()
 }
 
 /// Each version's path and commit, in the history's order.
@@ -69,7 +70,7 @@ fn inside_a_work_tree_the_history_is_read_said_once_and_every_answer_names_commi
     let (git, commits) = three_commits(&t);
     let (root, ix) = (git.dir.clone(), t.0.join("ix"));
     let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
-    let (out, err) = ok(&t.0, &["index", r, "--index", i]);
+    let (out, err) = index(&t.0, r, i, &[]);
     assert!(
         err.contains("is in a git repository: reading its history"),
         "{err}"
@@ -82,7 +83,7 @@ fn inside_a_work_tree_the_history_is_read_said_once_and_every_answer_names_commi
         "{out}"
     );
     // Said on the first index only.
-    let (out, err) = ok(&t.0, &["index", r, "--index", i]);
+    let (out, err) = index(&t.0, r, i, &[]);
     assert!(!err.contains("git repository"), "{err}");
     assert!(
         out.contains(&format!("git history: up to date at {}", &commits[2][..7])),
@@ -117,12 +118,12 @@ fn a_later_index_reads_the_new_commits_and_the_work_tree_is_the_newest_version()
     let (git, _) = three_commits(&t);
     let (root, ix) = (git.dir.clone(), t.0.join("ix"));
     let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
-    ok(&t.0, &["index", r, "--index", i]);
+    index(&t.0, r, i, &[]);
     git.write("guide.md", format!("{} {}", text(1, 300), text(3, 50)));
     let d = git.commit("Grow the guide");
     // Uncommitted: the newest version, of no commit.
     git.write("tutorial.md", format!("{} {}", text(1, 300), text(4, 20)));
-    let (out, _) = ok(&t.0, &["index", r, "--index", i]);
+    let (out, _) = index(&t.0, r, i, &[]);
     assert!(
         out.contains("git history: 1 commits read, 1 of them touching pages; 1 new versions"),
         "{out}"
@@ -150,7 +151,7 @@ fn history_folder_reads_the_files_alone_and_an_index_keeps_its_source() {
     let (git, _) = three_commits(&t);
     let (root, ix) = (git.dir.clone(), t.0.join("ix"));
     let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
-    let (out, err) = ok(&t.0, &["index", r, "--index", i, "--history", "folder"]);
+    let (out, err) = index(&t.0, r, i, &["--history", "folder"]);
     assert!(
         !out.contains("git history") && !err.contains("git"),
         "{out}{err}"
@@ -191,15 +192,7 @@ fn bad_repositories_get_one_line_and_lose_nothing() {
     let empty = Git::init(&t.0.join("empty"));
     empty.write("a.md", text(2, 100));
     let ix = t.0.join("ix-empty");
-    let (out, _) = ok(
-        &t.0,
-        &[
-            "index",
-            empty.dir.to_str().unwrap(),
-            "--index",
-            ix.to_str().unwrap(),
-        ],
-    );
+    let (out, _) = index(&t.0, empty.dir.to_str().unwrap(), ix.to_str().unwrap(), &[]);
     assert!(out.contains("git history: none yet"), "{out}");
     assert!(out.contains("1 documents"), "{out}");
     // A submodule and a Git LFS pointer: skipped, each with its reason.
@@ -222,15 +215,7 @@ fn bad_repositories_get_one_line_and_lose_nothing() {
     git.run(&["add", "big.md"]);
     git.run(&["commit", "-q", "-m", "A pointer and a submodule"]);
     let ix = t.0.join("ix-skips");
-    let (out, err) = ok(
-        &t.0,
-        &[
-            "index",
-            git.dir.to_str().unwrap(),
-            "--index",
-            ix.to_str().unwrap(),
-        ],
-    );
+    let (out, err) = index(&t.0, git.dir.to_str().unwrap(), ix.to_str().unwrap(), &[]);
     assert!(
         err.contains("big.md") && err.contains("Git LFS pointer"),
         "{err}"
@@ -250,15 +235,7 @@ fn a_shallow_clone_starts_at_its_boundary_said_once() {
     let url = format!("file://{}", git.dir.display());
     git.run(&["clone", "-q", "--depth", "1", &url, clone.to_str().unwrap()]);
     let ix = t.0.join("ix");
-    let (out, err) = ok(
-        &t.0,
-        &[
-            "index",
-            clone.to_str().unwrap(),
-            "--index",
-            ix.to_str().unwrap(),
-        ],
-    );
+    let (out, err) = index(&t.0, clone.to_str().unwrap(), ix.to_str().unwrap(), &[]);
     assert!(err.contains("shallow clone"), "{err}");
     assert!(out.contains("1 commits read"), "{out}");
     let docs = documents(&t.0, &clone, &ix);
@@ -280,7 +257,7 @@ fn a_kill_in_the_middle_of_an_import_resumes_to_the_same_index() {
     }
     let root = git.dir.to_str().unwrap().to_string();
     let whole = t.0.join("whole");
-    ok(&t.0, &["index", &root, "--index", whole.to_str().unwrap()]);
+    index(&t.0, &root, whole.to_str().unwrap(), &[]);
     let expected = documents(&t.0, &git.dir, &whole);
     let mut killed = 0;
     for delay_ms in [30, 120, 400] {
@@ -323,17 +300,7 @@ fn since_a_commit_or_a_date_starts_the_history_there() {
         ("2020-01-02".to_string(), "date"),
     ] {
         let ix = t.0.join(format!("ix-{tag}"));
-        let (out, _) = ok(
-            &t.0,
-            &[
-                "index",
-                &r,
-                "--index",
-                ix.to_str().unwrap(),
-                "--since",
-                &since,
-            ],
-        );
+        let (out, _) = index(&t.0, &r, ix.to_str().unwrap(), &["--since", &since]);
         assert!(out.contains("git history: 2 commits read"), "{tag}: {out}");
         let docs = documents(&t.0, &git.dir, &ix);
         assert_eq!(
