@@ -17,6 +17,10 @@ pub(super) fn send(p: &Publish, u: Update) {
     f(u);
 }
 
+/// How long a step runs before its rate is said: sooner, a first
+/// batch's few items say nothing.
+const RATE_AFTER: f64 = 0.5;
+
 /// Progress snapshots at most this often.
 const PROGRESS_EVERY: Duration = Duration::from_millis(50);
 
@@ -34,6 +38,8 @@ pub(super) struct Reporter {
     pub(super) before_start: u64,
     pub(super) last: Arc<Snapshot>,
     pub(super) last_progress: Instant,
+    /// The step under way: what, when it began and how far it was then.
+    pub(super) step: Option<(String, Instant, u64)>,
 }
 
 impl Reporter {
@@ -108,11 +114,20 @@ impl Observer for Reporter {
         if done < total && self.last_progress.elapsed() < PROGRESS_EVERY {
             return;
         }
-        self.last_progress = Instant::now();
+        let now = Instant::now();
+        self.last_progress = now;
+        let step = match self.step.take() {
+            Some(s) if s.0 == what && s.2 <= done => s,
+            _ => (what.to_string(), now, done),
+        };
+        let secs = now.duration_since(step.1).as_secs_f64();
+        let per_sec = (secs >= RATE_AFTER).then(|| ((done - step.2) as f64 / secs) as u64);
+        self.step = (done < total).then_some(step);
         self.progress_snapshot(Some(Progress {
             what: what.to_string(),
             done,
             total,
+            per_sec,
         }));
     }
 }

@@ -114,6 +114,7 @@ impl Run {
                 what: "opening the index".into(),
                 done: 0,
                 total: 0,
+                per_sec: None,
             }),
             watching: Watching::Starting,
         };
@@ -125,6 +126,7 @@ impl Run {
             before_start: 0,
             last: Arc::new(first.clone()),
             last_progress: Instant::now(),
+            step: None,
         };
         rep.publish(first);
         let filter = Filter::new(&opts.config.include, &opts.config.exclude)?;

@@ -191,6 +191,9 @@ pub struct Progress {
     pub done: u64,
     /// Items in all.
     pub total: u64,
+    /// Items a second since the step began; None before it is measured
+    /// (its first half second).
+    pub per_sec: Option<u64>,
 }
 
 /// How file changes reach the engine.

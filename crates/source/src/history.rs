@@ -48,7 +48,7 @@ impl std::fmt::Display for Mode {
 }
 
 /// A commit as answers name it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CommitInfo {
     /// The full object id, in hex.
     pub id: String,
@@ -147,9 +147,25 @@ pub struct Repo {
     /// Handles to reuse: each keeps its pack's cache of delta bases, which
     /// a fresh handle a read would decompress again and again.
     handles: std::sync::Mutex<Vec<gix::Repository>>,
+    /// What comparing commits keeps from one to the next.
+    diffing: std::sync::Mutex<Diffing>,
     root: PathBuf,
     /// The root relative to the work tree, `/`-separated ("" at its top).
     prefix: String,
+}
+
+/// A root's subtree at a commit: its id and its bytes.
+type Subtree = (gix::ObjectId, Vec<u8>);
+
+/// What [`Repo::changes`] keeps between commits: the rewrite tracker's
+/// blob cache (made once: making it reads the attributes and the index,
+/// a fifth of the comparing), the tree walk's buffers, and the last
+/// commit's subtree, the next commit's parent's.
+#[derive(Default)]
+struct Diffing {
+    blobs: Option<gix::diff::blob::Platform>,
+    state: gix::diff::tree::State,
+    last: Option<(String, Option<Subtree>)>,
 }
 
 /// The first line of every Git LFS pointer file: a work tree without
@@ -177,6 +193,7 @@ impl Repo {
         Ok(Some(Repo {
             repo: repo.into_sync(),
             handles: std::sync::Mutex::new(Vec::new()),
+            diffing: std::sync::Mutex::new(Diffing::default()),
             root: root.to_path_buf(),
             prefix: if rel.as_os_str().is_empty() {
                 String::new()
@@ -329,17 +346,49 @@ impl Repo {
         commit: &str,
         filter: &Filter,
     ) -> Result<Vec<Delta>, HistoryError> {
-        let old = parent.map(|p| self.subtree(repo, p)).transpose()?.flatten();
+        let mut guard = self.diffing.lock().unwrap_or_else(|p| p.into_inner());
+        let diffing = &mut *guard;
+        let old = match (parent, diffing.last.take()) {
+            (Some(p), Some((c, tree))) if c == p => tree,
+            (Some(p), _) => self.subtree(repo, p)?,
+            (None, _) => None,
+        };
         let new = self.subtree(repo, commit)?;
-        if old.as_ref().map(|t| t.id) == new.as_ref().map(|t| t.id) {
+        diffing.last = Some((commit.to_string(), new.clone()));
+        if old.as_ref().map(|t| t.0) == new.as_ref().map(|t| t.0) {
             return Ok(Vec::new());
         }
+        let bad = |e: &dyn std::fmt::Display| self.git()(&format_args!("commit {commit}: {e}"));
+        let blobs = match &mut diffing.blobs {
+            Some(b) => b,
+            none => none.insert(
+                repo.diff_resource_cache_for_tree_diff()
+                    .map_err(|e| bad(&e))?,
+            ),
+        };
         let mut opts =
             gix::diff::Options::default().with_rewrites(Some(gix::diff::Rewrites::default()));
         opts.track_path();
-        let changes = repo
-            .diff_tree_to_tree(old.as_ref(), new.as_ref(), opts)
-            .map_err(|e| self.git()(&format_args!("commit {commit}: {e}")))?;
+        let kind = repo.object_hash();
+        fn bytes(t: &Option<Subtree>) -> &[u8] {
+            t.as_ref().map_or(&[], |t| t.1.as_slice())
+        }
+        let mut changes = Vec::new();
+        gix::diff::tree_with_rewrites(
+            gix::objs::TreeRefIter::from_bytes(bytes(&old), kind),
+            gix::objs::TreeRefIter::from_bytes(bytes(&new), kind),
+            blobs,
+            &mut diffing.state,
+            &repo.objects,
+            |change| {
+                changes.push(change.into_owned());
+                Ok(gix::diff::tree_with_rewrites::Action::Continue(()))
+            },
+            opts.into(),
+        )
+        .map_err(|e| bad(&e))?;
+        // Unbounded otherwise: the blobs compared for renames.
+        blobs.clear_resource_cache_keep_allocation();
         let page = |p: &gix::bstr::BStr| -> Option<String> {
             // A name that is not UTF-8 is a page too, named losslessly as
             // the walk names it (`name`).
@@ -449,11 +498,11 @@ impl Repo {
 
     /// The root's subtree at `commit`; None where the commit has no such
     /// folder.
-    fn subtree<'r>(
+    fn subtree(
         &self,
-        repo: &'r gix::Repository,
+        repo: &gix::Repository,
         commit: &str,
-    ) -> Result<Option<gix::Tree<'r>>, HistoryError> {
+    ) -> Result<Option<Subtree>, HistoryError> {
         let id = oid(commit).map_err(|e| self.git()(&e))?;
         let bad = |e: &dyn std::fmt::Display| self.git()(&format_args!("commit {id}: {e}"));
         let tree = repo
@@ -462,7 +511,7 @@ impl Repo {
             .tree()
             .map_err(|e| bad(&e))?;
         if self.prefix.is_empty() {
-            return Ok(Some(tree));
+            return Ok(Some((tree.id, tree.data.clone())));
         }
         let Some(entry) = tree
             .lookup_entry_by_path(&self.prefix)
@@ -474,7 +523,7 @@ impl Repo {
             return Ok(None);
         }
         let object = entry.object().map_err(|e| bad(&e))?;
-        Ok(object.try_into_tree().ok())
+        Ok(object.try_into_tree().ok().map(|t| (t.id, t.data.clone())))
     }
 
     /// A page entry's size, or why it is not read (a link, a submodule, a
@@ -530,6 +579,14 @@ impl Repo {
 }
 
 impl Delta {
+    /// The blob of a page put or moved.
+    pub fn blob(&self) -> Option<BlobId> {
+        match self {
+            Delta::Put { blob, .. } | Delta::Moved { blob, .. } => Some(*blob),
+            Delta::Gone { .. } | Delta::Skipped { .. } => None,
+        }
+    }
+
     /// The path the delta is about (the new name of a move).
     pub fn path(&self) -> &str {
         match self {

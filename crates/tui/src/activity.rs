@@ -6,7 +6,7 @@ use super::app::App;
 use super::panes::{count, events::when};
 use super::paths;
 use super::tune::RunKind;
-use lineage_engine::{EventKind, Watching};
+use lineage_engine::{EventKind, Progress, Watching};
 
 /// How the status bar marks an activity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,20 +24,27 @@ pub(crate) enum Tone {
 /// out.
 const PATH_ROOM: usize = 12;
 
+/// A step's progress in words: how far, and how fast once measured.
+pub(crate) fn progress_text(p: &Progress) -> String {
+    let pct = p.done as f64 * 100.0 / p.total.max(1) as f64;
+    let mut text = format!(
+        "{} {}/{} ({pct:.0}%)",
+        p.what,
+        count(p.done),
+        count(p.total)
+    );
+    if let Some(rate) = p.per_sec {
+        text += &format!(" · {}/s", count(rate));
+    }
+    text
+}
+
 /// The one thing the engine is busy with, most pressing first; a path in it
 /// takes at most `room` columns, and with less than [`PATH_ROOM`] the last
 /// change is only its time.
 pub(crate) fn activity(app: &App, room: usize) -> Option<(String, Tone)> {
     let s = app.snapshot.as_ref()?;
-    let progress = s.progress.as_ref().map(|p| {
-        let pct = p.done as f64 * 100.0 / p.total.max(1) as f64;
-        format!(
-            "{} {}/{} ({pct:.0}%)",
-            p.what,
-            count(p.done),
-            count(p.total)
-        )
-    });
+    let progress = s.progress.as_ref().map(progress_text);
     if app.tune.adopting.is_some() {
         let text = match progress {
             Some(p) => format!("adopting settings… {p}"),

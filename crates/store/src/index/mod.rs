@@ -37,7 +37,9 @@ use std::path::{Path, PathBuf};
 pub use departures::Departure;
 pub use near::NearRow;
 pub use read::{Read, ReadOnly};
-pub use reconcile::{Batch, Change, Content, NotRead, Pending, Reader, Report, Scope, Syncing};
+pub use reconcile::{
+    Batch, Change, Content, Digester, NotRead, Pending, Reader, Report, Scope, Syncing,
+};
 pub use schema::{Current, HistoryRow, SkipRow, Status};
 pub use texts::Kept;
 

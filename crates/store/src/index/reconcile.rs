@@ -355,17 +355,56 @@ impl Reader<'_> {
         text: &str,
     ) -> (u64, u64, Vec<u64>, Option<Packed>) {
         let hash = self.poly.fingerprint(bytes, 1);
-        let keep = self.keep_texts
-            && self
-                .current
-                .get(&f.path)
-                .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten);
+        let keep = self.keep_texts && self.wants_text(f, hash);
         (
             bytes.len() as u64,
             hash,
             token_fps(self.poly, text).fps,
             keep.then(|| Packed::new(bytes)),
         )
+    }
+
+    /// Whether the text store wants the text of `f` with content `hash`:
+    /// new content, or content whose text it never had.
+    fn wants_text(&self, f: &FileEntry, hash: u64) -> bool {
+        self.current
+            .get(&f.path)
+            .is_none_or(|c| c.hash != hash || c.text_never_kept || c.forgotten)
+    }
+
+    /// `c`, digested ahead ([`Digester`]), as [`Reader::read_bytes`] would
+    /// have made it: its packed bytes dropped where the store has its text.
+    pub fn settle(&self, f: &FileEntry, mut c: Content) -> Content {
+        if c.packed.is_some() && !self.wants_text(f, c.hash) {
+            c.packed = None;
+        }
+        c
+    }
+}
+
+/// Digests bytes read ahead of their sync, on any thread, without the
+/// index: an import digests the next commits' blobs while the pass takes
+/// the last one's. The text is packed wherever the store keeps texts
+/// ([`Reader::settle`] drops what it has).
+#[derive(Clone)]
+pub struct Digester {
+    poly: Polynomial,
+    keep_texts: bool,
+}
+
+impl Digester {
+    /// `bytes`, read as `f`'s ([`Reader::read_bytes`]).
+    pub fn digest(
+        &self,
+        f: &FileEntry,
+        bytes: Result<Vec<u8>, SkipReason>,
+    ) -> Result<Content, NotRead> {
+        let bytes = bytes.map_err(NotRead::Skip)?;
+        Ok(text_of(f, &bytes, |bytes, text| Content {
+            hash: self.poly.fingerprint(bytes, 1),
+            fps: token_fps(&self.poly, text).fps,
+            packed: self.keep_texts.then(|| Packed::new(bytes)),
+        }))
     }
 }
 
@@ -689,6 +728,14 @@ impl Index {
             finished: false,
             commit: None,
         })
+    }
+
+    /// What digests bytes ahead of their sync ([`Digester`]).
+    pub fn digester(&self) -> Digester {
+        Digester {
+            poly: self.poly.clone(),
+            keep_texts: self.history_budget > 0,
+        }
     }
 
     /// What reads the files of `s` (on any thread).

@@ -2,16 +2,16 @@
 //! newest first.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Clear, Paragraph, Row, Table};
+use ratatui::widgets::{Cell, Clear, Gauge, Paragraph, Row, Table};
 
 use super::{block, count};
 use crate::app::App;
 use crate::theme::Theme;
 use crate::{glyphs, layout, paths};
-use lineage_engine::EventKind;
+use lineage_engine::{EventKind, Progress};
 
 /// `HH:MM:SS` (UTC) of a time in milliseconds since the epoch.
 pub(crate) fn clock(ms: i64) -> String {
@@ -164,8 +164,46 @@ pub(crate) fn detail(text: &str, theme: &Theme, area: Rect, f: &mut Frame) {
     );
 }
 
+/// A time to wait, as a person says it.
+fn seconds(s: u64) -> String {
+    match s {
+        0..90 => format!("{s} s"),
+        90..5400 => format!("{} min", s.div_ceil(60)),
+        _ => format!("{} h", s.div_ceil(3600)),
+    }
+}
+
+/// `p` as a bar, its words on it, and the time left at its rate.
+fn gauge(p: &Progress, theme: &Theme, area: Rect, f: &mut Frame) {
+    let mut label = crate::activity::progress_text(p);
+    if let Some(rate) = p.per_sec.filter(|&r| r > 0) {
+        let left = p.total.saturating_sub(p.done).div_ceil(rate);
+        label += &format!(" · about {} left", seconds(left));
+    }
+    f.render_widget(
+        Gauge::default()
+            .ratio((p.done as f64 / p.total.max(1) as f64).clamp(0.0, 1.0))
+            .label(label)
+            .gauge_style(theme.gauge),
+        area,
+    );
+}
+
 pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let events = app.snapshot.as_ref().map_or(&[][..], |s| &s.events[..]);
+    // A long step (a repository's history read, a first index) as a bar
+    // over the list, once its rate is measured: how far, how fast, how
+    // long still.
+    let step = app.snapshot.as_ref().and_then(|s| s.progress.as_ref());
+    let area = match step.filter(|p| p.per_sec.is_some() && area.height > 6) {
+        Some(p) => {
+            let [bar, rest] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+            gauge(p, theme, bar, f);
+            rest
+        }
+        None => area,
+    };
     let (_, rows_area) = layout::table_rows(area);
     let window = app.events.window(events.len(), rows_area.height as usize);
     // The time column as wide as the rows shown need (a date takes more).

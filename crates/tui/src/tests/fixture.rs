@@ -221,6 +221,7 @@ pub(crate) fn snapshot() -> Snapshot {
             what: "indexing".into(),
             done: 27,
             total: 29,
+            per_sec: None,
         }),
         watching: Watching::Events,
     }

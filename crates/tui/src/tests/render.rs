@@ -458,6 +458,36 @@ fn a_capped_event_list_says_so() {
     );
 }
 
+/// A history being read shows in Events as a bar once its rate is
+/// measured: how far, how fast and how long still, in the status bar too.
+#[test]
+fn an_import_under_way_is_a_bar_over_the_events() {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut a = app(w, h);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        s.progress = Some(lineage_engine::Progress {
+            what: "reading history".into(),
+            done: 600,
+            total: 2_336,
+            per_sec: Some(800),
+        });
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s.clone())));
+        a.tab = crate::app::Tab::Events;
+        let shown = screen(&a, &dark());
+        assert!(
+            shown.contains("reading history 600/2,336 (26%) · 800/s · about 3 s left"),
+            "{shown}"
+        );
+        insta::assert_snapshot!(format!("events_reading_history_{w}x{h}"), shown);
+        // Not yet measured: no bar, the list as it was.
+        s.progress.as_mut().unwrap().per_sec = None;
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        assert!(!screen(&a, &dark()).contains("left"));
+    }
+}
+
 /// One table size reads the same in the status bar and the Table pane
 /// (`2419KiB` in one and `2.36MiB` in another read as two sizes).
 #[test]
@@ -927,6 +957,7 @@ fn the_status_bar_says_what_the_engine_is_doing() {
             what: "replaying".into(),
             done: 12,
             total: 29,
+            per_sec: None,
         });
         engine(&mut a, Update::Snapshot(Arc::new(replaying.clone())));
         assert!(shot(&a, "adopting").contains("adopting settings… replaying 12/29"));

@@ -17,13 +17,83 @@ use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 
 use lineage_core::fsio::xxh64::xxh64;
-use lineage_source::history::{BlobId, Delta, Mode, Repo};
+use lineage_source::history::{BlobId, CommitInfo, Delta, Mode, Repo};
 use lineage_source::{FileEntry, Filter, Order, Skipped, Walk};
 use lineage_store::index::{
-    Content, IndexError, NotRead, Observer, Read, Reader, Report, Scope, Source, Status,
+    Content, Digester, IndexError, NotRead, Observer, Read, Reader, Report, Scope, Source, Status,
 };
 
 use super::{Indexer, Observed, Sink};
+
+/// Commits compared and digested ahead of the pass: enough to keep the
+/// second core busy, few enough that memory stays small.
+const AHEAD: usize = 16;
+
+/// Pages a commit may touch for its blobs to be digested ahead: a larger
+/// commit (a first commit of a whole tree) is read by its sync, a batch at
+/// a time, so that memory never holds a commit's pages at once.
+const AHEAD_PAGES: usize = 64;
+
+/// A commit compared with its parent ahead of the pass, its pages' blobs
+/// digested (a commit of more than [`AHEAD_PAGES`] pages: none).
+struct Ahead {
+    commit: String,
+    deltas: Vec<Delta>,
+    info: CommitInfo,
+    digested: HashMap<String, Result<Content, NotRead>>,
+}
+
+/// Compare each of `commits` with the one before (`parent` first), digest
+/// the blobs of its pages and send it, in order, until all are sent, one
+/// fails (sent too) or the receiver is gone.
+fn read_ahead(
+    repo: &Repo,
+    commits: &[String],
+    mut parent: Option<String>,
+    filter: &Filter,
+    max_file_size: u64,
+    digester: &Digester,
+    tx: &std::sync::mpsc::SyncSender<Result<Ahead, IndexError>>,
+) {
+    for commit in commits {
+        let ahead = (|| -> Result<Ahead, IndexError> {
+            let deltas = repo.changes(parent.as_deref(), commit, filter)?;
+            let info = match deltas.is_empty() {
+                true => CommitInfo::default(),
+                false => repo.info(commit)?,
+            };
+            let mut digested = HashMap::new();
+            let pages = deltas.iter().filter(|d| d.blob().is_some()).count();
+            for d in deltas.iter().filter(|_| pages <= AHEAD_PAGES) {
+                if let Some(blob) = d.blob() {
+                    // A name is all a digest reads of its file (the format).
+                    let f = FileEntry {
+                        path: d.path().to_string(),
+                        abs: Default::default(),
+                        size: 0,
+                        mtime: SystemTime::UNIX_EPOCH,
+                        ctime_ns: 0,
+                        file_id: 0,
+                        links: 1,
+                    };
+                    let c = digester.digest(&f, repo.blob(blob, max_file_size));
+                    digested.insert(f.path, c);
+                }
+            }
+            Ok(Ahead {
+                commit: commit.clone(),
+                deltas,
+                info,
+                digested,
+            })
+        })();
+        let failed = ahead.is_err();
+        if tx.send(ahead).is_err() || failed {
+            return;
+        }
+        parent = Some(commit.clone());
+    }
+}
 
 /// What an import did.
 #[derive(Debug, Default)]
@@ -217,62 +287,98 @@ impl Indexer {
 
     /// Read `commits` after `parent` into the index, a sync each; the last
     /// commit read whose head is not recorded yet (one that touched no
-    /// page: recording each of those would be a write for nothing).
+    /// page: recording each of those would be a write for nothing). The
+    /// commits are compared and their blobs digested on a thread of their
+    /// own, [`AHEAD`] commits ahead of the pass, which takes them in order.
     #[allow(clippy::too_many_arguments)]
     fn read_commits(
         &mut self,
         repo: &Repo,
         commits: &[String],
-        mut parent: Option<String>,
+        parent: Option<String>,
         filter: &Filter,
         max_file_size: u64,
         sink: &mut dyn Sink,
         done: &mut Imported,
     ) -> Result<Option<String>, IndexError> {
         let total = commits.len() as u64;
-        let mut unrecorded = None;
-        for (n, commit) in commits.iter().enumerate() {
-            if sink.observer().stopped() {
-                return Err(IndexError::Stopped);
-            }
-            sink.observer().progress("reading history", n as u64, total);
-            let deltas = repo.changes(parent.as_deref(), commit, filter)?;
-            if !deltas.is_empty() {
-                let info = repo.info(commit)?;
-                let seq = self.ix.put_commit(&info)?;
-                let time = SystemTime::UNIX_EPOCH + Duration::from_secs(info.time.max(0) as u64);
-                let mut skips = Vec::new();
-                let (walk, paths, blobs) = self.walk_of(&deltas, commit, time, &mut skips);
-                for s in skips {
-                    sink.observer().notice(&s);
+        let digester = self.ix.digester();
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel(AHEAD);
+            scope.spawn(move || {
+                read_ahead(repo, commits, parent, filter, max_file_size, &digester, &tx)
+            });
+            let mut unrecorded = None;
+            for (n, ahead) in rx.iter().enumerate() {
+                // Returning drops `rx`: the thread ends at its next commit.
+                if sink.observer().stopped() {
+                    return Err(IndexError::Stopped);
                 }
-                let scope = Scope {
-                    paths: Some(&paths),
-                    ..Scope::default()
-                };
-                let mut s = self
-                    .ix
-                    .begin_sync(walk, &scope, max_file_size, Order::Path)?;
-                s.from_commit(seq);
-                let read = |r: &Reader, f: &FileEntry| -> Result<Content, NotRead> {
+                sink.observer().progress("reading history", n as u64, total);
+                let ahead = ahead?;
+                if ahead.deltas.is_empty() {
+                    unrecorded = Some(ahead.commit);
+                } else {
+                    self.read_commit(repo, ahead, max_file_size, sink, done)?;
+                    unrecorded = None;
+                }
+                done.commits += 1;
+            }
+            Ok(unrecorded)
+        })
+    }
+
+    /// Record one commit read ahead: a sync of the pages it touched.
+    fn read_commit(
+        &mut self,
+        repo: &Repo,
+        ahead: Ahead,
+        max_file_size: u64,
+        sink: &mut dyn Sink,
+        done: &mut Imported,
+    ) -> Result<(), IndexError> {
+        let Ahead {
+            commit,
+            deltas,
+            info,
+            digested,
+        } = ahead;
+        let seq = self.ix.put_commit(&info)?;
+        let time = SystemTime::UNIX_EPOCH + Duration::from_secs(info.time.max(0) as u64);
+        let mut skips = Vec::new();
+        let (walk, paths, blobs) = self.walk_of(&deltas, &commit, time, &mut skips);
+        for s in skips {
+            sink.observer().notice(&s);
+        }
+        let scope = Scope {
+            paths: Some(&paths),
+            ..Scope::default()
+        };
+        let mut s = self
+            .ix
+            .begin_sync(walk, &scope, max_file_size, Order::Path)?;
+        s.from_commit(seq);
+        let digested = std::sync::Mutex::new(digested);
+        let read = |r: &Reader, f: &FileEntry| -> Result<Content, NotRead> {
+            let ahead = digested
+                .lock()
+                .map_or(None, |mut d| d.remove(f.path.as_str()));
+            match ahead {
+                Some(c) => c.map(|c| r.settle(f, c)),
+                None => {
                     let blob = blobs
                         .get(f.path.as_str())
                         .copied()
                         .ok_or(NotRead::Changing)?;
                     r.read_bytes(f, repo.blob(blob, max_file_size))
-                };
-                self.drive_from(&mut s, sink, super::SPLIT_FILES, &read)?;
-                done.report.add(&s.report);
-                done.changed += 1;
-                self.ix.set_history_head(commit)?;
-                unrecorded = None;
-            } else {
-                unrecorded = Some(commit.clone());
+                }
             }
-            parent = Some(commit.clone());
-            done.commits += 1;
-        }
-        Ok(unrecorded)
+        };
+        self.drive_from(&mut s, sink, super::SPLIT_FILES, &read)?;
+        done.report.add(&s.report);
+        done.changed += 1;
+        self.ix.set_history_head(&commit)?;
+        Ok(())
     }
 
     /// The walk of the paths `deltas` touch, git's stamps for a file's

@@ -98,6 +98,13 @@ fn play(git: &Git, plain: &Path, ix: &mut Indexer, commits: &[Vec<Op>]) {
     for (c, ops) in commits.iter().enumerate() {
         let mut touched = std::collections::HashSet::new();
         let mut gone = Vec::new();
+        // A page removed in a commit that adds or renames another is left
+        // alone: git may take the two for a rename (similar content, or
+        // identical pages that a rename could be from), which the folder,
+        // telling by file identity, cannot.
+        let names = ops
+            .iter()
+            .any(|o| matches!(o, Op::Add(..) | Op::Rename(..)));
         for op in ops {
             let pick = |i: usize, touched: &std::collections::HashSet<String>| {
                 (!live.is_empty())
@@ -148,7 +155,7 @@ fn play(git: &Git, plain: &Path, ix: &mut Indexer, commits: &[Vec<Op>]) {
                     }
                 }
                 Op::Delete(i) => {
-                    if let Some(p) = pick(i, &touched) {
+                    if let Some(p) = pick(i, &touched).filter(|_| !names) {
                         touched.insert(p.clone());
                         gone.push(p);
                     }
