@@ -451,3 +451,56 @@ fn a_commit_made_while_watching_is_read_as_its_version() {
         .unwrap();
     assert_eq!(stamped, head);
 }
+
+/// A root that is a folder of the work tree does not see `.git` change:
+/// a commit of a page saved before (no file changes) is read at the next
+/// tick, and the page's version, read from its file, is the commit's.
+#[test]
+fn a_commit_of_a_saved_page_stamps_its_version_where_git_is_not_watched() {
+    let t = TempDir::new("hist-watch-sub");
+    let git = Git::init(&t.0.join("repo"));
+    git.write("docs/guide.md", text(1, 300));
+    git.commit("Write the guide");
+    let (docs, ix) = (git.dir.join("docs"), t.0.join("ix"));
+    let w = common::Watch::start(&docs, &ix, &[]);
+    // Saved: a version of the file, no commit yet.
+    std::fs::write(docs.join("notes.md"), text(3, 200)).unwrap();
+    w.expect("the saved page's version", |v| {
+        v["event"] == "version" && v["path"] == "notes.md"
+    });
+    git.run(&["add", "docs/notes.md"]);
+    git.run(&["commit", "-q", "-m", "Add notes"]);
+    let head = git.run(&["rev-parse", "HEAD"]).trim().to_string();
+    let stamp = || -> Option<String> {
+        let db = rusqlite::Connection::open(ix.join("index.db")).ok()?;
+        db.query_row(
+            "SELECT c.oid FROM versions v JOIN version_commits s ON s.id = v.id
+             JOIN commits c ON c.seq = s.seq WHERE v.path = CAST('notes.md' AS BLOB)",
+            [],
+            |r| r.get(0),
+        )
+        .ok()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while stamp().as_deref() != Some(head.as_str()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the commit was not read within 20 s: {:?}",
+            stamp()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    drop(w);
+    let db = rusqlite::Connection::open(ix.join("index.db")).unwrap();
+    let notes: i64 = db
+        .query_row(
+            "SELECT count(*) FROM versions WHERE path = CAST('notes.md' AS BLOB)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        notes, 1,
+        "the commit is the saved version, not a second one"
+    );
+}

@@ -224,13 +224,15 @@ impl Repo {
 
     /// HEAD's commit; None in an empty repository (HEAD unborn).
     pub fn head(&self) -> Result<Option<String>, HistoryError> {
-        let repo = self.repo.to_thread_local();
-        let head = repo.head().map_err(|e| self.git()(&e))?;
-        if head.is_unborn() {
-            return Ok(None);
-        }
-        let commit = repo.head_commit().map_err(|e| self.git()(&e))?;
-        Ok(Some(commit.id.to_string()))
+        // A kept handle: a watcher asks at every tick.
+        self.with(|repo| {
+            let head = repo.head().map_err(|e| self.git()(&e))?;
+            if head.is_unborn() {
+                return Ok(None);
+            }
+            let id = repo.head_id().map_err(|e| self.git()(&e))?;
+            Ok(Some(id.to_string()))
+        })
     }
 
     /// The first-parent chain from `head` back to `stop` (exclusive; the

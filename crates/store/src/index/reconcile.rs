@@ -854,6 +854,12 @@ impl Index {
             }
             if let Some(c) = cur.as_ref().filter(|c| c.hash == doc.hash && !c.forgotten) {
                 schema::touch(&tx, c.id, &stat(f))?;
+                if let Some(seq) = commit.filter(|_| c.status == Status::Live) {
+                    // Saved in the work tree before it was committed: the
+                    // version is the commit's (a version read from an
+                    // earlier commit keeps that one).
+                    schema::stamp_unstamped(&tx, c.id, seq)?;
+                }
                 // Read only for the text store (an index of an older lineage).
                 let for_text = c.text_never_kept && c.status == Status::Live && !renamed;
                 if let Some(p) = doc.packed.as_ref().filter(|_| c.text_never_kept) {

@@ -911,6 +911,13 @@ pub(crate) fn stamp_version(c: &Connection, id: u32, seq: i64) -> rusqlite::Resu
     Ok(())
 }
 
+/// [`stamp_version`] where `id` has no commit yet.
+pub(crate) fn stamp_unstamped(c: &Connection, id: u32, seq: i64) -> rusqlite::Result<()> {
+    c.prepare_cached("INSERT OR IGNORE INTO version_commits (id, seq) VALUES (?1, ?2)")?
+        .execute(params![id, seq])?;
+    Ok(())
+}
+
 /// The commit version `id` was read from; None for a version read from a
 /// file.
 pub(crate) fn commit_of(c: &Connection, id: u32) -> rusqlite::Result<Option<CommitInfo>> {

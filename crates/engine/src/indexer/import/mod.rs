@@ -194,6 +194,18 @@ impl Indexer {
         Ok(repo.filter(|_| held == Source::Git))
     }
 
+    /// Whether HEAD is at another commit than the last one read (a commit,
+    /// a pull, a checkout): the watcher's tick asks, for a root whose
+    /// repository's files it does not watch (a folder of the work tree).
+    /// Two small reads (HEAD and its ref); false for a folder's index.
+    pub(crate) fn history_moved(&self) -> bool {
+        let Some(Some(repo)) = &self.history else {
+            return false;
+        };
+        let head = repo.head().ok().flatten();
+        head.is_some() && head != self.ix.history_head().ok().flatten()
+    }
+
     /// Whether the index's versions come from a repository's history; None
     /// before [`Indexer::read_history`] first settled it.
     pub(crate) fn reads_history(&self) -> Option<bool> {
