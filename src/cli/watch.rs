@@ -35,8 +35,9 @@ pub(super) struct WatchArgs {
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(10..=60_000))]
     debounce_ms: Option<u64>,
     /// Seconds between rescans when polling or when OS events are
-    /// unavailable, and between checks of the root and retries of an index
-    /// that could not be written; 1 to 86400 [default: 2].
+    /// unavailable, and between checks of the root, retries of an index
+    /// that could not be written and checks of a git history's HEAD for a
+    /// commit that changed no file; 1 to 86400 [default: 2].
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     rescan_secs: Option<u64>,
     /// While changes keep coming, save the table at least this often, in
