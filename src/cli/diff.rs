@@ -1,5 +1,5 @@
 //! `lineage diff ROOT PAGE`: what a version changed since its predecessor
-//! (docs/algorithms.md, "Predecessor" and "What a version changed"), from
+//! (docs/algorithms.md §12), from
 //! the index: the passages new here (with where each was copied from, as
 //! the index's origin pass found), those removed (with their words), and
 //! those moved within the page. Caught up first as `explain` is.
@@ -31,8 +31,8 @@ pub(super) struct DiffArgs {
     /// Which of its versions (1 is its first) [default: the latest].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     version: Option<u32>,
-    /// Compare with this page instead of the predecessor: a path as PAGE
-    /// is given, its latest version, or its version N after an `@`.
+    /// Compare with this page instead of the predecessor: a path given as
+    /// PATH is, at its latest version, or at version N after an `@`.
     #[arg(long, value_name = "PATH[@N]")]
     against: Option<String>,
     /// Print `lineage-diff/1` JSON (docs/formats.md §6) instead of text.

@@ -243,7 +243,7 @@ struct Explained<'a> {
     view: &'a OriginView,
     rows: &'a [Row],
     passages: Vec<Passage>,
-    /// What `diff` compares it with (docs/algorithms.md, "Predecessor").
+    /// What `diff` compares it with (docs/algorithms.md §12).
     predecessor: Option<Base>,
 }
 

@@ -1,5 +1,5 @@
 //! What a version changed since its predecessor, token by token
-//! (docs/algorithms.md, "What a version changed"): the tokens kept, those
+//! (docs/algorithms.md §12): the tokens kept, those
 //! removed and those inserted (Myers' diff: the fewest tokens removed and
 //! inserted), and the runs moved within the page, a removed run of at least
 //! [`MOVE_MIN`] tokens that comes back inside an inserted one.

@@ -1,4 +1,4 @@
-//! A version's predecessor (docs/algorithms.md, "Predecessor"): the text
+//! A version's predecessor (docs/algorithms.md §12): the text
 //! it is the next state of, which `diff` compares it with and `explain`
 //! names. Its page's previous version (under its old name if the page was
 //! renamed since); for a page's first version in a version folder, the page

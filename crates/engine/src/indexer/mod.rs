@@ -368,7 +368,7 @@ pub trait Sink {
 }
 
 /// The progress, and the renames noted (a version's old name, for its
-/// predecessor: docs/algorithms.md, "Predecessor"); the watcher's sink
+/// predecessor: docs/algorithms.md §12); the watcher's sink
 /// notes them with its other events.
 struct Observed<'a>(&'a mut dyn Observer);
 
