@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Serialize;
 
+use super::diff::{Base, PredecessorJson, how_text};
 use super::index::Stderr;
 use super::show::{ParamsJson, show};
 use super::{CommitJson, Fatal, IndexAt, PathJson, SourceArgs};
@@ -47,7 +48,8 @@ pub(super) struct ExplainArgs {
 pub(super) fn run(args: ExplainArgs, config: Config) -> Result<(), Fatal> {
     let (ix, rows, id) = read_page(&args.source, &args.store, config, &args.path, args.version)?;
     let view = query::origin_view(&ix, &rows, id, args.exact)?;
-    let explained = Explained::new(&ix, &rows, &view);
+    let predecessor = lineage_engine::predecessor(&ix, &rows, id)?.map(Base::from);
+    let explained = Explained::new(&ix, &rows, &view, predecessor);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
         super::show::json(&mut out, &explained.json(&ix))?;
@@ -134,7 +136,7 @@ fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result
 
 /// The document's name in the index: `path` relative to the root, whether
 /// given from the root or from here (an existing file under the root).
-fn document_name(root: &Path, path: &Path) -> String {
+pub(super) fn document_name(root: &Path, path: &Path) -> String {
     let inside = std::fs::canonicalize(path)
         .ok()
         .zip(std::fs::canonicalize(root).ok())
@@ -148,7 +150,7 @@ fn document_name(root: &Path, path: &Path) -> String {
 }
 
 /// The version id of `name`'s version `version` (the latest if None).
-fn pick(rows: &[Row], name: &str, version: Option<u32>) -> Result<u32, Fatal> {
+pub(super) fn pick(rows: &[Row], name: &str, version: Option<u32>) -> Result<u32, Fatal> {
     if name.is_empty() {
         return Err(Fatal(
             "that path is the root folder itself, not a document in it".into(),
@@ -241,6 +243,8 @@ struct Explained<'a> {
     view: &'a OriginView,
     rows: &'a [Row],
     passages: Vec<Passage>,
+    /// What `diff` compares it with (docs/algorithms.md §12).
+    predecessor: Option<Base>,
 }
 
 struct Passage {
@@ -252,7 +256,12 @@ struct Passage {
 }
 
 impl<'a> Explained<'a> {
-    fn new(ix: &impl Read, rows: &'a [Row], view: &'a OriginView) -> Explained<'a> {
+    fn new(
+        ix: &impl Read,
+        rows: &'a [Row],
+        view: &'a OriginView,
+        predecessor: Option<Base>,
+    ) -> Explained<'a> {
         let mut origins = Words::new(ix, rows);
         let passages = (view.runs.iter().zip(&view.targets))
             .map(|(r, target)| {
@@ -275,6 +284,7 @@ impl<'a> Explained<'a> {
             view,
             rows,
             passages,
+            predecessor,
         }
     }
 
@@ -316,6 +326,15 @@ impl<'a> Explained<'a> {
             show(&v.path),
             v.version
         )?;
+        match &self.predecessor {
+            Some(b) => writeln!(
+                out,
+                "predecessor: {} ({})",
+                self.name_at(ix, b.id),
+                how_text(b.how.as_ref())
+            )?,
+            None => writeln!(out, "predecessor: none (a first version)")?,
+        }
         if let Err(why) = &v.text {
             writeln!(out, "text not shown: {}", show(why))?;
         }
@@ -352,6 +371,7 @@ impl<'a> Explained<'a> {
             exact: v.exact,
             params: params_json(ix),
             text_error: v.text.as_ref().err().cloned(),
+            predecessor: (self.predecessor.as_ref()).map(|b| PredecessorJson::of(ix, self.rows, b)),
             origins: (v.legend.iter())
                 .map(|e| OriginJson {
                     origin: (e.origin != v.id).then(|| version_json(e.origin)),
@@ -419,6 +439,8 @@ struct ExplainJson {
     /// Why the text cannot be shown (passages then carry no text).
     #[serde(skip_serializing_if = "Option::is_none")]
     text_error: Option<String>,
+    /// What `diff` compares it with; None for a first version.
+    predecessor: Option<PredecessorJson>,
     origins: Vec<OriginJson>,
     passages: Vec<PassageJson>,
 }

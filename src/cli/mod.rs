@@ -3,6 +3,7 @@
 //! line on stderr and exit status 2.
 
 mod copies;
+mod diff;
 mod explain;
 mod index;
 mod pairs;
@@ -75,6 +76,11 @@ enum Command {
     /// (with the origin's words), from the index; any version, deleted pages
     /// too.
     Explain(explain::ExplainArgs),
+    /// What a page changed since its predecessor (its previous version, or
+    /// the same page in the previous version folder): passages new here
+    /// (and where each was copied from), removed (with their words), moved
+    /// within the page; from the index.
+    Diff(diff::DiffArgs),
     /// Who copies a page: every live page of another path that took
     /// passages from it, most copied first, one line each (--passages lists
     /// the passages; the reverse of explain).
@@ -102,6 +108,7 @@ impl Command {
             Command::Pairs(a) => &a.source,
             Command::Index(a) => &a.source,
             Command::Explain(a) => &a.source,
+            Command::Diff(a) => &a.source,
             Command::Copies(a) => &a.source,
             Command::Shared(a) => &a.source,
             Command::Watch(a) => &a.source,
@@ -386,6 +393,7 @@ pub fn run() -> ExitCode {
             Command::Pocket(args) => pocket::run(args, config),
             Command::Index(args) => index::run(args, config),
             Command::Explain(args) => explain::run(args, config),
+            Command::Diff(args) => diff::run(args, config),
             Command::Copies(args) => copies::run(args, config),
             Command::Shared(args) => shared::run(args, config),
             Command::Watch(args) => watch::run(args, config),

@@ -7,11 +7,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod changed;
 mod documents;
 mod folder;
 mod indexer;
 mod job;
 mod live;
+mod predecessor;
 pub mod query;
 mod report;
 mod run;
@@ -24,7 +26,9 @@ mod view;
 
 use std::path::PathBuf;
 
+pub use changed::{Changes, Edit, MOVE_MIN, Move, changes};
 pub use indexer::{Imported, Indexer, SPLIT_FILES, Sink};
+pub use predecessor::{How, Predecessor, name_then, predecessor};
 pub use state::*;
 
 /// Where the full-screen view keeps how it was left: beside the index.

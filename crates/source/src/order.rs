@@ -163,6 +163,20 @@ pub fn sort(files: &mut [FileEntry], order: Order) {
     }
 }
 
+impl Order {
+    /// How two paths compare in this order where it is one of paths
+    /// (version, path, or listed: a version folder is one of those); None
+    /// for mtime, which orders files, not names.
+    pub fn paths(&self, a: &str, b: &str) -> Option<Ordering> {
+        match self {
+            Order::Mtime => None,
+            Order::Path => Some(a.as_bytes().cmp(b.as_bytes())),
+            Order::Version => Some(by_version(a, b)),
+            Order::Listed(l) => Some(l.group(a).cmp(&l.group(b)).then_with(|| by_version(a, b))),
+        }
+    }
+}
+
 /// A path ordered by [`by_version`].
 #[derive(PartialEq, Eq)]
 struct VersionKey(String);

@@ -21,7 +21,8 @@ use lineage_origin::prepare::{self, Preparer};
 use lineage_origin::{OriginPass, Outcome, Params};
 use lineage_source::{FileEntry, Order, Walk};
 use lineage_store::index::{
-    Change, Content, Index, IndexError, NotRead, Observer, Read, Reader, Report, Scope, Syncing,
+    Change, Content, Departure, Index, IndexError, NotRead, Observer, Read, Reader, Report, Scope,
+    Syncing,
 };
 
 /// An open index with the origin pass that has processed every version in
@@ -366,15 +367,29 @@ pub trait Sink {
     fn changes(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError>;
 }
 
-/// The progress alone.
+/// The progress, and the renames noted (a version's old name, for its
+/// predecessor: docs/algorithms.md §12); the watcher's sink
+/// notes them with its other events.
 struct Observed<'a>(&'a mut dyn Observer);
 
 impl Sink for Observed<'_> {
     fn observer(&mut self) -> &mut dyn Observer {
         self.0
     }
-    fn changes(&mut self, _: &mut Index, _: Vec<Change>) -> Result<(), IndexError> {
-        Ok(())
+    fn changes(&mut self, ix: &mut Index, changes: Vec<Change>) -> Result<(), IndexError> {
+        let at_ms = lineage_source::time_ns(std::time::SystemTime::now()) / 1_000_000;
+        let renames: Vec<Departure> = (changes.into_iter())
+            .filter_map(|c| match c {
+                Change::Renamed { from, to, id } => Some(Departure {
+                    at_ms,
+                    path: from,
+                    to: Some(to),
+                    id: Some(id),
+                }),
+                _ => None,
+            })
+            .collect();
+        ix.note_departures(&renames)
     }
 }
 

@@ -51,17 +51,28 @@ impl Index {
 
     /// The newest `n` departures, newest first.
     pub fn departures(&self, n: usize) -> Result<Vec<Departure>, IndexError> {
-        let c = self.db.conn();
-        let mut st =
-            c.prepare("SELECT at_ms, path, dest, id FROM departures ORDER BY seq DESC LIMIT ?1")?;
-        let rows = st.query_map([n as i64], |r| {
-            Ok(Departure {
-                at_ms: r.get(0)?,
-                path: r.get(1)?,
-                to: r.get(2)?,
-                id: r.get(3)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        newest(self.db.conn(), n, false)
     }
+}
+
+/// The newest `n` departures of the database `c`, newest first (only the
+/// renames where `renames`).
+pub(crate) fn newest(
+    c: &rusqlite::Connection,
+    n: usize,
+    renames: bool,
+) -> Result<Vec<Departure>, IndexError> {
+    let mut st = c.prepare(
+        "SELECT at_ms, path, dest, id FROM departures WHERE dest IS NOT NULL OR NOT ?2
+         ORDER BY seq DESC LIMIT ?1",
+    )?;
+    let rows = st.query_map(params![n as i64, renames], |r| {
+        Ok(Departure {
+            at_ms: r.get(0)?,
+            path: r.get(1)?,
+            to: r.get(2)?,
+            id: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }

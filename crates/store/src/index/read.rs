@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::departures::{self, Departure};
 use super::schema::{self, Current, Db, HistoryRow};
 use super::texts::{self, Kept};
 use super::{Counts, Index, IndexError, params_from_key};
@@ -99,6 +100,27 @@ pub trait Read {
     /// Whether the text store has version `id`'s bytes (without reading them).
     fn has_text(&self, id: u32) -> Result<bool, IndexError> {
         Ok(texts::has(self.db().conn(), id)?)
+    }
+
+    /// The renames the index keeps (its newest departures' renames),
+    /// newest first: where each page's versions came from. None kept (an
+    /// index of a lineage before schema 8) reads as none.
+    fn renames(&self) -> Result<Vec<Departure>, IndexError> {
+        match departures::newest(self.db().conn(), usize::MAX >> 1, true) {
+            Err(IndexError::Db(rusqlite::Error::SqliteFailure(_, Some(m))))
+                if m.contains("no such table") =>
+            {
+                Ok(Vec::new())
+            }
+            r => r,
+        }
+    }
+
+    /// The order new files are processed in, as the index recorded it
+    /// (None where it holds none yet).
+    fn order(&self) -> Option<lineage_source::Order> {
+        let held = self.db().meta(super::ORDER).ok().flatten()?;
+        held.parse().ok()
     }
 }
 

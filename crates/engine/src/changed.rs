@@ -1,0 +1,289 @@
+//! What a version changed since its predecessor, token by token
+//! (docs/algorithms.md §12): the tokens kept, those
+//! removed and those inserted (Myers' diff: the fewest tokens removed and
+//! inserted), and the runs moved within the page, a removed run of at least
+//! [`MOVE_MIN`] tokens that comes back inside an inserted one.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+/// Shortest run of tokens taken for a move: the shingle length's default,
+/// so that a move is a passage, not a common phrase ("of the", "in order to")
+/// that a removal and an insertion happen to share.
+pub const MOVE_MIN: u32 = 8;
+
+/// How long the diff may search for the shortest edit: past it (two long
+/// pages with little in common), it finishes with a longer but still exact
+/// one (every token kept is the same on both sides).
+const DEADLINE: Duration = Duration::from_secs(5);
+
+/// Candidates tried for each window of an inserted run: a page that repeats
+/// one phrase many times costs no more than this.
+const CANDIDATES: usize = 64;
+
+/// One step of the diff, in order along both sides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Edit {
+    /// Tokens the same on both sides.
+    Kept {
+        /// In the predecessor.
+        old: Range<u32>,
+        /// In the page.
+        new: Range<u32>,
+    },
+    /// The predecessor's tokens that are not in the page here.
+    Removed {
+        /// In the predecessor.
+        old: Range<u32>,
+    },
+    /// The page's tokens that are not in the predecessor here.
+    Inserted {
+        /// In the page.
+        new: Range<u32>,
+    },
+}
+
+/// A run of removed tokens that is back, the same tokens, in an inserted run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Move {
+    /// Where it was in the predecessor (inside a [`Edit::Removed`]).
+    pub old: Range<u32>,
+    /// Where it is in the page (inside an [`Edit::Inserted`]).
+    pub new: Range<u32>,
+}
+
+/// The diff of a predecessor's tokens and a page's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Kept, removed and inserted runs in order: the kept and removed runs
+    /// are the predecessor's tokens, the kept and inserted ones the page's.
+    pub edits: Vec<Edit>,
+    /// The moved runs, in the page's order.
+    pub moves: Vec<Move>,
+}
+
+/// The changes from `old` (the predecessor's token keys) to `new` (the page's).
+pub fn changes<T: Hash + Eq + Ord>(old: &[T], new: &[T]) -> Changes {
+    let ops = similar::capture_diff_slices_deadline(
+        similar::Algorithm::Myers,
+        old,
+        new,
+        Some(Instant::now() + DEADLINE),
+    );
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut push = |e: Edit| {
+        let merged = match (edits.last_mut(), &e) {
+            (Some(Edit::Removed { old: a }), Edit::Removed { old: b }) if a.end == b.start => {
+                a.end = b.end;
+                true
+            }
+            (Some(Edit::Inserted { new: a }), Edit::Inserted { new: b }) if a.end == b.start => {
+                a.end = b.end;
+                true
+            }
+            _ => false,
+        };
+        if !merged {
+            edits.push(e);
+        }
+    };
+    let r = |at: usize, len: usize| at as u32..(at + len) as u32;
+    for op in ops {
+        match op {
+            similar::DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => push(Edit::Kept {
+                old: r(old_index, len),
+                new: r(new_index, len),
+            }),
+            similar::DiffOp::Delete {
+                old_index, old_len, ..
+            } => push(Edit::Removed {
+                old: r(old_index, old_len),
+            }),
+            similar::DiffOp::Insert {
+                new_index, new_len, ..
+            } => push(Edit::Inserted {
+                new: r(new_index, new_len),
+            }),
+            similar::DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                push(Edit::Removed {
+                    old: r(old_index, old_len),
+                });
+                push(Edit::Inserted {
+                    new: r(new_index, new_len),
+                });
+            }
+        }
+    }
+    let moves = moves(old, new, &edits);
+    Changes { edits, moves }
+}
+
+/// The moved runs of `edits`: along each inserted run, the longest run of
+/// removed tokens (not yet taken by a move) starting at the same
+/// [`MOVE_MIN`] tokens, taken greedily from the left.
+fn moves<T: Hash + Eq>(old: &[T], new: &[T], edits: &[Edit]) -> Vec<Move> {
+    let min = MOVE_MIN as usize;
+    // Each removed token's run end (0: kept), and the runs' windows.
+    let mut run_end = vec![0usize; old.len()];
+    let mut windows: HashMap<&[T], Vec<usize>> = HashMap::new();
+    for e in edits {
+        if let Edit::Removed { old: o } = e {
+            let (s, t) = (o.start as usize, o.end as usize);
+            run_end[s..t].fill(t);
+            for i in s..(t + 1).saturating_sub(min) {
+                windows.entry(&old[i..i + min]).or_default().push(i);
+            }
+        }
+    }
+    let mut taken = vec![false; old.len()];
+    let mut out = Vec::new();
+    for e in edits {
+        let Edit::Inserted { new: n } = e else {
+            continue;
+        };
+        let (mut j, end) = (n.start as usize, n.end as usize);
+        while j + min <= end {
+            let mut best: Option<(usize, usize)> = None;
+            for &i in windows
+                .get(&new[j..j + min])
+                .into_iter()
+                .flatten()
+                .take(CANDIDATES)
+            {
+                let mut len = 0;
+                while i + len < run_end[i]
+                    && j + len < end
+                    && !taken[i + len]
+                    && old[i + len] == new[j + len]
+                {
+                    len += 1;
+                }
+                if len >= min && best.is_none_or(|(_, l)| len > l) {
+                    best = Some((i, len));
+                }
+            }
+            match best {
+                Some((i, len)) => {
+                    taken[i..i + len].fill(true);
+                    out.push(Move {
+                        old: i as u32..(i + len) as u32,
+                        new: j as u32..(j + len) as u32,
+                    });
+                    j += len;
+                }
+                None => j += 1,
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn words(s: &str) -> Vec<&str> {
+        s.split_whitespace().collect()
+    }
+
+    /// The tokens of `side` that `edits` name, in order: kept and removed
+    /// for the predecessor (`old`), kept and inserted for the page.
+    fn side<'a>(edits: &[Edit], old: &[&'a str], new: &[&'a str], of_old: bool) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        let mut reach = 0;
+        for e in edits {
+            let r = match (e, of_old) {
+                (Edit::Kept { old: r, .. } | Edit::Removed { old: r }, true) => r,
+                (Edit::Kept { new: r, .. } | Edit::Inserted { new: r }, false) => r,
+                _ => continue,
+            };
+            assert_eq!(r.start, reach, "runs follow one another: {edits:?}");
+            reach = r.end;
+            let t = if of_old { old } else { new };
+            out.extend(&t[r.start as usize..r.end as usize]);
+        }
+        out
+    }
+
+    #[test]
+    fn a_moved_paragraph_is_a_move_and_an_edit_is_not() {
+        let old = words("a b c d e f g h i j k l m n o p q r s t");
+        // a..h moved to the end, "m" changed to "M".
+        let new = words("i j k l M n o p q r s t a b c d e f g h");
+        let c = changes(&old, &new);
+        assert_eq!(
+            c.moves,
+            [Move {
+                old: 0..8,
+                new: 12..20
+            }]
+        );
+        assert!(c.edits.contains(&Edit::Removed { old: 12..13 }));
+        assert!(c.edits.contains(&Edit::Inserted { new: 4..5 }));
+    }
+
+    #[test]
+    fn a_run_shorter_than_a_move_is_removed_and_inserted() {
+        let old = words("x1 x2 x3 a b c d e f g");
+        let new = words("a b c d e f g x1 x2 x3");
+        let c = changes(&old, &new);
+        assert!(c.moves.is_empty(), "{c:?}");
+        assert_eq!(side(&c.edits, &old, &new, true), old);
+    }
+
+    proptest! {
+        /// Removed and kept are the predecessor's tokens, inserted and kept
+        /// the page's, in order; kept runs are equal on both sides; a move's
+        /// tokens are equal, inside a removed and an inserted run.
+        #[test]
+        fn the_edits_spell_both_sides_and_moves_are_real(
+            old in proptest::collection::vec(0u8..6, 0..80),
+            new in proptest::collection::vec(0u8..6, 0..80),
+            block in proptest::collection::vec(10u8..40, 0..20),
+            at in 0usize..80,
+        ) {
+            // A block of rarer tokens moved: at the start of old, at `at` in new.
+            let old: Vec<u8> = block.iter().chain(&old).copied().collect();
+            let mut new = new;
+            new.splice(at.min(new.len())..at.min(new.len()), block.iter().copied());
+            let c = changes(&old, &new);
+            let name = |v: &[u8]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+            let (o, n) = (name(&old), name(&new));
+            let (o, n): (Vec<&str>, Vec<&str>) =
+                (o.iter().map(String::as_str).collect(), n.iter().map(String::as_str).collect());
+            prop_assert_eq!(side(&c.edits, &o, &n, true), o.clone());
+            prop_assert_eq!(side(&c.edits, &o, &n, false), n.clone());
+            for e in &c.edits {
+                if let Edit::Kept { old: a, new: b } = e {
+                    prop_assert_eq!(&old[a.start as usize..a.end as usize], &new[b.start as usize..b.end as usize]);
+                }
+            }
+            let within = |r: &Range<u32>, removed: bool| c.edits.iter().any(|e| match (e, removed) {
+                (Edit::Removed { old: x }, true) | (Edit::Inserted { new: x }, false) => {
+                    x.start <= r.start && r.end <= x.end
+                }
+                _ => false,
+            });
+            for m in &c.moves {
+                prop_assert!(m.old.end - m.old.start >= MOVE_MIN);
+                prop_assert_eq!(&old[m.old.start as usize..m.old.end as usize], &new[m.new.start as usize..m.new.end as usize]);
+                prop_assert!(within(&m.old, true) && within(&m.new, false));
+            }
+            for (a, b) in c.moves.iter().zip(c.moves.iter().skip(1)) {
+                prop_assert!(a.new.end <= b.new.start);
+            }
+        }
+    }
+}
