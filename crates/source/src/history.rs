@@ -236,7 +236,7 @@ impl Repo {
     }
 
     /// The first-parent chain from `head` back to `stop` (exclusive; the
-    /// whole chain where None), oldest first: 20 bytes a commit in memory.
+    /// whole chain where None), oldest first: 64 bytes a commit in memory (hex ids).
     pub fn chain(&self, head: &str, stop: Option<&str>) -> Result<Chain, HistoryError> {
         let repo = self.repo.to_thread_local();
         let id = oid(head).map_err(|e| self.git()(&e))?;
