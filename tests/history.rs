@@ -328,13 +328,8 @@ fn since_a_commit_or_a_date_starts_the_history_there() {
 /// A corrupt object ends the import with one line naming it, and the
 /// index stays at the last commit read whole: the page is never taken out
 /// of its order from the work tree.
-#[test]
-fn a_corrupt_object_is_named_and_the_index_stays_as_it_was() {
-    let t = TempDir::new("hist-corrupt");
-    let (git, commits) = three_commits(&t);
-    git.write("late.md", text(9, 80));
-    git.commit("A late page");
-    let blob = git.run(&["rev-parse", "HEAD:late.md"]).trim().to_string();
+/// Spoil the loose object `blob` of `git` (git writes it read-only).
+fn spoil(git: &Git, blob: &str) {
     let loose = git
         .dir
         .join(".git/objects")
@@ -345,6 +340,16 @@ fn a_corrupt_object_is_named_and_the_index_stays_as_it_was() {
     perms.set_readonly(false);
     std::fs::set_permissions(&loose, perms).unwrap();
     std::fs::write(&loose, b"garbage").unwrap();
+}
+
+#[test]
+fn a_corrupt_object_is_named_and_the_index_stays_as_it_was() {
+    let t = TempDir::new("hist-corrupt");
+    let (git, commits) = three_commits(&t);
+    git.write("late.md", text(9, 80));
+    git.commit("A late page");
+    let blob = git.run(&["rev-parse", "HEAD:late.md"]).trim().to_string();
+    spoil(&git, &blob);
     let ix = t.0.join("ix");
     let r = git.dir.to_str().unwrap();
     let out = lineage(&t.0, &["index", r, "--index", ix.to_str().unwrap()]);
@@ -503,4 +508,54 @@ fn a_commit_of_a_saved_page_stamps_its_version_where_git_is_not_watched() {
         notes, 1,
         "the commit is the saved version, not a second one"
     );
+}
+
+/// A commit whose object is corrupt, made while watching: said once (not
+/// at every sync or tick), and the files are read all the same.
+#[test]
+fn a_corrupt_commit_under_watch_is_said_once_and_the_files_go_on() {
+    let t = TempDir::new("hist-watch-corrupt");
+    let git = Git::init(&t.0.join("repo"));
+    git.write("a.md", text(1, 300));
+    git.commit("Write a");
+    let ix = t.0.join("ix");
+    let w = common::Watch::start(&git.dir, &ix, &[]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // A commit of a page that is in no file, its blob then spoilt.
+    std::fs::write(t.0.join("late"), text(9, 80)).unwrap();
+    let blob = git.run(&["hash-object", "-w", t.0.join("late").to_str().unwrap()]);
+    let blob = blob.trim();
+    git.run(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("100644,{blob},late.md"),
+    ]);
+    git.run(&["commit", "-q", "-m", "A late page"]);
+    spoil(&git, blob);
+    let e = w.expect("the corrupt object's error", |v| v["event"] == "error");
+    assert!(e["message"].as_str().unwrap().contains(blob), "{e}");
+    std::fs::write(
+        git.dir.join("a.md"),
+        format!("{} {}", text(1, 300), text(4, 20)),
+    )
+    .unwrap();
+    w.expect("a.md's new version", |v| {
+        v["event"] == "version" && v["path"] == "a.md"
+    });
+    // Ticks and syncs (every second here) go by without a word more.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    std::fs::write(git.dir.join("b.md"), text(5, 100)).unwrap();
+    // Every line since a.md's version, b.md's among them.
+    let seen = w.until_quiet(
+        std::time::Duration::from_secs(2),
+        std::time::Duration::from_secs(20),
+    );
+    assert!(
+        seen.iter()
+            .any(|v| v["event"] == "version" && v["path"] == "b.md"),
+        "{seen:?}"
+    );
+    let again: Vec<_> = seen.iter().filter(|v| v["event"] == "error").collect();
+    assert!(again.is_empty(), "said again: {again:?}");
 }

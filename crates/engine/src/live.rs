@@ -36,6 +36,9 @@ pub(super) struct Live {
     pub(super) folder: Folder,
     jobs: Jobs,
     pub(super) rep: Reporter,
+    /// HEAD where the history could not be read (a missing or corrupt
+    /// object): said once, and not read again until HEAD moves.
+    pub(super) history_failed: Option<String>,
 }
 
 /// The index's versions as the live state holds them.
@@ -119,6 +122,7 @@ impl Live {
         events: std::sync::mpsc::Sender<super::run::Input>,
     ) -> Result<Live, IndexError> {
         let mut live = Live {
+            history_failed: None,
             folder: Folder::new(ix.root().to_path_buf(), filter, &opts.config.watch, events),
             clusters: Clusters::new(opts.config.watch.min_similarity),
             opts,
@@ -420,7 +424,21 @@ impl Live {
             changed: false,
         };
         if let Some((mode, since, filter)) = history {
-            ix.read_history_to(mode, &since, &filter, max_file_size, &mut sink)?;
+            let head = ix.repo_head();
+            if head.is_none() || head != sink.live.history_failed {
+                match ix.read_history_to(mode, &since, &filter, max_file_size, &mut sink) {
+                    Ok(_) => sink.live.history_failed = None,
+                    // The files are read all the same: nothing of the
+                    // folder waits for a commit that cannot be read.
+                    Err(e @ IndexError::History(_)) => {
+                        sink.live.rep.error(format!(
+                            "{e}; the files are read as they are, the commits wait until HEAD moves"
+                        ));
+                        sink.live.history_failed = head;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
         }
         ix.sync_to(walk, scope, max_file_size, order, &mut sink)?;
         if sink.changed {

@@ -238,7 +238,9 @@ impl Run {
         // Unreadable folders that became readable are walked now (a
         // folder among the paths of a sync is a walk of the root anyway).
         let back = self.live.folder.retry_denied();
-        if !(back || self.live.folder.rescanning()) && ix.history_moved() {
+        if !(back || self.live.folder.rescanning())
+            && ix.history_moved(self.live.history_failed.as_deref())
+        {
             // A commit that changed no file under the root (its files saved
             // before, or the root a folder of the work tree, whose `.git`
             // is not watched): read now, no file to walk.

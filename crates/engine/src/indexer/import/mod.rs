@@ -198,12 +198,18 @@ impl Indexer {
     /// a pull, a checkout): the watcher's tick asks, for a root whose
     /// repository's files it does not watch (a folder of the work tree).
     /// Two small reads (HEAD and its ref); false for a folder's index.
-    pub(crate) fn history_moved(&self) -> bool {
-        let Some(Some(repo)) = &self.history else {
-            return false;
-        };
-        let head = repo.head().ok().flatten();
-        head.is_some() && head != self.ix.history_head().ok().flatten()
+    /// (`failed`: a HEAD whose history could not be read, not asked again.)
+    pub(crate) fn history_moved(&self, failed: Option<&str>) -> bool {
+        let head = self.repo_head();
+        head.is_some() && head.as_deref() != failed && head != self.ix.history_head().ok().flatten()
+    }
+
+    /// HEAD's commit where the index reads a repository's history.
+    pub(crate) fn repo_head(&self) -> Option<String> {
+        match &self.history {
+            Some(Some(repo)) => repo.head().ok().flatten(),
+            _ => None,
+        }
     }
 
     /// Whether the index's versions come from a repository's history; None
