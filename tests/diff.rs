@@ -380,3 +380,52 @@ fn hostile_names_and_texts_no_longer_kept_say_so() {
     );
     assert!(line.contains("a.md v1"), "{line}");
 }
+
+/// A Docusaurus layout as cloned: the next release in docs/, the earlier
+/// ones under website/versioned_docs/, in the order the config lists. The
+/// same page is the same path within its version's folder, at any depth.
+#[test]
+fn a_listed_order_takes_the_same_page_of_the_previous_version_at_any_depth() {
+    let dir = TempDir::new("diff-listed");
+    let home = TempDir::new("diff-listed-home");
+    let ix = home.path().join("ix");
+    let root = dir.path();
+    let [a, b, c] = [1, 2, 3].map(|s| para(s, 60));
+    let pages = [
+        (
+            "website/versioned_docs/version-29.7/CLI.md",
+            format!("{a}\n"),
+        ),
+        (
+            "website/versioned_docs/version-30.4/CLI.md",
+            format!("{a}\n\n{b}\n"),
+        ),
+        ("docs/CLI.md", format!("{b}\n\n{c}\n")),
+    ];
+    for (p, body) in &pages {
+        let p = root.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    }
+    let config = home.path().join("lineage.toml");
+    std::fs::write(
+        &config,
+        "order = [\"website/versioned_docs/version-*\", \"docs\"]\n",
+    )
+    .unwrap();
+    let cfg = ["--config", config.to_str().unwrap()];
+    index(
+        home.path(),
+        root,
+        &ix,
+        &[&cfg[..], &["--history", "folder"]].concat(),
+    );
+    let d = diff(home.path(), root, &ix, "docs/CLI.md", &cfg);
+    assert_eq!(d["predecessor"]["path"], pages[1].0, "{d}");
+    assert_eq!(d["predecessor"]["how"], "folder");
+    check(&d, &pages[1].1, &pages[2].1);
+    let d = diff(home.path(), root, &ix, pages[1].0, &cfg);
+    assert_eq!(d["predecessor"]["path"], pages[0].0, "{d}");
+    let d = diff(home.path(), root, &ix, pages[0].0, &cfg);
+    assert!(d["predecessor"].is_null(), "{d}");
+}

@@ -83,7 +83,11 @@ pub fn name_then(renames: &[Departure], rows: &[Row], x: u32) -> String {
 /// its latest.
 fn in_earlier_folder(rows: &[Row], id: u32, order: Order) -> Option<u32> {
     let path = &rows[id as usize].path;
-    let earlier = |p: &str| sibling(path, p) && order.paths(p, path) == Some(Ordering::Less);
+    let same = |p: &str| match (order.in_version(path), order.in_version(p)) {
+        (Some((a, x)), Some((b, y))) => a != b && x == y,
+        _ => sibling(path, p),
+    };
+    let earlier = |p: &str| same(p) && order.paths(p, path) == Some(Ordering::Less);
     let best = (rows.iter())
         .map(|r| r.path.as_str())
         .filter(|p| earlier(p))
@@ -148,6 +152,31 @@ mod tests {
         assert_eq!(in_earlier_folder(&rows, 2, o), Some(0));
         assert_eq!(in_earlier_folder(&rows, 0, o), None);
         assert_eq!(in_earlier_folder(&rows, 3, o), None);
+    }
+
+    /// A listed order's version folders may lie at other depths (a
+    /// Docusaurus site: its next release in docs/, the earlier ones under
+    /// website/versioned_docs/): the same page is the same path within them.
+    #[test]
+    fn in_a_listed_order_the_same_page_is_the_same_path_in_its_version_folder() {
+        let rows = vec![
+            row("website/versioned_docs/version-29.7/CLI.md", 1), // 0
+            row("website/versioned_docs/version-30.4/CLI.md", 1), // 1
+            row("website/versioned_docs/version-30.0/CLI.md", 1), // 2
+            row("docs/CLI.md", 1),                                // 3
+            row("docs/api/CLI.md", 1),                            // 4
+            row("website/versioned_docs/version-30.4/Other.md", 1), // 5
+        ];
+        let o = Order::listed(vec![
+            "website/versioned_docs/version-*".into(),
+            "docs".into(),
+        ])
+        .unwrap();
+        assert_eq!(in_earlier_folder(&rows, 3, o), Some(1), "next after 30.4");
+        assert_eq!(in_earlier_folder(&rows, 1, o), Some(2), "30.4 after 30.0");
+        assert_eq!(in_earlier_folder(&rows, 2, o), Some(0));
+        assert_eq!(in_earlier_folder(&rows, 0, o), None);
+        assert_eq!(in_earlier_folder(&rows, 4, o), None, "another page's path");
     }
 
     #[test]

@@ -56,9 +56,31 @@ impl Listed {
         }
         best
     }
+
+    /// The folder of `path` that its group's glob matched (a version's
+    /// folder: `website/versioned_docs/version-30.4`, `docs`), the nearest
+    /// the root; None where no glob matched a folder above it.
+    fn root<'p>(&self, path: &'p str) -> Option<&'p str> {
+        let m = self.matchers.get(self.group(path))?;
+        (path.match_indices('/'))
+            .map(|(i, _)| &path[..i])
+            .find(|p| m.is_match(p))
+    }
 }
 
 impl Order {
+    /// `path` as its version folder and the page's path within it, where
+    /// the order is an explicit list whose glob matched a folder above it:
+    /// the same page in two versions has the same path within them, however
+    /// deep each version's folder (`docs/CLI.md` and
+    /// `website/versioned_docs/version-30.4/CLI.md`).
+    pub fn in_version<'p>(&self, path: &'p str) -> Option<(&'p str, &'p str)> {
+        match self {
+            Order::Listed(l) => l.root(path).map(|r| (r, &path[r.len() + 1..])),
+            _ => None,
+        }
+    }
+
     /// The explicit order of `globs`, earliest first; a glob that does not
     /// parse is an error naming it.
     pub fn listed(globs: Vec<String>) -> Result<Order, String> {
