@@ -559,3 +559,39 @@ fn a_corrupt_commit_under_watch_is_said_once_and_the_files_go_on() {
     let again: Vec<_> = seen.iter().filter(|v| v["event"] == "error").collect();
     assert!(again.is_empty(), "said again: {again:?}");
 }
+
+/// `index --json` says what the history's read did, as its text does; an
+/// index of the folder's files has no `git_history`.
+#[test]
+fn index_json_counts_the_history_read() {
+    let t = TempDir::new("hist-json");
+    let (git, commits) = three_commits(&t);
+    let (r, ix) = (git.dir.to_str().unwrap(), t.0.join("ix"));
+    let json = |ix: &Path, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["--json"];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&index(&t.0, r, ix.to_str().unwrap(), &args).0).unwrap()
+    };
+    let first = json(&ix, &[]);
+    let h = &first["git_history"];
+    assert_eq!(
+        (h["commits"].as_u64(), h["touching_pages"].as_u64()),
+        (Some(3), Some(3)),
+        "{first}"
+    );
+    assert_eq!(
+        (h["new_versions"].as_u64(), h["renamed"].as_u64()),
+        (Some(2), Some(1)),
+        "{first}"
+    );
+    assert_eq!(h["head"], commits[2].as_str());
+    assert_eq!(
+        first["run"]["new_versions"], 0,
+        "the work tree is the last commit"
+    );
+    let again = json(&ix, &[]);
+    assert_eq!(again["git_history"]["commits"], 0, "{again}");
+    let folder = json(&t.0.join("ix-folder"), &["--history", "folder"]);
+    assert!(folder.get("git_history").is_none(), "{folder}");
+    assert_eq!(folder["run"]["new_versions"], 2, "{folder}");
+}

@@ -86,6 +86,8 @@ pub(super) fn run(args: IndexArgs, mut config: Config) -> Result<(), Fatal> {
             versions: counts.versions,
             skipped: counts.skipped,
             files_read: report.files_read,
+            run: ChangesJson::of(&report),
+            git_history: imported.as_ref().map(GitJson::of),
             texts_bytes: ix.texts_bytes(),
             history_bytes: ix.history_bytes()?,
             dropped_versions: ix.dropped_versions(),
@@ -141,6 +143,8 @@ fn documents_as_written(dir: &std::path::Path, config: &Config, json: bool) -> R
             versions: counts.versions,
             skipped: counts.skipped,
             files_read: 0,
+            run: ChangesJson::of(&Report::default()),
+            git_history: None,
             texts_bytes,
             history_bytes,
             dropped_versions: 0,
@@ -274,6 +278,12 @@ struct IndexJson {
     versions: u64,
     skipped: u64,
     files_read: u64,
+    /// What this run's read of the files did.
+    run: ChangesJson,
+    /// What this run's read of a repository's history did; absent where
+    /// the index's versions come from the folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    git_history: Option<GitJson>,
     /// Compressed bytes of the kept texts.
     texts_bytes: u64,
     /// The texts and the fingerprints of replaced and deleted versions:
@@ -284,6 +294,54 @@ struct IndexJson {
     dropped_versions: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     history: Option<Vec<VersionJson>>,
+}
+
+/// What a sync did to the index, counted.
+#[derive(Serialize)]
+struct ChangesJson {
+    new_versions: u64,
+    renamed: u64,
+    deleted: u64,
+    revived: u64,
+}
+
+impl ChangesJson {
+    fn of(r: &Report) -> ChangesJson {
+        ChangesJson {
+            new_versions: r.new_versions,
+            renamed: r.renamed,
+            deleted: r.deleted,
+            revived: r.revived,
+        }
+    }
+}
+
+/// What an import of a repository's history did ([`history_summary`]).
+#[derive(Serialize)]
+struct GitJson {
+    /// Commits read, those that touched no page included.
+    commits: u64,
+    /// Of them, those that touched a page.
+    touching_pages: u64,
+    /// HEAD's full id; null in an empty repository.
+    head: Option<String>,
+    shallow: bool,
+    rewritten: bool,
+    #[serde(flatten)]
+    changes: ChangesJson,
+}
+
+impl GitJson {
+    fn of(h: &lineage_engine::Imported) -> GitJson {
+        GitJson {
+            commits: h.commits,
+            touching_pages: h.changed,
+            head: h.head.clone(),
+            shallow: h.shallow,
+            rewritten: h.rewritten,
+            changes: ChangesJson::of(&h.report),
+        }
+    }
 }
 
 #[derive(Serialize)]
