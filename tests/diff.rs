@@ -10,26 +10,15 @@ mod common;
 
 use std::path::Path;
 
-use common::{TempDir, command, fails_with_one_line, text};
+use common::{TempDir, command, fails_with_one_line, lcs, stdout_of, text};
 use serde_json::Value;
-
-/// Run lineage with `home` as its home; stdout, asserting success.
-fn ok(home: &Path, args: &[&str]) -> String {
-    let out = command(home, args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// `lineage diff ROOT PAGE --index IX --json EXTRA...`, parsed.
 fn diff(home: &Path, root: &Path, ix: &Path, page: &str, extra: &[&str]) -> Value {
     let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
     let mut args = vec!["diff", r, page, "--index", i, "--json"];
     args.extend(extra);
-    serde_json::from_str(&ok(home, &args)).unwrap()
+    serde_json::from_str(&stdout_of(home, &args)).unwrap()
 }
 
 fn index(home: &Path, root: &Path, ix: &Path, extra: &[&str]) {
@@ -40,22 +29,7 @@ fn index(home: &Path, root: &Path, ix: &Path, extra: &[&str]) {
         ix.to_str().unwrap(),
     ];
     args.extend(extra);
-    ok(home, &args);
-}
-
-/// The length of the longest common subsequence of `a` and `b`: the plain
-/// O(n·m) table, the reference for the diff's kept tokens.
-fn lcs(a: &[&str], b: &[&str]) -> u32 {
-    let mut row = vec![0u32; b.len() + 1];
-    for x in a {
-        let mut diag = 0;
-        for (j, y) in b.iter().enumerate() {
-            let up = row[j + 1];
-            row[j + 1] = if x == y { diag + 1 } else { up.max(row[j]) };
-            diag = up;
-        }
-    }
-    row[b.len()]
+    stdout_of(home, &args);
 }
 
 fn words(s: &str) -> Vec<&str> {
@@ -212,7 +186,7 @@ fn version_folders_diff_as_a_plain_lcs_says() {
     );
     let root = dir.path().to_str().unwrap();
     let i = ix.to_str().unwrap();
-    let shown = ok(home.path(), &["diff", root, "v1/intro.md", "--index", i]);
+    let shown = stdout_of(home.path(), &["diff", root, "v1/intro.md", "--index", i]);
     assert!(shown.contains("no predecessor"), "{shown}");
 
     // --against another page, and at a version.
@@ -232,13 +206,13 @@ fn version_folders_diff_as_a_plain_lcs_says() {
     );
     check(&d, &v1[1].1, &v10[1].1);
     // The text names the predecessor and shows the removed words.
-    let shown = ok(home.path(), &["diff", root, "v2/guide.md", "--index", i]);
+    let shown = stdout_of(home.path(), &["diff", root, "v2/guide.md", "--index", i]);
     assert!(
         shown.contains("since v1/guide.md v1 (the same page in the previous version folder)"),
         "{shown}"
     );
     assert!(shown.contains(&format!("  - │ {c}")), "{shown}");
-    let explained = ok(
+    let explained = stdout_of(
         home.path(),
         &["explain", root, "v10/guide.md", "--index", i],
     );
@@ -307,7 +281,7 @@ fn a_renamed_pages_predecessor_is_its_old_name_in_git_and_in_the_folder() {
     assert_eq!(d["predecessor"]["commit"]["subject"], "first");
     check(&d, &format!("{a}\n"), &format!("{a}\n\n{b}\n"));
     let (root, i) = (dir.path().to_str().unwrap(), ix.to_str().unwrap());
-    let explained = ok(home.path(), &["explain", root, "new.md", "--index", i]);
+    let explained = stdout_of(home.path(), &["explain", root, "new.md", "--index", i]);
     assert!(explained.contains("named old.md then"), "{explained}");
 
     // In the folder: a move the index follows by the file's identity.
@@ -341,7 +315,7 @@ fn hostile_names_and_texts_no_longer_kept_say_so() {
     dir.write("v1/bin.md", b"\0\x01\x02binary\0\0");
     dir.write("v2/bin.md", format!("{b}\n"));
     index(home.path(), dir.path(), &ix, &["--order", "version"]);
-    let shown = ok(
+    let shown = stdout_of(
         home.path(),
         &["diff", root, "v2/red\u{1b}[31m.md", "--index", i],
     );

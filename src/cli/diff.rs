@@ -15,10 +15,8 @@ use super::explain::{self, VersionJson, Words, status_name};
 use super::show::show;
 use super::{Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_config::Config;
-use lineage_core::fsio::xxh64::xxh64;
-use lineage_core::text::for_each_token;
 use lineage_engine::query::{self, Row};
-use lineage_engine::{Edit, How, OriginView, Predecessor};
+use lineage_engine::{Edit, How, OriginView, Predecessor, token_keys};
 use lineage_store::index::Read;
 
 #[derive(Args, Debug)]
@@ -64,7 +62,7 @@ pub(super) fn run(args: DiffArgs, config: Config) -> Result<(), Fatal> {
         None => None,
     };
     let (old_text, old_spans) = old.as_ref().map_or(("", &[][..]), |(t, s)| (t.as_str(), s));
-    let changes = lineage_engine::changes(&keys(old_text), &keys(page));
+    let changes = lineage_engine::changes(&token_keys(old_text), &token_keys(page));
     let diffed = Diffed {
         view: &view,
         base: base.as_ref(),
@@ -164,16 +162,8 @@ impl PredecessorJson {
     }
 }
 
-/// The diff's token keys of a text: the tokens shingles are made of
-/// (lineage_core::text), each by its key's hash.
-fn keys(text: &str) -> Vec<u64> {
-    let mut out = Vec::new();
-    for_each_token(text, |_, key| out.push(xxh64(key.as_bytes())));
-    out
-}
-
 /// A text with its token spans and line starts.
-struct Side<'a> {
+pub(super) struct Side<'a> {
     text: &'a str,
     spans: &'a [(u32, u32)],
     /// Byte offset of each line after the first.
@@ -181,20 +171,20 @@ struct Side<'a> {
 }
 
 impl<'a> Side<'a> {
-    fn new(text: &'a str, spans: &'a [(u32, u32)]) -> Side<'a> {
+    pub(super) fn new(text: &'a str, spans: &'a [(u32, u32)]) -> Side<'a> {
         let lines = (text.match_indices('\n')).map(|(i, _)| i + 1).collect();
         Side { text, spans, lines }
     }
 
     /// The words of tokens `r`, as written.
-    fn words(&self, r: &Range<u32>) -> &'a str {
+    pub(super) fn words(&self, r: &Range<u32>) -> &'a str {
         lineage_engine::token_bytes(self.spans, r.clone())
             .and_then(|b| self.text.get(b))
             .unwrap_or("")
     }
 
     /// The lines (from 1, both included) tokens `r` stand on.
-    fn lines(&self, r: &Range<u32>) -> [usize; 2] {
+    pub(super) fn lines(&self, r: &Range<u32>) -> [usize; 2] {
         let at = |b: usize| self.lines.partition_point(|&s| s <= b) + 1;
         match lineage_engine::token_bytes(self.spans, r.clone()) {
             Some(b) => [at(b.start), at(b.end.saturating_sub(1).max(b.start))],
@@ -529,9 +519,9 @@ struct DiffJson {
 }
 
 #[derive(Serialize)]
-struct RangeJson {
-    tokens: [u32; 2],
-    lines: [usize; 2],
+pub(super) struct RangeJson {
+    pub(super) tokens: [u32; 2],
+    pub(super) lines: [usize; 2],
 }
 
 #[derive(Serialize)]

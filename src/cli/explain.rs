@@ -18,9 +18,11 @@ use super::index::Stderr;
 use super::show::{ParamsJson, show};
 use super::{CommitJson, Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_config::Config;
+use lineage_core::bytesize::grouped;
 use lineage_core::fingerprint::polynomial::Polynomial;
 use lineage_engine::query::{self, Row};
 use lineage_engine::{Indexer, OriginView, VersionStatus};
+use lineage_origin::Selector;
 use lineage_source::{self as source, Filter};
 use lineage_store::index::{self, IndexError, Read, ReadOnly};
 
@@ -74,19 +76,20 @@ pub(super) fn read_page(
     source.apply(&mut config);
     config.validate()?;
     let root = source.root.as_path();
-    let (ix, rows) = read_index(root, store, &config)?;
+    let (ix, rows, _) = read_index(root, store, &config)?;
     let id = pick(&rows, &document_name(root, path), version)?;
     Ok((ix, rows, id))
 }
 
 /// The index of `root`, brought up to date (unless a running lineage holds
-/// it and keeps it so), opened to read, with every version's row. It is
-/// not made where none is, as a mistyped --index would.
-fn read_index(
+/// it and keeps it so), opened to read, with every version's row and, where
+/// this process brought it up to date, its table's regime. It is not made
+/// where none is, as a mistyped --index would.
+pub(super) fn read_index(
     root: &Path,
     store: &IndexAt,
     config: &Config,
-) -> Result<(ReadOnly, Vec<Row>), Fatal> {
+) -> Result<(ReadOnly, Vec<Row>, Option<TableRegime>), Fatal> {
     source::check_root(root)?;
     let dir = store.dir(root, config)?;
     if !index::exists(&dir) {
@@ -104,8 +107,10 @@ fn read_index(
         )));
     }
     let poly = config.polynomial();
+    let mut regime = None;
     match update(root, &dir, config, &poly) {
-        Ok(()) | Err(IndexError::Locked(..)) => {}
+        Ok(r) => regime = Some(r),
+        Err(IndexError::Locked(..)) => {}
         // A folder that cannot be written (a read-only file system, a
         // colleague's index) is read as it was last written.
         Err(e) if e.unwritable() => super::stale_notice(&dir, &e),
@@ -113,12 +118,27 @@ fn read_index(
     }
     let ix = ReadOnly::open(&dir, &poly)?;
     let rows = query::rows(&ix)?;
-    Ok((ix, rows))
+    Ok((ix, rows, regime))
+}
+
+/// The index's table after the catch-up: whether it holds every key (the
+/// answers read from the outcomes are then exact, or as estimated as the
+/// settings make them) or samples.
+pub(super) struct TableRegime {
+    /// As the JSON formats name it (`table.regime`).
+    pub(super) name: &'static str,
+    /// As `scan` says it.
+    pub(super) sentence: String,
 }
 
 /// Bring the index of `root` up to date with the settings it has (a new
 /// index: the configured ones), so nothing is re-processed.
-fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result<(), IndexError> {
+fn update(
+    root: &Path,
+    dir: &Path,
+    config: &Config,
+    poly: &Polynomial,
+) -> Result<TableRegime, IndexError> {
     let params = ReadOnly::open(dir, poly).map_or(config.params(), |r| *r.params());
     let filter = Filter::new(&config.include, &config.exclude)
         .map_err(|e| IndexError::Location(e.to_string()))?;
@@ -131,7 +151,12 @@ fn update(root: &Path, dir: &Path, config: &Config, poly: &Polynomial) -> Result
         .map_err(|e| IndexError::Location(e.to_string()))?;
     super::catch_up(&mut ix, walk, config, &filter, &mut obs)?;
     obs.clear();
-    Ok(())
+    let (p, regime) = (ix.pass().params(), ix.pass().table().regime());
+    let exact = p.exact_when_held();
+    Ok(TableRegime {
+        name: regime.name(exact),
+        sentence: regime.describe(p.selector == Selector::All, exact, grouped),
+    })
 }
 
 /// The document's name in the index: `path` relative to the root, whether

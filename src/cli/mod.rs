@@ -13,6 +13,7 @@ mod shared;
 mod show;
 pub(crate) mod signals;
 mod spill;
+mod stale;
 mod sweep;
 mod watch;
 
@@ -89,6 +90,11 @@ enum Command {
     /// sharing passages with it, whoever had them first, most of the page
     /// first, one line each (--passages lists them on both sides).
     Shared(shared::SharedArgs),
+    /// Copies that went stale: the passages each page copied from another
+    /// page whose words have since changed there (with the origin's words
+    /// now), and those a page changed that its origin still holds as they
+    /// were (a fix made in one place only); most stale first, from the index.
+    Stale(stale::StaleArgs),
     /// Watch a folder: the full-screen view of documents, origins, clusters,
     /// the table and tuning at a terminal; one line per change otherwise.
     ///
@@ -111,6 +117,7 @@ impl Command {
             Command::Diff(a) => &a.source,
             Command::Copies(a) => &a.source,
             Command::Shared(a) => &a.source,
+            Command::Stale(a) => &a.source,
             Command::Watch(a) => &a.source,
             Command::Pocket(_) => return None,
         };
@@ -396,6 +403,7 @@ pub fn run() -> ExitCode {
             Command::Diff(args) => diff::run(args, config),
             Command::Copies(args) => copies::run(args, config),
             Command::Shared(args) => shared::run(args, config),
+            Command::Stale(args) => stale::run(args, config),
             Command::Watch(args) => watch::run(args, config),
         });
     if let Some(sig) = signals::received() {

@@ -442,3 +442,29 @@ pub fn pages_that_copy(root: &Path, n: usize) {
         std::fs::write(root.join(format!("p{i:04}.md")), page).unwrap();
     }
 }
+
+/// Run lineage with `home` as its home; its stdout, asserting it succeeded.
+pub fn stdout_of(home: &Path, args: &[&str]) -> String {
+    let out = command(home, args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The length of the longest common subsequence of `a` and `b`: the plain
+/// O(n·m) table, the reference for the token diffs' kept tokens.
+pub fn lcs(a: &[&str], b: &[&str]) -> u32 {
+    let mut row = vec![0u32; b.len() + 1];
+    for x in a {
+        let mut diag = 0;
+        for (j, y) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = if x == y { diag + 1 } else { up.max(row[j]) };
+            diag = up;
+        }
+    }
+    row[b.len()]
+}

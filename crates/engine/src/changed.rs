@@ -129,6 +129,104 @@ pub fn changes<T: Hash + Eq + Ord>(old: &[T], new: &[T]) -> Changes {
     Changes { edits, moves }
 }
 
+/// The diff's token keys of a text: the tokens shingles are made of
+/// (lineage_core::text), each by its key's hash.
+pub fn token_keys(text: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    lineage_core::text::for_each_token(text, |_, key| {
+        out.push(lineage_core::fsio::xxh64::xxh64(key.as_bytes()));
+    });
+    out
+}
+
+/// A change inside an aligned run: the predecessor's tokens `old` (empty
+/// where only an insertion was made) and what stands there now, `new`
+/// (empty where they were removed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replaced {
+    /// In the predecessor.
+    pub old: Range<u32>,
+    /// In the page.
+    pub new: Range<u32>,
+}
+
+/// Where a run of the predecessor's tokens stands in the page.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Aligned {
+    /// The page's tokens from the first to the last the run became (empty,
+    /// where the run stood, when all of it was removed).
+    pub new: Range<u32>,
+    /// The run's tokens kept.
+    pub kept: u32,
+    /// The changes inside the run, in order.
+    pub changes: Vec<Replaced>,
+}
+
+/// Where the predecessor's tokens `r` stand in the page by the edits of
+/// `c`. A removal inside `r` takes the insertion that follows it (a
+/// replacement); an insertion counts only strictly inside `r`, as one at
+/// either end is not part of the run.
+pub fn align(c: &Changes, r: Range<u32>) -> Aligned {
+    let mut out = Aligned::default();
+    if r.is_empty() {
+        return out;
+    }
+    let (mut at_old, mut at_new) = (0u32, 0u32);
+    let mut open: Option<Replaced> = None;
+    let mut bounds: Option<Range<u32>> = None;
+    let reach = |b: &mut Option<Range<u32>>, x: Range<u32>| {
+        *b = Some(match b.take() {
+            Some(b) => b.start.min(x.start)..b.end.max(x.end),
+            None => x,
+        });
+    };
+    let overlap = |x: &Range<u32>| x.start.max(r.start)..x.end.min(r.end);
+    for e in &c.edits {
+        match e {
+            Edit::Kept { old, new } => {
+                out.changes.extend(open.take());
+                let o = overlap(old);
+                if !o.is_empty() {
+                    out.kept += o.end - o.start;
+                    let s = new.start + (o.start - old.start);
+                    reach(&mut bounds, s..s + (o.end - o.start));
+                }
+                (at_old, at_new) = (old.end, new.end);
+            }
+            Edit::Removed { old } => {
+                let o = overlap(old);
+                if o.is_empty() {
+                    out.changes.extend(open.take());
+                } else {
+                    let x = open.get_or_insert(Replaced {
+                        old: o.start..o.start,
+                        new: at_new..at_new,
+                    });
+                    x.old.end = o.end;
+                    reach(&mut bounds, at_new..at_new);
+                }
+                at_old = old.end;
+            }
+            Edit::Inserted { new } => {
+                if let Some(x) = open.as_mut() {
+                    x.new.end = new.end;
+                    reach(&mut bounds, new.clone());
+                } else if r.start < at_old && at_old < r.end {
+                    open = Some(Replaced {
+                        old: at_old..at_old,
+                        new: new.clone(),
+                    });
+                    reach(&mut bounds, new.clone());
+                }
+                at_new = new.end;
+            }
+        }
+    }
+    out.changes.extend(open);
+    out.new = bounds.unwrap_or(at_new..at_new);
+    out
+}
+
 /// The moved runs of `edits`: along each inserted run, the longest run of
 /// removed tokens (not yet taken by a move) starting at the same
 /// [`MOVE_MIN`] tokens, taken greedily from the left.
@@ -243,7 +341,56 @@ mod tests {
         assert_eq!(side(&c.edits, &old, &new, true), old);
     }
 
+    #[test]
+    fn a_replacement_inside_a_run_is_one_change_and_the_ends_are_not_taken() {
+        let old = words("a b c d e f g h");
+        let new = words("x a b C d e f g h y");
+        let c = changes(&old, &new);
+        let a = align(&c, 1..7);
+        assert_eq!(a.new, 2..8, "{a:?}");
+        assert_eq!(a.kept, 5);
+        assert_eq!(
+            a.changes,
+            [Replaced {
+                old: 2..3,
+                new: 3..4
+            }]
+        );
+        // All of it removed: an empty place where it stood.
+        let c = changes(&words("a b c d"), &words("a d"));
+        assert_eq!(align(&c, 1..3).new, 1..1);
+    }
+
     proptest! {
+        /// A run's tokens with each change's old tokens replaced by its new
+        /// ones spell the page's tokens where the run now stands; the
+        /// tokens kept and changed add up to the run.
+        #[test]
+        fn an_aligned_run_spells_where_it_stands(
+            old in proptest::collection::vec(0u8..5, 0..60),
+            new in proptest::collection::vec(0u8..5, 0..60),
+            a in 0u32..60,
+            len in 0u32..60,
+        ) {
+            let c = changes(&old, &new);
+            let r = a.min(old.len() as u32)..(a + len).min(old.len() as u32);
+            let x = align(&c, r.clone());
+            let changed: u32 = x.changes.iter().map(|c| c.old.end - c.old.start).sum();
+            prop_assert_eq!(x.kept + changed, r.end - r.start);
+            let mut spelt: Vec<u8> = Vec::new();
+            let mut at = r.start;
+            for ch in &x.changes {
+                prop_assert!(ch.old.start >= at && ch.old.end <= r.end);
+                spelt.extend(&old[at as usize..ch.old.start as usize]);
+                spelt.extend(&new[ch.new.start as usize..ch.new.end as usize]);
+                at = ch.old.end;
+            }
+            spelt.extend(&old[at as usize..r.end as usize]);
+            if !r.is_empty() {
+                prop_assert_eq!(&spelt[..], &new[x.new.start as usize..x.new.end as usize]);
+            }
+        }
+
         /// Removed and kept are the predecessor's tokens, inserted and kept
         /// the page's, in order; kept runs are equal on both sides; a move's
         /// tokens are equal, inside a removed and an inserted run.

@@ -20,15 +20,17 @@ mod run;
 mod schedule;
 mod search;
 mod shadow;
+mod stale;
 mod state;
 mod store;
 mod view;
 
 use std::path::PathBuf;
 
-pub use changed::{Changes, Edit, MOVE_MIN, Move, changes};
+pub use changed::{Aligned, Changes, Edit, MOVE_MIN, Move, Replaced, align, changes, token_keys};
 pub use indexer::{Imported, Indexer, SPLIT_FILES, Sink};
 pub use predecessor::{How, Predecessor, name_then, predecessor};
+pub use stale::{Difference, Stale, StaleKind, StalePage, StalePassage, Text, Texts, stale};
 pub use state::*;
 
 /// Where the full-screen view keeps how it was left: beside the index.
