@@ -557,3 +557,62 @@ fn keys_after_a_long_paste_answer_at_once() {
     t.keys(&["q"]);
     t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
 }
+
+/// `o` lists the copies that went stale: the copy of the guide's paragraph
+/// after the guide changed two words of it (its clock an hour on, as an
+/// edit made later is), with both sides' words marked, at 120x40, 80x24 and
+/// 60x20; enter opens the copy at the passage.
+#[test]
+fn o_lists_a_copy_whose_origin_changed_at_every_size() {
+    let dir = TempDir::new("tmux-stale");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(home.join("config")).unwrap();
+    std::fs::write(root.join("calibration.md"), GUIDE).unwrap();
+    let copy = GUIDE.replace("# Calibration", "# Copied notes");
+    std::fs::write(root.join("notes.md"), copy).unwrap();
+    let t = start_with(&root, &home, "stale", &[], "");
+    t.ok(&["resize-window", "-t", "s", "-x", "120", "-y", "40"]);
+    t.wait("both pages", |s| {
+        s.contains("calibration.md") && s.contains("notes.md")
+    });
+    let guide = root.join("calibration.md");
+    std::fs::write(&guide, GUIDE.replace("least squares", "a robust fit")).unwrap();
+    let later = std::time::SystemTime::now() + Duration::from_secs(3600);
+    let f = std::fs::File::options().write(true).open(&guide).unwrap();
+    f.set_modified(later).unwrap();
+    t.wait("the guide's new version", |s| {
+        s.contains("calibration.md v2")
+    });
+    t.keys(&["o"]);
+    let s = t.wait("the stale copy", |s| s.contains("Stale copies: 1 passage"));
+    assert!(
+        s.lines()
+            .any(|l| l.contains("notes.md v1") && l.contains("changed in calibration.md v2")),
+        "{s}"
+    );
+    assert!(
+        s.contains("[-least squares-]") && s.contains("{+a robust fit+}"),
+        "{s}"
+    );
+    for (w, h) in [("80", "24"), ("60", "20")] {
+        t.ok(&["resize-window", "-t", "s", "-x", w, "-y", h]);
+        let s = t.wait("the list redrawn", |s| {
+            s.lines().count() == h.parse::<usize>().unwrap()
+                && s.lines()
+                    .any(|l| l.chars().count() == w.parse::<usize>().unwrap())
+                && s.contains("Stale copies: 1 passage")
+        });
+        assert!(
+            s.contains("notes.md v1") && s.contains("[-least"),
+            "{w}x{h}: {s}"
+        );
+    }
+    t.keys(&["Enter"]);
+    t.wait("the copy in Origin, the list closed", |s| {
+        s.contains("notes.md v1 ·") && !s.contains("Stale copies")
+    });
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
+}

@@ -18,7 +18,7 @@ use super::show::show;
 use super::{Fatal, IndexAt, PathJson, SourceArgs, commit_line};
 use lineage_config::Config;
 use lineage_engine::query::Row;
-use lineage_engine::{Stale, StaleKind, StalePassage, Text, Texts};
+use lineage_engine::{CONTEXT, Stale, StaleKind, StalePassage, Text, Texts};
 use lineage_store::index::Read;
 
 #[derive(Args, Debug)]
@@ -34,9 +34,6 @@ pub(super) struct StaleArgs {
     #[command(flatten)]
     store: IndexAt,
 }
-
-/// Tokens of context shown on each side of a difference in the text output.
-const CONTEXT: u32 = 6;
 
 /// How the text output marks the words of the side that did not change,
 /// and of the one that did (as `git diff --word-diff` does).
@@ -278,31 +275,11 @@ fn lines_text([a, b]: [usize; 2]) -> String {
     }
 }
 
-/// The words of `r` in `t` with up to [`CONTEXT`] tokens either side
-/// (inside `within`), the changed ones between `open` and `close`.
+/// The words of `r` in `t` with [`CONTEXT`] tokens either side (inside
+/// `within`), the changed ones between `open` and `close`.
 fn marked(t: &Text, r: &Range<u32>, within: &Range<u32>, open: &str, close: &str) -> String {
-    let n = t.spans.len() as u32;
-    let (r0, r1) = (r.start.min(n), r.end.min(n));
-    let before = r0.saturating_sub(CONTEXT).max(within.start).min(r0);
-    let after = (r1 + CONTEXT).min(within.end.min(n)).max(r1);
-    // Byte offsets: the run's, or the point an empty run stands at.
-    let start = |i: u32| {
-        t.spans
-            .get(i as usize)
-            .map_or(t.text.len(), |s| s.0 as usize)
-    };
-    let end = |i: u32| match i {
-        0 => 0,
-        i => t.spans[i as usize - 1].1 as usize,
-    };
-    let (a, b) = if r0 < r1 {
-        (start(r0), end(r1))
-    } else {
-        (end(r0), end(r0))
-    };
-    let (c, d) = (start(before).min(a), end(after).max(b));
-    let get = |x: usize, y: usize| t.text.get(x..y).unwrap_or("");
-    format!("{}{open}{}{close}{}", get(c, a), get(a, b), get(b, d))
+    let [before, words, after] = t.around(r, within, CONTEXT);
+    format!("{before}{open}{words}{close}{after}")
 }
 
 fn quote(out: &mut impl Write, mark: &str, text: &str) -> std::io::Result<()> {

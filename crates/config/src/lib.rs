@@ -248,6 +248,9 @@ pub struct KeysConfig {
     /// Origin: the live pages of other paths that carry the page's text,
     /// whoever had it first (`lineage shared`).
     pub shared: String,
+    /// Origin: the page's stale copies; elsewhere, every page's (`lineage
+    /// stale`).
+    pub stale: String,
     /// Any pane: search the text of every live page, ignoring case.
     pub find: String,
     /// Documents or Origin: the page's near-duplicate cluster in Clusters.
@@ -267,7 +270,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub fn bindings(&self) -> [(&'static str, &str); 43] {
+    pub fn bindings(&self) -> [(&'static str, &str); 44] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -305,6 +308,7 @@ impl KeysConfig {
             ("compare_version", &self.compare_version),
             ("copies", &self.copies),
             ("shared", &self.shared),
+            ("stale", &self.stale),
             ("find", &self.find),
             ("cluster", &self.cluster),
             ("sweep_view", &self.sweep_view),
@@ -357,6 +361,7 @@ impl Default for KeysConfig {
             compare_version: k("c"),
             copies: k("C"),
             shared: k("P"),
+            stale: k("o"),
             find: k("F"),
             cluster: k("#"),
             sweep_view: k("t"),

@@ -30,7 +30,10 @@ use std::path::PathBuf;
 pub use changed::{Aligned, Changes, Edit, MOVE_MIN, Move, Replaced, align, changes, token_keys};
 pub use indexer::{Imported, Indexer, SPLIT_FILES, Sink};
 pub use predecessor::{How, Predecessor, name_then, predecessor};
-pub use stale::{Difference, Stale, StaleKind, StalePage, StalePassage, Text, Texts, stale};
+pub use stale::{
+    CONTEXT, Difference, Stale, StaleKind, StaleLine, StalePage, StalePassage, StaleView, Text,
+    Texts, stale, stale_view,
+};
 pub use state::*;
 
 /// Where the full-screen view keeps how it was left: beside the index.
@@ -67,6 +70,12 @@ pub enum Command {
     Shared {
         /// The version asked about.
         id: u32,
+    },
+    /// The copies that went stale, of every live page or of the page
+    /// whose newest version is `id` → [`Update::Stale`].
+    Stale {
+        /// The page's newest version, or None for every page.
+        id: Option<u32>,
     },
     /// Replay the whole history once per `runs` entry and score each against
     /// the exact result → [`Update::Shadow`] (progress at most every 50 ms,
@@ -120,6 +129,8 @@ pub enum Update {
     Copies(std::sync::Arc<CopiesView>),
     /// The answer to [`Command::Shared`].
     Shared(std::sync::Arc<SharedView>),
+    /// The answer to [`Command::Stale`].
+    Stale(std::sync::Arc<StaleView>),
     /// The progress or answer of [`Command::Search`].
     Search(std::sync::Arc<SearchView>),
     /// The progress or results of [`Command::Shadow`].

@@ -630,6 +630,14 @@ impl Live {
                     }
                 }
             }
+            Command::Stale { id } => {
+                if id.is_none_or(|id| (id as usize) < self.versions.rows.len()) {
+                    match super::stale_view(ix, &self.versions.rows, id) {
+                        Ok(v) => send(&self.rep.publish, Update::Stale(Arc::new(v))),
+                        Err(e) => self.rep.error(format!("stale copies: {e}")),
+                    }
+                }
+            }
             Command::Shadow { generation, runs } => self.start_shadow(ix, generation, runs),
             Command::Search { generation, query } => self.start_search(ix, generation, query),
             Command::Cancel { .. }

@@ -163,6 +163,141 @@ impl Texts {
 /// A shingle: the token it starts at, and its key.
 type Shingle = (u32, u64);
 
+impl Text {
+    /// The words of tokens `r` with up to `context` tokens either side
+    /// (inside `within`): before, `r`'s own, after, as written (an empty
+    /// `r` stands where it is, between two tokens).
+    pub fn around(&self, r: &Range<u32>, within: &Range<u32>, context: u32) -> [&str; 3] {
+        let n = self.spans.len() as u32;
+        let (r0, r1) = (r.start.min(n), r.end.min(n));
+        let before = r0.saturating_sub(context).max(within.start).min(r0);
+        let after = (r1 + context).min(within.end.min(n)).max(r1);
+        let start = |i: u32| (self.spans.get(i as usize)).map_or(self.text.len(), |s| s.0 as usize);
+        let end = |i: u32| match i {
+            0 => 0,
+            i => self.spans[i as usize - 1].1 as usize,
+        };
+        let (a, b) = if r0 < r1 {
+            (start(r0), end(r1))
+        } else {
+            (end(r0), end(r0))
+        };
+        let (c, d) = (start(before).min(a), end(after).max(b));
+        let get = |x: usize, y: usize| self.text.get(x..y).unwrap_or("");
+        [get(c, a), get(a, b), get(b, d)]
+    }
+
+    /// The lines (from 1, both included) tokens `r` stand on.
+    pub fn lines(&self, r: &Range<u32>) -> [usize; 2] {
+        let line = |b: usize| {
+            self.text.as_bytes()[..b.min(self.text.len())]
+                .iter()
+                .filter(|&&c| c == b'\n')
+                .count()
+                + 1
+        };
+        match super::token_bytes(&self.spans, r.clone()) {
+            Some(b) => [line(b.start), line(b.end.saturating_sub(1).max(b.start))],
+            None => [0, 0],
+        }
+    }
+}
+
+/// Tokens of context shown either side of a difference in the TUI's list
+/// and `stale`'s text.
+pub const CONTEXT: u32 = 6;
+
+/// The stale passages for the TUI (`Command::Stale`): each with its words,
+/// read off the index, most stale pages first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaleView {
+    /// The page asked about (its newest version), or None for every page.
+    pub only: Option<u32>,
+    /// Every stale passage, page by page.
+    pub passages: Vec<StaleLine>,
+    /// Passages told without their words (a text no longer kept).
+    pub unaligned: u32,
+}
+
+/// A stale passage with its words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaleLine {
+    /// The page's newest version.
+    pub id: u32,
+    /// Its path.
+    pub path: String,
+    /// Its version number.
+    pub version: u32,
+    /// Which side moved on.
+    pub kind: StaleKind,
+    /// Where the passage stands in the page.
+    pub tokens: Range<u32>,
+    /// Its lines there (from 1; [0, 0] where the text is not kept).
+    pub lines: [usize; 2],
+    /// The version it was copied from: path and number.
+    pub origin: (String, u32),
+    /// The first version that no longer held it: the origin's number (for
+    /// a change there) or the page's.
+    pub changed_in: Option<u32>,
+    /// Tokens not the same on both sides.
+    pub stale_tokens: u32,
+    /// Each difference: the page's words, then the origin's, each as
+    /// (before, changed, after) with [`CONTEXT`] tokens either side.
+    pub differences: Vec<[[String; 3]; 2]>,
+}
+
+/// [`stale`] with the words, for the TUI.
+pub fn stale_view(
+    ix: &impl Read,
+    rows: &[Row],
+    only: Option<u32>,
+) -> Result<StaleView, IndexError> {
+    let path = only.map(|id| rows[id as usize].path.as_str());
+    let (found, mut texts) = stale(ix, rows, path)?;
+    let mut passages = Vec::new();
+    for p in &found.pages {
+        let row = &rows[p.id as usize];
+        for x in &p.passages {
+            let owned = |w: [&str; 3]| w.map(str::to_string);
+            texts.get(ix, rows, p.id);
+            if let Some(n) = x.origin_now {
+                texts.get(ix, rows, n);
+            }
+            let page = texts.peek(p.id);
+            let there = x.origin_now.and_then(|n| texts.peek(n));
+            let differences = match (page, there) {
+                (Some(page), Some(there)) => (x.differences.iter())
+                    .map(|d| {
+                        [
+                            owned(page.around(&d.here, &x.tokens, CONTEXT)),
+                            owned(there.around(&d.there, &x.there, CONTEXT)),
+                        ]
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let origin = &rows[x.origin as usize];
+            passages.push(StaleLine {
+                id: p.id,
+                path: row.path.clone(),
+                version: row.version,
+                kind: x.kind,
+                tokens: x.tokens.clone(),
+                lines: page.map_or([0, 0], |t| t.lines(&x.tokens)),
+                origin: (origin.path.clone(), origin.version),
+                changed_in: x.changed_in.map(|v| rows[v as usize].version),
+                stale_tokens: x.stale_tokens,
+                differences,
+            });
+        }
+    }
+    Ok(StaleView {
+        only,
+        passages,
+        unaligned: found.unaligned,
+    })
+}
+
 /// Each version's shingle keys, sorted, read once.
 #[derive(Default)]
 struct Keys(HashMap<u32, Vec<u64>>);

@@ -132,6 +132,8 @@ pub struct App {
     pub(crate) copies: Option<super::copies::CopiesState>,
     /// The list of pages that carry the text of the page shown, when open.
     pub(crate) shared: Option<super::shared::SharedState>,
+    /// The list of stale copies, when open.
+    pub(crate) stale: Option<super::stale::StaleState>,
     /// The last search of every page, and whether its list is open.
     pub(crate) find: Option<super::find::FindState>,
     pub(crate) input: Option<Input>,
@@ -179,6 +181,7 @@ impl App {
             versions: None,
             copies: None,
             shared: None,
+            stale: None,
             find: None,
             input: None,
             retyped: false,
@@ -392,6 +395,7 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
         }
         Update::Copies(v) => super::copies::receive(app, v),
         Update::Shared(v) => super::shared::receive(app, v),
+        Update::Stale(v) => super::stale::receive(app, v),
         Update::Search(v) => super::find::receive(app, v),
         Update::Compare(v) => {
             let widths = app.compare_widths();
@@ -425,6 +429,9 @@ fn refused(app: &mut App, events: &[lineage_engine::Event]) {
         c.failed = Some(why.clone());
     }
     if let Some(s) = app.shared.as_mut().filter(|s| s.view.is_none()) {
+        s.failed = Some(why.clone());
+    }
+    if let Some(s) = app.stale.as_mut().filter(|s| s.view.is_none()) {
         s.failed = Some(why);
     }
 }

@@ -105,6 +105,29 @@ pub(crate) fn failed_lines(why: &str, inner: usize, theme: &Theme) -> Vec<Line<'
         .collect()
 }
 
+/// The title and lines of a list over a pane waiting on the engine's
+/// answer: why none is coming (`failed`), else what is being done
+/// (`doing` in the title, `how` under it). `name` is the list's.
+pub(crate) fn waiting(
+    name: &str,
+    failed: Option<&str>,
+    doing: &str,
+    how: &str,
+    inner: usize,
+    theme: &Theme,
+) -> (String, Vec<Line<'static>>) {
+    match failed {
+        Some(why) => (
+            format!(" {name}: not found "),
+            failed_lines(why, inner, theme),
+        ),
+        None => (
+            format!(" {name}: {doing}… "),
+            vec![Line::styled(format!(" {how}"), theme.muted)],
+        ),
+    }
+}
+
 /// Rows of a list over `popup` (inside its border, above its blank line and
 /// its line of keys): the lists over a pane (versions, copies, pages found)
 /// count their rows by it, as they draw them.

@@ -62,6 +62,9 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
     if app.shared.is_some() {
         return super::shared::key(app, action, out);
     }
+    if app.stale.is_some() {
+        return super::stale::key(app, action, out);
+    }
     if super::find::is_open(app) {
         return super::find::key(app, action, out);
     }
@@ -301,6 +304,7 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
             let last = app.find.as_ref().map(|f| f.query.clone());
             app.input = Some(Input::Find(last.unwrap_or_default()));
         }
+        Action::Stale => out.extend(super::stale::open(app)),
         Action::Copy => copy(app),
         Action::Edit => edit(app),
         Action::Export => match super::export::table(app) {

@@ -46,6 +46,7 @@ pub(crate) enum Action {
     CompareVersion,
     Copies,
     Shared,
+    Stale,
     Find,
     Cluster,
     SweepView,
@@ -56,7 +57,7 @@ pub(crate) enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 43] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 44] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -112,6 +113,11 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 43] = [
         Action::Shared,
         "shared",
         "which pages carry the shown page's text",
+    ),
+    (
+        Action::Stale,
+        "stale",
+        "stale copies (Origin: of the page shown)",
     ),
     (Action::Find, "find", "search every page's text"),
     (

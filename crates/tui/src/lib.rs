@@ -31,6 +31,7 @@ pub(crate) mod remember;
 pub(crate) mod scroll;
 pub(crate) mod search;
 pub(crate) mod shared;
+pub(crate) mod stale;
 pub(crate) mod terminal;
 pub mod theme;
 pub(crate) mod tune;

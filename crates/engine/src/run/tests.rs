@@ -509,6 +509,67 @@ fn shared_lists_every_page_carrying_the_text_where_copies_credits_the_first() {
     assert!(v.copies.is_empty(), "{v:?}");
 }
 
+/// The stale copies: B took a paragraph of A, then A changed a word of it
+/// (an hour later by its clock); over the folder and of B, the passage with
+/// both sides' words; of A, none.
+#[test]
+fn stale_tells_a_copy_its_origin_changed_with_both_sides_words() {
+    let para = text(9, 60);
+    let pages = vec![
+        ("a.txt", format!("{} {para}", text(1, 80))),
+        ("b.txt", format!("{} {para}", text(3, 120))),
+    ];
+    let mut h = Harness::new("stale", &pages, 200);
+    h.command(Command::Rescan, S);
+    h.take();
+    let fixed = para.replacen(' ', " fixedword ", 1);
+    let a = h.root.join("a.txt");
+    std::fs::write(&a, format!("{} {fixed}", text(1, 80))).unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    let f = std::fs::File::options().write(true).open(&a).unwrap();
+    f.set_modified(later).unwrap();
+    h.command(Command::Rescan, 2 * S);
+    let (_, snap, _) = h.take();
+    let snap = snap.unwrap();
+    let id = |p: &str| snap.documents.iter().find(|d| &*d.path == p).unwrap().id;
+    for ask in [None, Some(id("b.txt"))] {
+        h.command(Command::Stale { id: ask }, 3 * S);
+        let (_, _, other) = h.take();
+        let [Update::Stale(v)] = &other[..] else {
+            panic!("{other:?}")
+        };
+        assert_eq!(v.only, ask);
+        let [p] = &v.passages[..] else {
+            panic!("{v:?}")
+        };
+        assert_eq!(
+            (p.path.as_str(), p.kind),
+            ("b.txt", crate::StaleKind::Changed)
+        );
+        assert_eq!(p.origin, ("a.txt".to_string(), 1));
+        assert_eq!(p.changed_in, Some(2));
+        let [[here, there]] = &p.differences[..] else {
+            panic!("{p:?}")
+        };
+        assert_eq!((here[1].as_str(), there[1].as_str()), ("", "fixedword"));
+        assert!(
+            para.contains(here[0].trim()) && para.contains(here[2].trim()),
+            "{here:?}"
+        );
+    }
+    h.command(
+        Command::Stale {
+            id: Some(id("a.txt")),
+        },
+        3 * S,
+    );
+    let (_, _, other) = h.take();
+    let [Update::Stale(v)] = &other[..] else {
+        panic!("{other:?}")
+    };
+    assert!(v.passages.is_empty(), "{v:?}");
+}
+
 /// A snapshot with no new event shares the events of the one before
 /// instead of copying them (progress ticks publish many); one after a new
 /// event has it first.

@@ -20,13 +20,13 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let inner = popup.width.saturating_sub(2) as usize;
     let k = |a| app.keymap.first(a);
     let (title, mut lines) = match &state.view {
-        None if state.failed.is_some() => (
-            " Copies: not found ".to_string(),
-            crate::help::failed_lines(state.failed.as_deref().unwrap_or_default(), inner, theme),
-        ),
-        None => (
-            " Copies: finding the pages… ".to_string(),
-            vec![Line::styled(" reading every page's origins", theme.muted)],
+        None => crate::help::waiting(
+            "Copies",
+            state.failed.as_deref(),
+            "finding the pages",
+            "reading every page's origins",
+            inner,
+            theme,
         ),
         Some(v) => {
             let order = if state.newest {

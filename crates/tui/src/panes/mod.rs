@@ -9,6 +9,7 @@ pub(crate) mod events;
 pub(crate) mod find;
 pub(crate) mod origin;
 pub(crate) mod shared;
+pub(crate) mod stale;
 pub(crate) mod status;
 pub mod table;
 pub(crate) mod tune;
@@ -47,6 +48,9 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
     }
     if app.shared.is_some() {
         shared::render(app, theme, s.body, f);
+    }
+    if app.stale.is_some() {
+        stale::render(app, theme, s.body, f);
     }
     if crate::find::is_open(app) {
         find::render(app, theme, s.body, f);

@@ -31,16 +31,13 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         format!(" {select} open · {back} close"),
     ];
     let (title, mut lines) = match &state.view {
-        None if state.failed.is_some() => (
-            " Shared: not found ".to_string(),
-            crate::help::failed_lines(state.failed.as_deref().unwrap_or_default(), inner, theme),
-        ),
-        None => (
-            " Shared: finding the pages… ".to_string(),
-            vec![Line::styled(
-                " comparing the shingles of every live page",
-                theme.muted,
-            )],
+        None => crate::help::waiting(
+            "Shared",
+            state.failed.as_deref(),
+            "finding the pages",
+            "comparing the shingles of every live page",
+            inner,
+            theme,
         ),
         Some(v) => {
             let after = match v.shares.len() {

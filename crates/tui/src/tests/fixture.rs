@@ -9,8 +9,8 @@ use lineage_core::text::token::tokens;
 use lineage_engine::{
     Cluster, CompareView, CopiesView, DocRow, Documents, Event, EventKind, LegendEntry, OriginView,
     PageCopy, PageShare, Progress, SearchHit, SearchView, ShadowResult, ShadowUpdate,
-    SharedPassage, SharedView, Side, Snapshot, TableStats, Target, VersionInfo, VersionStatus,
-    Watching,
+    SharedPassage, SharedView, Side, Snapshot, StaleKind, StaleLine, StaleView, TableStats, Target,
+    VersionInfo, VersionStatus, Watching,
 };
 use lineage_origin::table::paper_sizes;
 use lineage_origin::{Estimation, Eviction, Params, Run, Selector, TableSize};
@@ -679,4 +679,58 @@ pub(crate) fn as_written_view() -> OriginView {
         commit: None,
     }];
     v
+}
+
+/// Stale copies over the folder: v2's installation page still has a
+/// sentence v1's page changed after it was copied, and the FAQ fixed words
+/// of a passage its origin still has as they were.
+pub(crate) fn stale_view() -> StaleView {
+    let side = |a: &str, b: &str, c: &str| [a.to_string(), b.to_string(), c.to_string()];
+    let path = |id: u32| PATHS[id as usize].to_string();
+    StaleView {
+        only: None,
+        passages: vec![
+            StaleLine {
+                id: V2_INSTALL,
+                path: path(V2_INSTALL),
+                version: 1,
+                kind: StaleKind::Changed,
+                tokens: 40..120,
+                lines: [7, 9],
+                origin: (path(V1_INSTALL), 1),
+                changed_in: Some(2),
+                stale_tokens: 3,
+                differences: vec![
+                    [
+                        side("Download the ", "installer", " for your platform and run"),
+                        side(
+                            "Download the ",
+                            "signed package",
+                            " for your platform and run",
+                        ),
+                    ],
+                    [
+                        side("then restart", "", " the service."),
+                        side("then restart ", "and log in to", " the service."),
+                    ],
+                ],
+            },
+            StaleLine {
+                id: FAQ,
+                path: path(FAQ),
+                version: 2,
+                kind: StaleKind::ChangedHere,
+                tokens: 200..260,
+                lines: [14, 15],
+                origin: (path(V1_INSTALL), 1),
+                changed_in: Some(2),
+                stale_tokens: 1,
+                differences: vec![[
+                    side("Set the ", "LINEAGE_HOME", " variable first."),
+                    side("Set the ", "HOME", " variable first."),
+                ]],
+            },
+        ],
+        unaligned: 0,
+    }
 }

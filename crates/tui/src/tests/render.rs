@@ -592,6 +592,21 @@ fn copies_of_a_page() {
     assert!(row("v2") && row("v3"), "{}", text.join("\n"));
 }
 
+/// Every line ends in a space, a border or a `…`: nothing cut mid-word
+/// and left ragged.
+fn ends_cleanly<'a>(lines: impl Iterator<Item = &'a String>) {
+    for line in lines {
+        assert!(
+            line.ends_with(' ')
+                || line.ends_with('│')
+                || line.ends_with('┐')
+                || line.ends_with('┘')
+                || line.ends_with('…'),
+            "{line}"
+        );
+    }
+}
+
 /// Which pages carry the text of the page shown (P from Origin), most of
 /// it first, with the selected page's passages and their words under the
 /// list, at every size.
@@ -638,16 +653,7 @@ fn pages_sharing_the_text_of_a_page() {
         };
         assert!(text.contains(&format!("│ {words}")), "{words}: {text}");
         assert!(text.contains("enter open"), "{text}");
-        for line in rows(&a) {
-            assert!(
-                line.ends_with(' ')
-                    || line.ends_with('│')
-                    || line.ends_with('┐')
-                    || line.ends_with('┘')
-                    || line.ends_with('…'),
-                "{line}"
-            );
-        }
+        ends_cleanly(rows(&a).iter());
         insta::assert_snapshot!(format!("shared_{w}x{h}"), shown);
         // The FAQ's one passage when it is selected.
         keys(&mut a, "jj");
@@ -673,6 +679,86 @@ fn pages_sharing_the_text_of_a_page() {
     let every = help.find("Every key").unwrap();
     let shared = help.find("  P  shared").unwrap_or_else(|| panic!("{help}"));
     assert!(pane < shared && shared < every, "{help}");
+}
+
+/// The stale copies (o): over the folder from Documents, one row per
+/// passage, the selected one's words on both sides under the list with the
+/// changed words marked; from Origin, of the page shown; at every size.
+#[test]
+fn stale_copies_over_the_folder_and_of_a_page() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = documents(w, h);
+        assert_eq!(
+            keys(&mut a, "o"),
+            [lineage_engine::Command::Stale { id: None }]
+        );
+        assert!(rows(&a).join("\n").contains("Stale copies: finding them"));
+        engine(&mut a, Update::Stale(Arc::new(fixture::stale_view())));
+        let shown = screen(&a, &dark());
+        let text = rows(&a).join("\n");
+        assert!(
+            text.contains("Stale copies: 2 passages in 2 pages"),
+            "{text}"
+        );
+        let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s}: {text}"));
+        assert!(at("v2/installation.md") < at("z-support/faq.md"), "{text}");
+        assert!(
+            w < 80 || text.contains("changed in v1/installation.md v2"),
+            "{text}"
+        );
+        // The selected passage's two sides, the origin's words marked new.
+        assert!(
+            text.contains("here  │ ") && text.contains("there │ "),
+            "{text}"
+        );
+        assert!(text.contains("[-installer-]"), "{text}");
+        assert!(text.contains("{+signed package+}"), "{text}");
+        // The popup's lines (the footer below it is the pane's).
+        ends_cleanly(rows(&a).iter().rev().skip(1));
+        insta::assert_snapshot!(format!("stale_{w}x{h}"), shown);
+        // The FAQ's fix made here only: the page's words are the new ones.
+        keys(&mut a, "j");
+        let text = rows(&a).join("\n");
+        assert!(
+            text.contains("{+LINEAGE_HOME+}") && text.contains("[-HOME-]"),
+            "{text}"
+        );
+        // Enter opens the page at the passage, in Origin.
+        let out = press(&mut a, KeyCode::Enter);
+        assert_eq!(
+            out,
+            [lineage_engine::Command::Origin {
+                id: fixture::FAQ,
+                exact: false
+            }]
+        );
+        assert!(a.stale.is_none() && a.tab == crate::app::Tab::Origin);
+    }
+    // From Origin: the page shown's, and none.
+    let mut a = origin(80, 24);
+    let id = a.origin.id().unwrap();
+    assert_eq!(
+        keys(&mut a, "o"),
+        [lineage_engine::Command::Stale { id: Some(id) }]
+    );
+    let mut none = fixture::stale_view();
+    none.only = Some(id);
+    none.passages.clear();
+    engine(&mut a, Update::Stale(Arc::new(none)));
+    let text = rows(&a).join("\n");
+    assert!(
+        text.contains("Stale copies in the page shown: none"),
+        "{text}"
+    );
+    assert!(
+        text.contains("every passage it copied is as its origin has it now"),
+        "{text}"
+    );
+    // An answer to another question is not taken.
+    engine(&mut a, Update::Stale(Arc::new(fixture::stale_view())));
+    assert!(rows(&a).join("\n").contains("none"));
+    keys(&mut a, "o");
+    assert!(a.stale.is_none(), "o closes it");
 }
 
 #[test]
