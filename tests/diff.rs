@@ -403,3 +403,55 @@ fn a_listed_order_takes_the_same_page_of_the_previous_version_at_any_depth() {
     let d = diff(home.path(), root, &ix, pages[0].0, &cfg);
     assert!(d["predecessor"].is_null(), "{d}");
 }
+
+/// A layout the version-folder rule does not read: a config's
+/// `[[predecessor]]` rule names the page a first version follows; diff and
+/// explain take it, the diff as the LCS says; a rule with more wildcards
+/// in what it names than in its pattern is one line and exit 2.
+#[test]
+fn a_predecessor_rule_names_what_a_first_version_follows() {
+    let dir = TempDir::new("diff-rule");
+    let home = TempDir::new("diff-rule-home");
+    let ix = home.path().join("ix");
+    let (a, b) = (para(21, 60), para(22, 40));
+    let old = format!("{a}\n\n{b}\n");
+    let new = format!("{a}\n\n{}\n", para(23, 30));
+    dir.write("old/guide.md", &old);
+    dir.write("new/handbook/guide-v2.md", &new);
+    let config = home.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[[predecessor]]\npage = \"new/handbook/*-v2.md\"\nfollows = \"old/*.md\"\n",
+    )
+    .unwrap();
+    let c = config.to_str().unwrap();
+    index(home.path(), dir.path(), &ix, &["--order", "path"]);
+    let page = "new/handbook/guide-v2.md";
+    let without = diff(home.path(), dir.path(), &ix, page, &[]);
+    assert!(without["predecessor"].is_null(), "{without}");
+    let d = diff(home.path(), dir.path(), &ix, page, &["--config", c]);
+    assert_eq!(d["predecessor"]["path"], "old/guide.md", "{d}");
+    assert_eq!(d["predecessor"]["how"], "rule");
+    check(&d, &old, &new);
+    let (r, i) = (dir.path().to_str().unwrap(), ix.to_str().unwrap());
+    let shown = stdout_of(
+        home.path(),
+        &["explain", r, page, "--index", i, "--config", c],
+    );
+    assert!(
+        shown.contains(
+            "predecessor: old/guide.md v1 (the page the config's [[predecessor]] rule names)"
+        ),
+        "{shown}"
+    );
+    std::fs::write(
+        &config,
+        "[[predecessor]]\npage = \"new/*.md\"\nfollows = \"old/*/*.md\"\n",
+    )
+    .unwrap();
+    let out = command(home.path(), &["diff", r, page, "--index", i, "--config", c])
+        .output()
+        .unwrap();
+    let line = fails_with_one_line(&out);
+    assert!(line.contains("more wildcards"), "{line}");
+}

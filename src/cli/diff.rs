@@ -41,11 +41,12 @@ pub(super) struct DiffArgs {
 }
 
 pub(super) fn run(args: DiffArgs, config: Config) -> Result<(), Fatal> {
+    let rules = config.predecessor.clone();
     let (ix, rows, id) =
         explain::read_page(&args.source, &args.store, config, &args.path, args.version)?;
     let base = match &args.against {
         Some(spec) => Some(against(&args.source, &rows, spec)?),
-        None => lineage_engine::predecessor(&ix, &rows, id)?.map(Base::from),
+        None => lineage_engine::predecessor(&ix, &rows, id, &rules)?.map(Base::from),
     };
     let view = query::origin_view(&ix, &rows, id, false)?;
     let page = match &view.text {
@@ -123,6 +124,7 @@ fn how_name(how: Option<&How>) -> &'static str {
         Some(How::Earlier) => "earlier",
         Some(How::Renamed { .. }) => "renamed",
         Some(How::Folder) => "folder",
+        Some(How::Rule) => "rule",
     }
 }
 
@@ -135,6 +137,7 @@ pub(super) fn how_text(how: Option<&How>) -> String {
             format!("the page's previous version, named {} then", show(from))
         }
         Some(How::Folder) => "the same page in the previous version folder".into(),
+        Some(How::Rule) => "the page the config's [[predecessor]] rule names".into(),
     }
 }
 

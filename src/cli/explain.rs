@@ -48,9 +48,10 @@ pub(super) struct ExplainArgs {
 }
 
 pub(super) fn run(args: ExplainArgs, config: Config) -> Result<(), Fatal> {
+    let rules = config.predecessor.clone();
     let (ix, rows, id) = read_page(&args.source, &args.store, config, &args.path, args.version)?;
     let view = query::origin_view(&ix, &rows, id, args.exact)?;
-    let predecessor = lineage_engine::predecessor(&ix, &rows, id)?.map(Base::from);
+    let predecessor = lineage_engine::predecessor(&ix, &rows, id, &rules)?.map(Base::from);
     let explained = Explained::new(&ix, &rows, &view, predecessor);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {

@@ -43,6 +43,8 @@ pub struct FolderConfig {
     /// the files).
     #[serde(deserialize_with = "some")]
     pub history: Option<super::HistoryMode>,
+    /// The folder's predecessor rules, in place of the top level's.
+    pub predecessor: Option<Vec<super::PredecessorRule>>,
 }
 
 fn some<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
@@ -72,6 +74,9 @@ impl FolderConfig {
         put(&mut c.seed, self.seed);
         put(&mut c.align, self.align);
         put(&mut c.history, self.history);
+        if let Some(rules) = &self.predecessor {
+            c.predecessor.clone_from(rules);
+        }
     }
 }
 

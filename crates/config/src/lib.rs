@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 mod folders;
+mod predecessor;
 mod save;
 
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use lineage_similar::fuzzy::LangChoice;
 pub use lineage_source::history::Mode as HistoryMode;
 use lineage_source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
+pub use predecessor::{PredecessorRule, follows};
 pub use save::{changed, save_params, snippet};
 
 /// The most threads an origin pass is split over: every pair of workers
@@ -72,6 +74,9 @@ pub struct Config {
     /// the root is in one, else the folder), git or folder.
     #[serde(deserialize_with = "parsed")]
     pub history: HistoryMode,
+    /// Which page a page's first version follows, for layouts the
+    /// version-folder rule does not read (`[[predecessor]]`, first match).
+    pub predecessor: Vec<PredecessorRule>,
     /// Where a first import starts: a commit (any revision git names) or a
     /// date (`YYYY-MM-DD`, UTC); empty: the first commit.
     pub history_since: String,
@@ -441,6 +446,7 @@ impl Default for Config {
             fingerprint_seed: lineage_core::fingerprint::polynomial::DEFAULT_SEED,
             order: Order::Mtime,
             history: HistoryMode::Auto,
+            predecessor: Vec::new(),
             history_since: String::new(),
             max_file_size: Bytes(32 << 20),
             history_budget: Bytes(512 << 20),
@@ -544,6 +550,9 @@ impl Config {
 
     /// Check values that parse but make no sense.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        for r in &self.predecessor {
+            r.check().map_err(ConfigError::Value)?;
+        }
         if self.k == 0 || self.k > 64 {
             return Err(ConfigError::Value(format!(
                 "k must be between 1 and 64, not {}",
@@ -834,6 +843,45 @@ mod tests {
                 "{key} missing from config.example.toml"
             );
         }
+    }
+
+    /// `[[predecessor]]` rules read in order; one naming more wildcards
+    /// than it matches does not validate; a folder's replace the top level's.
+    #[test]
+    fn predecessor_rules_are_read_in_order_and_checked() {
+        let c = Config::from_toml(
+            "[[predecessor]]\npage = \"docs/*.md\"\nfollows = \"v1/*.md\"\n\
+             [[predecessor]]\npage = \"**\"\nfollows = \"old/**\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.predecessor.len(), 2);
+        assert_eq!(
+            follows(&c.predecessor, "docs/a.md").as_deref(),
+            Some("v1/a.md")
+        );
+        assert_eq!(
+            follows(&c.predecessor, "x/a.md").as_deref(),
+            Some("old/x/a.md")
+        );
+        assert!(c.validate().is_ok());
+        let bad = Config::from_toml("[[predecessor]]\npage = \"a\"\nfollows = \"*\"\n");
+        assert!(bad.is_err_and(|e| e.to_string().contains("more wildcards")));
+        assert!(
+            Config::from_toml("[[predecessor]]\npage = \"a\"\n").is_err(),
+            "follows is needed"
+        );
+        let dir = std::env::temp_dir();
+        let key = canonical(&dir);
+        let c = Config::from_toml(&format!(
+            "[[predecessor]]\npage = \"a\"\nfollows = \"b\"\n\
+             [folders.{:?}]\npredecessor = [{{ page = \"c\", follows = \"d\" }}]\n",
+            key.display().to_string()
+        ))
+        .unwrap();
+        let mut here = c.clone();
+        here.for_folder(&dir);
+        assert_eq!(follows(&here.predecessor, "c").as_deref(), Some("d"));
+        assert_eq!(follows(&here.predecessor, "a"), None);
     }
 
     /// `order` is a rule's name or a list of globs, earliest first; a glob

@@ -7,6 +7,7 @@
 use std::cmp::Ordering;
 
 use super::query::Row;
+use lineage_config::PredecessorRule;
 use lineage_source::Order;
 use lineage_store::index::{Departure, IndexError, Read};
 
@@ -33,14 +34,19 @@ pub enum How {
     /// The same page in an earlier version folder: the paths differ in
     /// one folder's name, this one's later in the index's order.
     Folder,
+    /// The page a `[[predecessor]]` rule of the config names.
+    Rule,
 }
 
 /// The predecessor of version `id`; None for a first version with no
-/// version folder before it (everything in it is new).
+/// version folder before it (everything in it is new). `rules` (the
+/// config's `[[predecessor]]`) name the page a first version follows,
+/// before the version-folder rule, where the page they name is indexed.
 pub fn predecessor(
     ix: &impl Read,
     rows: &[Row],
     id: u32,
+    rules: &[PredecessorRule],
 ) -> Result<Option<Predecessor>, IndexError> {
     let row = &rows[id as usize];
     let previous = (rows.iter()).position(|r| r.path == row.path && r.version + 1 == row.version);
@@ -54,6 +60,13 @@ pub fn predecessor(
             How::Renamed { from: then }
         };
         return Ok(Some(Predecessor { id: p, how }));
+    }
+    let named = lineage_config::follows(rules, &row.path).filter(|p| *p != row.path);
+    if let Some(p) = named.and_then(|p| latest_before(rows, &p, id)) {
+        return Ok(Some(Predecessor {
+            id: p,
+            how: How::Rule,
+        }));
     }
     let order = match ix.order() {
         Some(o @ (Order::Version | Order::Listed(_))) => o,
@@ -92,7 +105,13 @@ fn in_earlier_folder(rows: &[Row], id: u32, order: Order) -> Option<u32> {
         .map(|r| r.path.as_str())
         .filter(|p| earlier(p))
         .max_by(|a, b| order.paths(a, b).unwrap_or(Ordering::Equal))?;
-    let versions = || (rows.iter().enumerate()).filter(|(_, r)| r.path == best);
+    latest_before(rows, best, id)
+}
+
+/// Of `path`'s versions, the latest recorded before version `id`, else its
+/// latest; None if it has none.
+fn latest_before(rows: &[Row], path: &str, id: u32) -> Option<u32> {
+    let versions = || (rows.iter().enumerate()).filter(|(_, r)| r.path == path);
     let before = versions().rfind(|&(v, _)| (v as u32) < id);
     before
         .or_else(|| versions().next_back())
