@@ -16,7 +16,7 @@ use super::show::show;
 use super::{Fatal, IndexAt, PathJson, SourceArgs};
 use lineage_config::Config;
 use lineage_engine::query::{self, Row};
-use lineage_engine::{Edit, How, OriginView, Predecessor, token_keys};
+use lineage_engine::{How, Hunk, OriginView, Predecessor, hunks, token_keys};
 use lineage_store::index::Read;
 
 #[derive(Args, Debug)]
@@ -194,86 +194,6 @@ impl<'a> Side<'a> {
             None => [0, 0],
         }
     }
-}
-
-/// One passage of the diff.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Hunk {
-    Kept {
-        old: Range<u32>,
-        new: Range<u32>,
-    },
-    Removed {
-        old: Range<u32>,
-    },
-    New {
-        new: Range<u32>,
-    },
-    /// Here at `new`, from `old` in the predecessor.
-    Moved {
-        old: Range<u32>,
-        new: Range<u32>,
-    },
-}
-
-/// The edits as passages: removed and inserted runs split where a move
-/// took part of them, each move once, where it now stands.
-fn hunks(c: &lineage_engine::Changes) -> Vec<Hunk> {
-    let mut out = Vec::new();
-    for e in &c.edits {
-        match e {
-            Edit::Kept { old, new } => out.push(Hunk::Kept {
-                old: old.clone(),
-                new: new.clone(),
-            }),
-            Edit::Removed { old } => {
-                let away =
-                    (c.moves.iter()).filter(|m| old.start <= m.old.start && m.old.end <= old.end);
-                let mut cuts: Vec<Range<u32>> = away.map(|m| m.old.clone()).collect();
-                cuts.sort_by_key(|r| r.start);
-                for r in outside(old, &cuts) {
-                    out.push(Hunk::Removed { old: r });
-                }
-            }
-            Edit::Inserted { new } => {
-                let mut at = new.start;
-                for m in
-                    (c.moves.iter()).filter(|m| new.start <= m.new.start && m.new.end <= new.end)
-                {
-                    if m.new.start > at {
-                        out.push(Hunk::New {
-                            new: at..m.new.start,
-                        });
-                    }
-                    out.push(Hunk::Moved {
-                        old: m.old.clone(),
-                        new: m.new.clone(),
-                    });
-                    at = m.new.end;
-                }
-                if new.end > at {
-                    out.push(Hunk::New { new: at..new.end });
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The parts of `r` outside `cuts` (sorted, inside `r`, disjoint).
-fn outside(r: &Range<u32>, cuts: &[Range<u32>]) -> Vec<Range<u32>> {
-    let mut out = Vec::new();
-    let mut at = r.start;
-    for c in cuts {
-        if c.start > at {
-            out.push(at..c.start);
-        }
-        at = c.end;
-    }
-    if r.end > at {
-        out.push(at..r.end);
-    }
-    out
 }
 
 /// A diff ready to print.
@@ -555,42 +475,6 @@ struct CopiedJson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lineage_engine::Move;
-
-    #[test]
-    fn a_move_splits_its_removed_and_inserted_runs() {
-        let c = lineage_engine::Changes {
-            edits: vec![
-                Edit::Removed { old: 0..20 },
-                Edit::Kept {
-                    old: 20..30,
-                    new: 0..10,
-                },
-                Edit::Inserted { new: 10..25 },
-            ],
-            moves: vec![Move {
-                old: 5..13,
-                new: 12..20,
-            }],
-        };
-        assert_eq!(
-            hunks(&c),
-            [
-                Hunk::Removed { old: 0..5 },
-                Hunk::Removed { old: 13..20 },
-                Hunk::Kept {
-                    old: 20..30,
-                    new: 0..10
-                },
-                Hunk::New { new: 10..12 },
-                Hunk::Moved {
-                    old: 5..13,
-                    new: 12..20
-                },
-                Hunk::New { new: 20..25 },
-            ]
-        );
-    }
 
     #[test]
     fn lines_count_from_one_at_each_newline() {

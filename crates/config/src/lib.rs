@@ -253,6 +253,8 @@ pub struct KeysConfig {
     /// Origin: the live pages of other paths that carry the page's text,
     /// whoever had it first (`lineage shared`).
     pub shared: String,
+    /// Origin: what the page changed since its predecessor (`lineage diff`).
+    pub diff: String,
     /// Origin: the page's stale copies; elsewhere, every page's (`lineage
     /// stale`).
     pub stale: String,
@@ -275,7 +277,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub fn bindings(&self) -> [(&'static str, &str); 44] {
+    pub fn bindings(&self) -> [(&'static str, &str); 45] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -313,6 +315,7 @@ impl KeysConfig {
             ("compare_version", &self.compare_version),
             ("copies", &self.copies),
             ("shared", &self.shared),
+            ("diff", &self.diff),
             ("stale", &self.stale),
             ("find", &self.find),
             ("cluster", &self.cluster),
@@ -366,6 +369,7 @@ impl Default for KeysConfig {
             compare_version: k("c"),
             copies: k("C"),
             shared: k("P"),
+            diff: k("d"),
             stale: k("o"),
             find: k("F"),
             cluster: k("#"),

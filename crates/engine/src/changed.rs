@@ -227,6 +227,95 @@ pub fn align(c: &Changes, r: Range<u32>) -> Aligned {
     out
 }
 
+/// One passage of the diff.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hunk {
+    /// The same on both sides.
+    Kept {
+        /// In the predecessor.
+        old: Range<u32>,
+        /// In the page.
+        new: Range<u32>,
+    },
+    /// The predecessor's, not in the page.
+    Removed {
+        /// In the predecessor.
+        old: Range<u32>,
+    },
+    /// The page's, not in the predecessor.
+    New {
+        /// In the page.
+        new: Range<u32>,
+    },
+    /// Here at `new`, from `old` in the predecessor.
+    Moved {
+        /// In the predecessor.
+        old: Range<u32>,
+        /// In the page.
+        new: Range<u32>,
+    },
+}
+
+/// The edits as passages: removed and inserted runs split where a move
+/// took part of them, each move once, where it now stands.
+pub fn hunks(c: &Changes) -> Vec<Hunk> {
+    let mut out = Vec::new();
+    for e in &c.edits {
+        match e {
+            Edit::Kept { old, new } => out.push(Hunk::Kept {
+                old: old.clone(),
+                new: new.clone(),
+            }),
+            Edit::Removed { old } => {
+                let away =
+                    (c.moves.iter()).filter(|m| old.start <= m.old.start && m.old.end <= old.end);
+                let mut cuts: Vec<Range<u32>> = away.map(|m| m.old.clone()).collect();
+                cuts.sort_by_key(|r| r.start);
+                for r in outside(old, &cuts) {
+                    out.push(Hunk::Removed { old: r });
+                }
+            }
+            Edit::Inserted { new } => {
+                let mut at = new.start;
+                for m in
+                    (c.moves.iter()).filter(|m| new.start <= m.new.start && m.new.end <= new.end)
+                {
+                    if m.new.start > at {
+                        out.push(Hunk::New {
+                            new: at..m.new.start,
+                        });
+                    }
+                    out.push(Hunk::Moved {
+                        old: m.old.clone(),
+                        new: m.new.clone(),
+                    });
+                    at = m.new.end;
+                }
+                if new.end > at {
+                    out.push(Hunk::New { new: at..new.end });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The parts of `r` outside `cuts` (sorted, inside `r`, disjoint).
+fn outside(r: &Range<u32>, cuts: &[Range<u32>]) -> Vec<Range<u32>> {
+    let mut out = Vec::new();
+    let mut at = r.start;
+    for c in cuts {
+        if c.start > at {
+            out.push(at..c.start);
+        }
+        at = c.end;
+    }
+    if r.end > at {
+        out.push(at..r.end);
+    }
+    out
+}
+
 /// The moved runs of `edits`: along each inserted run, the longest run of
 /// removed tokens (not yet taken by a move) starting at the same
 /// [`MOVE_MIN`] tokens, taken greedily from the left.
@@ -359,6 +448,41 @@ mod tests {
         // All of it removed: an empty place where it stood.
         let c = changes(&words("a b c d"), &words("a d"));
         assert_eq!(align(&c, 1..3).new, 1..1);
+    }
+
+    #[test]
+    fn a_move_splits_its_removed_and_inserted_runs() {
+        let c = Changes {
+            edits: vec![
+                Edit::Removed { old: 0..20 },
+                Edit::Kept {
+                    old: 20..30,
+                    new: 0..10,
+                },
+                Edit::Inserted { new: 10..25 },
+            ],
+            moves: vec![Move {
+                old: 5..13,
+                new: 12..20,
+            }],
+        };
+        assert_eq!(
+            hunks(&c),
+            [
+                Hunk::Removed { old: 0..5 },
+                Hunk::Removed { old: 13..20 },
+                Hunk::Kept {
+                    old: 20..30,
+                    new: 0..10
+                },
+                Hunk::New { new: 10..12 },
+                Hunk::Moved {
+                    old: 5..13,
+                    new: 12..20
+                },
+                Hunk::New { new: 20..25 },
+            ]
+        );
     }
 
     proptest! {

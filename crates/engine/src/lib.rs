@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod changed;
+mod diff;
 mod documents;
 mod folder;
 mod indexer;
@@ -27,7 +28,10 @@ mod view;
 
 use std::path::PathBuf;
 
-pub use changed::{Aligned, Changes, Edit, MOVE_MIN, Move, Replaced, align, changes, token_keys};
+pub use changed::{
+    Aligned, Changes, Edit, Hunk, MOVE_MIN, Move, Replaced, align, changes, hunks, token_keys,
+};
+pub use diff::{DiffKind, DiffPassage, DiffView, diff_view};
 pub use indexer::{Imported, Indexer, SPLIT_FILES, Sink};
 pub use predecessor::{How, Predecessor, name_then, predecessor};
 pub use stale::{
@@ -68,6 +72,11 @@ pub enum Command {
     /// The live pages of other paths that carry version `id`'s text,
     /// whoever had it first → [`Update::Shared`].
     Shared {
+        /// The version asked about.
+        id: u32,
+    },
+    /// What version `id` changed since its predecessor → [`Update::Diff`].
+    Diff {
         /// The version asked about.
         id: u32,
     },
@@ -129,6 +138,8 @@ pub enum Update {
     Copies(std::sync::Arc<CopiesView>),
     /// The answer to [`Command::Shared`].
     Shared(std::sync::Arc<SharedView>),
+    /// The answer to [`Command::Diff`].
+    Diff(std::sync::Arc<DiffView>),
     /// The answer to [`Command::Stale`].
     Stale(std::sync::Arc<StaleView>),
     /// The progress or answer of [`Command::Search`].

@@ -630,6 +630,15 @@ impl Live {
                     }
                 }
             }
+            Command::Diff { id } => {
+                if (id as usize) < self.versions.rows.len() {
+                    let rules = &self.opts.config.predecessor;
+                    match super::diff_view(ix, &self.versions.rows, id, rules) {
+                        Ok(v) => send(&self.rep.publish, Update::Diff(Arc::new(v))),
+                        Err(e) => self.rep.error(format!("diff of version {id}: {e}")),
+                    }
+                }
+            }
             Command::Stale { id } => {
                 if id.is_none_or(|id| (id as usize) < self.versions.rows.len()) {
                     match super::stale_view(ix, &self.versions.rows, id) {

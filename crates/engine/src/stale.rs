@@ -152,9 +152,7 @@ impl Texts {
             .entry(id)
             .or_insert_with(|| {
                 let (text, spans) = text_of(ix, rows, id);
-                let text = text.ok()?;
-                let keys = token_keys(&text);
-                Some(Text { text, spans, keys })
+                Some(Text::new(text.ok()?, spans))
             })
             .as_ref()
     }
@@ -164,6 +162,12 @@ impl Texts {
 type Shingle = (u32, u64);
 
 impl Text {
+    /// A prepared text with its token spans.
+    pub fn new(text: String, spans: Vec<(u32, u32)>) -> Text {
+        let keys = token_keys(&text);
+        Text { text, spans, keys }
+    }
+
     /// The words of tokens `r` with up to `context` tokens either side
     /// (inside `within`): before, `r`'s own, after, as written (an empty
     /// `r` stands where it is, between two tokens).

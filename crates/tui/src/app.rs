@@ -132,6 +132,8 @@ pub struct App {
     pub(crate) copies: Option<super::copies::CopiesState>,
     /// The list of pages that carry the text of the page shown, when open.
     pub(crate) shared: Option<super::shared::SharedState>,
+    /// What the page shown changed, when open.
+    pub(crate) diff: Option<super::diff::DiffState>,
     /// The list of stale copies, when open.
     pub(crate) stale: Option<super::stale::StaleState>,
     /// The last search of every page, and whether its list is open.
@@ -182,6 +184,7 @@ impl App {
             copies: None,
             shared: None,
             stale: None,
+            diff: None,
             find: None,
             input: None,
             retyped: false,
@@ -396,6 +399,7 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
         Update::Copies(v) => super::copies::receive(app, v),
         Update::Shared(v) => super::shared::receive(app, v),
         Update::Stale(v) => super::stale::receive(app, v),
+        Update::Diff(v) => super::diff::receive(app, v),
         Update::Search(v) => super::find::receive(app, v),
         Update::Compare(v) => {
             let widths = app.compare_widths();
@@ -431,8 +435,11 @@ fn refused(app: &mut App, events: &[lineage_engine::Event]) {
     if let Some(s) = app.shared.as_mut().filter(|s| s.view.is_none()) {
         s.failed = Some(why.clone());
     }
-    if let Some(s) = app.stale.as_mut().filter(|s| s.view.is_none()) {
-        s.failed = Some(why);
+    if let Some(s) = app.stale.as_mut() {
+        s.refuse(&why);
+    }
+    if let Some(s) = app.diff.as_mut() {
+        s.refuse(&why);
     }
 }
 

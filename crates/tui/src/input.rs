@@ -65,6 +65,9 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
     if app.stale.is_some() {
         return super::stale::key(app, action, out);
     }
+    if app.diff.is_some() {
+        return super::diff::key(app, action, out);
+    }
     if super::find::is_open(app) {
         return super::find::key(app, action, out);
     }
@@ -446,6 +449,7 @@ fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         }
         Action::Copies => super::copies::open(app),
         Action::Shared => super::shared::open(app),
+        Action::Diff => super::diff::open(app),
         Action::NextBlock | Action::PrevBlock => {
             app.origin.step_block(action == Action::NextBlock, h);
             None

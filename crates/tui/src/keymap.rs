@@ -46,6 +46,7 @@ pub(crate) enum Action {
     CompareVersion,
     Copies,
     Shared,
+    Diff,
     Stale,
     Find,
     Cluster,
@@ -57,7 +58,7 @@ pub(crate) enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 44] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 45] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -113,6 +114,11 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 44] = [
         Action::Shared,
         "shared",
         "which pages carry the shown page's text",
+    ),
+    (
+        Action::Diff,
+        "diff",
+        "what the page shown changed since its predecessor",
     ),
     (
         Action::Stale,

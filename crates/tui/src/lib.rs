@@ -10,8 +10,10 @@
 
 pub(crate) mod activity;
 pub(crate) mod app;
+pub(crate) mod asked;
 pub(crate) mod clusters;
 pub(crate) mod copies;
+pub(crate) mod diff;
 pub(crate) mod documents;
 pub(crate) mod editor;
 pub(crate) mod effects;

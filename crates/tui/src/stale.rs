@@ -8,20 +8,14 @@
 use std::sync::Arc;
 
 use super::app::{App, Tab};
+use super::asked::Asked;
 use super::keymap::Action;
-use super::scroll::{Cursor, Move};
+use super::scroll::Move;
 use lineage_engine::{Command, StaleView};
 
-/// The list, open.
-pub(crate) struct StaleState {
-    /// What was asked: the page shown in Origin, or every page (None).
-    pub(crate) requested: Option<u32>,
-    /// None until the engine answers.
-    pub view: Option<Arc<StaleView>>,
-    /// Why no answer is coming (the index is closed).
-    pub failed: Option<String>,
-    pub cursor: Cursor,
-}
+/// The list, open: what was asked is the page shown in Origin, or every
+/// page (None).
+pub(crate) type StaleState = Asked<Option<u32>, StaleView>;
 
 /// Rows of the list when `rows` fit in the popup: the rest shows the
 /// selected passage's words (a line naming it, then the two sides of each
@@ -43,20 +37,15 @@ pub(crate) fn open(app: &mut App) -> Option<Command> {
         Tab::Origin => Some(app.origin.id()?),
         _ => None,
     };
-    app.stale = Some(StaleState {
-        requested: id,
-        view: None,
-        failed: None,
-        cursor: Cursor::default(),
-    });
+    app.stale = Some(StaleState::new(id));
     Some(Command::Stale { id })
 }
 
 /// Take an answer, if it is the one asked for.
 pub(crate) fn receive(app: &mut App, view: Arc<StaleView>) {
-    if let Some(s) = app.stale.as_mut().filter(|s| s.requested == view.only) {
-        s.cursor = Cursor::default();
-        s.view = Some(view);
+    if let Some(s) = app.stale.as_mut() {
+        let to = view.only;
+        s.receive(&to, view);
     }
 }
 

@@ -570,6 +570,43 @@ fn stale_tells_a_copy_its_origin_changed_with_both_sides_words() {
     assert!(v.passages.is_empty(), "{v:?}");
 }
 
+/// What a version changed since its predecessor: a.txt's second version
+/// against its first, the paragraph replaced as removed and new, with
+/// their words and the counts the LCS gives (the rest kept).
+#[test]
+fn diff_tells_what_a_version_changed_with_its_words() {
+    let (x, y, z) = (text(1, 80), text(2, 30), text(3, 20));
+    let pages = vec![("a.txt", format!("{x}\n\n{y}\n"))];
+    let mut h = Harness::new("diff", &pages, 200);
+    h.command(Command::Rescan, S);
+    let (_, first, _) = h.take();
+    let v1 = first.unwrap().documents.iter().next().unwrap().id;
+    std::fs::write(h.root.join("a.txt"), format!("{x}\n\n{z}\n")).unwrap();
+    h.command(Command::Rescan, 2 * S);
+    let (_, snap, _) = h.take();
+    let v2 = snap.unwrap().documents.iter().next().unwrap().id;
+    h.command(Command::Diff { id: v2 }, 3 * S);
+    let (_, _, other) = h.take();
+    let [Update::Diff(v)] = &other[..] else {
+        panic!("{other:?}")
+    };
+    assert_eq!((v.id, v.path.as_str(), v.version), (v2, "a.txt", 2));
+    assert_eq!(v.predecessor.as_ref().map(|p| (p.0, p.2)), Some((v1, 1)));
+    assert_eq!(v.counts, [80, 30, 20, 0], "{v:?}");
+    let kinds: Vec<_> = v
+        .passages
+        .iter()
+        .map(|p| (p.kind, p.words.as_str(), p.lines))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (crate::DiffKind::Removed, y.as_str(), [3, 3]),
+            (crate::DiffKind::New, z.as_str(), [3, 3])
+        ]
+    );
+}
+
 /// A snapshot with no new event shares the events of the one before
 /// instead of copying them (progress ticks publish many); one after a new
 /// event has it first.

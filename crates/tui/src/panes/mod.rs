@@ -4,6 +4,7 @@
 
 pub(crate) mod clusters;
 pub(crate) mod copies;
+pub(crate) mod diff;
 pub(crate) mod documents;
 pub(crate) mod events;
 pub(crate) mod find;
@@ -51,6 +52,9 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
     }
     if app.stale.is_some() {
         stale::render(app, theme, s.body, f);
+    }
+    if app.diff.is_some() {
+        diff::render(app, theme, s.body, f);
     }
     if crate::find::is_open(app) {
         find::render(app, theme, s.body, f);

@@ -2,6 +2,7 @@
 //! the snapshot, an origin view, a comparison and shadow results, with fixed
 //! numbers so pane snapshots are stable.
 
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -732,5 +733,50 @@ pub(crate) fn stale_view() -> StaleView {
             },
         ],
         unaligned: 0,
+    }
+}
+
+/// What v2's installation page changed since v1's: a sentence removed, one
+/// new, a paragraph moved.
+pub(crate) fn diff_view() -> lineage_engine::DiffView {
+    use lineage_engine::{DiffKind, DiffPassage, How};
+    let passage = |kind, tokens: Range<u32>, lines, words: &str| DiffPassage {
+        kind,
+        tokens,
+        lines,
+        words: words.to_string(),
+    };
+    lineage_engine::DiffView {
+        id: V2_INSTALL,
+        path: PATHS[V2_INSTALL as usize].to_string(),
+        version: 2,
+        predecessor: Some((
+            V1_INSTALL,
+            PATHS[V1_INSTALL as usize].to_string(),
+            1,
+            How::Folder,
+        )),
+        counts: [180, 12, 25, 30],
+        passages: vec![
+            passage(
+                DiffKind::Removed,
+                40..52,
+                [7, 7],
+                "Run the installer as root, then\nreboot the station.",
+            ),
+            passage(
+                DiffKind::New,
+                60..85,
+                [9, 10],
+                "Download the signed package for your platform and check its signature before you install it.",
+            ),
+            passage(
+                DiffKind::Moved,
+                120..150,
+                [15, 17],
+                "Calibrate the gauge at low water.",
+            ),
+        ],
+        failed: None,
     }
 }

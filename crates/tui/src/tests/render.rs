@@ -761,6 +761,69 @@ fn stale_copies_over_the_folder_and_of_a_page() {
     assert!(a.stale.is_none(), "o closes it");
 }
 
+/// What the page shown changed since its predecessor (d from Origin): the
+/// predecessor and the counts, a row per passage, the selected one's words
+/// under the list; enter opens a removed passage in the predecessor, a new
+/// one in the page; at every size.
+#[test]
+fn what_the_page_shown_changed_since_its_predecessor() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = origin(w, h);
+        let id = a.origin.id().unwrap();
+        assert_eq!(keys(&mut a, "d"), [lineage_engine::Command::Diff { id }]);
+        assert!(rows(&a).join("\n").contains("Changed: comparing"));
+        let mut v = fixture::diff_view();
+        v.id = id;
+        engine(&mut a, Update::Diff(Arc::new(v)));
+        let shown = screen(&a, &dark());
+        let text = rows(&a).join("\n");
+        assert!(
+            w < 80 || text.contains("since v1/installation.md v1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("180 kept, 12 removed, 25 new, 30 moved"),
+            "{text}"
+        );
+        assert!(
+            w < 120 || text.contains("(previous version folder)"),
+            "{text}"
+        );
+        let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s}: {text}"));
+        assert!(at(" removed line 7") < at(" new     lines 9–10"), "{text}");
+        assert!(
+            at(" new     lines 9–10") < at(" moved   lines 15–17"),
+            "{text}"
+        );
+        // The selected (removed) passage's words, on one line each.
+        assert!(
+            text.contains("  - │ Run the installer as root, then reboot the station."),
+            "{text}"
+        );
+        ends_cleanly(rows(&a).iter().rev().skip(1));
+        insta::assert_snapshot!(format!("diff_{w}x{h}"), shown);
+        // Enter on the removed passage opens the predecessor at it.
+        let out = press(&mut a, KeyCode::Enter);
+        assert_eq!(
+            out,
+            [lineage_engine::Command::Origin {
+                id: fixture::V1_INSTALL,
+                exact: false
+            }]
+        );
+        assert!(a.diff.is_none());
+        // The new one opens in the page.
+        let mut a = origin(w, h);
+        keys(&mut a, "d");
+        let mut v = fixture::diff_view();
+        v.id = id;
+        engine(&mut a, Update::Diff(Arc::new(v)));
+        keys(&mut a, "j");
+        let out = press(&mut a, KeyCode::Enter);
+        assert_eq!(out, [lineage_engine::Command::Origin { id, exact: false }]);
+    }
+}
+
 #[test]
 fn a_long_event_opens_in_full() {
     let mut a = app(40, 12);
