@@ -616,3 +616,59 @@ fn o_lists_a_copy_whose_origin_changed_at_every_size() {
     t.keys(&["q"]);
     t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
 }
+
+/// `d` in Origin lists what the page changed since its previous version:
+/// a sentence replaced is one passage removed and one new, with their
+/// words, at 120x40, 80x24 and 60x20; enter on the removed one opens the
+/// page's first version at it.
+#[test]
+fn d_lists_what_a_page_changed_at_every_size() {
+    let dir = TempDir::new("tmux-diff");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(home.join("config")).unwrap();
+    std::fs::write(root.join("calibration.md"), GUIDE).unwrap();
+    let t = start_with(&root, &home, "diff", &[], "");
+    t.ok(&["resize-window", "-t", "s", "-x", "120", "-y", "40"]);
+    t.wait("the page", |s| s.contains("calibration.md"));
+    let edited = GUIDE.replace("least squares", "a robust fit");
+    std::fs::write(root.join("calibration.md"), edited).unwrap();
+    t.wait("its second version", |s| s.contains("calibration.md v2"));
+    t.keys(&["Enter"]);
+    t.wait("the page in Origin", |s| s.contains("calibration.md v2 ·"));
+    t.keys(&["d"]);
+    let s = t.wait("what it changed", |s| {
+        s.contains("calibration.md v2 changed")
+    });
+    assert!(
+        s.contains("since calibration.md v1 (previous version)"),
+        "{s}"
+    );
+    assert!(
+        s.lines()
+            .any(|l| l.contains(" removed ") && l.contains("least squares")),
+        "{s}"
+    );
+    assert!(
+        s.lines()
+            .any(|l| l.contains(" new ") && l.contains("a robust fit")),
+        "{s}"
+    );
+    for (w, h) in [("80", "24"), ("60", "20")] {
+        t.ok(&["resize-window", "-t", "s", "-x", w, "-y", h]);
+        let s = t.wait("the list redrawn", |s| {
+            s.lines().count() == h.parse::<usize>().unwrap()
+                && s.lines()
+                    .any(|l| l.chars().count() == w.parse::<usize>().unwrap())
+                && s.contains("v2 changed")
+        });
+        assert!(s.contains("  - │ least squares"), "{w}x{h}: {s}");
+    }
+    t.keys(&["Enter"]);
+    t.wait("the first version in Origin, the list closed", |s| {
+        s.contains("calibration.md v1 ·") && !s.contains("v2 changed")
+    });
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
+}

@@ -52,6 +52,8 @@ fn answering(c: &Config, workers: usize) -> Config {
         lang: d.lang,
         // Where indexes lie: scan reads none.
         index_dir: d.index_dir,
+        // What diff and explain compare a first version with.
+        predecessor: d.predecessor,
         // `sweep`'s grid, `watch`'s noticing, the full-screen view.
         sweep: d.sweep,
         watch: d.watch,
@@ -101,6 +103,10 @@ mod tests {
         ("file", "where the settings were read"),
         ("flags", "which settings came as flags"),
         ("folder", "the folder whose settings were applied"),
+        (
+            "predecessor",
+            "what diff and explain compare a first version with (an array of tables, shown as a comment), no answer of scan",
+        ),
     ];
 
     fn files() -> Vec<FileEntry> {
@@ -211,6 +217,10 @@ mod tests {
         c.file = Some("/home/a/config.toml".into());
         c.flags = vec!["k"];
         c.folder = Some("/docs".into());
+        c.predecessor = vec![lineage_config::PredecessorRule {
+            page: "docs/*".into(),
+            follows: "v1/*".into(),
+        }];
         assert_eq!(check(&c), base);
     }
 
