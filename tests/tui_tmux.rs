@@ -558,25 +558,51 @@ fn keys_after_a_long_paste_answer_at_once() {
     t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
 }
 
+/// A view of a folder holding `files` at 120x40, once the first is shown:
+/// the temp folder and the root.
+fn view_at_120x40(name: &str, files: &[(&str, &str)]) -> (TempDir, std::path::PathBuf, Tmux) {
+    let dir = TempDir::new(&format!("tmux-{name}"));
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(home.join("config")).unwrap();
+    for (file, body) in files {
+        std::fs::write(root.join(file), body).unwrap();
+    }
+    let t = start_with(&root, &home, name, &[], "");
+    t.ok(&["resize-window", "-t", "s", "-x", "120", "-y", "40"]);
+    t.wait("the first page", |s| s.contains(files[0].0));
+    (dir, root, t)
+}
+
+/// Resize to 80x24, then 60x20, each time waiting for a whole redraw that
+/// shows `marker`; each screen with its width.
+fn at_smaller_sizes(t: &Tmux, marker: &str) -> Vec<(&'static str, String)> {
+    [("80", "24"), ("60", "20")]
+        .into_iter()
+        .map(|(w, h)| {
+            t.ok(&["resize-window", "-t", "s", "-x", w, "-y", h]);
+            let s = t.wait("the list redrawn", |s| {
+                s.lines().count() == h.parse::<usize>().unwrap()
+                    && s.lines()
+                        .any(|l| l.chars().count() == w.parse::<usize>().unwrap())
+                    && s.contains(marker)
+            });
+            (w, s)
+        })
+        .collect()
+}
+
 /// `o` lists the copies that went stale: the copy of the guide's paragraph
 /// after the guide changed two words of it (its clock an hour on, as an
 /// edit made later is), with both sides' words marked, at 120x40, 80x24 and
 /// 60x20; enter opens the copy at the passage.
 #[test]
 fn o_lists_a_copy_whose_origin_changed_at_every_size() {
-    let dir = TempDir::new("tmux-stale");
-    let root = dir.path().join("docs");
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::create_dir_all(home.join("config")).unwrap();
-    std::fs::write(root.join("calibration.md"), GUIDE).unwrap();
     let copy = GUIDE.replace("# Calibration", "# Copied notes");
-    std::fs::write(root.join("notes.md"), copy).unwrap();
-    let t = start_with(&root, &home, "stale", &[], "");
-    t.ok(&["resize-window", "-t", "s", "-x", "120", "-y", "40"]);
-    t.wait("both pages", |s| {
-        s.contains("calibration.md") && s.contains("notes.md")
-    });
+    let files = [("calibration.md", GUIDE), ("notes.md", copy.as_str())];
+    let (_dir, root, t) = view_at_120x40("stale", &files);
+    t.wait("both pages", |s| s.contains("notes.md"));
     let guide = root.join("calibration.md");
     std::fs::write(&guide, GUIDE.replace("least squares", "a robust fit")).unwrap();
     let later = std::time::SystemTime::now() + Duration::from_secs(3600);
@@ -596,17 +622,10 @@ fn o_lists_a_copy_whose_origin_changed_at_every_size() {
         s.contains("[-least squares-]") && s.contains("{+a robust fit+}"),
         "{s}"
     );
-    for (w, h) in [("80", "24"), ("60", "20")] {
-        t.ok(&["resize-window", "-t", "s", "-x", w, "-y", h]);
-        let s = t.wait("the list redrawn", |s| {
-            s.lines().count() == h.parse::<usize>().unwrap()
-                && s.lines()
-                    .any(|l| l.chars().count() == w.parse::<usize>().unwrap())
-                && s.contains("Stale copies: 1 passage")
-        });
+    for (w, s) in at_smaller_sizes(&t, "Stale copies: 1 passage") {
         assert!(
             s.contains("notes.md v1") && s.contains("[-least"),
-            "{w}x{h}: {s}"
+            "{w}: {s}"
         );
     }
     t.keys(&["Enter"]);
@@ -623,15 +642,7 @@ fn o_lists_a_copy_whose_origin_changed_at_every_size() {
 /// page's first version at it.
 #[test]
 fn d_lists_what_a_page_changed_at_every_size() {
-    let dir = TempDir::new("tmux-diff");
-    let root = dir.path().join("docs");
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::create_dir_all(home.join("config")).unwrap();
-    std::fs::write(root.join("calibration.md"), GUIDE).unwrap();
-    let t = start_with(&root, &home, "diff", &[], "");
-    t.ok(&["resize-window", "-t", "s", "-x", "120", "-y", "40"]);
-    t.wait("the page", |s| s.contains("calibration.md"));
+    let (_dir, root, t) = view_at_120x40("diff", &[("calibration.md", GUIDE)]);
     let edited = GUIDE.replace("least squares", "a robust fit");
     std::fs::write(root.join("calibration.md"), edited).unwrap();
     t.wait("its second version", |s| s.contains("calibration.md v2"));
@@ -655,15 +666,8 @@ fn d_lists_what_a_page_changed_at_every_size() {
             .any(|l| l.contains(" new ") && l.contains("a robust fit")),
         "{s}"
     );
-    for (w, h) in [("80", "24"), ("60", "20")] {
-        t.ok(&["resize-window", "-t", "s", "-x", w, "-y", h]);
-        let s = t.wait("the list redrawn", |s| {
-            s.lines().count() == h.parse::<usize>().unwrap()
-                && s.lines()
-                    .any(|l| l.chars().count() == w.parse::<usize>().unwrap())
-                && s.contains("v2 changed")
-        });
-        assert!(s.contains("  - │ least squares"), "{w}x{h}: {s}");
+    for (w, s) in at_smaller_sizes(&t, "v2 changed") {
+        assert!(s.contains("  - │ least squares"), "{w}: {s}");
     }
     t.keys(&["Enter"]);
     t.wait("the first version in Origin, the list closed", |s| {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use super::diff::{RangeJson, Side};
+use super::diff::RangeJson;
 use super::explain::{self, TableRegime, VersionJson};
 use super::show::show;
 use super::{Fatal, IndexAt, PathJson, SourceArgs, commit_line};
@@ -53,15 +53,7 @@ pub(super) fn run(args: StaleArgs, mut config: Config) -> Result<(), Fatal> {
         }
         None => None,
     };
-    let (stale, mut texts) = lineage_engine::stale(&ix, &rows, only.as_deref())?;
-    for p in &stale.pages {
-        texts.get(&ix, &rows, p.id);
-        for x in &p.passages {
-            if let Some(n) = x.origin_now {
-                texts.get(&ix, &rows, n);
-            }
-        }
-    }
+    let (stale, texts) = lineage_engine::stale(&ix, &rows, only.as_deref())?;
     let found = Found {
         rows: &rows,
         stale: &stale,
@@ -88,8 +80,8 @@ struct Found<'a> {
 }
 
 impl Found<'_> {
-    fn side(&self, id: u32) -> Option<Side<'_>> {
-        (self.texts.peek(id)).map(|t| Side::new(&t.text, &t.spans))
+    fn side(&self, id: u32) -> Option<&Text> {
+        self.texts.peek(id)
     }
 
     fn name(&self, id: u32) -> String {
@@ -211,11 +203,11 @@ impl Found<'_> {
     }
 
     fn json(&self, ix: &impl Read) -> StaleJson {
-        let range = |s: Option<&Side>, r: &Range<u32>| RangeJson {
+        let range = |s: Option<&Text>, r: &Range<u32>| RangeJson {
             tokens: [r.start, r.end],
             lines: s.map_or([0, 0], |s| s.lines(r)),
         };
-        let words = |s: Option<&Side>, r: &Range<u32>| s.map(|s| s.words(r).to_string());
+        let words = |s: Option<&Text>, r: &Range<u32>| s.map(|s| s.words(r).to_string());
         let version = |id: u32| VersionJson::of(self.rows, id).with_commit(ix, id);
         let pages = (self.stale.pages.iter())
             .map(|p| {
@@ -230,21 +222,21 @@ impl Found<'_> {
                             let there = x.origin_now.and_then(|n| self.side(n));
                             PassageJson {
                                 kind: kind_name(x.kind),
-                                here: range(page.as_ref(), &x.tokens),
-                                text: words(page.as_ref(), &x.tokens),
+                                here: range(page, &x.tokens),
+                                text: words(page, &x.tokens),
                                 copied_from: version(x.origin),
                                 origin_now: x.origin_now.map(version),
-                                there: x.origin_now.map(|_| range(there.as_ref(), &x.there)),
-                                origin_text: words(there.as_ref(), &x.there),
+                                there: x.origin_now.map(|_| range(there, &x.there)),
+                                origin_text: words(there, &x.there),
                                 changed_in: x.changed_in.map(version),
                                 copied_tokens: x.copied,
                                 stale_tokens: x.stale_tokens,
                                 differences: (x.differences.iter())
                                     .map(|d| DifferenceJson {
-                                        here: range(page.as_ref(), &d.here),
-                                        here_text: words(page.as_ref(), &d.here),
-                                        there: range(there.as_ref(), &d.there),
-                                        there_text: words(there.as_ref(), &d.there),
+                                        here: range(page, &d.here),
+                                        here_text: words(page, &d.here),
+                                        there: range(there, &d.there),
+                                        there_text: words(there, &d.there),
                                     })
                                     .collect(),
                             }

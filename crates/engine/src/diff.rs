@@ -102,7 +102,7 @@ pub fn diff_view(
         kind,
         tokens: r.clone(),
         lines: side.lines(r),
-        words: side.around(r, r, 0)[1].to_string(),
+        words: side.words(r).to_string(),
     };
     for h in hunks(&c) {
         let (i, len) = match &h {

@@ -138,6 +138,8 @@ pub struct Text {
     /// Each token's byte span.
     pub spans: Vec<(u32, u32)>,
     keys: Vec<u64>,
+    /// Byte offset of each line after the first.
+    lines: Vec<usize>,
 }
 
 impl Texts {
@@ -165,7 +167,13 @@ impl Text {
     /// A prepared text with its token spans.
     pub fn new(text: String, spans: Vec<(u32, u32)>) -> Text {
         let keys = token_keys(&text);
-        Text { text, spans, keys }
+        let lines = (text.match_indices('\n')).map(|(i, _)| i + 1).collect();
+        Text {
+            text,
+            spans,
+            keys,
+            lines,
+        }
     }
 
     /// The words of tokens `r` with up to `context` tokens either side
@@ -191,15 +199,16 @@ impl Text {
         [get(c, a), get(a, b), get(b, d)]
     }
 
+    /// The words of tokens `r`, as written ("" past the end).
+    pub fn words(&self, r: &Range<u32>) -> &str {
+        super::token_bytes(&self.spans, r.clone())
+            .and_then(|b| self.text.get(b))
+            .unwrap_or("")
+    }
+
     /// The lines (from 1, both included) tokens `r` stand on.
     pub fn lines(&self, r: &Range<u32>) -> [usize; 2] {
-        let line = |b: usize| {
-            self.text.as_bytes()[..b.min(self.text.len())]
-                .iter()
-                .filter(|&&c| c == b'\n')
-                .count()
-                + 1
-        };
+        let line = |b: usize| self.lines.partition_point(|&s| s <= b) + 1;
         match super::token_bytes(&self.spans, r.clone()) {
             Some(b) => [line(b.start), line(b.end.saturating_sub(1).max(b.start))],
             None => [0, 0],
@@ -257,16 +266,12 @@ pub fn stale_view(
     only: Option<u32>,
 ) -> Result<StaleView, IndexError> {
     let path = only.map(|id| rows[id as usize].path.as_str());
-    let (found, mut texts) = stale(ix, rows, path)?;
+    let (found, texts) = stale(ix, rows, path)?;
     let mut passages = Vec::new();
     for p in &found.pages {
         let row = &rows[p.id as usize];
         for x in &p.passages {
             let owned = |w: [&str; 3]| w.map(str::to_string);
-            texts.get(ix, rows, p.id);
-            if let Some(n) = x.origin_now {
-                texts.get(ix, rows, n);
-            }
             let page = texts.peek(p.id);
             let there = x.origin_now.and_then(|n| texts.peek(n));
             let differences = match (page, there) {
@@ -302,29 +307,50 @@ pub fn stale_view(
     })
 }
 
-/// Each version's shingle keys, sorted, read once.
+/// A version's shingle keys, read once: in the text's order, sorted (to
+/// look one up), and where each first stands (made when asked).
+struct Shingles {
+    ordered: Vec<u64>,
+    sorted: Vec<u64>,
+    places: Option<HashMap<u64, u32>>,
+}
+
+/// Each version's [`Shingles`], by version id.
 #[derive(Default)]
-struct Keys(HashMap<u32, Vec<u64>>);
+struct Keys(HashMap<u32, Shingles>);
 
 impl Keys {
-    fn get(&mut self, ix: &impl Read, id: u32) -> Result<&[u64], IndexError> {
+    fn get(&mut self, ix: &impl Read, id: u32) -> Result<&mut Shingles, IndexError> {
         Ok(match self.0.entry(id) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(e) => {
-                let mut k = ix.shingle_keys(id)?;
-                k.sort_unstable();
-                e.insert(k)
+                let ordered = ix.shingle_keys(id)?;
+                let mut sorted = ordered.clone();
+                sorted.sort_unstable();
+                e.insert(Shingles {
+                    ordered,
+                    sorted,
+                    places: None,
+                })
             }
         })
     }
 
-    fn holds(&mut self, ix: &impl Read, id: u32, key: u64) -> Result<bool, IndexError> {
-        Ok(self.get(ix, id)?.binary_search(&key).is_ok())
+    /// Whether version `id` holds every one of `shingles`.
+    fn holds_all(
+        &mut self,
+        ix: &impl Read,
+        id: u32,
+        shingles: &[Shingle],
+    ) -> Result<bool, IndexError> {
+        let held = &self.get(ix, id)?.sorted;
+        Ok(shingles.iter().all(|(_, k)| held.binary_search(k).is_ok()))
     }
 }
 
 /// The stale passages of every live page, or of the page at `only` (its
-/// newest version, live or not); the texts read on the way, for the words.
+/// newest version, live or not); with the texts of the pages and origins
+/// it names, for the words.
 pub fn stale(
     ix: &impl Read,
     rows: &[Row],
@@ -335,7 +361,6 @@ pub fn stale(
         rows,
         keys: Keys::default(),
         texts: Texts::default(),
-        places: HashMap::new(),
         unaligned: 0,
     };
     // Each page's versions, oldest first.
@@ -361,6 +386,13 @@ pub fn stale(
     }
     // Ties in the index's order: version folders oldest first.
     pages.sort_by(|a, b| (b.stale_tokens().cmp(&a.stale_tokens())).then(a.id.cmp(&b.id)));
+    // The texts the answer shows: each page's and its origins' newest.
+    for p in &pages {
+        s.texts.get(ix, rows, p.id);
+        for n in p.passages.iter().filter_map(|x| x.origin_now) {
+            s.texts.get(ix, rows, n);
+        }
+    }
     let unaligned = s.unaligned;
     Ok((Stale { pages, unaligned }, s.texts))
 }
@@ -371,8 +403,6 @@ struct Search<'a, R> {
     rows: &'a [Row],
     keys: Keys,
     texts: Texts,
-    /// Where each shingle key first stands in a version, by version.
-    places: HashMap<u32, HashMap<u64, u32>>,
     unaligned: u32,
 }
 
@@ -437,7 +467,7 @@ impl<R: Read> Search<'_, R> {
             let Some(&then) = theirs.iter().rev().find(|&&v| v <= got) else {
                 continue;
             };
-            if self.held(then, copied.clone())?.len() != copied.len() {
+            if !self.keys.holds_all(ix, then, &copied)? {
                 continue;
             }
             let later = theirs.iter().copied().filter(|&v| v > got && v <= now);
@@ -526,7 +556,7 @@ impl<R: Read> Search<'_, R> {
                     .filter(|k| !still.contains(k))
                     .copied()
                     .collect();
-                if self.held(now, dropped.clone())?.len() != dropped.len() {
+                if !self.keys.holds_all(ix, now, &dropped)? {
                     continue;
                 }
                 let later = own.iter().copied().filter(|&w| w > v && w <= p);
@@ -619,16 +649,14 @@ impl<R: Read> Search<'_, R> {
 
     /// Where each shingle key first stands in version `id`.
     fn places(&mut self, id: u32) -> Result<&HashMap<u64, u32>, IndexError> {
-        Ok(match self.places.entry(id) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => {
-                let mut m = HashMap::new();
-                for (i, key) in self.ix.shingle_keys(id)?.into_iter().enumerate() {
-                    m.entry(key).or_insert(i as u32);
-                }
-                e.insert(m)
+        let s = self.keys.get(self.ix, id)?;
+        Ok(s.places.get_or_insert_with(|| {
+            let mut m = HashMap::new();
+            for (i, &key) in s.ordered.iter().enumerate() {
+                m.entry(key).or_insert(i as u32);
             }
-        })
+            m
+        }))
     }
 
     /// For each run of version `id`, the shingles that meet it: where each
@@ -641,8 +669,8 @@ impl<R: Read> Search<'_, R> {
         if runs.is_empty() {
             return Ok(Vec::new());
         }
-        let keys = self.ix.shingle_keys(id)?;
         let k = self.ix.params().k as u32;
+        let keys = &self.keys.get(self.ix, id)?.ordered;
         Ok((runs.iter())
             .map(|r| {
                 let lo = r.start.saturating_sub(k - 1);
@@ -657,10 +685,8 @@ impl<R: Read> Search<'_, R> {
     fn since(&mut self, own: &[u32], p: u32, shingles: &[Shingle]) -> Result<u32, IndexError> {
         let mut got = p;
         for &v in own.iter().rev().filter(|&&v| v < p) {
-            for &(_, k) in shingles {
-                if !self.keys.holds(self.ix, v, k)? {
-                    return Ok(got);
-                }
+            if !self.keys.holds_all(self.ix, v, shingles)? {
+                break;
             }
             got = v;
         }
@@ -672,6 +698,9 @@ impl<R: Read> Search<'_, R> {
     /// and read within [`TOGETHER_MS`] of it, as a passage moved from one
     /// page to another is.
     fn after(&self, a: u32, b: u32) -> bool {
+        if b <= a {
+            return false;
+        }
         let commit = |id| self.ix.commit_of(id).ok().flatten().map(|c| c.id);
         let (x, y) = (&self.rows[a as usize], &self.rows[b as usize]);
         let near = |p: i64, q: i64| (p - q).abs() <= TOGETHER_MS;
@@ -683,12 +712,12 @@ impl<R: Read> Search<'_, R> {
             }
             _ => false,
         };
-        b > a && !together
+        !together
     }
 
     /// Those of `shingles` whose keys version `id` holds.
     fn held(&mut self, id: u32, shingles: Vec<Shingle>) -> Result<Vec<Shingle>, IndexError> {
-        let held = self.keys.get(self.ix, id)?;
+        let held = &self.keys.get(self.ix, id)?.sorted;
         Ok((shingles.into_iter())
             .filter(|(_, k)| held.binary_search(k).is_ok())
             .collect())
@@ -701,10 +730,8 @@ impl<R: Read> Search<'_, R> {
         shingles: &[Shingle],
     ) -> Result<Option<u32>, IndexError> {
         for v in versions {
-            for &(_, k) in shingles {
-                if !self.keys.holds(self.ix, v, k)? {
-                    return Ok(Some(v));
-                }
+            if !self.keys.holds_all(self.ix, v, shingles)? {
+                return Ok(Some(v));
             }
         }
         Ok(None)

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{cut_end, first_fitting, overlay};
+use super::{cut_end, first_fitting};
 use crate::app::App;
 use crate::diff::{list_height, words_lines};
 use crate::keymap::Action;
@@ -18,16 +18,15 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let Some(state) = &app.diff else {
         return;
     };
-    let popup = crate::help::list_popup(area);
-    let rows = crate::help::list_rows(popup);
-    let inner = popup.width.saturating_sub(2) as usize;
+    let frame = super::ListFrame::over(area);
+    let (rows, inner) = (frame.rows, frame.inner);
     let k = |a| app.keymap.first(a);
     let (select, back) = (k(Action::Select), k(Action::Back));
     let keys = [
         format!(" {select} open it where it stands · {back} close"),
         format!(" {select} open · {back} close"),
     ];
-    let (title, mut lines) = match &state.view {
+    let (title, lines) = match &state.view {
         None => crate::help::waiting(
             "Changed",
             state.failed.as_deref(),
@@ -61,9 +60,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             (title, lines)
         }
     };
-    lines.push(Line::default());
-    lines.push(Line::styled(first_fitting(&keys, inner), theme.muted));
-    overlay(f, theme, popup, title, lines);
+    frame.draw(f, theme, title, lines, &keys);
 }
 
 /// The line naming the predecessor and the counts, longest first (the

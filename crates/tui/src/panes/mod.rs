@@ -70,6 +70,40 @@ pub fn draw(app: &App, theme: &Theme, f: &mut Frame) {
     }
 }
 
+/// A list drawn over the pane: its popup, the rows inside for the list
+/// (above its blank line and line of keys), and its inner width.
+pub(crate) struct ListFrame {
+    popup: ratatui::layout::Rect,
+    pub(crate) rows: usize,
+    pub(crate) inner: usize,
+}
+
+impl ListFrame {
+    pub(crate) fn over(area: ratatui::layout::Rect) -> ListFrame {
+        let popup = crate::help::list_popup(area);
+        ListFrame {
+            popup,
+            rows: crate::help::list_rows(popup),
+            inner: popup.width.saturating_sub(2) as usize,
+        }
+    }
+
+    /// Draw `title` and `lines`, then a blank line and the first of `keys`
+    /// that fits.
+    pub(crate) fn draw(
+        &self,
+        f: &mut Frame,
+        theme: &Theme,
+        title: String,
+        mut lines: Vec<Line>,
+        keys: &[String],
+    ) {
+        lines.push(Line::default());
+        lines.push(Line::styled(first_fitting(keys, self.inner), theme.muted));
+        overlay(f, theme, self.popup, title, lines);
+    }
+}
+
 /// A table size as people read it, the same in every pane: its exact
 /// spelling when that is three digits or fewer (`64MiB`), else to three
 /// digits (`2.36MiB`, not `2419KiB` here and `2.36MiB` there). The Tune form

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{count, cut_end, first_fitting, overlay, padded};
+use super::{count, cut_end, padded};
 use crate::app::App;
 use crate::keymap::Action;
 use crate::paths;
@@ -21,16 +21,15 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let Some(state) = &app.shared else {
         return;
     };
-    let popup = crate::help::list_popup(area);
-    let rows = crate::help::list_rows(popup);
-    let inner = popup.width.saturating_sub(2) as usize;
+    let frame = super::ListFrame::over(area);
+    let (rows, inner) = (frame.rows, frame.inner);
     let k = |a| app.keymap.first(a);
     let (select, back) = (k(Action::Select), k(Action::Back));
     let mut keys = vec![
         format!(" {select} open at its first shared passage · {back} close"),
         format!(" {select} open · {back} close"),
     ];
-    let (title, mut lines) = match &state.view {
+    let (title, lines) = match &state.view {
         None => crate::help::waiting(
             "Shared",
             state.failed.as_deref(),
@@ -105,9 +104,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             (title, lines)
         }
     };
-    lines.push(Line::default());
-    lines.push(Line::styled(first_fitting(&keys, inner), theme.muted));
-    overlay(f, theme, popup, title, lines);
+    frame.draw(f, theme, title, lines, &keys);
 }
 
 /// What a row says of a page after its name: the page's tokens it carries

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{cut_end, first_fitting, overlay, padded};
+use super::{cut_end, padded};
 use crate::app::App;
 use crate::keymap::Action;
 use crate::paths;
@@ -24,16 +24,15 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let Some(state) = &app.stale else {
         return;
     };
-    let popup = crate::help::list_popup(area);
-    let rows = crate::help::list_rows(popup);
-    let inner = popup.width.saturating_sub(2) as usize;
+    let frame = super::ListFrame::over(area);
+    let (rows, inner) = (frame.rows, frame.inner);
     let k = |a| app.keymap.first(a);
     let (select, back) = (k(Action::Select), k(Action::Back));
     let keys = [
         format!(" {select} open the page at the passage · {back} close"),
         format!(" {select} open · {back} close"),
     ];
-    let (title, mut lines) = match &state.view {
+    let (title, lines) = match &state.view {
         None => crate::help::waiting(
             "Stale copies",
             state.failed.as_deref(),
@@ -73,9 +72,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             (title, lines)
         }
     };
-    lines.push(Line::default());
-    lines.push(Line::styled(first_fitting(&keys, inner), theme.muted));
-    overlay(f, theme, popup, title, lines);
+    frame.draw(f, theme, title, lines, &keys);
 }
 
 /// The list's title: what was asked and how many passages.
