@@ -757,7 +757,10 @@ fn stale_copies_over_the_folder_and_of_a_page() {
     // An answer to another question is not taken.
     engine(&mut a, Update::Stale(Arc::new(fixture::stale_view())));
     let text = rows(&a).join("\n");
-    assert!(text.contains("Stale copies in the page shown: none"), "{text}");
+    assert!(
+        text.contains("Stale copies in the page shown: none"),
+        "{text}"
+    );
     assert!(!text.contains("2 passages in 2 pages"), "{text}");
     keys(&mut a, "o");
     assert!(a.stale.is_none(), "o closes it");
