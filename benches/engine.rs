@@ -99,6 +99,9 @@ fn main() {
     if wanted("tune") {
         tune_vs_sweep();
     }
+    if wanted("shares") {
+        shares();
+    }
     if wanted("sweep") {
         // The ratio depends on the corpus: a scan's fixed costs (process
         // start, the walk) weigh more against a small corpus's replays.
@@ -441,5 +444,97 @@ fn tune_vs_sweep() {
     println!(
         "\nratio Tune / lineage sweep: {:.2} (target ≤ 1.10)\n",
         tune.as_secs_f64() / sweep.as_secs_f64()
+    );
+}
+
+/// The Documents pane's shares: every live page diffed against its basis
+/// from the index's fingerprints, as the TUI's background run does it, and
+/// one page's (what an edit costs), beside the catch-up of `lineage index`
+/// with no change (the baseline of `stale`). `$LINEAGE_SHARES_ROOT` names a
+/// folder of version folders (read in version order), else the fixture.
+fn shares() {
+    use lineage_config::{Basis, Config};
+    use lineage_engine::{Lineage, query, shares_change};
+    use lineage_store::index::{Read, ReadOnly, Status};
+
+    let (name, root, order) = match std::env::var_os("LINEAGE_SHARES_ROOT") {
+        Some(r) => (
+            r.to_string_lossy().into_owned(),
+            PathBuf::from(r),
+            "version",
+        ),
+        None => {
+            let (name, root) = main_corpus();
+            (name, root, "path")
+        }
+    };
+    let home = std::env::temp_dir().join(format!("lineage-bench-shares-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let ix_dir = home.join("ix");
+    let index = || {
+        let (r, i) = (root.to_str().unwrap(), ix_dir.to_str().unwrap());
+        run_quiet(lineage().args([
+            "index",
+            r,
+            "--index",
+            i,
+            "--order",
+            order,
+            "--history",
+            "folder",
+        ]));
+    };
+    index();
+    let poly = Config::default().polynomial();
+    let measure = |basis: Basis, only: Option<usize>| -> (usize, usize) {
+        let ix = ReadOnly::open(&ix_dir, &poly).unwrap();
+        let rows = query::rows(&ix).unwrap();
+        let lineage = Lineage::new(&ix, &rows, &[]).unwrap();
+        let live: Vec<u32> = (0..rows.len() as u32)
+            .filter(|&id| {
+                (ix.current(&rows[id as usize].path))
+                    .is_some_and(|c| c.id == id && c.status != Status::Deleted)
+            })
+            .collect();
+        let pages = only.map_or(&live[..], |i| &live[i..=i]);
+        let fps = |v: u32| Ok(ix.fingerprints(v, v + 1)?.pop().unwrap_or_default());
+        let unknown = (pages.iter())
+            .map(|&id| {
+                let base = lineage.base(id, basis).map(|b| b.id);
+                shares_change(fps, id, base, |v| rows[v as usize].tokens).unwrap()
+            })
+            .filter(|c| c.counts.is_none())
+            .count();
+        (pages.len(), unknown)
+    };
+    let (pages, unknown) = measure(Basis::Predecessor, None);
+    assert_eq!(unknown, 0, "every version's fingerprints are kept");
+    let known = |basis, only| assert_eq!(measure(basis, only).1, 0);
+    let (by_predecessor, catch_up) =
+        medians_side_by_side(7, || known(Basis::Predecessor, None), index);
+    let by_folder = median(7, || known(Basis::Folder, None));
+    let one = median(7, || known(Basis::Predecessor, Some(pages / 2)));
+    let _ = std::fs::remove_dir_all(&home);
+    println!("## Documents' changed and removed shares ({name}, {pages} live pages)\n");
+    println!("| what | median |\n| --- | --- |");
+    println!(
+        "| `lineage index` with no change (the catch-up, whole process) | {:.1} ms |",
+        catch_up.as_secs_f64() * 1e3
+    );
+    println!(
+        "| every page against its predecessor (index opened, rows read, bases found, diffs) | {:.1} ms |",
+        by_predecessor.as_secs_f64() * 1e3
+    );
+    println!(
+        "| every page against the previous folder | {:.1} ms |",
+        by_folder.as_secs_f64() * 1e3
+    );
+    println!(
+        "| one page (index opened, rows read, bases found, one diff) | {:.1} ms |",
+        one.as_secs_f64() * 1e3
+    );
+    println!(
+        "\nratio every page / catch-up: {:.2}\n",
+        by_predecessor.as_secs_f64() / catch_up.as_secs_f64()
     );
 }

@@ -455,3 +455,72 @@ fn a_predecessor_rule_names_what_a_first_version_follows() {
     let line = fails_with_one_line(&out);
     assert!(line.contains("more wildcards"), "{line}");
 }
+
+/// The basis: after an edit to next/CLI.md, the diff against its
+/// predecessor is the edit alone; `--basis folder` (or the folder's
+/// `basis` in the config) compares it with the previous version folder's
+/// page, as the LCS says; `--basis` with `--against` is refused.
+#[test]
+fn the_folder_basis_keeps_what_a_version_changed_against_the_one_before() {
+    let dir = TempDir::new("diff-basis");
+    let home = TempDir::new("diff-basis-home");
+    let ix = home.path().join("ix");
+    let root = dir.path();
+    let [a, b, c, d] = [31, 32, 33, 34].map(|s| para(s, 50));
+    let old = format!("{a}\n\n{b}\n");
+    let first = format!("{a}\n\n{c}\n");
+    let edited = format!("{a}\n\n{c}\n\n{d}\n");
+    dir.write("30.4/CLI.md", &old);
+    dir.write("next/CLI.md", &first);
+    let v = ["--order", "version", "--history", "folder"];
+    index(home.path(), root, &ix, &v);
+    dir.write("next/CLI.md", &edited);
+    index(home.path(), root, &ix, &v);
+    let by_predecessor = diff(home.path(), root, &ix, "next/CLI.md", &[]);
+    assert_eq!(by_predecessor["predecessor"]["path"], "next/CLI.md");
+    check(&by_predecessor, &first, &edited);
+    let by_folder = diff(
+        home.path(),
+        root,
+        &ix,
+        "next/CLI.md",
+        &["--basis", "folder"],
+    );
+    assert_eq!(
+        by_folder["predecessor"]["path"], "30.4/CLI.md",
+        "{by_folder}"
+    );
+    assert_eq!(by_folder["predecessor"]["how"], "folder");
+    check(&by_folder, &old, &edited);
+    let config = home.path().join("config.toml");
+    let folder = std::fs::canonicalize(root).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[folders.{:?}]\nbasis = \"folder\"\n",
+            folder.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let c = ["--config", config.to_str().unwrap()];
+    let from_config = diff(home.path(), root, &ix, "next/CLI.md", &c);
+    assert_eq!(from_config, by_folder);
+    let flag_wins = diff(
+        home.path(),
+        root,
+        &ix,
+        "next/CLI.md",
+        &[&c[..], &["--basis", "predecessor"]].concat(),
+    );
+    assert_eq!(flag_wins, by_predecessor);
+    let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
+    for bad in [
+        &["--basis", "release"][..],
+        &["--basis", "folder", "--against", "30.4/CLI.md"],
+    ] {
+        let mut args = vec!["diff", r, "next/CLI.md", "--index", i];
+        args.extend(bad);
+        let out = command(home.path(), &args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
+}

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::TempDir;
+use common::{TempDir, text};
 
 const GUIDE: &str = "# Calibration\n\nBefore the first season, hang the gauge from the \
 pier at low water and mark the datum on the staff. Read the staff and the sensor together \
@@ -90,10 +90,16 @@ fn start_with(root: &Path, home: &Path, name: &str, vars: &[(&str, &str)], extra
     };
     let bin = env!("CARGO_BIN_EXE_lineage");
     let index = home.join("index");
+    // Path order unless the test names one.
+    let order = if extra.contains("--order") {
+        ""
+    } else {
+        "--order path"
+    };
     let command = format!(
         // The shell says when lineage has exited, and keeps the terminal
         // open to read its state (a dead pane's last output can race its exit).
-        "{bin} watch {} --index {} --order path --debounce-ms 100 {extra} 2>{}; \
+        "{bin} watch {} --index {} {order} --debounce-ms 100 {extra} 2>{}; \
          echo lineage exited $?; sleep 60",
         root.display(),
         index.display(),
@@ -674,6 +680,88 @@ fn d_lists_what_a_page_changed_at_every_size() {
     t.wait("the first version in Origin, the list closed", |s| {
         s.contains("calibration.md v1 ·") && !s.contains("v2 changed")
     });
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
+}
+
+/// Documents' changed and removed shares at 120x40, as a plain LCS of the
+/// two pages' words says; `b` measures against the previous version folder
+/// (saved in the config file), so an edit to v2's page keeps what v2
+/// changed against v1 where the predecessor shows the edit alone; sorted by
+/// changed at 80x24 and 60x20, the column stays.
+#[test]
+fn documents_show_what_each_page_changed_against_its_basis_at_every_size() {
+    let dir = TempDir::new("tmux-shares");
+    let root = dir.path().join("docs");
+    let home = dir.path().join("home");
+    for d in ["v1", "v2"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    std::fs::create_dir_all(home.join("config")).unwrap();
+    let [x, y, z, w] = [41, 42, 43, 44].map(|s| text(s, 40));
+    let old = format!("{x}\n\n{y}\n");
+    let first = format!("{x}\n\n{z}\n");
+    let edited = format!("{first}\n{w}\n");
+    std::fs::write(root.join("v1/a.md"), &old).unwrap();
+    std::fs::write(root.join("v2/a.md"), &first).unwrap();
+    // (changed, removed) as shown: new ÷ the page, removed ÷ the basis.
+    let shares = |old: &str, new: &str| {
+        let (o, n) = (
+            old.split_whitespace().collect::<Vec<_>>(),
+            new.split_whitespace().collect::<Vec<_>>(),
+        );
+        let kept = common::lcs(&o, &n) as f64;
+        let (o, n) = (o.len() as f64, n.len() as f64);
+        (
+            format!("{:.1}", 100.0 * (n - kept) / n),
+            format!("{:.1}", 100.0 * (o - kept) / o),
+        )
+    };
+    let t = start_with(&root, &home, "shares", &[], "--order version");
+    t.ok(&["resize-window", "-t", "s", "-x", "120", "-y", "40"]);
+    let row = |s: &str, page: &str| -> String {
+        // A row of the pane, not the status bar's last change.
+        (s.lines())
+            .find(|l| l.starts_with('│') && l.contains(page))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (c, r) = shares(&old, &first);
+    let s = t.wait("v2's shares against v1", |s| {
+        let l = row(s, "v2/a.md");
+        l.contains(&format!(" {c} ")) && l.contains(&format!(" {r} "))
+    });
+    assert!(s.contains("changed vs predecessor"), "{s}");
+    assert!(s.contains(" changed removed "), "{s}");
+    // v1's page: all new, nothing before it to remove from.
+    assert!(row(&s, "v1/a.md").contains("  100.0       — "), "{s}");
+    std::fs::write(root.join("v2/a.md"), &edited).unwrap();
+    let (c, r) = shares(&first, &edited);
+    t.wait("the edit alone against its predecessor", |s| {
+        let l = row(s, "v2/a.md v2");
+        l.contains(&format!(" {c} ")) && l.contains(&format!(" {r} "))
+    });
+    t.keys(&["b"]);
+    let (c, r) = shares(&old, &edited);
+    let s = t.wait("v2 against v1 again", |s| {
+        let l = row(s, "v2/a.md v2");
+        s.contains("changed vs previous folder")
+            && l.contains(&format!(" {c} "))
+            && l.contains(&format!(" {r} "))
+    });
+    assert!(s.contains(" basis: previous folder, sa"), "{s}");
+    let config = std::fs::read_to_string(home.join("config/lineage/config.toml")).unwrap();
+    assert!(config.contains("basis = \"folder\""), "{config}");
+    t.keys(&["s", "s", "s"]);
+    t.wait("sorted by changed", |s| s.contains("by changed %"));
+    for (w, s) in at_smaller_sizes(&t, &["by changed %", " changed "]) {
+        let l = row(&s, "v2/a.md");
+        assert!(l.contains(&format!(" {c} ")), "{w}: {s}");
+        // Most changed first: v1's page, all new, then v2's.
+        let rows: Vec<&str> = s.lines().filter(|l| l.starts_with('│')).collect();
+        let at = |p: &str| rows.iter().position(|l| l.contains(p)).unwrap();
+        assert!(at("v1/a.md") < at("v2/a.md"), "{w}: {s}");
+    }
     t.keys(&["q"]);
     t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
 }

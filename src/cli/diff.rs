@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::explain::{self, VersionJson, Words, status_name};
 use super::show::show;
 use super::{Fatal, IndexAt, PathJson, SourceArgs};
-use lineage_config::Config;
+use lineage_config::{Basis, Config};
 use lineage_engine::query::{self, Row};
 use lineage_engine::{How, Hunk, OriginView, Predecessor, hunks, token_keys};
 use lineage_store::index::Read;
@@ -33,6 +33,11 @@ pub(super) struct DiffArgs {
     /// PATH is, at its latest version, or at version N after an `@`.
     #[arg(long, value_name = "PATH[@N]")]
     against: Option<String>,
+    /// Compare with the page's predecessor, or (`folder`) the same page in
+    /// the previous version folder past its own earlier versions [default:
+    /// the config's `basis`, predecessor].
+    #[arg(long, value_name = "BASIS", conflicts_with = "against")]
+    basis: Option<Basis>,
     /// Print `lineage-diff/1` JSON (docs/formats.md §6) instead of text.
     #[arg(long)]
     json: bool,
@@ -42,11 +47,12 @@ pub(super) struct DiffArgs {
 
 pub(super) fn run(args: DiffArgs, config: Config) -> Result<(), Fatal> {
     let rules = config.predecessor.clone();
+    let basis = args.basis.unwrap_or(config.basis);
     let (ix, rows, id) =
         explain::read_page(&args.source, &args.store, config, &args.path, args.version)?;
     let base = match &args.against {
         Some(spec) => Some(against(&args.source, &rows, spec)?),
-        None => lineage_engine::predecessor(&ix, &rows, id, &rules)?.map(Base::from),
+        None => (lineage_engine::Lineage::new(&ix, &rows, &rules)?.base(id, basis)).map(Base::from),
     };
     let view = query::origin_view(&ix, &rows, id, false)?;
     let page = match &view.text {

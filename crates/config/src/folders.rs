@@ -45,6 +45,9 @@ pub struct FolderConfig {
     pub history: Option<super::HistoryMode>,
     /// The folder's predecessor rules, in place of the top level's.
     pub predecessor: Option<Vec<super::PredecessorRule>>,
+    /// What the folder's "changed" and "removed" shares are measured against.
+    #[serde(deserialize_with = "some")]
+    pub basis: Option<super::Basis>,
 }
 
 fn some<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
@@ -74,6 +77,7 @@ impl FolderConfig {
         put(&mut c.seed, self.seed);
         put(&mut c.align, self.align);
         put(&mut c.history, self.history);
+        put(&mut c.basis, self.basis);
         if let Some(rules) = &self.predecessor {
             c.predecessor.clone_from(rules);
         }

@@ -26,8 +26,8 @@ use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use lineage_similar::fuzzy::LangChoice;
 pub use lineage_source::history::Mode as HistoryMode;
 use lineage_source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
-pub use predecessor::{PredecessorRule, follows};
-pub use save::{changed, save_params, snippet};
+pub use predecessor::{Basis, PredecessorRule, follows};
+pub use save::{changed, save_basis, save_params, snippet};
 
 /// The most threads an origin pass is split over: every pair of workers
 /// has a channel, so thousands would only spend memory.
@@ -77,6 +77,10 @@ pub struct Config {
     /// Which page a page's first version follows, for layouts the
     /// version-folder rule does not read (`[[predecessor]]`, first match).
     pub predecessor: Vec<PredecessorRule>,
+    /// What the "changed" and "removed" shares are measured against: the
+    /// predecessor or the previous version folder.
+    #[serde(deserialize_with = "parsed")]
+    pub basis: Basis,
     /// Where a first import starts: a commit (any revision git names) or a
     /// date (`YYYY-MM-DD`, UTC); empty: the first commit.
     pub history_since: String,
@@ -258,6 +262,9 @@ pub struct KeysConfig {
     /// Origin: the page's stale copies; elsewhere, every page's (`lineage
     /// stale`).
     pub stale: String,
+    /// Documents: measure changed and removed against the next basis (the
+    /// predecessor, the previous version folder), saved for the folder.
+    pub basis: String,
     /// Any pane: search the text of every live page, ignoring case.
     pub find: String,
     /// Documents or Origin: the page's near-duplicate cluster in Clusters.
@@ -277,7 +284,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub fn bindings(&self) -> [(&'static str, &str); 45] {
+    pub fn bindings(&self) -> [(&'static str, &str); 46] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -317,6 +324,7 @@ impl KeysConfig {
             ("shared", &self.shared),
             ("diff", &self.diff),
             ("stale", &self.stale),
+            ("basis", &self.basis),
             ("find", &self.find),
             ("cluster", &self.cluster),
             ("sweep_view", &self.sweep_view),
@@ -371,6 +379,7 @@ impl Default for KeysConfig {
             shared: k("P"),
             diff: k("d"),
             stale: k("o"),
+            basis: k("b"),
             find: k("F"),
             cluster: k("#"),
             sweep_view: k("t"),
@@ -451,6 +460,7 @@ impl Default for Config {
             order: Order::Mtime,
             history: HistoryMode::Auto,
             predecessor: Vec::new(),
+            basis: Basis::Predecessor,
             history_since: String::new(),
             max_file_size: Bytes(32 << 20),
             history_budget: Bytes(512 << 20),

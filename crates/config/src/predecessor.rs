@@ -5,7 +5,58 @@
 //! within one path component, `**` a run that may cross them, and the
 //! text each matched goes into the same-numbered `*` or `**` of `follows`.
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::Deserialize;
+
+/// What a page's "changed" and "removed" shares (Documents, `diff`) are
+/// measured against; "fresh" is always against everything earlier.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Basis {
+    /// The page's predecessor: its previous version, else the page a rule
+    /// or an earlier version folder gives (docs/algorithms.md §12).
+    #[default]
+    Predecessor,
+    /// The same page in the previous version folder (a release), past the
+    /// page's own earlier versions: an edit to `next/a.md` keeps what `next/`
+    /// changed against the folder before. The predecessor where there is no
+    /// such folder.
+    Folder,
+}
+
+impl Basis {
+    /// Every basis, in the order the TUI's key steps through them.
+    pub const ALL: [Basis; 2] = [Basis::Predecessor, Basis::Folder];
+
+    /// The basis after this one.
+    pub fn next(self) -> Basis {
+        match self {
+            Basis::Predecessor => Basis::Folder,
+            Basis::Folder => Basis::Predecessor,
+        }
+    }
+}
+
+impl fmt::Display for Basis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Basis::Predecessor => "predecessor",
+            Basis::Folder => "folder",
+        })
+    }
+}
+
+impl FromStr for Basis {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Basis, String> {
+        match s {
+            "predecessor" => Ok(Basis::Predecessor),
+            "folder" => Ok(Basis::Folder),
+            _ => Err(format!("basis {s:?}: expected predecessor or folder")),
+        }
+    }
+}
 
 /// One rule: pages matching `page` follow the page `follows` names.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item, Table, value};
 
-use super::{Config, ConfigError};
+use super::{Basis, Config, ConfigError};
 use lineage_origin::Params;
 
 /// The settings as config keys and TOML values, in the config's order.
@@ -68,6 +68,19 @@ pub fn save_params(
     p: &Params,
     keys: &[&str],
 ) -> Result<PathBuf, ConfigError> {
+    let items = entries(p).into_iter().filter(|(k, _)| keys.contains(k));
+    save(path, folder, items.collect())
+}
+
+/// Write `basis` into the `[folders]` table of `folder` in the config file
+/// at `path`, as [`save_params`] writes settings. Returns the file written.
+pub fn save_basis(path: &Path, folder: &Path, basis: Basis) -> Result<PathBuf, ConfigError> {
+    save(path, folder, vec![("basis", value(basis.to_string()))])
+}
+
+/// Write `items` into the `[folders]` table of `folder` in the config
+/// file at `path`, keeping everything else in it.
+fn save(path: &Path, folder: &Path, items: Vec<(&str, Item)>) -> Result<PathBuf, ConfigError> {
     let invalid = |message: String| ConfigError::Invalid {
         path: path.to_path_buf(),
         message,
@@ -104,7 +117,7 @@ pub fn save_params(
         .or_insert(Item::Table(Table::new()))
         .as_table_like_mut()
         .ok_or_else(|| invalid(format!("folders.\"{spelled}\" is not a table")))?;
-    for (key, item) in entries(p).into_iter().filter(|(k, _)| keys.contains(k)) {
+    for (key, item) in items {
         match table.get_mut(key).and_then(Item::as_value_mut) {
             // The value alone: the key's comments and spacing stay.
             Some(v) => {
@@ -196,6 +209,40 @@ mod tests {
         let mut c = Config::from_toml(&again).unwrap();
         c.for_folder(&folder);
         assert_eq!(c.params(), bigger);
+    }
+
+    /// The basis is the folder's: saved beside its settings, read back for
+    /// it alone, a second save replacing the first.
+    #[test]
+    fn a_basis_is_saved_for_its_folder_only() {
+        let tmp = TempDir::new("save-basis");
+        let dir = tmp.path();
+        std::fs::create_dir_all(dir.join("docs")).unwrap();
+        let folder = super::super::canonical(&dir.join("docs"));
+        let path = dir.join("config.toml");
+        std::fs::write(&path, "basis = \"predecessor\"  # mine\n").unwrap();
+        save_params(&path, &folder, &tuned(), &["k"]).unwrap();
+        save_basis(&path, &folder, Basis::Folder).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("basis = \"predecessor\"  # mine\n"),
+            "{text}"
+        );
+        let c = Config::from_toml(&text).unwrap();
+        assert_eq!(c.basis, Basis::Predecessor, "the top level stays");
+        let mut here = c.clone();
+        here.for_folder(&folder);
+        assert_eq!((here.basis, here.k), (Basis::Folder, 6));
+        let mut elsewhere = c;
+        elsewhere.for_folder(dir);
+        assert_eq!(elsewhere.basis, Basis::Predecessor);
+        save_basis(&path, &folder, Basis::Predecessor).unwrap();
+        let again = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(again.matches("basis =").count(), 2, "{again}");
+        let mut c = Config::from_toml(&again).unwrap();
+        c.for_folder(&folder);
+        assert_eq!(c.basis, Basis::Predecessor);
+        assert!(Config::from_toml("basis = \"release\"\n").is_err());
     }
 
     #[test]

@@ -300,6 +300,22 @@ pub fn hunks(c: &Changes) -> Vec<Hunk> {
     out
 }
 
+/// Tokens kept, removed, new and moved of the changes (kept + removed +
+/// moved: the predecessor's; kept + new + moved: the page's).
+pub fn counts(c: &Changes) -> [u32; 4] {
+    let mut out = [0; 4];
+    for h in hunks(c) {
+        let (i, r) = match &h {
+            Hunk::Kept { new, .. } => (0, new),
+            Hunk::Removed { old } => (1, old),
+            Hunk::New { new } => (2, new),
+            Hunk::Moved { new, .. } => (3, new),
+        };
+        out[i] += r.len() as u32;
+    }
+    out
+}
+
 /// The parts of `r` outside `cuts` (sorted, inside `r`, disjoint).
 fn outside(r: &Range<u32>, cuts: &[Range<u32>]) -> Vec<Range<u32>> {
     let mut out = Vec::new();

@@ -4,11 +4,11 @@
 
 use std::ops::Range;
 
-use super::changed::{Hunk, changes, hunks, token_keys};
-use super::predecessor::{How, predecessor};
+use super::changed::{Hunk, changes, counts, hunks, token_keys};
+use super::predecessor::{How, Lineage};
 use super::query::{Row, text_of};
 use super::stale::Text;
-use lineage_config::PredecessorRule;
+use lineage_config::{Basis, PredecessorRule};
 use lineage_store::index::{IndexError, Read};
 
 /// A version against its predecessor.
@@ -55,16 +55,17 @@ pub struct DiffPassage {
     pub words: String,
 }
 
-/// Version `id` against its predecessor (`rules`: the config's
+/// Version `id` against its base under `basis` (`rules`: the config's
 /// `[[predecessor]]`).
 pub fn diff_view(
     ix: &impl Read,
     rows: &[Row],
     id: u32,
     rules: &[PredecessorRule],
+    basis: Basis,
 ) -> Result<DiffView, IndexError> {
     let row = &rows[id as usize];
-    let base = predecessor(ix, rows, id, rules)?;
+    let base = Lineage::new(ix, rows, rules)?.base(id, basis);
     let mut view = DiffView {
         id,
         path: row.path.clone(),
@@ -105,22 +106,13 @@ pub fn diff_view(
         words: side.words(r).to_string(),
     };
     for h in hunks(&c) {
-        let (i, len) = match &h {
-            Hunk::Kept { new, .. } => (0, new.len()),
-            Hunk::Removed { old: r } => {
-                view.passages.push(passage(DiffKind::Removed, &old, r));
-                (1, r.len())
-            }
-            Hunk::New { new: r } => {
-                view.passages.push(passage(DiffKind::New, &page, r));
-                (2, r.len())
-            }
-            Hunk::Moved { new: r, .. } => {
-                view.passages.push(passage(DiffKind::Moved, &page, r));
-                (3, r.len())
-            }
-        };
-        view.counts[i] += len as u32;
+        match &h {
+            Hunk::Kept { .. } => {}
+            Hunk::Removed { old: r } => view.passages.push(passage(DiffKind::Removed, &old, r)),
+            Hunk::New { new: r } => view.passages.push(passage(DiffKind::New, &page, r)),
+            Hunk::Moved { new: r, .. } => view.passages.push(passage(DiffKind::Moved, &page, r)),
+        }
     }
+    view.counts = counts(&c);
     Ok(view)
 }

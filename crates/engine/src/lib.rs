@@ -21,6 +21,7 @@ mod run;
 mod schedule;
 mod search;
 mod shadow;
+mod shares;
 mod stale;
 mod state;
 mod store;
@@ -33,7 +34,8 @@ pub use changed::{
 };
 pub use diff::{DiffKind, DiffPassage, DiffView, diff_view};
 pub use indexer::{Imported, Indexer, SPLIT_FILES, Sink};
-pub use predecessor::{How, Predecessor, name_then, predecessor};
+pub use predecessor::{How, Lineage, Predecessor, name_then, predecessor};
+pub use shares::{PageChange, SharesUpdate, change as shares_change};
 pub use stale::{
     CONTEXT, Difference, Stale, StaleKind, StaleLine, StalePage, StalePassage, StaleView, Text,
     Texts, stale, stale_view,
@@ -43,7 +45,7 @@ pub use state::*;
 /// Where the full-screen view keeps how it was left: beside the index.
 pub use lineage_store::index::VIEW_FILE;
 
-use lineage_config::Config;
+use lineage_config::{Basis, Config};
 use lineage_origin::Params;
 
 /// Asks of the engine; each is answered by an [`Update`] (or several).
@@ -75,10 +77,18 @@ pub enum Command {
         /// The version asked about.
         id: u32,
     },
-    /// What version `id` changed since its predecessor → [`Update::Diff`].
+    /// What version `id` changed against its base → [`Update::Diff`].
     Diff {
         /// The version asked about.
         id: u32,
+        /// What it is compared with.
+        basis: Basis,
+    },
+    /// Measure every live page's change against its base under `basis`,
+    /// now and after each change to the documents → [`Update::Shares`].
+    Shares {
+        /// What the pages are compared with.
+        basis: Basis,
     },
     /// The copies that went stale, of every live page or of the page
     /// whose newest version is `id` → [`Update::Stale`].
@@ -142,6 +152,8 @@ pub enum Update {
     Diff(std::sync::Arc<DiffView>),
     /// The answer to [`Command::Stale`].
     Stale(std::sync::Arc<StaleView>),
+    /// What [`Command::Shares`] found since its last update.
+    Shares(std::sync::Arc<SharesUpdate>),
     /// The progress or answer of [`Command::Search`].
     Search(std::sync::Arc<SearchView>),
     /// The progress or results of [`Command::Shadow`].

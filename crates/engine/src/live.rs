@@ -6,14 +6,16 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::folder::{Check, Folder};
 use super::query::{self, Row};
 use super::report::{Reporter, send};
 use super::search;
 use super::shadow::{self, Job};
+use super::shares;
 use super::view;
 use super::*;
 use crate::indexer::{Indexer, Sink};
@@ -35,6 +37,8 @@ pub(super) struct Live {
     /// The folder at the root's path and how its changes are noticed.
     pub(super) folder: Folder,
     jobs: Jobs,
+    /// The Documents pane's changed and removed shares, asked for.
+    shares: Shares,
     pub(super) rep: Reporter,
     /// HEAD where the history could not be read (a missing or corrupt
     /// object): said once, and not read again until HEAD moves.
@@ -57,12 +61,31 @@ struct Shown {
     table_history: VecDeque<TableStats>,
 }
 
+/// The live pages' changes against their bases (`Command::Shares`).
+#[derive(Default)]
+struct Shares {
+    /// The basis asked for; None until asked.
+    basis: Option<Basis>,
+    /// The documents changed since the last run started.
+    dirty: bool,
+    /// When the last run started, and whether it is still under way.
+    started: Option<Instant>,
+    running: Arc<AtomicBool>,
+    kept: Arc<Mutex<shares::Kept>>,
+}
+
+/// A run of [`Shares`] under way is not cancelled for a new one sooner than
+/// this after it started (a burst of edits is measured once at its end).
+const SHARES_AFTER: Duration = Duration::from_millis(500);
+
 /// The background jobs, one of each kind at a time.
 struct Jobs {
     /// Tune's shadow run under way.
     shadow: SingleJob,
     /// The search under way.
     search: SingleJob,
+    /// The run of the changed and removed shares under way.
+    shares: SingleJob,
 }
 
 /// What changed since the last snapshot, and so what the next one builds
@@ -142,7 +165,9 @@ impl Live {
             jobs: Jobs {
                 shadow: SingleJob::new("lineage-shadow"),
                 search: SingleJob::new("lineage-search"),
+                shares: SingleJob::new("lineage-shares"),
             },
+            shares: Shares::default(),
             rep,
         };
         live.load(ix)?;
@@ -166,6 +191,11 @@ impl Live {
     pub(super) fn load(&mut self, indexer: &mut Indexer) -> Result<(), IndexError> {
         let ix = indexer.index_mut();
         self.load_rows(ix)?;
+        // A reopened index may number its versions anew (one rebuilt after
+        // damage): the pairs measured before are not its.
+        self.jobs.shares.cancel();
+        self.shares.kept = Arc::default();
+        self.shares.dirty = true;
         self.versions.live = ix
             .paths()
             .filter(|(_, c)| c.status == Status::Live)
@@ -630,10 +660,10 @@ impl Live {
                     }
                 }
             }
-            Command::Diff { id } => {
+            Command::Diff { id, basis } => {
                 if (id as usize) < self.versions.rows.len() {
                     let rules = &self.opts.config.predecessor;
-                    match super::diff_view(ix, &self.versions.rows, id, rules) {
+                    match super::diff_view(ix, &self.versions.rows, id, rules, basis) {
                         Ok(v) => send(&self.rep.publish, Update::Diff(Arc::new(v))),
                         Err(e) => self.rep.error(format!("diff of version {id}: {e}")),
                     }
@@ -650,10 +680,79 @@ impl Live {
             Command::Shadow { generation, runs } => self.start_shadow(ix, generation, runs),
             Command::Search { generation, query } => self.start_search(ix, generation, query),
             Command::Cancel { .. }
+            | Command::Shares { .. }
             | Command::Adopt(_)
             | Command::Rescan
             | Command::Quit
             | Command::Changed(_) => {}
+        }
+    }
+
+    /// Measure the live pages' changes against `basis` from now on: at the
+    /// next [`Live::start_shares`], whatever is under way (and, with the
+    /// index closed, once it opens again).
+    pub(super) fn want_shares(&mut self, basis: Basis) {
+        self.shares.basis = Some(basis);
+        self.shares.dirty = true;
+        self.shares.started = None;
+    }
+
+    /// Measure the live pages' changes again if the documents changed since
+    /// the last run and the shares were asked for: at once when no run is
+    /// under way, else once it has had [`SHARES_AFTER`] (the next tick or
+    /// snapshot starts it).
+    pub(super) fn start_shares(&mut self, ix: &Index) {
+        let Some(basis) = self.shares.basis.filter(|_| self.shares.dirty) else {
+            return;
+        };
+        let running = self.shares.running.load(Ordering::Relaxed);
+        if running
+            && self
+                .shares
+                .started
+                .is_some_and(|t| t.elapsed() < SHARES_AFTER)
+        {
+            return;
+        }
+        let rows = &self.versions.rows;
+        let lineage = match Lineage::new(ix, rows, &self.opts.config.predecessor) {
+            Ok(l) => l,
+            Err(e) => return self.rep.error(format!("changed shares: {e}")),
+        };
+        let pages = (self.versions.live.values())
+            .map(|&id| {
+                let base = lineage.base(id, basis).map(|b| b.id);
+                let tokens = |v: u32| rows[v as usize].tokens;
+                (id, base, [tokens(id), base.map_or(0, tokens)])
+            })
+            .collect();
+        let history = match ix.history_reader() {
+            Ok(h) => h,
+            Err(e) => return self.rep.error(format!("changed shares: {e}")),
+        };
+        self.shares.dirty = false;
+        self.shares.started = Some(Instant::now());
+        let running = Arc::new(AtomicBool::new(true));
+        self.shares.running = running.clone();
+        let (kept, publish) = (self.shares.kept.clone(), self.rep.publish.clone());
+        let started = self.jobs.shares.start(0, move |cancel| {
+            let job = shares::Job {
+                basis,
+                pages,
+                kept,
+                cancel,
+            };
+            let ran = shares::run(&history, &job, |u| {
+                send(&publish, Update::Shares(Arc::new(u)));
+            });
+            running.store(false, Ordering::Relaxed);
+            if let Err(e) = ran {
+                let failed = SharesUpdate::failed(basis, format!("changed shares: {e}"));
+                send(&publish, Update::Shares(Arc::new(failed)));
+            }
+        });
+        if let Err(e) = started {
+            self.rep.error(format!("changed shares: {e}"));
         }
     }
 
@@ -749,7 +848,9 @@ impl Live {
             // the event that brought it.
             self.rep.send_events();
             self.rebuild(ix);
+            self.shares.dirty = true;
         }
+        self.start_shares(ix);
         let table = indexer.pass().table();
         let bucket_fill = view::fill_histogram(&table.bucket_fill(), ix.params().bucket_entries);
         let counts = ix.counts();

@@ -5,9 +5,10 @@
 //! at the same path in the latest earlier version folder that has one.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use super::query::Row;
-use lineage_config::PredecessorRule;
+use lineage_config::{Basis, PredecessorRule};
 use lineage_source::Order;
 use lineage_store::index::{Departure, IndexError, Read};
 
@@ -48,34 +49,148 @@ pub fn predecessor(
     id: u32,
     rules: &[PredecessorRule],
 ) -> Result<Option<Predecessor>, IndexError> {
-    let row = &rows[id as usize];
-    let previous = (rows.iter()).position(|r| r.path == row.path && r.version + 1 == row.version);
-    if let Some(p) = previous {
-        let p = p as u32;
-        let renames = ix.renames()?;
-        let then = name_then(&renames, rows, p);
-        let how = if then == name_then(&renames, rows, id) {
+    Ok(Lineage::new(ix, rows, rules)?.base(id, Basis::Predecessor))
+}
+
+/// The rows looked up by path, to find the bases of many versions at once:
+/// each in time that grows with its page's versions and folders, not with
+/// the collection.
+pub struct Lineage<'a> {
+    rows: &'a [Row],
+    rules: &'a [PredecessorRule],
+    renames: Vec<Departure>,
+    order: Option<Order>,
+    /// Each path's versions, by id.
+    by_path: HashMap<&'a str, Vec<u32>>,
+    /// The paths by each name they have with one folder left out (its
+    /// place, the rest), and by their path inside their version folder:
+    /// the candidates for the same page in another folder.
+    siblings: HashMap<(usize, String), Vec<&'a str>>,
+    inside: HashMap<&'a str, Vec<&'a str>>,
+}
+
+impl<'a> Lineage<'a> {
+    /// The lookups over `rows` (every version, by id) of index `ix`, with
+    /// the config's `rules`.
+    pub fn new(
+        ix: &impl Read,
+        rows: &'a [Row],
+        rules: &'a [PredecessorRule],
+    ) -> Result<Lineage<'a>, IndexError> {
+        let order = match ix.order() {
+            Some(o @ (Order::Version | Order::Listed(_))) => Some(o),
+            _ => None,
+        };
+        Ok(Lineage::of(rows, rules, ix.renames()?, order))
+    }
+
+    /// The lookups over `rows` with `rules`, the index's `renames` and its
+    /// version `order` (None: an order of no versions).
+    fn of(
+        rows: &'a [Row],
+        rules: &'a [PredecessorRule],
+        renames: Vec<Departure>,
+        order: Option<Order>,
+    ) -> Lineage<'a> {
+        let mut by_path: HashMap<&str, Vec<u32>> = HashMap::new();
+        for (id, r) in rows.iter().enumerate() {
+            by_path.entry(&r.path).or_default().push(id as u32);
+        }
+        let (mut siblings, mut inside) = (HashMap::new(), HashMap::new());
+        if let Some(order) = order {
+            for &p in by_path.keys() {
+                for key in folder_keys(p) {
+                    siblings.entry(key).or_insert_with(Vec::new).push(p);
+                }
+                if let Some((_, rest)) = order.in_version(p) {
+                    inside.entry(rest).or_insert_with(Vec::new).push(p);
+                }
+            }
+        }
+        Lineage {
+            rows,
+            rules,
+            renames,
+            order,
+            by_path,
+            siblings,
+            inside,
+        }
+    }
+
+    /// Version `id`'s base: its predecessor, or (`Basis::Folder`) the same
+    /// page in the previous version folder before its own earlier
+    /// versions. None where it has none (everything in it is new).
+    pub fn base(&self, id: u32, basis: Basis) -> Option<Predecessor> {
+        let row = &self.rows[id as usize];
+        if basis == Basis::Predecessor
+            && let Some(p) = self.previous(id)
+        {
+            return Some(p);
+        }
+        let named = lineage_config::follows(self.rules, &row.path).filter(|p| *p != row.path);
+        if let Some(p) = named.and_then(|p| self.latest_before(&p, id)) {
+            return Some(Predecessor {
+                id: p,
+                how: How::Rule,
+            });
+        }
+        let folder = self.order.and_then(|o| self.in_earlier_folder(id, o));
+        (folder.map(|id| Predecessor {
+            id,
+            how: How::Folder,
+        }))
+        .or_else(|| self.previous(id))
+    }
+
+    /// The page's previous version, under the name it had then.
+    fn previous(&self, id: u32) -> Option<Predecessor> {
+        let row = &self.rows[id as usize];
+        let versions = self.by_path.get(row.path.as_str())?;
+        let p = *versions
+            .iter()
+            .find(|&&v| self.rows[v as usize].version + 1 == row.version)?;
+        let then = name_then(&self.renames, self.rows, p);
+        let how = if then == name_then(&self.renames, self.rows, id) {
             How::Earlier
         } else {
             How::Renamed { from: then }
         };
-        return Ok(Some(Predecessor { id: p, how }));
+        Some(Predecessor { id: p, how })
     }
-    let named = lineage_config::follows(rules, &row.path).filter(|p| *p != row.path);
-    if let Some(p) = named.and_then(|p| latest_before(rows, &p, id)) {
-        return Ok(Some(Predecessor {
-            id: p,
-            how: How::Rule,
-        }));
+
+    /// The latest page before version `id`'s in `order` whose path differs
+    /// from its in one folder's name: its latest version recorded before
+    /// `id`, else its latest.
+    fn in_earlier_folder(&self, id: u32, order: Order) -> Option<u32> {
+        let path = self.rows[id as usize].path.as_str();
+        let same = |p: &str| match (order.in_version(path), order.in_version(p)) {
+            (Some((a, x)), Some((b, y))) => a != b && x == y,
+            _ => sibling(path, p),
+        };
+        let earlier = |p: &str| same(p) && order.paths(p, path) == Some(Ordering::Less);
+        let inside = order
+            .in_version(path)
+            .and_then(|(_, rest)| self.inside.get(rest));
+        let candidates = (folder_keys(path).filter_map(|k| self.siblings.get(&k)))
+            .chain(inside)
+            .flatten();
+        let best = (candidates.copied())
+            .filter(|p| earlier(p))
+            .max_by(|a, b| order.paths(a, b).unwrap_or(Ordering::Equal))?;
+        self.latest_before(best, id)
     }
-    let order = match ix.order() {
-        Some(o @ (Order::Version | Order::Listed(_))) => o,
-        _ => return Ok(None),
-    };
-    Ok(in_earlier_folder(rows, id, order).map(|id| Predecessor {
-        id,
-        how: How::Folder,
-    }))
+
+    /// Of `path`'s versions, the latest recorded before version `id`, else
+    /// its latest; None if it has none.
+    fn latest_before(&self, path: &str, id: u32) -> Option<u32> {
+        let versions = self.by_path.get(path)?;
+        let before = versions.partition_point(|&v| v < id);
+        before
+            .checked_sub(1)
+            .map_or(versions.last(), |i| versions.get(i))
+            .copied()
+    }
 }
 
 /// The name version `x` had when it was recorded: its path, back through
@@ -91,31 +206,16 @@ pub fn name_then(renames: &[Departure], rows: &[Row], x: u32) -> String {
     name
 }
 
-/// The latest page before version `id`'s in `order` whose path differs from
-/// its in one folder's name: its latest version recorded before `id`, else
-/// its latest.
-fn in_earlier_folder(rows: &[Row], id: u32, order: Order) -> Option<u32> {
-    let path = &rows[id as usize].path;
-    let same = |p: &str| match (order.in_version(path), order.in_version(p)) {
-        (Some((a, x)), Some((b, y))) => a != b && x == y,
-        _ => sibling(path, p),
-    };
-    let earlier = |p: &str| same(p) && order.paths(p, path) == Some(Ordering::Less);
-    let best = (rows.iter())
-        .map(|r| r.path.as_str())
-        .filter(|p| earlier(p))
-        .max_by(|a, b| order.paths(a, b).unwrap_or(Ordering::Equal))?;
-    latest_before(rows, best, id)
-}
-
-/// Of `path`'s versions, the latest recorded before version `id`, else its
-/// latest; None if it has none.
-fn latest_before(rows: &[Row], path: &str, id: u32) -> Option<u32> {
-    let versions = || (rows.iter().enumerate()).filter(|(_, r)| r.path == path);
-    let before = versions().rfind(|&(v, _)| (v as u32) < id);
-    before
-        .or_else(|| versions().next_back())
-        .map(|(v, _)| v as u32)
+/// `path` with each of its folders left out in turn (the place, the rest):
+/// two paths that share one are [`sibling`]s or the same path.
+fn folder_keys(path: &str) -> impl Iterator<Item = (usize, String)> + '_ {
+    let parts: Vec<&str> = path.split('/').collect();
+    let folders = parts.len().saturating_sub(1);
+    (0..folders).map(move |i| {
+        let mut rest = parts.clone();
+        rest.remove(i);
+        (i, rest.join("/"))
+    })
 }
 
 /// Whether `a` and `b` are the same page in two folders: as many parts,
@@ -143,6 +243,57 @@ mod tests {
             origins: Vec::new(),
             mtime_ns: 0,
             seen_ms: None,
+        }
+    }
+
+    fn in_earlier_folder(rows: &[Row], id: u32, o: Order) -> Option<u32> {
+        Lineage::of(rows, &[], Vec::new(), Some(o)).in_earlier_folder(id, o)
+    }
+
+    proptest::proptest! {
+        /// The lookup by folder keys finds what comparing the page with
+        /// every path finds (the definition), and the base under either
+        /// basis is the previous version, the folder's page or none.
+        #[test]
+        fn the_lookup_finds_what_comparing_every_path_finds(
+            picks in proptest::collection::vec((0usize..3, 0usize..3, 0usize..3), 1..40),
+            listed in proptest::bool::ANY,
+        ) {
+            let (tops, mids, names) = (["v1", "v2", "v10"], ["a", "b", "a/c"], ["x.md", "y.md", "z.md"]);
+            let mut rows: Vec<Row> = Vec::new();
+            for (t, m, n) in picks {
+                let path = format!("{}/{}/{}", tops[t], mids[m], names[n]);
+                let version = rows.iter().filter(|r| r.path == path).count() as u32 + 1;
+                rows.push(row(&path, version));
+            }
+            let o = if listed {
+                Order::listed(vec!["v1".into(), "v2".into(), "v10".into()]).unwrap()
+            } else {
+                Order::Version
+            };
+            let l = Lineage::of(&rows, &[], Vec::new(), Some(o));
+            for id in 0..rows.len() as u32 {
+                let path = &rows[id as usize].path;
+                let same = |p: &str| match (o.in_version(path), o.in_version(p)) {
+                    (Some((a, x)), Some((b, y))) => a != b && x == y,
+                    _ => sibling(path, p),
+                };
+                let best = (rows.iter().map(|r| r.path.as_str()))
+                    .filter(|p| same(p) && o.paths(p, path) == Some(Ordering::Less))
+                    .max_by(|a, b| o.paths(a, b).unwrap_or(Ordering::Equal));
+                let want = best.and_then(|b| {
+                    let v: Vec<u32> = (0..rows.len() as u32).filter(|&v| rows[v as usize].path == b).collect();
+                    v.iter().rev().find(|&&v| v < id).or(v.last()).copied()
+                });
+                proptest::prop_assert_eq!(l.in_earlier_folder(id, o), want);
+                let previous = (0..id).find(|&v| {
+                    rows[v as usize].path == *path && rows[v as usize].version + 1 == rows[id as usize].version
+                });
+                let by = l.base(id, Basis::Predecessor).map(|b| b.id);
+                proptest::prop_assert_eq!(by, previous.or(want));
+                let by = l.base(id, Basis::Folder).map(|b| b.id);
+                proptest::prop_assert_eq!(by, want.or(previous));
+            }
         }
     }
 

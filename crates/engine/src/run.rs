@@ -227,6 +227,8 @@ impl Run {
         if ix.index().log_removed() {
             return self.save_removed_log();
         }
+        // A run of the shares put off for a burst of edits starts now.
+        self.live.start_shares(ix.index());
         match self.live.check_root(ix) {
             Ok(Some(due)) => return due,
             Ok(None) => {}
@@ -344,6 +346,14 @@ impl Run {
     fn command(&mut self, c: Command) -> bool {
         if let Command::Cancel { generation } = c {
             self.live.cancel(generation);
+            return false;
+        }
+        // Kept while the index is closed: the run starts when it opens.
+        if let Command::Shares { basis } = c {
+            self.live.want_shares(basis);
+            if let Store::Open(ix) = &self.store {
+                self.live.start_shares(ix.index());
+            }
             return false;
         }
         let ix = match &self.store {

@@ -165,6 +165,9 @@ pub struct App {
     pub(crate) today: Option<i64>,
     /// Set by `q` or a stop signal: the UI loop ends.
     pub quit: bool,
+    /// The Documents' shares were asked of the engine (at its first
+    /// snapshot).
+    pub(crate) shares_asked: bool,
 }
 
 impl App {
@@ -200,6 +203,7 @@ impl App {
             today: None,
             start_dir: ".".into(),
             quit: false,
+            shares_asked: false,
         }
     }
 
@@ -391,6 +395,11 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
                 .flatten();
             snapshot(app, s);
             out.extend(ask);
+            if !app.shares_asked {
+                app.shares_asked = true;
+                let basis = app.docs.shares.basis;
+                out.push(Command::Shares { basis });
+            }
         }
         Update::Origin(v) => {
             let text = app.origin_text();
@@ -400,6 +409,10 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
         Update::Shared(v) => super::shared::receive(app, v),
         Update::Stale(v) => super::stale::receive(app, v),
         Update::Diff(v) => super::diff::receive(app, v),
+        Update::Shares(u) => {
+            let h = app.docs_height();
+            app.docs.receive_shares(&u, h);
+        }
         Update::Search(v) => super::find::receive(app, v),
         Update::Compare(v) => {
             let widths = app.compare_widths();

@@ -28,7 +28,8 @@ pub(crate) fn words_lines(rows: usize) -> usize {
 pub(crate) fn open(app: &mut App) -> Option<Command> {
     let id = app.origin.id()?;
     app.diff = Some(DiffState::new(id));
-    Some(Command::Diff { id })
+    let basis = app.docs.shares.basis;
+    Some(Command::Diff { id, basis })
 }
 
 /// Take an answer, if it is the one asked for.

@@ -7,9 +7,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use std::collections::HashMap;
+
 use super::filter::Matcher;
 use super::scroll::{Cursor, Move};
-use lineage_engine::{DocRow, Documents};
+use lineage_config::Basis;
+use lineage_engine::{DocRow, Documents, PageChange, SharesUpdate};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SortKey {
@@ -19,25 +22,27 @@ pub(crate) enum SortKey {
     Fresh,
     /// Most copied text first.
     Copied,
+    /// Most changed against the basis first.
+    Changed,
+    /// Most of the basis removed first.
+    Removed,
     /// Most recently modified first.
     Time,
 }
 
 impl SortKey {
-    pub(crate) const ALL: [SortKey; 4] = [
+    pub(crate) const ALL: [SortKey; 6] = [
         SortKey::Path,
         SortKey::Fresh,
         SortKey::Copied,
+        SortKey::Changed,
+        SortKey::Removed,
         SortKey::Time,
     ];
 
     pub(crate) fn next(self) -> SortKey {
-        match self {
-            SortKey::Path => SortKey::Fresh,
-            SortKey::Fresh => SortKey::Copied,
-            SortKey::Copied => SortKey::Time,
-            SortKey::Time => SortKey::Path,
-        }
+        let at = SortKey::ALL.iter().position(|&k| k == self).unwrap_or(0);
+        SortKey::ALL[(at + 1) % SortKey::ALL.len()]
     }
 
     pub(crate) fn label(self) -> &'static str {
@@ -45,19 +50,141 @@ impl SortKey {
             SortKey::Path => "path",
             SortKey::Fresh => "fresh %",
             SortKey::Copied => "copied %",
+            SortKey::Changed => "changed %",
+            SortKey::Removed => "removed %",
             SortKey::Time => "modified",
         }
     }
 
-    fn cmp(self, a: &DocRow, b: &DocRow) -> Ordering {
+    /// Whether the order reads the shares.
+    fn by_share(self) -> bool {
+        matches!(self, SortKey::Changed | SortKey::Removed)
+    }
+
+    fn cmp(self, a: &DocRow, b: &DocRow, shares: &Shares) -> Ordering {
+        // Most first; a share not known yet last.
+        let most = |x: Option<f64>, y: Option<f64>| match (x, y) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (x, y) => y.is_some().cmp(&x.is_some()),
+        };
         match self {
             SortKey::Path => Ordering::Equal,
             SortKey::Fresh => b.fresh_percent.total_cmp(&a.fresh_percent),
             SortKey::Copied => a.fresh_percent.total_cmp(&b.fresh_percent),
+            SortKey::Changed => most(shares.changed(a.id), shares.changed(b.id)),
+            SortKey::Removed => most(shares.removed(a.id), shares.removed(b.id)),
             SortKey::Time => b.mtime_ns.cmp(&a.mtime_ns),
         }
         .then_with(|| a.path.cmp(&b.path))
     }
+}
+
+/// The documents' changed and removed shares against the basis
+/// (`Command::Shares`), as the engine finds them.
+#[derive(Debug, Default)]
+pub(crate) struct Shares {
+    /// What they are measured against.
+    pub(crate) basis: Basis,
+    /// By version id.
+    of: HashMap<u32, PageChange>,
+    /// (done, total) of the run under way, None when none is.
+    pub(crate) running: Option<(usize, usize)>,
+    /// Why the last run stopped short.
+    pub(crate) error: Option<String>,
+}
+
+impl Shares {
+    /// Version `id`'s change, once measured.
+    pub(crate) fn get(&self, id: u32) -> Option<&PageChange> {
+        self.of.get(&id)
+    }
+
+    pub(crate) fn changed(&self, id: u32) -> Option<f64> {
+        self.get(id).and_then(PageChange::changed_percent)
+    }
+
+    pub(crate) fn removed(&self, id: u32) -> Option<f64> {
+        self.get(id).and_then(PageChange::removed_percent)
+    }
+}
+
+/// A share a filter term bounds (`changed>10`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Share {
+    Fresh,
+    Copied,
+    Changed,
+    Removed,
+}
+
+/// A filter term on a share: `changed>10`, `removed>=5%`, `fresh<50`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Bound {
+    share: Share,
+    op: Ordering,
+    /// The comparison holds at equality (`>=`, `<=`, `=`).
+    or_equal: bool,
+    value: f64,
+}
+
+impl Bound {
+    fn parse(term: &str) -> Option<Bound> {
+        let names = [
+            ("fresh", Share::Fresh),
+            ("copied", Share::Copied),
+            ("changed", Share::Changed),
+            ("removed", Share::Removed),
+        ];
+        let (name, share) = names.into_iter().find(|(n, _)| term.starts_with(n))?;
+        let rest = &term[name.len()..];
+        let ops = [
+            (">=", Ordering::Greater, true),
+            ("<=", Ordering::Less, true),
+            (">", Ordering::Greater, false),
+            ("<", Ordering::Less, false),
+            ("=", Ordering::Equal, true),
+        ];
+        let (o, op, or_equal) = ops.into_iter().find(|(o, ..)| rest.starts_with(o))?;
+        let number = rest[o.len()..]
+            .strip_suffix('%')
+            .unwrap_or(&rest[o.len()..]);
+        let value: f64 = number.parse().ok().filter(|v: &f64| v.is_finite())?;
+        Some(Bound {
+            share,
+            op,
+            or_equal,
+            value,
+        })
+    }
+
+    /// Whether row `d` is within the bound; a share not known is not.
+    fn holds(&self, d: &DocRow, shares: &Shares) -> bool {
+        let v = match self.share {
+            Share::Fresh => Some(d.fresh_percent),
+            Share::Copied => Some(100.0 - d.fresh_percent),
+            Share::Changed => shares.changed(d.id),
+            Share::Removed => shares.removed(d.id),
+        };
+        // Compared as shown: one decimal.
+        v.is_some_and(|v| {
+            let o = ((v * 10.0).round()).total_cmp(&(self.value * 10.0).round());
+            o == self.op || (self.or_equal && o == Ordering::Equal)
+        })
+    }
+}
+
+/// A filter split into the words the path must match and the bounds on
+/// shares.
+fn terms(filter: &str) -> (String, Vec<Bound>) {
+    let mut words = Vec::new();
+    let mut bounds = Vec::new();
+    for t in filter.split_whitespace() {
+        match Bound::parse(t) {
+            Some(b) => bounds.push(b),
+            None => words.push(t),
+        }
+    }
+    (words.join(" "), bounds)
 }
 
 /// New rows up to this many go into the kept order one by one (a binary
@@ -144,6 +271,8 @@ pub struct DocList {
     view: Vec<u32>,
     pub cursor: Cursor,
     matcher: Box<dyn Matcher>,
+    /// The shares the order and the filter may read.
+    pub(crate) shares: Shares,
 }
 
 impl DocList {
@@ -156,6 +285,7 @@ impl DocList {
             view: Vec::new(),
             cursor: Cursor::default(),
             matcher,
+            shares: Shares::default(),
         }
     }
 
@@ -202,9 +332,9 @@ impl DocList {
             // snapshot was half the time from an edit to the screen).
             Some((mut view, kept)) => {
                 let (sort, reverse) = (self.sort, self.reverse);
-                let docs = &self.docs;
+                let (docs, shares) = (&self.docs, &self.shares);
                 let cmp = |a: u32, b: u32| {
-                    let o = sort.cmp(docs.at(a as usize), docs.at(b as usize));
+                    let o = sort.cmp(docs.at(a as usize), docs.at(b as usize), shares);
                     if reverse { o.reverse() } else { o }
                 };
                 // The kept rows are in order (their keys are unchanged, see
@@ -235,8 +365,11 @@ impl DocList {
         }
         // Typing on extends the pattern: its matches are among the current
         // rows (a subsequence of the longer pattern is one of the shorter),
-        // ranked again by their new scores.
-        let narrow = filter.starts_with(self.filter.as_str());
+        // ranked again by their new scores. Not so for a bound on a share
+        // (`changed<1` to `changed<10` widens it).
+        let bounded = |f: &str| !terms(f).1.is_empty();
+        let narrow =
+            filter.starts_with(self.filter.as_str()) && !bounded(filter) && !bounded(&self.filter);
         // A pattern selects its best match, as fzf does (issue 41: enter
         // opened the row selected before, still among the matches); a
         // cleared one keeps the row, to see it among its neighbours.
@@ -269,10 +402,55 @@ impl DocList {
 
     /// Byte offsets in row `i`'s path of the characters the filter matched.
     pub(crate) fn matches(&self, i: usize) -> Vec<usize> {
-        if self.filter.trim().is_empty() {
+        let (words, _) = terms(&self.filter);
+        if words.is_empty() {
             return Vec::new();
         }
-        self.matcher.indices(&self.filter, &self.row(i).path)
+        self.matcher.indices(&words, &self.row(i).path)
+    }
+
+    /// Whether the filter has words to rank its matches by (bounds on
+    /// shares alone keep the order).
+    pub(crate) fn ranked(&self) -> bool {
+        !terms(&self.filter).0.is_empty()
+    }
+
+    /// Measure the shares against `basis` from now on: those of another
+    /// basis are dropped.
+    pub(crate) fn set_basis(&mut self, basis: Basis, height: usize) {
+        if basis != self.shares.basis {
+            self.shares = Shares {
+                basis,
+                ..Shares::default()
+            };
+            self.reread_shares(height);
+        }
+    }
+
+    /// The engine's latest shares, if of the basis asked for.
+    pub(crate) fn receive_shares(&mut self, u: &SharesUpdate, height: usize) {
+        let s = &mut self.shares;
+        if u.basis != s.basis {
+            return;
+        }
+        s.running = (!u.finished).then_some((u.done, u.total));
+        s.error.clone_from(&u.error);
+        if u.changes.is_empty() {
+            return;
+        }
+        s.of.extend(u.changes.iter().copied());
+        self.reread_shares(height);
+    }
+
+    /// The rows again where the order or the filter reads the shares.
+    fn reread_shares(&mut self, height: usize) {
+        let reads = self.sort.by_share()
+            || (terms(&self.filter).1.iter())
+                .any(|b| matches!(b.share, Share::Changed | Share::Removed));
+        if reads {
+            let keep = self.selected_id();
+            self.refresh(None, false, keep, height);
+        }
     }
 
     fn selected_id(&self) -> Option<u32> {
@@ -294,18 +472,23 @@ impl DocList {
         keep: Option<u32>,
         height: usize,
     ) {
-        let docs = &self.docs;
+        let (docs, shares) = (&self.docs, &self.shares);
         let mut view = candidates.unwrap_or_else(|| (0..docs.len() as u32).collect());
         let (sort, reverse) = (self.sort, self.reverse);
         let by_key = |a: u32, b: u32| {
-            let o = sort.cmp(docs.at(a as usize), docs.at(b as usize));
+            let o = sort.cmp(docs.at(a as usize), docs.at(b as usize), shares);
             if reverse { o.reverse() } else { o }
         };
-        if !self.filter.is_empty() {
+        let (words, bounds) = terms(&self.filter);
+        if !bounds.is_empty() {
+            let within = |i: &u32| bounds.iter().all(|b| b.holds(docs.at(*i as usize), shares));
+            view = view.into_par_iter().filter(within).collect();
+        }
+        if !words.is_empty() {
             // Ranked as fzf ranks: the best match first; of equals the
             // shorter path (fzf's tiebreak by length: `create-user.rst`
             // before `create-user-copy.rst`), then the list's order.
-            let (m, pattern) = (&self.matcher, self.filter.as_str());
+            let (m, pattern) = (&self.matcher, words.as_str());
             let mut scored: Vec<(i64, u32)> = view
                 .into_par_iter()
                 .filter_map(|i| m.score(pattern, &docs.at(i as usize).path).map(|s| (s, i)))

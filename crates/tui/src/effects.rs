@@ -25,6 +25,9 @@ pub(crate) enum Effect {
     /// Save these keys of adopted settings in the folder's table of the
     /// config file (answered by `Msg::Saved`).
     Save(lineage_origin::Params, Vec<&'static str>),
+    /// Save the basis of the changed and removed shares in the folder's
+    /// table of the config file.
+    SaveBasis(lineage_config::Basis),
 }
 
 /// The OSC 52 sequence that asks the terminal to put `bytes` on the

@@ -429,6 +429,12 @@ fn documents_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Back => app.docs.set_filter("", h),
         Action::Sort => app.docs.set_sort(sort.next(), false, h),
         Action::Reverse => app.docs.set_sort(sort, !rev, h),
+        Action::Basis => {
+            let basis = app.docs.shares.basis.next();
+            app.docs.set_basis(basis, h);
+            out.push(Command::Shares { basis });
+            app.effects.push(super::effects::Effect::SaveBasis(basis));
+        }
         _ => {}
     }
 }

@@ -48,6 +48,7 @@ pub(crate) enum Action {
     Shared,
     Diff,
     Stale,
+    Basis,
     Find,
     Cluster,
     SweepView,
@@ -58,7 +59,7 @@ pub(crate) enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 45] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 46] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -124,6 +125,11 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 45] = [
         Action::Stale,
         "stale",
         "stale copies (Origin: of the page shown)",
+    ),
+    (
+        Action::Basis,
+        "basis",
+        "changed/removed against: predecessor ↔ previous folder",
     ),
     (Action::Find, "find", "search every page's text"),
     (

@@ -87,6 +87,8 @@ pub fn run(opts: Options, on_stop: impl FnOnce(Box<dyn FnOnce() + Send>)) -> Res
     app.tune.started = opts.config.params();
     app.tune.folder =
         (opts.config.folder.clone()).unwrap_or_else(|| lineage_config::canonical(&opts.root));
+    let h = app.docs_height();
+    app.docs.set_basis(opts.config.basis, h);
 
     let dir = opts.index_dir.clone();
     remember::load(&dir, &mut app);
@@ -234,6 +236,20 @@ fn effect(
                 None => Err("no config folder (HOME is not set); use --config FILE".into()),
             };
             update(app, Msg::Saved(r));
+            Ok(())
+        }
+        effects::Effect::SaveBasis(basis) => {
+            let said = match basis {
+                lineage_config::Basis::Predecessor => "each page's predecessor",
+                lineage_config::Basis::Folder => "previous folder",
+            };
+            let saved = match &app.tune.config_file {
+                Some(file) => lineage_config::save_basis(file, &app.tune.folder, basis)
+                    .map(|f| format!("saved in {}", paths::shown_path(&f)))
+                    .unwrap_or_else(|e| format!("not saved: {e}")),
+                None => "not saved: no config folder (HOME is not set)".into(),
+            };
+            app.message = Some(format!("basis: {said}, {saved}"));
             Ok(())
         }
         effects::Effect::Copy(bytes) => {

@@ -54,6 +54,8 @@ fn answering(c: &Config, workers: usize) -> Config {
         index_dir: d.index_dir,
         // What diff and explain compare a first version with.
         predecessor: d.predecessor,
+        // What diff and the Documents pane measure a change against.
+        basis: d.basis,
         // `sweep`'s grid, `watch`'s noticing, the full-screen view.
         sweep: d.sweep,
         watch: d.watch,
@@ -85,6 +87,10 @@ mod tests {
             "scan reads the files as they are, never a history",
         ),
         ("history_since", "scan reads no history either"),
+        (
+            "basis",
+            "what diff and the Documents pane measure a change against",
+        ),
         ("lang", "fuzzy fingerprints only: pairs, pocket"),
         ("index_dir", "scan reads no index"),
         ("sweep.", "sweep's grid"),
@@ -136,7 +142,7 @@ mod tests {
     /// Other values of a key's value in the example, to try in turn.
     fn others(value: &str) -> Vec<String> {
         const WORDS: &[&str] = &[
-            "path", "hs", "1MiB", "lru", "newest", "be", "light", "de", "ctrl-z", "git",
+            "path", "hs", "1MiB", "lru", "newest", "be", "light", "de", "ctrl-z", "git", "folder",
         ];
         let quoted = || WORDS.iter().map(|w| format!("{w:?}"));
         match value {

@@ -1,6 +1,7 @@
 //! The engine driven step by step: no thread, no watcher, no sleep. Each
 //! test gives [`Run::step`] its inputs and times and reads what it published.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::mpsc::channel;
@@ -33,6 +34,16 @@ impl Harness {
     /// walked yet; `debounce_ms` is the window in which a file modified is
     /// taken for one still being written.
     fn new(tag: &str, files: &[(&str, String)], debounce_ms: u64) -> Harness {
+        Harness::configured(tag, files, debounce_ms, |_| {})
+    }
+
+    /// As [`Harness::new`], the config changed by `set` first.
+    fn configured(
+        tag: &str,
+        files: &[(&str, String)],
+        debounce_ms: u64,
+        set: impl FnOnce(&mut Config),
+    ) -> Harness {
         let base = TempDir::new(&format!("run-{tag}"));
         let root = base.0.join("root");
         std::fs::create_dir_all(&root).unwrap();
@@ -44,6 +55,7 @@ impl Harness {
         config.watch.debounce_ms = debounce_ms;
         // Ticks only when a test steps them.
         config.watch.rescan_secs = 3600;
+        set(&mut config);
         let opts = Options {
             root: root.clone(),
             index_dir: base.0.join("index"),
@@ -585,7 +597,13 @@ fn diff_tells_what_a_version_changed_with_its_words() {
     h.command(Command::Rescan, 2 * S);
     let (_, snap, _) = h.take();
     let v2 = snap.unwrap().documents.iter().next().unwrap().id;
-    h.command(Command::Diff { id: v2 }, 3 * S);
+    h.command(
+        Command::Diff {
+            id: v2,
+            basis: Default::default(),
+        },
+        3 * S,
+    );
     let (_, _, other) = h.take();
     let [Update::Diff(v)] = &other[..] else {
         panic!("{other:?}")
@@ -605,6 +623,114 @@ fn diff_tells_what_a_version_changed_with_its_words() {
             (crate::DiffKind::New, z.as_str(), [3, 3])
         ]
     );
+}
+
+/// The shares of `basis` the engine's run sends until it is finished
+/// (each page's last change, by version id), and each live page's id by
+/// path in the last snapshot published meanwhile (empty if none was).
+type Shares = HashMap<u32, crate::PageChange>;
+fn shares_of(h: &Harness, basis: lineage_config::Basis) -> (Shares, HashMap<String, u32>) {
+    let (mut out, mut ids) = (HashMap::new(), HashMap::new());
+    let until = Instant::now() + 20 * S;
+    while Instant::now() < until {
+        let all = std::mem::take(&mut *h.published.lock().unwrap());
+        for u in all {
+            match u {
+                Update::Snapshot(s) => {
+                    ids = (s.documents.iter())
+                        .map(|d| (d.path.to_string(), d.id))
+                        .collect();
+                }
+                Update::Shares(u) if u.basis == basis => {
+                    assert_eq!(u.error, None);
+                    out.extend(u.changes.iter().copied());
+                    if u.finished {
+                        return (out, ids);
+                    }
+                }
+                _ => {}
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("no finished shares of {basis:?}: {out:?}");
+}
+
+/// The Documents' shares: every live page's change against its base, the
+/// counts `diff` gives (from the fingerprints, not the texts), again after
+/// an edit for the pairs it made; against the previous folder, an edit to a
+/// page of v2 keeps what v2 changed against v1.
+#[test]
+fn shares_count_what_diff_counts_and_follow_an_edit_and_the_basis() {
+    use lineage_config::Basis;
+    let (x, y, z, w) = (text(1, 80), text(2, 30), text(3, 20), text(4, 10));
+    let mut h = Harness::configured("shares", &[], 200, |c| {
+        c.order = lineage_source::Order::Version;
+    });
+    std::fs::create_dir_all(h.root.join("v1")).unwrap();
+    std::fs::create_dir_all(h.root.join("v2")).unwrap();
+    h.write("v1/a.txt", &format!("{x}\n\n{y}\n"));
+    h.write("v2/a.txt", &format!("{x}\n\n{z}\n"));
+    h.write("v1/b.txt", &text(5, 40));
+    h.command(Command::Rescan, S);
+    let (_, snap, _) = h.take();
+    let id: HashMap<String, u32> = (snap.unwrap().documents.iter())
+        .map(|d| (d.path.to_string(), d.id))
+        .collect();
+    h.command(
+        Command::Shares {
+            basis: Basis::Predecessor,
+        },
+        2 * S,
+    );
+    let (got, _) = shares_of(&h, Basis::Predecessor);
+    assert_eq!(got.len(), 3, "{got:?}");
+    let (a1, a2, b) = (id["v1/a.txt"], id["v2/a.txt"], id["v1/b.txt"]);
+    assert_eq!(got[&a2].base, Some(a1));
+    assert_eq!(got[&a2].counts, Some([80, 30, 20, 0]));
+    assert_eq!(got[&b].base, None);
+    assert_eq!(got[&b].counts, Some([0, 0, 40, 0]), "all new");
+    // What diff counts, from the texts.
+    for (&id, c) in &got {
+        h.command(
+            Command::Diff {
+                id,
+                basis: Basis::Predecessor,
+            },
+            2 * S,
+        );
+        let [Update::Diff(v)] = &h.take().2[..] else {
+            panic!("no diff of {id}")
+        };
+        assert_eq!(Some(v.counts), c.counts, "{id}");
+        assert_eq!(v.predecessor.as_ref().map(|p| p.0), c.base);
+    }
+    // An edit to v2/a.txt: against its predecessor, only what it added.
+    h.write("v2/a.txt", &format!("{x}\n\n{z}\n\n{w}\n"));
+    h.command(Command::Rescan, 3 * S);
+    let (got, id) = shares_of(&h, Basis::Predecessor);
+    let a2_2 = id["v2/a.txt"];
+    assert_ne!(a2_2, a2);
+    assert_eq!(
+        got.keys().copied().collect::<Vec<_>>(),
+        [a2_2],
+        "the new pair alone"
+    );
+    assert_eq!(got[&a2_2].base, Some(a2));
+    assert_eq!(got[&a2_2].counts, Some([100, 0, 10, 0]));
+    // Against the previous folder: what v2 changed against v1, the edit too.
+    h.command(
+        Command::Shares {
+            basis: Basis::Folder,
+        },
+        4 * S,
+    );
+    let (got, _) = shares_of(&h, Basis::Folder);
+    assert_eq!(got.len(), 3, "a new basis sends every page: {got:?}");
+    assert_eq!(got[&a2_2].base, Some(a1));
+    assert_eq!(got[&a2_2].counts, Some([80, 30, 30, 0]));
+    assert_eq!(got[&a2_2].changed_percent().map(|p| p.round()), Some(27.0));
+    assert_eq!(got[&a2_2].removed_percent().map(|p| p.round()), Some(27.0));
 }
 
 /// A snapshot with no new event shares the events of the one before

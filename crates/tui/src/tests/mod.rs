@@ -22,7 +22,11 @@ pub(crate) fn app(w: u16, h: u16) -> App {
 
 fn with_keys(keymap: Keymap, w: u16, h: u16) -> App {
     let mut app = App::new(keymap, Box::new(Fuzzy::default()), w, h);
-    engine(&mut app, Update::Snapshot(Arc::new(fixture::snapshot())));
+    let asked = engine(&mut app, Update::Snapshot(Arc::new(fixture::snapshot())));
+    assert!(asked.contains(&Command::Shares {
+        basis: lineage_config::Basis::Predecessor
+    }));
+    engine(&mut app, Update::Shares(Arc::new(fixture::shares())));
     app
 }
 

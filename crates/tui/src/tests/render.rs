@@ -775,7 +775,13 @@ fn what_the_page_shown_changed_since_its_predecessor() {
     for (w, h) in [(120, 40), (80, 24), (60, 20)] {
         let mut a = origin(w, h);
         let id = a.origin.id().unwrap();
-        assert_eq!(keys(&mut a, "d"), [lineage_engine::Command::Diff { id }]);
+        assert_eq!(
+            keys(&mut a, "d"),
+            [lineage_engine::Command::Diff {
+                id,
+                basis: lineage_config::Basis::Predecessor
+            }]
+        );
         assert!(rows(&a).join("\n").contains("Changed: comparing"));
         let mut v = fixture::diff_view();
         v.id = id;

@@ -110,10 +110,112 @@ fn sort_keys_order_the_rows() {
     assert!(f.windows(2).all(|w| w[0] <= w[1]), "copied % first: {f:?}");
     keys(&mut a, "S");
     assert!(fresh(&a).windows(2).all(|w| w[0] >= w[1]), "reversed");
+    // By the shares against the basis, most first, those not known last.
+    for (key, share) in [
+        (
+            "changed %",
+            lineage_engine::PageChange::changed_percent as fn(&_) -> _,
+        ),
+        ("removed %", lineage_engine::PageChange::removed_percent),
+    ] {
+        keys(&mut a, "s");
+        assert_eq!(a.docs.sort().0.label(), key);
+        let v: Vec<Option<f64>> = (0..a.docs.len())
+            .map(|i| a.docs.shares.get(a.docs.row(i).id).and_then(share))
+            .collect();
+        let known = v.iter().take_while(|x| x.is_some()).count();
+        assert!(
+            known > 10 && v[known..].iter().all(Option::is_none),
+            "{key}: {v:?}"
+        );
+        let v: Vec<f64> = v.into_iter().flatten().collect();
+        assert!(
+            v.windows(2).all(|w| w[0] >= w[1]),
+            "{key} descending: {v:?}"
+        );
+    }
     keys(&mut a, "s");
     // By modification time, newest first (the fixture's last id is newest).
     assert_eq!(&*a.docs.row(0).path, "z-support/faq.md");
     assert_eq!(&*a.docs.row(28).path, "v1/alerts.md");
+}
+
+/// A filter's bounds on shares keep the rows within them, beside its words;
+/// the basis key measures against the other basis, drops the shares of the
+/// last one, asks the engine and saves it for the folder.
+#[test]
+fn a_filter_bounds_the_shares_and_the_basis_key_asks_again() {
+    let mut a = app(120, 40);
+    let h = a.docs_height();
+    let shown =
+        |a: &crate::App| -> Vec<u32> { (0..a.docs.len()).map(|i| a.docs.row(i).id).collect() };
+    let changed = |a: &crate::App, id| a.docs.shares.changed(id);
+    a.docs.set_filter("changed>20 removed<=11", h);
+    let got = shown(&a);
+    let want: Vec<u32> = (0..29)
+        .filter(|&id| {
+            changed(&a, id).is_some_and(|c| c > 20.0)
+                && a.docs.shares.removed(id).is_some_and(|r| r <= 11.0)
+        })
+        .collect();
+    assert!(!want.is_empty() && want.len() < 20, "{want:?}");
+    let mut sorted = got.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, want, "in path order: {got:?}");
+    assert!(!a.docs.ranked(), "no words: the order stays");
+    // Words and a bound: the words rank, the bound keeps.
+    a.docs.set_filter("v3 changed>=30", h);
+    let got = shown(&a);
+    assert!(!got.is_empty());
+    for id in &got {
+        assert!(fixture::PATHS[*id as usize].starts_with("v3/"));
+        assert!(changed(&a, *id).unwrap() >= 30.0);
+    }
+    // A wider bound after a narrower one finds rows the narrower left out.
+    a.docs.set_filter("changed<1", h);
+    let few = a.docs.len();
+    a.docs.set_filter("changed<10", h);
+    assert!(a.docs.len() > few, "{few} then {}", a.docs.len());
+    // Not a bound: a path's word.
+    a.docs.set_filter("changed>x", h);
+    assert_eq!(a.docs.len(), 0);
+    a.docs.set_filter("", h);
+    let asked = keys(&mut a, "b");
+    assert_eq!(
+        asked,
+        [Command::Shares {
+            basis: lineage_config::Basis::Folder
+        }]
+    );
+    assert_eq!(a.docs.shares.basis, lineage_config::Basis::Folder);
+    assert!(
+        a.docs.shares.get(fixture::V2_INSTALL).is_none(),
+        "the last basis's shares go"
+    );
+    assert!(matches!(
+        a.effects.last(),
+        Some(crate::effects::Effect::SaveBasis(
+            lineage_config::Basis::Folder
+        ))
+    ));
+    // An update of the other basis, late, is not taken.
+    engine(&mut a, Update::Shares(Arc::new(fixture::shares())));
+    assert!(a.docs.shares.get(fixture::V2_INSTALL).is_none());
+    // The diff asks against the basis shown.
+    a.origin.open(fixture::V2_INSTALL);
+    a.tab = crate::app::Tab::Origin;
+    engine(
+        &mut a,
+        Update::Origin(Arc::new(fixture::origin_view(false))),
+    );
+    let asked = keys(&mut a, "d");
+    assert_eq!(
+        asked,
+        [Command::Diff {
+            id: fixture::V2_INSTALL,
+            basis: lineage_config::Basis::Folder
+        }]
+    );
 }
 
 #[test]
