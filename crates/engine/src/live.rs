@@ -71,11 +71,17 @@ struct Shares {
     /// When the last run started, and whether it is still under way.
     started: Option<Instant>,
     running: Arc<AtomicBool>,
+    /// Set when a run is put off for the one under way, which then asks
+    /// the engine for another as it ends.
+    again: Arc<AtomicBool>,
     kept: Arc<Mutex<shares::Kept>>,
+    /// The engine's own inputs, to ask with.
+    wake: Option<std::sync::mpsc::Sender<super::run::Input>>,
 }
 
 /// A run of [`Shares`] under way is not cancelled for a new one sooner than
-/// this after it started (a burst of edits is measured once at its end).
+/// this after it started: a burst of edits is measured as the run under way
+/// ends, not once an edit.
 const SHARES_AFTER: Duration = Duration::from_millis(500);
 
 /// The background jobs, one of each kind at a time.
@@ -146,6 +152,10 @@ impl Live {
     ) -> Result<Live, IndexError> {
         let mut live = Live {
             history_failed: None,
+            shares: Shares {
+                wake: Some(events.clone()),
+                ..Shares::default()
+            },
             folder: Folder::new(ix.root().to_path_buf(), filter, &opts.config.watch, events),
             clusters: Clusters::new(opts.config.watch.min_similarity),
             opts,
@@ -167,7 +177,6 @@ impl Live {
                 search: SingleJob::new("lineage-search"),
                 shares: SingleJob::new("lineage-shares"),
             },
-            shares: Shares::default(),
             rep,
         };
         live.load(ix)?;
@@ -699,8 +708,7 @@ impl Live {
 
     /// Measure the live pages' changes again if the documents changed since
     /// the last run and the shares were asked for: at once when no run is
-    /// under way, else once it has had [`SHARES_AFTER`] (the next tick or
-    /// snapshot starts it).
+    /// under way or it has had [`SHARES_AFTER`], else as it ends (it asks).
     pub(super) fn start_shares(&mut self, ix: &Index) {
         let Some(basis) = self.shares.basis.filter(|_| self.shares.dirty) else {
             return;
@@ -712,6 +720,7 @@ impl Live {
                 .started
                 .is_some_and(|t| t.elapsed() < SHARES_AFTER)
         {
+            self.shares.again.store(true, Ordering::Relaxed);
             return;
         }
         let rows = &self.versions.rows;
@@ -734,6 +743,9 @@ impl Live {
         self.shares.started = Some(Instant::now());
         let running = Arc::new(AtomicBool::new(true));
         self.shares.running = running.clone();
+        let again = Arc::new(AtomicBool::new(false));
+        self.shares.again = again.clone();
+        let wake = self.shares.wake.clone();
         let (kept, publish) = (self.shares.kept.clone(), self.rep.publish.clone());
         let started = self.jobs.shares.start(0, move |cancel| {
             let job = shares::Job {
@@ -746,6 +758,13 @@ impl Live {
                 send(&publish, Update::Shares(Arc::new(u)));
             });
             running.store(false, Ordering::Relaxed);
+            // A run cancelled for a newer one leaves the asking to it.
+            if again.load(Ordering::Relaxed)
+                && !job.cancel.load(Ordering::Relaxed)
+                && let Some(w) = wake
+            {
+                let _ = w.send(super::run::Input::Command(Command::Shares { basis }));
+            }
             if let Err(e) = ran {
                 let failed = SharesUpdate::failed(basis, format!("changed shares: {e}"));
                 send(&publish, Update::Shares(Arc::new(failed)));
