@@ -11,8 +11,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use lineage_config::Basis;
 use lineage_config::ThemeName;
-use lineage_engine::{DocRow, Documents, Snapshot, TableStats, Update, Watching};
+use lineage_engine::{
+    DocRow, Documents, PageChange, SharesUpdate, Snapshot, TableStats, Update, Watching,
+};
 use lineage_origin::Params;
 use lineage_tui::filter::Fuzzy;
 use lineage_tui::keymap::Keymap;
@@ -196,6 +199,56 @@ fn main() {
         snaps.push(t.elapsed());
     }
     let (sorted_snap, _) = spread(snaps);
+    // The shares of every page arriving (the engine's background run, in
+    // updates of 5,000), sorted by changed %; then a snapshot so sorted.
+    key(&mut app, KeyCode::Char('s'));
+    key(&mut app, KeyCode::Char('s'));
+    let mut arrivals = Vec::new();
+    for round in 0..3 {
+        let t = Instant::now();
+        for chunk in (0..n as u32).collect::<Vec<_>>().chunks(5_000) {
+            let changes = (chunk.iter())
+                .map(|&id| {
+                    let new = (id * 31 + round) % 1000;
+                    let change = PageChange {
+                        base: Some(id / 2),
+                        counts: Some([1000 - new, id % 300, new, 0]),
+                    };
+                    (id, change)
+                })
+                .collect();
+            let u = SharesUpdate {
+                basis: Basis::Predecessor,
+                changes,
+                done: 0,
+                total: 0,
+                finished: false,
+                error: None,
+            };
+            update(&mut app, Msg::Engine(Update::Shares(Arc::new(u))));
+        }
+        arrivals.push(t.elapsed());
+    }
+    let (arrived, _) = spread(arrivals);
+    let mut snaps = Vec::new();
+    for s in 0..9 {
+        let docs = documents(n, s + 40);
+        let t = Instant::now();
+        update(
+            &mut app,
+            Msg::Engine(Update::Snapshot(Arc::new(snapshot(docs, s as u64 + 40)))),
+        );
+        snaps.push(t.elapsed());
+    }
+    let (changed_snap, _) = spread(snaps);
+    let mut frames = Vec::new();
+    for _ in 0..100 {
+        key(&mut app, KeyCode::PageDown);
+        let t = Instant::now();
+        term.draw(|f| draw(&app, &theme, f)).unwrap();
+        frames.push(t.elapsed());
+    }
+    let (changed_frame, _) = spread(frames);
 
     println!("## TUI ({n} documents)\n");
     println!("| measure | median | p90 |\n| --- | --- | --- |");
@@ -222,6 +275,19 @@ fn main() {
     println!(
         "| new snapshot, no filter, sorted by fresh % | {} | |",
         ms(sorted_snap)
+    );
+    println!(
+        "| every page's shares arriving in {} updates, sorted by changed % | {} | |",
+        n.div_ceil(5_000),
+        ms(arrived)
+    );
+    println!(
+        "| new snapshot, no filter, sorted by changed % | {} | |",
+        ms(changed_snap)
+    );
+    println!(
+        "| frame sorted by changed %, paging | {} | |",
+        ms(changed_frame)
     );
     println!("| first snapshot (sort by path) | {} | |", ms(first));
 }

@@ -4,7 +4,7 @@
 //! inserted), and the runs moved within the page, a removed run of at least
 //! [`MOVE_MIN`] tokens that comes back inside an inserted one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -66,65 +66,60 @@ pub struct Changes {
 
 /// The changes from `old` (the predecessor's token keys) to `new` (the page's).
 pub fn changes<T: Hash + Eq + Ord>(old: &[T], new: &[T]) -> Changes {
+    // A token the other side lacks is in no common subsequence: Myers runs
+    // on the rest (an LCS of those is one of the whole), so its O(ND) pays
+    // for the differences in what both sides share, not for a section
+    // written anew (GNU diff discards such lines too).
+    let (in_old, in_new): (HashSet<&T>, HashSet<&T>) = (old.iter().collect(), new.iter().collect());
+    let shared = |side: &[T], other: &HashSet<&T>| -> Vec<u32> {
+        (0..side.len() as u32)
+            .filter(|&i| other.contains(&side[i as usize]))
+            .collect()
+    };
+    let (oi, ni) = (shared(old, &in_new), shared(new, &in_old));
     let ops = similar::capture_diff_slices_deadline(
         similar::Algorithm::Myers,
-        old,
-        new,
+        &pick(old, &oi),
+        &pick(new, &ni),
         Some(Instant::now() + DEADLINE),
     );
     let mut edits: Vec<Edit> = Vec::new();
-    let mut push = |e: Edit| {
-        let merged = match (edits.last_mut(), &e) {
-            (Some(Edit::Removed { old: a }), Edit::Removed { old: b }) if a.end == b.start => {
-                a.end = b.end;
-                true
-            }
-            (Some(Edit::Inserted { new: a }), Edit::Inserted { new: b }) if a.end == b.start => {
-                a.end = b.end;
-                true
-            }
-            _ => false,
-        };
-        if !merged {
-            edits.push(e);
+    // Between two kept tokens, the predecessor's are removed and the page's
+    // inserted; kept tokens next to each other on both sides are one run.
+    let gap = |edits: &mut Vec<Edit>, old: Range<u32>, new: Range<u32>| {
+        if !old.is_empty() {
+            edits.push(Edit::Removed { old });
+        }
+        if !new.is_empty() {
+            edits.push(Edit::Inserted { new });
         }
     };
-    let r = |at: usize, len: usize| at as u32..(at + len) as u32;
+    let (mut o, mut n) = (0u32, 0u32);
     for op in ops {
-        match op {
-            similar::DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => push(Edit::Kept {
-                old: r(old_index, len),
-                new: r(new_index, len),
-            }),
-            similar::DiffOp::Delete {
-                old_index, old_len, ..
-            } => push(Edit::Removed {
-                old: r(old_index, old_len),
-            }),
-            similar::DiffOp::Insert {
-                new_index, new_len, ..
-            } => push(Edit::Inserted {
-                new: r(new_index, new_len),
-            }),
-            similar::DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                push(Edit::Removed {
-                    old: r(old_index, old_len),
+        let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        else {
+            continue;
+        };
+        for j in 0..len {
+            let (x, y) = (oi[old_index + j], ni[new_index + j]);
+            if (x, y) != (o, n) || !matches!(edits.last(), Some(Edit::Kept { .. })) {
+                gap(&mut edits, o..x, n..y);
+                edits.push(Edit::Kept {
+                    old: x..x + 1,
+                    new: y..y + 1,
                 });
-                push(Edit::Inserted {
-                    new: r(new_index, new_len),
-                });
+            } else if let Some(Edit::Kept { old, new }) = edits.last_mut() {
+                old.end += 1;
+                new.end += 1;
             }
+            (o, n) = (x + 1, y + 1);
         }
     }
+    gap(&mut edits, o..old.len() as u32, n..new.len() as u32);
     let moves = moves(old, new, &edits);
     Changes { edits, moves }
 }
@@ -137,6 +132,11 @@ pub fn token_keys(text: &str) -> Vec<u64> {
         out.push(lineage_core::fsio::xxh64::xxh64(key.as_bytes()));
     });
     out
+}
+
+/// The tokens of `side` at `at`.
+fn pick<'a, T>(side: &'a [T], at: &[u32]) -> Vec<&'a T> {
+    at.iter().map(|&i| &side[i as usize]).collect()
 }
 
 /// A change inside an aligned run: the predecessor's tokens `old` (empty
