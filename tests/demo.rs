@@ -84,3 +84,32 @@ fn the_readme_settings_show_eviction_with_origins_intact() {
     assert!(run["do"].as_f64().unwrap() >= 90.0, "{run}");
     assert!(run["tf"].as_f64().unwrap() >= 90.0, "{run}");
 }
+
+/// In the README's order the demo's folders are versions: a page of v2 is
+/// diffed against the same page of v1, which is what its Documents row's
+/// changed and removed shares count.
+#[test]
+fn in_the_readme_order_a_page_of_v2_follows_the_same_page_of_v1() {
+    let readme =
+        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let command = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --release -- watch assets/demo"))
+        .unwrap();
+    let flags: Vec<&str> = command.split_whitespace().collect();
+    let order = flags[flags.iter().position(|&f| f == "--order").unwrap() + 1];
+    let home = common::TempDir::new("demo-order");
+    let ix = home.path().join("ix");
+    let (root, ix) = (demo(), ix.to_str().unwrap().to_string());
+    let at = ["--index", &ix, "--order", order];
+    common::stdout_of(home.path(), &[&["index", &root][..], &at].concat());
+    let args = [&["diff", &root, "v2/api.md", "--json"][..], &at[..2]].concat();
+    let d: serde_json::Value =
+        serde_json::from_str(&common::stdout_of(home.path(), &args)).unwrap();
+    assert_eq!(d["predecessor"]["path"], "v1/api.md", "{d}");
+    assert_eq!(d["predecessor"]["how"], "folder");
+    assert!(
+        d["new"].as_u64().unwrap() > 0 && d["kept"].as_u64().unwrap() > 0,
+        "{d}"
+    );
+}
