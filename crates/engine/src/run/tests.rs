@@ -733,6 +733,40 @@ fn shares_count_what_diff_counts_and_follow_an_edit_and_the_basis() {
     assert_eq!(got[&a2_2].removed_percent().map(|p| p.round()), Some(27.0));
 }
 
+/// The shares asked while the index is closed are not refused: the run
+/// starts once the tick opens it again, with the page the catch-up found.
+#[test]
+fn shares_asked_while_the_index_is_closed_run_when_it_opens() {
+    use lineage_config::Basis;
+    let mut h = Harness::new("shares-closed", &two_pages(), 200);
+    h.command(Command::Rescan, S);
+    h.take();
+    h.run.failed(IndexError::Poisoned);
+    h.write("c.txt", &text(3, 200));
+    h.command(
+        Command::Shares {
+            basis: Basis::Folder,
+        },
+        2 * S,
+    );
+    let (events, _, other) = h.take();
+    assert!(
+        errors(&events)
+            .iter()
+            .all(|e| !e.starts_with("the index is closed")),
+        "{events:?}"
+    );
+    assert!(other.is_empty(), "{other:?}");
+    assert_eq!(h.run.step(Step::Due(Due::Tick), h.t0 + 60 * S), Flow::Go);
+    let (got, ids) = shares_of(&h, Basis::Folder);
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    let mut measured: Vec<u32> = got.keys().copied().collect();
+    measured.sort_unstable();
+    let mut live: Vec<u32> = ids.values().copied().collect();
+    live.sort_unstable();
+    assert_eq!(measured, live, "every live page, the new one too");
+}
+
 /// A snapshot with no new event shares the events of the one before
 /// instead of copying them (progress ticks publish many); one after a new
 /// event has it first.
