@@ -77,17 +77,24 @@ pub(crate) fn table(app: &App) -> Result<Table, String> {
                 "version",
                 "tokens",
                 "fresh_percent",
+                "changed_percent",
+                "removed_percent",
                 "dominant_origin",
                 "cluster",
             ],
             rows: (0..app.docs.len())
                 .map(|i| {
                     let d = app.docs.row(i);
+                    // Against the basis the title names; empty where not
+                    // measured yet, or with no base to remove from.
+                    let share = |v: Option<f64>| v.map_or(Value::Empty, |v| Value::rounded(v, 2));
                     vec![
                         (&*d.path).into(),
                         d.version.into(),
                         d.tokens.into(),
                         Value::rounded(d.fresh_percent, 2),
+                        share(app.docs.shares.changed(d.id)),
+                        share(app.docs.shares.removed(d.id)),
                         d.dominant_path
                             .as_deref()
                             .map_or(Value::Empty, |p| Value::Text(p.to_string())),

@@ -1375,10 +1375,22 @@ fn x_exports_the_rows_as_shown_to_csv_or_json() {
     assert_eq!(*rows, 3);
     let csv = String::from_utf8(bytes.clone()).unwrap();
     let lines: Vec<&str> = csv.split("\r\n").collect();
-    assert!(
-        lines[0].starts_with("path,version,tokens,fresh_percent"),
+    assert_eq!(
+        lines[0],
+        "path,version,tokens,fresh_percent,changed_percent,removed_percent,dominant_origin,cluster",
         "{csv}"
     );
+    // The shares against the basis, as the pane shows them.
+    let row = lines
+        .iter()
+        .find(|l| l.starts_with("v2/installation.md,"))
+        .unwrap();
+    let cell = |v: Option<f64>| ((v.unwrap() * 100.0).round() / 100.0).to_string();
+    let (c, r) = (
+        a.docs.shares.changed(V2_INSTALL),
+        a.docs.shares.removed(V2_INSTALL),
+    );
+    assert!(row.contains(&format!(",{},{},", cell(c), cell(r))), "{row}");
     let got: Vec<&str> = lines[1..4]
         .iter()
         .map(|l| l.split(',').next().unwrap())
