@@ -200,10 +200,10 @@ impl Live {
     pub(super) fn load(&mut self, indexer: &mut Indexer) -> Result<(), IndexError> {
         let ix = indexer.index_mut();
         self.load_rows(ix)?;
-        // A reopened index may number its versions anew (one rebuilt after
-        // damage): the pairs measured before are not its.
+        // The pairs the index kept (a reopened one may number its versions
+        // anew, after damage: it keeps only the pairs of the versions it has).
         self.jobs.shares.cancel();
-        self.shares.kept = Arc::default();
+        self.shares.kept = Arc::new(Mutex::new(shares::Kept::of(ix.changes()?)));
         self.shares.dirty = true;
         self.versions.live = ix
             .paths()
@@ -754,9 +754,17 @@ impl Live {
                 kept,
                 cancel,
             };
-            let ran = shares::run(&history, &job, |u| {
-                send(&publish, Update::Shares(Arc::new(u)));
-            });
+            let keep = |pairs: Vec<_>| {
+                if let (false, Some(w)) = (pairs.is_empty(), &wake) {
+                    let _ = w.send(super::run::Input::Measured(pairs));
+                }
+            };
+            let ran = shares::run(
+                &history,
+                &job,
+                |u| send(&publish, Update::Shares(Arc::new(u))),
+                keep,
+            );
             running.store(false, Ordering::Relaxed);
             // A run cancelled for a newer one leaves the asking to it.
             if again.load(Ordering::Relaxed)

@@ -22,6 +22,8 @@ use lineage_store::index::{IndexError, Observer};
 pub(super) enum Input {
     Command(Command),
     Files(Batch),
+    /// Pairs the shares run diffed, to keep in the index.
+    Measured(Vec<lineage_store::index::PairCounts>),
 }
 
 /// One step of the engine.
@@ -182,6 +184,14 @@ impl Run {
                     return Flow::Stop;
                 }
                 Input::Command(Command::Changed(p)) => paths.extend(p),
+                Input::Measured(pairs) => {
+                    if let Store::Open(ix) = &mut self.store
+                        && let Err(e) = ix.index_mut().put_changes(&pairs)
+                    {
+                        self.failed(e);
+                        changed = true;
+                    }
+                }
                 Input::Command(c) => changed |= self.command(c),
                 Input::Files(Batch::Changed { paths: p, rescan }) => {
                     self.live.folder.adopt(&p);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::changed::{changes, counts};
 use lineage_config::Basis;
-use lineage_store::index::{History, IndexError};
+use lineage_store::index::{History, IndexError, PairCounts};
 
 /// Progress is reported at most this often: each report of a run over
 /// 100,000 pages sorts the Documents again (tens of ms).
@@ -118,6 +118,22 @@ pub(crate) struct Kept {
     basis: Option<Basis>,
 }
 
+impl Kept {
+    /// The pairs an index kept (`Index::changes`).
+    pub(crate) fn of(pairs: Vec<PairCounts>) -> Kept {
+        let pairs = (pairs.into_iter())
+            .map(|(id, base, counts)| {
+                let counts = Some(counts);
+                ((id, base), PageChange { base, counts })
+            })
+            .collect();
+        Kept {
+            pairs,
+            ..Kept::default()
+        }
+    }
+}
+
 /// One run: every live page with its base.
 pub(crate) struct Job {
     pub basis: Basis,
@@ -128,12 +144,15 @@ pub(crate) struct Job {
 }
 
 /// Diff `job`'s pages not diffed before, calling `report` with what is new
-/// at most every [`PROGRESS_EVERY`] and once at the end; returns early,
-/// without it, when cancelled or the index cannot be read.
+/// at most every [`PROGRESS_EVERY`] and once at the end, and `keep` with
+/// the pairs diffed since its last call (those measured, to keep in the
+/// index); returns early, without the last report, when cancelled or the
+/// index cannot be read.
 pub(crate) fn run(
     history: &History,
     job: &Job,
     mut report: impl FnMut(SharesUpdate),
+    mut keep: impl FnMut(Vec<PairCounts>),
 ) -> Result<(), IndexError> {
     let lock = || job.kept.lock().unwrap_or_else(|e| e.into_inner());
     {
@@ -159,6 +178,7 @@ pub(crate) fn run(
         error: None,
     };
     let mut last = Instant::now();
+    let mut measured = Vec::new();
     let one = |v: u32| Ok(history.fingerprints(v, v + 1)?.pop().unwrap_or_default());
     for (id, base, [tokens, base_tokens]) in todo {
         if job.cancel.load(Ordering::Relaxed) {
@@ -171,9 +191,13 @@ pub(crate) fn run(
         k.sent.insert(id, c);
         update.changes.push((id, c));
         drop(k);
+        if let Some(counts) = c.counts {
+            measured.push((id, base, counts));
+        }
         update.done += 1;
         if last.elapsed() >= PROGRESS_EVERY {
             last = Instant::now();
+            keep(std::mem::take(&mut measured));
             report(SharesUpdate {
                 changes: std::mem::take(&mut update.changes),
                 ..update.clone()
@@ -193,6 +217,7 @@ pub(crate) fn run(
         }
     }
     update.finished = true;
+    keep(measured);
     report(update);
     Ok(())
 }

@@ -1478,7 +1478,7 @@ fn an_index_of_schema_5_gains_row_sums_and_keeps_its_history() {
         .unwrap();
     assert_eq!(
         (version, unsummed),
-        (10, 0),
+        (11, 0),
         "the schema this lineage writes"
     );
 }

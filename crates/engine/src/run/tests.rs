@@ -767,6 +767,55 @@ fn shares_asked_while_the_index_is_closed_run_when_it_opens() {
     assert_eq!(measured, live, "every live page, the new one too");
 }
 
+/// The pairs a run diffed are kept in the index (the engine writes what
+/// the run sends it): after a restart the run diffs none again, and says
+/// every page's change from what was kept.
+#[test]
+fn shares_measured_are_kept_in_the_index_across_a_restart() {
+    use lineage_config::Basis;
+    let mut h = Harness::new("shares-kept", &two_pages(), 200);
+    h.command(Command::Rescan, S);
+    h.take();
+    h.command(
+        Command::Shares {
+            basis: Basis::Predecessor,
+        },
+        2 * S,
+    );
+    let (first, _) = shares_of(&h, Basis::Predecessor);
+    assert_eq!(first.len(), 2);
+    // What the run sent the engine, as its loop would take it.
+    let sent: Vec<Input> = h._events.try_iter().collect();
+    assert!(
+        sent.iter()
+            .any(|i| matches!(i, Input::Measured(p) if p.len() == 2))
+    );
+    h.run.step(Step::Inputs(sent), h.t0 + 3 * S);
+    h.restart();
+    h.command(
+        Command::Shares {
+            basis: Basis::Predecessor,
+        },
+        4 * S,
+    );
+    let until = Instant::now() + 20 * S;
+    let mut last = None;
+    while last.is_none() && Instant::now() < until {
+        for u in h.take().2 {
+            if let Update::Shares(u) = u
+                && u.finished
+            {
+                last = Some(u);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let last = last.expect("a finished run");
+    assert_eq!((last.done, last.total), (0, 0), "nothing diffed again");
+    let again: HashMap<u32, crate::PageChange> = last.changes.iter().copied().collect();
+    assert_eq!(again, first);
+}
+
 /// A snapshot with no new event shares the events of the one before
 /// instead of copying them (progress ticks publish many); one after a new
 /// event has it first.

@@ -13,6 +13,8 @@
 //! the cached fingerprints ([`Restored`]; no file is re-read). Each repair
 //! says so once through [`Observer::notice`]. The root is only ever read.
 
+mod changes;
+pub use changes::PairCounts;
 mod commits;
 pub use commits::Source;
 mod departures;

@@ -31,6 +31,9 @@
 //!               dest, id)                          -- the newest 1,000 (index/departures.rs)
 //! versions_past INDEX on versions (status, text,  -- the versions not live
 //!               tokens)                            -- (index/history.rs)
+//! changes      (id, base, id_hash, base_hash,      -- a page's token counts
+//!               kept, removed, new, moved, sum)    -- against a base (11;
+//!                                                  -- index/changes.rs)
 //! ```
 //!
 //! Every table and index is made here: [`DDL`] for a new index, and
@@ -68,7 +71,7 @@ const CHECKED: &str = "index.db-checked";
 /// What goes with the database: SQLite's files and the check's stamp.
 pub(crate) const BESIDE: [&str; 4] = [WAL, SHM, JOURNAL, CHECKED];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
-pub(crate) const SCHEMA_VERSION: i64 = 10;
+pub(crate) const SCHEMA_VERSION: i64 = 11;
 /// The first schema whose fingerprints are taken under the seeded polynomial.
 pub(crate) const SEEDED_SINCE: i64 = 5;
 
@@ -125,6 +128,25 @@ macro_rules! outcomes_table {
                     STORED
 );"
         )
+    };
+}
+
+/// `CREATE TABLE` of the kept changes (index/changes.rs), for a new index
+/// and the migration to 11 alike.
+macro_rules! changes_table {
+    () => {
+        "CREATE TABLE IF NOT EXISTS changes (
+    id        INTEGER NOT NULL,
+    base      INTEGER NOT NULL,
+    id_hash   INTEGER NOT NULL,
+    base_hash INTEGER NOT NULL,
+    kept      INTEGER NOT NULL,
+    removed   INTEGER NOT NULL,
+    new       INTEGER NOT NULL,
+    moved     INTEGER NOT NULL,
+    sum       INTEGER NOT NULL,
+    PRIMARY KEY (id, base)
+) WITHOUT ROWID;"
     };
 }
 
@@ -185,7 +207,8 @@ CREATE TABLE commits (
 CREATE TABLE version_commits (
     id  INTEGER PRIMARY KEY,
     seq INTEGER NOT NULL
-);"
+);",
+    changes_table!(),
 );
 
 /// Schema upgrades in place, each from its version to the next, so an index
@@ -203,6 +226,8 @@ CREATE TABLE version_commits (
 /// before has none, and is compared by size and mtime until next read.
 /// 10 adds `commits` and `version_commits`: the commit of each version read
 /// from a git repository's history (none for a version read from a file).
+/// 11 adds `changes`: each page's token counts against its base, kept
+/// (index/changes.rs); an index migrated has none, and measures them again.
 const MIGRATIONS: &[(i64, &str)] = &[(
     5,
     concat!(
@@ -262,6 +287,9 @@ CREATE TABLE IF NOT EXISTS version_commits (
     id  INTEGER PRIMARY KEY,
     seq INTEGER NOT NULL
 );",
+), (
+    10,
+    changes_table!(),
 )];
 
 /// Whether a write-ahead log with frames lies beside the database at `path`.

@@ -420,3 +420,60 @@ fn a_full_disk_is_said_plainly_naming_the_index_folder() {
     assert_eq!(line, "index /data/ix: the disk is full");
     assert!(said(io(io::Error::from_raw_os_error(libc::EACCES)).disk_full(dir, 0)).is_none());
 }
+
+/// Kept pairs read back after a reopen; a pair whose version's file hash is
+/// no longer the one it was measured on, or whose row was damaged, is not
+/// read; one naming a version the index lacks is not kept.
+#[test]
+fn kept_changes_read_back_only_for_the_versions_they_were_measured_on() {
+    let f = Fixture::new("changes");
+    f.write("a.md", "the first page, in words of its own", 10);
+    f.write("b.md", "a second page with other words", 20);
+    let (mut ix, _) = f.open(params());
+    let mut s = ix
+        .begin_sync(walk_root(&f.root), &Scope::default(), MAX, Order::Mtime)
+        .unwrap();
+    let reader = ix.reader(&s);
+    let read: Vec<_> = s.batch().iter().map(|f| reader.read(f)).collect();
+    let batch = ix.record(&mut s, read).unwrap();
+    batch
+        .commit(vec![(outcome(0, 7), vec![]), (outcome(1, 6), vec![])])
+        .unwrap();
+    ix.finish(&mut s).unwrap();
+    let pairs = [
+        (0, None, [0, 0, 7, 0]),
+        (1, Some(0), [3, 4, 2, 1]),
+        (9, None, [1, 1, 1, 1]),
+    ];
+    ix.put_changes(&pairs).unwrap();
+    ix.put_changes(&[(1, Some(0), [3, 4, 3, 0])]).unwrap();
+    drop(ix);
+    let (ix, _) = f.open(params());
+    let mut got = ix.changes().unwrap();
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [(0, None, [0, 0, 7, 0]), (1, Some(0), [3, 4, 3, 0])],
+        "replaced, 9 left out"
+    );
+    let c = ix.db.conn();
+    c.execute("UPDATE changes SET kept = kept + 1 WHERE id = 0", [])
+        .unwrap();
+    assert_eq!(
+        ix.changes().unwrap(),
+        [(1, Some(0), [3, 4, 3, 0])],
+        "a damaged row is not read"
+    );
+    // Measured on another content of the base (its row whole).
+    c.execute(
+        "UPDATE changes SET base_hash = base_hash + 1,
+                sum = lineage_row(id, base, id_hash, base_hash + 1, kept, removed, new, moved)
+         WHERE id = 1",
+        [],
+    )
+    .unwrap();
+    assert!(
+        ix.changes().unwrap().is_empty(),
+        "another base content: not read"
+    );
+}
