@@ -72,6 +72,9 @@ const CHECKED: &str = "index.db-checked";
 pub(crate) const BESIDE: [&str; 4] = [WAL, SHM, JOURNAL, CHECKED];
 /// `PRAGMA user_version` and `meta.schema_version`; bump on any change.
 pub(crate) const SCHEMA_VERSION: i64 = 11;
+/// The migrations from before this schema copy or drop tables (5 to 7);
+/// those from it on only add them.
+const FREES_UNTIL: i64 = 8;
 /// The first schema whose fingerprints are taken under the seeded polynomial.
 pub(crate) const SEEDED_SINCE: i64 = 5;
 
@@ -660,11 +663,13 @@ impl Db {
             tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))?;
             set_meta(&tx, "schema_version", &SCHEMA_VERSION.to_string())?;
             tx.commit()?;
-            if !fresh {
-                // A migration copies tables: give their old pages back
-                // (once; without it the file keeps them, and the check
-                // above reads them, at every open). Failing (a full disk)
-                // leaves the migrated file as it is, free pages and all.
+            if !fresh && user_version < FREES_UNTIL {
+                // A migration that copies or drops tables: give their old
+                // pages back (once; without it the file keeps them, and the
+                // check above reads them, at every open). Failing (a full
+                // disk) leaves the migrated file as it is, free pages and
+                // all. The later ones only add tables: nothing to give back,
+                // and a VACUUM would copy the whole file.
                 let _ = conn.execute_batch("VACUUM");
             }
         }
@@ -1462,6 +1467,54 @@ mod tests {
             shape.push(format!("{kind} {name} on {table}: {}", rows.join("; ")));
         }
         shape
+    }
+
+    /// Only a migration that copies or drops tables copies the file to give
+    /// their pages back: from 10, which adds one, the free pages stay (a
+    /// VACUUM there rewrote a 29 MB index to add an empty table); from 7,
+    /// which drops one, they are given back.
+    #[test]
+    fn only_a_migration_that_frees_pages_vacuums() {
+        let dir = std::env::temp_dir().join(format!("lineage-vacuum-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (from, undo, vacuumed) in [
+            (10, "DROP TABLE changes;", false),
+            (
+                7,
+                "DROP TABLE ctimes;
+                 CREATE TABLE sketches (id INTEGER PRIMARY KEY, simhash INTEGER NOT NULL);",
+                true,
+            ),
+        ] {
+            let path = dir.join(format!("{from}.db"));
+            drop(Db::open(&path).unwrap());
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(&format!(
+                "CREATE TABLE filler (b BLOB);
+                 INSERT INTO filler VALUES (zeroblob(200000));
+                 DROP TABLE filler;
+                 {undo}
+                 PRAGMA user_version = {from};
+                 UPDATE meta SET value = '{from}' WHERE key = 'schema_version';"
+            ))
+            .unwrap();
+            let free = |c: &Connection| -> i64 {
+                c.query_row("PRAGMA freelist_count", [], |r| r.get(0))
+                    .unwrap()
+            };
+            assert!(free(&c) > 10);
+            drop(c);
+            drop(Db::open(&path).unwrap());
+            let c = Connection::open(&path).unwrap();
+            assert_eq!(
+                free(&c) == 0,
+                vacuumed,
+                "from {from}: {} free pages",
+                free(&c)
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// An index of schema 7 (its tables made on first use, the dead
