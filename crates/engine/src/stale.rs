@@ -445,7 +445,6 @@ impl<R: Read> Search<'_, R> {
         let mut out = Vec::new();
         for (run, shingles) in runs.iter().zip(page) {
             let o = run.origin.unwrap_or_default();
-            let copied = self.held(o, shingles)?;
             let op = rows[o as usize].path.as_str();
             // A deleted page has no words now to keep a copy in step with
             // (and its text often lives on under a name git did not pair).
@@ -453,6 +452,13 @@ impl<R: Read> Search<'_, R> {
                 continue;
             };
             let now = now.id;
+            // Most copies are as the origin's newest version has them: that
+            // version (read once for every page copying from it) holding
+            // the whole run settles it, the origin as it was left unread.
+            if self.keys.holds_all(ix, now, &shingles)? {
+                continue;
+            }
+            let copied = self.held(o, shingles)?;
             let kept = self.held(now, copied.clone())?;
             if copied.is_empty() || kept.len() == copied.len() {
                 continue;
