@@ -26,9 +26,6 @@ pub enum Basis {
 }
 
 impl Basis {
-    /// Every basis, in the order the TUI's key steps through them.
-    pub const ALL: [Basis; 2] = [Basis::Predecessor, Basis::Folder];
-
     /// The basis after this one.
     pub fn next(self) -> Basis {
         match self {

@@ -723,18 +723,8 @@ impl Live {
             self.shares.again.store(true, Ordering::Relaxed);
             return;
         }
-        let rows = &self.versions.rows;
-        let lineage = match Lineage::new(ix, rows, &self.opts.config.predecessor) {
-            Ok(l) => l,
-            Err(e) => return self.rep.error(format!("changed shares: {e}")),
-        };
-        let pages = (self.versions.live.values())
-            .map(|&id| {
-                let base = lineage.base(id, basis).map(|b| b.id);
-                let tokens = |v: u32| rows[v as usize].tokens;
-                (id, base, [tokens(id), base.map_or(0, tokens)])
-            })
-            .collect();
+        let live = self.versions.live.values().copied().collect();
+        let (rules, order) = (self.opts.config.predecessor.clone(), ix.order());
         let history = match ix.history_reader() {
             Ok(h) => h,
             Err(e) => return self.rep.error(format!("changed shares: {e}")),
@@ -750,7 +740,9 @@ impl Live {
         let started = self.jobs.shares.start(0, move |cancel| {
             let job = shares::Job {
                 basis,
-                pages,
+                live,
+                rules,
+                order,
                 kept,
                 cancel,
             };

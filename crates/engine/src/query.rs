@@ -12,7 +12,7 @@ use lineage_core::text::{Format, for_each_token, prepare};
 use lineage_origin::{Outcome, Run};
 use lineage_similar::exact::jaccard;
 use lineage_source::{self as source, SkipReason};
-use lineage_store::index::{IndexError, Kept, Read, Status};
+use lineage_store::index::{HistoryRow, IndexError, Kept, Read, Status};
 
 /// What the engine knows of each version without asking the database.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,10 +40,12 @@ pub struct Row {
 
 /// Every version's row, from the index's history.
 pub fn rows(ix: &impl Read) -> Result<Vec<Row>, IndexError> {
-    Ok(ix
-        .history()?
-        .into_iter()
-        .map(|h| Row {
+    Ok(ix.history()?.into_iter().map(Row::from).collect())
+}
+
+impl From<HistoryRow> for Row {
+    fn from(h: HistoryRow) -> Row {
+        Row {
             path: h.path,
             version: h.version,
             tokens: h.tokens,
@@ -53,8 +55,8 @@ pub fn rows(ix: &impl Read) -> Result<Vec<Row>, IndexError> {
             origins: h.origins,
             mtime_ns: h.mtime_ns,
             seen_ms: h.seen_ms,
-        })
-        .collect())
+        }
+    }
 }
 
 impl Row {

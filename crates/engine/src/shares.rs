@@ -10,7 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::changed::{changes, counts};
-use lineage_config::Basis;
+use super::predecessor::Lineage;
+use super::query::Row;
+use lineage_config::{Basis, PredecessorRule};
+use lineage_source::Order;
 use lineage_store::index::{History, IndexError, PairCounts};
 
 /// Progress is reported at most this often: each report of a run over
@@ -134,13 +137,35 @@ impl Kept {
     }
 }
 
-/// One run: every live page with its base.
+/// One run: every live page, its base found in the run's own thread (the
+/// bases of 100,000 pages take 0.3 s, which the engine's thread, between an
+/// edit and the next, has not to give).
 pub(crate) struct Job {
     pub basis: Basis,
-    /// (version id, base, the tokens of each), one per live page.
-    pub pages: Vec<(u32, Option<u32>, [u32; 2])>,
+    /// The live pages' version ids.
+    pub live: Vec<u32>,
+    /// The config's `[[predecessor]]` rules and the index's order.
+    pub rules: Vec<PredecessorRule>,
+    pub order: Option<Order>,
     pub kept: Arc<Mutex<Kept>>,
     pub cancel: Arc<AtomicBool>,
+}
+
+impl Job {
+    /// (version id, base, the tokens of each) of every live page, from the
+    /// versions as the index has them.
+    fn pages(&self, history: &History) -> Result<Vec<(u32, Option<u32>, [u32; 2])>, IndexError> {
+        let rows: Vec<Row> = history.history()?.into_iter().map(Row::from).collect();
+        let lineage = Lineage::of(&rows, &self.rules, history.renames()?, self.order);
+        let tokens = |v: u32| rows[v as usize].tokens;
+        Ok((self.live.iter())
+            .filter(|&&id| (id as usize) < rows.len())
+            .map(|&id| {
+                let base = lineage.base(id, self.basis).map(|b| b.id);
+                (id, base, [tokens(id), base.map_or(0, tokens)])
+            })
+            .collect())
+    }
 }
 
 /// Diff `job`'s pages not diffed before, calling `report` with what is new
@@ -162,9 +187,10 @@ pub(crate) fn run(
             k.basis = Some(job.basis);
         }
     }
+    let pages = job.pages(history)?;
     let todo: Vec<_> = {
         let k = lock();
-        (job.pages.iter())
+        (pages.iter())
             .filter(|(id, base, _)| !k.pairs.contains_key(&(*id, *base)))
             .copied()
             .collect()
@@ -208,7 +234,7 @@ pub(crate) fn run(
         // The pages whose pair was diffed before, under another base or
         // for another run: what was sent for them may not be it.
         let mut k = lock();
-        for &(id, base, _) in &job.pages {
+        for &(id, base, _) in &pages {
             let c = k.pairs[&(id, base)];
             if k.sent.get(&id) != Some(&c) {
                 k.sent.insert(id, c);

@@ -849,6 +849,16 @@ impl History {
     pub fn text(&self, id: u32) -> Result<Kept, IndexError> {
         texts::get(self.0.conn(), id)
     }
+
+    /// Every version with its outcome summary, as [`Read::history`].
+    pub fn history(&self) -> Result<Vec<HistoryRow>, IndexError> {
+        Ok(self.0.history()?)
+    }
+
+    /// The renames the index keeps, as [`Read::renames`].
+    pub fn renames(&self) -> Result<Vec<Departure>, IndexError> {
+        read::renames(&self.0)
+    }
 }
 
 #[cfg(test)]

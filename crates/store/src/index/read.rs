@@ -106,14 +106,7 @@ pub trait Read {
     /// newest first: where each page's versions came from. None kept (an
     /// index of a lineage before schema 8) reads as none.
     fn renames(&self) -> Result<Vec<Departure>, IndexError> {
-        match departures::newest(self.db().conn(), usize::MAX >> 1, true) {
-            Err(IndexError::Db(rusqlite::Error::SqliteFailure(_, Some(m))))
-                if m.contains("no such table") =>
-            {
-                Ok(Vec::new())
-            }
-            r => r,
-        }
+        renames(self.db())
     }
 
     /// The order new files are processed in, as the index recorded it
@@ -121,6 +114,18 @@ pub trait Read {
     fn order(&self) -> Option<lineage_source::Order> {
         let held = self.db().meta(super::ORDER).ok().flatten()?;
         held.parse().ok()
+    }
+}
+
+/// The renames `db` keeps, newest first (see [`Read::renames`]).
+pub(super) fn renames(db: &Db) -> Result<Vec<Departure>, IndexError> {
+    match departures::newest(db.conn(), usize::MAX >> 1, true) {
+        Err(IndexError::Db(rusqlite::Error::SqliteFailure(_, Some(m))))
+            if m.contains("no such table") =>
+        {
+            Ok(Vec::new())
+        }
+        r => r,
     }
 }
 
