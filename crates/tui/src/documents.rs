@@ -180,17 +180,33 @@ impl Bound {
 }
 
 /// A filter split into the words the path must match and the bounds on
-/// shares.
-fn terms(filter: &str) -> (String, Vec<Bound>) {
-    let mut words = Vec::new();
-    let mut bounds = Vec::new();
-    for t in filter.split_whitespace() {
-        match Bound::parse(t) {
-            Some(b) => bounds.push(b),
-            None => words.push(t),
+/// shares, once as it is set (each frame asks for every row's matches).
+#[derive(Debug, Default)]
+struct Terms {
+    words: String,
+    bounds: Vec<Bound>,
+}
+
+impl Terms {
+    fn of(filter: &str) -> Terms {
+        let mut words = Vec::new();
+        let mut bounds = Vec::new();
+        for t in filter.split_whitespace() {
+            match Bound::parse(t) {
+                Some(b) => bounds.push(b),
+                None => words.push(t),
+            }
+        }
+        Terms {
+            words: words.join(" "),
+            bounds,
         }
     }
-    (words.join(" "), bounds)
+
+    /// Whether a bound reads the changed or removed share.
+    fn reads_shares(&self) -> bool {
+        (self.bounds.iter()).any(|b| matches!(b.share, Share::Changed | Share::Removed))
+    }
 }
 
 /// New rows up to this many go into the kept order one by one (a binary
@@ -271,6 +287,8 @@ fn same_keys(a: &DocRow, b: &DocRow) -> bool {
 pub struct DocList {
     docs: Documents,
     filter: String,
+    /// The filter's words and bounds.
+    terms: Terms,
     sort: SortKey,
     reverse: bool,
     /// Indices into `docs` of the rows shown, in order.
@@ -286,6 +304,7 @@ impl DocList {
         DocList {
             docs: Documents::default(),
             filter: String::new(),
+            terms: Terms::default(),
             sort: SortKey::Path,
             reverse: false,
             view: Vec::new(),
@@ -377,9 +396,10 @@ impl DocList {
         // rows (a subsequence of the longer pattern is one of the shorter),
         // ranked again by their new scores. Not so for a bound on a share
         // (`changed<1` to `changed<10` widens it).
-        let bounded = |f: &str| !terms(f).1.is_empty();
-        let narrow =
-            filter.starts_with(self.filter.as_str()) && !bounded(filter) && !bounded(&self.filter);
+        let terms = Terms::of(filter);
+        let narrow = filter.starts_with(self.filter.as_str())
+            && terms.bounds.is_empty()
+            && self.terms.bounds.is_empty();
         // A pattern selects its best match, as fzf does (issue 41: enter
         // opened the row selected before, still among the matches); a
         // cleared one keeps the row, to see it among its neighbours.
@@ -390,6 +410,7 @@ impl DocList {
             None
         };
         self.filter = filter.to_string();
+        self.terms = terms;
         let candidates = narrow.then(|| std::mem::take(&mut self.view));
         self.refresh(candidates, false, keep, height);
     }
@@ -412,17 +433,17 @@ impl DocList {
 
     /// Byte offsets in row `i`'s path of the characters the filter matched.
     pub(crate) fn matches(&self, i: usize) -> Vec<usize> {
-        let (words, _) = terms(&self.filter);
+        let words = &self.terms.words;
         if words.is_empty() {
             return Vec::new();
         }
-        self.matcher.indices(&words, &self.row(i).path)
+        self.matcher.indices(words, &self.row(i).path)
     }
 
     /// Whether the filter has words to rank its matches by (bounds on
     /// shares alone keep the order).
     pub(crate) fn ranked(&self) -> bool {
-        !terms(&self.filter).0.is_empty()
+        !self.terms.words.is_empty()
     }
 
     /// Measure the shares against `basis` from now on: those of another
@@ -456,9 +477,7 @@ impl DocList {
     /// The rows again where the order or the filter reads the shares,
     /// those of versions `changed` (None: any) new or changed.
     fn reread_shares(&mut self, changed: Option<&[u32]>, height: usize) {
-        let bounded = (terms(&self.filter).1.iter())
-            .any(|b| matches!(b.share, Share::Changed | Share::Removed));
-        if !bounded && !self.sort.by_share() {
+        if !self.terms.reads_shares() && !self.sort.by_share() {
             return;
         }
         let keep = self.selected_id();
@@ -530,7 +549,7 @@ impl DocList {
             };
             if reverse { o.reverse() } else { o }
         };
-        let (words, bounds) = terms(&self.filter);
+        let Terms { words, bounds } = &self.terms;
         if !bounds.is_empty() {
             let within = |i: &u32| bounds.iter().all(|b| b.holds(docs.at(*i as usize), shares));
             view = view.into_par_iter().filter(within).collect();
