@@ -84,6 +84,22 @@ fn snapshot(docs: Documents, seq: u64) -> Snapshot {
     }
 }
 
+/// The median time `app` takes 9 new snapshots (documents salted from
+/// `salt` on, each a new sequence number).
+fn snapshots(app: &mut App, n: usize, salt: usize) -> Duration {
+    let mut snaps = Vec::new();
+    for s in salt..salt + 9 {
+        let docs = documents(n, s);
+        let t = Instant::now();
+        update(
+            app,
+            Msg::Engine(Update::Snapshot(Arc::new(snapshot(docs, s as u64 + 1)))),
+        );
+        snaps.push(t.elapsed());
+    }
+    spread(snaps).0
+}
+
 fn key(app: &mut App, code: KeyCode) {
     update(
         app,
@@ -174,31 +190,11 @@ fn main() {
     let (filtered_frame, _) = spread(typed);
 
     // A new snapshot (new documents) under the filter: filter from scratch + sort.
-    let mut snaps = Vec::new();
-    for s in 0..9 {
-        let docs = documents(n, s + 1);
-        let t = Instant::now();
-        update(
-            &mut app,
-            Msg::Engine(Update::Snapshot(Arc::new(snapshot(docs, s as u64 + 2)))),
-        );
-        snaps.push(t.elapsed());
-    }
-    let (filtered_snap, _) = spread(snaps);
+    let filtered_snap = snapshots(&mut app, n, 1);
     key(&mut app, KeyCode::Esc);
     // … and without a filter, sorted by fresh %.
     key(&mut app, KeyCode::Char('s'));
-    let mut snaps = Vec::new();
-    for s in 0..9 {
-        let docs = documents(n, s + 20);
-        let t = Instant::now();
-        update(
-            &mut app,
-            Msg::Engine(Update::Snapshot(Arc::new(snapshot(docs, s as u64 + 20)))),
-        );
-        snaps.push(t.elapsed());
-    }
-    let (sorted_snap, _) = spread(snaps);
+    let sorted_snap = snapshots(&mut app, n, 20);
     // The shares of every page arriving (the engine's background run, in
     // updates of 5,000), sorted by changed %; then a snapshot so sorted.
     key(&mut app, KeyCode::Char('s'));
@@ -230,17 +226,7 @@ fn main() {
         arrivals.push(t.elapsed());
     }
     let (arrived, _) = spread(arrivals);
-    let mut snaps = Vec::new();
-    for s in 0..9 {
-        let docs = documents(n, s + 40);
-        let t = Instant::now();
-        update(
-            &mut app,
-            Msg::Engine(Update::Snapshot(Arc::new(snapshot(docs, s as u64 + 40)))),
-        );
-        snaps.push(t.elapsed());
-    }
-    let (changed_snap, _) = spread(snaps);
+    let changed_snap = snapshots(&mut app, n, 40);
     let mut frames = Vec::new();
     for _ in 0..100 {
         key(&mut app, KeyCode::PageDown);

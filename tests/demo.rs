@@ -9,6 +9,22 @@ fn demo() -> String {
     format!("{}/assets/demo", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The flags of the README's first command (`cargo run --release -- watch
+/// assets/demo FLAGS`).
+fn readme_flags() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let command = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --release -- watch assets/demo"))
+        .expect("the README's first command");
+    command
+        .split_whitespace()
+        .skip(6)
+        .map(String::from)
+        .collect()
+}
+
 #[test]
 fn the_demo_shows_copied_pages_and_their_earliest_sources() {
     let r = lineage_json(&["scan", &demo(), "--json", "--order", "path"]);
@@ -54,14 +70,9 @@ fn the_demo_has_near_duplicate_clusters() {
 /// those of the exact result.
 #[test]
 fn the_readme_settings_show_eviction_with_origins_intact() {
-    let readme =
-        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let command = readme
-        .lines()
-        .find(|l| l.starts_with("cargo run --release -- watch assets/demo"))
-        .expect("the README's first command");
-    let flags: Vec<&str> = command.split_whitespace().skip(6).collect();
-    assert!(flags.contains(&"--table-size"), "{command}");
+    let flags = readme_flags();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    assert!(flags.contains(&"--table-size"), "{flags:?}");
     let root = demo();
     let mut args = vec![
         "sweep",
@@ -90,14 +101,8 @@ fn the_readme_settings_show_eviction_with_origins_intact() {
 /// changed and removed shares count.
 #[test]
 fn in_the_readme_order_a_page_of_v2_follows_the_same_page_of_v1() {
-    let readme =
-        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let command = readme
-        .lines()
-        .find(|l| l.starts_with("cargo run --release -- watch assets/demo"))
-        .unwrap();
-    let flags: Vec<&str> = command.split_whitespace().collect();
-    let order = flags[flags.iter().position(|&f| f == "--order").unwrap() + 1];
+    let flags = readme_flags();
+    let order = &flags[flags.iter().position(|f| f == "--order").unwrap() + 1];
     let home = common::TempDir::new("demo-order");
     let ix = home.path().join("ix");
     let (root, ix) = (demo(), ix.to_str().unwrap().to_string());

@@ -626,10 +626,14 @@ fn diff_tells_what_a_version_changed_with_its_words() {
 }
 
 /// The shares of `basis` the engine's run sends until it is finished
-/// (each page's last change, by version id), and each live page's id by
-/// path in the last snapshot published meanwhile (empty if none was).
+/// (each page's last change, by version id), each live page's id by path
+/// in the last snapshot published meanwhile (empty if none was), and the
+/// run's last update.
 type Shares = HashMap<u32, crate::PageChange>;
-fn shares_of(h: &Harness, basis: lineage_config::Basis) -> (Shares, HashMap<String, u32>) {
+fn shares_of(
+    h: &Harness,
+    basis: lineage_config::Basis,
+) -> (Shares, HashMap<String, u32>, Arc<SharesUpdate>) {
     let (mut out, mut ids) = (HashMap::new(), HashMap::new());
     let until = Instant::now() + 20 * S;
     while Instant::now() < until {
@@ -645,7 +649,7 @@ fn shares_of(h: &Harness, basis: lineage_config::Basis) -> (Shares, HashMap<Stri
                     assert_eq!(u.error, None);
                     out.extend(u.changes.iter().copied());
                     if u.finished {
-                        return (out, ids);
+                        return (out, ids, u);
                     }
                 }
                 _ => {}
@@ -683,7 +687,7 @@ fn shares_count_what_diff_counts_and_follow_an_edit_and_the_basis() {
         },
         2 * S,
     );
-    let (got, _) = shares_of(&h, Basis::Predecessor);
+    let (got, _, _) = shares_of(&h, Basis::Predecessor);
     assert_eq!(got.len(), 3, "{got:?}");
     let (a1, a2, b) = (id["v1/a.txt"], id["v2/a.txt"], id["v1/b.txt"]);
     assert_eq!(got[&a2].base, Some(a1));
@@ -708,7 +712,7 @@ fn shares_count_what_diff_counts_and_follow_an_edit_and_the_basis() {
     // An edit to v2/a.txt: against its predecessor, only what it added.
     h.write("v2/a.txt", &format!("{x}\n\n{z}\n\n{w}\n"));
     h.command(Command::Rescan, 3 * S);
-    let (got, id) = shares_of(&h, Basis::Predecessor);
+    let (got, id, _) = shares_of(&h, Basis::Predecessor);
     let a2_2 = id["v2/a.txt"];
     assert_ne!(a2_2, a2);
     assert_eq!(
@@ -725,7 +729,7 @@ fn shares_count_what_diff_counts_and_follow_an_edit_and_the_basis() {
         },
         4 * S,
     );
-    let (got, _) = shares_of(&h, Basis::Folder);
+    let (got, _, _) = shares_of(&h, Basis::Folder);
     assert_eq!(got.len(), 3, "a new basis sends every page: {got:?}");
     assert_eq!(got[&a2_2].base, Some(a1));
     assert_eq!(got[&a2_2].counts, Some([80, 30, 30, 0]));
@@ -758,7 +762,7 @@ fn shares_asked_while_the_index_is_closed_run_when_it_opens() {
     );
     assert!(other.is_empty(), "{other:?}");
     assert_eq!(h.run.step(Step::Due(Due::Tick), h.t0 + 60 * S), Flow::Go);
-    let (got, ids) = shares_of(&h, Basis::Folder);
+    let (got, ids, _) = shares_of(&h, Basis::Folder);
     assert_eq!(ids.len(), 3, "{ids:?}");
     let mut measured: Vec<u32> = got.keys().copied().collect();
     measured.sort_unstable();
@@ -782,7 +786,7 @@ fn shares_measured_are_kept_in_the_index_across_a_restart() {
         },
         2 * S,
     );
-    let (first, _) = shares_of(&h, Basis::Predecessor);
+    let (first, _, _) = shares_of(&h, Basis::Predecessor);
     assert_eq!(first.len(), 2);
     // What the run sent the engine, as its loop would take it.
     let sent: Vec<Input> = h._events.try_iter().collect();
@@ -798,19 +802,7 @@ fn shares_measured_are_kept_in_the_index_across_a_restart() {
         },
         4 * S,
     );
-    let until = Instant::now() + 20 * S;
-    let mut last = None;
-    while last.is_none() && Instant::now() < until {
-        for u in h.take().2 {
-            if let Update::Shares(u) = u
-                && u.finished
-            {
-                last = Some(u);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let last = last.expect("a finished run");
+    let (_, _, last) = shares_of(&h, Basis::Predecessor);
     assert_eq!((last.done, last.total), (0, 0), "nothing diffed again");
     let again: HashMap<u32, crate::PageChange> = last.changes.iter().copied().collect();
     assert_eq!(again, first);
