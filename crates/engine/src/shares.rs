@@ -137,6 +137,9 @@ impl Kept {
     }
 }
 
+/// A live page to measure: its version id, its base, the tokens of each.
+type Page = (u32, Option<u32>, [u32; 2]);
+
 /// One run: every live page, its base found in the run's own thread (the
 /// bases of 100,000 pages take 0.3 s, which the engine's thread, between an
 /// edit and the next, has not to give).
@@ -154,7 +157,7 @@ pub(crate) struct Job {
 impl Job {
     /// (version id, base, the tokens of each) of every live page, from the
     /// versions as the index has them.
-    fn pages(&self, history: &History) -> Result<Vec<(u32, Option<u32>, [u32; 2])>, IndexError> {
+    fn pages(&self, history: &History) -> Result<Vec<Page>, IndexError> {
         let rows: Vec<Row> = history.history()?.into_iter().map(Row::from).collect();
         let lineage = Lineage::of(&rows, &self.rules, history.renames()?, self.order);
         let tokens = |v: u32| rows[v as usize].tokens;
