@@ -118,3 +118,36 @@ fn in_the_readme_order_a_page_of_v2_follows_the_same_page_of_v1() {
         "{d}"
     );
 }
+
+/// The README's `check` example on the demo: its versions copy each other
+/// by design, so the check fails without the README's allow rule and
+/// passes with it.
+#[test]
+fn the_readme_check_passes_the_demo_with_its_allow_rule_and_fails_without() {
+    let readme =
+        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --release -- check assets/demo --allow"))
+        .expect("the README's check example");
+    let rule = line.split('\'').nth(1).expect("a quoted rule");
+    let home = common::TempDir::new("demo-check");
+    let ix = home.path().join("ix");
+    let ix = ix.to_str().unwrap();
+    let check = |extra: &[&str]| {
+        let root = demo();
+        let args = [&["check", &root, "--index", ix][..], extra].concat();
+        common::command(home.path(), &args).output().unwrap()
+    };
+    let without = check(&[]);
+    assert_eq!(without.status.code(), Some(1));
+    let text = String::from_utf8(without.stdout).unwrap();
+    assert!(text.starts_with("lineage check: failed: "), "{text}");
+    let with = check(&["--allow", rule]);
+    let text = String::from_utf8(with.stdout).unwrap();
+    assert_eq!(with.status.code(), Some(0), "{text}");
+    assert!(
+        text.starts_with("lineage check: passed: 29 pages"),
+        "{text}"
+    );
+}

@@ -8,43 +8,11 @@
 
 mod common;
 
-use std::time::{Duration, SystemTime};
-
-use common::{TempDir, lcs, stdout_of, text};
+use common::{Folder, TempDir, lcs, stdout_of, text};
 use lineage_testing::Git;
 use serde_json::Value;
 
-/// A folder whose files the test writes at the times it gives, with its
-/// index beside it.
-struct Folder {
-    dir: TempDir,
-    home: TempDir,
-    ix: String,
-}
-
 impl Folder {
-    fn new(tag: &str) -> Folder {
-        let home = TempDir::new(&format!("{tag}-home"));
-        let ix = home.path().join("ix").to_str().unwrap().to_string();
-        Folder {
-            dir: TempDir::new(tag),
-            home,
-            ix,
-        }
-    }
-
-    /// Write `body` to `name`, modified `secs` seconds after a fixed time.
-    fn put(&self, name: &str, body: &str, secs: u64) {
-        let p = self.dir.write(name, body);
-        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs);
-        std::fs::File::options()
-            .write(true)
-            .open(p)
-            .unwrap()
-            .set_modified(t)
-            .unwrap();
-    }
-
     fn args<'a>(&'a self, cmd: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
         let mut a = vec![cmd, self.dir.path().to_str().unwrap()];
         a.extend(extra);

@@ -91,9 +91,20 @@ pub(super) fn read_index(
     store: &IndexAt,
     config: &Config,
 ) -> Result<(ReadOnly, Vec<Row>, Option<TableRegime>), Fatal> {
+    open_index(root, store, config, false)
+}
+
+/// [`read_index`], making the index where none is when `make` says so
+/// (`check`, which a fresh clone in CI runs first).
+pub(super) fn open_index(
+    root: &Path,
+    store: &IndexAt,
+    config: &Config,
+    make: bool,
+) -> Result<(ReadOnly, Vec<Row>, Option<TableRegime>), Fatal> {
     source::check_root(root)?;
     let dir = store.dir(root, config)?;
-    if !index::exists(&dir) {
+    if !make && !index::exists(&dir) {
         // Raw, exact names: the message is escaped where it is printed.
         let raw = |p: &Path| source::name::of_os(p.as_os_str()).into_owned();
         let flag = match &store.index {
@@ -144,7 +155,8 @@ fn update(
     let filter = Filter::new(&config.include, &config.exclude)
         .map_err(|e| IndexError::Location(e.to_string()))?;
     let mut obs = Stderr::new();
-    let mut ix = Indexer::open(root, dir, params, poly, &mut obs)?;
+    let workers = config.pass_workers();
+    let mut ix = Indexer::open_with(root, dir, params, poly, workers, &mut obs)?;
     // A command that reads forgets nothing: the catch-up keeps every text
     // (`index` and `watch` hold the history to its budget).
     ix.index_mut().set_history_budget(u64::MAX)?;

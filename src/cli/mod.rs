@@ -2,6 +2,7 @@
 //! (`--json`) or a readable summary. Bad arguments or an unreadable root: one
 //! line on stderr and exit status 2.
 
+mod check;
 mod copies;
 mod diff;
 mod explain;
@@ -95,6 +96,11 @@ enum Command {
     /// now), and those a page changed that its origin still holds as they
     /// were (a fix made in one place only); most stale first, from the index.
     Stale(stale::StaleArgs),
+    /// The gate for CI and pre-commit: every live page judged by the
+    /// [check] policies (the share copied from other pages, from one page,
+    /// denied pairs, near duplicates); exit 0 when all hold, 1 when one
+    /// fails, 2 when the check could not run.
+    Check(check::CheckArgs),
     /// Watch a folder: the full-screen view of documents, origins, clusters,
     /// the table and tuning at a terminal; one line per change otherwise.
     ///
@@ -118,6 +124,7 @@ impl Command {
             Command::Copies(a) => &a.source,
             Command::Shared(a) => &a.source,
             Command::Stale(a) => &a.source,
+            Command::Check(a) => &a.source,
             Command::Watch(a) => &a.source,
             Command::Pocket(_) => return None,
         };
@@ -383,6 +390,8 @@ pub fn run() -> ExitCode {
     if matches!(cli.command, Command::Index(_) | Command::Watch(_)) {
         signals::take();
     }
+    // A check that ran and found a policy failing: exit 1.
+    let mut failed = false;
     let result = Config::load(cli.config.as_deref())
         .map_err(Fatal::from)
         .map(|mut config| {
@@ -404,6 +413,7 @@ pub fn run() -> ExitCode {
             Command::Copies(args) => copies::run(args, config),
             Command::Shared(args) => shared::run(args, config),
             Command::Stale(args) => stale::run(args, config),
+            Command::Check(args) => check::run(args, config).map(|passed| failed = !passed),
             Command::Watch(args) => watch::run(args, config),
         });
     if let Some(sig) = signals::received() {
@@ -422,6 +432,7 @@ pub fn run() -> ExitCode {
         return ExitCode::from(128 + sig as u8);
     }
     match result {
+        Ok(()) if failed => ExitCode::from(1),
         Ok(()) => ExitCode::SUCCESS,
         Err(Fatal(msg)) => {
             show::note(&format!("lineage: {}", show::show(&msg)));

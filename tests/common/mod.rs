@@ -468,3 +468,37 @@ pub fn lcs(a: &[&str], b: &[&str]) -> u32 {
     }
     row[b.len()]
 }
+
+/// A folder a test writes, each file at the time it gives, with its index
+/// in a home of its own (so the folder is only read).
+pub struct Folder {
+    pub dir: TempDir,
+    pub home: TempDir,
+    /// The index folder, for `--index`.
+    pub ix: String,
+}
+
+impl Folder {
+    pub fn new(tag: &str) -> Folder {
+        let home = TempDir::new(&format!("{tag}-home"));
+        let ix = home.path().join("ix").to_str().unwrap().to_string();
+        Folder {
+            dir: TempDir::new(tag),
+            home,
+            ix,
+        }
+    }
+
+    /// Write `body` to `name`, modified `secs` seconds after a fixed time
+    /// (the processing order: the earlier is the origin).
+    pub fn put(&self, name: &str, body: &str, secs: u64) {
+        let p = self.dir.write(name, body);
+        let t = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs);
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+}

@@ -48,6 +48,8 @@ pub struct FolderConfig {
     /// What the folder's "changed" and "removed" shares are measured against.
     #[serde(deserialize_with = "some")]
     pub basis: Option<super::Basis>,
+    /// The folder's `lineage check` policies, each outranking the top level's.
+    pub check: Option<super::check::CheckFolder>,
 }
 
 fn some<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
@@ -80,6 +82,9 @@ impl FolderConfig {
         put(&mut c.basis, self.basis);
         if let Some(rules) = &self.predecessor {
             c.predecessor.clone_from(rules);
+        }
+        if let Some(check) = &self.check {
+            check.apply(&mut c.check);
         }
     }
 }

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod check;
 mod folders;
 mod predecessor;
 mod save;
@@ -122,6 +123,8 @@ pub struct Config {
     pub tui: TuiConfig,
     /// `[keys]`: the full-screen view's key bindings.
     pub keys: KeysConfig,
+    /// `[check]`: the policies of `lineage check`.
+    pub check: check::CheckConfig,
     /// Engine settings of single folders, by absolute path (`[folders."/a/b"]`).
     pub folders: std::collections::BTreeMap<String, FolderConfig>,
     /// The file these settings are read from, or would be if it existed
@@ -475,6 +478,7 @@ impl Default for Config {
             watch: WatchConfig::default(),
             tui: TuiConfig::default(),
             keys: KeysConfig::default(),
+            check: check::CheckConfig::default(),
             folders: Default::default(),
             file: None,
             flags: Vec::new(),
@@ -848,6 +852,12 @@ mod tests {
             "evictions",
             "estimations",
             "theme",
+            "max_copied",
+            "max_copied_from_one",
+            "min_passage",
+            "near_duplicate",
+            "allow",
+            "deny",
         ]
         .into_iter()
         .chain(KeysConfig::default().bindings().map(|(name, _)| name))

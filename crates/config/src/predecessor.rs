@@ -146,6 +146,12 @@ impl PredecessorRule {
     }
 }
 
+/// Whether `path` matches `pattern` whole (`*` within a component, `**`
+/// across them), as a rule's `page` does.
+pub(crate) fn glob_matches(pattern: &str, path: &str) -> bool {
+    matches(&parts(pattern), path, &mut Vec::new())
+}
+
 /// The path `path` follows by the first of `rules` that matches it.
 pub fn follows(rules: &[PredecessorRule], path: &str) -> Option<String> {
     rules.iter().find_map(|r| r.follows(path))

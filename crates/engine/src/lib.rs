@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod changed;
+pub mod check;
 mod diff;
 mod documents;
 mod folder;

@@ -1,0 +1,323 @@
+//! `lineage check`'s findings (docs/algorithms.md §14): what each live page
+//! holds copied from a live page of another path that still holds it,
+//! judged by the `[check]` policies. A copy whose origin is gone or has
+//! changed since is no duplicate now (`stale` tells those), so it counts
+//! as the page's own; a page's earlier versions are its own too.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use lineage_config::check::{CheckConfig, Standing};
+use lineage_core::fingerprint::keymap::KeyMap;
+use lineage_similar::{SimDoc, minhash};
+use lineage_store::index::{IndexError, Read, Status};
+
+use super::query::Row;
+
+/// A passage a page holds that a live page of another path holds too,
+/// credited to that page by the origin pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Copy {
+    /// The origin page's live version.
+    pub origin: u32,
+    /// Its tokens in the page.
+    pub tokens: Range<u32>,
+    /// Where the origin holds it now.
+    pub origin_tokens: Range<u32>,
+    /// The passage by its content (its shingle keys), not its place: the
+    /// same after a reflow or a move (what a baseline accepts).
+    pub hash: u64,
+}
+
+/// What a policy found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// The page copies more than `max_copied` from pages of other paths.
+    MaxCopied,
+    /// The page copies more than `max_copied_from_one` from one page.
+    MaxCopiedFromOne,
+    /// The page copies from a page a `deny` rule names.
+    Denied,
+    /// Two pages resemble each other at `near_duplicate` or more.
+    NearDuplicate,
+}
+
+impl Rule {
+    /// Every rule, in the order findings are told.
+    pub const ALL: [Rule; 4] = [
+        Rule::MaxCopied,
+        Rule::MaxCopiedFromOne,
+        Rule::Denied,
+        Rule::NearDuplicate,
+    ];
+
+    /// The rule's name, as the config keys and the outputs spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::MaxCopied => "max_copied",
+            Rule::MaxCopiedFromOne => "max_copied_from_one",
+            Rule::Denied => "deny",
+            Rule::NearDuplicate => "near_duplicate",
+        }
+    }
+}
+
+/// One failure of one policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    /// Which policy.
+    pub rule: Rule,
+    /// The page that fails (its live version): the later one of a near
+    /// duplicate pair.
+    pub page: u32,
+    /// The one other page it concerns (from one page, denied, near
+    /// duplicate); None for the share from every page.
+    pub other: Option<u32>,
+    /// The share in percent (the resemblance, for a near duplicate).
+    pub percent: f64,
+    /// The policy's limit, in the same unit.
+    pub limit: f64,
+    /// The copied passages behind it (none for a near duplicate).
+    pub copies: Vec<Copy>,
+}
+
+/// What `check` found over the folder.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Checked {
+    /// Live pages checked.
+    pub pages: usize,
+    /// Findings by page path, then rule, then the other page's path.
+    pub findings: Vec<Finding>,
+}
+
+/// Judge every live page by `policy` (see the module's comment).
+pub fn check(ix: &impl Read, rows: &[Row], policy: &CheckConfig) -> Result<Checked, IndexError> {
+    let live: Vec<u32> = (rows.iter().enumerate())
+        .filter(|(id, r)| {
+            ix.current(&r.path)
+                .is_some_and(|c| c.id == *id as u32 && c.status == Status::Live)
+        })
+        .map(|(id, _)| id as u32)
+        .collect();
+    let mut held = Held::default();
+    let mut findings = Vec::new();
+    for &id in &live {
+        let row = &rows[id as usize];
+        // How each origin page stands with the pair rules, asked once.
+        let mut standing: HashMap<u32, Standing> = HashMap::new();
+        let mut stands = |o: u32| {
+            *(standing.entry(o))
+                .or_insert_with(|| policy.standing(&row.path, &rows[o as usize].path))
+        };
+        let copies = copied(ix, rows, id, policy.min_passage, &mut held, &mut stands)?;
+        let mut counted = 0;
+        let mut by_origin: HashMap<u32, (u32, Vec<Copy>)> = HashMap::new();
+        let mut denied: HashMap<u32, Vec<Copy>> = HashMap::new();
+        for c in copies {
+            let len = c.tokens.end - c.tokens.start;
+            if stands(c.origin) == Standing::Denied {
+                denied.entry(c.origin).or_default().push(c.clone());
+            }
+            counted += len;
+            let e = by_origin.entry(c.origin).or_default();
+            e.0 += len;
+            e.1.push(c);
+        }
+        let share = |n: u32| 100.0 * f64::from(n) / f64::from(row.tokens.max(1));
+        let mut of_page = Vec::new();
+        if share(counted) > policy.max_copied {
+            let mut all: Vec<Copy> = by_origin.values().flat_map(|(_, c)| c.clone()).collect();
+            all.sort_by_key(|c| c.tokens.start);
+            of_page.push(Finding {
+                rule: Rule::MaxCopied,
+                page: id,
+                other: None,
+                percent: share(counted),
+                limit: policy.max_copied,
+                copies: all,
+            });
+        }
+        for (&origin, (n, copies)) in &by_origin {
+            if share(*n) > policy.max_copied_from_one {
+                of_page.push(Finding {
+                    rule: Rule::MaxCopiedFromOne,
+                    page: id,
+                    other: Some(origin),
+                    percent: share(*n),
+                    limit: policy.max_copied_from_one,
+                    copies: copies.clone(),
+                });
+            }
+        }
+        for (origin, copies) in denied {
+            let n = copies.iter().map(|c| c.tokens.end - c.tokens.start).sum();
+            of_page.push(Finding {
+                rule: Rule::Denied,
+                page: id,
+                other: Some(origin),
+                percent: share(n),
+                limit: 0.0,
+                copies,
+            });
+        }
+        findings.extend(of_page);
+    }
+    if policy.near_duplicate > 0.0 {
+        findings.extend(near_duplicates(ix, rows, &live, policy)?);
+    }
+    let path = |id: u32| rows[id as usize].path.as_bytes();
+    findings.sort_by(|a, b| {
+        (path(a.page), a.rule, a.other.map(path)).cmp(&(path(b.page), b.rule, b.other.map(path)))
+    });
+    Ok(Checked {
+        pages: live.len(),
+        findings,
+    })
+}
+
+/// The pairs of live pages whose shingle sets resemble at the policy's
+/// threshold or more (MinHash LSH, verified by exact Jaccard), outside
+/// allowed pairs: the later page fails, the earlier is its other.
+fn near_duplicates(
+    ix: &impl Read,
+    rows: &[Row],
+    live: &[u32],
+    policy: &CheckConfig,
+) -> Result<Vec<Finding>, IndexError> {
+    let mut docs = Vec::with_capacity(live.len());
+    for &id in live {
+        let mut shingles = ix.shingle_keys(id)?;
+        shingles.sort_unstable();
+        shingles.dedup();
+        docs.push(SimDoc {
+            shingles,
+            terms: Vec::new(),
+        });
+    }
+    let min = policy.near_duplicate;
+    let options = minhash::Options::new(min, minhash::DEFAULT_HASHES);
+    let (pairs, _) = minhash::pairs(&docs, min, &options);
+    Ok(pairs
+        .into_iter()
+        .filter_map(|p| {
+            let (a, b) = (
+                live[p.a as usize].min(live[p.b as usize]),
+                live[p.a as usize].max(live[p.b as usize]),
+            );
+            let (pa, pb) = (&rows[a as usize].path, &rows[b as usize].path);
+            (policy.standing(pb, pa) != Standing::Allowed).then_some(Finding {
+                rule: Rule::NearDuplicate,
+                page: b,
+                other: Some(a),
+                percent: 100.0 * p.similarity,
+                limit: 100.0 * min,
+                copies: Vec::new(),
+            })
+        })
+        .collect())
+}
+
+/// Each live version's shingle keys by where they first stand, read once.
+#[derive(Default)]
+struct Held(HashMap<u32, KeyMap<u32>>);
+
+impl Held {
+    /// The most versions kept at once: a folder's origins are few pages
+    /// each, and memory stays bounded on a large one.
+    const MOST: usize = 512;
+
+    fn of(&mut self, ix: &impl Read, id: u32) -> Result<&KeyMap<u32>, IndexError> {
+        if !self.0.contains_key(&id) {
+            if self.0.len() >= Self::MOST {
+                self.0.clear();
+            }
+            let keys = ix.shingle_keys(id)?;
+            let mut at = KeyMap::with_capacity_and_hasher(keys.len(), Default::default());
+            for (i, key) in keys.into_iter().enumerate() {
+                at.entry(key).or_insert(i as u32);
+            }
+            self.0.insert(id, at);
+        }
+        Ok(&self.0[&id])
+    }
+}
+
+/// The passages of live version `id` that the origin pass credits to a
+/// page of another path and that page's live version still holds: the
+/// stretches of the run's shingles found there, `min` tokens or more;
+/// none from a page `stands` allows (not counted, so not looked for).
+fn copied(
+    ix: &impl Read,
+    rows: &[Row],
+    id: u32,
+    min: u32,
+    held: &mut Held,
+    stands: &mut impl FnMut(u32) -> Standing,
+) -> Result<Vec<Copy>, IndexError> {
+    let row = &rows[id as usize];
+    let k = ix.params().k as u32;
+    let Some(outcome) = ix.outcome(id)? else {
+        return Err(IndexError::Missing(id));
+    };
+    let mut keys = None;
+    let mut out = Vec::new();
+    for r in &outcome.runs {
+        let Some(o) = r.origin else { continue };
+        let origin = &rows[o as usize].path;
+        if *origin == row.path || r.end - r.start < k {
+            continue;
+        }
+        let Some(now) = ix.current(origin).filter(|c| c.status == Status::Live) else {
+            continue;
+        };
+        let now = now.id;
+        if stands(now) == Standing::Allowed {
+            continue;
+        }
+        if keys.is_none() {
+            keys = Some(ix.shingle_keys(id)?);
+        }
+        let keys = keys.as_deref().unwrap_or_default();
+        let there = held.of(ix, now)?;
+        // Shingle i covers tokens i..i + k: those inside the run.
+        let last = (r.end - k).min(keys.len().saturating_sub(1) as u32);
+        let mut i = r.start;
+        while i <= last {
+            if !there.contains_key(&keys[i as usize]) {
+                i += 1;
+                continue;
+            }
+            let first = i;
+            while i <= last && there.contains_key(&keys[i as usize]) {
+                i += 1;
+            }
+            let tokens = first..i - 1 + k;
+            if tokens.end - tokens.start < min {
+                continue;
+            }
+            let at = there[&keys[first as usize]];
+            let stretch = &keys[first as usize..i as usize];
+            let end = (at + tokens.end - tokens.start).min(rows[now as usize].tokens);
+            out.push(Copy {
+                origin: now,
+                origin_tokens: at..end,
+                tokens,
+                hash: content_hash(stretch),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A passage's content as one number: FNV-1a over its shingle keys, in
+/// order.
+pub fn content_hash(keys: &[u64]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for key in keys {
+        for b in key.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}

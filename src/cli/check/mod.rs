@@ -1,0 +1,408 @@
+//! `lineage check ROOT`: the gate for CI and pre-commit. Every live page
+//! judged by the `[check]` policies (docs/algorithms.md §14); exit 0 when
+//! every policy holds, 1 when one fails, 2 when the check could not run
+//! (a bad option, an unreadable index): never 1 for that. The findings in
+//! the format CI reads (`--format`), a summary line first, ordered by page
+//! so two runs diff readably.
+
+mod formats;
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::{Args, ValueEnum};
+
+use super::{Fatal, SourceArgs, StoreArgs};
+use lineage_config::Config;
+use lineage_config::check::{CheckConfig, PairRule};
+use lineage_engine::check::{self as checker, Finding, Rule};
+use lineage_engine::query::{self, Row};
+use lineage_store::index::Read;
+
+#[derive(Args, Debug)]
+pub(super) struct CheckArgs {
+    #[command(flatten)]
+    pub(super) source: SourceArgs,
+    /// How findings are printed: text (for people), json (`lineage-check/1`,
+    /// docs/formats.md §6), sarif (SARIF 2.1.0, for GitHub code scanning),
+    /// junit (JUnit XML, a test case per page), gitlab (GitLab code-quality
+    /// JSON) or github (workflow annotations, `::error file=…`) [default: text].
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    format: Format,
+    /// The largest share of a page, in percent, copied from pages of other
+    /// paths [config: check.max_copied; default: 50].
+    #[arg(long, value_name = "PERCENT", value_parser = percent)]
+    max_copied: Option<f64>,
+    /// The largest share of a page, in percent, copied from any one other
+    /// page [config: check.max_copied_from_one; default: 100, no limit].
+    #[arg(long, value_name = "PERCENT", value_parser = percent)]
+    max_copied_from_one: Option<f64>,
+    /// The fewest tokens a copied passage has to count [config:
+    /// check.min_passage; default: 16].
+    #[arg(long, value_name = "TOKENS")]
+    min_passage: Option<u32>,
+    /// Resemblance (Jaccard, 0 to 1) at or over which two pages fail as near
+    /// duplicates; 0: off [config: check.near_duplicate; default: 0.9].
+    #[arg(long, value_name = "S", value_parser = resemblance)]
+    near_duplicate: Option<f64>,
+    /// An expected copy, "PAGES <- ORIGINS" (path patterns under ROOT: `*`
+    /// within a component, `**` across them); repeatable, added to the
+    /// config's check.allow.
+    #[arg(long, value_name = "PAIR")]
+    allow: Vec<PairRule>,
+    /// A copy that always fails, "PAGES <- ORIGINS"; repeatable, added to
+    /// the config's check.deny (deny outranks allow).
+    #[arg(long, value_name = "PAIR")]
+    deny: Vec<PairRule>,
+    /// The index is made where none is (a fresh clone in CI), and caught
+    /// up with the folder before the check.
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+/// The formats of `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+    Sarif,
+    Junit,
+    Gitlab,
+    Github,
+}
+
+fn percent(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("a share in percent, 0 to 100, not {s:?}")),
+    }
+}
+
+fn resemblance(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("a resemblance, 0 to 1, not {s:?}")),
+    }
+}
+
+impl CheckArgs {
+    /// The policies: the config's, then these flags.
+    fn policy(&self, config: &Config) -> CheckConfig {
+        let mut p = config.check.clone();
+        super::set(&mut p.max_copied, self.max_copied);
+        super::set(&mut p.max_copied_from_one, self.max_copied_from_one);
+        super::set(&mut p.min_passage, self.min_passage);
+        super::set(&mut p.near_duplicate, self.near_duplicate);
+        p.allow.extend(self.allow.iter().cloned());
+        p.deny.extend(self.deny.iter().cloned());
+        p
+    }
+}
+
+/// Run the check; Ok(false) when a policy failed (exit 1).
+pub(super) fn run(args: CheckArgs, mut config: Config) -> Result<bool, Fatal> {
+    args.source.apply(&mut config);
+    args.store.apply(&mut config);
+    config.validate()?;
+    let policy = args.policy(&config);
+    let root = args.source.root.as_path();
+    let (ix, rows, regime) = super::explain::open_index(root, &args.store.at, &config, true)?;
+    let checked = checker::check(&ix, &rows, &policy)?;
+    let report = Report::new(
+        &ix,
+        &rows,
+        root,
+        &policy,
+        &checked,
+        regime.map(|r| (r.name, r.sentence)),
+    );
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.format {
+        Format::Text => formats::text(&report, &mut out)?,
+        Format::Json => formats::json(&report, &mut out)?,
+        Format::Sarif => formats::sarif(&report, &mut out)?,
+        Format::Junit => formats::junit(&report, &mut out)?,
+        Format::Gitlab => formats::gitlab(&report, &mut out)?,
+        Format::Github => formats::github(&report, &mut out)?,
+    }
+    out.flush()?;
+    Ok(report.findings.is_empty())
+}
+
+/// What the check found, each place resolved to file and lines: what
+/// every format prints.
+pub(super) struct Report {
+    /// Live pages checked.
+    pages: usize,
+    /// Findings per rule, in [`Rule::ALL`]'s order.
+    counts: Vec<(Rule, usize)>,
+    findings: Vec<Found>,
+    policy: CheckConfig,
+    /// The table's regime after the catch-up, as `scan` says it (None when
+    /// a running lineage holds the index and keeps it current).
+    regime: Option<(&'static str, String)>,
+}
+
+/// One finding, resolved.
+struct Found {
+    rule: Rule,
+    /// The failing page: its path under the root, and as CI names the file
+    /// (from where lineage ran, `/` separators).
+    page: Place,
+    /// The other page it concerns, if one.
+    other: Option<Place>,
+    percent: f64,
+    limit: f64,
+    /// What failed, in one sentence (names escaped for a terminal).
+    message: String,
+    passages: Vec<Passage>,
+    /// The finding by content: rule, both paths, its passages' hashes.
+    fingerprint: u64,
+}
+
+/// A page as the outputs name it.
+struct Place {
+    /// Under the root.
+    path: String,
+    /// From where lineage ran (ROOT joined with it).
+    file: String,
+    /// Lines of the page (its last line), for a finding about all of it.
+    lines: usize,
+}
+
+/// A copied passage, resolved.
+struct Passage {
+    /// The page it was copied from: under the root, and from where
+    /// lineage ran.
+    origin: String,
+    origin_file: String,
+    tokens: [u32; 2],
+    /// Lines from 1, both included; [0, 0] where the text is not at hand.
+    lines: [usize; 2],
+    origin_tokens: [u32; 2],
+    origin_lines: [usize; 2],
+    /// The passage by content.
+    hash: u64,
+    /// Rule, both paths and the passage's hash: what a code-scanning
+    /// service follows across runs.
+    fingerprint: u64,
+}
+
+impl Report {
+    fn new(
+        ix: &impl Read,
+        rows: &[Row],
+        root: &Path,
+        policy: &CheckConfig,
+        checked: &checker::Checked,
+        regime: Option<(&'static str, String)>,
+    ) -> Report {
+        let mut texts = Texts::default();
+        let findings = (checked.findings.iter())
+            .map(|f| Found::new(ix, rows, root, policy, f, &mut texts))
+            .collect();
+        let counts = (Rule::ALL.iter())
+            .map(|&r| (r, checked.findings.iter().filter(|f| f.rule == r).count()))
+            .collect();
+        Report {
+            pages: checked.pages,
+            counts,
+            findings,
+            policy: policy.clone(),
+            regime,
+        }
+    }
+}
+
+/// Where the lines of versions' texts start, each read once.
+#[derive(Default)]
+struct Texts(std::collections::HashMap<u32, Option<Lines>>);
+
+/// A text's token spans and the byte offset of each line after the first.
+struct Lines {
+    spans: Vec<(u32, u32)>,
+    starts: Vec<usize>,
+    count: usize,
+}
+
+impl Texts {
+    /// Version `id`'s lines, None where its text is not at hand.
+    fn get(&mut self, ix: &impl Read, rows: &[Row], id: u32) -> Option<&Lines> {
+        (self.0.entry(id))
+            .or_insert_with(|| {
+                let (text, spans) = query::text_of(ix, rows, id);
+                let text = text.ok()?;
+                let starts: Vec<usize> = (text.match_indices('\n')).map(|(i, _)| i + 1).collect();
+                // A last line ended by a newline is the last: no empty one after it.
+                let count = starts.len() + usize::from(!text.ends_with('\n'));
+                Some(Lines {
+                    spans,
+                    starts,
+                    count: count.max(1),
+                })
+            })
+            .as_ref()
+    }
+}
+
+impl Lines {
+    /// The lines (from 1, both included) tokens `r` stand on.
+    fn lines(&self, r: &std::ops::Range<u32>) -> [usize; 2] {
+        let line = |b: usize| self.starts.partition_point(|&s| s <= b) + 1;
+        match lineage_engine::token_bytes(&self.spans, r.clone()) {
+            Some(b) => [line(b.start), line(b.end.saturating_sub(1).max(b.start))],
+            None => [0, 0],
+        }
+    }
+
+    /// How many lines the text has.
+    fn count(&self) -> usize {
+        self.count
+    }
+}
+
+impl Found {
+    fn new(
+        ix: &impl Read,
+        rows: &[Row],
+        root: &Path,
+        policy: &CheckConfig,
+        f: &Finding,
+        texts: &mut Texts,
+    ) -> Found {
+        let place = |id: u32, texts: &mut Texts| {
+            let path = rows[id as usize].path.clone();
+            Place {
+                file: file_name(root, &path),
+                lines: texts.get(ix, rows, id).map_or(0, Lines::count),
+                path,
+            }
+        };
+        let page = place(f.page, texts);
+        let other = f.other.map(|o| place(o, texts));
+        let passages = (f.copies.iter())
+            .map(|c| {
+                let lines = |id: u32, r: &std::ops::Range<u32>, texts: &mut Texts| {
+                    texts.get(ix, rows, id).map_or([0, 0], |t| t.lines(r))
+                };
+                let origin = &rows[c.origin as usize].path;
+                Passage {
+                    origin: origin.clone(),
+                    origin_file: file_name(root, origin),
+                    tokens: [c.tokens.start, c.tokens.end],
+                    lines: lines(f.page, &c.tokens, texts),
+                    origin_tokens: [c.origin_tokens.start, c.origin_tokens.end],
+                    origin_lines: lines(c.origin, &c.origin_tokens, texts),
+                    hash: c.hash,
+                    fingerprint: fingerprint(&[
+                        f.rule.name().as_bytes(),
+                        page.path.as_bytes(),
+                        origin.as_bytes(),
+                        &c.hash.to_le_bytes(),
+                    ]),
+                }
+            })
+            .collect::<Vec<_>>();
+        let mut parts: Vec<&[u8]> = vec![f.rule.name().as_bytes(), page.path.as_bytes()];
+        if let Some(o) = &other {
+            parts.push(o.path.as_bytes());
+        }
+        let hashes: Vec<[u8; 8]> = passages.iter().map(|p| p.hash.to_le_bytes()).collect();
+        parts.extend(hashes.iter().map(|h| h.as_slice()));
+        Found {
+            rule: f.rule,
+            message: message(f, policy, &page, other.as_ref(), rows),
+            fingerprint: fingerprint(&parts),
+            page,
+            other,
+            percent: f.percent,
+            limit: f.limit,
+            passages,
+        }
+    }
+
+    /// The lines the finding stands on in its page: its first passage's,
+    /// or the whole page.
+    fn lines(&self) -> [usize; 2] {
+        match self.passages.first() {
+            Some(p) if p.lines[0] > 0 => p.lines,
+            _ => [1, self.page.lines.max(1)],
+        }
+    }
+}
+
+/// What failed, in one sentence.
+fn message(
+    f: &Finding,
+    policy: &CheckConfig,
+    page: &Place,
+    other: Option<&Place>,
+    rows: &[Row],
+) -> String {
+    let show = |p: &Place| super::show::show(&p.path).into_owned();
+    let other = other.map(show).unwrap_or_default();
+    let tokens = rows[f.page as usize].tokens;
+    let n = f.copies.len();
+    let passages = format!("{n} passage{}", if n == 1 { "" } else { "s" });
+    match f.rule {
+        Rule::MaxCopied => format!(
+            "{} copies {:.1} % of its {tokens} tokens from other pages, over max_copied = {} ({passages})",
+            show(page),
+            f.percent,
+            f.limit
+        ),
+        Rule::MaxCopiedFromOne => format!(
+            "{} copies {:.1} % of its {tokens} tokens from {other}, over max_copied_from_one = {} ({passages})",
+            show(page),
+            f.percent,
+            f.limit
+        ),
+        Rule::Denied => {
+            let from = &rows[f.other.unwrap_or(f.page) as usize].path;
+            let rule = (policy.deny.iter())
+                .find(|r| r.names(&rows[f.page as usize].path, from))
+                .map(|r| super::show::show(&r.to_string()).into_owned())
+                .unwrap_or_default();
+            format!(
+                "{} copies {:.1} % of its tokens from {other}, which deny = \"{rule}\" forbids ({passages})",
+                show(page),
+                f.percent
+            )
+        }
+        Rule::NearDuplicate => format!(
+            "{} resembles {other} at {:.3}, at or over near_duplicate = {}",
+            show(page),
+            f.percent / 100.0,
+            f.limit / 100.0
+        ),
+    }
+}
+
+/// `path` (under `root`) as named from where lineage ran: ROOT joined with
+/// it, `/` separators, no leading `./`.
+fn file_name(root: &Path, path: &str) -> String {
+    let root = lineage_source::name::of_os(root.as_os_str()).into_owned();
+    let root = root.trim_end_matches('/');
+    let joined = match root {
+        "" | "." => path.to_string(),
+        r => format!("{r}/{path}"),
+    };
+    let mut s = joined.as_str();
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest;
+    }
+    lineage_source::name::display(s).into_owned()
+}
+
+/// FNV-1a over `parts`, each ended by a zero byte so no two lists of parts
+/// run together.
+fn fingerprint(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in p.iter().chain([0u8].iter()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}

@@ -1,0 +1,379 @@
+//! `lineage check` end to end: the exit status (0 pass, 1 a policy failed,
+//! 2 could not run), each policy on a folder written here (a copy over the
+//! share, from one page, a denied pair, a near duplicate, an allowed pair
+//! passing), what is no copy now (an origin changed or gone), the places
+//! on both sides as file and lines, and each format CI reads.
+#![allow(clippy::unwrap_used)] // a test, bench or example: a panic is its failure
+
+mod common;
+
+use common::{Folder, TempDir, command, fails_with_one_line, text};
+use serde_json::Value;
+use std::process::Output;
+
+impl Folder {
+    fn check(&self, extra: &[&str]) -> Output {
+        let root = self.dir.path().to_str().unwrap();
+        let mut a = vec![
+            "check",
+            root,
+            "--index",
+            self.ix.as_str(),
+            "--history",
+            "folder",
+        ];
+        a.extend(extra);
+        command(self.home.path(), &a).output().unwrap()
+    }
+
+    /// The `lineage-check/1` JSON, asserting the exit status.
+    fn json(&self, extra: &[&str], status: i32) -> Value {
+        let mut e = extra.to_vec();
+        e.extend(["--format", "json"]);
+        let out = self.check(&e);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{extra:?}: {stderr}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+/// `words` words of `text(seed)`, ten to a line.
+fn lines_of(seed: u64, words: usize) -> String {
+    let t = text(seed, words);
+    let w: Vec<&str> = t.split(' ').collect();
+    let mut s = w
+        .chunks(10)
+        .map(|c| c.join(" "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    s.push('\n');
+    s
+}
+
+fn findings<'a>(v: &'a Value, rule: &str) -> Vec<&'a Value> {
+    (v["findings"].as_array().unwrap().iter())
+        .filter(|f| f["rule"] == rule)
+        .collect()
+}
+
+/// a.md (the origin), then b.md: 40 lines of its own, then a.md's first
+/// 60 lines (600 words of 1,000: 60 % of b).
+fn copied_folder(tag: &str) -> (Folder, String) {
+    let f = Folder::new(tag);
+    let a = lines_of(1, 1000);
+    let taken: String = a.lines().take(60).map(|l| format!("{l}\n")).collect();
+    f.put("a.md", &a, 0);
+    f.put("b.md", &format!("{}{taken}", lines_of(2, 400)), 10);
+    (f, a)
+}
+
+#[test]
+fn a_page_copying_over_max_copied_fails_and_its_origin_does_not() {
+    let (f, _) = copied_folder("check-max");
+    let v = f.json(&["--near-duplicate", "0"], 1);
+    assert_eq!(v["format"], "lineage-check/1");
+    assert_eq!(v["passed"], false);
+    assert_eq!(v["pages"], 2);
+    let over = findings(&v, "max_copied");
+    assert_eq!(over.len(), 1, "{v:#}");
+    let x = over[0];
+    assert_eq!(x["path"], "b.md", "the copy fails, never its origin");
+    let percent = x["percent"].as_f64().unwrap();
+    assert!((percent - 60.0).abs() < 1.0, "{percent}");
+    assert_eq!(x["limit"], 50.0);
+    // The passage on both sides, as lines of the files: b's lines 41-100
+    // are a's 1-60.
+    let p = &x["passages"][0];
+    assert_eq!(p["origin"], "a.md");
+    assert_eq!(p["lines"], serde_json::json!([41, 100]));
+    assert_eq!(p["origin_lines"], serde_json::json!([1, 60]));
+    assert_eq!(v["counts"]["max_copied"], 1);
+    // Under a looser limit it passes, exit 0.
+    let v = f.json(&["--near-duplicate", "0", "--max-copied", "61"], 0);
+    assert_eq!(v["passed"], true);
+    assert_eq!(v["findings"], serde_json::json!([]));
+    // From one page: 60 % from a.md alone.
+    let v = f.json(&["--max-copied", "100", "--max-copied-from-one", "30"], 1);
+    let one = findings(&v, "max_copied_from_one");
+    assert_eq!(one.len(), 1, "{v:#}");
+    assert_eq!(one[0]["other"], "a.md");
+}
+
+#[test]
+fn allowed_pairs_pass_and_denied_ones_fail_whatever_the_share() {
+    let (f, _) = copied_folder("check-pairs");
+    let v = f.json(&["--allow", "b.md <- *.md"], 0);
+    assert_eq!(v["policy"]["allow"][0], "b.md <- *.md");
+    // The direction counts: a rule for a.md copying b.md allows nothing here.
+    f.json(&["--allow", "a.md <- b.md"], 1);
+    // deny outranks allow, and fails under any share.
+    let v = f.json(
+        &[
+            "--allow",
+            "** <- **",
+            "--deny",
+            "b.md <- a.md",
+            "--max-copied",
+            "100",
+        ],
+        1,
+    );
+    let denied = findings(&v, "deny");
+    assert_eq!(denied.len(), 1, "{v:#}");
+    assert!(
+        denied[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("b.md <- a.md"),
+        "{v:#}"
+    );
+    assert!(findings(&v, "max_copied").is_empty());
+}
+
+#[test]
+fn a_copy_whose_origin_changed_or_went_is_no_duplicate_now() {
+    let (f, a) = copied_folder("check-gone");
+    f.json(&["--near-duplicate", "0"], 1);
+    // The origin rewrites the lines b took: b holds the only copy now.
+    let rest: String = a.lines().skip(60).map(|l| format!("{l}\n")).collect();
+    f.put("a.md", &format!("{}{rest}", lines_of(3, 600)), 20);
+    let v = f.json(&["--near-duplicate", "0"], 0);
+    assert_eq!(v["passed"], true, "{v:#}");
+    // The origin deleted: b holds the only copy.
+    let (g, _) = copied_folder("check-gone2");
+    std::fs::remove_file(g.dir.path().join("a.md")).unwrap();
+    let v = g.json(&[], 0);
+    assert_eq!(v["pages"], 1);
+}
+
+#[test]
+fn near_duplicates_fail_outside_allowed_pairs() {
+    let f = Folder::new("check-near");
+    let a = lines_of(5, 500);
+    f.put("a.md", &a, 0);
+    // One word changed in 500: resemblance about 0.97.
+    f.put("v2/a.md", &a.replacen("w", "x", 1), 10);
+    f.put("c.md", &lines_of(6, 500), 20);
+    let v = f.json(&["--max-copied", "100"], 1);
+    let near = findings(&v, "near_duplicate");
+    assert_eq!(near.len(), 1, "{v:#}");
+    assert_eq!(near[0]["path"], "v2/a.md", "the later page fails");
+    assert_eq!(near[0]["other"], "a.md");
+    assert!(near[0]["percent"].as_f64().unwrap() >= 90.0);
+    f.json(&["--max-copied", "100", "--allow", "v2/** <- **"], 0);
+    f.json(&["--max-copied", "100", "--near-duplicate", "0"], 0);
+}
+
+#[test]
+fn policies_come_from_the_config_and_bad_ones_exit_2_naming_key_and_line() {
+    let (f, _) = copied_folder("check-config");
+    let config = f.home.path().join("c.toml");
+    std::fs::write(&config, "[check]\nmax_copied = 70\nnear_duplicate = 0\n").unwrap();
+    let c = config.to_str().unwrap();
+    let v = f.json(&["--config", c], 0);
+    assert_eq!(v["policy"]["max_copied"], 70.0);
+    // A flag outranks the file.
+    f.json(&["--config", c, "--max-copied", "10"], 1);
+    // A folder's own table outranks the top level there.
+    let root = f.dir.path().canonicalize().unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[check]\nmax_copied = 70\nnear_duplicate = 0\n[folders.\"{}\".check]\nmax_copied = 20\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    f.json(&["--config", c], 1);
+    for (bad, says) in [
+        ("[check]\n\nmax_copied = 150\n", "line 3"),
+        ("[check]\nallow = [\"docs/**\"]\n", "PAGES <- ORIGINS"),
+        ("[check]\nmax_copy = 5\n", "max_copy"),
+    ] {
+        std::fs::write(&config, bad).unwrap();
+        let line = fails_with_one_line(&f.check(&["--config", c]));
+        assert!(line.contains(says), "{bad:?}: {line}");
+    }
+    for bad in [
+        &["--max-copied", "101"][..],
+        &["--near-duplicate", "-1"],
+        &["--allow", "a.md"],
+        &["--format", "xml"],
+    ] {
+        let out = f.check(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
+}
+
+#[test]
+fn a_check_that_cannot_run_exits_2_never_1() {
+    let (f, _) = copied_folder("check-cannot");
+    f.json(&[], 1);
+    // A damaged index is rebuilt from the files (said on stderr), and
+    // the check still finds the copy: never "nothing copied".
+    std::fs::write(
+        std::path::Path::new(&f.ix).join("index.db"),
+        b"not a database",
+    )
+    .unwrap();
+    let out = f.check(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("rebuilding it"));
+    // An index where none can be: exit 2, one line.
+    let file = f.home.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let root = f.dir.path().to_str().unwrap();
+    let out = command(
+        f.home.path(),
+        &["check", root, "--index", file.to_str().unwrap()],
+    )
+    .output()
+    .unwrap();
+    fails_with_one_line(&out);
+    let home = TempDir::new("check-noroot");
+    let out = command(home.path(), &["check", "/nonexistent/lineage-root"])
+        .output()
+        .unwrap();
+    fails_with_one_line(&out);
+}
+
+#[test]
+fn sarif_gitlab_github_and_junit_point_at_both_sides() {
+    let (f, _) = copied_folder("check-formats");
+    let root = f
+        .dir
+        .path()
+        .to_str()
+        .unwrap()
+        .trim_start_matches('/')
+        .to_string();
+    let run = |format: &str| {
+        let out = f.check(&["--format", format, "--near-duplicate", "0"]);
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let sarif: Value = serde_json::from_str(&run("sarif")).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let r = &sarif["runs"][0];
+    assert_eq!(r["tool"]["driver"]["name"], "lineage");
+    let rules: Vec<&str> = (r["tool"]["driver"]["rules"].as_array().unwrap().iter())
+        .map(|x| x["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "max_copied",
+            "max_copied_from_one",
+            "deny",
+            "near_duplicate"
+        ]
+    );
+    let results = r["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "one result per passage");
+    let x = &results[0];
+    assert_eq!(x["ruleId"], "max_copied");
+    let loc = &x["locations"][0]["physicalLocation"];
+    assert!(
+        loc["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/b.md")
+    );
+    assert_eq!(loc["region"]["startLine"], 41);
+    assert_eq!(loc["region"]["endLine"], 100);
+    let rel = &x["relatedLocations"][0]["physicalLocation"];
+    assert!(
+        rel["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/a.md")
+    );
+    assert_eq!(rel["region"]["startLine"], 1);
+    assert_eq!(
+        x["partialFingerprints"]["lineageFinding/v1"]
+            .as_str()
+            .unwrap()
+            .len(),
+        16
+    );
+
+    let gitlab: Value = serde_json::from_str(&run("gitlab")).unwrap();
+    let issue = &gitlab[0];
+    assert_eq!(issue["check_name"], "max_copied");
+    assert_eq!(issue["location"]["lines"]["begin"], 41);
+    assert!(issue["location"]["path"].as_str().unwrap().contains(&root));
+    assert_eq!(
+        issue["fingerprint"],
+        x["partialFingerprints"]["lineageFinding/v1"]
+    );
+
+    let github = run("github");
+    let first = github.lines().next().unwrap();
+    assert!(first.starts_with("::error file=/"), "{first}");
+    assert!(
+        first.contains("/b.md,line=41,endLine=100,title=lineage max_copied::"),
+        "{first}"
+    );
+    assert!(first.contains("60.0 %25"), "a % is encoded: {first}");
+    assert!(
+        github
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("::error title=lineage check::lineage check: failed")
+    );
+
+    let junit = run("junit");
+    assert!(junit.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites"));
+    assert!(junit.contains("<testcase classname=\"lineage.check.max_copied\" name=\"b.md\""));
+    assert_eq!(junit.matches("<failure ").count(), 1);
+    assert_eq!(junit.matches("</testcase>").count(), 1);
+
+    let text = run("text");
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("lineage check: failed: 1 finding in 1 of 2 pages (max_copied 1, "),
+        "the summary first: {first}"
+    );
+    // Two runs print the same bytes.
+    assert_eq!(run("text"), text);
+}
+
+#[test]
+fn names_and_words_ci_would_misread_are_escaped() {
+    let f = Folder::new("check-names");
+    let a = lines_of(7, 300);
+    f.put("a.md", &format!("<script>alert(1)</script>\n{a}"), 0);
+    f.put("x,y:z.md", &format!("<script>alert(1)</script>\n{a}"), 10);
+    let out = f.check(&["--format", "github", "--near-duplicate", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let gh = String::from_utf8(out.stdout).unwrap();
+    assert!(gh.contains("/x%2Cy%3Az.md,line=1"), "{gh}");
+    let out = f.check(&["--format", "junit", "--near-duplicate", "0"]);
+    let junit = String::from_utf8(out.stdout).unwrap();
+    assert!(junit.contains("name=\"x,y:z.md\""), "{junit}");
+    assert!(!junit.contains("<script>"), "{junit}");
+    let out = f.check(&["--format", "sarif", "--near-duplicate", "0"]);
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uri = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(uri.ends_with("/x%2Cy%3Az.md"), "{uri}");
+}
+
+#[test]
+fn a_passage_is_known_by_its_words_not_their_lines() {
+    let (f, a) = copied_folder("check-reflow");
+    let hash = |v: &Value| findings(v, "max_copied")[0]["passages"][0]["hash"].clone();
+    let before = f.json(&["--near-duplicate", "0"], 1);
+    // b reflowed: the same words, other line breaks, moved to the top.
+    let taken: Vec<&str> = a.lines().take(60).collect();
+    let reflowed = taken.join(" ").replace(' ', "\n");
+    f.put("b.md", &format!("{reflowed}\n{}", lines_of(2, 400)), 30);
+    let after = f.json(&["--near-duplicate", "0"], 1);
+    assert_eq!(hash(&before), hash(&after), "{after:#}");
+    assert_ne!(
+        findings(&before, "max_copied")[0]["passages"][0]["lines"],
+        findings(&after, "max_copied")[0]["passages"][0]["lines"]
+    );
+}
