@@ -377,3 +377,251 @@ fn a_passage_is_known_by_its_words_not_their_lines() {
         findings(&after, "max_copied")[0]["passages"][0]["lines"]
     );
 }
+
+/// `check` of `f` with the baseline `file`.
+fn with_baseline<'a>(file: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["--near-duplicate", "0", "--baseline", file];
+    a.extend(extra);
+    a
+}
+
+#[test]
+fn a_baseline_accepts_what_it_recorded_and_a_second_copy_is_new() {
+    let (f, a) = copied_folder("check-baseline");
+    let file = f.home.path().join("baseline.json");
+    let file = file.to_str().unwrap();
+    // Recorded: exit 0, the file says what it accepted.
+    let v = f.json(&with_baseline(file, &["--update-baseline"]), 0);
+    assert_eq!(v["accepted"], 1, "{v:#}");
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    assert_eq!(recorded["format"], "lineage-baseline/1");
+    assert_eq!(recorded["copies"][0]["path"], "b.md");
+    assert_eq!(recorded["copies"][0]["origin"], "a.md");
+    assert_eq!(recorded["copies"][0]["count"], 1);
+    let v = f.json(&with_baseline(file, &[]), 0);
+    assert_eq!(v["passed"], true);
+    assert!(
+        v["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("1 finding accepted by the baseline")
+    );
+    // The same words reflowed and moved: still accepted.
+    let taken: Vec<&str> = a.lines().take(60).collect();
+    let reflowed = taken.join(" ").replace(' ', "\n");
+    f.put("b.md", &format!("{reflowed}\n{}", lines_of(2, 400)), 20);
+    f.json(&with_baseline(file, &[]), 0);
+    // A second verbatim copy of the accepted passage is new.
+    let twice = format!("{reflowed}\n{}{}\n", lines_of(2, 400), taken.join("\n"));
+    f.put("b.md", &twice, 30);
+    let v = f.json(&with_baseline(file, &[]), 1);
+    let x = findings(&v, "max_copied")[0];
+    let new: Vec<&Value> = (x["passages"].as_array().unwrap().iter())
+        .map(|p| &p["new"])
+        .collect();
+    assert_eq!(new, [&Value::Bool(false), &Value::Bool(true)], "{v:#}");
+    // SARIF tells the new copy only.
+    let out = f.check(&with_baseline(file, &["--format", "sarif"]));
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{sarif:#}");
+    let region = &results[0]["locations"][0]["physicalLocation"]["region"];
+    assert!(region["startLine"].as_u64().unwrap() > 100, "{region}");
+    // A copy into another page is new too.
+    f.put("b.md", &format!("{reflowed}\n{}", lines_of(2, 400)), 40);
+    f.put(
+        "d.md",
+        &format!("{}{}\n", lines_of(9, 300), taken.join("\n")),
+        50,
+    );
+    let v = f.json(&with_baseline(file, &[]), 1);
+    let paths: Vec<&Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| &x["path"])
+        .collect();
+    assert_eq!(paths, ["d.md"], "{v:#}");
+}
+
+#[test]
+fn a_baseline_damaged_foreign_or_of_other_settings_is_refused_with_exit_2() {
+    let (f, _) = copied_folder("check-baseline-bad");
+    let file = f.home.path().join("baseline.json");
+    let name = file.to_str().unwrap();
+    let missing = fails_with_one_line(&f.check(&with_baseline(name, &[])));
+    assert!(missing.contains("no such file"), "{missing}");
+    f.json(&with_baseline(name, &["--update-baseline"]), 0);
+    let good = std::fs::read_to_string(&file).unwrap();
+    for (bad, says) in [
+        (good[..good.len() / 2].to_string(), "damaged"),
+        (
+            good.replace("lineage-baseline/1", "lineage-baseline/9"),
+            "format",
+        ),
+        (
+            good.replace("\"lineage\": \"", "\"lineage\": \"0.0.0-"),
+            "recorded by lineage 0.0.0-",
+        ),
+        (good.replace("\"k\": 8", "\"k\": 6"), "k = 6"),
+        (
+            good.replace("\"b.md\"", "\"elsewhere/b.md\""),
+            "of another folder",
+        ),
+        (good.replace("\"count\": 1", "\"count\": 0"), "damaged"),
+        (
+            good.replace("\"count\": 1", "\"count\": 1, \"extra\": 2"),
+            "damaged",
+        ),
+    ] {
+        std::fs::write(&file, bad).unwrap();
+        let line = fails_with_one_line(&f.check(&with_baseline(name, &[])));
+        assert!(line.contains(says), "{says}: {line}");
+        assert!(line.contains("--update-baseline"), "{line}");
+    }
+    // What stands at FILE and is not a regular file is not written through.
+    let target = f.home.path().join("target.json");
+    std::fs::write(&target, "keep").unwrap();
+    let link = f.home.path().join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let l = link.to_str().unwrap();
+    fails_with_one_line(&f.check(&with_baseline(l, &["--update-baseline"])));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+    let fifo = f.home.path().join("fifo.json");
+    lineage_testing::mkfifo(&fifo);
+    let p = fifo.to_str().unwrap();
+    fails_with_one_line(&f.check(&with_baseline(p, &["--update-baseline"])));
+    // Read, a FIFO is refused too, without blocking.
+    fails_with_one_line(&f.check(&with_baseline(p, &[])));
+    // --update-baseline needs --baseline.
+    assert_eq!(f.check(&["--update-baseline"]).status.code(), Some(2));
+}
+
+/// `check ROOT --index IX` with JSON out and no near duplicates, then `extra`.
+fn json_check<'a>(root: &'a str, ix: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["check", root, "--index", ix, "--near-duplicate", "0"];
+    a.extend(["--format", "json"]);
+    a.extend(extra);
+    a
+}
+
+/// A repository whose first commit writes `{dir}a.md` and `{dir}b.md`
+/// (60 % a's first 60 lines), then `{dir}c.md` (a's next 35 lines) left
+/// uncommitted; with a home for lineage.
+fn copied_repo(tag: &str, dir: &str) -> (TempDir, TempDir, lineage_testing::Git) {
+    let t = TempDir::new(tag);
+    let home = TempDir::new(&format!("{tag}-home"));
+    let git = lineage_testing::Git::init(&t.path().join("repo"));
+    let a = lines_of(1, 1000);
+    let lines: Vec<&str> = a.lines().collect();
+    let with = |own: String, taken: &[&str]| format!("{own}{}\n", taken.join("\n"));
+    git.write(&format!("{dir}a.md"), &a);
+    git.write(&format!("{dir}b.md"), with(lines_of(2, 400), &lines[..60]));
+    git.commit("Write a, copy it into b");
+    git.write(
+        &format!("{dir}c.md"),
+        with(lines_of(3, 300), &lines[60..95]),
+    );
+    (t, home, git)
+}
+
+#[test]
+fn a_baseline_from_a_revision_accepts_what_was_there_then() {
+    let (_t, home, git) = copied_repo("check-rev", "");
+    git.commit("Copy more of a into c");
+    let root = git.dir.to_str().unwrap();
+    let ix = home.path().join("ix");
+    let ix = ix.to_str().unwrap();
+    let check = |extra: &[&str]| {
+        let args = json_check(root, ix, extra);
+        command(home.path(), &args).output().unwrap()
+    };
+    let json = |o: &Output| -> Value { serde_json::from_slice(&o.stdout).unwrap() };
+    let out = check(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["findings"].as_array().unwrap().len(), 2);
+    // As of the first commit, b's copy was there: only c's is new.
+    let out = check(&["--baseline-from", "HEAD~1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let paths: Vec<&Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| &x["path"])
+        .collect();
+    assert_eq!(paths, ["c.md"], "{v:#}");
+    assert_eq!(v["accepted"], 1);
+    assert_eq!(check(&["--baseline-from", "HEAD"]).status.code(), Some(0));
+    for bad in ["no-such-rev", "HEAD~5"] {
+        fails_with_one_line(&check(&["--baseline-from", bad]));
+    }
+    let other = TempDir::new("check-rev-plain");
+    other.write("a.md", "x");
+    let out = command(
+        home.path(),
+        &[
+            "check",
+            other.path().to_str().unwrap(),
+            "--index",
+            &format!("{ix}2"),
+            "--baseline-from",
+            "HEAD",
+        ],
+    )
+    .output()
+    .unwrap();
+    let line = fails_with_one_line(&out);
+    assert!(line.contains("not in a git work tree"), "{line}");
+}
+
+#[test]
+fn only_pages_changed_since_a_revision_are_judged_with_origins_from_all() {
+    // Uncommitted: a new page copying the unchanged a.md.
+    let (_t, home, git) = copied_repo("check-since", "docs/");
+    let root = git.dir.join("docs");
+    let root = root.to_str().unwrap();
+    let ix = home.path().join("ix");
+    let ix = ix.to_str().unwrap();
+    let check = |extra: &[&str], stdin: &str| {
+        use std::io::Write;
+        let args = json_check(root, ix, extra);
+        // Run from the repository's top, as a CI job is.
+        let mut child = command(home.path(), &args)
+            .current_dir(&git.dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let paths = |o: &Output| -> Vec<String> {
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        (v["findings"].as_array().unwrap().iter())
+            .map(|x| x["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(paths(&check(&[], "")), ["b.md", "c.md"]);
+    let since = check(&["--changed-since", "HEAD"], "");
+    assert_eq!(since.status.code(), Some(1));
+    assert_eq!(
+        paths(&since),
+        ["c.md"],
+        "a changed page copying an unchanged one is found"
+    );
+    let v: Value = serde_json::from_slice(&since.stdout).unwrap();
+    assert_eq!(v["pages"], 1);
+    // The same from a list on stdin, named from the repository's top as
+    // `git diff --name-only` names them, or under ROOT; unknown ones left out.
+    let out = check(&["--changed-from", "-"], "docs/b.md\nnot/a/page.md\n");
+    assert_eq!(paths(&out), ["b.md"]);
+    let out = check(&["--changed-from", "-"], "a.md\n");
+    assert_eq!(out.status.code(), Some(0), "a.md copies nothing");
+}

@@ -88,20 +88,74 @@ pub struct Checked {
     pub pages: usize,
     /// Findings by page path, then rule, then the other page's path.
     pub findings: Vec<Finding>,
+    /// Every counted copy (not allowed; denied ones too), by page, in
+    /// the pages' processing order: what a baseline records.
+    pub copies: Vec<(u32, Vec<Copy>)>,
 }
 
-/// Judge every live page by `policy` (see the module's comment).
-pub fn check(ix: &impl Read, rows: &[Row], policy: &CheckConfig) -> Result<Checked, IndexError> {
-    let live: Vec<u32> = (rows.iter().enumerate())
-        .filter(|(id, r)| {
-            ix.current(&r.path)
-                .is_some_and(|c| c.id == *id as u32 && c.status == Status::Live)
-        })
-        .map(|(id, _)| id as u32)
-        .collect();
+/// Which version of each page is live: as the folder is now, or as a past
+/// commit left it.
+#[derive(Clone, Debug, Default)]
+pub struct Live {
+    /// The live versions, in processing order.
+    ids: Vec<u32>,
+    by_path: HashMap<String, u32>,
+}
+
+impl Live {
+    /// The pages as the index has them now.
+    pub fn now(ix: &impl Read, rows: &[Row]) -> Live {
+        Live::of((rows.iter().enumerate()).filter_map(|(id, r)| {
+            let c = ix.current(&r.path)?;
+            (c.id == id as u32 && c.status == Status::Live).then_some((r.path.clone(), c.id))
+        }))
+    }
+
+    /// The pages `paths` as the versions up to `cut` left them: each
+    /// one's newest version at or before `cut`, if it has one.
+    pub fn at(rows: &[Row], cut: u32, paths: &std::collections::HashSet<String>) -> Live {
+        let mut newest: HashMap<&str, u32> = HashMap::new();
+        for (id, r) in rows.iter().enumerate().take(cut as usize + 1) {
+            if paths.contains(&r.path) {
+                newest.insert(&r.path, id as u32);
+            }
+        }
+        Live::of(newest.into_iter().map(|(p, id)| (p.to_string(), id)))
+    }
+
+    fn of(pages: impl Iterator<Item = (String, u32)>) -> Live {
+        let by_path: HashMap<String, u32> = pages.collect();
+        let mut ids: Vec<u32> = by_path.values().copied().collect();
+        ids.sort_unstable();
+        Live { ids, by_path }
+    }
+
+    /// The live version of `path`.
+    pub fn get(&self, path: &str) -> Option<u32> {
+        self.by_path.get(path).copied()
+    }
+
+    /// The live versions, in processing order.
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+}
+
+/// Judge the pages `live` holds by `policy` (see the module's comment):
+/// every one, or those of `only` (copies from every page still count, and
+/// a near-duplicate pair with one of them in it is told).
+pub fn check(
+    ix: &impl Read,
+    rows: &[Row],
+    live: &Live,
+    only: Option<&std::collections::HashSet<u32>>,
+    policy: &CheckConfig,
+) -> Result<Checked, IndexError> {
     let mut held = Held::default();
     let mut findings = Vec::new();
-    for &id in &live {
+    let mut all = Vec::new();
+    let judged = |id: &u32| only.is_none_or(|o| o.contains(id));
+    for &id in live.ids().iter().filter(|id| judged(id)) {
         let row = &rows[id as usize];
         // How each origin page stands with the pair rules, asked once.
         let mut standing: HashMap<u32, Standing> = HashMap::new();
@@ -109,7 +163,15 @@ pub fn check(ix: &impl Read, rows: &[Row], policy: &CheckConfig) -> Result<Check
             *(standing.entry(o))
                 .or_insert_with(|| policy.standing(&row.path, &rows[o as usize].path))
         };
-        let copies = copied(ix, rows, id, policy.min_passage, &mut held, &mut stands)?;
+        let copies = copied(
+            ix,
+            rows,
+            live,
+            id,
+            policy.min_passage,
+            &mut held,
+            &mut stands,
+        )?;
         let mut counted = 0;
         let mut by_origin: HashMap<u32, (u32, Vec<Copy>)> = HashMap::new();
         let mut denied: HashMap<u32, Vec<Copy>> = HashMap::new();
@@ -161,17 +223,26 @@ pub fn check(ix: &impl Read, rows: &[Row], policy: &CheckConfig) -> Result<Check
             });
         }
         findings.extend(of_page);
+        let mut counted: Vec<Copy> = by_origin.into_values().flat_map(|(_, c)| c).collect();
+        counted.sort_by_key(|c| c.tokens.start);
+        if !counted.is_empty() {
+            all.push((id, counted));
+        }
     }
     if policy.near_duplicate > 0.0 {
-        findings.extend(near_duplicates(ix, rows, &live, policy)?);
+        let near = near_duplicates(ix, rows, live.ids(), policy)?;
+        findings.extend(
+            (near.into_iter()).filter(|f| judged(&f.page) || f.other.is_some_and(|o| judged(&o))),
+        );
     }
     let path = |id: u32| rows[id as usize].path.as_bytes();
     findings.sort_by(|a, b| {
         (path(a.page), a.rule, a.other.map(path)).cmp(&(path(b.page), b.rule, b.other.map(path)))
     });
     Ok(Checked {
-        pages: live.len(),
+        pages: live.ids().iter().filter(|id| judged(id)).count(),
         findings,
+        copies: all,
     })
 }
 
@@ -249,6 +320,7 @@ impl Held {
 fn copied(
     ix: &impl Read,
     rows: &[Row],
+    live: &Live,
     id: u32,
     min: u32,
     held: &mut Held,
@@ -267,10 +339,9 @@ fn copied(
         if *origin == row.path || r.end - r.start < k {
             continue;
         }
-        let Some(now) = ix.current(origin).filter(|c| c.status == Status::Live) else {
+        let Some(now) = live.get(origin) else {
             continue;
         };
-        let now = now.id;
         if stands(now) == Standing::Allowed {
             continue;
         }

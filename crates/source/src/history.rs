@@ -307,6 +307,46 @@ impl Repo {
         Ok(())
     }
 
+    /// The commit `rev` names (any revision git names: a branch, a tag,
+    /// `HEAD~3`, an id).
+    pub fn resolve(&self, rev: &str) -> Result<String, HistoryError> {
+        let repo = self.repo.to_thread_local();
+        let named = |e: &dyn std::fmt::Display| self.git()(&format_args!("{rev}: {e}"));
+        Ok(repo
+            .rev_parse_single(rev)
+            .map_err(|e| named(&e))?
+            .object()
+            .map_err(|e| named(&e))?
+            .peel_to_commit()
+            .map_err(|e| named(&e))?
+            .id
+            .to_string())
+    }
+
+    /// The pages under the root at `commit`, as [`Repo::changes`] takes
+    /// them (`filter`), in path order.
+    pub fn pages_at(&self, commit: &str, filter: &Filter) -> Result<Vec<String>, HistoryError> {
+        // Its changes against nothing: every page it holds, each put.
+        let all = self.with(|repo| {
+            let mut guard = self.diffing.lock().unwrap_or_else(|p| p.into_inner());
+            // Not the next commit's parent: a later import compares anew.
+            guard.last = None;
+            drop(guard);
+            let out = self.changes_in(repo, None, commit, filter);
+            if let Ok(mut d) = self.diffing.lock() {
+                d.last = None;
+            }
+            out
+        })?;
+        Ok(all
+            .into_iter()
+            .filter_map(|d| match d {
+                Delta::Put { path, .. } | Delta::Moved { path, .. } => Some(path),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// Who wrote `commit`, when, and why (its subject).
     pub fn info(&self, commit: &str) -> Result<CommitInfo, HistoryError> {
         let repo = self.repo.to_thread_local();

@@ -241,6 +241,13 @@ impl Git {
     }
 }
 
+/// Make a FIFO at `path` (`mkfifo`), for the tests of what lineage does
+/// with one where a file should be.
+pub fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
+
 #[cfg(test)]
 mod tests {
     use super::{TempDir, text, within};

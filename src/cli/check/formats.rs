@@ -49,14 +49,20 @@ fn passage(p: &Passage) -> String {
     s.trim_start().to_string()
 }
 
-/// The summary line: passed or failed, pages, findings per rule.
+/// The summary line: passed or failed, pages, findings per rule, and
+/// what a baseline accepted.
 fn summary(r: &Report) -> String {
     let pages = match r.pages {
         1 => "1 page".to_string(),
         n => format!("{n} pages"),
     };
+    let accepted = match r.accepted {
+        None => String::new(),
+        Some(1) => "; 1 finding accepted by the baseline".into(),
+        Some(n) => format!("; {n} findings accepted by the baseline"),
+    };
     if r.findings.is_empty() {
-        return format!("lineage check: passed: {pages}, every policy holds");
+        return format!("lineage check: passed: {pages}, every policy holds{accepted}");
     }
     let failing = {
         let mut p: Vec<&str> = r.findings.iter().map(|f| f.page.path.as_str()).collect();
@@ -67,11 +73,18 @@ fn summary(r: &Report) -> String {
         .map(|(rule, n)| format!("{} {n}", rule.name()))
         .collect();
     let n = r.findings.len();
+    let new = if r.accepted.is_some() { "new " } else { "" };
     format!(
-        "lineage check: failed: {n} finding{} in {failing} of {pages} ({})",
+        "lineage check: failed: {n} {new}finding{} in {failing} of {pages} ({}){accepted}",
         if n == 1 { "" } else { "s" },
         counts.join(", ")
     )
+}
+
+/// Whether a CI service should be told of passage `p`: not one the
+/// baseline accepts.
+fn alerts(p: &Passage) -> bool {
+    p.new != Some(false)
 }
 
 pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
@@ -89,7 +102,12 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
             f.message
         )?;
         for p in &f.passages {
-            writeln!(out, "    {}", passage(p))?;
+            let mark = match p.new {
+                Some(true) => "new: ",
+                Some(false) => "accepted: ",
+                None => "",
+            };
+            writeln!(out, "    {mark}{}", passage(p))?;
         }
     }
     Ok(())
@@ -104,6 +122,7 @@ fn passage_json(p: &Passage) -> Value {
         "origin_tokens": p.origin_tokens,
         "origin_lines": p.origin_lines,
         "hash": hex(p.hash),
+        "new": p.new,
     })
 }
 
@@ -114,6 +133,7 @@ pub(super) fn json(r: &Report, out: &mut impl Write) -> io::Result<()> {
         "passed": r.findings.is_empty(),
         "pages": r.pages,
         "summary": summary(r),
+        "accepted": r.accepted,
         "counts": r.counts.iter().map(|(rule, n)| (rule.name().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "policy": {
             "max_copied": p.max_copied,
@@ -207,7 +227,7 @@ pub(super) fn sarif(r: &Report, out: &mut impl Write) -> io::Result<()> {
             });
             result(f.lines(), f.message.clone(), f.fingerprint, other);
         }
-        for p in &f.passages {
+        for p in f.passages.iter().filter(|p| alerts(p)) {
             let text = format!("{}: this passage, {}", f.message, passage(p));
             let origin = related(
                 &p.origin_file,
@@ -323,7 +343,7 @@ pub(super) fn gitlab(r: &Report, out: &mut impl Write) -> io::Result<()> {
         if f.passages.is_empty() {
             push(f.message.clone(), f.fingerprint, f.lines());
         }
-        for p in &f.passages {
+        for p in f.passages.iter().filter(|p| alerts(p)) {
             push(
                 format!("{}: this passage, {}", f.message, passage(p)),
                 p.fingerprint,
@@ -368,7 +388,7 @@ pub(super) fn github(r: &Report, out: &mut impl Write) -> io::Result<()> {
         if f.passages.is_empty() {
             line(f.lines(), f.message.clone())?;
         }
-        for p in &f.passages {
+        for p in f.passages.iter().filter(|p| alerts(p)) {
             line(
                 p.lines,
                 format!("{}: this passage, {}", f.message, passage(p)),

@@ -5,17 +5,20 @@
 //! the format CI reads (`--format`), a summary line first, ordered by page
 //! so two runs diff readably.
 
+mod baseline;
 mod formats;
 
+use std::collections::HashSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
 use super::{Fatal, SourceArgs, StoreArgs};
+use baseline::{Baseline, Settings};
 use lineage_config::Config;
 use lineage_config::check::{CheckConfig, PairRule};
-use lineage_engine::check::{self as checker, Finding, Rule};
+use lineage_engine::check::{self as checker, Checked, Finding, Live, Rule};
 use lineage_engine::query::{self, Row};
 use lineage_store::index::Read;
 
@@ -54,6 +57,33 @@ pub(super) struct CheckArgs {
     /// the config's check.deny (deny outranks allow).
     #[arg(long, value_name = "PAIR")]
     deny: Vec<PairRule>,
+    /// Only what the baseline FILE does not accept fails: a finding with a
+    /// copy it does not hold (by page, origin and the passage's words, with
+    /// a count), a near-duplicate pair it does not name.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record in --baseline FILE every copy and near-duplicate pair found
+    /// now, accepted from then on (FILE written whole or not at all), and
+    /// exit 0.
+    #[arg(long, requires = "baseline")]
+    update_baseline: bool,
+    /// The baseline as the folder stood at git revision REV (a branch, a
+    /// tag, `HEAD~5`, an id on HEAD's first-parent history, read with the
+    /// index's git history): only what is new since fails, with no file to
+    /// keep.
+    #[arg(long, value_name = "REV", conflicts_with_all = ["baseline", "update_baseline"])]
+    baseline_from: Option<String>,
+    /// Judge only the pages changed since git revision REV (a new page, or
+    /// one whose version differs from REV's), with origins from the whole
+    /// folder: a changed page copying an unchanged one is found.
+    #[arg(long, value_name = "REV", conflicts_with = "changed_from")]
+    changed_since: Option<String>,
+    /// Judge only the pages FILE lists, one path a line (under ROOT, or
+    /// from here), `-` for standard input: `git diff --name-only main |
+    /// lineage check docs --changed-from -`. Paths that are no live page
+    /// are left out.
+    #[arg(long, value_name = "FILE")]
+    changed_from: Option<PathBuf>,
     /// The index is made where none is (a fresh clone in CI), and caught
     /// up with the folder before the check.
     #[command(flatten)]
@@ -107,13 +137,50 @@ pub(super) fn run(args: CheckArgs, mut config: Config) -> Result<bool, Fatal> {
     let policy = args.policy(&config);
     let root = args.source.root.as_path();
     let (ix, rows, regime) = super::explain::open_index(root, &args.store.at, &config, true)?;
-    let checked = checker::check(&ix, &rows, &policy)?;
+    let live = Live::now(&ix, &rows);
+    let only = match (&args.changed_since, &args.changed_from) {
+        (Some(rev), _) => {
+            let then = live_at(root, &config, &ix, &rows, "--changed-since", rev)?;
+            let changed = (live.ids().iter().copied())
+                .filter(|&id| then.get(&rows[id as usize].path) != Some(id));
+            Some(changed.collect())
+        }
+        (None, Some(file)) => Some(listed(root, file, &live)?),
+        (None, None) => None,
+    };
+    let mut checked = checker::check(&ix, &rows, &live, only.as_ref(), &policy)?;
+    let settings = Settings {
+        k: ix.params().k,
+        fingerprint_seed: config.fingerprint_seed,
+    };
+    let baseline = match (&args.baseline, &args.baseline_from) {
+        (_, Some(rev)) => Some(at_revision(root, &config, &ix, &rows, &policy, rev)?),
+        (Some(file), None) if args.update_baseline => {
+            let b = Baseline::of(&checked, &rows);
+            b.write(file, &settings)?;
+            let (copies, pairs) = b.len();
+            super::show::note(&format!(
+                "lineage check: baseline {} records {copies} copied passages and {pairs} near-duplicate pairs, accepted from now on",
+                super::show::show(&file.display().to_string())
+            ));
+            Some(b)
+        }
+        (Some(file), None) => {
+            let pages: HashSet<&str> = (live.ids().iter())
+                .map(|&id| rows[id as usize].path.as_str())
+                .collect();
+            Some(Baseline::read(file, &settings, &pages)?)
+        }
+        (None, None) => None,
+    };
+    let judged = baseline.map(|b| Judged::apply(&mut checked, &b, &rows));
     let report = Report::new(
         &ix,
         &rows,
         root,
         &policy,
         &checked,
+        judged,
         regime.map(|r| (r.name, r.sentence)),
     );
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -129,6 +196,122 @@ pub(super) fn run(args: CheckArgs, mut config: Config) -> Result<bool, Fatal> {
     Ok(report.findings.is_empty())
 }
 
+/// What a baseline made of the findings: the new copies, and how many
+/// findings it accepted.
+pub(super) struct Judged {
+    /// The copies it does not accept, as (page, first token).
+    new: HashSet<(u32, u32)>,
+    /// Findings it accepted whole, now left out.
+    accepted: usize,
+}
+
+impl Judged {
+    /// Keep the findings of `checked` that `b` does not accept whole.
+    fn apply(checked: &mut Checked, b: &Baseline, rows: &[Row]) -> Judged {
+        let new = b.new_copies(checked, rows);
+        let before = checked.findings.len();
+        let path = |id: u32| rows[id as usize].path.as_str();
+        checked.findings.retain(|f| match (f.rule, f.other) {
+            (Rule::NearDuplicate, Some(o)) => !b.accepts_near(path(f.page), path(o)),
+            _ => (f.copies.iter()).any(|c| new.contains(&(f.page, c.tokens.start))),
+        });
+        Judged {
+            accepted: before - checked.findings.len(),
+            new,
+        }
+    }
+}
+
+/// The baseline as the folder stood at `rev`, judged as now.
+fn at_revision(
+    root: &Path,
+    config: &Config,
+    ix: &impl Read,
+    rows: &[Row],
+    policy: &CheckConfig,
+    rev: &str,
+) -> Result<Baseline, Fatal> {
+    let live = live_at(root, config, ix, rows, "--baseline-from", rev)?;
+    let then = checker::check(ix, rows, &live, None, policy)?;
+    Ok(Baseline::of(&then, rows))
+}
+
+/// The pages as the folder stood at `rev` (`flag` names it in errors):
+/// the commit's tree, each page at its newest version up to the commit's,
+/// from the index's git history.
+fn live_at(
+    root: &Path,
+    config: &Config,
+    ix: &impl Read,
+    rows: &[Row],
+    flag: &str,
+    rev: &str,
+) -> Result<Live, Fatal> {
+    use lineage_source::history::Repo;
+    let shown = super::show::show(rev).into_owned();
+    let cannot = |why: &str| Fatal(format!("{flag} {shown}: {why}"));
+    let repo = Repo::discover(root)?.ok_or_else(|| cannot("ROOT is not in a git work tree"))?;
+    let commit = repo.resolve(rev)?;
+    let head = repo
+        .head()?
+        .ok_or_else(|| cannot("the repository has no commit"))?;
+    let chain = repo.chain(&head, None)?;
+    let at = (chain.commits.iter().position(|c| *c == commit))
+        .ok_or_else(|| cannot("not in the first-parent history of HEAD"))?;
+    let upto: HashSet<&str> = chain.commits[..=at].iter().map(String::as_str).collect();
+    let (mut cut, mut read) = (None, false);
+    for id in 0..rows.len() as u32 {
+        if let Some(c) = ix.commit_of(id)? {
+            read = true;
+            if upto.contains(c.id.as_str()) {
+                cut = Some(id);
+            }
+        }
+    }
+    if !read {
+        return Err(cannot(
+            "the index holds no git history (history = \"folder\"); check with --history git",
+        ));
+    }
+    if cut.is_none() && !config.history_since.is_empty() {
+        return Err(cannot(&format!(
+            "the index's history starts after it (history_since = {:?})",
+            config.history_since
+        )));
+    }
+    let filter = lineage_source::Filter::new(&config.include, &config.exclude)?;
+    let pages: HashSet<String> = repo.pages_at(&commit, &filter)?.into_iter().collect();
+    Ok(cut.map_or_else(Live::default, |cut| Live::at(rows, cut, &pages)))
+}
+
+/// The live pages `file` lists (`-`: standard input), one path a line.
+fn listed(root: &Path, file: &Path, live: &Live) -> Result<HashSet<u32>, Fatal> {
+    use std::io::Read as _;
+    let shown = super::show::show(&file.display().to_string()).into_owned();
+    let cannot = |e: &dyn std::fmt::Display| Fatal(format!("--changed-from {shown}: {e}"));
+    let bytes = if file == Path::new("-") {
+        let mut b = Vec::new();
+        (std::io::stdin().lock().take(LIST_MAX + 1))
+            .read_to_end(&mut b)
+            .map_err(|e| cannot(&e))?;
+        if b.len() as u64 > LIST_MAX {
+            return Err(cannot(&"more than 64 MiB of paths"));
+        }
+        b
+    } else {
+        lineage_core::fsio::read_bounded(file, LIST_MAX).map_err(|e| cannot(&e))?
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    Ok((text.lines())
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .filter_map(|l| live.get(&super::explain::document_name(root, Path::new(l))))
+        .collect())
+}
+
+/// The most bytes of paths `--changed-from` reads.
+const LIST_MAX: u64 = 64 << 20;
+
 /// What the check found, each place resolved to file and lines: what
 /// every format prints.
 pub(super) struct Report {
@@ -138,6 +321,8 @@ pub(super) struct Report {
     counts: Vec<(Rule, usize)>,
     findings: Vec<Found>,
     policy: CheckConfig,
+    /// Findings a baseline accepted (left out), where one was given.
+    accepted: Option<usize>,
     /// The table's regime after the catch-up, as `scan` says it (None when
     /// a running lineage holds the index and keeps it current).
     regime: Option<(&'static str, String)>,
@@ -172,6 +357,8 @@ struct Place {
 
 /// A copied passage, resolved.
 struct Passage {
+    /// Whether the baseline does not accept it (None: no baseline).
+    new: Option<bool>,
     /// The page it was copied from: under the root, and from where
     /// lineage ran.
     origin: String,
@@ -194,12 +381,14 @@ impl Report {
         rows: &[Row],
         root: &Path,
         policy: &CheckConfig,
-        checked: &checker::Checked,
+        checked: &Checked,
+        judged: Option<Judged>,
         regime: Option<(&'static str, String)>,
     ) -> Report {
         let mut texts = Texts::default();
+        let new = judged.as_ref().map(|j| &j.new);
         let findings = (checked.findings.iter())
-            .map(|f| Found::new(ix, rows, root, policy, f, &mut texts))
+            .map(|f| Found::new(ix, rows, root, policy, f, new, &mut texts))
             .collect();
         let counts = (Rule::ALL.iter())
             .map(|&r| (r, checked.findings.iter().filter(|f| f.rule == r).count()))
@@ -209,6 +398,7 @@ impl Report {
             counts,
             findings,
             policy: policy.clone(),
+            accepted: judged.map(|j| j.accepted),
             regime,
         }
     }
@@ -268,6 +458,7 @@ impl Found {
         root: &Path,
         policy: &CheckConfig,
         f: &Finding,
+        new: Option<&HashSet<(u32, u32)>>,
         texts: &mut Texts,
     ) -> Found {
         let place = |id: u32, texts: &mut Texts| {
@@ -287,6 +478,7 @@ impl Found {
                 };
                 let origin = &rows[c.origin as usize].path;
                 Passage {
+                    new: new.map(|n| n.contains(&(f.page, c.tokens.start))),
                     origin: origin.clone(),
                     origin_file: file_name(root, origin),
                     tokens: [c.tokens.start, c.tokens.end],
