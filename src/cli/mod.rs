@@ -7,8 +7,10 @@ mod copies;
 mod diff;
 mod explain;
 mod index;
+mod output;
 mod pairs;
 mod pocket;
+mod report;
 mod scan;
 mod shared;
 mod show;
@@ -101,6 +103,11 @@ enum Command {
     /// denied pairs, near duplicates); exit 0 when all hold, 1 when one
     /// fails, 2 when the check could not run.
     Check(check::CheckArgs),
+    /// One self-contained HTML file a colleague opens in a browser: the
+    /// documents with fresh, changed and dominant origin (sortable,
+    /// filterable), each page's passages coloured by origin and linked to
+    /// the origin's passage, the clusters side by side, the settings.
+    Report(report::ReportArgs),
     /// Watch a folder: the full-screen view of documents, origins, clusters,
     /// the table and tuning at a terminal; one line per change otherwise.
     ///
@@ -125,6 +132,7 @@ impl Command {
             Command::Shared(a) => &a.source,
             Command::Stale(a) => &a.source,
             Command::Check(a) => &a.source,
+            Command::Report(a) => &a.source,
             Command::Watch(a) => &a.source,
             Command::Pocket(_) => return None,
         };
@@ -414,6 +422,7 @@ pub fn run() -> ExitCode {
             Command::Shared(args) => shared::run(args, config),
             Command::Stale(args) => stale::run(args, config),
             Command::Check(args) => check::run(args, config).map(|passed| failed = !passed),
+            Command::Report(args) => report::run(args, config),
             Command::Watch(args) => watch::run(args, config),
         });
     if let Some(sig) = signals::received() {

@@ -29,13 +29,13 @@ use lineage_split::{Checkpoints, Cluster, Labelled, Options, SplitPass};
 
 mod agreement;
 mod journal;
-mod output;
+
 mod resume;
 mod writer;
 
+use super::output::Output;
 use agreement::agreement;
 use journal::{Journal, Record};
-use output::Output;
 use writer::{Entry, Writer};
 
 #[derive(Args, Debug)]

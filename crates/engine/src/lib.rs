@@ -12,6 +12,7 @@ pub mod check;
 mod diff;
 mod documents;
 mod folder;
+pub mod html;
 mod indexer;
 mod job;
 mod live;

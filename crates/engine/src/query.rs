@@ -8,6 +8,7 @@ use super::{
     CompareView, LegendEntry, OriginView, PageCopy, PageShare, SharedPassage, Side, Target,
     VersionInfo, VersionStatus,
 };
+use lineage_core::fingerprint::keymap::KeyMap;
 use lineage_core::text::{Format, for_each_token, prepare};
 use lineage_origin::{Outcome, Run};
 use lineage_similar::exact::jaccard;
@@ -167,7 +168,7 @@ pub(crate) fn targets(
 ) -> Result<Vec<Option<Target>>, IndexError> {
     let k = ix.params().k as u32;
     let keys = ix.shingle_keys(id)?;
-    let mut positions: HashMap<u32, HashMap<u64, u32>> = HashMap::new();
+    let mut positions: HashMap<u32, KeyMap<u32>> = HashMap::new();
     let mut out = Vec::with_capacity(runs.len());
     for r in runs {
         let Some(o) = r.origin.filter(|&o| o != id) else {
@@ -177,8 +178,9 @@ pub(crate) fn targets(
         let at = match positions.entry(o) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(e) => {
-                let mut first = HashMap::new();
-                for (i, key) in ix.shingle_keys(o)?.into_iter().enumerate() {
+                let theirs = ix.shingle_keys(o)?;
+                let mut first = KeyMap::with_capacity_and_hasher(theirs.len(), Default::default());
+                for (i, key) in theirs.into_iter().enumerate() {
                     first.entry(key).or_insert(i as u32);
                 }
                 e.insert(first)
@@ -466,7 +468,7 @@ fn covered(ranges: impl Iterator<Item = (u32, u32)>) -> u32 {
 }
 
 /// Token ranges of `keys`' shingles that `other` (sorted) also has, merged.
-fn shared_ranges(keys: &[u64], other: &[u64], k: u32) -> Vec<(u32, u32)> {
+pub(crate) fn shared_ranges(keys: &[u64], other: &[u64], k: u32) -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::new();
     for (i, key) in keys.iter().enumerate() {
         if other.binary_search(key).is_err() {

@@ -11,34 +11,36 @@
 
 use rusqlite::params;
 
+use super::schema::Db;
 use super::{Index, IndexError};
 
 /// A pair's counts: (version, its base, tokens kept, removed, new, moved).
 pub type PairCounts = (u32, Option<u32>, [u32; 4]);
 
-impl Index {
-    /// Every kept pair whose versions are still the ones it was measured on.
-    pub fn changes(&self) -> Result<Vec<PairCounts>, IndexError> {
-        let c = self.db.conn();
-        let mut st = c.prepare(
-            "SELECT c.id, c.base, c.kept, c.removed, c.new, c.moved FROM changes c
-             JOIN versions v ON v.id = c.id
-             LEFT JOIN versions b ON b.id = c.base
-             WHERE c.id_hash = v.hash AND (c.base < 0 OR c.base_hash = b.hash)
-               AND c.sum IS lineage_row(c.id, c.base, c.id_hash, c.base_hash, c.kept, c.removed,
-                                        c.new, c.moved)",
-        )?;
-        let rows = st.query_map([], |r| {
-            let base: i64 = r.get(1)?;
-            Ok((
-                r.get(0)?,
-                u32::try_from(base).ok(),
-                [r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?],
-            ))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
+/// Every kept pair whose versions are still the ones it was measured on
+/// (see [`super::Read::changes`]).
+pub(crate) fn kept(db: &Db) -> Result<Vec<PairCounts>, IndexError> {
+    let c = db.conn();
+    let mut st = c.prepare(
+        "SELECT c.id, c.base, c.kept, c.removed, c.new, c.moved FROM changes c
+         JOIN versions v ON v.id = c.id
+         LEFT JOIN versions b ON b.id = c.base
+         WHERE c.id_hash = v.hash AND (c.base < 0 OR c.base_hash = b.hash)
+           AND c.sum IS lineage_row(c.id, c.base, c.id_hash, c.base_hash, c.kept, c.removed,
+                                    c.new, c.moved)",
+    )?;
+    let rows = st.query_map([], |r| {
+        let base: i64 = r.get(1)?;
+        Ok((
+            r.get(0)?,
+            u32::try_from(base).ok(),
+            [r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?],
+        ))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
 
+impl Index {
     /// Keep `pairs` (replacing a pair kept before), each with its versions'
     /// file hashes; a pair naming a version the index lacks is left out.
     pub fn put_changes(&mut self, pairs: &[PairCounts]) -> Result<(), IndexError> {

@@ -97,6 +97,13 @@ pub trait Read {
         ))
     }
 
+    /// Every kept (version, base) pair's token counts whose versions are
+    /// still the ones it was measured on (the Documents pane's changed and
+    /// removed shares, index/changes.rs).
+    fn changes(&self) -> Result<Vec<super::changes::PairCounts>, IndexError> {
+        super::changes::kept(self.db())
+    }
+
     /// Whether the text store has version `id`'s bytes (without reading them).
     fn has_text(&self, id: u32) -> Result<bool, IndexError> {
         Ok(texts::has(self.db().conn(), id)?)

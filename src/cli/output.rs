@@ -1,4 +1,4 @@
-//! Where `scan` writes its report: standard output, or `-o FILE` written
+//! Where `scan` and `report` write: standard output, or `-o FILE` written
 //! whole or not at all.
 //!
 //! FILE is written through [`AtomicFile`], renamed over FILE only once the
@@ -16,21 +16,21 @@ use super::Fatal;
 use lineage_core::fsio::AtomicFile;
 
 /// The report's destination, until it is complete.
-pub(super) struct Output {
+pub(crate) struct Output {
     /// `-o FILE`: FILE as given, and its file until committed.
     file: Option<(PathBuf, AtomicFile)>,
 }
 
 impl Output {
     /// Standard output, or `target` (checked before anything is read).
-    pub(super) fn open(
+    pub(crate) fn open(
         target: Option<&Path>,
         root: &Path,
     ) -> Result<(Output, Box<dyn Write + Send>), Fatal> {
         let Some(target) = target else {
             return Ok((Output { file: None }, Box::new(io::stdout())));
         };
-        let shown = super::super::show::show(&target.display().to_string()).into_owned();
+        let shown = super::show::show(&target.display().to_string()).into_owned();
         let cannot = |why: &dyn std::fmt::Display| Fatal(format!("-o {shown}: {why}"));
         if let Ok(m) = fs::symlink_metadata(target)
             && !m.is_file()
@@ -66,24 +66,24 @@ impl Output {
     }
 
     /// The report is complete (`written`, flushed): FILE takes its place.
-    pub(super) fn commit(self) -> Result<(), Fatal> {
+    pub(crate) fn commit(self) -> Result<(), Fatal> {
         let Some((target, atomic)) = self.file else {
             return Ok(());
         };
         atomic.commit().map_err(|e| {
             Fatal(format!(
                 "-o {}: {e}",
-                super::super::show::show(&target.display().to_string())
+                super::show::show(&target.display().to_string())
             ))
         })
     }
 
     /// A run's error `e`, said with what became of the report.
-    pub(super) fn failed(&self, json: bool, e: Fatal) -> Fatal {
+    pub(crate) fn failed(&self, json: bool, e: Fatal) -> Fatal {
         match &self.file {
             Some((target, ..)) => Fatal(format!(
                 "no report written, {} is left as it was: {}",
-                super::super::show::show(&target.display().to_string()),
+                super::show::show(&target.display().to_string()),
                 e.0
             )),
             None if json => Fatal(format!(
