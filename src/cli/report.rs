@@ -40,11 +40,7 @@ pub(super) fn run(args: ReportArgs, mut config: Config) -> Result<(), Fatal> {
     // Checked before anything is read: a FILE that cannot be is said at once.
     let (output, sink) = Output::open(Some(&args.output), root)?;
     let (ix, rows, regime) = super::explain::open_index(root, &args.store.at, &config, true)?;
-    let canonical = lineage_config::canonical(root);
-    let title = (canonical.file_name())
-        .map(|n| lineage_source::name::of_os(n).into_owned())
-        .unwrap_or_else(|| canonical.display().to_string());
-    let title = lineage_source::name::display(&title).into_owned();
+    let title = lineage_engine::html::title_of(root);
     let mut out = std::io::BufWriter::with_capacity(1 << 20, sink);
     let sentence = regime.as_ref().map(|r| r.sentence.as_str());
     let figures =

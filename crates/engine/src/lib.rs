@@ -121,6 +121,14 @@ pub enum Command {
         /// The words searched for, as typed.
         query: String,
     },
+    /// Write the HTML report of the live pages (`html::write_report`) to
+    /// `path`, whole or not at all, on a thread of its own →
+    /// [`Update::Report`]. The caller has checked `path` is not inside the
+    /// root.
+    Report {
+        /// The file to write.
+        path: PathBuf,
+    },
     /// Make these the live settings: the index is re-processed from its
     /// cached fingerprints, then a snapshot follows.
     Adopt(Params),
@@ -154,6 +162,14 @@ pub enum Update {
     Diff(std::sync::Arc<DiffView>),
     /// The answer to [`Command::Stale`].
     Stale(std::sync::Arc<StaleView>),
+    /// What became of [`Command::Report`]: what went into the file, or
+    /// why it was not written.
+    Report {
+        /// The file asked for.
+        path: PathBuf,
+        /// The report's figures, or the error.
+        result: Result<html::Figures, String>,
+    },
     /// What [`Command::Shares`] found since its last update.
     Shares(std::sync::Arc<SharesUpdate>),
     /// The progress or answer of [`Command::Search`].

@@ -686,6 +686,7 @@ impl Live {
                     }
                 }
             }
+            Command::Report { path } => self.start_report(ix, path),
             Command::Shadow { generation, runs } => self.start_shadow(ix, generation, runs),
             Command::Search { generation, query } => self.start_search(ix, generation, query),
             Command::Cancel { .. }
@@ -821,6 +822,39 @@ impl Live {
 
     /// Search the live pages for `query` in a thread of its own, after
     /// stopping the search under way (an empty query only stops it).
+    /// Write the report to `path` from a connection of its own, off the
+    /// engine's thread (a large folder's takes seconds).
+    fn start_report(&mut self, ix: &Index, path: PathBuf) {
+        let (dir, poly) = (ix.dir().to_path_buf(), ix.polynomial().clone());
+        let config = self.opts.config.clone();
+        let title = super::html::title_of(&self.opts.root);
+        let publish = self.rep.publish.clone();
+        let to = path.clone();
+        let started = std::thread::Builder::new()
+            .name("lineage-report".into())
+            .spawn(move || {
+                let result = (|| {
+                    let ro = lineage_store::index::ReadOnly::open(&dir, &poly)
+                        .map_err(|e| e.to_string())?;
+                    let rows = query::rows(&ro).map_err(|e| e.to_string())?;
+                    let mut figures = None;
+                    lineage_core::fsio::write_atomic(&to, |w| {
+                        let f = super::html::write_report(&ro, &rows, &config, &title, None, w)
+                            .map_err(std::io::Error::other)?;
+                        figures = Some(f);
+                        Ok(())
+                    })
+                    .map_err(|e| e.to_string())?;
+                    figures.ok_or_else(|| "nothing written".to_string())
+                })();
+                send(&publish, Update::Report { path: to, result });
+            });
+        if let Err(e) = started {
+            let result = Err(format!("cannot start the report's thread: {e}"));
+            send(&self.rep.publish, Update::Report { path, result });
+        }
+    }
+
     fn start_search(&mut self, ix: &Index, generation: u64, query: String) {
         self.jobs.search.cancel();
         if query.is_empty() {

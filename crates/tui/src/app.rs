@@ -414,6 +414,9 @@ fn engine(app: &mut App, u: Update, out: &mut Vec<Command>) {
             app.docs.receive_shares(&u, h);
         }
         Update::Search(v) => super::find::receive(app, v),
+        Update::Report { path, result } => {
+            app.message = Some(super::export::reported(&path, result))
+        }
         Update::Compare(v) => {
             let widths = app.compare_widths();
             app.clusters.receive(v, widths);

@@ -1,5 +1,7 @@
 //! `X`: the current pane's data to a file, as shown (Documents filtered and
-//! sorted): CSV (RFC 4180), or JSON when the name ends in `.json`. The table
+//! sorted): CSV (RFC 4180), or JSON when the name ends in `.json`; a name
+//! ending in `.html` asks the engine for the HTML report of every page
+//! (`lineage report`), which it writes off its thread. The table
 //! is built in `update` (pure); writing it is the UI loop's, atomically
 //! ([`lineage_core::fsio::write_atomic`]), and never inside the watched folder,
 //! which lineage only reads.
@@ -266,11 +268,44 @@ pub(crate) fn target(start: &Path, typed: &str) -> PathBuf {
 }
 
 /// Write `bytes` to `target` atomically, unless it lies inside `root` (the
-/// watched folder: lineage only reads it) or is itself a symbolic link: a
+/// watched folder: lineage only reads it) or is itself a symbolic link (see
+/// [`writable`]): a
 /// link planted under the name offered (`lineage-documents.csv ->
 /// ~/.bashrc`) would have the export replace what it points to. Links among
 /// the folders above are followed (they are where the person keeps things).
 pub(crate) fn write(target: &Path, root: &Path, bytes: &[u8]) -> Result<(), String> {
+    let full = writable(target, root)?;
+    lineage_core::fsio::write_atomic(&full, |w| w.write_all(bytes))
+        .map(|_| ())
+        .map_err(|e: io::Error| format!("cannot export to {}: {e}", shown_path(&full)))
+}
+
+/// Whether a typed name asks for the HTML report (`.html` or `.htm`, any
+/// case) rather than the pane's rows.
+pub(crate) fn is_report(typed: &str) -> bool {
+    let lower = typed.trim().to_ascii_lowercase();
+    lower.ends_with(".html") || lower.ends_with(".htm")
+}
+
+/// What the footer says of a report the engine wrote, or could not.
+pub(crate) fn reported(
+    path: &Path,
+    result: Result<lineage_engine::html::Figures, String>,
+) -> String {
+    match result {
+        Ok(f) => format!(
+            "report of {} pages written to {} ({:.1} MB): open it in a browser",
+            f.pages,
+            shown_path(path),
+            f.bytes as f64 / 1e6
+        ),
+        Err(e) => format!("no report written to {}: {e}", shown_path(path)),
+    }
+}
+
+/// `target` resolved, if an export may write it: not inside `root` (the
+/// watched folder: lineage only reads it), not itself a symbolic link.
+pub(crate) fn writable(target: &Path, root: &Path) -> Result<PathBuf, String> {
     if target.file_name().is_none() {
         return Err(format!("{} names no file", shown_path(target)));
     }
@@ -288,9 +323,7 @@ pub(crate) fn write(target: &Path, root: &Path, bytes: &[u8]) -> Result<(), Stri
             shown_path(&full)
         ));
     }
-    lineage_core::fsio::write_atomic(&full, |w| w.write_all(bytes))
-        .map(|_| ())
-        .map_err(|e: io::Error| format!("cannot export to {}: {e}", shown_path(&full)))
+    Ok(full)
 }
 
 #[cfg(test)]

@@ -108,7 +108,7 @@ fn typing(app: &mut App, input: Input, k: KeyEvent, out: &mut Vec<Command>) -> O
         Input::Search(t) => return searching(app, t, k),
         Input::Find(t) => return finding(app, t, k, out),
         Input::ClusterFilter(t) => return filtering_clusters(app, t, k),
-        Input::Export(t) => return exporting(app, t, k),
+        Input::Export(t) => return exporting(app, t, k, out),
     };
     match k.code {
         KeyCode::Enter => {
@@ -259,8 +259,27 @@ fn finding(app: &mut App, mut text: String, k: KeyEvent, out: &mut Vec<Command>)
 }
 
 /// A key while the export's file name is typed; enter exports.
-fn exporting(app: &mut App, mut text: String, k: KeyEvent) -> Option<Input> {
+fn exporting(
+    app: &mut App,
+    mut text: String,
+    k: KeyEvent,
+    out: &mut Vec<Command>,
+) -> Option<Input> {
     match k.code {
+        // A `.html` name: the report of every page, which the engine writes.
+        KeyCode::Enter if super::export::is_report(&text) => {
+            let snap = app.snapshot.clone()?;
+            let path = super::export::target(&app.start_dir, &text);
+            app.message = Some(match super::export::writable(&path, &snap.root) {
+                Ok(path) => {
+                    let shown = super::paths::shown_path(&path);
+                    out.push(Command::Report { path });
+                    format!("writing the report to {shown}…")
+                }
+                Err(e) => e,
+            });
+            return None;
+        }
         KeyCode::Enter => {
             let (Some(snap), Ok(table)) = (app.snapshot.clone(), super::export::table(app)) else {
                 return None;

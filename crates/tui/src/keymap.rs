@@ -156,7 +156,7 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 46] = [
     (
         Action::Export,
         "export",
-        "export the pane's rows to CSV or JSON",
+        "export the pane's rows to CSV or JSON, or every page to an HTML report",
     ),
 ];
 

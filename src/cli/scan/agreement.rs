@@ -61,6 +61,8 @@ fn answering(c: &Config, workers: usize) -> Config {
         watch: d.watch,
         tui: d.tui,
         keys: d.keys,
+        // The gate's policies judge scan's answer; they are not in it.
+        check: d.check,
         // A folder's own settings are in the fields above already
         // (`Config::for_folder`); the table of every folder's is not.
         folders: d.folders,
@@ -97,6 +99,7 @@ mod tests {
         ("watch.", "how watch notices changes"),
         ("tui.", "the full-screen view"),
         ("keys.", "the full-screen view"),
+        ("check.", "the policies `check` judges the answer by"),
     ];
 
     /// Fields of [`Config`] that no key of the example sets, and why they
@@ -143,6 +146,7 @@ mod tests {
     fn others(value: &str) -> Vec<String> {
         const WORDS: &[&str] = &[
             "path", "hs", "1MiB", "lru", "newest", "be", "light", "de", "ctrl-z", "git", "folder",
+            "a <- b",
         ];
         let quoted = || WORDS.iter().map(|w| format!("{w:?}"));
         match value {
@@ -152,7 +156,8 @@ mod tests {
             v if v.starts_with('[') => vec!["[]".into()],
             v if v.starts_with('"') => quoted().collect(),
             v => match (v.parse::<u64>(), v.parse::<f64>()) {
-                (Ok(n), _) => vec![(n + 2).to_string()],
+                // Up, or down where up is out of range (a percentage at 100).
+                (Ok(n), _) => vec![(n + 2).to_string(), (n / 2).to_string()],
                 (_, Ok(x)) => vec![(x / 2.0).to_string()],
                 _ => panic!("a value of the example this test cannot change: {v}"),
             },

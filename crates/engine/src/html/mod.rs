@@ -337,6 +337,15 @@ pub fn write_report(
     })
 }
 
+/// The report's title for folder `root`: its name, as shown.
+pub fn title_of(root: &std::path::Path) -> String {
+    let root = lineage_config::canonical(root);
+    let name = (root.file_name())
+        .map(|n| lineage_source::name::of_os(n).into_owned())
+        .unwrap_or_else(|| root.display().to_string());
+    lineage_source::name::display(&name).into_owned()
+}
+
 /// Text as HTML character data: `&`, `<`, `>` and `"` as references.
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")

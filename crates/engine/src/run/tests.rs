@@ -582,6 +582,55 @@ fn stale_tells_a_copy_its_origin_changed_with_both_sides_words() {
     assert!(v.passages.is_empty(), "{v:?}");
 }
 
+/// The HTML report, written off the engine's thread from a connection of
+/// its own: the file whole, its figures in the answer; a file that cannot
+/// be written is an answer too, not a stop.
+#[test]
+fn the_report_is_written_off_the_engine_and_answered() {
+    let para = text(2, 60);
+    let pages = vec![
+        ("a.txt", format!("{} {para}", text(1, 80))),
+        ("b.txt", format!("{} {para}", text(3, 40))),
+    ];
+    let mut h = Harness::new("report", &pages, 200);
+    h.command(Command::Rescan, S);
+    h.take();
+    let answer = |h: &mut Harness, path: &std::path::Path| {
+        h.command(
+            Command::Report {
+                path: path.to_path_buf(),
+            },
+            S,
+        );
+        let until = Instant::now() + 20 * S;
+        while Instant::now() < until {
+            for u in std::mem::take(&mut *h.published.lock().unwrap()) {
+                if let Update::Report { path: p, result } = u {
+                    assert_eq!(p, path);
+                    return result;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("no answer to the report");
+    };
+    let path = h.base.path().join("r.html");
+    let figures = answer(&mut h, &path).unwrap();
+    assert_eq!((figures.pages, figures.texts), (2, 2));
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(html.len() as u64, figures.bytes);
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    assert!(html.contains("\"path\":\"b.txt\""), "{html}");
+    let nowhere = h.base.path().join("no-such-folder").join("r.html");
+    let e = answer(&mut h, &nowhere).unwrap_err();
+    assert!(e.contains("No such file"), "{e}");
+    // The engine goes on: a new page arrives.
+    std::fs::write(h.root.join("c.txt"), text(5, 50)).unwrap();
+    h.command(Command::Rescan, 2 * S);
+    let snap = h.take().1.expect("a snapshot");
+    assert_eq!(snap.documents.len(), 3);
+}
+
 /// What a version changed since its predecessor: a.txt's second version
 /// against its first, the paragraph replaced as removed and new, with
 /// their words and the counts the LCS gives (the rest kept).

@@ -256,7 +256,7 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         }
         Some(Input::Export(name)) => {
             typed(&mut spans, " export to ", name);
-            Some(("write (.json: JSON, else CSV)", "cancel"))
+            Some(("write (.json: JSON, .html: the report, else CSV)", "cancel"))
         }
         Some(Input::Find(query)) => {
             typed(&mut spans, " search every page for ", query);

@@ -1345,6 +1345,69 @@ fn e_asks_for_the_editor_at_the_files_line_of_the_block_or_the_top() {
 }
 
 #[test]
+fn x_with_an_html_name_asks_the_engine_for_the_report_and_says_what_became_of_it() {
+    let mut a = app(80, 24);
+    a.start_dir = "/work/out".into();
+    keys(&mut a, "X");
+    for _ in 0.."csv".len() {
+        press(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "HTML");
+    let out = press(&mut a, KeyCode::Enter);
+    let want = std::path::PathBuf::from("/work/out/lineage-documents.HTML");
+    assert_eq!(out, [Command::Report { path: want.clone() }]);
+    assert!(a.effects.is_empty(), "no rows written: {:?}", a.effects);
+    assert!(
+        a.message
+            .as_deref()
+            .unwrap()
+            .starts_with("writing the report to")
+    );
+    let figures = lineage_engine::html::Figures {
+        pages: 12,
+        bytes: 2_500_000,
+        ..Default::default()
+    };
+    engine(
+        &mut a,
+        Update::Report {
+            path: want.clone(),
+            result: Ok(figures),
+        },
+    );
+    let said = a.message.clone().unwrap();
+    assert!(
+        said.starts_with("report of 12 pages written to") && said.contains("2.5 MB"),
+        "{said}"
+    );
+    engine(
+        &mut a,
+        Update::Report {
+            path: want,
+            result: Err("disk full".into()),
+        },
+    );
+    assert!(a.message.as_deref().unwrap().ends_with(": disk full"));
+    // Inside the watched folder: refused here, nothing asked.
+    keys(&mut a, "X");
+    let typed = "lineage-documents.csv".len();
+    for _ in 0..typed {
+        press(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "/home/ana/tidewater-docs/r.html");
+    let out = press(&mut a, KeyCode::Enter);
+    assert!(out.is_empty(), "{out:?}");
+    assert!(
+        a.message
+            .as_deref()
+            .unwrap()
+            .contains("inside the watched folder"),
+        "{:?}",
+        a.message
+    );
+}
+
+#[test]
 fn x_exports_the_rows_as_shown_to_csv_or_json() {
     use crate::effects::Effect;
     let mut a = app(80, 24);
