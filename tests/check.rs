@@ -625,3 +625,36 @@ fn only_pages_changed_since_a_revision_are_judged_with_origins_from_all() {
     let out = check(&["--changed-from", "-"], "a.md\n");
     assert_eq!(out.status.code(), Some(0), "a.md copies nothing");
 }
+
+#[test]
+fn an_html_page_is_placed_on_its_own_lines_not_its_stripped_texts() {
+    let f = Folder::new("check-html");
+    let a = lines_of(1, 400);
+    let taken: Vec<&str> = a.lines().take(30).collect();
+    f.put("a.md", &a, 0);
+    // The copy in HTML: a head, tags that span lines, a comment, entities.
+    let mut html = String::from(
+        "<!DOCTYPE html>\n<html>\n<head>\n<title>t</title>\n<style>\np { x: 1 }\n</style>\n</head>\n<body>\n<!-- a\ncomment -->\n<p\n  class=\"x\">",
+    );
+    for (i, l) in taken.iter().enumerate() {
+        html.push_str(l);
+        html.push_str(if i % 3 == 0 { " &amp;\n" } else { "<br>\n" });
+    }
+    html.push_str("</p>\n</body>\n</html>\n");
+    f.put("b.html", &html, 10);
+    let v = f.json(&["--near-duplicate", "0"], 1);
+    let x = findings(&v, "max_copied")[0];
+    assert_eq!(x["path"], "b.html");
+    let p = &x["passages"][0];
+    // Where the first and last copied words stand in the file itself.
+    let line_of = |w: &str| html[..html.find(w).unwrap()].matches('\n').count() + 1;
+    let first = taken[0].split(' ').next().unwrap();
+    let last = taken[29].rsplit(' ').next().unwrap();
+    assert_eq!(
+        p["lines"],
+        serde_json::json!([line_of(first), line_of(&format!("{last}<br>"))]),
+        "{x:#}"
+    );
+    assert_eq!(p["origin_lines"], serde_json::json!([1, 30]));
+    assert_eq!(x["lines"], p["lines"]);
+}

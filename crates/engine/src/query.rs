@@ -83,15 +83,27 @@ pub fn status_of(ix: &impl Read, rows: &[Row], id: u32) -> VersionStatus {
 /// index, or else read from its file if that still holds this version;
 /// otherwise why it cannot be shown.
 pub fn text_of(ix: &impl Read, rows: &[Row], id: u32) -> (Result<String, String>, Vec<(u32, u32)>) {
+    let path = &rows[id as usize].path;
+    let text = bytes_of(ix, rows, id).map(|b| prepare(&b, Format::from_path(path)).into_owned());
+    let mut spans = Vec::new();
+    if let Ok(t) = &text {
+        for_each_token(t, |s, _| spans.push((s.start as u32, s.end as u32)));
+    }
+    (text, spans)
+}
+
+/// The file bytes of version `id` (before they are prepared): kept by the
+/// index, or else read from its file if that still holds this version;
+/// otherwise why they cannot be had.
+pub fn bytes_of(ix: &impl Read, rows: &[Row], id: u32) -> Result<Vec<u8>, String> {
     let row = &rows[id as usize];
     let gone = |why: &str| Err(format!("{} v{}: {why}", row.path, row.version));
-    let prepared = |bytes: &[u8]| Ok(prepare(bytes, Format::from_path(&row.path)).into_owned());
     let not_kept = |kept: &Kept| match kept {
         Kept::Dropped => "its text was dropped to keep the history within history_budget",
         _ => "its text was not kept (history_budget is 0, or an older lineage indexed it)",
     };
-    let text = match (ix.text(id), ix.current(&row.path)) {
-        (Ok(Kept::Text(bytes)), _) => prepared(&bytes),
+    match (ix.text(id), ix.current(&row.path)) {
+        (Ok(Kept::Text(bytes)), _) => Ok(bytes),
         (Err(e), _) => gone(&format!("its stored text cannot be read ({e})")),
         (Ok(kept), Some(c)) if c.id != id => {
             gone(&format!("a later version replaced it; {}", not_kept(&kept)))
@@ -102,7 +114,7 @@ pub fn text_of(ix: &impl Read, rows: &[Row], id: u32) -> (Result<String, String>
         // Its stored size bounds the read: the file is that version or not.
         (Ok(_), Some(c)) => {
             match source::read_file(&source::name::path(ix.root(), &row.path), c.size) {
-                Ok(bytes) if ix.polynomial().fingerprint(&bytes, 1) == c.hash => prepared(&bytes),
+                Ok(bytes) if ix.polynomial().fingerprint(&bytes, 1) == c.hash => Ok(bytes),
                 Ok(_) | Err(SkipReason::TooLarge { .. }) => {
                     gone("the file changed since; its new version is on its way")
                 }
@@ -110,12 +122,7 @@ pub fn text_of(ix: &impl Read, rows: &[Row], id: u32) -> (Result<String, String>
             }
         }
         (Ok(_), None) => gone("not in the index"),
-    };
-    let mut spans = Vec::new();
-    if let Ok(t) = &text {
-        for_each_token(t, |s, _| spans.push((s.start as u32, s.end as u32)));
     }
-    (text, spans)
 }
 
 /// The exact outcome of version `id` (docs/formats.md §3): each shingle's origin is

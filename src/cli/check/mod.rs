@@ -18,6 +18,7 @@ use super::{Fatal, SourceArgs, StoreArgs};
 use baseline::{Baseline, Settings};
 use lineage_config::Config;
 use lineage_config::check::{CheckConfig, PairRule};
+use lineage_core::text::{self, SourceLines, for_each_token, prepare};
 use lineage_engine::check::{self as checker, Checked, Finding, Live, Rule};
 use lineage_engine::query::{self, Row};
 use lineage_store::index::Read;
@@ -408,11 +409,21 @@ impl Report {
 #[derive(Default)]
 struct Texts(std::collections::HashMap<u32, Option<Lines>>);
 
-/// A text's token spans and the byte offset of each line after the first.
+/// A text's token spans and where its bytes stand on the file's lines.
 struct Lines {
     spans: Vec<(u32, u32)>,
-    starts: Vec<usize>,
+    map: LineMap,
+    /// The file's lines.
     count: usize,
+}
+
+/// Where a prepared text's bytes stand on its file's lines.
+enum LineMap {
+    /// A plain file: its prepared text is its text; each line's start
+    /// after the first.
+    Plain(Vec<usize>),
+    /// An HTML file: the prepared text, and where its pieces came from.
+    Html(String, SourceLines),
 }
 
 impl Texts {
@@ -420,14 +431,26 @@ impl Texts {
     fn get(&mut self, ix: &impl Read, rows: &[Row], id: u32) -> Option<&Lines> {
         (self.0.entry(id))
             .or_insert_with(|| {
-                let (text, spans) = query::text_of(ix, rows, id);
-                let text = text.ok()?;
-                let starts: Vec<usize> = (text.match_indices('\n')).map(|(i, _)| i + 1).collect();
+                let bytes = query::bytes_of(ix, rows, id).ok()?;
+                let format = text::Format::from_path(&rows[id as usize].path);
+                let text = prepare(&bytes, format).into_owned();
+                let mut spans = Vec::new();
+                for_each_token(&text, |s, _| spans.push((s.start as u32, s.end as u32)));
+                let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
                 // A last line ended by a newline is the last: no empty one after it.
-                let count = starts.len() + usize::from(!text.ends_with('\n'));
+                let count = newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'));
+                let map = match format {
+                    text::Format::Plain => {
+                        LineMap::Plain((text.match_indices('\n')).map(|(i, _)| i + 1).collect())
+                    }
+                    text::Format::Html => {
+                        let lines = SourceLines::new(&bytes, format);
+                        LineMap::Html(text, lines)
+                    }
+                };
                 Some(Lines {
                     spans,
-                    starts,
+                    map,
                     count: count.max(1),
                 })
             })
@@ -436,16 +459,19 @@ impl Texts {
 }
 
 impl Lines {
-    /// The lines (from 1, both included) tokens `r` stand on.
+    /// The file's lines (from 1, both included) tokens `r` stand on.
     fn lines(&self, r: &std::ops::Range<u32>) -> [usize; 2] {
-        let line = |b: usize| self.starts.partition_point(|&s| s <= b) + 1;
+        let line = |b: usize| match &self.map {
+            LineMap::Plain(starts) => starts.partition_point(|&s| s <= b) + 1,
+            LineMap::Html(text, lines) => lines.line(text, b),
+        };
         match lineage_engine::token_bytes(&self.spans, r.clone()) {
             Some(b) => [line(b.start), line(b.end.saturating_sub(1).max(b.start))],
             None => [0, 0],
         }
     }
 
-    /// How many lines the text has.
+    /// How many lines the file has.
     fn count(&self) -> usize {
         self.count
     }

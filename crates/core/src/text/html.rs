@@ -39,6 +39,41 @@ pub(crate) fn strip(html: &str) -> String {
     out
 }
 
+/// Where each piece of [`strip`]'s output comes from: (its start in the
+/// output, the source line it starts on), one mark for each stretch of
+/// text and each separator, in order. The same scan as `strip`'s, so the
+/// offsets are its output's (exact unless an entity straddles a tag).
+pub(crate) fn line_marks(html: &str) -> Vec<(usize, u32)> {
+    let bytes = html.as_bytes();
+    let mut marks = Vec::new();
+    let (mut out, mut line, mut seen) = (0usize, 1u32, 0usize);
+    let mut at = |to: usize, line: &mut u32| {
+        *line += bytes[seen..to].iter().filter(|&&b| b == b'\n').count() as u32;
+        seen = to;
+    };
+    let decoded = |s: &str| html_escape::decode_html_entities(s).len();
+    let (mut text_start, mut i) = (0, 0);
+    while let Some(offset) = find(bytes, i, b'<') {
+        let lt = i + offset;
+        match markup_end(bytes, lt) {
+            Some(end) => {
+                at(text_start, &mut line);
+                marks.push((out, line));
+                out += decoded(&html[text_start..lt]);
+                at(lt, &mut line);
+                marks.push((out, line));
+                out += separator(bytes, lt).len();
+                text_start = end;
+                i = end;
+            }
+            None => i = lt + 1,
+        }
+    }
+    at(text_start, &mut line);
+    marks.push((out, line));
+    marks
+}
+
 /// Elements that start a line of their own in a browser.
 const BLOCKS: [&[u8]; 32] = [
     b"address",
@@ -212,6 +247,27 @@ fn raw_text_end(bytes: &[u8], from: usize, name: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_marks_put_the_stripped_text_on_its_source_lines() {
+        let html = "<html>\n<head><title>T</title></head>\n<body>\n<p>one\ntwo &amp; <b\nclass=x>three</b></p>\n<!-- a\nb -->four</body>";
+        let out = strip(html);
+        let marks = line_marks(html);
+        let line = |word: &str| {
+            let at = out.find(word).unwrap();
+            let i = marks.partition_point(|m| m.0 <= at) - 1;
+            marks[i].1 as usize + out[marks[i].0..at].matches('\n').count()
+        };
+        let source = |word: &str| html[..html.find(word).unwrap()].matches('\n').count() + 1;
+        for w in ["T", "one", "two", "three", "four"] {
+            assert_eq!(line(w), source(w), "{w} in {out:?}");
+        }
+        assert_eq!(
+            marks.last().unwrap().0,
+            out.len(),
+            "the offsets are the output's: {out:?}"
+        );
+    }
     use crate::text::{Format, prepare, tokens};
 
     fn keys(text: &str) -> Vec<String> {
