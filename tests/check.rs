@@ -658,3 +658,50 @@ fn an_html_page_is_placed_on_its_own_lines_not_its_stripped_texts() {
     assert_eq!(p["origin_lines"], serde_json::json!([1, 30]));
     assert_eq!(x["lines"], p["lines"]);
 }
+
+/// The hook `.pre-commit-hooks.yaml` gives, run as pre-commit runs it
+/// (its entry, then its args, from the repository's top, no file names):
+/// a commit bringing a copy fails, one allowing it passes.
+#[test]
+fn the_pre_commit_hook_runs_the_check_as_written() {
+    let hooks = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/.pre-commit-hooks.yaml"
+    ))
+    .unwrap();
+    let field = |key: &str| {
+        (hooks.lines())
+            .find_map(|l| l.trim().strip_prefix(key))
+            .unwrap_or_else(|| panic!("{key} in the hook"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(field("pass_filenames:"), "false");
+    let entry = field("entry:");
+    let mut words: Vec<String> = entry.split_whitespace().map(String::from).collect();
+    assert_eq!(words.remove(0), "lineage", "{entry}");
+    let args = field("args:");
+    let args: Vec<String> = (args.trim_matches(|c| c == '[' || c == ']').split(','))
+        .map(|a| a.trim().trim_matches('"').to_string())
+        .collect();
+    words.extend(args);
+    let (f, _) = copied_folder("check-hook");
+    let run = |config: &str| {
+        let c = f.home.path().join("config.toml");
+        std::fs::write(&c, config).unwrap();
+        let mut a: Vec<&str> = words.iter().map(String::as_str).collect();
+        a.extend(["--config", c.to_str().unwrap(), "--index", &f.ix]);
+        command(f.home.path(), &a)
+            .current_dir(f.dir.path())
+            .output()
+            .unwrap()
+    };
+    assert_eq!(run("").status.code(), Some(1));
+    let allowed = run("[check]\nallow = [\"b.md <- a.md\"]\n");
+    assert_eq!(
+        allowed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&allowed.stdout)
+    );
+}

@@ -765,3 +765,36 @@ fn documents_show_what_each_page_changed_against_its_basis_at_every_size() {
     t.keys(&["q"]);
     t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
 }
+
+/// `X` with a `.html` name writes the HTML report of every page, as
+/// `lineage report` does, off the engine's thread: the footer says when
+/// it is written, and the file is the whole report.
+#[test]
+fn x_with_an_html_name_writes_the_report() {
+    let other = GUIDE.replace("Calibration", "Drift");
+    let (dir, _root, t) =
+        view_at_120x40("report", &[("calibration.md", GUIDE), ("drift.md", &other)]);
+    t.wait("both pages", |s| s.contains("drift.md"));
+    let report = dir.path().join("home").join("team report.html");
+    t.keys(&["X"]);
+    t.wait("the export's prompt", |s| {
+        s.contains("export to lineage-documents.csv")
+    });
+    for _ in 0.."lineage-documents.csv".len() {
+        t.keys(&["BSpace"]);
+    }
+    t.keys(&["-l", &report.display().to_string()]);
+    t.keys(&["Enter"]);
+    let s = t.wait("the report written", |s| {
+        s.contains("report of 2 pages written to")
+    });
+    assert!(
+        s.contains("report.html (0.0 MB): open it in a browser"),
+        "{s}"
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    assert!(html.contains("\"path\":\"drift.md\"") && html.contains("\"path\":\"calibration.md\""));
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
+}
