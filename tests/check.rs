@@ -705,3 +705,52 @@ fn the_pre_commit_hook_runs_the_check_as_written() {
         String::from_utf8_lossy(&allowed.stdout)
     );
 }
+
+/// Names that are not UTF-8, or hold escape and bidi characters: the
+/// terminal's text and JUnit show them escaped, SARIF names the exact
+/// bytes, JSON keeps the name as JSON does.
+#[test]
+fn hostile_names_are_escaped_for_people_and_exact_for_machines() {
+    use std::os::unix::ffi::OsStrExt;
+    let f = Folder::new("check-hostile");
+    let a = lines_of(1, 400);
+    f.put("a.md", &a, 0);
+    let copy = format!(
+        "{}{}\n",
+        lines_of(2, 100),
+        a.lines().take(30).collect::<Vec<_>>().join("\n")
+    );
+    let raw = std::ffi::OsStr::from_bytes(b"x\xff\x1b[31m\xe2\x80\xaeb.md");
+    let p = f.dir.path().join(raw);
+    std::fs::write(&p, &copy).unwrap();
+    let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_010);
+    std::fs::File::options()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    let run = |format: &str| {
+        let out = f.check(&["--format", format, "--near-duplicate", "0"]);
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        out.stdout
+    };
+    let text = String::from_utf8(run("text")).unwrap();
+    assert!(
+        !text.contains('\x1b') && !text.contains('\u{202e}'),
+        "{text:?}"
+    );
+    assert!(text.contains("x\\xff\\x1b[31m\\u{202e}b.md"), "{text}");
+    let junit = String::from_utf8(run("junit")).unwrap();
+    assert!(
+        !junit.contains('\x1b') && !junit.contains('\u{202e}'),
+        "{junit:?}"
+    );
+    let sarif: Value = serde_json::from_slice(&run("sarif")).unwrap();
+    let uri = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(uri.ends_with("/x%FF%1B%5B31m%E2%80%AEb.md"), "{uri}");
+    let v = f.json(&["--near-duplicate", "0"], 1);
+    assert_eq!(v["findings"][0]["path"], "x\u{fffd}\u{1b}[31m\u{202e}b.md");
+}

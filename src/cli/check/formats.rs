@@ -25,6 +25,12 @@ fn describe(rule: Rule) -> &'static str {
     }
 }
 
+/// A page's name in JSON: bytes that are not UTF-8 as U+FFFD (`path_hex`
+/// has them exactly, as every format of docs/formats.md).
+fn display(name: &str) -> String {
+    lineage_source::name::display(name).into_owned()
+}
+
 fn hex(h: u64) -> String {
     format!("{h:016x}")
 }
@@ -117,7 +123,7 @@ fn passage_json(p: &Passage) -> Value {
     json!({
         "tokens": p.tokens,
         "lines": p.lines,
-        "origin": p.origin,
+        "origin": display(&p.origin),
         "origin_file": p.origin_file,
         "origin_tokens": p.origin_tokens,
         "origin_lines": p.origin_lines,
@@ -147,9 +153,10 @@ pub(super) fn json(r: &Report, out: &mut impl Write) -> io::Result<()> {
         "table": r.regime.as_ref().map(|(_, sentence)| sentence),
         "findings": r.findings.iter().map(|f| json!({
             "rule": f.rule.name(),
-            "path": f.page.path,
+            "path": display(&f.page.path),
+            "path_hex": lineage_source::name::hex(&f.page.path),
             "file": f.page.file,
-            "other": f.other.as_ref().map(|o| o.path.as_str()),
+            "other": f.other.as_ref().map(|o| display(&o.path)),
             "percent": f.percent,
             "limit": f.limit,
             "lines": f.lines(),
@@ -162,28 +169,14 @@ pub(super) fn json(r: &Report, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// A SARIF physical location: the file, and its lines where known.
-fn location(file: &str, l: [usize; 2]) -> Value {
-    let mut loc = json!({"artifactLocation": {"uri": uri(file)}});
+/// A SARIF physical location: the file (a URI reference), and its lines
+/// where known.
+fn location(uri: &str, l: [usize; 2]) -> Value {
+    let mut loc = json!({"artifactLocation": {"uri": uri}});
     if l[0] > 0 {
         loc["region"] = json!({"startLine": l[0], "endLine": l[1].max(l[0])});
     }
     loc
-}
-
-/// A relative reference (RFC 3986) to `file`: each byte outside the
-/// unreserved set and `/` percent-encoded.
-fn uri(file: &str) -> String {
-    let mut s = String::with_capacity(file.len());
-    for b in file.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                s.push(b as char)
-            }
-            _ => s.push_str(&format!("%{b:02X}")),
-        }
-    }
-    s
 }
 
 /// One SARIF result per passage (a code-scanning alert stands on lines),
@@ -207,7 +200,7 @@ pub(super) fn sarif(r: &Report, out: &mut impl Write) -> io::Result<()> {
                 "ruleIndex": index(f.rule),
                 "level": "error",
                 "message": {"text": text},
-                "locations": [{"physicalLocation": location(&f.page.file, lines)}],
+                "locations": [{"physicalLocation": location(&f.page.uri, lines)}],
                 "partialFingerprints": {"lineageFinding/v1": hex(fp)},
             });
             if let Some(o) = other {
@@ -220,7 +213,7 @@ pub(super) fn sarif(r: &Report, out: &mut impl Write) -> io::Result<()> {
         if f.passages.is_empty() {
             let other = (f.other.as_ref()).map(|o| {
                 related(
-                    &o.file,
+                    &o.uri,
                     [1, o.lines.max(1)],
                     format!("the other page, {}", o.path),
                 )
@@ -230,7 +223,7 @@ pub(super) fn sarif(r: &Report, out: &mut impl Write) -> io::Result<()> {
         for p in f.passages.iter().filter(|p| alerts(p)) {
             let text = format!("{}: this passage, {}", f.message, passage(p));
             let origin = related(
-                &p.origin_file,
+                &p.origin_uri,
                 p.origin_lines,
                 format!("its origin, {}", p.origin),
             );
@@ -300,15 +293,15 @@ pub(super) fn junit(r: &Report, out: &mut impl Write) -> io::Result<()> {
             out,
             "    <testcase classname=\"lineage.check.{}\" name=\"{}\" file=\"{}\" line=\"{a}\">",
             f.rule.name(),
-            xml(&f.page.path),
-            xml(&f.page.file)
+            xml(&show(&f.page.path)),
+            xml(&show(&f.page.file))
         )?;
         writeln!(
             out,
             "      <failure type=\"{}\" message=\"{}\">{}:{a}-{b}: {}",
             f.rule.name(),
             xml(&f.message),
-            xml(&f.page.file),
+            xml(&show(&f.page.file)),
             xml(&f.message)
         )?;
         for p in &f.passages {
@@ -419,7 +412,5 @@ mod tests {
             xml("<script>&\"'\u{1}"),
             "&lt;script&gt;&amp;&quot;&apos;\u{fffd}"
         );
-        assert_eq!(uri("docs/a b#?.md"), "docs/a%20b%23%3F.md");
-        assert_eq!(uri("d/é"), "d/%C3%A9");
     }
 }

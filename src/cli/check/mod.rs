@@ -352,6 +352,9 @@ struct Place {
     path: String,
     /// From where lineage ran (ROOT joined with it).
     file: String,
+    /// The same as a relative URI reference: its exact bytes, each outside
+    /// the unreserved set percent-encoded (a name that is not UTF-8 too).
+    uri: String,
     /// Lines of the page (its last line), for a finding about all of it.
     lines: usize,
 }
@@ -364,6 +367,7 @@ struct Passage {
     /// lineage ran.
     origin: String,
     origin_file: String,
+    origin_uri: String,
     tokens: [u32; 2],
     /// Lines from 1, both included; [0, 0] where the text is not at hand.
     lines: [usize; 2],
@@ -491,6 +495,7 @@ impl Found {
             let path = rows[id as usize].path.clone();
             Place {
                 file: file_name(root, &path),
+                uri: file_uri(root, &path),
                 lines: texts.get(ix, rows, id).map_or(0, Lines::count),
                 path,
             }
@@ -507,6 +512,7 @@ impl Found {
                     new: new.map(|n| n.contains(&(f.page, c.tokens.start))),
                     origin: origin.clone(),
                     origin_file: file_name(root, origin),
+                    origin_uri: file_uri(root, origin),
                     tokens: [c.tokens.start, c.tokens.end],
                     lines: lines(f.page, &c.tokens, texts),
                     origin_tokens: [c.origin_tokens.start, c.origin_tokens.end],
@@ -599,6 +605,26 @@ fn message(
 /// `path` (under `root`) as named from where lineage ran: ROOT joined with
 /// it, `/` separators, no leading `./`.
 fn file_name(root: &Path, path: &str) -> String {
+    lineage_source::name::display(&joined(root, path)).into_owned()
+}
+
+/// [`file_name`] as a relative URI reference (RFC 3986): its exact bytes,
+/// each outside the unreserved set and `/` percent-encoded.
+fn file_uri(root: &Path, path: &str) -> String {
+    let mut s = String::new();
+    for &b in lineage_source::name::bytes(&joined(root, path)).iter() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                s.push(b as char)
+            }
+            _ => s.push_str(&format!("%{b:02X}")),
+        }
+    }
+    s
+}
+
+/// ROOT joined with `path`, losslessly (as the index names pages).
+fn joined(root: &Path, path: &str) -> String {
     let root = lineage_source::name::of_os(root.as_os_str()).into_owned();
     let root = root.trim_end_matches('/');
     let joined = match root {
@@ -609,7 +635,7 @@ fn file_name(root: &Path, path: &str) -> String {
     while let Some(rest) = s.strip_prefix("./") {
         s = rest;
     }
-    lineage_source::name::display(s).into_owned()
+    s.to_string()
 }
 
 /// FNV-1a over `parts`, each ended by a zero byte so no two lists of parts
@@ -623,4 +649,23 @@ fn fingerprint(parts: &[&[u8]]) -> u64 {
         }
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_named_from_where_lineage_ran_and_as_a_uri_by_its_bytes() {
+        assert_eq!(file_name(Path::new("./docs/"), "a.md"), "docs/a.md");
+        assert_eq!(file_name(Path::new("."), "a.md"), "a.md");
+        assert_eq!(
+            file_uri(Path::new("docs"), "a b#?.md"),
+            "docs/a%20b%23%3F.md"
+        );
+        assert_eq!(file_uri(Path::new("d"), "é"), "d/%C3%A9");
+        // A name that is not UTF-8: its own byte, not U+FFFD's three.
+        let raw = lineage_source::name::of_bytes(b"x\xff.md").into_owned();
+        assert_eq!(file_uri(Path::new("."), &raw), "x%FF.md");
+    }
 }
