@@ -310,3 +310,51 @@ fn an_origin_that_is_an_earlier_version_is_in_the_report_with_its_text() {
     );
     assert_eq!(texts_of(&there, "<mark id=\"target\""), [taken.as_str()]);
 }
+
+/// A report onto a full disk (a small tmpfs, root only; elsewhere the test
+/// says so and passes): one line, exit 2, the file as it was and no temp
+/// file left; the folder's index is untouched, and the next report there
+/// with room is whole.
+#[test]
+fn a_report_onto_a_full_disk_leaves_nothing_behind() {
+    let (f, _, _) = reported("report-full");
+    let mnt = f.home.path().join("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs"])
+        .arg(&mnt)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("cannot mount a tmpfs here: test not run");
+        return;
+    }
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _unmount = Unmount(&mnt);
+    let to = mnt.join("r.html");
+    std::fs::write(&to, "the report before").unwrap();
+    let root = f.dir.path().to_str().unwrap();
+    let args = ["report", root, "-o", to.to_str().unwrap(), "--index", &f.ix];
+    let line = fails_with_one_line(&command(f.home.path(), &args).output().unwrap());
+    assert!(line.contains("No space left on device"), "{line}");
+    assert!(line.contains("left as it was"), "{line}");
+    assert_eq!(std::fs::read_to_string(&to).unwrap(), "the report before");
+    let names: Vec<_> = std::fs::read_dir(&mnt)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["r.html"], "no temp file");
+    let (again, _) = report_of(&f);
+    assert!(
+        std::fs::read_to_string(again)
+            .unwrap()
+            .trim_end()
+            .ends_with("</html>")
+    );
+}

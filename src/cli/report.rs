@@ -25,10 +25,17 @@ pub(super) struct ReportArgs {
     /// Jaccard resemblance at which two pages are near duplicates, in one
     /// cluster, above 0 and at most 1 [config: watch.min_similarity;
     /// default: 0.5].
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = similarity)]
     min_similarity: Option<f64>,
     #[command(flatten)]
     store: StoreArgs,
+}
+
+fn similarity(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(format!("a resemblance above 0 and at most 1, not {s:?}")),
+    }
 }
 
 pub(super) fn run(args: ReportArgs, mut config: Config) -> Result<(), Fatal> {
