@@ -674,6 +674,39 @@ fn diff_tells_what_a_version_changed_with_its_words() {
     );
 }
 
+/// The pages' changes (predecessor basis) of the first finished run that
+/// measured a version of `path` other than `old`, with that version's id.
+fn shares_of_new(h: &Harness, path: &str, old: u32) -> (Shares, u32) {
+    let (mut out, mut ids) = (HashMap::new(), HashMap::<String, u32>::new());
+    let until = Instant::now() + 20 * S;
+    while Instant::now() < until {
+        for u in std::mem::take(&mut *h.published.lock().unwrap()) {
+            match u {
+                Update::Snapshot(s) => {
+                    ids = (s.documents.iter())
+                        .map(|d| (d.path.to_string(), d.id))
+                        .collect();
+                }
+                Update::Shares(u) if u.basis == lineage_config::Basis::Predecessor => {
+                    assert_eq!(u.error, None);
+                    out.extend(u.changes.iter().copied());
+                    if u.finished {
+                        if let Some(&new) = ids.get(path).filter(|&&id| id != old)
+                            && out.contains_key(&new)
+                        {
+                            return (out, new);
+                        }
+                        out.clear();
+                    }
+                }
+                _ => {}
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("no finished run measured a new version of {path}");
+}
+
 /// The shares of `basis` the engine's run sends until it is finished
 /// (each page's last change, by version id), each live page's id by path
 /// in the last snapshot published meanwhile (empty if none was), and the
@@ -759,11 +792,15 @@ fn shares_count_what_diff_counts_and_follow_an_edit_and_the_basis() {
         assert_eq!(v.predecessor.as_ref().map(|p| p.0), c.base);
     }
     // An edit to v2/a.txt: against its predecessor, only what it added.
+    // Stepped well after the write as the clock has it: a step before the
+    // file's time (a loaded machine took seconds to get here) takes it for
+    // one still being written.
     h.write("v2/a.txt", &format!("{x}\n\n{z}\n\n{w}\n"));
-    h.command(Command::Rescan, 3 * S);
-    let (got, id, _) = shares_of(&h, Basis::Predecessor);
-    let a2_2 = id["v2/a.txt"];
-    assert_ne!(a2_2, a2);
+    let later = h.t0.elapsed() + 2 * S;
+    h.command(Command::Rescan, later);
+    // A run under way when the edit came may still finish first: the
+    // answer is the finished run that measured the new version.
+    let (got, a2_2) = shares_of_new(&h, "v2/a.txt", a2);
     assert_eq!(
         got.keys().copied().collect::<Vec<_>>(),
         [a2_2],
@@ -776,7 +813,7 @@ fn shares_count_what_diff_counts_and_follow_an_edit_and_the_basis() {
         Command::Shares {
             basis: Basis::Folder,
         },
-        4 * S,
+        later + S,
     );
     let (got, _, _) = shares_of(&h, Basis::Folder);
     assert_eq!(got.len(), 3, "a new basis sends every page: {got:?}");
