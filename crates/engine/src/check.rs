@@ -349,6 +349,10 @@ fn copied(
             keys = Some(ix.shingle_keys(id)?);
         }
         let keys = keys.as_deref().unwrap_or_default();
+        if keys.is_empty() {
+            // Its fingerprints are no longer kept: nothing to place.
+            break;
+        }
         let there = held.of(ix, now)?;
         // Shingle i covers tokens i..i + k: those inside the run.
         let last = (r.end - k).min(keys.len().saturating_sub(1) as u32);
@@ -391,4 +395,135 @@ pub fn content_hash(keys: &[u64]) -> u64 {
         }
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::time::{Duration, SystemTime};
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::Indexer;
+    use lineage_core::fingerprint::polynomial::standard;
+    use lineage_origin::Params;
+    use lineage_source::{Filter, Order, WalkOptions};
+    use lineage_store::index::Quiet;
+    use lineage_testing::{TempDir, text};
+
+    /// Pages of paragraphs from a shared pool (so they copy each other),
+    /// written in order, some later rewritten or deleted; the index of
+    /// them.
+    fn indexed(pages: &[Vec<usize>], rewritten: &[usize], deleted: &[usize]) -> (TempDir, Indexer) {
+        let base = TempDir::new("check-prop");
+        let (root, dir) = (base.0.join("root"), base.0.join("index"));
+        std::fs::create_dir_all(&root).unwrap();
+        let pool: Vec<String> = (0..6).map(|i| text(100 + i, 20 + 7 * i as usize)).collect();
+        let write = |name: &str, body: &str, secs: u64| {
+            let p = root.join(name);
+            std::fs::write(&p, body).unwrap();
+            let f = std::fs::File::options().write(true).open(&p).unwrap();
+            f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+                .unwrap();
+        };
+        let body = |paras: &[usize], own: u64| {
+            let mut b = text(own, 10);
+            for &p in paras {
+                b.push_str("\n\n");
+                b.push_str(&pool[p]);
+            }
+            b
+        };
+        let mut ix = Indexer::open(&root, &dir, Params::default(), standard(), &mut Quiet).unwrap();
+        let sync = |ix: &mut Indexer| {
+            let walk = lineage_source::walk_with(
+                &root,
+                &Filter::default_patterns(),
+                WalkOptions::default(),
+            )
+            .unwrap();
+            ix.reconcile(walk, 1 << 20, Order::Mtime, &mut Quiet)
+                .unwrap();
+        };
+        for (i, paras) in pages.iter().enumerate() {
+            write(&format!("p{i}.md"), &body(paras, i as u64), 1000 + i as u64);
+        }
+        sync(&mut ix);
+        for &i in rewritten.iter().filter(|&&i| i < pages.len()) {
+            // Its own words and its paragraphs in reverse, without the first.
+            let mut paras: Vec<usize> = pages[i].iter().rev().copied().collect();
+            paras.pop();
+            write(
+                &format!("p{i}.md"),
+                &body(&paras, 50 + i as u64),
+                2000 + i as u64,
+            );
+        }
+        for &i in deleted.iter().filter(|&&i| i < pages.len()) {
+            let _ = std::fs::remove_file(root.join(format!("p{i}.md")));
+        }
+        sync(&mut ix);
+        (base, ix)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// Every counted copy is in its page and still in its origin's live
+        /// version, word for word (by shingle keys), long enough, disjoint,
+        /// hashed by its keys; and every stretch the definition counts is
+        /// there: the copies are exactly what the definition says.
+        #[test]
+        fn the_copies_are_what_the_definition_counts(
+            pages in proptest::collection::vec(proptest::collection::vec(0usize..6, 1..5), 2..7),
+            rewritten in proptest::collection::vec(0usize..7, 0..3),
+            deleted in proptest::collection::vec(0usize..7, 0..2),
+            min in 8u32..60,
+        ) {
+            let (_t, indexer) = indexed(&pages, &rewritten, &deleted);
+            let ix = indexer.index();
+            let rows = crate::query::rows(ix).unwrap();
+            let live = Live::now(ix, &rows);
+            let policy = CheckConfig { min_passage: min, near_duplicate: 0.0, ..CheckConfig::default() };
+            let checked = check(ix, &rows, &live, None, &policy).unwrap();
+            let k = ix.params().k as u32;
+            let mut found: HashMap<u32, Vec<Copy>> = checked.copies.into_iter().collect();
+            for &id in live.ids() {
+                let row = &rows[id as usize];
+                let keys = ix.shingle_keys(id).unwrap();
+                // The definition, brute force: each run credited to another
+                // live path, its shingles the origin's live version holds,
+                // in maximal consecutive stretches of at least `min` tokens.
+                let mut want: Vec<(u32, Range<u32>)> = Vec::new();
+                for r in &ix.outcome(id).unwrap().unwrap().runs {
+                    let Some(o) = r.origin else { continue };
+                    let opath = &rows[o as usize].path;
+                    if *opath == row.path || r.end - r.start < k { continue; }
+                    let Some(now) = live.get(opath) else { continue };
+                    let theirs: HashSet<u64> = ix.shingle_keys(now).unwrap().into_iter().collect();
+                    let held: Vec<bool> = (r.start..=r.end - k).map(|i| theirs.contains(&keys[i as usize])).collect();
+                    let mut i = 0;
+                    while i < held.len() {
+                        if !held[i] { i += 1; continue; }
+                        let s = i;
+                        while i < held.len() && held[i] { i += 1; }
+                        let tokens = r.start + s as u32..r.start + i as u32 - 1 + k;
+                        if tokens.end - tokens.start >= min { want.push((now, tokens)); }
+                    }
+                }
+                let got = found.remove(&id).unwrap_or_default();
+                let got_places: Vec<(u32, Range<u32>)> = got.iter().map(|c| (c.origin, c.tokens.clone())).collect();
+                prop_assert_eq!(&got_places, &want, "{}", row.path);
+                for c in &got {
+                    let stretch = &keys[c.tokens.start as usize..=(c.tokens.end - k) as usize];
+                    prop_assert_eq!(c.hash, content_hash(stretch));
+                    // Where the origin holds it: its first shingle there.
+                    let theirs = ix.shingle_keys(c.origin).unwrap();
+                    prop_assert_eq!(theirs[c.origin_tokens.start as usize], stretch[0]);
+                }
+            }
+            prop_assert!(found.is_empty(), "copies of pages not live: {:?}", found.keys());
+        }
+    }
 }
