@@ -291,6 +291,10 @@ pub struct DocList {
     terms: Terms,
     sort: SortKey,
     reverse: bool,
+    /// Whether the filter's words rank their matches (best first); a sort
+    /// asked while they filter orders the matches by its key instead, until
+    /// the filter is cleared.
+    rank: bool,
     /// Indices into `docs` of the rows shown, in order.
     view: Vec<u32>,
     pub cursor: Cursor,
@@ -307,6 +311,7 @@ impl DocList {
             terms: Terms::default(),
             sort: SortKey::Path,
             reverse: false,
+            rank: true,
             view: Vec::new(),
             cursor: Cursor::default(),
             matcher,
@@ -404,6 +409,7 @@ impl DocList {
         // opened the row selected before, still among the matches); a
         // cleared one keeps the row, to see it among its neighbours.
         let keep = if filter.is_empty() {
+            self.rank = true;
             self.selected_id()
         } else {
             self.cursor = Cursor::default();
@@ -417,8 +423,14 @@ impl DocList {
 
     /// A new order starts at its top: what was selected mid-way in the old
     /// order says nothing about where the user wants to look in the new one.
+    /// While the filter's words rank the matches, any sort (the current
+    /// one too) orders them by its key instead.
     pub(crate) fn set_sort(&mut self, sort: SortKey, reverse: bool, height: usize) {
-        if (sort, reverse) != (self.sort, self.reverse) {
+        let unrank = self.ranked();
+        if unrank || (sort, reverse) != (self.sort, self.reverse) {
+            // Only words being filtered by stop ranking: a filter set
+            // after a sort ranks its matches.
+            self.rank &= self.terms.words.is_empty();
             self.sort = sort;
             self.reverse = reverse;
             let rows = std::mem::take(&mut self.view);
@@ -443,7 +455,7 @@ impl DocList {
     /// Whether the filter has words to rank its matches by (bounds on
     /// shares alone keep the order).
     pub(crate) fn ranked(&self) -> bool {
-        !self.terms.words.is_empty()
+        self.rank && !self.terms.words.is_empty()
     }
 
     /// Measure the shares against `basis` from now on: those of another
@@ -564,11 +576,15 @@ impl DocList {
                 .filter_map(|i| m.score(pattern, &docs.at(i as usize).path).map(|s| (s, i)))
                 .collect();
             let len = |i: u32| docs.at(i as usize).path.len();
-            scored.par_sort_unstable_by(|&(sa, a), &(sb, b)| {
-                sb.cmp(&sa)
-                    .then_with(|| len(a).cmp(&len(b)))
-                    .then_with(|| by_key(a, b))
-            });
+            if self.rank {
+                scored.par_sort_unstable_by(|&(sa, a), &(sb, b)| {
+                    sb.cmp(&sa)
+                        .then_with(|| len(a).cmp(&len(b)))
+                        .then_with(|| by_key(a, b))
+                });
+            } else {
+                scored.par_sort_unstable_by(|&(_, a), &(_, b)| by_key(a, b));
+            }
             view = scored.into_iter().map(|(_, i)| i).collect();
         } else if !sorted {
             view.par_sort_unstable_by(|&a, &b| by_key(a, b));

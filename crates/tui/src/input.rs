@@ -446,6 +446,9 @@ fn documents_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
             }
         }
         Action::Back => app.docs.set_filter("", h),
+        // Matches ranked best first: the first `s` sorts them by the key
+        // shown; the next goes on to the next key.
+        Action::Sort if app.docs.ranked() => app.docs.set_sort(sort, rev, h),
         Action::Sort => app.docs.set_sort(sort.next(), false, h),
         Action::Reverse => app.docs.set_sort(sort, !rev, h),
         Action::Basis => {

@@ -1344,6 +1344,48 @@ fn e_asks_for_the_editor_at_the_files_line_of_the_block_or_the_top() {
     assert_eq!(edit(&mut a)[1], "+1");
 }
 
+/// Issue 55: `s` while a filter's words rank the matches sorts the
+/// matches by the key shown (then the next key), and the title says so;
+/// a cleared filter ranks again the next time.
+#[test]
+fn s_sorts_the_filtered_rows_and_the_title_says_the_order() {
+    let mut a = app(80, 24);
+    keys(&mut a, "/md");
+    press(&mut a, KeyCode::Enter);
+    assert!(a.docs.ranked());
+    let ranked = paths(&a);
+    let mut by_path = ranked.clone();
+    by_path.sort();
+    assert_ne!(ranked, by_path, "ranked: the shorter paths first");
+    keys(&mut a, "s");
+    assert!(!a.docs.ranked());
+    assert_eq!(
+        a.docs.sort().0,
+        crate::documents::SortKey::Path,
+        "the key shown first"
+    );
+    assert_eq!(paths(&a), by_path);
+    keys(&mut a, "s");
+    assert_eq!(a.docs.sort().0, crate::documents::SortKey::Fresh);
+    let fresh: Vec<f64> = (0..a.docs.len())
+        .map(|i| a.docs.row(i).fresh_percent)
+        .collect();
+    assert!(fresh.windows(2).all(|w| w[0] >= w[1]), "{fresh:?}");
+    assert_eq!(paths(&a).len(), ranked.len(), "still the filter's rows");
+    // Refined, the filter keeps the order asked; cleared and set again, it ranks.
+    keys(&mut a, "/");
+    press(&mut a, KeyCode::Esc);
+    keys(&mut a, "/md");
+    press(&mut a, KeyCode::Enter);
+    assert!(a.docs.ranked());
+    let lens: Vec<usize> = paths(&a).iter().map(String::len).collect();
+    assert!(
+        lens.windows(2).all(|w| w[0] <= w[1]),
+        "ranked again: {:?}",
+        paths(&a)
+    );
+}
+
 #[test]
 fn x_with_an_html_name_asks_the_engine_for_the_report_and_says_what_became_of_it() {
     let mut a = app(80, 24);
