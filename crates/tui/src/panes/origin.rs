@@ -53,7 +53,12 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         );
         return;
     };
-    let mode = if view.exact { "exact" } else { "estimated" };
+    // The estimate is the exact answer where the table holds every shingle
+    // and the settings make it so (the Table pane's regime says `exact`).
+    let held = (app.snapshot.as_ref())
+        .is_some_and(|s| s.table.regime.name(s.params.exact_when_held()) == "exact");
+    let exact = view.exact || held;
+    let mode = if exact { "exact" } else { "estimated" };
     // An earlier version or a deleted page says so: its text is from the index.
     let status = (view.status.describe(view.version)).map_or(String::new(), |s| format!(" · {s}"));
     // The page's name gives way to what the title says of it (at 60
@@ -63,7 +68,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let suffix = format!(" v{}", view.version);
     let mut mode = format!(" · {mode} ");
     let used = |mode: &str| 1 + glyphs::str_width(&status) + glyphs::str_width(mode);
-    if !view.exact && used(&mode) + MIN_NAME + suffix.len() > room {
+    if !exact && used(&mode) + MIN_NAME + suffix.len() > room {
         mode = " ".into();
     }
     let name = paths::fit(&view.path, &suffix, room.saturating_sub(used(&mode)), 1);

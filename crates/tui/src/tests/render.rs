@@ -1955,3 +1955,23 @@ fn sixty_columns_cut_nothing_silently() {
         .unwrap();
     assert!(trade.ends_with("…┘"), "{trade}");
 }
+
+/// Issue 55: the Origin title said "estimated" when the table holds every
+/// shingle under settings that make the estimate exact (the Table pane's
+/// regime `exact`); it says "exact" then, and "estimated" otherwise.
+#[test]
+fn the_origin_title_says_exact_where_the_estimate_is_the_exact_answer() {
+    let title = |a: &App| rows(a)[2].clone();
+    let mut a = origin(120, 40);
+    assert!(title(&a).contains("v2 · estimated"), "{}", title(&a));
+    let mut snap = (**a.snapshot.as_ref().unwrap()).clone();
+    snap.table.regime = lineage_origin::Regime::Holds { distinct: 1000 };
+    snap.params.selector = lineage_origin::Selector::All;
+    snap.params.estimation = lineage_origin::Estimation::Nb;
+    a.snapshot = Some(Arc::new(snap.clone()));
+    assert!(title(&a).contains("v2 · exact"), "{}", title(&a));
+    // Held, but bridging labels unfound shingles: still an estimate.
+    snap.params.estimation = lineage_origin::Estimation::Be;
+    a.snapshot = Some(Arc::new(snap));
+    assert!(title(&a).contains("v2 · estimated"), "{}", title(&a));
+}
