@@ -56,8 +56,8 @@ pub(crate) const GLOSSARY: &[(&str, &str)] = &[
         "the longest run of unfound shingles a bridge may span.",
     ),
     (
-        "table fraction",
-        "table entries / all shingles of all pages, in percent (the paper's measure).",
+        "table %",
+        "the table's entries / all shingles of all pages, in percent: the paper's table fraction.",
     ),
     (
         "exact",
@@ -281,7 +281,7 @@ mod tests {
             "selector",
             "eviction",
             "estimation",
-            "table fraction",
+            "table %",
             "DO",
             "TF",
             "overall",
