@@ -144,6 +144,16 @@ fn beyond_the_footer(tab: Tab) -> &'static [(Action, &'static str)] {
             (Action::NextMatch, "next search match"),
             (Action::PrevMatch, "previous search match"),
         ],
+        Tab::Clusters => &[
+            (Action::Reverse, "reverse the clusters' order"),
+            (Action::Right, "to the pairs"),
+        ],
+        Tab::Tune => &[
+            (Action::Left, "previous choice of the field"),
+            (Action::Right, "next choice of the field"),
+            (Action::SweepView, "the sweep as a chart or a table"),
+            (Action::TakePoint, "take the table row's size and selector"),
+        ],
         _ => &[],
     }
 }

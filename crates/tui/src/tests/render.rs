@@ -1763,6 +1763,32 @@ fn help_shows_the_panes_own_keys_first() {
     ] {
         assert!(at(what).is_some_and(|o| o < every), "{what}: {shown:#?}");
     }
+    // Issue 55: so are Clusters' S and right, Tune's left/right, t and T.
+    for (pane, own) in [
+        ("3", &["reverse the clusters' order", "to the pairs"][..]),
+        (
+            "5",
+            &[
+                "previous choice of the field",
+                "next choice of the field",
+                "the sweep as a chart or a table",
+                "take the table row's size",
+            ],
+        ),
+    ] {
+        let mut a = origin(120, 40);
+        keys(&mut a, pane);
+        keys(&mut a, "?");
+        let shown = rows(&a);
+        let at = |s: &str| shown.iter().position(|l| l.contains(s));
+        let every = at("Every key").expect("every key");
+        for what in own {
+            assert!(
+                at(what).is_some_and(|o| o < every),
+                "{pane} {what}: {shown:#?}"
+            );
+        }
+    }
 }
 
 /// Issue 41: two versions of a page compared from Origin opened inside
