@@ -68,7 +68,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let suffix = format!(" v{}", view.version);
     let mut mode = format!(" · {mode} ");
     let used = |mode: &str| 1 + glyphs::str_width(&status) + glyphs::str_width(mode);
-    if !exact && used(&mode) + MIN_NAME + suffix.len() > room {
+    // The label of the live estimate gives way first, where "estimated"
+    // would (so the name keeps the room it had: an estimate titled
+    // `exact` takes no more); the exact origins asked with `x` keep theirs.
+    if !view.exact && used(" · estimated ") + MIN_NAME + suffix.len() > room {
         mode = " ".into();
     }
     let name = paths::fit(&view.path, &suffix, room.saturating_sub(used(&mode)), 1);
