@@ -319,24 +319,10 @@ fn an_origin_that_is_an_earlier_version_is_in_the_report_with_its_text() {
 fn a_report_onto_a_full_disk_leaves_nothing_behind() {
     let (f, _, _) = reported("report-full");
     let mnt = f.home.path().join("mnt");
-    std::fs::create_dir_all(&mnt).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs"])
-        .arg(&mnt)
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
+    let Some(_mounted) = lineage_testing::small_tmpfs(&mnt, "16k") else {
         eprintln!("cannot mount a tmpfs here: test not run");
         return;
-    }
-    struct Unmount<'a>(&'a Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(self.0).status();
-        }
-    }
-    let _unmount = Unmount(&mnt);
+    };
     let to = mnt.join("r.html");
     std::fs::write(&to, "the report before").unwrap();
     let root = f.dir.path().to_str().unwrap();

@@ -328,24 +328,10 @@ fn a_full_index_disk_is_reported_once_and_caught_up() {
     let root = dir.path().join("docs");
     std::fs::create_dir_all(&root).unwrap();
     let mnt = dir.path().join("mnt");
-    std::fs::create_dir_all(&mnt).unwrap();
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
-        .arg(&mnt)
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
+    let Some(_mounted) = lineage_testing::small_tmpfs(&mnt, "2m") else {
         eprintln!("cannot mount a tmpfs here: test not run");
         return;
-    }
-    struct Unmount<'a>(&'a Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(self.0).status();
-        }
-    }
-    let _unmount = Unmount(&mnt);
+    };
     std::fs::write(root.join("a.md"), words(1, 300)).unwrap();
     let index = mnt.join("index");
     let w = Watch::start(&root, &index, &["--table-size", "64KiB"]);

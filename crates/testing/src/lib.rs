@@ -241,6 +241,28 @@ impl Git {
     }
 }
 
+/// A small tmpfs mounted at `dir` (made if missing), unmounted on drop:
+/// a disk that fills up. None where mounting is not allowed (not root).
+pub fn small_tmpfs(dir: &Path, size: &str) -> Option<Mounted> {
+    std::fs::create_dir_all(dir).ok()?;
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(dir)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    mounted.then(|| Mounted(dir.to_path_buf()))
+}
+
+/// A mount of [`small_tmpfs`], undone on drop.
+pub struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
 /// Make a FIFO at `path` (`mkfifo`), for the tests of what lineage does
 /// with one where a file should be.
 pub fn mkfifo(path: &Path) {

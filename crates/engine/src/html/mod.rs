@@ -141,10 +141,7 @@ impl Texts {
 
     /// The index of `t` among the texts, kept if new.
     fn keep(&mut self, t: String) -> usize {
-        let hash = super::check::content_hash(&[
-            t.len() as u64,
-            lineage_core::fsio::xxh64::xxh64(t.as_bytes()),
-        ]);
+        let hash = lineage_core::fsio::xxh64::xxh64(t.as_bytes());
         let same = self.by_content.entry(hash).or_default();
         if let Some(&i) = same.iter().find(|&&i| self.texts[i] == t) {
             return i;
@@ -163,18 +160,12 @@ fn utf16_spans(text: &str, spans: &[(u32, u32)]) -> Vec<(u32, u32)> {
         at.push(b as usize);
     }
     let mut units = Vec::with_capacity(at.len());
-    let (mut byte, mut unit) = (0usize, 0u32);
+    let mut unit = 0u32;
     let mut chars = text.char_indices().peekable();
     for b in at {
-        while let Some(&(i, c)) = chars.peek() {
-            if i >= b {
-                break;
-            }
+        while let Some((_, c)) = chars.next_if(|&(i, _)| i < b) {
             unit += c.len_utf16() as u32;
-            byte = i + c.len_utf8();
-            chars.next();
         }
-        debug_assert!(byte <= b || b == 0);
         units.push(unit);
     }
     units.chunks(2).map(|p| (p[0], p[1])).collect()
