@@ -754,3 +754,119 @@ fn hostile_names_are_escaped_for_people_and_exact_for_machines() {
     let v = f.json(&["--near-duplicate", "0"], 1);
     assert_eq!(v["findings"][0]["path"], "x\u{fffd}\u{1b}[31m\u{202e}b.md");
 }
+
+/// The SARIF authors' validator (Microsoft's SARIF Multitool, MIT) and the
+/// published SARIF 2.1.0 schema it ships, which scripts/test fetches from
+/// the npm registry (pinned) and names in `LINEAGE_SARIF_MULTITOOL`.
+fn sarif_multitool() -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::var_os("LINEAGE_SARIF_MULTITOOL")
+        .map(std::path::PathBuf::from)
+        .expect("LINEAGE_SARIF_MULTITOOL: run the tests with scripts/test, which fetches the SARIF Multitool");
+    let (tool, schema) = (dir.join("Sarif.Multitool"), dir.join("sarif-2.1.0.json"));
+    assert!(
+        tool.is_file() && schema.is_file(),
+        "no Multitool in {dir:?}"
+    );
+    (tool, schema)
+}
+
+/// What the validator finds in `sarif`: (level, rule id, where) of each
+/// result, "error" for a schema violation or a rule SARIF calls an error.
+fn validated(sarif: &[u8], at: &TempDir) -> Vec<(String, String, String)> {
+    let (tool, schema) = sarif_multitool();
+    let (input, report) = (at.path().join("in.sarif"), at.path().join("out.sarif"));
+    std::fs::write(&input, sarif).unwrap();
+    let _ = std::fs::remove_file(&report);
+    let out = std::process::Command::new(tool)
+        .arg("validate")
+        .arg("--json-schema")
+        .arg(schema)
+        .arg("--output")
+        .arg(&report)
+        .arg(&input)
+        .env("HOME", at.path())
+        .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && report.is_file(),
+        "the Multitool failed: {log}"
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    (v["runs"][0]["results"].as_array().unwrap().iter())
+        .map(|r| {
+            let level = r["level"].as_str().unwrap_or("warning").to_string();
+            let id = r["ruleId"].as_str().unwrap().to_string();
+            (level, id, r["message"]["arguments"].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_sarif_is_valid_to_the_published_schema_and_the_sarif_validator() {
+    // Every rule's result, a name SARIF must encode, an absolute root.
+    let (f, a) = copied_folder("check-sarif");
+    f.put("c d#é.md", &format!("{a}one line more\n"), 20);
+    f.put("x/e.md", &lines_of(3, 300), 30);
+    f.put("y/e.md", &lines_of(3, 300), 40);
+    let at = TempDir::new("check-sarif-validate");
+    let out = f.check(&[
+        "--format",
+        "sarif",
+        "--max-copied-from-one",
+        "80",
+        "--deny",
+        "y/** <- x/**",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: std::collections::BTreeSet<&str> = (sarif["runs"][0]["results"].as_array())
+        .unwrap()
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules.len(), 4, "a result of every rule: {rules:?}");
+    // Nothing but SARIF2005's warning: lineage has no home page to name
+    // as the tool's informationUri.
+    let found = validated(&out.stdout, &at);
+    assert!(found.iter().all(|r| r.1 == "SARIF2005"), "{found:#?}");
+
+    // A root named from here: relative references, valid as well.
+    let parent = f.dir.path().parent().unwrap();
+    let name = f.dir.path().file_name().unwrap().to_str().unwrap();
+    let out = command(
+        f.home.path(),
+        &["check", name, "--index", &f.ix, "--format", "sarif"],
+    )
+    .current_dir(parent)
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let uri =
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["runs"][0]["results"][0]["locations"]
+            [0]["physicalLocation"]["artifactLocation"]["uri"]
+            .clone();
+    assert!(
+        uri.as_str().unwrap().starts_with(&format!("{name}/")),
+        "{uri}"
+    );
+    let found = validated(&out.stdout, &at);
+    assert!(found.iter().all(|r| r.1 == "SARIF2005"), "{found:#?}");
+
+    // The validator is no rubber stamp: a line 0 breaks the schema, a
+    // reference that begins with `/` breaks SARIF's rule.
+    let mut bad = sarif.clone();
+    let loc = &mut bad["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    loc["region"]["startLine"] = 0.into();
+    loc["artifactLocation"]["uri"] = "/b.md".into();
+    let found = validated(&serde_json::to_vec(&bad).unwrap(), &at);
+    let ids: Vec<&str> = (found.iter().filter(|r| r.0 == "error"))
+        .map(|r| r.1.as_str())
+        .collect();
+    assert!(
+        ids.contains(&"JSON1008"),
+        "below the schema's minimum: {found:#?}"
+    );
+    assert!(ids.contains(&"SARIF1004"), "{found:#?}");
+}

@@ -608,11 +608,20 @@ fn file_name(root: &Path, path: &str) -> String {
     lineage_source::name::display(&joined(root, path)).into_owned()
 }
 
-/// [`file_name`] as a relative URI reference (RFC 3986): its exact bytes,
-/// each outside the unreserved set and `/` percent-encoded.
+/// [`file_name`] as a URI (RFC 3986): its exact bytes, each outside the
+/// unreserved set and `/` percent-encoded; a relative reference where the
+/// name is relative (CI reads it against the checkout), a `file:` URI
+/// where it is absolute (a relative reference that begins with `/` is an
+/// error to SARIF's validator, rule SARIF1004).
 fn file_uri(root: &Path, path: &str) -> String {
-    let mut s = String::new();
-    for &b in lineage_source::name::bytes(&joined(root, path)).iter() {
+    let joined = joined(root, path);
+    let name = lineage_source::name::bytes(&joined);
+    let mut s = String::from(if name.starts_with(b"/") {
+        "file://"
+    } else {
+        ""
+    });
+    for &b in name.iter() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
                 s.push(b as char)
@@ -667,5 +676,7 @@ mod tests {
         // A name that is not UTF-8: its own byte, not U+FFFD's three.
         let raw = lineage_source::name::of_bytes(b"x\xff.md").into_owned();
         assert_eq!(file_uri(Path::new("."), &raw), "x%FF.md");
+        // An absolute name: a file URI, never a reference that starts with `/`.
+        assert_eq!(file_uri(Path::new("/d/"), "a b.md"), "file:///d/a%20b.md");
     }
 }
