@@ -820,12 +820,16 @@ impl Live {
         }
     }
 
-    /// Search the live pages for `query` in a thread of its own, after
-    /// stopping the search under way (an empty query only stops it).
     /// Write the report to `path` from a connection of its own, off the
-    /// engine's thread (a large folder's takes seconds).
+    /// engine's thread (a large folder's takes seconds), with the table's
+    /// regime as last sampled, in the words `scan` and the Table pane use.
     fn start_report(&mut self, ix: &Index, path: PathBuf) {
         let (dir, poly) = (ix.dir().to_path_buf(), ix.polynomial().clone());
+        let p = ix.params();
+        let every = p.selector == lineage_origin::Selector::All;
+        let regime = (self.shown.table_history.back()).map(|t| {
+            (t.regime).describe(every, p.exact_when_held(), lineage_core::bytesize::grouped)
+        });
         let config = self.opts.config.clone();
         let title = super::html::title_of(&self.opts.root);
         let publish = self.rep.publish.clone();
@@ -839,7 +843,8 @@ impl Live {
                     let rows = query::rows(&ro).map_err(|e| e.to_string())?;
                     let mut figures = None;
                     lineage_core::fsio::write_atomic(&to, |w| {
-                        let f = super::html::write_report(&ro, &rows, &config, &title, None, w)
+                        let regime = regime.as_deref();
+                        let f = super::html::write_report(&ro, &rows, &config, &title, regime, w)
                             .map_err(std::io::Error::other)?;
                         figures = Some(f);
                         Ok(())
@@ -855,6 +860,8 @@ impl Live {
         }
     }
 
+    /// Search the live pages for `query` in a thread of its own, after
+    /// stopping the search under way (an empty query only stops it).
     fn start_search(&mut self, ix: &Index, generation: u64, query: String) {
         self.jobs.search.cancel();
         if query.is_empty() {

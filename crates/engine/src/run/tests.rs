@@ -621,6 +621,8 @@ fn the_report_is_written_off_the_engine_and_answered() {
     assert_eq!(html.len() as u64, figures.bytes);
     assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
     assert!(html.contains("\"path\":\"b.txt\""), "{html}");
+    // The table's regime, as scan says it (the harness's table holds both).
+    assert!(html.contains("\"regime\":\"holds all "), "{html}");
     let nowhere = h.base.path().join("no-such-folder").join("r.html");
     let e = answer(&mut h, &nowhere).unwrap_err();
     assert!(e.contains("No such file"), "{e}");
