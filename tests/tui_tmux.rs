@@ -798,3 +798,33 @@ fn x_with_an_html_name_writes_the_report() {
     t.keys(&["q"]);
     t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
 }
+
+/// Issue 55, item 2, at the terminal: the Origin search reopened selects
+/// its words, so typing replaces them; ctrl-w and ctrl-u kill as readline
+/// does.
+#[test]
+fn a_reopened_prompt_is_retyped_and_ctrl_w_and_ctrl_u_kill() {
+    let (_dir, _root, t) = view_at_120x40("prompt", &[("calibration.md", GUIDE)]);
+    t.keys(&["2"]);
+    t.wait("the page's text", |s| s.contains("hang the gauge"));
+    t.keys(&["/"]);
+    t.keys(&["-l", "gauge"]);
+    t.wait("the search typed", |s| s.contains(" /gauge▏"));
+    t.keys(&["Enter"]);
+    t.wait("the prompt closed", |s| !s.contains(" /gauge▏"));
+    t.keys(&["/"]);
+    t.wait("its words again", |s| s.contains(" /gauge▏"));
+    t.keys(&["-l", "tide"]);
+    t.wait("replaced, not appended", |s| s.contains(" /tide▏"));
+    t.keys(&["-l", " one two"]);
+    t.wait("typed on", |s| s.contains(" /tide one two▏"));
+    t.keys(&["C-w"]);
+    t.wait("ctrl-w: the word before", |s| s.contains(" /tide one ▏"));
+    t.keys(&["C-u"]);
+    t.wait("ctrl-u: the whole line", |s| s.contains(" /▏"));
+    // Apart: an escape and a key at once read as alt and the key.
+    t.keys(&["Escape"]);
+    t.wait("the prompt closed", |s| !s.contains(" /▏"));
+    t.keys(&["q"]);
+    t.wait("lineage's exit", |s| s.contains("lineage exited 0"));
+}

@@ -139,6 +139,10 @@ pub struct App {
     /// The last search of every page, and whether its list is open.
     pub(crate) find: Option<super::find::FindState>,
     pub(crate) input: Option<Input>,
+    /// The prompt reopened with its last text, selected: the first key
+    /// that edits replaces it (typing, a paste) or clears it (backspace),
+    /// any other key keeps it (see [`super::input::open_prompt`]).
+    pub(crate) selected: bool,
     /// Text typed into a prompt that acts as it is typed (the filters, the
     /// Origin search) and not yet acted on (see [`update_all`]).
     pub(super) retyped: bool,
@@ -190,6 +194,7 @@ impl App {
             diff: None,
             find: None,
             input: None,
+            selected: false,
             retyped: false,
             docs: DocList::new(matcher),
             origin: OriginState::default(),

@@ -137,6 +137,19 @@ pub(crate) fn list_rows(popup: Rect) -> usize {
 
 /// A pane's keys that its footer has no room for, listed in its section
 /// of the overlay after the footer's.
+/// The keys of a prompt (a filter, a search, a file name, a field): fixed,
+/// as a terminal's line editing is, not the keymap's.
+const TYPING: [(&str, &str); 5] = [
+    ("enter", "act on the text (keep, search, set, write)"),
+    ("esc", "cancel (a filter: clear it)"),
+    (
+        "backspace",
+        "delete a character; a reopened prompt's text is selected (reversed): backspace clears it, typing or a paste replaces it, any other key keeps it",
+    ),
+    ("ctrl-u", "delete the whole line"),
+    ("ctrl-w", "delete the word before the cursor"),
+];
+
 fn beyond_the_footer(tab: Tab) -> &'static [(Action, &'static str)] {
     match tab {
         Tab::Origin => &[
@@ -194,6 +207,8 @@ pub(crate) fn lines(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>
     };
     section(format!("{} pane", app.tab.title()), pane, &mut out);
     section("Every key".into(), rows, &mut out);
+    let typing = TYPING.iter().map(|&(k, w)| (k.to_string(), w)).collect();
+    section("While typing".into(), typing, &mut out);
     out.push(Line::styled("Terms", theme.title));
     for (term, meaning) in GLOSSARY {
         out.push(Line::styled(format!(" {term}"), theme.key));

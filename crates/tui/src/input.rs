@@ -22,6 +22,8 @@ pub(super) fn key(app: &mut App, k: KeyEvent, out: &mut Vec<Command>) {
     app.message = None;
     if let Some(input) = app.input.take() {
         app.input = typing(app, input, k, out);
+        // The first key ends a selection, whatever it did.
+        app.selected = false;
         return;
     }
     // Adopt asks first: enter or y adopts, s adopts and saves, esc or n not.
@@ -146,9 +148,36 @@ enum Edit {
     Changed,
 }
 
-/// Backspace or a character (without ctrl or alt) edits `text`.
+/// Open `input` again, its last text selected so the first character
+/// typed replaces it and backspace clears it.
+pub(super) fn open_prompt(app: &mut App, mut input: Input) {
+    app.selected = !input.text_mut().is_empty();
+    app.input = Some(input);
+}
+
+/// Backspace or a character (without ctrl or alt) edits `text`, as do
+/// readline's kills with the cursor at the end: ctrl-u the whole line,
+/// ctrl-w the word before the cursor (and the blanks after it).
 fn edit_text(app: &mut App, text: &mut String, k: &KeyEvent) -> Edit {
+    let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+    let cut = |text: &mut String, keep: usize| {
+        if keep == text.len() {
+            Edit::Same
+        } else {
+            text.truncate(keep);
+            Edit::Changed
+        }
+    };
     match k.code {
+        KeyCode::Backspace if app.selected => cut(text, 0),
+        KeyCode::Char('u') if ctrl => cut(text, 0),
+        KeyCode::Char('w') if ctrl => {
+            let word = text.trim_end_matches(char::is_whitespace);
+            cut(
+                text,
+                word.trim_end_matches(|c: char| !c.is_whitespace()).len(),
+            )
+        }
         KeyCode::Backspace => match text.pop() {
             Some(_) => Edit::Changed,
             None => Edit::Same,
@@ -158,8 +187,15 @@ fn edit_text(app: &mut App, text: &mut String, k: &KeyEvent) -> Edit {
                 .modifiers
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
         {
+            let replaced = app.selected && !text.is_empty();
+            if app.selected {
+                text.clear();
+            }
             let mut buf = [0; 4];
-            insert(app, text, c.encode_utf8(&mut buf))
+            match insert(app, text, c.encode_utf8(&mut buf)) {
+                Edit::Same if replaced => Edit::Changed,
+                e => e,
+            }
         }
         _ => Edit::None,
     }
@@ -201,7 +237,11 @@ pub(super) fn paste(app: &mut App, pasted: &str) {
     };
     app.message = None;
     let text = pasted.trim_end_matches(['\r', '\n']);
-    let changed = insert(app, input.text_mut(), text) == Edit::Changed;
+    let replaced = std::mem::take(&mut app.selected) && !input.text_mut().is_empty();
+    if replaced {
+        input.text_mut().clear();
+    }
+    let changed = insert(app, input.text_mut(), text) == Edit::Changed || replaced;
     app.retyped |= changed
         && matches!(
             input,
@@ -324,21 +364,22 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Find => {
             // The last words again: enter brings their list back.
             let last = app.find.as_ref().map(|f| f.query.clone());
-            app.input = Some(Input::Find(last.unwrap_or_default()));
+            open_prompt(app, Input::Find(last.unwrap_or_default()));
         }
         Action::Stale => out.extend(super::stale::open(app)),
         Action::Copy => copy(app),
         Action::Edit => edit(app),
         Action::Export => match super::export::table(app) {
+            // A default name, not a last answer: not selected, edited in place.
             Ok(_) => app.input = Some(Input::Export(super::export::default_name(app.tab))),
             Err(e) => app.message = Some(e),
         },
         Action::Filter if app.tab == Tab::Origin && app.origin.view.is_some() => {
             let query = app.origin.search.as_ref().map(|s| s.query.clone());
-            app.input = Some(Input::Search(query.unwrap_or_default()));
+            open_prompt(app, Input::Search(query.unwrap_or_default()));
         }
         Action::Filter if app.tab == Tab::Clusters && app.clusters.compare.is_none() => {
-            app.input = Some(Input::ClusterFilter(app.clusters.filter.clone()));
+            open_prompt(app, Input::ClusterFilter(app.clusters.filter.clone()));
         }
         Action::Cluster => show_cluster(app),
         Action::Filter => {
@@ -346,7 +387,7 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
             app.tab = Tab::Documents;
             let h = app.docs_height();
             app.docs.set_filter("", h);
-            app.input = Some(Input::Filter(String::new()));
+            open_prompt(app, Input::Filter(String::new()));
         }
         _ => match app.tab {
             Tab::Documents => documents_action(app, action, out),
@@ -579,7 +620,7 @@ fn tune_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Right => app.tune.cycle(1),
         Action::Select if field.choices().is_some() => app.tune.cycle(1),
         Action::Select => {
-            app.input = Some(Input::Field(field, app.tune.value(field).to_string()));
+            open_prompt(app, Input::Field(field, app.tune.value(field).to_string()));
         }
         Action::SweepView => app.tune.sweep_table = !app.tune.sweep_table,
         Action::TakePoint => app.tune.take_point(),

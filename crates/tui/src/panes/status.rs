@@ -2,7 +2,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
@@ -233,11 +233,14 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         spans.push(Span::styled(format!(" {key}"), theme.key));
         spans.push(Span::styled(format!(" {what} "), theme.muted));
     };
-    // What is typed, after what it is for.
+    // What is typed, after what it is for; reversed while selected (the
+    // next character typed replaces it).
+    let input = typed_style(app, theme);
     let typed = |spans: &mut Vec<Span>, before: &str, text: &str| {
         spans.push(Span::styled(before.to_string(), theme.muted));
         let text = crate::paths::typed(text, usize::from(area.width / 2));
-        spans.push(Span::styled(format!("{text}▏"), theme.input));
+        spans.push(Span::styled(text, input));
+        spans.push(Span::styled("▏", theme.input));
         spans.push(Span::raw(" "));
     };
     // While something is typed: what enter and esc do with it, last.
@@ -264,7 +267,9 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         }
         Some(Input::Search(query)) => {
             let query = crate::paths::typed(query, usize::from(area.width / 2));
-            spans.push(Span::styled(format!(" /{query}▏"), theme.input));
+            spans.push(Span::styled(" /", theme.input));
+            spans.push(Span::styled(query, input));
+            spans.push(Span::styled("▏", theme.input));
             spans.push(Span::raw(" "));
             if let Some(s) = &app.origin.search {
                 spans.push(Span::styled(format!("{} ", s.position()), theme.muted));
@@ -340,6 +345,15 @@ pub(crate) fn help(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             .style(theme.base),
         popup,
     );
+}
+
+/// The style of a prompt's text: reversed while it is selected.
+pub(crate) fn typed_style(app: &App, theme: &Theme) -> Style {
+    if app.selected {
+        theme.input.add_modifier(Modifier::REVERSED)
+    } else {
+        theme.input
+    }
 }
 
 #[cfg(test)]

@@ -29,7 +29,8 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             let value = match &app.input {
                 Some(Input::Field(f, text)) if *f == field => {
                     let text = crate::paths::typed(text, 40);
-                    Span::styled(format!("{text}▏"), theme.input)
+                    let style = super::status::typed_style(app, theme);
+                    Span::styled(format!("{text}▏"), style)
                 }
                 _ if field == Field::Parameter && !t.has_parameter() => {
                     Span::styled("—", theme.muted)

@@ -622,6 +622,7 @@ fn adopt_asks_then_sends_the_typed_settings_and_not_invalid_ones() {
     assert!(a.tune.save.is_none(), "enter adopts without saving");
     assert!(a.tune.message.as_ref().unwrap().contains("this session"));
     press(&mut a, KeyCode::Enter);
+    press(&mut a, KeyCode::End);
     keys(&mut a, "X");
     press(&mut a, KeyCode::Enter);
     assert!(
@@ -631,8 +632,10 @@ fn adopt_asks_then_sends_the_typed_settings_and_not_invalid_ones() {
     );
     assert_eq!(keys(&mut a, "A"), []);
     assert_eq!(a.tune.confirm, None, "invalid settings are not asked about");
-    // Esc while typing leaves the field as it was.
+    // Esc while typing leaves the field as it was (end: the reopened
+    // value kept, not replaced).
     press(&mut a, KeyCode::Enter);
+    press(&mut a, KeyCode::End);
     keys(&mut a, "zz");
     press(&mut a, KeyCode::Esc);
     assert_eq!(a.tune.values[0], "1MiBX");
@@ -1833,5 +1836,73 @@ fn the_selected_cluster_stays_selected_when_others_come_and_go() {
             "{w}: one came before"
         );
         assert_eq!(a.clusters.list.selected, 2, "{w}");
+    }
+}
+
+/// Issue 55, item 2: a prompt reopened with its last text selects it, so
+/// typing replaces it (not `Gives one event loop turnthe`), backspace
+/// clears it and a paste replaces it; ctrl-u and ctrl-w kill as readline
+/// does with the cursor at the end.
+#[test]
+fn a_reopened_prompt_selects_its_text_and_ctrl_u_and_ctrl_w_kill() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        keys(&mut a, "Fgauge");
+        press(&mut a, KeyCode::Enter);
+        engine(
+            &mut a,
+            Update::Search(Arc::new(fixture::search_view(1, "gauge"))),
+        );
+        press(&mut a, KeyCode::Esc); // its list
+        keys(&mut a, "F");
+        assert_eq!(a.input, Some(Input::Find("gauge".into())), "{w}");
+        assert!(a.selected);
+        keys(&mut a, "the");
+        assert_eq!(a.input, Some(Input::Find("the".into())), "{w}");
+        assert!(!a.selected, "the first key ends the selection");
+        press(&mut a, KeyCode::Enter);
+        engine(
+            &mut a,
+            Update::Search(Arc::new(fixture::search_view(2, "the"))),
+        );
+        press(&mut a, KeyCode::Esc);
+        // Backspace clears a selection; then it deletes a character.
+        keys(&mut a, "F");
+        press(&mut a, KeyCode::Backspace);
+        assert_eq!(a.input, Some(Input::Find(String::new())), "{w}");
+        // Readline's kills.
+        keys(&mut a, "one two  ");
+        press_with(&mut a, KeyCode::Char('w'), KeyModifiers::CONTROL);
+        assert_eq!(a.input, Some(Input::Find("one ".into())), "{w}");
+        keys(&mut a, "tw");
+        press(&mut a, KeyCode::Backspace);
+        press_with(&mut a, KeyCode::Char('w'), KeyModifiers::CONTROL);
+        press_with(&mut a, KeyCode::Char('w'), KeyModifiers::CONTROL);
+        assert_eq!(a.input, Some(Input::Find(String::new())), "{w}");
+        keys(&mut a, "a b");
+        press_with(&mut a, KeyCode::Char('u'), KeyModifiers::CONTROL);
+        assert_eq!(a.input, Some(Input::Find(String::new())), "{w}");
+        // A key that is no edit keeps the selected text, typing appends;
+        // a paste replaces a selection.
+        press(&mut a, KeyCode::Esc);
+        a.tab = Tab::Clusters;
+        keys(&mut a, "/faq");
+        press(&mut a, KeyCode::Enter);
+        keys(&mut a, "/");
+        assert!(a.selected);
+        update(&mut a, Msg::Input(Event::Paste("v1".into())));
+        assert_eq!(a.clusters.filter, "v1", "{w}");
+        press(&mut a, KeyCode::Enter);
+        keys(&mut a, "/");
+        press(&mut a, KeyCode::End);
+        keys(&mut a, "x");
+        assert_eq!(a.input, Some(Input::ClusterFilter("v1x".into())), "{w}");
+        // The help says so, at every width.
+        let theme = crate::theme::Theme::new(lineage_config::ThemeName::Dark, true);
+        let help: Vec<String> = (crate::help::lines(&a, &theme, usize::from(w) - 4).iter())
+            .map(ToString::to_string)
+            .collect();
+        let at = help.iter().position(|l| l == "While typing").unwrap();
+        assert!(help[at..].iter().any(|l| l.contains("ctrl-w")), "{help:#?}");
     }
 }
