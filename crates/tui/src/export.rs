@@ -261,10 +261,17 @@ pub(crate) fn to_json(t: &Table) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// Where a typed name goes: relative names under `start` (the directory
-/// lineage was started from).
-pub(crate) fn target(start: &Path, typed: &str) -> PathBuf {
-    start.join(typed.trim())
+/// Where a typed name goes: `~` and `~/…` under `home`, as a shell expands
+/// them; other relative names under `start` (the directory lineage was
+/// started from).
+pub(crate) fn target(start: &Path, home: Option<&Path>, typed: &str) -> PathBuf {
+    let typed = typed.trim();
+    match (home, typed.strip_prefix('~')) {
+        (Some(home), Some(rest)) if rest.is_empty() || rest.starts_with('/') => {
+            home.join(rest.trim_start_matches('/'))
+        }
+        _ => start.join(typed),
+    }
 }
 
 /// Write `bytes` to `target` atomically, unless it lies inside `root` (the
@@ -321,6 +328,13 @@ pub(crate) fn writable(target: &Path, root: &Path) -> Result<PathBuf, String> {
         return Err(format!(
             "not exported: {} is inside the watched folder, which lineage only reads",
             shown_path(&full)
+        ));
+    }
+    // Said plainly, not as the system's "No such file or directory".
+    if let Some(folder) = (full.parent()).filter(|p| !p.as_os_str().is_empty() && !p.is_dir()) {
+        return Err(format!(
+            "not exported: there is no folder {}; make it first, or give another name",
+            shown_path(folder)
         ));
     }
     Ok(full)
@@ -433,6 +447,30 @@ mod tests {
                     .is_symlink()
             );
         }
+        // A folder that is not there is said plainly, and nothing is made.
+        let e = write(&base.join("no-such/out.csv"), &root, b"x").unwrap_err();
+        assert!(
+            e.contains("there is no folder") && e.contains("no-such"),
+            "{e}"
+        );
+        assert!(!base.join("no-such").exists());
         std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// Issue 55, item 2: `~` is the home folder, as a shell expands it.
+    #[test]
+    fn a_name_from_home_is_under_home_and_others_under_the_start() {
+        let (start, home) = (Path::new("/work/out"), Some(Path::new("/home/me")));
+        let t = |typed: &str| target(start, home, typed);
+        assert_eq!(t("~/r.html"), Path::new("/home/me/r.html"));
+        assert_eq!(t(" ~/a/r.csv "), Path::new("/home/me/a/r.csv"));
+        assert_eq!(t("r.csv"), Path::new("/work/out/r.csv"));
+        assert_eq!(t("/tmp/r.csv"), Path::new("/tmp/r.csv"));
+        // `~user` is not expanded (no user database read): a plain name.
+        assert_eq!(t("~bob/r.csv"), Path::new("/work/out/~bob/r.csv"));
+        assert_eq!(
+            target(start, None, "~/r.csv"),
+            Path::new("/work/out/~/r.csv")
+        );
     }
 }

@@ -309,7 +309,8 @@ fn exporting(
         // A `.html` name: the report of every page, which the engine writes.
         KeyCode::Enter if super::export::is_report(&text) => {
             let snap = app.snapshot.clone()?;
-            let path = super::export::target(&app.start_dir, &text);
+            let path =
+                super::export::target(&app.start_dir, std::env::home_dir().as_deref(), &text);
             app.message = Some(match super::export::writable(&path, &snap.root) {
                 Ok(path) => {
                     let shown = super::paths::shown_path(&path);
@@ -324,7 +325,8 @@ fn exporting(
             let (Some(snap), Ok(table)) = (app.snapshot.clone(), super::export::table(app)) else {
                 return None;
             };
-            let path = super::export::target(&app.start_dir, &text);
+            let path =
+                super::export::target(&app.start_dir, std::env::home_dir().as_deref(), &text);
             app.effects.push(Effect::Export {
                 bytes: super::export::render(&table, &path),
                 rows: table.rows.len(),
