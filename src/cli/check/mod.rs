@@ -416,18 +416,11 @@ struct Texts(std::collections::HashMap<u32, Option<Lines>>);
 /// A text's token spans and where its bytes stand on the file's lines.
 struct Lines {
     spans: Vec<(u32, u32)>,
-    map: LineMap,
+    /// The prepared text, and where its pieces stand in the file.
+    text: String,
+    lines: SourceLines,
     /// The file's lines.
     count: usize,
-}
-
-/// Where a prepared text's bytes stand on its file's lines.
-enum LineMap {
-    /// A plain file: its prepared text is its text; each line's start
-    /// after the first.
-    Plain(Vec<usize>),
-    /// An HTML file: the prepared text, and where its pieces came from.
-    Html(String, SourceLines),
 }
 
 impl Texts {
@@ -443,18 +436,10 @@ impl Texts {
                 let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
                 // A last line ended by a newline is the last: no empty one after it.
                 let count = newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'));
-                let map = match format {
-                    text::Format::Plain => {
-                        LineMap::Plain((text.match_indices('\n')).map(|(i, _)| i + 1).collect())
-                    }
-                    text::Format::Html => {
-                        let lines = SourceLines::new(&bytes, format);
-                        LineMap::Html(text, lines)
-                    }
-                };
                 Some(Lines {
                     spans,
-                    map,
+                    lines: SourceLines::new(&bytes, format, &text),
+                    text,
                     count: count.max(1),
                 })
             })
@@ -465,10 +450,7 @@ impl Texts {
 impl Lines {
     /// The file's lines (from 1, both included) tokens `r` stand on.
     fn lines(&self, r: &std::ops::Range<u32>) -> [usize; 2] {
-        let line = |b: usize| match &self.map {
-            LineMap::Plain(starts) => starts.partition_point(|&s| s <= b) + 1,
-            LineMap::Html(text, lines) => lines.line(text, b),
-        };
+        let line = |b: usize| self.lines.line(&self.text, b);
         match lineage_engine::token_bytes(&self.spans, r.clone()) {
             Some(b) => [line(b.start), line(b.end.saturating_sub(1).max(b.start))],
             None => [0, 0],

@@ -37,33 +37,33 @@ impl Format {
     }
 }
 
-/// Where a prepared text's lines stand in its file: a plain file's are
-/// its own; an HTML file's are not (its markup goes, block tags bring
-/// lines), so they are read off the stripping.
+/// Where a prepared text's lines stand in its file: marks (a byte of the
+/// prepared text, the file's line there), in order, the prepared text's
+/// own line breaks counted between them. A plain file's lines are its own
+/// (a mark at each line's start); an HTML file's are not (its markup goes,
+/// block tags bring lines), so they are read off the stripping.
 #[derive(Clone, Debug)]
-pub struct SourceLines(Option<Vec<(usize, u32)>>);
+pub struct SourceLines(Vec<(usize, u32)>);
 
 impl SourceLines {
-    /// The map of a file's `bytes` in `format`.
-    pub fn new(bytes: &[u8], format: Format) -> SourceLines {
+    /// The map of `text`, prepared from a file's `bytes` in `format`.
+    pub fn new(bytes: &[u8], format: Format, text: &str) -> SourceLines {
         SourceLines(match format {
-            Format::Plain => None,
-            Format::Html => Some(html::line_marks(&decode(bytes))),
+            Format::Plain => (std::iter::once(0))
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .zip(1u32..)
+                .collect(),
+            Format::Html => html::line_marks(&decode(bytes)),
         })
     }
 
     /// The file's line (from 1) of byte `at` of its prepared text `text`.
     pub fn line(&self, text: &str, at: usize) -> usize {
-        let newlines = |s: &str| s.bytes().filter(|&b| b == b'\n').count();
         let at = at.min(text.len());
-        match &self.0 {
-            None => 1 + newlines(text.get(..at).unwrap_or("")),
-            Some(marks) => {
-                let i = marks.partition_point(|m| m.0 <= at).saturating_sub(1);
-                let (from, line) = marks.get(i).copied().unwrap_or((0, 1));
-                line as usize + newlines(text.get(from.min(at)..at).unwrap_or(""))
-            }
-        }
+        let i = self.0.partition_point(|m| m.0 <= at).saturating_sub(1);
+        let (from, line) = self.0.get(i).copied().unwrap_or((0, 1));
+        let between = text.get(from.min(at)..at).unwrap_or("");
+        line as usize + between.bytes().filter(|&b| b == b'\n').count()
     }
 }
 
