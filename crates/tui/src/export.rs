@@ -274,11 +274,10 @@ pub(crate) fn target(start: &Path, home: Option<&Path>, typed: &str) -> PathBuf 
     }
 }
 
-/// Write `bytes` to `target` atomically, unless it lies inside `root` (the
-/// watched folder: lineage only reads it) or is itself a symbolic link (see
-/// [`writable`]): a
-/// link planted under the name offered (`lineage-documents.csv ->
-/// ~/.bashrc`) would have the export replace what it points to. Links among
+/// Write `bytes` to `target` atomically where [`writable`] allows: never
+/// inside `root` (the watched folder: lineage only reads it), never through
+/// a symbolic link under the name itself (`lineage-documents.csv ->
+/// ~/.bashrc` would have the export replace what it points to). Links among
 /// the folders above are followed (they are where the person keeps things).
 pub(crate) fn write(target: &Path, root: &Path, bytes: &[u8]) -> Result<(), String> {
     let full = writable(target, root)?;

@@ -55,8 +55,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     };
     // The estimate is the exact answer where the table holds every shingle
     // and the settings make it so (the Table pane's regime says `exact`).
-    let held = (app.snapshot.as_ref())
-        .is_some_and(|s| s.table.regime.name(s.params.exact_when_held()) == "exact");
+    let held = (app.snapshot.as_ref()).is_some_and(|s| {
+        matches!(s.table.regime, lineage_origin::Regime::Holds { .. }) && s.params.exact_when_held()
+    });
     let exact = view.exact || held;
     let mode = if exact { "exact" } else { "estimated" };
     // An earlier version or a deleted page says so: its text is from the index.
