@@ -513,9 +513,19 @@ fn the_folder_basis_keeps_what_a_version_changed_against_the_one_before() {
         &[&c[..], &["--basis", "predecessor"]].concat(),
     );
     assert_eq!(flag_wins, by_predecessor);
+    // With no git history there is no tag: the last release is the
+    // previous version folder.
+    let by_release = diff(
+        home.path(),
+        root,
+        &ix,
+        "next/CLI.md",
+        &["--basis", "release"],
+    );
+    assert_eq!(by_release, by_folder);
     let (r, i) = (root.to_str().unwrap(), ix.to_str().unwrap());
     for bad in [
-        &["--basis", "release"][..],
+        &["--basis", "tag"][..],
         &["--basis", "folder", "--against", "30.4/CLI.md"],
     ] {
         let mut args = vec!["diff", r, "next/CLI.md", "--index", i];
@@ -523,4 +533,83 @@ fn the_folder_basis_keeps_what_a_version_changed_against_the_one_before() {
         let out = command(home.path(), &args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
     }
+}
+
+#[test]
+fn the_release_basis_is_the_page_at_the_newest_tag_before_it() {
+    let dir = TempDir::new("diff-release");
+    let home = TempDir::new("diff-release-home");
+    let ix = home.path().join("ix");
+    let git = lineage_testing::Git::init(dir.path());
+    let p: Vec<String> = (41..47).map(|s| para(s, 40)).collect();
+    let page = |n: usize| p[..n].join("\n\n") + "\n";
+    git.write("a.md", page(1));
+    git.commit("one");
+    git.run(&["tag", "v1"]);
+    git.write("a.md", page(2));
+    git.commit("two");
+    git.run(&["tag", "-a", "v2", "-m", "the second release"]);
+    git.write("a.md", page(3));
+    git.write("c.md", &p[5]);
+    git.commit("three");
+    git.run(&["tag", "nightly"]);
+    git.run(&["mv", "a.md", "b.md"]);
+    git.write("b.md", page(4));
+    git.commit("four, renamed");
+    git.write("b.md", page(5));
+    let (root, i) = (dir.path().to_str().unwrap(), ix.to_str().unwrap());
+    stdout_of(
+        home.path(),
+        &["index", root, "--index", i, "--history", "git"],
+    );
+    let release = ["--basis", "release"];
+    // Every tag is a release by default: the work tree's page against the
+    // page at `nightly`, under its name then.
+    let d = diff(home.path(), dir.path(), &ix, "b.md", &release);
+    assert_eq!(d["predecessor"]["how"], "release", "{d}");
+    assert_eq!(d["predecessor"]["release"]["tag"], "nightly");
+    assert_eq!(
+        d["predecessor"]["path"], "b.md",
+        "its versions moved with it"
+    );
+    assert_eq!(d["predecessor"]["commit"]["subject"], "three");
+    check(&d, &page(3), &page(5));
+    // `release_tags` picks the releases: v2, annotated, peeled to its commit.
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, "release_tags = \"v*\"\n").unwrap();
+    let c = ["--config", config.to_str().unwrap()];
+    let by_tags = |page: &str, more: &[&str]| {
+        diff(
+            home.path(),
+            dir.path(),
+            &ix,
+            page,
+            &[&c[..], &release, more].concat(),
+        )
+    };
+    let d = by_tags("b.md", &[]);
+    assert_eq!(d["predecessor"]["release"]["tag"], "v2", "{d}");
+    let v2 = git.run(&["rev-parse", "v2^{commit}"]);
+    assert_eq!(d["predecessor"]["release"]["commit"], v2.trim());
+    check(&d, &page(2), &page(5));
+    let text = stdout_of(
+        home.path(),
+        &[&["diff", root, "b.md", "--index", i][..], &c, &release].concat(),
+    );
+    assert!(text.contains("the page at release v2 ("), "{text}");
+    // A version of a tagged commit is measured against the release before.
+    let d = by_tags("b.md", &["--version", "2"]);
+    assert_eq!(d["predecessor"]["release"]["tag"], "v1", "{d}");
+    check(&d, &page(1), &page(2));
+    // Before the first release, and a page the release did not have: all new.
+    for page in ["b.md", "c.md"] {
+        let d = by_tags(page, &["--version", "1"]);
+        assert!(d["predecessor"].is_null(), "{page}: {d}");
+        assert_eq!(d["new"], d["tokens"], "{page}: {d}");
+    }
+    // A tag made with no new commit is read at the next catch-up.
+    git.run(&["tag", "v3"]);
+    let d = by_tags("b.md", &[]);
+    assert_eq!(d["predecessor"]["release"]["tag"], "v3", "{d}");
+    check(&d, &page(4), &page(5));
 }

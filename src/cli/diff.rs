@@ -33,9 +33,11 @@ pub(super) struct DiffArgs {
     /// PATH is, at its latest version, or at version N after an `@`.
     #[arg(long, value_name = "PATH[@N]")]
     against: Option<String>,
-    /// Compare with the page's predecessor, or (`folder`) the same page in
-    /// the previous version folder past its own earlier versions [default:
-    /// the config's `basis`, predecessor].
+    /// Compare with the page's predecessor; (`folder`) the same page in the
+    /// previous version folder past its own earlier versions; or
+    /// (`release`) the page at the newest release before it, a tag matching
+    /// the config's `release_tags` on the git history read (the folder basis
+    /// where there is none) [default: the config's `basis`, predecessor].
     #[arg(long, value_name = "BASIS", conflicts_with = "against")]
     basis: Option<Basis>,
     /// Print `lineage-diff/1` JSON (docs/formats.md §6) instead of text.
@@ -46,13 +48,16 @@ pub(super) struct DiffArgs {
 }
 
 pub(super) fn run(args: DiffArgs, config: Config) -> Result<(), Fatal> {
-    let rules = config.predecessor.clone();
+    let (rules, tags) = (config.predecessor.clone(), config.release_tags.clone());
     let basis = args.basis.unwrap_or(config.basis);
     let (ix, rows, id) =
         explain::read_page(&args.source, &args.store, config, &args.path, args.version)?;
     let base = match &args.against {
         Some(spec) => Some(against(&args.source, &rows, spec)?),
-        None => (lineage_engine::Lineage::new(&ix, &rows, &rules)?.base(id, basis)).map(Base::from),
+        None => {
+            let lineage = lineage_engine::Lineage::new(&ix, &rows, &rules)?;
+            (lineage.tags(&tags).base(id, basis)).map(Base::from)
+        }
     };
     let view = query::origin_view(&ix, &rows, id, false)?;
     let page = match &view.text {
@@ -131,6 +136,7 @@ fn how_name(how: Option<&How>) -> &'static str {
         Some(How::Renamed { .. }) => "renamed",
         Some(How::Folder) => "folder",
         Some(How::Rule) => "rule",
+        Some(How::Release { .. }) => "release",
     }
 }
 
@@ -144,6 +150,11 @@ pub(super) fn how_text(how: Option<&How>) -> String {
         }
         Some(How::Folder) => "the same page in the previous version folder".into(),
         Some(How::Rule) => "the page the config's [[predecessor]] rule names".into(),
+        Some(How::Release { tag, commit }) => format!(
+            "the page at release {} ({})",
+            show(tag),
+            commit.get(..7).unwrap_or(commit)
+        ),
     }
 }
 
@@ -156,6 +167,16 @@ pub(super) struct PredecessorJson {
     /// A renamed page's name then.
     #[serde(skip_serializing_if = "Option::is_none")]
     renamed_from: Option<PathJson>,
+    /// The release it is the page at (`how: release`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    release: Option<ReleaseJson>,
+}
+
+/// JSON of a release: its tag and commit.
+#[derive(Serialize)]
+pub(super) struct ReleaseJson {
+    tag: String,
+    commit: String,
 }
 
 impl PredecessorJson {
@@ -165,6 +186,13 @@ impl PredecessorJson {
             how: how_name(b.how.as_ref()),
             renamed_from: match &b.how {
                 Some(How::Renamed { from }) => Some(PathJson::new(from)),
+                _ => None,
+            },
+            release: match &b.how {
+                Some(How::Release { tag, commit }) => Some(ReleaseJson {
+                    tag: tag.clone(),
+                    commit: commit.clone(),
+                }),
                 _ => None,
             },
         }

@@ -48,6 +48,8 @@ pub struct FolderConfig {
     /// What the folder's "changed" and "removed" shares are measured against.
     #[serde(deserialize_with = "some")]
     pub basis: Option<super::Basis>,
+    /// The folder's release tags (a pattern), in place of the top level's.
+    pub release_tags: Option<String>,
     /// The folder's `lineage check` policies, each outranking the top level's.
     pub check: Option<super::check::CheckFolder>,
 }
@@ -80,6 +82,9 @@ impl FolderConfig {
         put(&mut c.align, self.align);
         put(&mut c.history, self.history);
         put(&mut c.basis, self.basis);
+        if let Some(tags) = &self.release_tags {
+            c.release_tags.clone_from(tags);
+        }
         if let Some(rules) = &self.predecessor {
             c.predecessor.clone_from(rules);
         }

@@ -27,7 +27,7 @@ use lineage_origin::{Estimation, Eviction, Params, Selector, TableSize, Ties};
 use lineage_similar::fuzzy::LangChoice;
 pub use lineage_source::history::Mode as HistoryMode;
 use lineage_source::{DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Order, SkipReason, WalkOptions};
-pub use predecessor::{Basis, PredecessorRule, follows};
+pub use predecessor::{Basis, PredecessorRule, follows, tag_matches};
 pub use save::{changed, save_basis, save_params, snippet};
 
 /// The most threads an origin pass is split over: every pair of workers
@@ -79,9 +79,12 @@ pub struct Config {
     /// version-folder rule does not read (`[[predecessor]]`, first match).
     pub predecessor: Vec<PredecessorRule>,
     /// What the "changed" and "removed" shares are measured against: the
-    /// predecessor or the previous version folder.
+    /// predecessor, the previous version folder or the last release.
     #[serde(deserialize_with = "parsed")]
     pub basis: Basis,
+    /// The tags of a git history that are releases (the `release` basis):
+    /// a pattern, `*` within a `/`-separated part of the name, `**` across.
+    pub release_tags: String,
     /// Where a first import starts: a commit (any revision git names) or a
     /// date (`YYYY-MM-DD`, UTC); empty: the first commit.
     pub history_since: String,
@@ -464,6 +467,7 @@ impl Default for Config {
             history: HistoryMode::Auto,
             predecessor: Vec::new(),
             basis: Basis::Predecessor,
+            release_tags: "*".into(),
             history_since: String::new(),
             max_file_size: Bytes(32 << 20),
             history_budget: Bytes(512 << 20),

@@ -23,6 +23,10 @@ pub enum Basis {
     /// changed against the folder before. The predecessor where there is no
     /// such folder.
     Folder,
+    /// The page as it was at the newest release before it: a tag (matching
+    /// `release_tags`) on a commit of the git history read, before the
+    /// version's commit. The folder basis where the index holds no release.
+    Release,
 }
 
 impl Basis {
@@ -30,7 +34,8 @@ impl Basis {
     pub fn next(self) -> Basis {
         match self {
             Basis::Predecessor => Basis::Folder,
-            Basis::Folder => Basis::Predecessor,
+            Basis::Folder => Basis::Release,
+            Basis::Release => Basis::Predecessor,
         }
     }
 }
@@ -40,6 +45,7 @@ impl fmt::Display for Basis {
         f.write_str(match self {
             Basis::Predecessor => "predecessor",
             Basis::Folder => "folder",
+            Basis::Release => "release",
         })
     }
 }
@@ -50,7 +56,10 @@ impl FromStr for Basis {
         match s {
             "predecessor" => Ok(Basis::Predecessor),
             "folder" => Ok(Basis::Folder),
-            _ => Err(format!("basis {s:?}: expected predecessor or folder")),
+            "release" => Ok(Basis::Release),
+            _ => Err(format!(
+                "basis {s:?}: expected predecessor, folder or release"
+            )),
         }
     }
 }
@@ -150,6 +159,12 @@ impl PredecessorRule {
 /// across them), as a rule's `page` does.
 pub(crate) fn glob_matches(pattern: &str, path: &str) -> bool {
     matches(&parts(pattern), path, &mut Vec::new())
+}
+
+/// Whether tag `tag` matches `pattern` whole (`release_tags`: `*` within
+/// a `/`-separated part, `**` across them).
+pub fn tag_matches(pattern: &str, tag: &str) -> bool {
+    glob_matches(pattern, tag)
 }
 
 /// The path `path` follows by the first of `rules` that matches it.

@@ -242,7 +242,7 @@ mod tests {
         let mut c = Config::from_toml(&again).unwrap();
         c.for_folder(&folder);
         assert_eq!(c.basis, Basis::Predecessor);
-        assert!(Config::from_toml("basis = \"release\"\n").is_err());
+        assert!(Config::from_toml("basis = \"tag\"\n").is_err());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::changed::{Hunk, changes, counts, hunks, token_keys};
 use super::predecessor::{How, Lineage};
 use super::query::{Row, text_of};
 use super::stale::Text;
-use lineage_config::{Basis, PredecessorRule};
+use lineage_config::{Basis, Config};
 use lineage_store::index::{IndexError, Read};
 
 /// A version against its predecessor.
@@ -55,17 +55,18 @@ pub struct DiffPassage {
     pub words: String,
 }
 
-/// Version `id` against its base under `basis` (`rules`: the config's
-/// `[[predecessor]]`).
+/// Version `id` against its base under `basis` (the config's
+/// `[[predecessor]]` and `release_tags` find it).
 pub fn diff_view(
     ix: &impl Read,
     rows: &[Row],
     id: u32,
-    rules: &[PredecessorRule],
+    config: &Config,
     basis: Basis,
 ) -> Result<DiffView, IndexError> {
     let row = &rows[id as usize];
-    let base = Lineage::new(ix, rows, rules)?.base(id, basis);
+    let lineage = Lineage::new(ix, rows, &config.predecessor)?.tags(&config.release_tags);
+    let base = lineage.base(id, basis);
     let mut view = DiffView {
         id,
         path: row.path.clone(),

@@ -671,8 +671,8 @@ impl Live {
             }
             Command::Diff { id, basis } => {
                 if (id as usize) < self.versions.rows.len() {
-                    let rules = &self.opts.config.predecessor;
-                    match super::diff_view(ix, &self.versions.rows, id, rules, basis) {
+                    let config = &self.opts.config;
+                    match super::diff_view(ix, &self.versions.rows, id, config, basis) {
                         Ok(v) => send(&self.rep.publish, Update::Diff(Arc::new(v))),
                         Err(e) => self.rep.error(format!("diff of version {id}: {e}")),
                     }
@@ -726,6 +726,7 @@ impl Live {
         }
         let live = self.versions.live.values().copied().collect();
         let (rules, order) = (self.opts.config.predecessor.clone(), ix.order());
+        let release_tags = self.opts.config.release_tags.clone();
         let history = match ix.history_reader() {
             Ok(h) => h,
             Err(e) => return self.rep.error(format!("changed shares: {e}")),
@@ -743,6 +744,7 @@ impl Live {
                 basis,
                 live,
                 rules,
+                release_tags,
                 order,
                 kept,
                 cancel,

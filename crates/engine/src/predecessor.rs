@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use super::query::Row;
 use lineage_config::{Basis, PredecessorRule};
 use lineage_source::Order;
-use lineage_store::index::{Departure, IndexError, Read};
+use lineage_store::index::{Departure, IndexError, Read, Release};
 
 /// A version's predecessor and why it is that one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +37,14 @@ pub enum How {
     Folder,
     /// The page a `[[predecessor]]` rule of the config names.
     Rule,
+    /// The page as it was at a release: the newest tag before the
+    /// version's commit (`Basis::Release`).
+    Release {
+        /// The tag's name.
+        tag: String,
+        /// Its commit, in hex.
+        commit: String,
+    },
 }
 
 /// The predecessor of version `id`; None for a first version with no
@@ -67,6 +75,10 @@ pub struct Lineage<'a> {
     /// the candidates for the same page in another folder.
     siblings: HashMap<(usize, u64), Vec<&'a str>>,
     inside: HashMap<&'a str, Vec<&'a str>>,
+    /// The releases, oldest first, and each version's commit number (by
+    /// id; None: read from the files): for `Basis::Release`.
+    releases: Vec<Release>,
+    stamps: Vec<Option<i64>>,
 }
 
 impl<'a> Lineage<'a> {
@@ -77,7 +89,29 @@ impl<'a> Lineage<'a> {
         rows: &'a [Row],
         rules: &'a [PredecessorRule],
     ) -> Result<Lineage<'a>, IndexError> {
-        Ok(Lineage::of(rows, rules, ix.renames()?, ix.order()))
+        let lineage = Lineage::of(rows, rules, ix.renames()?, ix.order());
+        Ok(lineage.with_releases(ix.releases()?, &ix.stamps()?))
+    }
+
+    /// The lookups with `releases` (the index's, oldest first) and every
+    /// version's commit number (`stamps`).
+    pub fn with_releases(mut self, releases: Vec<Release>, stamps: &[(u32, i64)]) -> Self {
+        self.releases = releases;
+        self.stamps = vec![None; self.rows.len()];
+        for &(id, seq) in stamps {
+            if let Some(s) = self.stamps.get_mut(id as usize) {
+                *s = Some(seq);
+            }
+        }
+        self
+    }
+
+    /// Keep only the releases whose tag matches `tags` (the config's
+    /// `release_tags`: `*` within a `/`-separated part, `**` across them).
+    pub fn tags(mut self, tags: &str) -> Self {
+        self.releases
+            .retain(|r| lineage_config::tag_matches(tags, &r.tag));
+        self
     }
 
     /// The lookups over `rows` with `rules`, the index's `renames` and its
@@ -112,6 +146,8 @@ impl<'a> Lineage<'a> {
             by_path,
             siblings,
             inside,
+            releases: Vec::new(),
+            stamps: Vec::new(),
         }
     }
 
@@ -120,6 +156,9 @@ impl<'a> Lineage<'a> {
     /// versions. None where it has none (everything in it is new).
     pub fn base(&self, id: u32, basis: Basis) -> Option<Predecessor> {
         let row = &self.rows[id as usize];
+        if basis == Basis::Release && !self.releases.is_empty() {
+            return self.at_release(id);
+        }
         if basis == Basis::Predecessor
             && let Some(p) = self.previous(id)
         {
@@ -138,6 +177,31 @@ impl<'a> Lineage<'a> {
             how: How::Folder,
         }))
         .or_else(|| self.previous(id))
+    }
+
+    /// The page of version `id` as it was at the newest release before
+    /// its commit (a version read from the files comes after every
+    /// commit): its latest version back through its previous ones (and
+    /// renames) read from that commit or before. None before the first
+    /// release, or where the page was not there at it (all of it new since).
+    fn at_release(&self, id: u32) -> Option<Predecessor> {
+        let stamp = |x: u32| self.stamps.get(x as usize).copied().flatten();
+        let at = stamp(id).unwrap_or(i64::MAX);
+        let newest = self.releases.partition_point(|r| r.seq < at);
+        let release = &self.releases[newest.checked_sub(1)?];
+        let mut x = id;
+        loop {
+            x = self.previous(x)?.id;
+            if stamp(x).is_some_and(|s| s <= release.seq) {
+                return Some(Predecessor {
+                    id: x,
+                    how: How::Release {
+                        tag: release.tag.clone(),
+                        commit: release.commit.clone(),
+                    },
+                });
+            }
+        }
     }
 
     /// The page's previous version, under the name it had then.
@@ -296,6 +360,58 @@ mod tests {
                 proptest::prop_assert_eq!(by, previous.or(want));
                 let by = l.base(id, Basis::Folder).map(|b| b.id);
                 proptest::prop_assert_eq!(by, want.or(previous));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The release basis is, by definition, the page's latest version
+        /// read from the newest release's commit or before, that release
+        /// the newest before the version's own commit (after every commit
+        /// for one read from the files); none before the first release.
+        #[test]
+        fn the_release_basis_is_the_latest_version_at_the_newest_release_before(
+            picks in proptest::collection::vec((0usize..3, proptest::option::of(0i64..12)), 1..30),
+            tagged in proptest::collection::btree_set(0i64..12, 0..4),
+        ) {
+            let names = ["a.md", "b.md", "c.md"];
+            let mut rows: Vec<Row> = Vec::new();
+            let mut stamps = Vec::new();
+            // Commits come in order; a page's versions too.
+            let mut seq = 0;
+            for (n, stamp) in picks {
+                let version = rows.iter().filter(|r| r.path == names[n]).count() as u32 + 1;
+                if let Some(s) = stamp {
+                    seq = seq.max(s);
+                    stamps.push((rows.len() as u32, seq));
+                }
+                rows.push(row(names[n], version));
+            }
+            let releases: Vec<Release> = (tagged.iter())
+                .map(|&s| Release { tag: format!("r{s}"), seq: s, commit: format!("c{s}") })
+                .collect();
+            let l = Lineage::of(&rows, &[], Vec::new(), None).with_releases(releases.clone(), &stamps);
+            let stamp = |v: u32| stamps.iter().find(|s| s.0 == v).map(|s| s.1);
+            for id in (0..rows.len() as u32).filter(|_| !releases.is_empty()) {
+                let at = stamp(id).unwrap_or(i64::MAX);
+                let release = releases.iter().rev().find(|r| r.seq < at);
+                let want = release.and_then(|r| {
+                    (0..id).rev().find(|&v| {
+                        rows[v as usize].path == rows[id as usize].path
+                            && stamp(v).is_some_and(|s| s <= r.seq)
+                    })
+                });
+                let got = l.base(id, Basis::Release);
+                proptest::prop_assert_eq!(got.as_ref().map(|b| b.id), want);
+                if let (Some(b), Some(r)) = (got, release) {
+                    let how = How::Release { tag: r.tag.clone(), commit: r.commit.clone() };
+                    proptest::prop_assert_eq!(b.how, how);
+                }
+            }
+            // No release at all: the folder basis (here the predecessor).
+            let none = Lineage::of(&rows, &[], Vec::new(), None).with_releases(Vec::new(), &stamps);
+            for id in 0..rows.len() as u32 {
+                proptest::prop_assert_eq!(none.base(id, Basis::Release), none.base(id, Basis::Folder));
             }
         }
     }

@@ -147,8 +147,10 @@ pub(crate) struct Job {
     pub basis: Basis,
     /// The live pages' version ids.
     pub live: Vec<u32>,
-    /// The config's `[[predecessor]]` rules and the index's order.
+    /// The config's `[[predecessor]]` rules and `release_tags`, and the
+    /// index's order.
     pub rules: Vec<PredecessorRule>,
+    pub release_tags: String,
     pub order: Option<Order>,
     pub kept: Arc<Mutex<Kept>>,
     pub cancel: Arc<AtomicBool>,
@@ -159,7 +161,9 @@ impl Job {
     /// versions as the index has them.
     fn pages(&self, history: &History) -> Result<Vec<Page>, IndexError> {
         let rows: Vec<Row> = history.history()?.into_iter().map(Row::from).collect();
-        let lineage = Lineage::of(&rows, &self.rules, history.renames()?, self.order);
+        let lineage = Lineage::of(&rows, &self.rules, history.renames()?, self.order)
+            .with_releases(history.releases()?, &history.stamps()?)
+            .tags(&self.release_tags);
         let tokens = |v: u32| rows[v as usize].tokens;
         Ok((self.live.iter())
             .filter(|&&id| (id as usize) < rows.len())

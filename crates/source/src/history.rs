@@ -347,6 +347,26 @@ impl Repo {
             .collect())
     }
 
+    /// The repository's tags, each as (its name without `refs/tags/`, the
+    /// commit it names, peeled through annotated tags), by name. A tag
+    /// that names no commit (a tree, a blob) or cannot be read is left
+    /// out: a release is a commit.
+    pub fn tags(&self) -> Result<Vec<(String, String)>, HistoryError> {
+        self.with(|repo| {
+            let refs = repo.references().map_err(|e| self.git()(&e))?;
+            let mut out = Vec::new();
+            for r in refs.tags().map_err(|e| self.git()(&e))? {
+                let Ok(mut r) = r else { continue };
+                let name = r.name().shorten().to_string();
+                if let Ok(c) = r.peel_to_commit() {
+                    out.push((name, c.id.to_string()));
+                }
+            }
+            out.sort();
+            Ok(out)
+        })
+    }
+
     /// Who wrote `commit`, when, and why (its subject).
     pub fn info(&self, commit: &str) -> Result<CommitInfo, HistoryError> {
         let repo = self.repo.to_thread_local();

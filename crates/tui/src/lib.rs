@@ -242,6 +242,7 @@ fn effect(
             let said = match basis {
                 lineage_config::Basis::Predecessor => "each page's predecessor",
                 lineage_config::Basis::Folder => "previous folder",
+                lineage_config::Basis::Release => "last release",
             };
             let saved = match &app.tune.config_file {
                 Some(file) => lineage_config::save_basis(file, &app.tune.folder, basis)

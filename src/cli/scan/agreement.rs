@@ -56,6 +56,7 @@ fn answering(c: &Config, workers: usize) -> Config {
         predecessor: d.predecessor,
         // What diff and the Documents pane measure a change against.
         basis: d.basis,
+        release_tags: d.release_tags,
         // `sweep`'s grid, `watch`'s noticing, the full-screen view.
         sweep: d.sweep,
         watch: d.watch,
@@ -92,6 +93,10 @@ mod tests {
         (
             "basis",
             "what diff and the Documents pane measure a change against",
+        ),
+        (
+            "release_tags",
+            "which tags the release basis takes, no answer of scan",
         ),
         ("lang", "fuzzy fingerprints only: pairs, pocket"),
         ("index_dir", "scan reads no index"),

@@ -195,7 +195,7 @@ pub fn write_report(
     for &id in live.ids() {
         show(id, &mut shown);
     }
-    let lineage = Lineage::new(ix, rows, &config.predecessor)?;
+    let lineage = Lineage::new(ix, rows, &config.predecessor)?.tags(&config.release_tags);
     // The pairs a session measured already (the Documents pane's), not
     // diffed again.
     let kept: HashMap<(u32, Option<u32>), [u32; 4]> = (ix.changes()?.into_iter())

@@ -13,6 +13,55 @@ const HEAD: &str = "history_head";
 /// The `meta` key of where the index's versions come from: `git` or
 /// `folder`.
 const HISTORY: &str = "history";
+/// The `meta` key of the repository's tags as last read: a line a tag,
+/// `commit<TAB>name` (git forbids both in a ref's name).
+const TAGS: &str = "history_tags";
+
+/// A release: a tag of the repository on a commit the index read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Release {
+    /// The tag's name, without `refs/tags/`.
+    pub tag: String,
+    /// The commit's number in the order the index read them (oldest
+    /// first, as [`Index::put_commit`] numbers them).
+    pub seq: i64,
+    /// The commit's id, in hex.
+    pub commit: String,
+}
+
+/// The releases `db` records, oldest commit first (tags of one commit by
+/// name): its tags whose commit it read; none where it records no tags.
+pub(super) fn releases(db: &schema::Db) -> Result<Vec<Release>, IndexError> {
+    let Some(tags) = db.meta(TAGS)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for line in tags.lines() {
+        let Some((commit, tag)) = line.split_once('\t') else {
+            continue;
+        };
+        if let Some(seq) = schema::seq_of(db.conn(), commit)? {
+            out.push(Release {
+                tag: tag.to_string(),
+                seq,
+                commit: commit.to_string(),
+            });
+        }
+    }
+    out.sort_by(|a, b| (a.seq, &a.tag).cmp(&(b.seq, &b.tag)));
+    Ok(out)
+}
+
+/// Every version's commit number (`version_commits`), by version id; none
+/// in an index from before schema 10 opened read-only.
+pub(super) fn stamps(db: &schema::Db) -> Result<Vec<(u32, i64)>, IndexError> {
+    match schema::stamps(db.conn()) {
+        Err(rusqlite::Error::SqliteFailure(_, Some(m))) if m.contains("no such table") => {
+            Ok(Vec::new())
+        }
+        r => Ok(r?),
+    }
+}
 
 /// Where an index's versions come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +105,17 @@ impl Index {
     /// The last commit whose pages are all recorded; None before the first.
     pub fn history_head(&self) -> Result<Option<String>, IndexError> {
         Ok(self.db.meta(HEAD)?)
+    }
+
+    /// Record the repository's `tags` ([`lineage_source::history::Repo::tags`]):
+    /// written only where they differ from those recorded, so a catch-up
+    /// with no new tag writes nothing.
+    pub fn set_tags(&mut self, tags: &[(String, String)]) -> Result<(), IndexError> {
+        let text: String = tags.iter().map(|(n, c)| format!("{c}\t{n}\n")).collect();
+        if self.db.meta(TAGS)?.unwrap_or_default() != text {
+            schema::set_meta(self.db.conn(), TAGS, &text)?;
+        }
+        Ok(())
     }
 
     /// Every page of `commit` is recorded (the next import starts after it).

@@ -16,7 +16,7 @@
 mod changes;
 pub use changes::PairCounts;
 mod commits;
-pub use commits::Source;
+pub use commits::{Release, Source};
 mod departures;
 mod history;
 mod lock;
@@ -858,6 +858,16 @@ impl History {
     /// The renames the index keeps, as [`Read::renames`].
     pub fn renames(&self) -> Result<Vec<Departure>, IndexError> {
         read::renames(&self.0)
+    }
+
+    /// The releases, as [`Read::releases`].
+    pub fn releases(&self) -> Result<Vec<Release>, IndexError> {
+        commits::releases(&self.0)
+    }
+
+    /// Every version's commit number, as [`Read::stamps`].
+    pub fn stamps(&self) -> Result<Vec<(u32, i64)>, IndexError> {
+        commits::stamps(&self.0)
     }
 }
 

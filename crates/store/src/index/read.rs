@@ -67,6 +67,18 @@ pub trait Read {
         }
     }
 
+    /// The releases: the repository's tags (as last read) on commits the
+    /// index read, oldest first; none for a folder's index.
+    fn releases(&self) -> Result<Vec<super::Release>, IndexError> {
+        super::commits::releases(self.db())
+    }
+
+    /// Every version read from a commit, with that commit's number (as
+    /// [`super::Release::seq`] numbers them), by version id.
+    fn stamps(&self) -> Result<Vec<(u32, i64)>, IndexError> {
+        super::commits::stamps(self.db())
+    }
+
     /// The file bytes of version `id`, if the text store has them.
     fn text(&self, id: u32) -> Result<Kept, IndexError> {
         texts::get(self.db().conn(), id)

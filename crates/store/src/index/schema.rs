@@ -937,6 +937,20 @@ pub(crate) fn has_commit(c: &Connection, oid: &str) -> rusqlite::Result<bool> {
         .exists([oid])
 }
 
+/// The number of commit `oid`, if it was read.
+pub(crate) fn seq_of(c: &Connection, oid: &str) -> rusqlite::Result<Option<i64>> {
+    c.prepare_cached("SELECT seq FROM commits WHERE oid = ?1")?
+        .query_row([oid], |r| r.get(0))
+        .optional()
+}
+
+/// Every (version id, commit number) recorded, by id.
+pub(crate) fn stamps(c: &Connection) -> rusqlite::Result<Vec<(u32, i64)>> {
+    let mut st = c.prepare_cached("SELECT id, seq FROM version_commits ORDER BY id")?;
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
 /// Record that version `id` was read from commit number `seq`.
 pub(crate) fn stamp_version(c: &Connection, id: u32, seq: i64) -> rusqlite::Result<()> {
     c.prepare_cached("INSERT OR REPLACE INTO version_commits (id, seq) VALUES (?1, ?2)")?

@@ -74,9 +74,10 @@ fn since(v: &DiffView) -> Vec<String> {
         )],
         Some((_, path, version, how)) => {
             let why = match how {
-                How::Earlier | How::Renamed { .. } => "previous version",
-                How::Folder => "previous version folder",
-                How::Rule => "[[predecessor]] rule",
+                How::Earlier | How::Renamed { .. } => "previous version".into(),
+                How::Folder => "previous version folder".into(),
+                How::Rule => "[[predecessor]] rule".into(),
+                How::Release { tag, .. } => format!("release {}", paths::shown(tag)),
             };
             let name = format!("{} v{version}", paths::shown(path));
             vec![

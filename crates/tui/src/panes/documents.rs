@@ -54,6 +54,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let against = match shares.basis {
         Basis::Predecessor => "predecessor",
         Basis::Folder => "previous folder",
+        Basis::Release => "last release",
     };
     let measuring = match shares.running {
         Some((done, total)) if total > 0 => {

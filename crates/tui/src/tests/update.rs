@@ -201,6 +201,15 @@ fn a_filter_bounds_the_shares_and_the_basis_key_asks_again() {
     // An update of the other basis, late, is not taken.
     engine(&mut a, Update::Shares(Arc::new(fixture::shares())));
     assert!(a.docs.shares.get(fixture::V2_INSTALL).is_none());
+    // `b` goes on to the last release, then back round to the folder.
+    for next in [
+        lineage_config::Basis::Release,
+        lineage_config::Basis::Predecessor,
+        lineage_config::Basis::Folder,
+    ] {
+        assert_eq!(keys(&mut a, "b"), [Command::Shares { basis: next }]);
+        assert_eq!(a.docs.shares.basis, next);
+    }
     // The diff asks against the basis shown.
     a.origin.open(fixture::V2_INSTALL);
     a.tab = crate::app::Tab::Origin;

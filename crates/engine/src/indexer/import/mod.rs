@@ -249,6 +249,9 @@ impl Indexer {
             return Ok(done);
         };
         done.head = Some(head.clone());
+        // The releases (a tag can come without a commit): the `release`
+        // basis reads them.
+        self.ix.set_tags(&repo.tags()?)?;
         let last = self.ix.history_head()?;
         if last.as_deref() == Some(head.as_str()) {
             return Ok(done);
