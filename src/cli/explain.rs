@@ -164,7 +164,15 @@ fn update(
         .map_err(|e| IndexError::Location(e.to_string()))?;
     super::catch_up(&mut ix, walk, config, &filter, &mut obs)?;
     obs.clear();
-    let (p, regime) = (ix.pass().params(), ix.pass().table().regime());
+    // From the table's counters where they settle it: a catch-up with no
+    // change does not make the table.
+    let (p, regime) = (*ix.index().params(), ix.regime()?);
+    // A table made again from the history (its snapshot made none) is
+    // written: nothing when the table was not made, or was the snapshot's.
+    ix.checkpoint()?;
+    for n in ix.index_mut().take_notices() {
+        lineage_store::index::Observer::notice(&mut obs, &n);
+    }
     let exact = p.exact_when_held();
     Ok(TableRegime {
         name: regime.name(exact),

@@ -20,7 +20,7 @@ use super::view;
 use super::*;
 use crate::indexer::{Indexer, Sink};
 use crate::job::SingleJob;
-use lineage_origin::Outcome;
+use lineage_origin::{OriginPass, Outcome};
 use lineage_similar::live::{Clusters, shingle_set};
 use lineage_source::watch as watcher;
 use lineage_source::{self as source, Filter};
@@ -913,8 +913,10 @@ impl Live {
             self.shares.dirty = true;
         }
         self.start_shares(ix);
-        let table = indexer.pass().table();
-        let bucket_fill = view::fill_histogram(&table.bucket_fill(), ix.params().bucket_entries);
+        // Made when the watcher opened it.
+        let fills = indexer.pass().map(|p| p.table().bucket_fill());
+        let bucket_fill =
+            view::fill_histogram(&fills.unwrap_or_default(), ix.params().bucket_entries);
         let counts = ix.counts();
         let s = Snapshot {
             seq: 0,
@@ -1032,7 +1034,10 @@ fn row(path: &str, version: u32, o: &Outcome, mtime_ns: i64) -> Row {
 /// it samples: milliseconds at 100,000 pages) is `last`'s when nothing else
 /// differs from it: a change is sampled, then published.
 fn table_stats(ix: &Indexer, versions: u64, last: Option<&TableStats>) -> TableStats {
-    let t = ix.pass().table();
+    // Made when the watcher opened it.
+    let Some(t) = ix.pass().map(OriginPass::table) else {
+        return TableStats::default();
+    };
     let c = t.counters();
     let mut s = TableStats {
         lookups: c.lookups,

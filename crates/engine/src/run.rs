@@ -475,6 +475,11 @@ fn open_index(
     )?;
     ix.index_mut()
         .set_history_budget(opts.config.history_budget.0)?;
+    // The Table pane shows it from the first frame.
+    ix.make_table()?;
+    for n in ix.index_mut().take_notices() {
+        obs.notice(&n);
+    }
     // Another order than the index holds, asked for, ends the start here.
     (ix.index_mut()).settle_order(opts.config.order, opts.config.order_asked())?;
     // The repository's commits since the last read, before the first walk

@@ -233,12 +233,13 @@ impl OriginPass {
     /// an empty unbounded one stands in until the caller resumes a pass
     /// with the table it gets back.
     pub fn take_table(&mut self) -> Table {
-        let stand_in = TableParams {
-            size: TableSize::Unbounded,
-            ..self.labeller.params.table_params()
-        };
-        let empty = Table::new(stand_in).expect("an unbounded table takes no memory up front");
-        std::mem::replace(&mut self.table, empty)
+        std::mem::replace(&mut self.table, stand_in(&self.labeller.params))
+    }
+
+    /// A pass of `params` over a stand-in table (empty, unbounded: no
+    /// memory), in the place of one lent.
+    pub fn standing_in(params: Params) -> OriginPass {
+        OriginPass::resume(params, stand_in(&params))
     }
 
     /// A new pass whose table's memory is already mapped (see
@@ -273,6 +274,15 @@ impl OriginPass {
         }
         &self.labeller.labels
     }
+}
+
+/// An empty unbounded table of `params`' other settings: no memory.
+fn stand_in(params: &Params) -> Table {
+    let p = TableParams {
+        size: TableSize::Unbounded,
+        ..params.table_params()
+    };
+    Table::new(p).expect("an unbounded table takes no memory up front")
 }
 
 #[cfg(test)]

@@ -16,20 +16,27 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use lineage_core::fingerprint::polynomial::Polynomial;
+use lineage_origin::Regime;
 use lineage_origin::align::OriginKeys;
 use lineage_origin::prepare::{self, Preparer};
+use lineage_origin::table::Table;
 use lineage_origin::{OriginPass, Outcome, Params};
 use lineage_source::{FileEntry, Order, Walk};
 use lineage_store::index::{
-    Change, Content, Departure, Index, IndexError, NotRead, Observer, Read, Reader, Report, Scope,
-    Syncing,
+    Change, Content, Departure, Index, IndexError, NotRead, Observer, PendingTable, Quiet, Read,
+    Reader, Report, Scope, Syncing, TableState,
 };
 
 /// An open index with the origin pass that has processed every version in
 /// it, and the preparer that feeds the pass.
 pub struct Indexer {
     ix: Index,
-    pass: OriginPass,
+    /// The pass; None until its table is made from `pending`, when the
+    /// first version is processed or the pass is asked for.
+    pass: Option<OriginPass>,
+    /// The table's snapshot read and checked, where the open had nothing
+    /// to replay: a command that processes nothing never makes the table.
+    pending: Option<PendingTable>,
     preparer: Preparer,
     /// Threads of the pass split by bucket range (1: the sequential pass).
     workers: usize,
@@ -72,13 +79,28 @@ impl Indexer {
         let workers = workers.max(1);
         let (mut ix, mut restored) = Index::open(root, dir, params, poly, obs)?;
         loop {
-            let mut pass = OriginPass::resume(params, restored.table);
+            let table = match restored.table {
+                TableState::Ready(t) => t,
+                TableState::Pending(pending) => {
+                    // Every version is in the table the snapshot holds.
+                    return Ok(Indexer {
+                        ix,
+                        pass: None,
+                        pending: Some(pending),
+                        preparer,
+                        workers,
+                        history: None,
+                    });
+                }
+            };
+            let mut pass = OriginPass::resume(params, table);
             let versions = (restored.start, restored.through);
             match replay::run(&mut ix, &mut pass, &preparer, versions, workers, obs) {
                 Ok(()) => {
                     return Ok(Indexer {
                         ix,
-                        pass,
+                        pass: Some(pass),
+                        pending: None,
                         preparer,
                         workers,
                         history: None,
@@ -110,15 +132,81 @@ impl Indexer {
         self.ix.params()
     }
 
-    /// The live origin pass (its table's counters, for display).
-    pub fn pass(&self) -> &OriginPass {
-        &self.pass
+    /// The live origin pass (its table's counters, for display); None
+    /// until its table is made ([`Indexer::make_table`]): an indexer whose
+    /// open had nothing to replay makes it when it first processes a
+    /// version.
+    pub fn pass(&self) -> Option<&OriginPass> {
+        self.pass.as_ref()
+    }
+
+    /// The origin pass, its table made from the snapshot the open read
+    /// where it was not yet. A snapshot whose bytes passed their checksums
+    /// but make no table (never seen: it would take a fault of lineage's
+    /// own) is replaced: the table is made again from the cached
+    /// fingerprints, as an open does with a damaged snapshot, and written
+    /// whole at the next checkpoint.
+    pub fn make_table(&mut self) -> Result<&mut OriginPass, IndexError> {
+        let pass = match (self.pass.take(), self.pending.take()) {
+            (Some(pass), _) => pass,
+            (None, pending) => self.restore(pending)?,
+        };
+        Ok(self.pass.insert(pass))
+    }
+
+    fn restore(&mut self, pending: Option<PendingTable>) -> Result<OriginPass, IndexError> {
+        let params = *self.ix.params();
+        let made = pending.map_or_else(|| Err("was not read".to_string()), PendingTable::restore);
+        let why = match made {
+            Ok(table) => return Ok(OriginPass::resume(params, table)),
+            Err(why) => why,
+        };
+        let versions = self.ix.versions();
+        self.ix.notice(format!(
+            "index {}: the table's {why}; replaying {versions} versions from cached fingerprints",
+            self.ix.dir().display()
+        ));
+        let table = Table::new(params.table_params()).map_err(IndexError::Table)?;
+        let mut pass = OriginPass::resume(params, table);
+        let all = (0, versions);
+        match replay::run(
+            &mut self.ix,
+            &mut pass,
+            &self.preparer,
+            all,
+            self.workers,
+            &mut Quiet,
+        ) {
+            Ok(()) => {}
+            // Rebuilt from the files at the next open.
+            Err(replay::Failed::Damaged(why)) => return Err(self.ix.note_fault(&why)),
+            Err(replay::Failed::Error(e)) => return Err(e),
+        }
+        self.ix.forget_snapshot();
+        Ok(pass)
+    }
+
+    /// The table's regime ([`lineage_origin::table::Table::regime`]),
+    /// from its counters alone where they settle it, without making it.
+    pub fn regime(&mut self) -> Result<Regime, IndexError> {
+        if let Some(pending) = &self.pending {
+            let tp = self.ix.params().table_params();
+            let known = (pending.counters().ok()).and_then(|c| Table::regime_of(tp, c));
+            if let Some(r) = known {
+                return Ok(r);
+            }
+        }
+        Ok(self.make_table()?.table().regime())
     }
 
     /// Write the table snapshot if the table has processed versions it does
-    /// not cover ([`Index::checkpoint`]).
+    /// not cover ([`Index::checkpoint`]): a table not made has processed
+    /// none.
     pub fn checkpoint(&mut self) -> Result<(), IndexError> {
-        self.ix.checkpoint(self.pass.table_mut())
+        match &mut self.pass {
+            Some(pass) => self.ix.checkpoint(pass.table_mut()),
+            None => Ok(()),
+        }
     }
 
     /// Bring the index up to `walk` (a walk of its root): stat-only changes
@@ -135,8 +223,9 @@ impl Indexer {
             let mut syncing = me
                 .ix
                 .begin_sync(walk, &Scope::default(), max_file_size, order)?;
-            // Opening read the table whole: lending it costs no more, so
-            // even a run of a few files splits.
+            // A run that reads files makes the table whole: lending it
+            // costs no more, so even a run of a few files splits (one that
+            // reads none makes no table).
             let synced = me.drive_from(&mut syncing, &mut Observed(obs), 0, &from_folder);
             if matches!(synced, Ok(()) | Err(IndexError::Stopped)) {
                 me.checkpoint()?;
@@ -228,7 +317,10 @@ impl Indexer {
         read: ReadFile,
     ) -> Result<(), IndexError> {
         let mut split = match s.read_so_far() {
-            (_, total) if total >= split_from => split::Split::start(&mut self.pass, self.workers)?,
+            (_, total) if total > 0 && total >= split_from => {
+                let workers = self.workers;
+                split::Split::start(self.make_table()?, workers)?
+            }
             _ => None,
         };
         let driven = loop {
@@ -243,7 +335,7 @@ impl Indexer {
             }
         };
         if let Some(split) = split {
-            self.pass = OriginPass::resume(*self.pass.params(), split.finish()?);
+            self.pass = Some(OriginPass::resume(*self.ix.params(), split.finish()?));
         }
         driven
     }
@@ -289,6 +381,26 @@ impl Indexer {
         split: Option<&mut split::Split>,
         read: ReadFile,
     ) -> Result<Vec<Change>, IndexError> {
+        match split {
+            Some(split) => self.process_with(s, Via::Split(split), read),
+            None => {
+                // Lent for the batch: the index is written beside it.
+                let stand_in = OriginPass::standing_in(*self.ix.params());
+                let mut pass = std::mem::replace(self.make_table()?, stand_in);
+                let done = self.process_with(s, Via::Pass(&mut pass), read);
+                self.pass = Some(pass);
+                done
+            }
+        }
+    }
+
+    /// [`Indexer::process`] through `via`.
+    fn process_with(
+        &mut self,
+        s: &mut Syncing,
+        via: Via,
+        read: ReadFile,
+    ) -> Result<Vec<Change>, IndexError> {
         let reader = self.ix.reader(s);
         let preparer = &self.preparer;
         // In the batch's order (rayon keeps it).
@@ -313,8 +425,8 @@ impl Indexer {
                 let (prepared, keys) = ready[v.at].take().expect("a new version was read");
                 (v.id, prepared, keys)
             });
-            match split {
-                Some(split) => {
+            match via {
+                Via::Split(split) => {
                     for (a, sizes, keys) in split.answer(versions)? {
                         let mut origins = Earlier {
                             first,
@@ -325,14 +437,14 @@ impl Indexer {
                         done.push((outcome, keys));
                     }
                 }
-                None => {
+                Via::Pass(pass) => {
                     for (id, prepared, keys) in versions {
                         let mut origins = Earlier {
                             first,
                             this_batch: &done,
                             stored: &mut stored,
                         };
-                        let outcome = prepare::run(&mut self.pass, id, &prepared, &mut origins);
+                        let outcome = prepare::run(pass, id, &prepared, &mut origins);
                         done.push((outcome, keys));
                     }
                 }
@@ -340,6 +452,13 @@ impl Indexer {
         }
         batch.commit(done)
     }
+}
+
+/// What a batch's versions run through: the split pass, or the sequential
+/// one.
+enum Via<'a> {
+    Split(&'a mut split::Split),
+    Pass(&'a mut OriginPass),
 }
 
 /// How a sync's files are read: from the folder ([`from_folder`]), or a

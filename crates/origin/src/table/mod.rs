@@ -611,6 +611,22 @@ impl Table {
         Regime::of(self.counters, terms)
     }
 
+    /// The regime of a table of `params` whose counters are `c`, where
+    /// they settle it (as [`Table::regime`] says it): all but a bottom-k
+    /// table that samples, whose buckets' estimates it takes.
+    pub fn regime_of(params: TableParams, c: Counters) -> Option<Regime> {
+        let terms = None::<std::iter::Empty<f64>>;
+        match Regime::of(c, terms) {
+            Regime::Evicting { .. }
+                if params.eviction == Eviction::BottomK
+                    && matches!(params.size, TableSize::Bytes(_)) =>
+            {
+                None
+            }
+            r => Some(r),
+        }
+    }
+
     /// Fill of every bucket, in bucket order (empty when unbounded).
     pub fn bucket_fill(&self) -> Vec<u16> {
         match &self.store {

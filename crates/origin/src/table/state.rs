@@ -44,17 +44,7 @@ impl Table {
     }
 
     fn read_counters(&mut self, r: &mut impl Read) -> io::Result<()> {
-        let mut c = [0u64; 5];
-        for v in &mut c {
-            *v = read_u64(r)?;
-        }
-        self.counters = Counters {
-            lookups: c[0],
-            hits: c[1],
-            inserts: c[2],
-            evictions: c[3],
-            occupied: c[4],
-        };
+        self.counters = Counters::read(r)?;
         Ok(())
     }
 
@@ -180,6 +170,24 @@ impl Table {
             }
         }
         Ok(t)
+    }
+}
+
+impl Counters {
+    /// The counters [`Table::write_state`] and [`Table::write_changes`]
+    /// begin with: a table's, read without the rest.
+    pub fn read(r: &mut impl Read) -> io::Result<Counters> {
+        let mut c = [0u64; 5];
+        for v in &mut c {
+            *v = read_u64(r)?;
+        }
+        Ok(Counters {
+            lookups: c[0],
+            hits: c[1],
+            inserts: c[2],
+            evictions: c[3],
+            occupied: c[4],
+        })
     }
 }
 

@@ -325,14 +325,44 @@ pub struct Index {
 /// [`Index::replayed`]).
 pub struct Restored {
     /// The table, from the snapshot, or empty when the snapshot could not
-    /// be used.
-    pub table: Table,
+    /// be used; where nothing is to be replayed, left to make when first
+    /// used.
+    pub table: TableState,
     /// Versions `start..` are to be replayed (none when `start` is
     /// [`Index::versions`]).
     pub start: u32,
     /// Outcomes of versions before `through` are stored and valid; those
     /// from it on are to be written by the replay.
     pub through: u32,
+}
+
+/// The table an open restored: made, or read and checked but not yet made
+/// (every version processed, nothing to replay).
+pub enum TableState {
+    /// Made.
+    Ready(Table),
+    /// To make when first used.
+    Pending(PendingTable),
+}
+
+/// A table's snapshot and journal read and checked (the frame's checksum,
+/// the header, each record's checksum and place in the chain), not yet
+/// decompressed into a table: a command that processes nothing never pays
+/// for it (the decompression and the table's memory were most of an open).
+pub struct PendingTable(snapshot::Pending);
+
+impl PendingTable {
+    /// The table. Fails (why, one line) where the bytes that passed their
+    /// checksums do not make one: the caller replays the history into an
+    /// empty table, as an open does with a damaged snapshot.
+    pub fn restore(self) -> Result<Table, String> {
+        self.0.restore().map_err(open::unusable)
+    }
+
+    /// The table's counters, without making it.
+    pub fn counters(&self) -> Result<lineage_origin::table::Counters, String> {
+        self.0.counters().map_err(open::unusable)
+    }
 }
 
 /// The canonical string of the engine parameters: stored in the database and
@@ -663,6 +693,19 @@ impl Index {
                 Ok(asked)
             }
         }
+    }
+
+    /// Add a notice for the next [`Index::take_notices`].
+    pub fn notice(&mut self, message: String) {
+        self.notices.push(message);
+    }
+
+    /// The table is not the one the snapshot on disk holds (made again
+    /// from the history where the snapshot made none): the next checkpoint
+    /// writes it whole.
+    pub fn forget_snapshot(&mut self) {
+        self.saved = None;
+        self.snapshot_stale = true;
     }
 
     /// The notices of the writes since last asked (a folder moved out of

@@ -11,8 +11,8 @@ use std::time::SystemTime;
 
 use super::schema::{self, Current, Db, OpenError, SkipRow, Status};
 use super::{
-    Index, IndexError, Observer, Restored, VIEW_FILE, lock, params_key, same_polynomial, snapshot,
-    texts,
+    Index, IndexError, Observer, PendingTable, Restored, TableState, VIEW_FILE, lock, params_key,
+    same_polynomial, snapshot, texts,
 };
 use lineage_core::fingerprint::ShingleRoller;
 use lineage_core::fingerprint::polynomial::Polynomial;
@@ -221,7 +221,7 @@ impl Held {
                 live: Some(l as u64),
             },
             _ => Held {
-                versions: snapshot::read(dir, key, params.table_params(), || 0)
+                versions: snapshot::read_pending(dir, key, params.table_params(), || 0)
                     .ok()
                     .map(|(h, _, _)| h.versions),
                 live: None,
@@ -388,7 +388,7 @@ fn load(
         // Any snapshot here belongs to a database that is gone: its history
         // with it, which a person is told (a new index has no snapshot).
         if dir.join(snapshot::FILE).exists() {
-            let covered = match snapshot::read(dir, key, params.table_params(), || 0) {
+            let covered = match snapshot::read_pending(dir, key, params.table_params(), || 0) {
                 Ok((h, _, _)) => format!("{} versions", h.versions),
                 Err(_) => "an earlier history".into(),
             };
@@ -479,8 +479,9 @@ fn load(
     // An unbounded table's snapshot is bounded by the history's tokens,
     // summed only for such a table (a scan of every version row).
     let tokens = || db.all_tokens().unwrap_or(0);
-    let (start, table, why) = match snapshot::read(dir, key, tp, tokens) {
-        Ok((h, table, disk)) => {
+    let ready = |t: Table| TableState::Ready(t);
+    let (start, table, why) = match snapshot::read_pending(dir, key, tp, tokens) {
+        Ok((h, pending, disk)) => {
             let n = h.versions;
             let matches_log = h.instance == instance
                 && n <= u64::from(versions)
@@ -501,36 +502,31 @@ fn load(
                 }
                 (
                     0,
-                    fresh_table()?,
+                    ready(fresh_table()?),
                     "snapshot does not match the document log".to_string(),
                 )
             } else if n > u64::from(through) {
                 // Outcomes after `through` need the table as it was then.
-                (0, fresh_table()?, String::new())
-            } else {
-                let why =
-                    format!("snapshot covers {n} of {versions} versions (an interrupted run)");
+                (0, ready(fresh_table()?), String::new())
+            } else if n == u64::from(versions) {
+                // Nothing to replay: the table is made when first used.
                 saved = Some((disk, (n, h.last_hash)));
-                (n as u32, table, why)
+                let pending = TableState::Pending(PendingTable(pending));
+                (n as u32, pending, String::new())
+            } else {
+                match pending.restore() {
+                    Ok(table) => {
+                        let why = format!(
+                            "snapshot covers {n} of {versions} versions (an interrupted run)"
+                        );
+                        saved = Some((disk, (n, h.last_hash)));
+                        (n as u32, ready(table), why)
+                    }
+                    Err(u) => (0, ready(fresh_table()?), unusable(u)),
+                }
             }
         }
-        Err(snapshot::Unusable::Missing) => (0, fresh_table()?, "snapshot is missing".into()),
-        Err(snapshot::Unusable::OtherParams(p)) => (
-            0,
-            fresh_table()?,
-            format!("snapshot is of other parameters ({p})"),
-        ),
-        Err(snapshot::Unusable::Corrupt(r)) => {
-            (0, fresh_table()?, format!("snapshot is damaged ({r})"))
-        }
-        Err(snapshot::Unusable::Journal(r)) => {
-            (0, fresh_table()?, format!("journal is damaged ({r})"))
-        }
-        Err(snapshot::Unusable::Older) => (
-            0,
-            fresh_table()?,
-            "snapshot was written by an older lineage".into(),
-        ),
+        Err(u) => (0, ready(fresh_table()?), unusable(u)),
     };
     if start < versions && !params_changed {
         obs.notice(&format!(
@@ -555,4 +551,15 @@ fn load(
         instance,
         saved,
     })
+}
+
+/// Why a snapshot cannot be used, as the notice of its replay says it.
+pub(super) fn unusable(u: snapshot::Unusable) -> String {
+    match u {
+        snapshot::Unusable::Missing => "snapshot is missing".into(),
+        snapshot::Unusable::OtherParams(p) => format!("snapshot is of other parameters ({p})"),
+        snapshot::Unusable::Corrupt(r) => format!("snapshot is damaged ({r})"),
+        snapshot::Unusable::Journal(r) => format!("journal is damaged ({r})"),
+        snapshot::Unusable::Older => "snapshot was written by an older lineage".into(),
+    }
 }

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use lineage_core::fsio::framed::{Format, FrameError};
 use lineage_origin::TableSize;
-use lineage_origin::table::{Table, TableParams};
+use lineage_origin::table::{Counters, Table, TableParams};
 
 pub(crate) const FILE: &str = "table.snapshot";
 pub(crate) const JOURNAL: &str = "table.journal";
@@ -257,23 +257,18 @@ pub(crate) fn append(
     lineage_core::fsio::append_synced(&path, &record).map(Some)
 }
 
-/// Apply the journal's records that follow on from `header` to `table`;
-/// `header` ends as the last applied record's. Returns the journal's size
-/// (0: none) and whether bytes are left after the last record applied:
-/// records after a torn or foreign one are left out. Read a record at a
-/// time, never whole: a journal larger than its table can make it is
-/// damage, and a record is read only as far as the file has bytes.
-fn apply_journal(
-    dir: &Path,
-    header: &mut Header,
-    table: &mut Table,
-    size: TableSize,
-) -> Result<(u64, bool), Unusable> {
+/// The journal's records that follow on from `header`, each as its
+/// changes compressed and their length: `header` ends as the last one's.
+/// Returns them, the journal's size (0: none) and whether bytes are left
+/// after the last record taken: records after a torn or foreign one are
+/// left out. Read a record at a time; each record's checksum and place in
+/// the chain are checked here, its changes where they are applied.
+fn read_journal(dir: &Path, header: &mut Header, size: TableSize) -> Result<Journal, Unusable> {
     let path = dir.join(JOURNAL);
     let corrupt = |e: &dyn std::fmt::Display| Unusable::Journal(e.to_string());
     let (file, len) = match lineage_core::fsio::open_own(&path, largest_journal(size)) {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((0, false)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0, false)),
         Err(e) if e.kind() == io::ErrorKind::FileTooLarge => {
             return Err(corrupt(&format_args!(
                 "{len} bytes, more than a table of {size} can make it",
@@ -289,10 +284,11 @@ fn apply_journal(
     }
     let word = |b: &[u8], i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8"));
     let most = largest_changes(size);
-    let mut applied = JOURNAL_MAGIC.len() as u64;
+    let mut taken = JOURNAL_MAGIC.len() as u64;
+    let mut records = Vec::new();
     loop {
         let mut head = [0; RECORD_HEAD];
-        let left = len - applied;
+        let left = len - taken;
         if left < RECORD_HEAD as u64 || r.read_exact(&mut head).is_err() {
             break;
         }
@@ -316,27 +312,108 @@ fn apply_journal(
         if raw > most {
             return Err(corrupt(&"a record's length"));
         }
-        let changes = zstd::bulk::decompress(&payload[RECORD_FIELDS..], raw as usize)
-            .map_err(|e| corrupt(&e))?;
-        let mut c = &changes[..];
-        table.apply_changes(&mut c).map_err(|e| corrupt(&e))?;
-        if !c.is_empty() {
-            return Err(corrupt(&"bytes after a record's changes"));
-        }
         (header.versions, header.last_hash) = (word(&payload, 3), word(&payload, 4));
-        applied += (RECORD_HEAD + n) as u64;
+        payload.drain(..RECORD_FIELDS);
+        records.push((payload, raw));
+        taken += (RECORD_HEAD + n) as u64;
     }
-    Ok((len, applied < len))
+    Ok((records, len, taken < len))
+}
+
+/// A journal's records (changes compressed, their length), its size and
+/// whether bytes are left after them ([`read_journal`]).
+type Journal = (Vec<(Vec<u8>, u64)>, u64, bool);
+
+/// A snapshot and its journal read and checked, the table not yet made
+/// from them: the frame's checksum, the header and each journal record's
+/// checksum and place were checked on reading, the state and the records'
+/// changes are decompressed and applied by [`Pending::restore`]. A command
+/// that finds nothing to process (a catch-up with no change) never pays
+/// for the table: most of an open's time, and all of its memory.
+pub struct Pending {
+    params: TableParams,
+    payload: lineage_core::fsio::framed::Payload,
+    /// Where the compressed state starts in the payload, and its length
+    /// decompressed.
+    state: (usize, u64),
+    records: Vec<(Vec<u8>, u64)>,
+}
+
+impl Pending {
+    /// The table the snapshot and its journal hold.
+    pub fn restore(self) -> Result<Table, Unusable> {
+        let corrupt = |e: io::Error| Unusable::Corrupt(format!("table state: {e}"));
+        let (at, state_len) = self.state;
+        // Decompressed as it is read, never held whole.
+        let mut z =
+            zstd::stream::read::Decoder::with_buffer(&self.payload[at..]).map_err(corrupt)?;
+        let mut r = (&mut z).take(state_len);
+        let mut table =
+            Table::read_state(self.params, &mut r).map_err(|e| Unusable::Corrupt(e.to_string()))?;
+        if r.limit() != 0 {
+            return Err(Unusable::Corrupt(format!(
+                "{} bytes of the table state left unread",
+                r.limit()
+            )));
+        }
+        if z.read(&mut [0u8; 1]).map_err(corrupt)? != 0 {
+            return Err(Unusable::Corrupt("bytes after the table state".into()));
+        }
+        let journal = |e: &dyn std::fmt::Display| Unusable::Journal(e.to_string());
+        for (bytes, raw) in &self.records {
+            let changes = zstd::bulk::decompress(bytes, *raw as usize).map_err(|e| journal(&e))?;
+            let mut c = &changes[..];
+            table.apply_changes(&mut c).map_err(|e| journal(&e))?;
+            if !c.is_empty() {
+                return Err(journal(&"bytes after a record's changes"));
+            }
+        }
+        table.clear_changes();
+        Ok(table)
+    }
+
+    /// The table's counters, without making it: the last journal record's
+    /// (each begins with them), else the state's first words.
+    pub fn counters(&self) -> Result<Counters, Unusable> {
+        let journal = |e: &dyn std::fmt::Display| Unusable::Journal(e.to_string());
+        match self.records.last() {
+            Some((bytes, raw)) => {
+                let changes =
+                    zstd::bulk::decompress(bytes, *raw as usize).map_err(|e| journal(&e))?;
+                Counters::read(&mut &changes[..]).map_err(|e| journal(&e))
+            }
+            None => {
+                let (at, _) = self.state;
+                let corrupt = |e: io::Error| Unusable::Corrupt(format!("table state: {e}"));
+                let mut z = zstd::stream::read::Decoder::with_buffer(&self.payload[at..])
+                    .map_err(corrupt)?;
+                Counters::read(&mut z).map_err(corrupt)
+            }
+        }
+    }
 }
 
 /// The table a snapshot and its journal hold, with the header of the last
-/// record applied and the files' sizes.
+/// record applied and the files' sizes (the open makes it later, from
+/// [`read_pending`]).
+#[cfg(test)]
 pub fn read(
     dir: &Path,
     key: &str,
     params: TableParams,
     tokens: impl FnOnce() -> u64,
 ) -> Result<(Header, Table, OnDisk), Unusable> {
+    let (header, pending, disk) = read_pending(dir, key, params, tokens)?;
+    Ok((header, pending.restore()?, disk))
+}
+
+/// [`read`], the table left to make ([`Pending::restore`]).
+pub fn read_pending(
+    dir: &Path,
+    key: &str,
+    params: TableParams,
+    tokens: impl FnOnce() -> u64,
+) -> Result<(Header, Pending, OnDisk), Unusable> {
     let path = dir.join(FILE);
     let largest = largest_snapshot(params.size, tokens);
     let bytes = lineage_core::fsio::read_own(&path, largest).map_err(FrameError::Io);
@@ -394,31 +471,21 @@ pub fn read(
     if state_len > most {
         return Err(bad());
     }
-    // Decompressed as it is read, never held whole.
-    let corrupt = |e: io::Error| Unusable::Corrupt(format!("table state: {e}"));
-    let mut z = zstd::stream::read::Decoder::with_buffer(compressed).map_err(corrupt)?;
-    let mut r = (&mut z).take(state_len);
-    let mut table =
-        Table::read_state(params, &mut r).map_err(|e| Unusable::Corrupt(e.to_string()))?;
-    if r.limit() != 0 {
-        return Err(Unusable::Corrupt(format!(
-            "{} bytes of the table state left unread",
-            r.limit()
-        )));
-    }
-    if z.read(&mut [0u8; 1]).map_err(corrupt)? != 0 {
-        return Err(Unusable::Corrupt("bytes after the table state".into()));
-    }
     let mut header = header;
-    let (journal, tail) = apply_journal(dir, &mut header, &mut table, params.size)?;
-    table.clear_changes();
+    let (records, journal, tail) = read_journal(dir, &mut header, params.size)?;
     let snapshot = std::fs::metadata(&path).map_or(0, |m| m.len());
     let disk = OnDisk {
         snapshot,
         journal,
         tail,
     };
-    Ok((header, table, disk))
+    let pending = Pending {
+        params,
+        state: (words_end, state_len),
+        payload,
+        records,
+    };
+    Ok((header, pending, disk))
 }
 
 #[cfg(test)]
