@@ -2,8 +2,11 @@
 //! split by bucket range over 1, 2, 4, 8 and 16 workers (issue 40's target:
 //! at least 8x from 1 to 16 workers on a 16-core machine), on a generated
 //! collection (fresh runs, copies of earlier documents, whole duplicates,
-//! repeats), each run checked against the sequential answer. Prints Markdown
-//! for BENCHMARKS.md with the machine's core count.
+//! repeats), each run checked against the sequential answer; and in the
+//! same run the memory's limit for one lookup, a plain prefetched table
+//! (`Plain`, a port of the anchor issue 54 measures against), so the ratio
+//! holds as the machine changes. Prints Markdown for BENCHMARKS.md with the
+//! machine's core count.
 //!
 //! Settings by environment: DOCS (default 20000), TABLE (default 64MiB),
 //! ALIGN (on|off, default on), WORKERS (default 1,2,4,8,16), REPS (3).
@@ -114,6 +117,129 @@ fn median<R>(reps: usize, mut f: impl FnMut() -> R) -> (Cost, R) {
     (cost, last.unwrap())
 }
 
+/// The memory's limit for one lookup, measured beside the pass: a port of
+/// a plain prefetched open-addressing read-modify-write ("the first
+/// document holding this key, else insert it") over a table of 8-byte
+/// slots on huge pages, a slot the key's top 44 bits and a 20-bit document.
+/// No buckets, eviction, estimation or alignment: an anchor to measure the
+/// pass against as the machine changes, not a design.
+struct Plain {
+    slots: std::ptr::NonNull<u64>,
+    len: usize,
+    layout: std::alloc::Layout,
+}
+
+impl Plain {
+    /// A table of `bytes` (a power of two), 2 MiB aligned, huge pages asked.
+    fn new(bytes: usize) -> Plain {
+        let layout = std::alloc::Layout::from_size_align(bytes, 2 << 20).unwrap();
+        // SAFETY: the layout's size is not zero.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut u64;
+        let slots = std::ptr::NonNull::new(ptr).unwrap();
+        #[cfg(target_os = "linux")]
+        // SAFETY: advice on memory this process owns, whole pages.
+        unsafe {
+            libc::madvise(ptr.cast(), bytes, libc::MADV_HUGEPAGE);
+        }
+        Plain {
+            slots,
+            len: bytes / 8,
+            layout,
+        }
+    }
+
+    fn slots(&mut self) -> &mut [u64] {
+        // SAFETY: `len` u64s were allocated, zeroed, and are only lent here.
+        unsafe { std::slice::from_raw_parts_mut(self.slots.as_ptr(), self.len) }
+    }
+
+    /// Each of `keys` looked up in order (document `docs[i]`), inserted
+    /// where absent, `first[i]` the first document that held it; prefetch
+    /// `ahead` keys ahead (0: none). The table is emptied first.
+    fn pass(&mut self, keys: &[u64], docs: &[u32], first: &mut [u32], ahead: usize) -> Duration {
+        const DOC: u64 = 0xF_FFFF;
+        let t = self.slots();
+        t.fill(0);
+        let mask = t.len() as u64 - 1;
+        let start = Instant::now();
+        for (i, &k) in keys.iter().enumerate() {
+            if ahead > 0
+                && let Some(&next) = keys.get(i + ahead)
+            {
+                prefetch(&t[(next & mask) as usize]);
+            }
+            let mut h = k & mask;
+            loop {
+                let v = t[h as usize];
+                if v == 0 {
+                    t[h as usize] = (k & !DOC) | u64::from(docs[i]);
+                    first[i] = docs[i];
+                    break;
+                }
+                if v & !DOC == k & !DOC {
+                    first[i] = (v & DOC) as u32;
+                    break;
+                }
+                h = (h + 1) & mask;
+            }
+        }
+        start.elapsed()
+    }
+}
+
+impl Drop for Plain {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { std::alloc::dealloc(self.slots.as_ptr().cast(), self.layout) }
+    }
+}
+
+/// Ask for the cache line of `at`, to write.
+fn prefetch(at: &u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; the address is a live reference.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_ET0>((at as *const u64).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
+/// rmw.c's mix (MurmurHash3's finalizer).
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// The plain table's median rate over `keys` (M lookups/s), with and
+/// without prefetching 16 keys ahead, `reps` runs each alternated, in a
+/// 64 MiB table; and the sum of its answers (the same with and without).
+fn plain_rates(keys: &[u64], docs: &[u32], reps: usize) -> (f64, f64) {
+    let mut table = Plain::new(64 << 20);
+    let mut first = vec![0u32; keys.len()];
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    let mut sums = Vec::new();
+    for _ in 0..reps.max(1) {
+        with.push(table.pass(keys, docs, &mut first, 16));
+        sums.push(first.iter().map(|&d| u64::from(d)).sum::<u64>());
+        without.push(table.pass(keys, docs, &mut first, 0));
+        sums.push(first.iter().map(|&d| u64::from(d)).sum::<u64>());
+    }
+    assert!(
+        sums.windows(2).all(|w| w[0] == w[1]),
+        "the prefetch changes no answer"
+    );
+    let rate = |mut v: Vec<Duration>| {
+        v.sort();
+        keys.len() as f64 / v[v.len() / 2].as_secs_f64() / 1e6
+    };
+    (rate(with), rate(without))
+}
+
 fn main() {
     let n_docs: usize = env("DOCS", "20000").parse().unwrap();
     let reps: usize = env("REPS", "3").parse().unwrap();
@@ -158,6 +284,23 @@ fn main() {
         seq.cpu.as_secs_f64(),
         seq.faults
     );
+    // The anchor, in the same run: rmw.c's 7 M lookups of 3 M distinct
+    // keys, then the pass's own lookups in order.
+    let anchor: Vec<u64> = (0..7_000_000u64).map(|i| mix(i % 3_000_000 + 1)).collect();
+    let anchor_docs: Vec<u32> = (0..7_000_000u32).map(|i| i / 2000).collect();
+    let (fetched, plain) = plain_rates(&anchor, &anchor_docs, reps);
+    let (keys, key_docs): (Vec<u64>, Vec<u32>) = (docs.iter().enumerate())
+        .flat_map(|(d, k)| k.iter().map(move |&k| (k, d as u32)))
+        .unzip();
+    let (own_fetched, own_plain) = plain_rates(&keys, &key_docs, reps);
+    println!(
+        "| plain table, prefetch 16 ahead (rmw.c's 7 M lookups, 3 M distinct, 64 MiB) | | {fetched:.1} | | | |"
+    );
+    println!("| plain table, no prefetch | | {plain:.1} | | | |");
+    println!(
+        "| plain table over the pass's lookups, prefetch 16 ahead | | {own_fetched:.1} | | | |"
+    );
+    println!("| plain table over the pass's lookups, no prefetch | | {own_plain:.1} | | | |");
     let mut one = None;
     for &w in &workers {
         let (cost, got) = median(reps, || {
@@ -190,4 +333,10 @@ fn main() {
             cost.faults
         );
     }
+    println!(
+        "\nThe sequential pass runs at {:.2}x the plain table's rate over the same lookups, \
+         {:.2}x its rate over rmw.c's (prefetched).",
+        rate(seq.wall) / own_fetched,
+        rate(seq.wall) / fetched
+    );
 }
