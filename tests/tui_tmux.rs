@@ -803,7 +803,7 @@ fn x_with_an_html_name_writes_the_report() {
 /// its words, so typing replaces them; ctrl-w and ctrl-u kill as readline
 /// does.
 #[test]
-fn a_reopened_prompt_is_retyped_and_ctrl_w_and_ctrl_u_kill() {
+fn a_reopened_prompt_is_retyped_and_edited_where_the_cursor_is() {
     let (_dir, _root, t) = view_at_120x40("prompt", &[("calibration.md", GUIDE)]);
     t.keys(&["2"]);
     t.wait("the page's text", |s| s.contains("hang the gauge"));
@@ -820,6 +820,17 @@ fn a_reopened_prompt_is_retyped_and_ctrl_w_and_ctrl_u_kill() {
     t.wait("typed on", |s| s.contains(" /tide one two▏"));
     t.keys(&["C-w"]);
     t.wait("ctrl-w: the word before", |s| s.contains(" /tide one ▏"));
+    // The cursor inside the line: the terminal's arrows, home, alt-b.
+    t.keys(&["Left", "Left"]);
+    t.keys(&["-l", "X"]);
+    t.wait("typed where the cursor is", |s| s.contains(" /tide onX▏e "));
+    t.keys(&["Home"]);
+    t.keys(&["-l", "@"]);
+    t.wait("at the start", |s| s.contains(" /@▏tide onXe "));
+    t.keys(&["End"]);
+    t.keys(&["M-b"]);
+    t.keys(&["C-k"]);
+    t.wait("alt-b, then ctrl-k to the end", |s| s.contains(" /@tide ▏"));
     t.keys(&["C-u"]);
     t.wait("ctrl-u: the whole line", |s| s.contains(" /▏"));
     // Apart: an escape and a key at once read as alt and the key.

@@ -143,6 +143,9 @@ pub struct App {
     /// that edits replaces it (typing, a paste) or clears it (backspace),
     /// any other key keeps it (see [`super::input::open_prompt`]).
     pub(crate) selected: bool,
+    /// Where the caret stands in the prompt's text, a byte offset; None at
+    /// its end (where a prompt opens).
+    pub(crate) caret: Option<usize>,
     /// Text typed into a prompt that acts as it is typed (the filters, the
     /// Origin search) and not yet acted on (see [`update_all`]).
     pub(super) retyped: bool,
@@ -195,6 +198,7 @@ impl App {
             find: None,
             input: None,
             selected: false,
+            caret: None,
             retyped: false,
             docs: DocList::new(matcher),
             origin: OriginState::default(),

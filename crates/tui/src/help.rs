@@ -139,14 +139,22 @@ pub(crate) fn list_rows(popup: Rect) -> usize {
 /// of the overlay after the footer's.
 /// The keys of a prompt (a filter, a search, a file name, a field): fixed,
 /// as a terminal's line editing is, not the keymap's.
-const TYPING: [(&str, &str); 5] = [
+const TYPING: [(&str, &str); 10] = [
     ("enter", "act on the text (keep, search, set, write)"),
     ("esc", "cancel (a filter: clear it)"),
     (
         "backspace",
-        "delete a character; a reopened prompt's text is selected (reversed): backspace clears it, typing or a paste replaces it, any other key keeps it",
+        "delete the character before the cursor; a reopened prompt's text is selected (reversed): backspace clears it, typing or a paste replaces it, any other key keeps it",
     ),
-    ("ctrl-u", "delete the whole line"),
+    ("delete", "delete the character after the cursor"),
+    ("← →", "move the cursor a character"),
+    (
+        "home end",
+        "to the line's start, its end (also ctrl-a, ctrl-e)",
+    ),
+    ("alt-b alt-f", "a word back, a word on"),
+    ("ctrl-u", "delete to the line's start"),
+    ("ctrl-k", "delete to the line's end"),
     ("ctrl-w", "delete the word before the cursor"),
 ];
 

@@ -152,44 +152,54 @@ enum Edit {
 /// typed replaces it and backspace clears it.
 pub(super) fn open_prompt(app: &mut App, mut input: Input) {
     app.selected = !input.text_mut().is_empty();
+    app.caret = None;
     app.input = Some(input);
 }
 
-/// Backspace or a character (without ctrl or alt) edits `text`, as do
-/// readline's kills with the cursor at the end: ctrl-u the whole line,
-/// ctrl-w the word before the cursor (and the blanks after it).
+/// Backspace or a character (without ctrl or alt) edits `text` at the
+/// caret, which the arrows, home and end (ctrl-a, ctrl-e) and alt-b, alt-f
+/// (a word back, on) move; delete takes the character after it; and
+/// readline's kills: ctrl-u to the line's start, ctrl-k to its end, ctrl-w
+/// the word before the caret (and the blanks after that word).
 fn edit_text(app: &mut App, text: &mut String, k: &KeyEvent) -> Edit {
     let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-    let cut = |text: &mut String, keep: usize| {
-        if keep == text.len() {
+    let alt = k.modifiers.contains(KeyModifiers::ALT);
+    let at = caret(app, text);
+    // Remove `range`, the caret at its start.
+    let cut = |app: &mut App, text: &mut String, range: std::ops::Range<usize>| {
+        app.caret = (range.end < text.len()).then_some(range.start);
+        if range.is_empty() {
             Edit::Same
         } else {
-            text.truncate(keep);
+            text.replace_range(range, "");
             Edit::Changed
         }
     };
+    // Move the caret to `to`.
+    let to = |app: &mut App, text: &String, to: usize| {
+        app.caret = (to < text.len()).then_some(to);
+        Edit::Same
+    };
     match k.code {
-        KeyCode::Backspace if app.selected => cut(text, 0),
-        KeyCode::Char('u') if ctrl => cut(text, 0),
-        KeyCode::Char('w') if ctrl => {
-            let word = text.trim_end_matches(char::is_whitespace);
-            cut(
-                text,
-                word.trim_end_matches(|c: char| !c.is_whitespace()).len(),
-            )
-        }
-        KeyCode::Backspace => match text.pop() {
-            Some(_) => Edit::Changed,
-            None => Edit::Same,
-        },
-        KeyCode::Char(c)
-            if !k
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
+        KeyCode::Backspace if app.selected => cut(app, text, 0..text.len()),
+        KeyCode::Char('u') if ctrl => cut(app, text, 0..at),
+        KeyCode::Char('k') if ctrl => cut(app, text, at..text.len()),
+        KeyCode::Char('w') if ctrl => cut(app, text, word_back(text, at)..at),
+        KeyCode::Backspace => cut(app, text, char_back(text, at)..at),
+        KeyCode::Delete => cut(app, text, at..char_on(text, at)),
+        KeyCode::Left => to(app, text, char_back(text, at)),
+        KeyCode::Right => to(app, text, char_on(text, at)),
+        KeyCode::Home => to(app, text, 0),
+        KeyCode::End => to(app, text, text.len()),
+        KeyCode::Char('a') if ctrl => to(app, text, 0),
+        KeyCode::Char('e') if ctrl => to(app, text, text.len()),
+        KeyCode::Char('b') if alt => to(app, text, word_back(text, at)),
+        KeyCode::Char('f') if alt => to(app, text, word_on(text, at)),
+        KeyCode::Char(c) if !ctrl && !alt => {
             let replaced = app.selected && !text.is_empty();
             if app.selected {
                 text.clear();
+                app.caret = None;
             }
             let mut buf = [0; 4];
             match insert(app, text, c.encode_utf8(&mut buf)) {
@@ -201,9 +211,43 @@ fn edit_text(app: &mut App, text: &mut String, k: &KeyEvent) -> Edit {
     }
 }
 
-/// Append `s` to `text` up to [`MAX_INPUT`] characters (the footer says
-/// when some were left out); control characters (a pasted line's end, a
-/// tab) as spaces: a prompt is one line.
+/// Where the caret stands in `text`: a byte offset on a character's
+/// boundary (the end where none is set).
+fn caret(app: &App, text: &str) -> usize {
+    let at = app.caret.map_or(text.len(), |c| c.min(text.len()));
+    (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0)
+}
+
+/// The character boundary before `at` (0 at the start).
+fn char_back(text: &str, at: usize) -> usize {
+    text[..at].char_indices().next_back().map_or(0, |(i, _)| i)
+}
+
+/// The character boundary after `at` (the end at the end).
+fn char_on(text: &str, at: usize) -> usize {
+    text[at..].chars().next().map_or(at, |c| at + c.len_utf8())
+}
+
+/// Where the word before `at` starts, past the blanks before `at`.
+fn word_back(text: &str, at: usize) -> usize {
+    let word = text[..at].trim_end_matches(char::is_whitespace);
+    word.trim_end_matches(|c: char| !c.is_whitespace()).len()
+}
+
+/// Where the word after `at` ends, past the blanks after `at`.
+fn word_on(text: &str, at: usize) -> usize {
+    let rest = &text[at..];
+    let word = rest.trim_start_matches(char::is_whitespace);
+    let tail = word.trim_start_matches(|c: char| !c.is_whitespace());
+    text.len() - tail.len()
+}
+
+/// Put `s` into `text` at the caret, up to [`MAX_INPUT`] characters (the
+/// footer says when some were left out); control characters (a pasted
+/// line's end, a tab) as spaces: a prompt is one line.
 fn insert(app: &mut App, text: &mut String, s: &str) -> Edit {
     let before = text.len();
     // Characters are counted only when they may be too many (never more
@@ -215,8 +259,13 @@ fn insert(app: &mut App, text: &mut String, s: &str) -> Edit {
         MAX_INPUT.saturating_sub(text.chars().count())
     };
     let mut chars = s.chars();
-    for c in chars.by_ref().take(room) {
-        text.push(if c.is_control() { ' ' } else { c });
+    let put: String = (chars.by_ref().take(room))
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let at = caret(app, text);
+    text.insert_str(at, &put);
+    if app.caret.is_some() {
+        app.caret = Some(at + put.len());
     }
     if chars.next().is_some() {
         app.message = Some(full_prompt());
@@ -240,6 +289,7 @@ pub(super) fn paste(app: &mut App, pasted: &str) {
     let replaced = std::mem::take(&mut app.selected) && !input.text_mut().is_empty();
     if replaced {
         input.text_mut().clear();
+        app.caret = None;
     }
     let changed = insert(app, input.text_mut(), text) == Edit::Changed || replaced;
     app.retyped |= changed
@@ -373,7 +423,10 @@ fn act(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Edit => edit(app),
         Action::Export => match super::export::table(app) {
             // A default name, not a last answer: not selected, edited in place.
-            Ok(_) => app.input = Some(Input::Export(super::export::default_name(app.tab))),
+            Ok(_) => {
+                app.caret = None;
+                app.input = Some(Input::Export(super::export::default_name(app.tab)));
+            }
             Err(e) => app.message = Some(e),
         },
         Action::Filter if app.tab == Tab::Origin && app.origin.view.is_some() => {

@@ -71,6 +71,21 @@ pub(crate) fn typed(text: &str, width: usize) -> String {
         .collect()
 }
 
+/// [`typed`] with a caret at byte `caret` of `text` (None: its end): the
+/// text before it and after it, which share `width` where both do not fit,
+/// so the caret stays in sight.
+pub(crate) fn typed_at(text: &str, caret: Option<usize>, width: usize) -> (String, String) {
+    let Some(c) = caret.filter(|&c| c < text.len() && text.is_char_boundary(c)) else {
+        return (typed(text, width), String::new());
+    };
+    let (before, after) = text.split_at(c);
+    if glyphs::str_width(&shown(text)) <= width {
+        return (shown(before).into_owned(), shown(after).into_owned());
+    }
+    let half = width / 2;
+    (typed(before, width - half), typed(after, half))
+}
+
 /// `path` (shown with its control characters escaped) and then `suffix`
 /// (e.g. ` v2`) in at most `width` columns. Keeps the last `keep`
 /// components (at least the file name) whole, then the first folder, then

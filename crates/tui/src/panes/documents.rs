@@ -78,8 +78,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         title.push(Span::raw("· filter "));
         let cursor = if typing { "▏" } else { "" };
         let style = if typing { theme.input } else { theme.key };
-        let filter = paths::typed(docs.filter(), usize::from(area.width / 3));
-        title.push(Span::styled(format!("/{filter}{cursor}"), style));
+        let caret = if typing { app.caret } else { None };
+        let (head, tail) = paths::typed_at(docs.filter(), caret, usize::from(area.width / 3));
+        title.push(Span::styled(format!("/{head}{cursor}{tail}"), style));
         title.push(Span::raw(" "));
     }
     let used: usize = title.iter().map(|t| glyphs::str_width(&t.content)).sum();

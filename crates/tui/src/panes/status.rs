@@ -238,9 +238,11 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     let input = typed_style(app, theme);
     let typed = |spans: &mut Vec<Span>, before: &str, text: &str| {
         spans.push(Span::styled(before.to_string(), theme.muted));
-        let text = crate::paths::typed(text, usize::from(area.width / 2));
-        spans.push(Span::styled(text, input));
+        let width = usize::from(area.width / 2);
+        let (head, tail) = crate::paths::typed_at(text, app.caret, width);
+        spans.push(Span::styled(head, input));
         spans.push(Span::styled("▏", theme.input));
+        spans.push(Span::styled(tail, input));
         spans.push(Span::raw(" "));
     };
     // While something is typed: what enter and esc do with it, last.
@@ -266,10 +268,12 @@ pub(crate) fn footer(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             Some(("search", "cancel"))
         }
         Some(Input::Search(query)) => {
-            let query = crate::paths::typed(query, usize::from(area.width / 2));
             spans.push(Span::styled(" /", theme.input));
-            spans.push(Span::styled(query, input));
+            let width = usize::from(area.width / 2);
+            let (head, tail) = crate::paths::typed_at(query, app.caret, width);
+            spans.push(Span::styled(head, input));
             spans.push(Span::styled("▏", theme.input));
+            spans.push(Span::styled(tail, input));
             spans.push(Span::raw(" "));
             if let Some(s) = &app.origin.search {
                 spans.push(Span::styled(format!("{} ", s.position()), theme.muted));

@@ -28,9 +28,9 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         .map(|(i, &field)| {
             let value = match &app.input {
                 Some(Input::Field(f, text)) if *f == field => {
-                    let text = crate::paths::typed(text, 40);
+                    let (head, tail) = crate::paths::typed_at(text, app.caret, 40);
                     let style = super::status::typed_style(app, theme);
-                    Span::styled(format!("{text}▏"), style)
+                    Span::styled(format!("{head}▏{tail}"), style)
                 }
                 _ if field == Field::Parameter && !t.has_parameter() => {
                     Span::styled("—", theme.muted)

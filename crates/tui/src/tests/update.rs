@@ -1917,3 +1917,71 @@ fn a_reopened_prompt_selects_its_text_and_ctrl_u_and_ctrl_w_kill() {
         assert!(help[at..].iter().any(|l| l.contains("ctrl-w")), "{help:#?}");
     }
 }
+
+/// The cursor moves inside the line as readline's does, and every edit
+/// (a character, a paste, backspace, delete, the kills) is made where it
+/// stands; the line drawn shows it there, at every size.
+#[test]
+fn the_cursor_moves_inside_the_line_and_edits_are_made_there() {
+    let ctrl = KeyModifiers::CONTROL;
+    let alt = KeyModifiers::ALT;
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        let find = |a: &crate::App| match &a.input {
+            Some(Input::Find(t)) => t.clone(),
+            other => panic!("{other:?}"),
+        };
+        keys(&mut a, "Fone two");
+        press(&mut a, KeyCode::Left);
+        press(&mut a, KeyCode::Left);
+        keys(&mut a, "X");
+        assert_eq!(find(&a), "one tXwo", "{w}");
+        press_with(&mut a, KeyCode::Char('a'), ctrl);
+        keys(&mut a, "é");
+        assert_eq!(find(&a), "éone tXwo");
+        // A character of two bytes is one step.
+        press(&mut a, KeyCode::Left);
+        press(&mut a, KeyCode::Delete);
+        assert_eq!(find(&a), "one tXwo");
+        press_with(&mut a, KeyCode::Char('f'), alt);
+        update(&mut a, Msg::Input(Event::Paste("!".into())));
+        assert_eq!(find(&a), "one! tXwo");
+        press_with(&mut a, KeyCode::Char('f'), alt);
+        press_with(&mut a, KeyCode::Char('b'), alt);
+        press(&mut a, KeyCode::Backspace);
+        assert_eq!(find(&a), "one!tXwo", "backspace takes the blank before");
+        press(&mut a, KeyCode::Right);
+        press_with(&mut a, KeyCode::Char('k'), ctrl);
+        assert_eq!(find(&a), "one!t");
+        press(&mut a, KeyCode::Home);
+        press(&mut a, KeyCode::Right);
+        press(&mut a, KeyCode::Right);
+        press_with(&mut a, KeyCode::Char('u'), ctrl);
+        assert_eq!(find(&a), "e!t", "ctrl-u kills to the start");
+        press(&mut a, KeyCode::End);
+        keys(&mut a, " go");
+        press_with(&mut a, KeyCode::Left, KeyModifiers::NONE);
+        press_with(&mut a, KeyCode::Char('w'), ctrl);
+        assert_eq!(find(&a), "e!t o", "ctrl-w kills the word before the cursor");
+        // Drawn where it stands.
+        let theme = crate::theme::Theme::new(lineage_config::ThemeName::Dark, true);
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+        t.draw(|f| crate::panes::draw(&a, &theme, f)).unwrap();
+        let screen = format!("{:?}", t.backend().buffer());
+        assert!(screen.contains("e!t ▏o"), "{screen}");
+        // A prompt opens with the cursor at its end.
+        press(&mut a, KeyCode::Esc);
+        keys(&mut a, "/");
+        keys(&mut a, "ab");
+        press(&mut a, KeyCode::Left);
+        keys(&mut a, "c");
+        assert_eq!(a.input, Some(Input::Filter("acb".into())), "{w}");
+        t.draw(|f| crate::panes::draw(&a, &theme, f)).unwrap();
+        let screen = format!("{:?}", t.backend().buffer());
+        assert!(screen.contains("/ac▏b"), "{screen}");
+        press(&mut a, KeyCode::Esc);
+        keys(&mut a, "/");
+        keys(&mut a, "z");
+        assert_eq!(a.input, Some(Input::Filter("z".into())), "{w}");
+    }
+}
