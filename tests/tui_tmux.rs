@@ -239,6 +239,21 @@ fn the_origin_pane_names_the_source_of_a_new_copy() {
     t.keys(&["Escape"]);
     t.wait("back on the FAQ", |s| s.contains("faq.md v1 ·"));
 
+    // A walk: back from the origin, the block left is selected again, so
+    // the walk goes on from it; `{` to the new passage before it.
+    t.keys(&["n"]);
+    t.wait("the copied block", |s| {
+        s.contains(" block 1/1 from calibration.md")
+    });
+    t.keys(&["Enter"]);
+    t.wait("its origin", |s| s.contains("calibration.md v1 ·"));
+    t.keys(&["Escape"]);
+    t.wait("the block left, selected again", |s| {
+        s.contains("faq.md v1 ·") && s.contains(" block 1/1 from calibration.md")
+    });
+    t.keys(&["{"]);
+    t.wait("the new passage before it", |s| s.contains(" new 1/"));
+
     // Resize: the view redraws at the new size.
     t.ok(&["resize-window", "-t", "s", "-x", "80", "-y", "24"]);
     let s = t.wait("a redraw at 80 columns", |s| {

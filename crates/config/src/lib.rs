@@ -241,6 +241,10 @@ pub struct KeysConfig {
     /// Origin: the previous copied block; Compare: each side to its previous
     /// shared passage.
     pub prev_block: String,
+    /// Origin: the next passage new in the page (no origin).
+    pub next_new: String,
+    /// Origin: the previous passage new in the page.
+    pub prev_new: String,
     /// Origin: the next match of a search.
     pub next_match: String,
     /// Origin: the previous match of a search.
@@ -290,7 +294,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// (action name, its keys) for every action, in the order of the help.
-    pub fn bindings(&self) -> [(&'static str, &str); 46] {
+    pub fn bindings(&self) -> [(&'static str, &str); 48] {
         [
             ("quit", &self.quit),
             ("help", &self.help),
@@ -318,6 +322,8 @@ impl KeysConfig {
             ("exact", &self.exact),
             ("next_block", &self.next_block),
             ("prev_block", &self.prev_block),
+            ("next_new", &self.next_new),
+            ("prev_new", &self.prev_new),
             ("next_match", &self.next_match),
             ("prev_match", &self.prev_match),
             ("apply", &self.apply),
@@ -372,6 +378,8 @@ impl Default for KeysConfig {
             exact: k("x"),
             next_block: k("n"),
             prev_block: k("N"),
+            next_new: k("}"),
+            prev_new: k("{"),
             // n and N are the copied blocks'.
             next_match: k("]"),
             prev_match: k("["),

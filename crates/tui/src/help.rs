@@ -162,6 +162,8 @@ fn beyond_the_footer(tab: Tab) -> &'static [(Action, &'static str)] {
     match tab {
         Tab::Origin => &[
             (Action::PrevBlock, "previous block"),
+            (Action::NextNew, "next passage new here"),
+            (Action::PrevNew, "previous passage new here"),
             (Action::NextMatch, "next search match"),
             (Action::PrevMatch, "previous search match"),
         ],

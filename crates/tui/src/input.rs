@@ -574,6 +574,10 @@ fn origin_action(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Copies => super::copies::open(app),
         Action::Shared => super::shared::open(app),
         Action::Diff => super::diff::open(app),
+        Action::NextNew | Action::PrevNew => {
+            app.origin.step_new(action == Action::NextNew, h);
+            None
+        }
         Action::NextBlock | Action::PrevBlock => {
             app.origin.step_block(action == Action::NextBlock, h);
             None

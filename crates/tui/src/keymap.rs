@@ -36,6 +36,8 @@ pub(crate) enum Action {
     Exact,
     NextBlock,
     PrevBlock,
+    NextNew,
+    PrevNew,
     NextMatch,
     PrevMatch,
     Apply,
@@ -59,7 +61,7 @@ pub(crate) enum Action {
 }
 
 /// Every action with its config name and help text, in help order.
-pub(crate) const ACTIONS: [(Action, &str, &str); 46] = [
+pub(crate) const ACTIONS: [(Action, &str, &str); 48] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "this help"),
     (Action::NextTab, "next_tab", "next pane"),
@@ -98,6 +100,12 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 46] = [
         "prev_block",
         "previous copied block (or passage)",
     ),
+    (Action::NextNew, "next_new", "next passage new in the page"),
+    (
+        Action::PrevNew,
+        "prev_new",
+        "previous passage new in the page",
+    ),
     (Action::NextMatch, "next_match", "next search match"),
     (Action::PrevMatch, "prev_match", "previous search match"),
     (Action::Apply, "apply", "shadow run: tuned vs live"),
@@ -129,7 +137,7 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 46] = [
     (
         Action::Basis,
         "basis",
-        "changed/removed against: predecessor ↔ previous folder",
+        "changed/removed against: predecessor → previous folder → last release",
     ),
     (Action::Find, "find", "search every page's text"),
     (

@@ -17,8 +17,9 @@ use lineage_engine::{Command, OriginView};
 enum Landing {
     /// On a passage (marked): a jump to an origin.
     Passage(Range<u32>),
-    /// On a line: back to where a jump started.
-    Line(usize),
+    /// On a line with a block selected: back to where a jump started, so
+    /// the next block is the one after the block left.
+    Line(usize, Option<usize>),
     /// On the search match at this byte of the text (a search of every page).
     Match(usize),
 }
@@ -40,8 +41,8 @@ pub(crate) struct OriginState {
     pub mark: Option<Range<u32>>,
     /// Where a jump is to land once its view arrives.
     pending: Option<(u32, Landing)>,
-    /// Documents jumped from (id, scroll), for `back`.
-    pub back: Vec<(u32, usize)>,
+    /// Documents jumped from (id, scroll, the block selected), for `back`.
+    pub back: Vec<(u32, usize, Option<usize>)>,
     /// A search of the text; it goes when another document opens (but one
     /// a search of every page opens on its match).
     pub search: Option<Search>,
@@ -103,9 +104,11 @@ impl OriginState {
                     self.scroll = self.line_of_token(tokens.start).saturating_sub(2);
                     self.mark = Some(tokens);
                 }
-                Landing::Line(line) => {
+                Landing::Line(line, block) => {
                     self.scroll = line;
                     self.mark = None;
+                    let runs = self.view.as_ref().map_or(0, |v| v.runs.len());
+                    self.block = block.filter(|&b| b < runs);
                 }
                 Landing::Match(at) => {
                     self.mark = None;
@@ -159,8 +162,25 @@ impl OriginState {
 
     /// Select the next (or previous) copied block and scroll to it.
     pub(crate) fn step_block(&mut self, forward: bool, height: usize) {
+        self.step_to(forward, height, |r| r.origin.is_some());
+    }
+
+    /// Select the next (or previous) run new in the page, one no earlier
+    /// page holds, into view.
+    pub(crate) fn step_new(&mut self, forward: bool, height: usize) {
+        self.step_to(forward, height, |r| r.origin.is_none());
+    }
+
+    /// Select the next (or previous) run `wanted` takes, from the one
+    /// selected (from the start, or the end, where none is), into view.
+    fn step_to(
+        &mut self,
+        forward: bool,
+        height: usize,
+        wanted: impl Fn(&lineage_origin::Run) -> bool,
+    ) {
         let Some(view) = &self.view else { return };
-        let copied = |i: &usize| view.runs[*i].origin.is_some();
+        let copied = |i: &usize| wanted(&view.runs[*i]);
         let next = match (self.block, forward) {
             (None, true) => (0..view.runs.len()).find(copied),
             (None, false) => (0..view.runs.len()).rev().find(copied),
@@ -240,7 +260,7 @@ impl OriginState {
     /// shown was, for `back`.
     fn jump_to(&mut self, id: u32, landing: Landing) -> Command {
         if let Some(v) = &self.view {
-            self.back.push((v.id, self.scroll));
+            self.back.push((v.id, self.scroll, self.block));
         }
         let cmd = self.open(id);
         self.pending = Some((id, landing));
@@ -259,9 +279,9 @@ impl OriginState {
 
     /// Back to the document jumped from, if any.
     pub(crate) fn go_back(&mut self) -> Option<Command> {
-        let (id, scroll) = self.back.pop()?;
+        let (id, scroll, block) = self.back.pop()?;
         let cmd = self.open(id);
-        self.pending = Some((id, Landing::Line(scroll)));
+        self.pending = Some((id, Landing::Line(scroll, block)));
         Some(cmd)
     }
 

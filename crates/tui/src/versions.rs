@@ -38,7 +38,9 @@ pub(crate) fn key(app: &mut App, action: Action, out: &mut Vec<Command>) {
         Action::Select => {
             app.versions = None;
             if let Some(id) = chosen.filter(|&id| id != view.id) {
-                app.origin.back.push((view.id, app.origin.scroll));
+                app.origin
+                    .back
+                    .push((view.id, app.origin.scroll, app.origin.block));
                 out.push(app.origin.open(id));
             }
             return;

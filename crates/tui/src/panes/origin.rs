@@ -21,20 +21,26 @@ use lineage_engine::OriginView;
 /// Columns an origin's name needs in the footer to be worth showing.
 const MIN_NAME: usize = 8;
 
-/// The selected copied block: its place among the copied blocks (from 1),
-/// their count, and its origin's name (with its version where the origin
-/// is a version of this very page).
-fn selected_block(view: &OriginView, block: Option<usize>) -> Option<(usize, usize, String)> {
+/// The selected run: its place among the copied blocks (from 1), or among
+/// the passages new in the page, their count, and a copied block's
+/// origin's name (with its version where the origin is a version of this
+/// very page); None for a new passage.
+fn selected_block(
+    view: &OriginView,
+    block: Option<usize>,
+) -> Option<(usize, usize, Option<String>)> {
     let b = block?;
-    let origin = view.runs.get(b)?.origin?;
-    let copied = |r: &&lineage_origin::Run| r.origin.is_some();
-    let at = view.runs[..=b].iter().filter(copied).count();
-    let of = view.runs.iter().filter(copied).count();
-    let name = match view.legend.iter().find(|e| e.origin == origin) {
-        Some(e) if e.path == view.path => format!("{} v{}", paths::shown(&e.path), e.version),
-        Some(e) => paths::shown(&e.path).into_owned(),
-        None => format!("#{origin}"),
-    };
+    let origin = view.runs.get(b)?.origin;
+    let alike = |r: &&lineage_origin::Run| r.origin.is_some() == origin.is_some();
+    let at = view.runs[..=b].iter().filter(alike).count();
+    let of = view.runs.iter().filter(alike).count();
+    let name = origin.map(
+        |origin| match view.legend.iter().find(|e| e.origin == origin) {
+            Some(e) if e.path == view.path => format!("{} v{}", paths::shown(&e.path), e.version),
+            Some(e) => paths::shown(&e.path).into_owned(),
+            None => format!("#{origin}"),
+        },
+    );
     Some((at, of, name))
 }
 
@@ -144,15 +150,20 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
     {
         position = format!(" {at} ·{position}");
     }
-    if let Some(b) = selected_block(view, o.block) {
-        // Which block `n`/`N` is on, and its origin's name in what is left.
-        let head = format!(" block {}/{}", b.0, b.1);
+    if let Some((at, of, name)) = selected_block(view, o.block) {
+        // Which block `n`/`N` (or new passage `}`/`{`) is on, and a
+        // block's origin's name in what is left.
+        let head = match name {
+            Some(_) => format!(" block {at}/{of}"),
+            None => format!(" new {at}/{of}"),
+        };
         let used = glyphs::str_width(&head) + glyphs::str_width(&position) + 4;
         let room = (inner.width as usize).saturating_sub(used + " from ·".len());
-        position = if room >= MIN_NAME {
-            format!("{head} from {} ·{position}", paths::fit(&b.2, "", room, 1))
-        } else {
-            format!("{head} ·{position}")
+        position = match name {
+            Some(name) if room >= MIN_NAME => {
+                format!("{head} from {} ·{position}", paths::fit(&name, "", room, 1))
+            }
+            _ => format!("{head} ·{position}"),
         };
     }
     f.render_widget(

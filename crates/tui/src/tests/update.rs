@@ -384,6 +384,11 @@ fn enter_on_a_copied_block_jumps_to_its_passage_in_the_origin() {
     );
     assert_eq!(a.origin.scroll, scroll_before);
     assert!(scroll_before > 0);
+    // With the block left selected: `n` goes on after it, not from the top.
+    assert_eq!(a.origin.block, Some(3));
+    let next = (4..view.runs.len()).find(|&i| view.runs[i].origin.is_some());
+    keys(&mut a, "n");
+    assert_eq!(a.origin.block, next.or(Some(3)), "{:?}", view.runs);
 }
 
 #[test]
@@ -1983,5 +1988,42 @@ fn the_cursor_moves_inside_the_line_and_edits_are_made_there() {
         keys(&mut a, "/");
         keys(&mut a, "z");
         assert_eq!(a.input, Some(Input::Filter("z".into())), "{w}");
+    }
+}
+
+/// `}` and `{` walk the passages new in the page (no origin), as `n` and
+/// `N` walk the copied blocks, from whichever run is selected; the text's
+/// border says which new passage of how many.
+#[test]
+fn braces_walk_the_new_passages_and_the_border_counts_them() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        open_v2(&mut a);
+        let view = fixture::origin_view(false);
+        let new: Vec<usize> = (0..view.runs.len())
+            .filter(|&i| view.runs[i].origin.is_none())
+            .collect();
+        assert!(!new.is_empty(), "{:?}", view.runs);
+        keys(&mut a, "}");
+        assert_eq!(a.origin.block, Some(new[0]), "{w}");
+        let theme = crate::theme::Theme::new(lineage_config::ThemeName::Dark, true);
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+        t.draw(|f| crate::panes::draw(&a, &theme, f)).unwrap();
+        let screen = format!("{:?}", t.backend().buffer());
+        assert!(
+            screen.contains(&format!(" new 1/{} ", new.len())),
+            "{screen}"
+        );
+        // From a copied block on: the first new passage after it.
+        keys(&mut a, "n");
+        let block = a.origin.block.unwrap();
+        assert!(view.runs[block].origin.is_some());
+        keys(&mut a, "}");
+        let after = new.iter().copied().find(|&i| i > block);
+        assert_eq!(a.origin.block, after.or(Some(block)), "{w}");
+        let at = a.origin.block.unwrap();
+        keys(&mut a, "{");
+        let before = new.iter().copied().rev().find(|&i| i < at);
+        assert_eq!(a.origin.block, before.or(Some(at)), "{w}");
     }
 }
