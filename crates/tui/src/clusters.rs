@@ -6,7 +6,6 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::origin::wrap;
-use super::panes::token_bytes;
 use super::scroll::{Cursor, Move};
 use lineage_engine::{Cluster, Command, CompareView, Side};
 
@@ -78,6 +77,12 @@ pub(crate) struct ClusterState {
     /// The pane the comparison was asked from (two versions of a page,
     /// from Origin): closing it goes back there.
     pub(crate) return_to: Option<super::app::Tab>,
+    /// Passage keys walk the changes, not the shared passages: two versions
+    /// of a page, where nearly everything is shared.
+    pub(crate) walk_changes: bool,
+    /// The change the sides were last brought to (of [`changes`]'s), shown
+    /// at their bottom; any other scroll leaves it.
+    pub(crate) change: Option<usize>,
 }
 
 impl ClusterState {
@@ -85,6 +90,7 @@ impl ClusterState {
     pub(crate) fn compare(&mut self, a: u32, b: u32) -> Command {
         self.requested = Some((a, b));
         self.return_to = None;
+        self.walk_changes = false;
         Command::Compare { a, b }
     }
 
@@ -96,6 +102,7 @@ impl ClusterState {
         }
         self.compare = Some(v);
         self.scroll = [0, 0];
+        self.change = None;
         self.widths = [0, 0];
         self.wrap(widths);
         true
@@ -122,21 +129,64 @@ impl ClusterState {
 
     /// Scroll each side to its next (or previous) shared passage: the
     /// passages of near duplicates mostly come in the same order on both
-    /// sides, so the two views stay side by side. `widths` are the sides'
-    /// text widths, as drawn.
+    /// sides, so the two views stay side by side. Two versions of a page
+    /// walk their changes instead ([`Self::step_change`]). `widths` are the
+    /// sides' text widths, as drawn.
     pub(crate) fn step_passage(&mut self, forward: bool, widths: [u16; 2], height: usize) {
         self.wrap(widths);
-        let Some(v) = &self.compare else { return };
-        for (i, side) in [&v.a, &v.b].into_iter().enumerate() {
-            let (starts, len) = (passage_lines(side, &self.lines[i]), self.lines[i].len());
+        let Some(v) = self.compare.clone() else {
+            return;
+        };
+        if let Some(changes) = (self.walk_changes.then(|| changes(&v.a, &v.b))).flatten() {
+            return self.step_change(&v, &changes, forward, height);
+        }
+        let starts = [&v.a, &v.b].map(|side| side.shared.iter().map(|&(a, _)| a).collect());
+        self.step_each(&v, starts, forward, height);
+    }
+
+    /// Bring both sides to the next (or previous) change, each where the
+    /// change stands on it: what one side lacks stands between the same two
+    /// shared passages on the other, so the sides stay in step.
+    fn step_change(&mut self, v: &CompareView, changes: &[[u32; 2]], forward: bool, height: usize) {
+        let lines =
+            |j: usize| [0, 1].map(|i| token_line(side_of(v, i), &self.lines[i], changes[j][i]));
+        let top = self.scroll;
+        let next = match (self.change, forward) {
+            (Some(j), true) => Some(j + 1).filter(|&n| n < changes.len()),
+            (Some(j), false) => j.checked_sub(1),
+            (None, true) => (0..changes.len()).find(|&j| {
+                let l = lines(j);
+                l[0] > top[0] || l[1] > top[1]
+            }),
+            (None, false) => (0..changes.len()).rev().find(|&j| {
+                let l = lines(j);
+                l[0] < top[0] || l[1] < top[1]
+            }),
+        };
+        let Some(j) = next else { return };
+        for (i, l) in lines(j).into_iter().enumerate() {
+            self.scroll[i] = l.min(self.lines[i].len().saturating_sub(height.max(1)));
+        }
+        self.change = Some(j);
+    }
+
+    /// Scroll each side on its own to the next (or previous) of its
+    /// `starts` (tokens).
+    fn step_each(&mut self, v: &CompareView, starts: [Vec<u32>; 2], forward: bool, height: usize) {
+        for (i, starts) in starts.into_iter().enumerate() {
+            let lines = &self.lines[i];
+            let mut at: Vec<usize> = (starts.into_iter())
+                .map(|t| token_line(side_of(v, i), lines, t))
+                .collect();
+            at.dedup();
             let top = self.scroll[i];
             let next = if forward {
-                starts.into_iter().find(|&l| l > top)
+                at.into_iter().find(|&l| l > top)
             } else {
-                starts.into_iter().rev().find(|&l| l < top)
+                at.into_iter().rev().find(|&l| l < top)
             };
             if let Some(l) = next {
-                self.scroll[i] = l.min(len.saturating_sub(height.max(1)));
+                self.scroll[i] = l.min(lines.len().saturating_sub(height.max(1)));
             }
         }
     }
@@ -147,6 +197,7 @@ impl ClusterState {
     pub(crate) fn scroll_sides(&mut self, m: Move, widths: [u16; 2], height: usize) {
         self.wrap(widths);
         let page = height.max(1);
+        self.change = None;
         for (s, lines) in self.scroll.iter_mut().zip(&self.lines) {
             let last = lines.len().saturating_sub(page);
             let to = match m {
@@ -235,15 +286,45 @@ pub(crate) fn side_lines(side: &Side, width: u16) -> Vec<Range<usize>> {
     }
 }
 
-/// The visual lines (of `lines`, `side` wrapped) where `side`'s shared
-/// passages start, in order.
-pub(crate) fn passage_lines(side: &Side, lines: &[Range<usize>]) -> Vec<usize> {
-    let mut starts: Vec<usize> = (side.shared.iter())
-        .filter_map(|&(a, b)| token_bytes(&side.spans, a..b))
-        .map(|r| lines.partition_point(|l| l.end < r.start))
+/// Side `i` (0 left, 1 right) of a comparison.
+fn side_of(v: &CompareView, i: usize) -> &Side {
+    if i == 0 { &v.a } else { &v.b }
+}
+
+/// The visual line (of `lines`, `side` wrapped) where token `t` stands;
+/// the last line for the end of the text.
+fn token_line(side: &Side, lines: &[Range<usize>], t: u32) -> usize {
+    let byte = match side.spans.get(t as usize) {
+        Some(&(start, _)) => start as usize,
+        None => side.text.as_ref().map_or(0, String::len),
+    };
+    lines
+        .partition_point(|l| l.end < byte)
+        .min(lines.len().saturating_sub(1))
+}
+
+/// The changes between two versions: for each gap between the shared
+/// passages, on either side (what one lacks of the other), the token where
+/// it starts on each side. The sides' passages are paired in order, so
+/// None when they have not as many (text moved or repeated): each side then
+/// walks its own.
+pub(crate) fn changes(a: &Side, b: &Side) -> Option<Vec<[u32; 2]>> {
+    if a.shared.len() != b.shared.len() {
+        return None;
+    }
+    // Gap j of a side: from the end of its passage j - 1 to the start of
+    // passage j (the text's ends outside them).
+    let gap = |s: &Side, j: usize| {
+        let from = j.checked_sub(1).map_or(0, |p| s.shared[p].1);
+        let to = s.shared.get(j).map_or(s.spans.len() as u32, |p| p.0);
+        from..to
+    };
+    let changes = (0..=a.shared.len())
+        .map(|j| (gap(a, j), gap(b, j)))
+        .filter(|(x, y)| !x.is_empty() || !y.is_empty())
+        .map(|(x, y)| [x.start, y.start])
         .collect();
-    starts.dedup();
-    starts
+    Some(changes)
 }
 
 #[cfg(test)]

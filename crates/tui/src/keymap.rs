@@ -93,12 +93,12 @@ pub(crate) const ACTIONS: [(Action, &str, &str); 48] = [
     (
         Action::NextBlock,
         "next_block",
-        "next copied block (Compare: shared passage)",
+        "next copied block (Compare: shared passage; two versions: change)",
     ),
     (
         Action::PrevBlock,
         "prev_block",
-        "previous copied block (or passage)",
+        "previous copied block (or passage, change)",
     ),
     (Action::NextNew, "next_new", "next passage new in the page"),
     (

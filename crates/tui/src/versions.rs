@@ -52,6 +52,7 @@ pub(crate) fn key(app: &mut App, action: Action, out: &mut Vec<Command>) {
                 let (a, b) = (id.min(view.id), id.max(view.id));
                 out.push(app.clusters.compare(a, b));
                 app.clusters.return_to = Some(Tab::Origin);
+                app.clusters.walk_changes = true;
                 app.tab = Tab::Clusters;
             }
             return;

@@ -13,7 +13,7 @@ use crate::app::App;
 use lineage_engine::Side;
 use std::borrow::Cow;
 
-use crate::clusters::side_lines;
+use crate::clusters::{changes, side_lines};
 use crate::paths;
 use crate::theme::Theme;
 use crate::{glyphs, layout};
@@ -150,6 +150,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         Some(v) => {
             // Both sides' paths keep what tells them apart.
             let keep = paths::tails(&[&v.a.path, &v.b.path]);
+            // Two versions walked change by change: which one, of how many.
+            let change = (st.walk_changes.then(|| changes(&v.a, &v.b)).flatten())
+                .zip(st.change)
+                .map(|(all, j)| format!("change {}/{} · ", j + 1, all.len()));
             for (i, (side_of, area)) in [(&v.a, c.left), (&v.b, c.right)].into_iter().enumerate() {
                 let w = layout::inner(area).width;
                 // The wrapped lines kept for this width, or wrapped now.
@@ -159,7 +163,13 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
                     Cow::Owned(side_lines(side_of, w))
                 };
                 let title = side_title(side_of, v.similarity, keep[i], w as usize);
-                side(side_of, &lines, title, st.scroll[i], theme, area, f);
+                let at = Shown {
+                    side: side_of,
+                    lines: &lines,
+                    scroll: st.scroll[i],
+                    change: change.as_deref(),
+                };
+                side(at, title, theme, area, f);
             }
         }
     }
@@ -184,16 +194,25 @@ fn side_title(s: &Side, similarity: f64, keep: usize, room: usize) -> String {
     )
 }
 
-/// One document of a comparison, shared passages marked.
-fn side(
-    s: &Side,
-    lines: &[std::ops::Range<usize>],
-    title: String,
+/// A comparison side as drawn.
+struct Shown<'a> {
+    side: &'a Side,
+    /// Its text wrapped at the side's width.
+    lines: &'a [std::ops::Range<usize>],
+    /// The first line shown.
     scroll: usize,
-    theme: &Theme,
-    area: Rect,
-    f: &mut Frame,
-) {
+    /// The change it was brought to (`change 2/5 · `).
+    change: Option<&'a str>,
+}
+
+/// One document of a comparison, shared passages marked.
+fn side(at: Shown, title: String, theme: &Theme, area: Rect, f: &mut Frame) {
+    let Shown {
+        side: s,
+        lines,
+        scroll,
+        change,
+    } = at;
     let inner = layout::inner(area);
     let mut position = String::new();
     let body = match &s.text {
@@ -208,7 +227,8 @@ fn side(
                 .filter_map(|(r, style)| Some((token_bytes(&s.spans, r)?, style)))
                 .collect();
             if !lines.is_empty() {
-                position = format!(" {}/{} ", (scroll + 1).min(lines.len()), lines.len());
+                let line = (scroll + 1).min(lines.len());
+                position = format!(" {}{line}/{} ", change.unwrap_or(""), lines.len());
             }
             let lines: Vec<Line> = (lines.iter())
                 .skip(scroll)

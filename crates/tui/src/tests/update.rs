@@ -2027,3 +2027,71 @@ fn braces_walk_the_new_passages_and_the_border_counts_them() {
         assert_eq!(a.origin.block, before.or(Some(at)), "{w}");
     }
 }
+
+/// Two versions of a page compared (`v`, `c`) walk their changes with the
+/// passage keys, both sides brought to the same change (where one side
+/// lacks the text, to where it would stand), counted at the bottom; a pair
+/// of two pages walks its shared passages as before.
+#[test]
+fn two_versions_compared_walk_their_changes_in_step() {
+    use super::fixture::{VERSION_3, versions_view};
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        open_v2(&mut a);
+        engine(&mut a, Update::Origin(Arc::new(versions_view())));
+        keys(&mut a, "vj");
+        keys(&mut a, "c");
+        // Shared 0..40 and 48..2/3 on both: changes at 40 and at 2/3.
+        let mut c = fixture::compare_view();
+        (c.a.id, c.b.id) = (V2_INSTALL.min(VERSION_3), V2_INSTALL.max(VERSION_3));
+        let ends = [
+            c.a.spans.len() as u32 * 2 / 3,
+            c.b.spans.len() as u32 * 2 / 3,
+        ];
+        engine(&mut a, Update::Compare(Arc::new(c.clone())));
+        let cl = layout::clusters(layout::screen(a.size).body);
+        let (l, r) = (layout::inner(cl.left), layout::inner(cl.right));
+        let height = l.height as usize;
+        // The line token `t` of a side is on, as wrapped, kept in the page.
+        let line_of = |side: &lineage_engine::Side, width: u16, t: u32| {
+            let text = side.text.as_ref().unwrap();
+            let lines = wrap(text, width as usize);
+            let byte = side.spans[t as usize].0 as usize;
+            let at = lines.iter().position(|line| line.end >= byte).unwrap();
+            at.min(lines.len().saturating_sub(height))
+        };
+        let first = [line_of(&c.a, l.width, 40), line_of(&c.b, r.width, 40)];
+        let second = [
+            line_of(&c.a, l.width, ends[0]),
+            line_of(&c.b, r.width, ends[1]),
+        ];
+        assert_ne!(first, second, "{w}");
+        keys(&mut a, "n");
+        assert_eq!(a.clusters.scroll, first, "{w}");
+        let theme = crate::theme::Theme::new(lineage_config::ThemeName::Dark, true);
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+        t.draw(|f| crate::panes::draw(&a, &theme, f)).unwrap();
+        let screen = format!("{:?}", t.backend().buffer());
+        assert!(screen.contains(" change 1/2 · "), "{w}: {screen}");
+        keys(&mut a, "n");
+        assert_eq!(a.clusters.scroll, second, "{w}");
+        keys(&mut a, "n");
+        assert_eq!(a.clusters.scroll, second, "{w}: no change after the last");
+        assert_eq!(a.clusters.change, Some(1));
+        keys(&mut a, "N");
+        assert_eq!(a.clusters.scroll, first, "{w}");
+        // A page key leaves the walk: the count goes, and n goes on from the
+        // lines shown.
+        press(&mut a, KeyCode::Home);
+        assert_eq!((a.clusters.scroll, a.clusters.change), ([0, 0], None));
+        keys(&mut a, "n");
+        assert_eq!(a.clusters.scroll, first, "{w}");
+        // Back in Origin, and a pair of Clusters walks shared passages.
+        press(&mut a, KeyCode::Esc);
+        assert_eq!(a.tab, Tab::Origin);
+    }
+    let mut a = comparing();
+    assert!(!a.clusters.walk_changes);
+    keys(&mut a, "n");
+    assert_eq!(a.clusters.change, None);
+}
