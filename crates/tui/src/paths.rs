@@ -119,13 +119,22 @@ pub(crate) fn fit_among(
 pub(crate) struct Shared {
     prefix: String,
     ext: String,
+    /// Every path on screen is under the same first folder (`docs/`): it
+    /// tells none apart, so it goes before the file name is cut.
+    same_first: bool,
 }
 
 impl Shared {
+    /// Something of the names to cut first.
+    fn cuts(&self) -> bool {
+        !self.prefix.is_empty() || !self.ext.is_empty()
+    }
+
     /// What the file names of `paths` (as shown) share; nothing for fewer
     /// than two names.
     pub(crate) fn of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Shared {
-        let names: Vec<String> = (paths.into_iter())
+        let paths: Vec<&str> = paths.into_iter().collect();
+        let names: Vec<String> = (paths.iter())
             .map(|p| {
                 let shown = shown(p);
                 shown.rsplit('/').next().unwrap_or("").to_string()
@@ -159,9 +168,15 @@ impl Shared {
         let cut = prefix.rfind(['_', '-', ' ', '.']).map_or(0, |i| i + 1);
         let e = &first[ext(first)..];
         let same = rest.iter().all(|n| &n[ext(n)..] == e);
+        let first_folder = |p: &str| {
+            let shown = shown(p);
+            shown.split_once('/').map(|f| f.0.to_string())
+        };
+        let folders: Vec<_> = paths.iter().map(|p| first_folder(p)).collect();
         Shared {
             prefix: prefix[..cut].to_string(),
             ext: if same { e.to_string() } else { String::new() },
+            same_first: folders[0].is_some() && folders.iter().all(|f| *f == folders[0]),
         }
     }
 }
@@ -249,6 +264,25 @@ fn traced<'a>(
     };
     let mut back = n - keep;
     let mut best = render(0, back);
+    // The first folder of a relative path (`30.4/`, `v2/`: which version)
+    // and the file name outlast the folders between: where both do not fit
+    // whole, the name's middle goes, down to NAME_LEAST columns. Not where
+    // every path on screen has the same first folder.
+    let first_and_name = || -> Option<Traced<'a>> {
+        let worth = keep == 1 && n > 1 && !comps[0].is_empty() && !shared.same_first;
+        if !worth || width_of(&render(1, back)) <= room {
+            return None;
+        }
+        let mut t = chars[..comps[1].start].to_vec();
+        if back > 1 {
+            t.extend([ellipsis, chars[comps[back].start - 1]]);
+        }
+        let left = room
+            .checked_sub(width_of(&t))
+            .filter(|&l| l >= NAME_LEAST)?;
+        t.extend(cut_name(&chars[comps[n - 1].start..], left, shared));
+        Some(t)
+    };
     if width_of(&best) > room {
         // The tail's first folder is what differs from the neighbours: keep
         // it and the file name, drop the folders between them; then the
@@ -270,7 +304,10 @@ fn traced<'a>(
             t.extend(cut_name(name, left, shared));
             return with_suffix(t);
         }
-        if keep == 1 && *shared != Shared::default() {
+        if let Some(t) = first_and_name() {
+            return with_suffix(t);
+        }
+        if keep == 1 && shared.cuts() {
             return with_suffix(cut_name(name, room, shared));
         }
         let squeezed = match keep {
@@ -284,6 +321,9 @@ fn traced<'a>(
             }
         };
         return with_suffix(cut_middle(&squeezed, room));
+    }
+    if let Some(t) = first_and_name() {
+        return with_suffix(t);
     }
     let mut front = 0;
     // The first folder of a relative path (an absolute one starts with `/`).
@@ -460,7 +500,38 @@ mod tests {
         assert_eq!(tails(&[p, q]), [3, 3]);
         assert_eq!(fit(p, "", 24, 3), "v1/…/LangImpl01.rst.txt");
         assert_eq!(fit(p, "", 23, 1), "v1/…/LangImpl01.rst.txt");
-        assert_eq!(fit(p, "", 22, 1), "…/LangImpl01.rst.txt");
+        assert_eq!(fit(p, "", 22, 1), "v1/…/Lang…pl01.rst.txt");
+    }
+
+    /// Issue 55: at 60 columns, pages of four version folders read alike
+    /// (`…/JestPlatform.md`). The version folder and the name outlast the
+    /// middle, the name cut first; where every path on screen is under the
+    /// same first folder, that folder goes instead.
+    #[test]
+    fn the_version_folder_outlasts_the_names_middle() {
+        let p = "30.4/JestPlatform.md";
+        assert_eq!(fit(p, "", 20, 1), p);
+        assert_eq!(fit(p, "", 17, 1), "30.4/Jest…form.md");
+        assert_eq!(fit(p, " v2", 19, 1), "30.4/Jes…form.md v2");
+        let deep = "30.4/api/reference/TestEnvironment.md";
+        assert_eq!(fit(deep, "", 25, 1), "30.4/…/TestEnvironment.md");
+        assert_eq!(fit(deep, "", 24, 1), "30.4/…/TestEn…ronment.md");
+        assert_eq!(fit(deep, "", 20, 1), "30.4/…/Test…nment.md");
+        // Too little room for the folder and six columns of the name: the
+        // name alone, cut.
+        assert_eq!(fit(p, "", 10, 1), "Jest…rm.md");
+        // A list all under `docs/`: the name stays whole.
+        let docs = ["docs/guide/installation.md", "docs/api/configuration.md"];
+        let shared = Shared::of(docs);
+        assert!(shared.same_first);
+        assert_eq!(fit_among(docs[0], "", 19, 1, &shared), "…/installation.md");
+        assert_eq!(fit(docs[0], "", 19, 1), "docs/…/inst…tion.md");
+        // Flat names share no folder; an absolute path keeps no empty one.
+        assert!(!Shared::of(["a.md", "b.md"]).same_first);
+        assert_eq!(
+            fit("/srv/x/installation.md", "", 18, 1),
+            "…/installation.md"
+        );
     }
 
     #[test]
@@ -480,7 +551,7 @@ mod tests {
         );
         assert_eq!(fit(p, " v3", 35, 1), "docs/…/reference/installation.md v3");
         assert_eq!(fit(p, " v3", 25, 1), "docs/…/installation.md v3");
-        assert_eq!(fit(p, " v3", 20, 1), "…/installation.md v3");
+        assert_eq!(fit(p, " v3", 20, 1), "docs/…/ins…ion.md v3");
         assert_eq!(fit(p, " v3", 12, 1), "inst…n.md v3");
         assert_eq!(fit(p, " v3", 3, 1), " v3");
         assert_eq!(fit(p, " v3", 2, 1), "…3");
@@ -573,7 +644,8 @@ mod tests {
             shared,
             Shared {
                 prefix: "".into(),
-                ext: ".rst.txt".into()
+                ext: ".rst.txt".into(),
+                same_first: false,
             }
         );
         let got = fit_among(names[0], "", 28, 1, &shared);
@@ -609,10 +681,21 @@ mod tests {
                 prop_assert!(got.ends_with(" v2"), "{}", got);
             }
             let name = parts.last().unwrap();
-            // The file name is whole whenever it fits beside the suffix.
+            // The file name is whole whenever it fits beside the suffix,
+            // but for the first folder kept.
+            let got = fit(&path, " v2", width, 1);
+            let first = format!("{}/", parts[0]);
             if glyphs::str_width(name) + 3 + 2 <= width {
-                let got = fit(&path, " v2", width, 1);
-                prop_assert!(got.ends_with(&format!("{name} v2")), "{}", got);
+                prop_assert!(
+                    got.ends_with(&format!("{name} v2")) || got.starts_with(&first),
+                    "{}", got
+                );
+            }
+            // The first folder is kept whenever it fits with six columns
+            // of the name.
+            let between = if parts.len() > 2 { 2 } else { 0 };
+            if parts.len() > 1 && glyphs::str_width(&first) + between + 6 + 3 <= width {
+                prop_assert!(got.starts_with(&first), "{}", got);
             }
         }
     }

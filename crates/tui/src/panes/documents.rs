@@ -69,8 +69,10 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         count(docs.len() as u64),
         count(docs.all().len() as u64),
     );
-    // What the shares are measured against, where they show and it fits.
+    // What the shares are measured against, where they show: shorter where
+    // the long form does not fit (60 columns).
     let basis = format!("· changed vs {against}{measuring} ");
+    let short = format!("· vs {against}{measuring} ");
     let shown = columns.iter().any(|&k| k != SortKey::Fresh);
     let mut title = vec![Span::raw(head)];
     let typing = matches!(app.input, Some(Input::Filter(_)));
@@ -84,8 +86,13 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
         title.push(Span::raw(" "));
     }
     let used: usize = title.iter().map(|t| glyphs::str_width(&t.content)).sum();
-    if shown && used + glyphs::str_width(&basis) + 2 <= usize::from(area.width) {
-        title.push(Span::raw(basis));
+    let fits = |b: &str| used + glyphs::str_width(b) + 2 <= usize::from(area.width);
+    if let Some(b) = [basis, short]
+        .into_iter()
+        .find(|b| fits(b))
+        .filter(|_| shown)
+    {
+        title.push(Span::raw(b));
     }
     let height = rows_area.height as usize;
     let n = columns.len() as u16 - 1;

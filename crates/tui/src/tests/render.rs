@@ -2001,3 +2001,44 @@ fn the_origin_title_says_exact_where_the_estimate_is_the_exact_answer() {
     a.snapshot = Some(Arc::new(snap));
     assert!(title(&a).contains("v2 · estimated"), "{}", title(&a));
 }
+
+/// Issue 55, item 8: the shares "changed" and "removed" have a column at
+/// every size: at 60 columns the one sorted by stands in for "fresh", the
+/// title names the order and the basis.
+#[test]
+fn changed_and_removed_have_a_column_at_every_size() {
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        // path → fresh → copied → changed → removed.
+        keys(&mut a, "sss");
+        for (label, column) in [("changed %", "changed"), ("removed %", "removed")] {
+            let shown = rows(&a);
+            assert!(
+                shown[2].contains(&format!("by {label}")) && shown[2].contains("vs predecessor"),
+                "{w}: {}",
+                shown[2]
+            );
+            let header = &shown[3];
+            assert!(header.contains(column), "{w}: {header}");
+            if w == 60 {
+                assert!(!header.contains("fresh"), "{header}");
+            }
+            // Every row's share shows in it: a number or a dash, not cut.
+            let at = header.find(column).unwrap();
+            let cell = |r: &String| {
+                r.chars()
+                    .skip(header[..at].chars().count())
+                    .take(7)
+                    .collect::<String>()
+            };
+            assert!(
+                shown[4..9]
+                    .iter()
+                    .all(|r| cell(r).trim().parse::<f64>().is_ok() || cell(r).contains('–')),
+                "{w}: {:?}",
+                shown[4..9].iter().map(cell).collect::<Vec<_>>()
+            );
+            keys(&mut a, "s");
+        }
+    }
+}
