@@ -2042,3 +2042,44 @@ fn changed_and_removed_have_a_column_at_every_size() {
         }
     }
 }
+
+/// Issue 55, item 1: at 60x20 Documents showed `…/JestPlatform.md`,
+/// `MockFunctionAPI.md`: pages of four version folders read alike. Every
+/// row keeps its version folder at 120, 80 and 60 columns, the name cut.
+#[test]
+fn every_row_keeps_its_version_folder() {
+    const VERSIONS: [&str; 4] = ["29.7", "30.0", "30.4", "next"];
+    const NAMES: [&str; 5] = [
+        "JestPlatform.md",
+        "MockFunctionAPI.md",
+        "TestEnvironment.md",
+        "_TypeScriptExamplesNote.md",
+        "api/reference/CodeTransformation.md",
+    ];
+    for (w, h) in [(120, 40), (80, 24), (60, 20)] {
+        let mut a = app(w, h);
+        let mut s = (**a.snapshot.as_ref().unwrap()).clone();
+        let mut docs: Vec<_> = s.documents.iter().cloned().collect();
+        docs.sort_by_key(|d| d.id);
+        for (i, d) in docs.iter_mut().enumerate() {
+            d.path = format!("{}/{}", VERSIONS[i % 4], NAMES[i / 4 % 5]).into();
+            d.dominant_path = None;
+        }
+        s.documents = fixture::documents(docs);
+        s.seq += 1;
+        engine(&mut a, Update::Snapshot(Arc::new(s)));
+        let shown = rows(&a);
+        let listed: Vec<&String> = (shown.iter())
+            .filter(|r| r.starts_with('│') && !r.starts_with("│path"))
+            .filter(|r| !r.trim_matches(['│', ' ']).is_empty())
+            .collect();
+        assert!(listed.len() >= 8, "{w}: {shown:#?}");
+        for r in listed {
+            let cell = r.trim_start_matches('│');
+            assert!(
+                VERSIONS.iter().any(|v| cell.starts_with(&format!("{v}/"))),
+                "{w}: {r}"
+            );
+        }
+    }
+}
