@@ -239,6 +239,12 @@ fn a_second_process_gets_a_clear_error() {
     );
     let line = fails_with_one_line(&out);
     assert!(line.contains("in use by another lineage process"), "{line}");
+    // What can be done meanwhile: the queries read it; a view needs its own.
+    assert!(
+        line.contains("queries (explain, copies, shared, diff, stale, check, report) read it")
+            && line.trim_end().ends_with("needs its own --index"),
+        "{line}"
+    );
     drop(lock);
     s.index_json("ix", &[]);
 }

@@ -438,7 +438,9 @@ fn a_second_watch_on_an_index_in_use_names_the_holder_and_exits_at_once() {
     assert_eq!(
         err.trim(),
         format!(
-            "lineage: index {} is in use by another lineage process (PID {})",
+            "lineage: index {} is in use by another lineage process (PID {}); queries (explain, \
+             copies, shared, diff, stale, check, report) read it meanwhile, and a second watch \
+             or index needs its own --index",
             home.join("index").display(),
             holder.id()
         )

@@ -80,8 +80,16 @@ impl Observer for Quiet {
 /// caller can tell a full disk from a damaged file.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    /// Another process holds the index (its PID, when it wrote one).
-    #[error("index {} is in use by another lineage process{}", .0.display(), lock::holder(*.1))]
+    /// Another process holds the index (its PID, when it wrote one). The
+    /// message says what can be done meanwhile: the queries read an index
+    /// held by another process; only one process keeps it.
+    #[error(
+        "index {} is in use by another lineage process{}; queries (explain, copies, shared, \
+         diff, stale, check, report) read it meanwhile, and a second watch or index needs \
+         its own --index",
+        .0.display(),
+        lock::holder(*.1)
+    )]
     Locked(PathBuf, Option<u32>),
     /// The index folder or the root is not usable as asked.
     #[error("{0}")]
