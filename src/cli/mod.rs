@@ -147,7 +147,8 @@ struct SourceArgs {
     root: PathBuf,
     /// Processing order: mtime (modification time, ties by path), path (bytewise), or
     /// version (folder and file names compared as versions: v9 < v10, 29.7 < 30.0); a
-    /// list of globs earliest first goes in the config file (order = ["v*", "docs"]).
+    /// list of globs earliest first goes in the config file (order = ["v*", "docs"])
+    /// [config: order; default: mtime].
     #[arg(long, value_name = "ORDER")]
     order: Option<Order>,
     /// Files larger than this are skipped unread [default: 32MiB].

@@ -30,7 +30,7 @@ pub(super) struct CheckArgs {
     /// How findings are printed: text (for people), json (`lineage-check/1`,
     /// docs/formats.md §6), sarif (SARIF 2.1.0, for GitHub code scanning),
     /// junit (JUnit XML, a test case per page), gitlab (GitLab code-quality
-    /// JSON) or github (workflow annotations, `::error file=…`) [default: text].
+    /// JSON) or github (workflow annotations, `::error file=…`).
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     format: Format,
     /// The largest share of a page, in percent, copied from pages of other
