@@ -119,9 +119,6 @@ pub(crate) fn fit_among(
 pub(crate) struct Shared {
     prefix: String,
     ext: String,
-    /// Every path on screen is under the same first folder (`docs/`): it
-    /// tells none apart, so it goes before the file name is cut.
-    same_first: bool,
 }
 
 impl Shared {
@@ -133,8 +130,7 @@ impl Shared {
     /// What the file names of `paths` (as shown) share; nothing for fewer
     /// than two names.
     pub(crate) fn of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Shared {
-        let paths: Vec<&str> = paths.into_iter().collect();
-        let names: Vec<String> = (paths.iter())
+        let names: Vec<String> = (paths.into_iter())
             .map(|p| {
                 let shown = shown(p);
                 shown.rsplit('/').next().unwrap_or("").to_string()
@@ -168,15 +164,9 @@ impl Shared {
         let cut = prefix.rfind(['_', '-', ' ', '.']).map_or(0, |i| i + 1);
         let e = &first[ext(first)..];
         let same = rest.iter().all(|n| &n[ext(n)..] == e);
-        let first_folder = |p: &str| {
-            let shown = shown(p);
-            shown.split_once('/').map(|f| f.0.to_string())
-        };
-        let folders: Vec<_> = paths.iter().map(|p| first_folder(p)).collect();
         Shared {
             prefix: prefix[..cut].to_string(),
             ext: if same { e.to_string() } else { String::new() },
-            same_first: folders[0].is_some() && folders.iter().all(|f| *f == folders[0]),
         }
     }
 }
@@ -266,10 +256,12 @@ fn traced<'a>(
     let mut best = render(0, back);
     // The first folder of a relative path (`30.4/`, `v2/`: which version)
     // and the file name outlast the folders between: where both do not fit
-    // whole, the name's middle goes, down to NAME_LEAST columns. Not where
-    // every path on screen has the same first folder.
+    // whole, the name's middle goes, down to NAME_LEAST columns. (Whether
+    // the rows on screen share it says nothing: a list in path order shows
+    // one version's pages at a time, and a row without its folder reads as
+    // another's.)
     let first_and_name = || -> Option<Traced<'a>> {
-        let worth = keep == 1 && n > 1 && !comps[0].is_empty() && !shared.same_first;
+        let worth = keep == 1 && n > 1 && !comps[0].is_empty();
         if !worth || width_of(&render(1, back)) <= room {
             return None;
         }
@@ -505,8 +497,7 @@ mod tests {
 
     /// Issue 55: at 60 columns, pages of four version folders read alike
     /// (`…/JestPlatform.md`). The version folder and the name outlast the
-    /// middle, the name cut first; where every path on screen is under the
-    /// same first folder, that folder goes instead.
+    /// middle, the name cut first, whatever the other rows on screen.
     #[test]
     fn the_version_folder_outlasts_the_names_middle() {
         let p = "30.4/JestPlatform.md";
@@ -520,14 +511,15 @@ mod tests {
         // Too little room for the folder and six columns of the name: the
         // name alone, cut.
         assert_eq!(fit(p, "", 10, 1), "Jest…rm.md");
-        // A list all under `docs/`: the name stays whole.
+        // Rows on screen that share the folder keep it all the same: each
+        // row reads alone.
         let docs = ["docs/guide/installation.md", "docs/api/configuration.md"];
         let shared = Shared::of(docs);
-        assert!(shared.same_first);
-        assert_eq!(fit_among(docs[0], "", 19, 1, &shared), "…/installation.md");
-        assert_eq!(fit(docs[0], "", 19, 1), "docs/…/inst…tion.md");
-        // Flat names share no folder; an absolute path keeps no empty one.
-        assert!(!Shared::of(["a.md", "b.md"]).same_first);
+        assert_eq!(
+            fit_among(docs[0], "", 19, 1, &shared),
+            "docs/…/inst…tion.md"
+        );
+        // An absolute path keeps no empty first folder.
         assert_eq!(
             fit("/srv/x/installation.md", "", 18, 1),
             "…/installation.md"
@@ -644,8 +636,7 @@ mod tests {
             shared,
             Shared {
                 prefix: "".into(),
-                ext: ".rst.txt".into(),
-                same_first: false,
+                ext: ".rst.txt".into()
             }
         );
         let got = fit_among(names[0], "", 28, 1, &shared);

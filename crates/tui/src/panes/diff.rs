@@ -66,7 +66,7 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
 /// The line naming the predecessor and the counts, longest first (the
 /// last, cut to fit, keeps the counts).
 fn since(v: &DiffView) -> Vec<String> {
-    let [kept, removed, new, moved] = v.counts;
+    let [kept, removed, new, moved] = v.counts.map(|n| super::count(u64::from(n)));
     let counts = format!("{kept} kept, {removed} removed, {new} new, {moved} moved");
     match &v.predecessor {
         None => vec![format!(
@@ -132,4 +132,20 @@ fn words<'a>(p: &DiffPassage, height: usize, inner: usize) -> Vec<Line<'a>> {
 /// Words on one line, shown as names are (control characters escaped).
 fn flat(s: &str) -> String {
     paths::shown(&s.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Counts are written as every count on screen is, with separators
+    /// (`10410 kept` beside `11,945 tokens` read as another kind of number).
+    #[test]
+    fn the_counts_have_separators() {
+        let mut v = crate::tests::fixture::diff_view();
+        v.counts = [10_410, 802, 1_496, 39];
+        let lines = super::since(&v);
+        assert!(
+            lines[0].contains("10,410 kept, 802 removed, 1,496 new, 39 moved"),
+            "{lines:?}"
+        );
+    }
 }

@@ -102,7 +102,17 @@ pub(crate) fn render(app: &App, theme: &Theme, area: Rect, f: &mut Frame) {
             k(Action::Back)
         )
     } else {
-        format!(" the only version · {} close", k(Action::Back))
+        // A page of a version folder has one version a path: its earlier
+        // ones are its predecessors, which the diff names.
+        let (d, esc) = (k(Action::Diff), k(Action::Back));
+        let choices = [
+            format!(
+                " the only version of this path · {d} what it changed since its predecessor · {esc} close"
+            ),
+            format!(" the only version · {d} changes since its predecessor · {esc} close"),
+            format!(" the only version · {d} changes · {esc} close"),
+        ];
+        super::first_fitting(&choices, inner)
     };
     lines.push(Line::styled(keys, theme.muted));
     let count = match with_tokens {

@@ -314,6 +314,13 @@ fn the_versions_of_a_page_with_one_say_so() {
         let text = rows(&a).join("\n");
         assert!(text.contains("the only version"), "{w}: {text}");
         assert!(!text.contains("compare with"), "{w}: {text}");
+        // Its earlier versions, in a version folder, are its predecessors.
+        assert!(
+            text.contains("d what it changed since its predecessor · esc close")
+                || text.contains("d changes since its predecessor · esc close")
+                || (w < 80 && text.contains("d changes · esc close")),
+            "{w}: {text}"
+        );
     }
 }
 
