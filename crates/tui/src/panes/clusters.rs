@@ -302,10 +302,25 @@ fn braced(a: &str, b: &str, width: usize) -> Option<[String; 4]> {
         .iter()
         .map(|c| format!("/{c}"))
         .collect::<String>();
-    let parts = [before, ma.join("/"), mb.join("/"), after];
+    let mut parts = [before, ma.join("/"), mb.join("/"), after];
     let used: usize = parts.iter().map(|p| glyphs::str_width(p)).sum::<usize>() + 5;
-    (used <= width).then_some(parts)
+    if used <= width {
+        return Some(parts);
+    }
+    // Too wide: the shared end (the page's name) cut in its middle, while
+    // it keeps a few columns: `{29.7 ↔ 30.0}/Archi…re.md` still says which
+    // two versions of which page.
+    let tail = glyphs::str_width(&parts[3]);
+    let room = width.checked_sub(used - tail)?;
+    if tail == 0 || room < MIN_TAIL {
+        return None;
+    }
+    parts[3] = format!("/{}", paths::fit(&parts[3][1..], "", room - 1, 1));
+    Some(parts)
 }
+
+/// Columns the shared end of a braced pair keeps, its `/` included.
+const MIN_TAIL: usize = 8;
 
 #[cfg(test)]
 mod braced_tests {
@@ -331,6 +346,12 @@ mod braced_tests {
         // Nothing shared, or one inside the other, or too wide: not braced.
         assert_eq!(b("a/x.md", "b/y.md", 40), None);
         assert_eq!(b("v1/a.md", "v1/x/a.md", 40), None);
-        assert_eq!(b("v1/installation.md", "v2/installation.md", 24), None);
+        // Too wide: the shared end cut, while it keeps eight columns.
+        assert_eq!(
+            b("v1/installation.md", "v2/installation.md", 24),
+            Some("v1v2/instal…tion.md".into())
+        );
+        assert_eq!(b("v1/installation.md", "v2/installation.md", 14), None);
+        assert_eq!(b("v1/installation.md", "v1/upgrading.md", 20), None);
     }
 }
