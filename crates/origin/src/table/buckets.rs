@@ -2,7 +2,7 @@
 //! recency) order, the victim of a full bucket, the lucky scores.
 
 use super::memory::{prefetch, prefetch_lines, try_zeroed};
-use super::simd::{byte_sum, eq_mask_64, eq_mask16, eq_mask16x64, score_mask};
+use super::simd::{byte_sum, eq_mask_64, eq_mask16, eq_mask16x64, max16x64, score_mask};
 use super::*;
 use crate::keymap::splitmix64;
 
@@ -335,15 +335,15 @@ impl Buckets {
         (at..n).find(|&j| his[j] == hi && lo_at(j) == lo && self.home_is(base + j, home))
     }
 
-    /// A lookup of `key`, whose whole-table bucket is `home`. Inlined into
-    /// the lookups of a document; a full bucket's eviction is a call of its
-    /// own.
+    /// A lookup of `key`, whose whole-table bucket is `home`, inserting
+    /// `ins()` where it is not found (made only then). Inlined into the
+    /// lookups of a document; a full bucket's eviction is a call of its own.
     #[inline(always)]
     pub(super) fn lookup(
         &mut self,
         home: usize,
         key: u64,
-        ins: Insert,
+        ins: impl FnOnce() -> Insert,
         c: &mut Counters,
     ) -> (Option<Hit>, Slot) {
         let b = home >> self.shift;
@@ -374,7 +374,7 @@ impl Buckets {
             c.evictions += 1;
             self.evict(b, key)
         };
-        self.write(at, key, ins);
+        self.write(at, key, ins());
         if self.shift > 0 {
             self.home[at] = home as u32;
             if n + 1 == self.per {
@@ -455,12 +455,48 @@ impl Buckets {
         if self.len(b) < self.per {
             return;
         }
-        let largest = (base..base + self.per)
-            .max_by_key(|&j| self.fp_at(j))
-            .expect("a full bucket");
-        let (first, other) = (self.take(base), self.take(largest));
-        self.put(base, other);
-        self.put(largest, first);
+        let largest = self.largest(base);
+        if largest != base {
+            self.swap(base, largest);
+        }
+    }
+
+    /// Exchange the entries at slots `a` < `b`, in place.
+    fn swap(&mut self, a: usize, b: usize) {
+        let w = self.rec_width;
+        self.hi.swap(a, b);
+        let (left, right) = self.rec.split_at_mut(b * w);
+        left[a * w..(a + 1) * w].swap_with_slice(&mut right[..w]);
+        if !self.score.is_empty() {
+            self.score.swap(a, b);
+        }
+        if !self.home.is_empty() {
+            self.home.swap(a, b);
+        }
+    }
+
+    /// The slot of the largest stored fingerprint of the full bucket at
+    /// `base`. Of the paper's 64 entries, the largest high half first (a
+    /// vector maximum over one array), then the largest low part among the
+    /// entries that share it (most often one): a scan of every entry's
+    /// whole fingerprint was half of a sampling pass's instructions.
+    /// Fingerprints in a bucket are distinct (a second would be found), so
+    /// the slot is the one a plain scan gives.
+    fn largest(&self, base: usize) -> usize {
+        let Ok(his) = <&[u16; 64]>::try_from(&self.hi[base..base + self.per]) else {
+            return (base..base + self.per)
+                .max_by_key(|&j| self.fp_at(j))
+                .expect("a full bucket");
+        };
+        let top = max16x64(his);
+        let mut mask = eq_mask16x64(his, top, 4);
+        let mut best = None;
+        while mask != 0 {
+            let at = base + mask.trailing_zeros() as usize;
+            best = best.max(Some((self.lo_at(at), at)));
+            mask &= mask - 1;
+        }
+        best.expect("the largest high half is present").1
     }
 
     /// The stored bits of entry `at`'s fingerprint.
@@ -511,7 +547,12 @@ impl Buckets {
         self.hi[at] = hi;
         let (w, lw) = (self.rec_width, self.lo_width);
         let r = &mut self.rec[at * w..(at + 1) * w];
-        r[..lw].copy_from_slice(&lo.to_le_bytes()[..lw]);
+        // Fixed widths: a copy of `lw` bytes is a call of memcpy.
+        if lw == 2 {
+            r[..2].copy_from_slice(&(lo as u16).to_le_bytes());
+        } else {
+            r[..4].copy_from_slice(&lo.to_le_bytes());
+        }
         r[lw..lw + 4].copy_from_slice(&e.origin.to_le_bytes());
         let mut i = lw + 4;
         if self.layout.offset {
@@ -528,7 +569,18 @@ impl Buckets {
     }
 
     /// Policy bookkeeping for a found entry; returns where it is afterwards.
+    /// Inlined: under most evictions there is none.
+    #[inline(always)]
     pub(super) fn on_hit(&mut self, b: usize, i: usize) -> usize {
+        match self.eviction {
+            Eviction::Random | Eviction::Lucky | Eviction::BottomK => b * self.per + i,
+            Eviction::Lru | Eviction::Cc => self.on_hit_reordering(b, i),
+        }
+    }
+
+    /// [`Buckets::on_hit`] of the evictions that move or score a found entry.
+    #[inline(never)]
+    fn on_hit_reordering(&mut self, b: usize, i: usize) -> usize {
         let base = b * self.per;
         match self.eviction {
             Eviction::Random | Eviction::Lucky | Eviction::BottomK => base + i,

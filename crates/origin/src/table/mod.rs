@@ -647,7 +647,7 @@ impl Table {
     pub fn lookup(&mut self, key: u64, ins: Insert) -> (Option<Hit>, Slot) {
         self.counters.lookups += 1;
         let (hit, slot) = match &mut self.store {
-            Store::Bucketed(bk) => bk.lookup(bk.bucket(key), key, ins, &mut self.counters),
+            Store::Bucketed(bk) => bk.lookup(bk.bucket(key), key, || ins, &mut self.counters),
             Store::Unbounded(map) => match map.entry(key) {
                 std::collections::hash_map::Entry::Occupied(e) => (Some(*e.get()), Slot::UNKNOWN),
                 std::collections::hash_map::Entry::Vacant(v) => {
@@ -704,7 +704,7 @@ impl Table {
                 bk.prefetch(ahead as usize >> bk.shift);
             }
             c.lookups += 1;
-            let (hit, slot) = bk.lookup(buckets[i] as usize, key, ins(i), c);
+            let (hit, slot) = bk.lookup(buckets[i] as usize, key, || ins(i), c);
             c.hits += u64::from(hit.is_some());
             hits.push(hit);
             slots.push(slot);

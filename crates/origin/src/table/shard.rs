@@ -318,7 +318,7 @@ impl Shard {
         debug_assert!(home < self.store.n_buckets, "a key outside the shard");
         let c = &mut self.counters;
         c.lookups += 1;
-        let (hit, slot) = self.store.lookup(home, key, ins, c);
+        let (hit, slot) = self.store.lookup(home, key, || ins, c);
         c.hits += u64::from(hit.is_some());
         (hit, Slot::of_sample(slot.sampled()))
     }
@@ -364,7 +364,7 @@ impl Shard {
             }
             let (key, ins) = op(o);
             c.lookups += 1;
-            let (hit, slot) = bk.lookup(home as usize, key, ins, c);
+            let (hit, slot) = bk.lookup(home as usize, key, || ins, c);
             c.hits += u64::from(hit.is_some());
             answer(o, hit, Slot::of_sample(slot.sampled()));
             if !evicted && c.evictions > 0 {

@@ -58,6 +58,40 @@ pub(super) fn eq_mask16x64(words: &[u16; 64], v: u16, chunks: usize) -> u64 {
     mask
 }
 
+/// The largest of a 64-entry bucket's half-words. SSE2 has a signed
+/// 16-bit maximum only, so the words are compared with their top bit
+/// flipped (order-preserving from unsigned to signed): eight loads, seven
+/// maxima, three more within a vector. The plain loop is not vectorized.
+#[inline]
+pub(super) fn max16x64(words: &[u16; 64]) -> u16 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_max_epi16, _mm_set1_epi16,
+            _mm_shuffle_epi32, _mm_shufflelo_epi16, _mm_xor_si128,
+        };
+        let p = words.as_ptr().cast::<__m128i>();
+        // SAFETY: eight unaligned 16-byte loads within the 128-byte array;
+        // the rest is arithmetic on registers.
+        unsafe {
+            let flip = _mm_set1_epi16(i16::MIN);
+            let load = |q: usize| _mm_xor_si128(_mm_loadu_si128(p.add(q)), flip);
+            let mut m = load(0);
+            for q in 1..8 {
+                m = _mm_max_epi16(m, load(q));
+            }
+            m = _mm_max_epi16(m, _mm_shuffle_epi32::<0b01_00_11_10>(m));
+            m = _mm_max_epi16(m, _mm_shuffle_epi32::<0b10_11_00_01>(m));
+            m = _mm_max_epi16(m, _mm_shufflelo_epi16::<0b10_11_00_01>(m));
+            (_mm_cvtsi128_si32(m) as u16) ^ 0x8000
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *words.iter().max().expect("64 words")
+    }
+}
+
 /// The sum of `bytes` (SSE2 sums of absolute differences on x86_64: 16
 /// bytes an instruction).
 #[inline]

@@ -103,6 +103,22 @@ fn vector_masks_match_plain_compares() {
             assert_eq!(eq_mask16x64(&bucket, v, chunks), want, "{chunks} chunks");
         }
     }
+    for seed in 0..200u64 {
+        // Every place for the largest, values either side of the top bit.
+        let words: [u16; 64] =
+            std::array::from_fn(|j| (splitmix64(seed * 64 + j as u64) >> (seed % 17)) as u16);
+        assert_eq!(
+            max16x64(&words),
+            *words.iter().max().unwrap(),
+            "seed {seed}"
+        );
+    }
+    let mut words = [0u16; 64];
+    assert_eq!(max16x64(&words), 0);
+    for (j, v) in [(0, 1), (63, 0x8000), (17, u16::MAX)] {
+        words[j] = v;
+        assert_eq!(max16x64(&words), v);
+    }
     for n in [0, 1, 15, 16, 17, 63, 64] {
         let want: u32 = bytes[..n].iter().map(|&b| u32::from(b)).sum();
         assert_eq!(byte_sum(&bytes[..n]), want, "{n} bytes");
@@ -545,6 +561,42 @@ proptest::proptest! {
                 model.sort_unstable();
             }
             proptest::prop_assert_eq!(ours, model);
+        }
+    }
+}
+
+proptest::proptest! {
+    /// Bottom-k over keys whose stored bits differ in their high halves too
+    /// (the model test's keys differ in their low bits only): the sample of
+    /// each bucket is the model's, and a full bucket keeps its largest
+    /// fingerprint at its first slot.
+    #[test]
+    fn a_bottom_k_bucket_keeps_its_largest_first(
+        ops in proptest::collection::vec((0u64..400, 0u64..6), 1..1500),
+        per in proptest::sample::select(vec![8u16, 64, 70]),
+    ) {
+        let mut p = params(TableSize::Bytes(0), Eviction::BottomK, per);
+        p.size = TableSize::Bytes(2 * (u64::from(per) * p.layout.entry_bytes() + 2));
+        let mut t = Table::new(p).unwrap();
+        let mut m = Model {
+            buckets: vec![Vec::new(); 2],
+            per: usize::from(per),
+            eviction: Eviction::BottomK,
+            ties: Ties::Oldest,
+            rng: 0,
+        };
+        for (n, &(k, spread)) in ops.iter().enumerate() {
+            // High halves from few values (ties) to all of them.
+            let key = splitmix64(k) & !(0xffff_u64 << 16) | (splitmix64(k + 1) % (1 << (3 * spread))) << 16;
+            let b = bucket_of(key, 2);
+            let ins = Hit { origin: n as u32, offset: 0, prev: 0, next: 0 };
+            let (hit, slot) = t.lookup(key, ins);
+            proptest::prop_assert_eq!((hit, slot.sampled()), m.lookup(b, key, ins));
+            let Store::Bucketed(bk) = &t.store else { unreachable!() };
+            if bk.len(b) == bk.per {
+                let largest = bk.slots_of(b).map(|at| bk.fp_at(at)).max();
+                proptest::prop_assert_eq!(Some(bk.fp_at(b * bk.per)), largest);
+            }
         }
     }
 }
