@@ -912,7 +912,6 @@ impl Live {
             self.rebuild(ix);
             self.shares.dirty = true;
         }
-        self.start_shares(ix);
         // Made when the watcher opened it.
         let fills = indexer.pass().map(|p| p.table().bucket_fill());
         let bucket_fill =
@@ -945,6 +944,9 @@ impl Live {
             watching: self.folder.watching.clone(),
         };
         self.rep.publish(s);
+        // After the snapshot: a run's pages are never told before the
+        // snapshot that shows them (a quick run could finish first).
+        self.start_shares(ix);
     }
 
     /// Publish while the index is closed: the last snapshot stands, with

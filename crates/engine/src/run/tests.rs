@@ -1,7 +1,7 @@
 //! The engine driven step by step: no thread, no watcher, no sleep. Each
 //! test gives [`Run::step`] its inputs and times and reads what it published.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::mpsc::channel;
@@ -731,6 +731,13 @@ fn shares_of(
                 }
                 Update::Shares(u) if u.basis == basis => {
                     assert_eq!(u.error, None);
+                    // A run's pages come after the snapshot that shows them
+                    // (when one came since the test took the last).
+                    let shown: HashSet<u32> = ids.values().copied().collect();
+                    assert!(
+                        shown.is_empty() || u.changes.iter().all(|(id, _)| shown.contains(id)),
+                        "shares of a page no snapshot showed yet: {ids:?}"
+                    );
                     out.extend(u.changes.iter().copied());
                     if u.finished {
                         return (out, ids, u);
