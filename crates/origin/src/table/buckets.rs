@@ -547,12 +547,7 @@ impl Buckets {
         self.hi[at] = hi;
         let (w, lw) = (self.rec_width, self.lo_width);
         let r = &mut self.rec[at * w..(at + 1) * w];
-        // Fixed widths: a copy of `lw` bytes is a call of memcpy.
-        if lw == 2 {
-            r[..2].copy_from_slice(&(lo as u16).to_le_bytes());
-        } else {
-            r[..4].copy_from_slice(&lo.to_le_bytes());
-        }
+        put_lo(r, lw, lo);
         r[lw..lw + 4].copy_from_slice(&e.origin.to_le_bytes());
         let mut i = lw + 4;
         if self.layout.offset {
@@ -574,38 +569,38 @@ impl Buckets {
     pub(super) fn on_hit(&mut self, b: usize, i: usize) -> usize {
         match self.eviction {
             Eviction::Random | Eviction::Lucky | Eviction::BottomK => b * self.per + i,
-            Eviction::Lru | Eviction::Cc => self.on_hit_reordering(b, i),
+            Eviction::Lru => self.on_hit_lru(b, i),
+            Eviction::Cc => self.on_hit_cc(b, i),
         }
     }
 
-    /// [`Buckets::on_hit`] of the evictions that move or score a found entry.
+    /// LRU's found entry becomes the bucket's newest.
     #[inline(never)]
-    fn on_hit_reordering(&mut self, b: usize, i: usize) -> usize {
+    fn on_hit_lru(&mut self, b: usize, i: usize) -> usize {
+        self.mark(b);
+        let entry = self.take(b * self.per + i);
+        self.make_newest(b, self.age(b, i), Some(entry))
+    }
+
+    /// CC's found entry scores one more; a bucket with too many saturated
+    /// scores halves them all.
+    #[inline(never)]
+    fn on_hit_cc(&mut self, b: usize, i: usize) -> usize {
+        self.mark(b);
         let base = b * self.per;
-        match self.eviction {
-            Eviction::Random | Eviction::Lucky | Eviction::BottomK => base + i,
-            Eviction::Lru => {
-                self.mark(b);
-                let entry = self.take(base + i);
-                self.make_newest(b, self.age(b, i), Some(entry))
-            }
-            Eviction::Cc => {
-                self.mark(b);
-                let at = base + i;
-                let s = &mut self.score[at];
-                if *s < 255 {
-                    *s += 1;
-                    if *s == 255 {
-                        let n = self.len(b);
-                        let bucket = &mut self.score[base..base + n];
-                        if bucket.iter().filter(|&&s| s == 255).count() >= CC_SATURATED {
-                            bucket.iter_mut().for_each(|s| *s >>= 1);
-                        }
-                    }
+        let at = base + i;
+        let s = &mut self.score[at];
+        if *s < 255 {
+            *s += 1;
+            if *s == 255 {
+                let n = self.len(b);
+                let bucket = &mut self.score[base..base + n];
+                if bucket.iter().filter(|&&s| s == 255).count() >= CC_SATURATED {
+                    bucket.iter_mut().for_each(|s| *s >>= 1);
                 }
-                at
             }
         }
+        at
     }
 
     /// Age (0 = oldest) of the entry to evict from full bucket `b` for `key`.
@@ -924,5 +919,15 @@ fn lo_of(rec: &[u8], width: usize) -> u32 {
         u32::from_le_bytes(rec[..4].try_into().expect("4 bytes"))
     } else {
         u32::from(u16::from_le_bytes(rec[..2].try_into().expect("2 bytes")))
+    }
+}
+
+/// Write the low part `lo` at the start of `rec`, [`lo_of`]'s inverse. At
+/// a fixed width: a copy of `width` bytes is a call of memcpy.
+fn put_lo(rec: &mut [u8], width: usize, lo: u32) {
+    if width == 4 {
+        rec[..4].copy_from_slice(&lo.to_le_bytes());
+    } else {
+        rec[..2].copy_from_slice(&(lo as u16).to_le_bytes());
     }
 }
